@@ -1,0 +1,174 @@
+"""The normalised desired state: what the validated manifests ask the cluster to hold.
+
+The manifests layer (``reconciler.manifests``) turns YAML documents into a ``DesiredState``:
+defaults and overlays applied, ``${VAR}`` substituted, sizes and durations converted to Kafka's
+strings, role grants expanded into exact ``AclBinding``s. The planner compares it with a
+``ClusterState``. Nothing here does I/O; secrets are references, never values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import re
+from collections.abc import Mapping
+
+from reconciler.state import AclBinding, QuotaEntity
+
+# Kinds as they appear in ownership rules, delete policies and plan addresses.
+KIND_TOPIC = "topic"
+KIND_ACL = "acl"
+KIND_QUOTA = "quota"
+KIND_SCRAM = "scram_user"
+KIND_BROKER_CONFIG = "broker_config"
+KINDS = (KIND_TOPIC, KIND_ACL, KIND_QUOTA, KIND_SCRAM, KIND_BROKER_CONFIG)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Source:
+    """Where a desired resource was declared: file, 1-based line and column, and an origin label.
+
+    ``origin`` says how it came about when it is not a plain declaration, e.g.
+    ``"grant consumer orders-service"`` for an ACL expanded from a role grant.
+    """
+
+    file: str
+    line: int
+    column: int = 1
+    origin: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.file}:{self.line}:{self.column}"
+        return f"{text} ({self.origin})" if self.origin else text
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DesiredTopic:
+    """A topic as declared. ``configs`` values are Kafka strings after normalisation (``7d`` -> ``"604800000"``)."""
+
+    name: str
+    partitions: int
+    replication_factor: int
+    configs: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    assignment: tuple[tuple[int, ...], ...] | None = None  # explicit replica assignment, if declared
+    source: Source | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SecretRef:
+    """A reference to a secret: an environment variable or a file. Never the value itself."""
+
+    env: str | None = None
+    file: str | None = None
+
+    def describe(self) -> str:
+        return f"env:{self.env}" if self.env else f"file:{self.file}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DesiredScramUser:
+    """A SCRAM credential to hold. The password is resolved only by apply, from ``password``.
+
+    ``rotation`` is an opaque marker the user bumps to ask for a password change; see
+    docs/manifests.md (the planner upserts the credential when asked to rotate).
+    """
+
+    name: str
+    mechanism: str  # SCRAM-SHA-256 or SCRAM-SHA-512
+    iterations: int
+    password: SecretRef
+    rotation: str | None = None
+    source: Source | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DesiredQuota:
+    """Client-quota values for one entity (keys such as ``producer_byte_rate``)."""
+
+    entity: QuotaEntity
+    values: Mapping[str, float]
+    source: Source | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DesiredBrokerConfig:
+    """Dynamic broker configs for the cluster default (``broker=CLUSTER_DEFAULT``) or one broker id."""
+
+    broker: str
+    configs: Mapping[str, str]
+    source: Source | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NamePattern:
+    """A name rule: ``prefix``, ``glob`` (fnmatch) or ``regex`` (full match)."""
+
+    kind: str  # "prefix" | "glob" | "regex" | "exact"
+    value: str
+
+    def matches(self, name: str) -> bool:
+        if self.kind == "prefix":
+            return name.startswith(self.value)
+        if self.kind == "exact":
+            return name == self.value
+        if self.kind == "glob":
+            return fnmatch.fnmatchcase(name, self.value)
+        return re.fullmatch(self.value, name) is not None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Ownership:
+    """Which live resources this repository manages, and whether undeclared ones may be deleted.
+
+    A live resource outside these rules is invisible to the plan (never a deletion). ``topics`` rules
+    match topic names; ``principals`` rules match ACL principals, SCRAM user names (as ``User:name``)
+    and quota users. ``delete`` maps a kind to whether undeclared managed resources of that kind are
+    deleted (default: no deletions). ``managed_kinds`` lists the kinds this repository manages at all;
+    a kind not listed is not read or diffed. Declared resources are always managed.
+    """
+
+    topics: tuple[NamePattern, ...] = ()
+    principals: tuple[NamePattern, ...] = ()
+    delete: Mapping[str, bool] = dataclasses.field(default_factory=dict)
+    managed_kinds: frozenset[str] = frozenset(KINDS)
+    source: Source | None = None
+
+    def owns_topic(self, name: str) -> bool:
+        return any(p.matches(name) for p in self.topics)
+
+    def owns_principal(self, principal: str) -> bool:
+        return any(p.matches(principal) for p in self.principals)
+
+    def may_delete(self, kind: str) -> bool:
+        return bool(self.delete.get(kind, False))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DesiredState:
+    """Everything the manifests declare for one cluster, normalised and expanded."""
+
+    topics: Mapping[str, DesiredTopic] = dataclasses.field(default_factory=dict)
+    acls: Mapping[AclBinding, Source | None] = dataclasses.field(default_factory=dict)
+    quotas: Mapping[QuotaEntity, DesiredQuota] = dataclasses.field(default_factory=dict)
+    scram_users: Mapping[str, DesiredScramUser] = dataclasses.field(default_factory=dict)
+    broker_configs: Mapping[str, DesiredBrokerConfig] = dataclasses.field(default_factory=dict)
+    ownership: Ownership = dataclasses.field(default_factory=Ownership)
+
+    def needs(self) -> frozenset[str]:
+        """The kinds the live read must cover: declared kinds plus kinds the ownership rules manage."""
+        present = {
+            KIND_TOPIC: bool(self.topics),
+            KIND_ACL: bool(self.acls),
+            KIND_QUOTA: bool(self.quotas),
+            KIND_SCRAM: bool(self.scram_users),
+            KIND_BROKER_CONFIG: bool(self.broker_configs),
+        }
+        owned = {
+            KIND_TOPIC: bool(self.ownership.topics),
+            KIND_ACL: bool(self.ownership.principals),
+            KIND_QUOTA: bool(self.ownership.principals),
+            KIND_SCRAM: bool(self.ownership.principals),
+            KIND_BROKER_CONFIG: False,
+        }
+        managed = self.ownership.managed_kinds
+        return frozenset(k for k in KINDS if present[k] or (owned[k] and k in managed))

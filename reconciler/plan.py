@@ -1,0 +1,343 @@
+"""The plan as data: actions, phases, changes, and the versioned JSON plan-file format.
+
+A ``Plan`` is produced by ``reconciler.planner.plan`` (pure), rendered by ``reconciler.render``,
+saved with ``to_json``/``save`` and executed by ``reconciler.apply``. Every change carries the
+fingerprint of the live resource it was computed from, so a saved plan can be checked for
+staleness before any write. The plan file never holds a secret value: sensitive values are
+replaced by ``REDACTED`` before a ``Change`` is built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from reconciler import errors, state
+
+PLAN_FORMAT = "kafka-reconciler/plan"
+PLAN_FORMAT_VERSION = 1
+REDACTED = "(sensitive value)"
+
+
+class Action(str, enum.Enum):
+    """The closed set of things a plan can say about one resource."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+    NOOP = "no-op"
+    BLOCKED = "blocked"
+
+    @property
+    def symbol(self) -> str:
+        return {"create": "+", "update": "~", "delete": "-", "no-op": " ", "blocked": "!"}[self.value]
+
+
+class Phase(enum.IntEnum):
+    """Apply order: deletes before adds. A plan's changes are sorted by phase, then address."""
+
+    ACL_DELETE = 10
+    TOPIC_DELETE = 20
+    TOPIC_CREATE = 30
+    PARTITIONS = 40
+    TOPIC_CONFIG = 50
+    REASSIGN = 60
+    QUOTA = 70
+    SCRAM = 80
+    BROKER_CONFIG = 90
+    ACL_CREATE = 100
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AttributeChange:
+    """One attribute of a resource: ``configs.retention.ms`` from ``before`` to ``after``.
+
+    ``after`` is ``None`` for a reset to default; ``default`` then says what it falls back to, if known.
+    """
+
+    name: str
+    before: Any
+    after: Any
+    default: Any = None
+    sensitive: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "before": self.before,
+            "after": self.after,
+            "default": self.default,
+            "sensitive": self.sensitive,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> AttributeChange:
+        return cls(
+            name=str(d["name"]),
+            before=d.get("before"),
+            after=d.get("after"),
+            default=d.get("default"),
+            sensitive=bool(d.get("sensitive", False)),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Change:
+    """One step on one resource in one phase.
+
+    ``address`` is ``kind/name`` (e.g. ``topic/orders``; see ``AclBinding.address`` and
+    ``QuotaEntity.address``). A resource touched in several phases (partitions added and configs
+    changed) has one change per phase, sharing the address. ``before``/``after`` are the whole
+    resource as plain JSON data (``None`` when absent), ``attributes`` the differing parts.
+    ``fingerprint`` is ``state.fingerprint`` of the live resource (``None`` if it did not exist).
+    """
+
+    address: str
+    kind: str
+    name: str
+    action: Action
+    phase: Phase
+    before: Any = None
+    after: Any = None
+    attributes: tuple[AttributeChange, ...] = ()
+    reasons: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    fingerprint: str | None = None
+    source: str | None = None  # "file:line:col (origin)" of the declaration, if any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "address": self.address,
+            "kind": self.kind,
+            "name": self.name,
+            "action": self.action.value,
+            "phase": self.phase.name,
+            "before": self.before,
+            "after": self.after,
+            "attributes": [a.to_dict() for a in self.attributes],
+            "reasons": list(self.reasons),
+            "warnings": list(self.warnings),
+            "fingerprint": self.fingerprint,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Change:
+        return cls(
+            address=str(d["address"]),
+            kind=str(d["kind"]),
+            name=str(d["name"]),
+            action=Action(d["action"]),
+            phase=Phase[d["phase"]],
+            before=d.get("before"),
+            after=d.get("after"),
+            attributes=tuple(AttributeChange.from_dict(a) for a in d.get("attributes", [])),
+            reasons=tuple(d.get("reasons", [])),
+            warnings=tuple(d.get("warnings", [])),
+            fingerprint=d.get("fingerprint"),
+            source=d.get("source"),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Unmanaged:
+    """A live resource inside the ownership rules, not declared, kept because deletion is disabled."""
+
+    address: str
+    kind: str
+    name: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlanWarning:
+    """A warning about the plan or the cluster (lint, access gap, unknown default, ...)."""
+
+    message: str
+    address: str | None = None
+    code: str = "warning"  # short machine-readable code, e.g. "access-gap", "auto-create-enabled"
+    severity: str = "warning"  # "warning" or "error" (an error-level lint blocks apply)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClusterInfo:
+    """The header of a plan: which cluster it was computed against."""
+
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: tuple[state.Broker, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cluster_id": self.cluster_id,
+            "controller_id": self.controller_id,
+            "brokers": [dataclasses.asdict(b) for b in self.brokers],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ClusterInfo:
+        return cls(
+            cluster_id=d.get("cluster_id"),
+            controller_id=d.get("controller_id"),
+            brokers=tuple(state.Broker(**b) for b in d.get("brokers", [])),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Summary:
+    """Counts of distinct resource addresses per action."""
+
+    create: int = 0
+    update: int = 0
+    delete: int = 0
+    blocked: int = 0
+    unmanaged: int = 0
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.create or self.update or self.delete)
+
+    def line(self) -> str:
+        if not (self.has_changes or self.blocked):
+            return "No changes. The cluster matches the manifests."
+        text = f"Plan: {self.create} to create, {self.update} to update, {self.delete} to delete"
+        if self.blocked:
+            text += f", {self.blocked} blocked"
+        return text + "."
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Plan:
+    """A complete plan for one cluster."""
+
+    cluster: ClusterInfo
+    changes: tuple[Change, ...]
+    warnings: tuple[PlanWarning, ...] = ()
+    unmanaged: tuple[Unmanaged, ...] = ()
+    live_fingerprint: str | None = None
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    format_version: int = PLAN_FORMAT_VERSION
+
+    @property
+    def actionable(self) -> tuple[Change, ...]:
+        """Changes that apply would carry out (create, update, delete), in phase order."""
+        return tuple(c for c in self.changes if c.action in (Action.CREATE, Action.UPDATE, Action.DELETE))
+
+    @property
+    def blocked(self) -> tuple[Change, ...]:
+        return tuple(c for c in self.changes if c.action is Action.BLOCKED)
+
+    def summary(self) -> Summary:
+        per_address: dict[str, Action] = {}
+        rank = {Action.NOOP: 0, Action.UPDATE: 1, Action.CREATE: 2, Action.DELETE: 3, Action.BLOCKED: 4}
+        for c in self.changes:
+            prev = per_address.get(c.address)
+            if prev is None or rank[c.action] > rank[prev]:
+                per_address[c.address] = c.action
+        counts = Counter(per_address.values())
+        return Summary(
+            create=counts[Action.CREATE],
+            update=counts[Action.UPDATE],
+            delete=counts[Action.DELETE],
+            blocked=counts[Action.BLOCKED],
+            unmanaged=len(self.unmanaged),
+        )
+
+    def counts_by_kind(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for c in self.changes:
+            out.setdefault(c.kind, {}).setdefault(c.action.value, 0)
+            out[c.kind][c.action.value] += 1
+        return out
+
+    # ------------------------------------------------------------------------------------ plan file
+    def to_json_dict(self) -> dict[str, Any]:
+        body = {
+            "format": PLAN_FORMAT,
+            "format_version": self.format_version,
+            "cluster": self.cluster.to_dict(),
+            "live_fingerprint": self.live_fingerprint,
+            "options": dict(self.options),
+            "summary": dataclasses.asdict(self.summary()),
+            "changes": [c.to_dict() for c in self.changes],
+            "warnings": [w.to_dict() for w in self.warnings],
+            "unmanaged": [u.to_dict() for u in self.unmanaged],
+        }
+        body["checksum"] = state.fingerprint({k: v for k, v in body.items() if k != "summary"})
+        return body
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_json_dict(), indent=2) + "\n"
+
+    @classmethod
+    def from_json_dict(cls, doc: Mapping[str, Any]) -> Plan:
+        """Parse and verify a plan document; a hand-edited plan fails its checksum."""
+        if not isinstance(doc, Mapping) or doc.get("format") != PLAN_FORMAT:
+            raise errors.PlanFileError(f"not a kafka-reconciler plan (expected format {PLAN_FORMAT!r})")
+        version = doc.get("format_version")
+        if version != PLAN_FORMAT_VERSION:
+            raise errors.PlanFileError(
+                f"plan format version {version!r} is not supported; this tool reads version {PLAN_FORMAT_VERSION}"
+            )
+        expected = state.fingerprint({k: v for k, v in doc.items() if k not in ("summary", "checksum")})
+        if doc.get("checksum") != expected:
+            raise errors.PlanFileError(
+                "plan file checksum mismatch: the file was edited or corrupted after it was written; re-run plan"
+            )
+        try:
+            return cls(
+                cluster=ClusterInfo.from_dict(doc["cluster"]),
+                changes=tuple(Change.from_dict(c) for c in doc["changes"]),
+                warnings=tuple(PlanWarning(**w) for w in doc.get("warnings", [])),
+                unmanaged=tuple(Unmanaged(**u) for u in doc.get("unmanaged", [])),
+                live_fingerprint=doc.get("live_fingerprint"),
+                options=dict(doc.get("options", {})),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise errors.PlanFileError(f"malformed plan file: {type(exc).__name__}: {exc}") from None
+
+    def save(self, path: Path) -> None:
+        state.write_private_file(path, self.to_json())
+
+    @classmethod
+    def load(cls, path: Path) -> Plan:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise errors.PlanFileError(f"cannot read plan {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise errors.PlanFileError(f"plan {path} is not UTF-8 text") from None
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise errors.PlanFileError(
+                f"{path}:{exc.lineno}:{exc.colno}: plan file is not valid JSON (truncated?): {exc.msg}"
+            ) from None
+        try:
+            return cls.from_json_dict(doc)
+        except errors.PlanFileError as exc:
+            raise errors.PlanFileError(f"{path}: {exc}") from None
+
+
+def sort_changes(changes: Iterable[Change]) -> tuple[Change, ...]:
+    """Phase order, then address: the order apply runs and renderers show."""
+    return tuple(sorted(changes, key=lambda c: (c.phase, c.address)))
+
+
+def addresses(changes: Sequence[Change]) -> list[str]:
+    return sorted({c.address for c in changes})

@@ -1,0 +1,323 @@
+"""Frozen live-state model of one Kafka cluster, its resource identities, and snapshot JSON I/O.
+
+These types are the contract between the wire adapter (``reconciler.kafka.admin``), which fills
+them, the planner, which compares them with the desired state, and snapshot files, which store
+them. Names of Kafka enums are kept as Kafka spells them (``READ``, ``ALLOW``, ``PREFIXED``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from reconciler import errors
+
+SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
+SNAPSHOT_VERSION = 1
+
+# The key of cluster-wide dynamic broker defaults in ``ClusterState.broker_configs``;
+# per-broker dynamic configs use the broker id as a string.
+CLUSTER_DEFAULT = "<default>"
+
+ACL_OPERATIONS = (
+    "ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION",
+    "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS",
+)
+ACL_RESOURCE_TYPES = ("TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER")
+ACL_PATTERN_TYPES = ("LITERAL", "PREFIXED")
+ACL_PERMISSIONS = ("ALLOW", "DENY")
+QUOTA_ENTITY_TYPES = ("user", "client-id", "ip")
+SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+
+
+@dataclasses.dataclass(frozen=True, slots=True, order=True)
+class AclBinding:
+    """One exact ACL binding, as DescribeAcls returns it and CreateAcls/DeleteAcls take it."""
+
+    resource_type: str  # TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN, USER
+    pattern_type: str  # LITERAL or PREFIXED
+    resource_name: str
+    principal: str  # "User:alice"
+    host: str  # "*" for any host
+    operation: str  # READ, WRITE, ...
+    permission: str  # ALLOW or DENY
+
+    @property
+    def address(self) -> str:
+        """Stable, readable identity used in plans: ``acl/User:alice/ALLOW/READ/TOPIC:LITERAL:orders@*``."""
+        return (
+            f"acl/{self.principal}/{self.permission}/{self.operation}/"
+            f"{self.resource_type}:{self.pattern_type}:{self.resource_name}@{self.host}"
+        )
+
+    def to_dict(self) -> dict[str, str]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AclBinding:
+        return cls(**{f.name: str(data[f.name]) for f in dataclasses.fields(cls)})
+
+
+@dataclasses.dataclass(frozen=True, slots=True, order=True)
+class QuotaEntity:
+    """A client-quota entity: sorted ``(entity_type, name)`` pairs; a name of ``None`` is the default.
+
+    ``QuotaEntity((("user", "alice"),))`` is user alice; ``QuotaEntity((("client-id", None), ("user", "bob")))``
+    is the default client-id of user bob.
+    """
+
+    parts: tuple[tuple[str, str | None], ...]
+
+    @classmethod
+    def of(cls, **kwargs: str | None) -> QuotaEntity:
+        """Build from keyword names: ``QuotaEntity.of(user="alice", client_id=None)``."""
+        return cls(tuple(sorted((k.replace("_", "-"), v) for k, v in kwargs.items())))
+
+    @property
+    def address(self) -> str:
+        """``quota/user=alice,client-id=<default>`` (parts in sorted order)."""
+        rendered = ",".join(f"{t}={'<default>' if n is None else n}" for t, n in self.parts)
+        return f"quota/{rendered}"
+
+    def to_list(self) -> list[dict[str, str | None]]:
+        return [{"type": t, "name": n} for t, n in self.parts]
+
+    @classmethod
+    def from_list(cls, data: Iterable[Mapping[str, Any]]) -> QuotaEntity:
+        return cls(tuple(sorted((str(d["type"]), None if d["name"] is None else str(d["name"])) for d in data)))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Broker:
+    """One broker from Metadata: id, advertised address and rack (``None`` when unset)."""
+
+    id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TopicState:
+    """A live topic.
+
+    ``assignment[p]`` is the replica list of partition ``p`` (leader-preferred first).
+    ``configs`` holds only what is set on the topic itself (source ``DYNAMIC_TOPIC_CONFIG``);
+    ``defaults`` holds the value each other key falls back to, when the adapter read it, so the plan
+    can say what a reset returns to. ``sensitive`` names keys the broker flags as sensitive; their
+    values are stored as ``None`` and never leave the adapter.
+    """
+
+    name: str
+    assignment: tuple[tuple[int, ...], ...]
+    internal: bool = False
+    configs: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    defaults: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    sensitive: frozenset[str] = frozenset()
+    topic_id: str | None = None
+
+    @property
+    def partitions(self) -> int:
+        return len(self.assignment)
+
+    @property
+    def replication_factor(self) -> int:
+        return min((len(r) for r in self.assignment), default=0)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScramCredential:
+    """A SCRAM credential as DescribeUserScramCredentials reports it (no secret material)."""
+
+    mechanism: str  # SCRAM-SHA-256 or SCRAM-SHA-512
+    iterations: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reassignment:
+    """An ongoing partition reassignment."""
+
+    topic: str
+    partition: int
+    replicas: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClusterState:
+    """Everything read from one cluster. A section that was not read (not needed, or unsupported) is ``None``.
+
+    ``broker_configs`` maps ``CLUSTER_DEFAULT`` or a broker id (as a string) to the dynamic configs set
+    there. ``cluster_configs`` holds effective broker settings the planner lints (e.g.
+    ``auto.create.topics.enable``, ``min.insync.replicas``), whatever their source.
+    ``capabilities`` maps admin API names (``"CreateTopics"``) to the highest version the cluster
+    supports.
+    """
+
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: tuple[Broker, ...]
+    topics: Mapping[str, TopicState] | None = None
+    broker_configs: Mapping[str, Mapping[str, str | None]] | None = None
+    broker_config_sensitive: frozenset[str] = frozenset()
+    cluster_configs: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    acls: frozenset[AclBinding] | None = None
+    quotas: Mapping[QuotaEntity, Mapping[str, float]] | None = None
+    scram_users: Mapping[str, tuple[ScramCredential, ...]] | None = None
+    reassignments: tuple[Reassignment, ...] = ()
+    capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    # ----------------------------------------------------------------------------------------- JSON
+    def to_json_dict(self) -> dict[str, Any]:
+        """The versioned snapshot document (sensitive values are already ``None`` here)."""
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "version": SNAPSHOT_VERSION,
+            "cluster_id": self.cluster_id,
+            "controller_id": self.controller_id,
+            "brokers": [dataclasses.asdict(b) for b in self.brokers],
+            "topics": None
+            if self.topics is None
+            else {
+                name: {
+                    "assignment": [list(r) for r in t.assignment],
+                    "internal": t.internal,
+                    "configs": dict(sorted(t.configs.items())),
+                    "defaults": dict(sorted(t.defaults.items())),
+                    "sensitive": sorted(t.sensitive),
+                    "topic_id": t.topic_id,
+                }
+                for name, t in sorted(self.topics.items())
+            },
+            "broker_configs": None
+            if self.broker_configs is None
+            else {k: dict(sorted(v.items())) for k, v in sorted(self.broker_configs.items())},
+            "broker_config_sensitive": sorted(self.broker_config_sensitive),
+            "cluster_configs": dict(sorted(self.cluster_configs.items())),
+            "acls": None if self.acls is None else [a.to_dict() for a in sorted(self.acls)],
+            "quotas": None
+            if self.quotas is None
+            else [
+                {"entity": e.to_list(), "values": dict(sorted(v.items()))}
+                for e, v in sorted(self.quotas.items())
+            ],
+            "scram_users": None
+            if self.scram_users is None
+            else {
+                u: [dataclasses.asdict(c) for c in sorted(creds, key=lambda c: c.mechanism)]
+                for u, creds in sorted(self.scram_users.items())
+            },
+            "reassignments": [dataclasses.asdict(r) for r in self.reassignments],
+            "capabilities": dict(sorted(self.capabilities.items())),
+        }
+
+    @classmethod
+    def from_json_dict(cls, doc: Mapping[str, Any]) -> ClusterState:
+        """Parse a snapshot document; raises ``SnapshotError`` with a plain message when it is malformed."""
+        if not isinstance(doc, Mapping) or doc.get("format") != SNAPSHOT_FORMAT:
+            raise errors.SnapshotError(f"not a kafka-reconciler snapshot (expected format {SNAPSHOT_FORMAT!r})")
+        if doc.get("version") != SNAPSHOT_VERSION:
+            raise errors.SnapshotError(
+                f"unsupported snapshot version {doc.get('version')!r}; this tool reads version {SNAPSHOT_VERSION}"
+            )
+        try:
+            topics_doc = doc.get("topics")
+            quotas_doc = doc.get("quotas")
+            scram_doc = doc.get("scram_users")
+            acls_doc = doc.get("acls")
+            bc_doc = doc.get("broker_configs")
+            return cls(
+                cluster_id=doc.get("cluster_id"),
+                controller_id=doc.get("controller_id"),
+                brokers=tuple(Broker(**b) for b in doc.get("brokers", [])),
+                topics=None
+                if topics_doc is None
+                else {
+                    name: TopicState(
+                        name=name,
+                        assignment=tuple(tuple(int(x) for x in r) for r in t["assignment"]),
+                        internal=bool(t.get("internal", False)),
+                        configs=dict(t.get("configs", {})),
+                        defaults=dict(t.get("defaults", {})),
+                        sensitive=frozenset(t.get("sensitive", [])),
+                        topic_id=t.get("topic_id"),
+                    )
+                    for name, t in topics_doc.items()
+                },
+                broker_configs=None if bc_doc is None else {str(k): dict(v) for k, v in bc_doc.items()},
+                broker_config_sensitive=frozenset(doc.get("broker_config_sensitive", [])),
+                cluster_configs=dict(doc.get("cluster_configs", {})),
+                acls=None if acls_doc is None else frozenset(AclBinding.from_dict(a) for a in acls_doc),
+                quotas=None
+                if quotas_doc is None
+                else {
+                    QuotaEntity.from_list(q["entity"]): {k: float(v) for k, v in q["values"].items()}
+                    for q in quotas_doc
+                },
+                scram_users=None
+                if scram_doc is None
+                else {
+                    u: tuple(ScramCredential(str(c["mechanism"]), int(c["iterations"])) for c in creds)
+                    for u, creds in scram_doc.items()
+                },
+                reassignments=tuple(
+                    Reassignment(
+                        topic=r["topic"],
+                        partition=int(r["partition"]),
+                        replicas=tuple(r["replicas"]),
+                        adding=tuple(r["adding"]),
+                        removing=tuple(r["removing"]),
+                    )
+                    for r in doc.get("reassignments", [])
+                ),
+                capabilities={str(k): int(v) for k, v in doc.get("capabilities", {}).items()},
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise errors.SnapshotError(f"malformed snapshot: {type(exc).__name__}: {exc}") from None
+
+
+def fingerprint(value: Any) -> str:
+    """A short, stable SHA-256 fingerprint of any JSON-serialisable value."""
+    blob = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` with user-only permissions, refusing to follow a symlink at ``path``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(text)
+
+
+def write_snapshot(state: ClusterState, path: Path) -> None:
+    """Write a snapshot file (user-only permissions, no symlink following)."""
+    write_private_file(path, json.dumps(state.to_json_dict(), indent=2, sort_keys=False) + "\n")
+
+
+def read_snapshot(path: Path) -> ClusterState:
+    """Read a snapshot file written by ``write_snapshot`` (or by hand, or by a generator)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise errors.SnapshotError(f"cannot read snapshot {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise errors.SnapshotError(f"snapshot {path} is not UTF-8 text") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise errors.SnapshotError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    try:
+        return ClusterState.from_json_dict(doc)
+    except errors.SnapshotError as exc:
+        raise errors.SnapshotError(f"{path}: {exc}") from None
