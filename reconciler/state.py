@@ -157,7 +157,8 @@ class ClusterState:
     there. ``cluster_configs`` holds effective broker settings the planner lints (e.g.
     ``auto.create.topics.enable``, ``min.insync.replicas``), whatever their source.
     ``capabilities`` maps admin API names (``"CreateTopics"``) to the highest version the cluster
-    supports.
+    supports. ``unavailable`` maps a kind whose section is ``None`` although it was asked for to the
+    reason (no authorizer, API missing), so a plan can say why instead of guessing.
     """
 
     cluster_id: str | None
@@ -172,6 +173,8 @@ class ClusterState:
     scram_users: Mapping[str, tuple[ScramCredential, ...]] | None = None
     reassignments: tuple[Reassignment, ...] = ()
     capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    # kind (desired.KIND_*) -> plain reason why that section could not be read (e.g. no authorizer).
+    unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     # ----------------------------------------------------------------------------------------- JSON
     def to_json_dict(self) -> dict[str, Any]:
@@ -215,6 +218,7 @@ class ClusterState:
             },
             "reassignments": [dataclasses.asdict(r) for r in self.reassignments],
             "capabilities": dict(sorted(self.capabilities.items())),
+            "unavailable": dict(sorted(self.unavailable.items())),
         }
 
     @classmethod
@@ -277,6 +281,7 @@ class ClusterState:
                     for r in doc.get("reassignments", [])
                 ),
                 capabilities={str(k): int(v) for k, v in doc.get("capabilities", {}).items()},
+                unavailable={str(k): str(v) for k, v in doc.get("unavailable", {}).items()},
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise errors.SnapshotError(f"malformed snapshot: {type(exc).__name__}: {exc}") from None
