@@ -1,0 +1,83 @@
+"""Shared pytest fixtures: real Kafka clusters (started lazily, once per session) and unique topic prefixes.
+
+``kafka_single``, ``kafka_sasl`` and ``kafka_cluster3`` start on first use and stop at the end of the session,
+also when tests fail. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"`` runs the pure
+tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.2 is also supported).
+"""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import time
+from collections.abc import Iterator
+from types import FrameType
+
+import pytest
+
+from tests.kafka.cluster import KafkaCluster
+from tests.kafka.kinds import sasl_node, single_node, three_node_cluster
+
+KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3"})
+_started: list[KafkaCluster] = []
+_session_began = time.monotonic()
+
+
+def _interrupt_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"received signal {signum}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A SIGTERM to the test run unwinds like Ctrl-C, so session fixtures stop their brokers.
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if KAFKA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.kafka)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _started:
+        return
+    terminalreporter.section("Kafka clusters")
+    for cluster in _started:
+        seconds = f"{cluster.start_seconds:.1f}s" if cluster.start_seconds is not None else "?"
+        terminalreporter.write_line(
+            f"{cluster.name}: Kafka {cluster.version}, {len(cluster.nodes)} node(s), answered {seconds} after start"
+        )
+    terminalreporter.write_line(f"whole test run: {time.monotonic() - _session_began:.1f}s")
+
+
+def _session_cluster(cluster: KafkaCluster) -> Iterator[KafkaCluster]:
+    _started.append(cluster)
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(scope="session")
+def kafka_single() -> Iterator[KafkaCluster]:
+    """One PLAINTEXT KRaft node (broker+controller); ``.bootstrap`` is ``127.0.0.1:PORT``."""
+    yield from _session_cluster(single_node())
+
+
+@pytest.fixture(scope="session")
+def kafka_sasl() -> Iterator[KafkaCluster]:
+    """One SASL_PLAINTEXT node with ACLs enforced; super user ``.admin``, least-privilege ``.users``."""
+    yield from _session_cluster(sasl_node())
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster3() -> Iterator[KafkaCluster]:
+    """Three combined nodes, racks r1, r1, r2. Tests that stop nodes must restart them (``ensure_running``)."""
+    yield from _session_cluster(three_node_cluster())
+
+
+@pytest.fixture
+def topic_prefix() -> str:
+    """A unique prefix such as ``t-3f9a1c-`` so tests never see each other's topics, groups or principals."""
+    return f"t-{secrets.token_hex(3)}-"

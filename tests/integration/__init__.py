@@ -1,0 +1,1 @@
+"""Integration tests against real Kafka brokers started by the harness."""

@@ -1,0 +1,161 @@
+"""The Kafka test harness gives real, working clusters: PLAINTEXT, SASL with ACLs, and a 3-node rack-aware quorum."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer
+from kafka.admin import ConfigResource, ConfigResourceType
+from kafka.errors import KafkaError, TopicAuthorizationFailedError
+
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+
+
+def eventually(check: Callable[[], Any], *, timeout: float = 60.0, what: str) -> Any:
+    """Retry ``check`` until it returns a truthy value; fail with ``what`` and the last error after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last: object = None
+    while time.monotonic() < deadline:
+        try:
+            result = check()
+        except KafkaError as exc:
+            last = exc
+        else:
+            if result:
+                return result
+            last = result
+        time.sleep(0.5)
+    pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}; last result: {last!r}")
+
+
+def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:
+    with cluster.admin_session() as admin:
+        (described,) = admin.describe_topics([topic])
+    assert described["error_code"] == 0, described
+    return sorted(described["partitions"], key=lambda p: p["partition_index"])
+
+
+def produce(cluster: KafkaCluster, topic: str, values: list[bytes]) -> None:
+    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap, acks="all", **cluster.client_kwargs())
+    try:
+        for value in values:
+            producer.send(topic, value)
+        producer.flush(timeout=30)
+    finally:
+        producer.close()
+
+
+def consume_all(cluster: KafkaCluster, topic: str, *, expected: int) -> list[bytes]:
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=cluster.bootstrap,
+        group_id=None,
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=20000,
+        **cluster.client_kwargs(),
+    )
+    values: list[bytes] = []
+    try:
+        for record in consumer:
+            values.append(record.value)
+            if len(values) >= expected:
+                break
+    finally:
+        consumer.close()
+    return values
+
+
+def test_single_node_topic_created_on_one_connection_is_seen_from_another(
+    kafka_single: KafkaCluster, topic_prefix: str
+) -> None:
+    topic = f"{topic_prefix}orders"
+    with kafka_single.admin_session() as creator:
+        creator.create_topics({topic: {"num_partitions": 3, "replication_factor": 1}}, wait_for_metadata=True)
+
+    with kafka_single.admin_session() as reader:
+        assert topic in reader.list_topics()
+        (described,) = reader.describe_topics([topic])
+    assert len(described["partitions"]) == 3
+    assert {p["leader_id"] for p in described["partitions"]} == {1}
+
+
+def test_sasl_node_denies_a_user_without_acls_and_allows_admin(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    topic = f"{topic_prefix}payments"
+    with kafka_sasl.admin_session("alice") as alice, pytest.raises(TopicAuthorizationFailedError):
+        alice.create_topics({topic: {"num_partitions": 1, "replication_factor": 1}})
+
+    with kafka_sasl.admin_session() as admin:
+        admin.create_topics({topic: {"num_partitions": 1, "replication_factor": 1}}, wait_for_metadata=True)
+        assert topic in admin.list_topics()
+        configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])
+    assert topic in str(configs)
+
+    with kafka_sasl.admin_session("alice") as alice:
+        assert topic not in alice.list_topics()
+
+
+def test_sasl_node_rejects_a_wrong_password(kafka_sasl: KafkaCluster) -> None:
+    kwargs = kafka_sasl.client_kwargs("bob", password="not-bobs-password")
+    with pytest.raises(KafkaError):
+        kafka_sasl.admin_client(**{**kwargs, "bootstrap_timeout_ms": 5000}).close()
+
+
+def test_three_node_cluster_spreads_replicas_across_both_racks(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
+    topic = f"{topic_prefix}replicated"
+    with kafka_cluster3.admin_session() as admin:
+        racks = {b["broker_id"]: b["rack"] for b in admin.describe_cluster()["brokers"]}
+        admin.create_topics({topic: {"num_partitions": 2, "replication_factor": 3}}, wait_for_metadata=True)
+
+    assert sorted(racks.values()) == ["r1", "r1", "r2"]
+    for partition in partitions_of(kafka_cluster3, topic):
+        assert sorted(partition["replica_nodes"]) == [1, 2, 3]
+        assert {racks[r] for r in partition["replica_nodes"]} == {"r1", "r2"}
+
+
+def test_three_node_cluster_survives_a_killed_node_which_then_rejoins(
+    kafka_cluster3: KafkaCluster, topic_prefix: str
+) -> None:
+    topic = f"{topic_prefix}failover"
+    values = [f"message-{i}".encode() for i in range(30)]
+    with kafka_cluster3.admin_session() as admin:
+        admin.create_topics({topic: {"num_partitions": 3, "replication_factor": 3}}, wait_for_metadata=True)
+        controller = admin.describe_cluster()["controller_id"]
+    produce(kafka_cluster3, topic, values)
+
+    victim = next(node for node in kafka_cluster3.nodes if node.node_id == controller)
+    survivors = {1, 2, 3} - {victim.node_id}
+    try:
+        victim.kill()
+        assert not victim.running
+        eventually(lambda: kafka_cluster3.live_brokers() == survivors, what=f"broker {victim.node_id} to be fenced")
+        eventually(
+            lambda: all(p["leader_id"] in survivors for p in partitions_of(kafka_cluster3, topic)),
+            what="new partition leaders on the surviving brokers",
+        )
+        assert sorted(consume_all(kafka_cluster3, topic, expected=len(values))) == sorted(values)
+
+        victim.start()
+        assert kafka_cluster3.live_brokers() == {1, 2, 3}
+        eventually(
+            lambda: all(sorted(p["isr_nodes"]) == [1, 2, 3] for p in partitions_of(kafka_cluster3, topic)),
+            what=f"broker {victim.node_id} back in every in-sync replica set",
+        )
+    finally:
+        kafka_cluster3.ensure_running()
+
+
+def test_three_node_cluster_node_stops_gracefully_and_restarts(kafka_cluster3: KafkaCluster) -> None:
+    node = kafka_cluster3.nodes[2]
+    try:
+        node.stop()
+        assert not node.running
+        eventually(lambda: kafka_cluster3.live_brokers() == {1, 2}, what="broker 3 to leave the cluster")
+        node.start()
+        assert kafka_cluster3.live_brokers() == {1, 2, 3}
+    finally:
+        kafka_cluster3.ensure_running()

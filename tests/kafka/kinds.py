@@ -1,0 +1,171 @@
+"""The three kinds of test cluster: their broker properties and constructors.
+
+- ``single_node``: one combined broker+controller, PLAINTEXT.
+- ``sasl_node``: one node with a SASL_PLAINTEXT client listener (PLAIN and SCRAM-SHA-256/512), the KRaft
+  ``StandardAuthorizer``, super user ``admin`` and least-privilege users alice, bob and carol with random passwords.
+- ``three_node_cluster``: three combined nodes forming a 3-voter quorum, racks r1, r1, r2.
+
+Constructors return a started ``KafkaCluster``; the caller closes it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tempfile
+from pathlib import Path
+
+from tests.kafka.cluster import SASL_LISTENER, Credentials, KafkaCluster
+from tests.kafka.dist import resolve
+from tests.kafka.node import KafkaNode
+
+SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+EXTRA_USERS = ("alice", "bob", "carol")
+RACKS = ("r1", "r1", "r2")
+
+
+def single_node(
+    *,
+    version: str | None = None,
+    port: int | None = None,
+    workdir: Path | None = None,
+    die_with_parent: bool = True,
+) -> KafkaCluster:
+    """Start one PLAINTEXT node; ``port`` fixes the client port (else a free one), ``workdir`` keeps files there."""
+    dist = resolve(version)
+    root = _workdir(workdir, "single")
+    node = KafkaNode(dist=dist, node_id=1, workdir=root / "node-1", die_with_parent=die_with_parent)
+    cluster = KafkaCluster(
+        name="single",
+        dist=dist,
+        nodes=[node],
+        workdir=root,
+        make_properties=_plaintext_properties,
+        fixed_port=port,
+        remove_workdir=workdir is None,
+    )
+    return _started(cluster)
+
+
+def sasl_node(*, version: str | None = None) -> KafkaCluster:
+    """Start one SASL_PLAINTEXT node with ACLs enforced by the StandardAuthorizer."""
+    dist = resolve(version)
+    root = _workdir(None, "sasl")
+    node = KafkaNode(dist=dist, node_id=1, workdir=root / "node-1")
+    cluster = KafkaCluster(
+        name="sasl",
+        dist=dist,
+        nodes=[node],
+        workdir=root,
+        make_properties=_sasl_properties,
+        admin=Credentials("admin", secrets.token_urlsafe(16)),
+        users={name: secrets.token_urlsafe(16) for name in EXTRA_USERS},
+    )
+    return _started(cluster)
+
+
+def three_node_cluster(*, version: str | None = None) -> KafkaCluster:
+    """Start three combined nodes (a 3-voter quorum) with ``broker.rack`` r1, r1, r2."""
+    dist = resolve(version)
+    root = _workdir(None, "cluster3")
+    nodes = [
+        KafkaNode(dist=dist, node_id=i + 1, workdir=root / f"node-{i + 1}", rack=rack) for i, rack in enumerate(RACKS)
+    ]
+    cluster = KafkaCluster(name="cluster3", dist=dist, nodes=nodes, workdir=root, make_properties=_plaintext_properties)
+    return _started(cluster)
+
+
+def _workdir(given: Path | None, kind: str) -> Path:
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        return given
+    return Path(tempfile.mkdtemp(prefix=f"kafka-test-{kind}-"))
+
+
+def _started(cluster: KafkaCluster) -> KafkaCluster:
+    try:
+        cluster.start()
+    except BaseException:
+        cluster.close()
+        raise
+    return cluster
+
+
+def _base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int) -> dict[str, str]:
+    props = {
+        "process.roles": "broker,controller",
+        "node.id": str(node.node_id),
+        "controller.quorum.voters": cluster.voters,
+        "controller.listener.names": "CONTROLLER",
+        "log.dirs": str(node.data_dir),
+        "num.partitions": "1",
+        "auto.create.topics.enable": "false",
+        "offsets.topic.replication.factor": str(replication),
+        "offsets.topic.num.partitions": "5",
+        "transaction.state.log.replication.factor": str(replication),
+        "transaction.state.log.min.isr": "1",
+        "transaction.state.log.num.partitions": "5",
+        "group.initial.rebalance.delay.ms": "0",
+        "num.network.threads": "2",
+        "num.io.threads": "2",
+        "background.threads": "2",
+        "num.recovery.threads.per.data.dir": "1",
+        "log.cleaner.threads": "1",
+        "log.cleaner.dedupe.buffer.size": str(8 * 1024 * 1024),
+    }
+    if cluster.dist.major >= 4:
+        props["share.coordinator.state.topic.replication.factor"] = str(replication)
+        props["share.coordinator.state.topic.min.isr"] = "1"
+        props["share.coordinator.state.topic.num.partitions"] = "5"
+    if node.rack is not None:
+        props["broker.rack"] = node.rack
+    if len(cluster.nodes) > 1:
+        # Fence a crashed broker after 4 s rather than 9 s so failover tests stay short.
+        props["broker.heartbeat.interval.ms"] = "1000"
+        props["broker.session.timeout.ms"] = "4000"
+    return props
+
+
+def _plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
+    props = _base_properties(cluster, node, replication=min(3, len(cluster.nodes)))
+    props.update(
+        {
+            "listeners": f"PLAINTEXT://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name": "PLAINTEXT",
+        }
+    )
+    return props
+
+
+def _sasl_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
+    assert cluster.admin is not None
+    admin = cluster.admin
+    accounts = {admin.username: admin.password, **cluster.users}
+    plain_users = " ".join(f'user_{name}="{password}"' for name, password in accounts.items())
+    prefix = f"listener.name.{SASL_LISTENER.lower()}"
+    props = _base_properties(cluster, node, replication=1)
+    props.update(
+        {
+            "listeners": f"{SASL_LISTENER}://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
+            "advertised.listeners": f"{SASL_LISTENER}://127.0.0.1:{node.port}",
+            "listener.security.protocol.map": f"{SASL_LISTENER}:{SASL_LISTENER},CONTROLLER:PLAINTEXT",
+            "inter.broker.listener.name": SASL_LISTENER,
+            "sasl.enabled.mechanisms": ",".join(("PLAIN", *SCRAM_MECHANISMS)),
+            "sasl.mechanism.inter.broker.protocol": "PLAIN",
+            f"{prefix}.plain.sasl.jaas.config": (
+                "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                f'username="{admin.username}" password="{admin.password}" {plain_users};'
+            ),
+            "authorizer.class.name": AUTHORIZER,
+            # The controller listener is PLAINTEXT, so the broker talks to the controller as ANONYMOUS.
+            "super.users": f"User:{admin.username};User:ANONYMOUS",
+            "allow.everyone.if.no.acl.found": "false",
+        }
+    )
+    for mechanism in SCRAM_MECHANISMS:
+        props[f"{prefix}.{mechanism.lower()}.sasl.jaas.config"] = (
+            "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+        )
+    return props

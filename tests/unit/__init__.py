@@ -1,0 +1,1 @@
+"""Pure unit tests: plain data in, plain data out; no Kafka."""
