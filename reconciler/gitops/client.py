@@ -1,0 +1,260 @@
+"""A minimal GitHub REST transport over urllib: auth header, JSON, pagination, retries, token scrubbing.
+
+The tool calls five endpoints; the standard library is enough and avoids a client dependency.
+Errors a user can cause (bad token, missing permission, unknown repository, rejected body) become
+``GitHubError`` with a plain message; the token never appears in any message or exception text.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from reconciler import __version__, errors
+
+DEFAULT_API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+MAX_PAGES = 100  # 100 pages x 100 items: far beyond any pull request's comment count
+_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+
+
+class GitHubError(errors.ReconcilerError):
+    """A GitHub API call failed; ``status`` is the HTTP status (0 when the server was not reached)."""
+
+    def __init__(self, message: str, *, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A decoded API answer: status, headers (lower-case names) and the parsed JSON body."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: Any
+
+    def next_url(self) -> str | None:
+        """The ``rel="next"`` target of the ``Link`` header, if any."""
+        match = _LINK_NEXT.search(self.headers.get("link", ""))
+        return match.group(1) if match else None
+
+
+def scrub(text: str, secret: str) -> str:
+    """``text`` with every occurrence of ``secret`` replaced, so a token cannot leak through a message."""
+    return text.replace(secret, "***") if secret else text
+
+
+class GitHubClient:
+    """Sends authenticated JSON requests to one GitHub API base URL.
+
+    Server errors (5xx), 429 and secondary rate limits (403 with ``Retry-After`` or an exhausted
+    ``x-ratelimit-remaining``) are retried up to ``max_retries`` times; the wait honours
+    ``Retry-After`` / ``x-ratelimit-reset`` and otherwise backs off exponentially from ``backoff``.
+    A wait longer than ``max_wait`` seconds is not attempted: the call fails with a clear message.
+    """
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        api_url: str = DEFAULT_API_URL,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        backoff: float = 1.0,
+        max_wait: float = 120.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not token:
+            raise errors.ConfigError("no GitHub token: set GITHUB_TOKEN (in a workflow: ${{ github.token }})")
+        if urllib.parse.urlsplit(api_url).scheme not in ("http", "https") or not urllib.parse.urlsplit(api_url).netloc:
+            raise errors.ConfigError(f"GitHub API URL must be an http(s) URL, got {api_url!r}")
+        self._token = token
+        self.api_url = api_url.rstrip("/")
+        self._origin = _origin(self.api_url)
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._backoff = backoff
+        self._max_wait = max_wait
+        self._sleep = sleep
+
+    # ------------------------------------------------------------------------------------ requests
+    def request(
+        self, method: str, path: str, *, body: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None
+    ) -> Response:
+        """One API call. ``path`` is relative to the API URL, or an absolute URL on the same host."""
+        url = self._url(path, params)
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        attempt = 0
+        while True:
+            response = self._send(method, url, data)
+            if response.status < 400:
+                return response
+            delay = self._retry_delay(response, attempt)
+            if delay is None or attempt >= self._max_retries:
+                raise self._error(method, url, response)
+            attempt += 1
+            self._sleep(delay)
+
+    def paginate(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        """Every item of a list endpoint: follows ``Link: rel="next"``, or pages on until an empty page."""
+        query = {"per_page": 100, **(params or {})}
+        url: str | None = self._url(path, query)
+        page = 1
+        for _ in range(MAX_PAGES):
+            assert url is not None
+            response = self.request("GET", url)
+            items = response.body if isinstance(response.body, list) else []
+            yield from (item for item in items if isinstance(item, dict))
+            if "link" in response.headers:
+                url = response.next_url()
+            elif len(items) >= int(query["per_page"]):
+                page += 1
+                url = self._url(path, {**query, "page": page})
+            else:
+                url = None
+            if url is None:
+                return
+        raise GitHubError(f"GitHub listing {path} has more than {MAX_PAGES} pages; stopped reading")
+
+    # ------------------------------------------------------------------------------------ internals
+    def _url(self, path: str, params: Mapping[str, Any] | None) -> str:
+        if path.startswith(("http://", "https://")):
+            if _origin(path) != self._origin:
+                # Never send the token to a host other than the configured API.
+                raise GitHubError(f"GitHub returned a link to another host ({_origin(path)}); refusing to follow it")
+            url = path
+        else:
+            url = self.api_url + "/" + path.lstrip("/")
+        if params:
+            url += ("&" if "?" in url else "?") + urllib.parse.urlencode(params)
+        return url
+
+    def _send(self, method: str, url: str, data: bytes | None) -> Response:
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {self._token}",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": f"kafka-reconciler/{__version__}",
+        }
+        if data is not None:
+            headers["Content-Type"] = "application/json; charset=utf-8"
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self._timeout) as resp:
+                return Response(resp.status, _lower(resp.headers.items()), _decode(resp.read()))
+        except urllib.error.HTTPError as exc:
+            with exc:
+                return Response(exc.code, _lower(exc.headers.items()), _decode(exc.read()))
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise GitHubError(scrub(f"cannot reach the GitHub API at {self.api_url}: {reason}", self._token)) from None
+
+    def _retry_delay(self, response: Response, attempt: int) -> float | None:
+        """Seconds to wait before retrying, or ``None`` when the failure is not worth a retry."""
+        status, headers = response.status, response.headers
+        retry_after = _retry_after_seconds(headers.get("retry-after"))
+        rate_limited = status == 429 or (
+            status == 403
+            and (
+                retry_after is not None
+                or headers.get("x-ratelimit-remaining") == "0"
+                or "rate limit" in _message(response.body).lower()
+            )
+        )
+        if not (status >= 500 or rate_limited):
+            return None
+        if retry_after is not None:
+            delay = retry_after
+        elif headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+            delay = max(0.0, float(headers["x-ratelimit-reset"]) - time.time())
+        elif rate_limited:
+            delay = 60.0  # GitHub asks for at least a minute when it gives no hint
+        else:
+            delay = self._backoff * (2**attempt)
+        return delay if delay <= self._max_wait else None
+
+    def _error(self, method: str, url: str, response: Response) -> GitHubError:
+        where = f"{method} {urllib.parse.urlsplit(url).path}"
+        said = _message(response.body)
+        said_part = f" GitHub says: {said}" if said else ""
+        status = response.status
+        if status == 401:
+            text = f"GitHub rejected the token (HTTP 401) for {where}: check GITHUB_TOKEN.{said_part}"
+        elif status == 403 and _retry_after_seconds(response.headers.get("retry-after")) is not None:
+            text = f"GitHub rate limit still exceeded for {where} after retrying (HTTP 403).{said_part}"
+        elif status == 403:
+            text = (
+                f"GitHub refused {where} (HTTP 403): the token lacks a permission. In a workflow grant "
+                f"'pull-requests: write' for plan comments and 'issues: write' for drift issues.{said_part}"
+            )
+        elif status == 404:
+            text = (
+                f"GitHub found nothing at {where} (HTTP 404): check the repository and number, and that the "
+                f"token can see the repository (GitHub answers 404 rather than 403 for hidden ones).{said_part}"
+            )
+        elif status == 422:
+            text = f"GitHub rejected the request {where} (HTTP 422 validation failed).{said_part}"
+        elif status == 429:
+            text = f"GitHub rate limit still exceeded for {where} after retrying (HTTP 429).{said_part}"
+        else:
+            text = f"GitHub API error for {where}: HTTP {status}.{said_part}"
+        return GitHubError(scrub(text, self._token), status=status)
+
+
+def _origin(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _lower(items: Any) -> dict[str, str]:
+    return {str(k).lower(): str(v) for k, v in items}
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return raw.decode("utf-8", errors="replace")[:500]
+
+
+def _message(body: Any) -> str:
+    """GitHub's own explanation from an error body: ``message`` plus any field errors."""
+    if isinstance(body, str):
+        return body.strip()[:300]
+    if not isinstance(body, dict):
+        return ""
+    text = str(body.get("message", ""))
+    details = []
+    for item in body.get("errors", []) or []:
+        if isinstance(item, dict):
+            details.append(str(item.get("message") or f"{item.get('field', '?')} {item.get('code', 'invalid')}"))
+        else:
+            details.append(str(item))
+    if details:
+        text += " (" + "; ".join(details) + ")"
+    return text[:500]
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    """``Retry-After`` as seconds: either a number of seconds or an HTTP date."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,1 @@
+"""Test helpers that are not fixtures: local stand-ins for external HTTP services."""
