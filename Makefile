@@ -1,0 +1,59 @@
+# Developer entry points. `make demo` and `make test` are the two commands a new machine needs
+# (Python 3.10+, Java 17 and Maven installed; everything else is fetched on first use).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+KAFKA_VERSION ?= 4.4.0
+KAFKA_PORT ?= 9092
+KAFKA_RUN_DIR ?= .cache/kafka-run
+PYTEST_ARGS ?=
+
+export KAFKA_VERSION KAFKA_PORT
+
+.PHONY: help venv demo test lint pytest kafka-up kafka-down kafka-status bench
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
+
+venv: $(STAMP) ## Create .venv and install the project with the dev extra (skipped when up to date)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-input -e ".[dev]"
+	@touch $@
+
+demo: venv kafka-up ## Install, start a local Kafka on 127.0.0.1:9092 (KAFKA_PORT) and run the tool on examples/
+	KAFKA_BOOTSTRAP="$$(cat $(KAFKA_RUN_DIR)/bootstrap)" PATH="$(abspath $(BIN)):$$PATH" scripts/demo.sh
+
+test: lint ## Lint, type-check, then run the whole test suite against real Kafka brokers
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+pytest: venv ## Run the test suite only (PYTEST_ARGS="-k name" to narrow it)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: venv ## ruff check, ruff format --check, mypy (strict)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/mypy --strict tests/kafka tests/conftest.py
+
+kafka-up: venv ## Start one Kafka node on 127.0.0.1:9092 (KAFKA_PORT) and leave it running
+	$(BIN)/python -m tests.kafka.harness up --port $(KAFKA_PORT) --dir $(KAFKA_RUN_DIR)
+
+kafka-down: ## Stop the node started by kafka-up
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m tests.kafka.harness down --dir $(KAFKA_RUN_DIR); \
+	else echo "Kafka is not running"; fi
+
+kafka-status: venv ## Is the kafka-up node running?
+	$(BIN)/python -m tests.kafka.harness status --dir $(KAFKA_RUN_DIR)
+
+bench: venv ## Run every script in benchmarks/ (each prints its own figures)
+	@shopt -s nullglob; scripts=(benchmarks/*.py); \
+	if [ $${#scripts[@]} -eq 0 ]; then echo "bench: no benchmark scripts in benchmarks/ yet"; exit 0; fi; \
+	for script in "$${scripts[@]}"; do echo "== $$script"; $(BIN)/python "$$script"; done
