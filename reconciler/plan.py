@@ -207,6 +207,7 @@ class Summary:
     delete: int = 0
     blocked: int = 0
     unmanaged: int = 0
+    unchanged: int = 0  # resources compared and found equal (counted, not listed)
 
     @property
     def has_changes(self) -> bool:
@@ -232,6 +233,7 @@ class Plan:
     live_fingerprint: str | None = None
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     format_version: int = PLAN_FORMAT_VERSION
+    unchanged: Mapping[str, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
 
     @property
     def actionable(self) -> tuple[Change, ...]:
@@ -256,6 +258,7 @@ class Plan:
             delete=counts[Action.DELETE],
             blocked=counts[Action.BLOCKED],
             unmanaged=len(self.unmanaged),
+            unchanged=sum(self.unchanged.values()),
         )
 
     def counts_by_kind(self) -> dict[str, dict[str, int]]:
@@ -277,6 +280,7 @@ class Plan:
             "changes": [c.to_dict() for c in self.changes],
             "warnings": [w.to_dict() for w in self.warnings],
             "unmanaged": [u.to_dict() for u in self.unmanaged],
+            "unchanged": dict(sorted(self.unchanged.items())),
         }
         body["checksum"] = state.fingerprint({k: v for k, v in body.items() if k != "summary"})
         return body
@@ -307,6 +311,7 @@ class Plan:
                 unmanaged=tuple(Unmanaged(**u) for u in doc.get("unmanaged", [])),
                 live_fingerprint=doc.get("live_fingerprint"),
                 options=dict(doc.get("options", {})),
+                unchanged={str(k): int(v) for k, v in doc.get("unchanged", {}).items()},
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise errors.PlanFileError(f"malformed plan file: {type(exc).__name__}: {exc}") from None

@@ -1,0 +1,148 @@
+"""What the per-kind planners share: the planning context that collects results, and the config diff.
+
+The config diff is used for topic configs and dynamic broker configs alike. Desired values are
+already Kafka's canonical strings; live values are compared as read first (the common, fast case)
+and only canonicalised with ``configs.canonical`` when the raw strings differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Mapping
+
+from reconciler import configs, desired, plan, state
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlanOptions:
+    """Choices that change what a plan contains, recorded in ``Plan.options``.
+
+    ``rotate_scram_users`` names SCRAM users whose password is re-set even though nothing else
+    changed (``--rotate-password USER``): a password cannot be read back, so the planner never
+    detects password drift by itself.
+    """
+
+    rotate_scram_users: frozenset[str] = frozenset()
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rotate_scram_users": sorted(self.rotate_scram_users)}
+
+
+@dataclasses.dataclass(slots=True)
+class Context:
+    """Inputs of one planning run and the results collected so far."""
+
+    desired: desired.DesiredState
+    live: state.ClusterState
+    options: PlanOptions
+    changes: list[plan.Change] = dataclasses.field(default_factory=list)
+    warnings: list[plan.PlanWarning] = dataclasses.field(default_factory=list)
+    unmanaged: list[plan.Unmanaged] = dataclasses.field(default_factory=list)
+    unchanged: Counter[str] = dataclasses.field(default_factory=Counter)
+
+    def manages_undeclared(self, kind: str) -> bool:
+        """Whether live resources of ``kind`` that are not declared are looked at (deleted or listed)."""
+        return kind in self.desired.ownership.managed_kinds
+
+    def may_delete(self, kind: str) -> bool:
+        return self.desired.ownership.may_delete(kind)
+
+    def keep_unmanaged(self, *, kind: str, name: str, address: str) -> None:
+        label = kind.replace("_", " ") + "s"
+        self.unmanaged.append(
+            plan.Unmanaged(
+                address=address,
+                kind=kind,
+                name=name,
+                reason=f"not declared; would be deleted, but deletion is disabled for {label}",
+            )
+        )
+
+    def warn(self, message: str, *, code: str, address: str | None = None, severity: str = "warning") -> None:
+        self.warnings.append(plan.PlanWarning(message=message, address=address, code=code, severity=severity))
+
+
+def source_text(source: desired.Source | None) -> str | None:
+    return None if source is None else str(source)
+
+
+def shown(value: str | None, *, sensitive: bool) -> str | None:
+    """A config value as a plan may hold it: sensitive values become ``plan.REDACTED``."""
+    if value is None:
+        return None
+    return plan.REDACTED if sensitive else value
+
+
+def same_value(key: str, want: str, have: str | None) -> bool:
+    """Whether a live value equals the desired canonical value, after canonicalising the live one."""
+    if have is None:
+        return False
+    if have == want:
+        return True
+    try:
+        return configs.canonical(key, have) == want
+    except ValueError:
+        return False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConfigDiff:
+    """Attribute changes of one config map, plus undeclared keys that were left alone."""
+
+    attributes: tuple[plan.AttributeChange, ...]
+    kept: tuple[str, ...]
+
+
+def diff_configs(
+    want: Mapping[str, str],
+    have: Mapping[str, str | None],
+    *,
+    sensitive: Callable[[str], bool],
+    default_of: Callable[[str], str | None],
+    reset_undeclared: bool,
+) -> ConfigDiff:
+    """Set what differs, reset what is set live but not declared (when ``reset_undeclared``).
+
+    A sensitive key cannot be compared: the cluster never returns its value. It is set when it is
+    not set on the resource yet and otherwise left alone (change it by removing and re-adding the
+    key, or by rotating the secret outside the plan).
+    """
+    if want == have:
+        return ConfigDiff((), ())
+    out: list[plan.AttributeChange] = []
+    for key in sorted(want):
+        value = want[key]
+        secret = sensitive(key)
+        if key in have:
+            if secret or same_value(key, value, have[key]):
+                continue
+            before = have[key]
+        else:
+            before = None
+        out.append(
+            plan.AttributeChange(
+                name=f"configs.{key}",
+                before=shown(before, sensitive=secret),
+                after=shown(value, sensitive=secret),
+                default=None,
+                sensitive=secret,
+            )
+        )
+    kept: list[str] = []
+    for key in sorted(have.keys() - want.keys()):
+        if not reset_undeclared:
+            kept.append(key)
+            continue
+        secret = sensitive(key)
+        default = default_of(key)
+        out.append(
+            plan.AttributeChange(
+                name=f"configs.{key}",
+                before=plan.REDACTED if secret else have[key],
+                after=None,
+                default=shown(default, sensitive=secret),
+                sensitive=secret,
+            )
+        )
+    return ConfigDiff(tuple(out), tuple(kept))

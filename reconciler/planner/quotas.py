@@ -1,0 +1,92 @@
+"""Client-quota changes: per entity, per key set or remove, compared numerically.
+
+Ownership: an entity whose ``user`` part names a user is owned when ``User:<name>`` matches the
+principal rules. Entities without a named user (the default user, client-id-only and ip-only
+entities) are managed only when declared: undeclared ones are never deleted nor listed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from reconciler import desired, plan, state
+from reconciler.planner import common, views
+
+
+def owned_entity(ownership: desired.Ownership, entity: state.QuotaEntity) -> bool:
+    """Whether an undeclared live quota entity falls under the ownership rules."""
+    user = dict(entity.parts).get("user")
+    return user is not None and ownership.owns_principal(f"User:{user}")
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _diff(want: Mapping[str, float], have: Mapping[str, float]) -> tuple[plan.AttributeChange, ...]:
+    out = []
+    for key in sorted(want.keys() | have.keys()):
+        new, old = want.get(key), have.get(key)
+        if new is not None and old is not None and _same(new, old):
+            continue
+        out.append(plan.AttributeChange(key, old, new))
+    return tuple(out)
+
+
+def plan_quotas(ctx: common.Context) -> None:
+    """Add QUOTA-phase changes and unmanaged quota entities to ``ctx``."""
+    wanted = ctx.desired.quotas
+    live = ctx.live.quotas
+    if live is None:
+        if wanted:
+            ctx.warn(
+                "client quotas could not be read from the cluster; quotas are not planned",
+                code="quotas-unreadable",
+                severity="error",
+            )
+        return
+    for entity in sorted(wanted):
+        want = dict(wanted[entity].values)
+        have = dict(live.get(entity) or {})
+        attrs = _diff(want, have)
+        if not attrs:
+            ctx.unchanged[desired.KIND_QUOTA] += 1
+            continue
+        ctx.changes.append(
+            plan.Change(
+                address=entity.address,
+                kind=desired.KIND_QUOTA,
+                name=views.quota_name(entity),
+                action=plan.Action.UPDATE if have else plan.Action.CREATE,
+                phase=plan.Phase.QUOTA,
+                before=dict(sorted(have.items())) or None,
+                after=dict(sorted(want.items())),
+                attributes=attrs,
+                reasons=("quota values differ from the manifests",) if have else ("declared; no quota set yet",),
+                fingerprint=views.fingerprint_of(views.quota_view(entity, have)),
+                source=common.source_text(wanted[entity].source),
+            )
+        )
+    if not ctx.manages_undeclared(desired.KIND_QUOTA):
+        return
+    for entity in sorted(live):
+        values = live[entity]
+        if entity in wanted or not values or not owned_entity(ctx.desired.ownership, entity):
+            continue
+        if not ctx.may_delete(desired.KIND_QUOTA):
+            ctx.keep_unmanaged(kind=desired.KIND_QUOTA, name=views.quota_name(entity), address=entity.address)
+            continue
+        ctx.changes.append(
+            plan.Change(
+                address=entity.address,
+                kind=desired.KIND_QUOTA,
+                name=views.quota_name(entity),
+                action=plan.Action.DELETE,
+                phase=plan.Phase.QUOTA,
+                before=dict(sorted(values.items())),
+                attributes=tuple(plan.AttributeChange(k, v, None) for k, v in sorted(values.items())),
+                reasons=("not declared; deletion is enabled for quotas",),
+                fingerprint=views.fingerprint_of(views.quota_view(entity, values)),
+            )
+        )

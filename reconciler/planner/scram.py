@@ -1,0 +1,128 @@
+"""SCRAM credential changes: create, re-set on mechanism/iteration drift or on request, delete.
+
+A SCRAM password cannot be read back from Kafka (only mechanism and iteration count are), so the
+planner never reports password drift. A password is (re-)set when the credential is created or
+re-set for another reason, and when ``PlanOptions.rotate_scram_users`` names the user. The
+``rotation`` marker of a declared user is informational: it is shown in the plan, but cannot be
+compared with anything the cluster holds; see docs/plan.md for the rotation workflow.
+Plans show the password's reference (``env:NAME``), never a password.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reconciler import desired, plan, state
+from reconciler.planner import common, views
+
+
+def _after(user: desired.DesiredScramUser) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "credentials": {user.mechanism: {"iterations": user.iterations}},
+        "password": user.password.describe(),
+    }
+    if user.rotation is not None:
+        out["rotation"] = user.rotation
+    return out
+
+
+def plan_scram(ctx: common.Context) -> None:
+    """Add SCRAM-phase changes, unmanaged users and rotation warnings to ``ctx``."""
+    wanted = ctx.desired.scram_users
+    live = ctx.live.scram_users
+    rotate = ctx.options.rotate_scram_users
+    for name in sorted(rotate - wanted.keys()):
+        ctx.warn(
+            f"password rotation requested for {name!r}, which is not declared; ignored",
+            code="rotation-undeclared",
+            address=views.address(desired.KIND_SCRAM, name),
+        )
+    if live is None:
+        if wanted:
+            ctx.warn(
+                "SCRAM credentials could not be read from the cluster; SCRAM users are not planned",
+                code="scram-unreadable",
+                severity="error",
+            )
+        return
+    for name in sorted(wanted):
+        _declared(ctx, wanted[name], live.get(name) or ())
+    if not ctx.manages_undeclared(desired.KIND_SCRAM):
+        return
+    for name in sorted(live):
+        creds = live[name]
+        if name in wanted or not creds or not ctx.desired.ownership.owns_principal(f"User:{name}"):
+            continue
+        addr = views.address(desired.KIND_SCRAM, name)
+        if not ctx.may_delete(desired.KIND_SCRAM):
+            ctx.keep_unmanaged(kind=desired.KIND_SCRAM, name=name, address=addr)
+            continue
+        view = views.scram_view(name, creds)
+        ctx.changes.append(
+            plan.Change(
+                address=addr,
+                kind=desired.KIND_SCRAM,
+                name=name,
+                action=plan.Action.DELETE,
+                phase=plan.Phase.SCRAM,
+                before=view,
+                attributes=tuple(
+                    plan.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
+                    for c in sorted(creds, key=lambda c: c.mechanism)
+                ),
+                reasons=("not declared; deletion is enabled for scram users",),
+                warnings=("clients authenticating as this user will be refused",),
+                fingerprint=views.fingerprint_of(view),
+            )
+        )
+
+
+def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[state.ScramCredential, ...]) -> None:
+    addr = views.address(desired.KIND_SCRAM, want.name)
+    view = views.scram_view(want.name, creds)
+    by_mech = {c.mechanism: c.iterations for c in creds}
+    reasons: list[str] = []
+    attrs: list[plan.AttributeChange] = []
+    if not creds:
+        action = plan.Action.CREATE
+        reasons.append("declared in the manifests; the user has no SCRAM credential")
+        attrs.append(plan.AttributeChange(f"credentials.{want.mechanism}", None, {"iterations": want.iterations}))
+    else:
+        action = plan.Action.UPDATE
+        have = by_mech.get(want.mechanism)
+        if have is None:
+            reasons.append(f"no {want.mechanism} credential; it is set, with the password")
+        elif have != want.iterations:
+            reasons.append(f"iterations {have} -> {want.iterations}: the credential is re-set, with the password")
+        if have != want.iterations:
+            attrs.append(
+                plan.AttributeChange(
+                    f"credentials.{want.mechanism}",
+                    None if have is None else {"iterations": have},
+                    {"iterations": want.iterations},
+                )
+            )
+        for mech in sorted(by_mech.keys() - {want.mechanism}):
+            reasons.append(f"the {mech} credential is not declared and is removed")
+            attrs.append(plan.AttributeChange(f"credentials.{mech}", {"iterations": by_mech[mech]}, None))
+        if want.name in ctx.options.rotate_scram_users:
+            reasons.append("password rotation requested")
+    if not reasons:
+        ctx.unchanged[desired.KIND_SCRAM] += 1
+        return
+    attrs.append(plan.AttributeChange("password", None, want.password.describe()))
+    ctx.changes.append(
+        plan.Change(
+            address=addr,
+            kind=desired.KIND_SCRAM,
+            name=want.name,
+            action=action,
+            phase=plan.Phase.SCRAM,
+            before=view,
+            after=_after(want),
+            attributes=tuple(attrs),
+            reasons=tuple(reasons),
+            fingerprint=views.fingerprint_of(view),
+            source=common.source_text(want.source),
+        )
+    )

@@ -1,0 +1,289 @@
+"""Topic changes: create, partitions, replication factor and assignment, configs, delete.
+
+One topic can produce one change per phase (``PARTITIONS``, ``TOPIC_CONFIG``, ``REASSIGN``), all
+sharing the address ``topic/<name>`` and the fingerprint of the live topic. Unchanged topics are
+only counted, so a plan over 100,000 topics stays small.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from reconciler import configs, desired, plan, state
+from reconciler.planner import assignment, common, views
+
+# Topics run by Kafka itself or by well-known tools around it. When undeclared they are never
+# deleted, reset or listed, whatever the ownership rules say; declaring one manages it as usual.
+INTERNAL_TOPIC_PATTERNS = (
+    r"__.*",  # __consumer_offsets, __transaction_state, __cluster_metadata, __share_group_state, ...
+    r"_schemas",  # Schema Registry
+    r"_confluent.*",  # Confluent Platform components
+    r"(?:.*[-_.])?connect(?:[-_.].*)?-(?:configs|offsets|status)",  # Kafka Connect storage topics
+    r".*\.internal",  # MirrorMaker 2: mm2-offset-syncs.<cluster>.internal, <alias>.checkpoints.internal, ...
+)
+_INTERNAL = re.compile("|".join(f"(?:{p})" for p in INTERNAL_TOPIC_PATTERNS))
+
+
+def is_internal(name: str, topic: state.TopicState | None = None) -> bool:
+    """Whether a topic is internal: flagged so by the broker, or named like a tool's internal topic."""
+    return (topic is not None and topic.internal) or _INTERNAL.fullmatch(name) is not None
+
+
+def _configs_shown(values: Mapping[str, str | None], sensitive: frozenset[str]) -> dict[str, str | None]:
+    return {k: common.shown(values[k], sensitive=k in sensitive or configs.is_sensitive(k)) for k in sorted(values)}
+
+
+def plan_topics(ctx: common.Context) -> None:
+    """Add every topic change of the run to ``ctx``."""
+    live_topics = ctx.live.topics
+    wanted = ctx.desired.topics
+    if live_topics is None:
+        if wanted or (ctx.desired.ownership.topics and ctx.manages_undeclared(desired.KIND_TOPIC)):
+            ctx.warn(
+                "topics could not be read from the cluster; topics are not planned",
+                code="topics-unreadable",
+                severity="error",
+            )
+        return
+    broker_ids = {b.id for b in ctx.live.brokers}
+    for name, want in wanted.items():
+        have = live_topics.get(name)
+        if have is None:
+            _create(ctx, want, broker_ids)
+        else:
+            _update(ctx, want, have, broker_ids)
+    if not ctx.manages_undeclared(desired.KIND_TOPIC):
+        return
+    owns = ctx.desired.ownership.owns_topic
+    deletable = ctx.may_delete(desired.KIND_TOPIC)
+    for name, have in live_topics.items():
+        if name in wanted or not owns(name) or is_internal(name, have):
+            continue
+        addr = views.address(desired.KIND_TOPIC, name)
+        if not deletable:
+            ctx.keep_unmanaged(kind=desired.KIND_TOPIC, name=name, address=addr)
+            continue
+        view = views.topic_view(have)
+        ctx.changes.append(
+            plan.Change(
+                address=addr,
+                kind=desired.KIND_TOPIC,
+                name=name,
+                action=plan.Action.DELETE,
+                phase=plan.Phase.TOPIC_DELETE,
+                before=_summary(have),
+                reasons=("not declared in the manifests; deletion is enabled for topics",),
+                warnings=(f"deleting the topic deletes its {have.partitions} partition(s) and all their data",),
+                fingerprint=views.fingerprint_of(view),
+            )
+        )
+
+
+def _summary(topic: state.TopicState) -> dict[str, Any]:
+    return {
+        "partitions": topic.partitions,
+        "replication_factor": topic.replication_factor,
+        "configs": _configs_shown(dict(topic.configs), topic.sensitive),
+    }
+
+
+def _assignment_problem(want: desired.DesiredTopic, broker_ids: set[int]) -> str | None:
+    if want.assignment is None:
+        return None
+    if len(want.assignment) != want.partitions or any(len(r) != want.replication_factor for r in want.assignment):
+        return (
+            f"the declared assignment has {len(want.assignment)} partition(s), but the topic declares "
+            f"partitions {want.partitions} and replication_factor {want.replication_factor}"
+        )
+    if any(len(set(r)) != len(r) for r in want.assignment):
+        return "the declared assignment lists a broker twice in one partition"
+    unknown = sorted({b for r in want.assignment for b in r} - broker_ids) if broker_ids else []
+    if unknown:
+        return f"the declared assignment uses broker(s) {', '.join(map(str, unknown))}, which are not in the cluster"
+    return None
+
+
+def _rf_problem(rf: int, broker_ids: set[int]) -> str | None:
+    if broker_ids and rf > len(broker_ids):
+        return f"replication factor {rf} exceeds the {len(broker_ids)} broker(s) in the cluster"
+    return None
+
+
+def _create(ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int]) -> None:
+    addr = views.address(desired.KIND_TOPIC, want.name)
+    after: dict[str, Any] = {
+        "partitions": want.partitions,
+        "replication_factor": want.replication_factor,
+        "configs": _configs_shown(dict(want.configs), frozenset()),
+    }
+    attrs = [
+        plan.AttributeChange("partitions", None, want.partitions),
+        plan.AttributeChange("replication_factor", None, want.replication_factor),
+    ]
+    for key, value in after["configs"].items():
+        attrs.append(plan.AttributeChange(f"configs.{key}", None, value, sensitive=configs.is_sensitive(key)))
+    if want.assignment is not None:
+        after["assignment"] = [list(r) for r in want.assignment]
+        attrs.append(plan.AttributeChange("assignment", None, after["assignment"]))
+    problem = _rf_problem(want.replication_factor, broker_ids) or _assignment_problem(want, broker_ids)
+    ctx.changes.append(
+        plan.Change(
+            address=addr,
+            kind=desired.KIND_TOPIC,
+            name=want.name,
+            action=plan.Action.BLOCKED if problem else plan.Action.CREATE,
+            phase=plan.Phase.TOPIC_CREATE,
+            after=after,
+            attributes=tuple(attrs),
+            reasons=(f"cannot create: {problem}",) if problem else ("declared in the manifests; not in the cluster",),
+            source=common.source_text(want.source),
+        )
+    )
+
+
+def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState, broker_ids: set[int]) -> None:
+    n_before = len(ctx.changes)
+    fp: list[str | None] = []
+
+    def fingerprint() -> str | None:
+        if not fp:
+            fp.append(views.fingerprint_of(views.topic_view(have)))
+        return fp[0]
+
+    addr = views.address(desired.KIND_TOPIC, want.name)
+    source = common.source_text(want.source)
+
+    def add(action: plan.Action, phase: plan.Phase, **fields: Any) -> None:
+        ctx.changes.append(
+            plan.Change(
+                address=addr,
+                kind=desired.KIND_TOPIC,
+                name=want.name,
+                action=action,
+                phase=phase,
+                fingerprint=fingerprint(),
+                source=source,
+                **fields,
+            )
+        )
+
+    live_n = len(have.assignment)
+    if want.partitions > live_n:
+        after: dict[str, Any] = {"partitions": want.partitions}
+        if want.assignment is not None and len(want.assignment) == want.partitions:
+            after["assignment"] = [list(r) for r in want.assignment[live_n:]]
+        add(
+            plan.Action.UPDATE,
+            plan.Phase.PARTITIONS,
+            before={"partitions": live_n},
+            after=after,
+            attributes=(plan.AttributeChange("partitions", live_n, want.partitions),),
+            reasons=(f"add {want.partitions - live_n} partition(s)",),
+        )
+    elif want.partitions < live_n:
+        add(
+            plan.Action.BLOCKED,
+            plan.Phase.PARTITIONS,
+            before={"partitions": live_n},
+            after={"partitions": want.partitions},
+            attributes=(plan.AttributeChange("partitions", live_n, want.partitions),),
+            reasons=(
+                f"Kafka cannot remove partitions: the topic has {live_n}, the manifests declare {want.partitions}",
+                f"option 1: keep the partitions: declare partitions: {live_n}",
+                f"option 2: create a new topic with {want.partitions} partitions, move producers and consumers "
+                "to it, then remove this one from the manifests",
+                "the planner never deletes and re-creates a topic to shrink it: that would lose its data",
+            ),
+        )
+    _reassign(ctx, want, have, broker_ids, add)
+    diff = common.diff_configs(
+        want.configs,
+        have.configs,
+        sensitive=lambda k: k in have.sensitive or configs.is_sensitive(k),
+        default_of=lambda k: have.defaults.get(k) or configs.topic_default(k),
+        reset_undeclared=True,
+    )
+    if diff.attributes:
+        secret = have.sensitive
+        add(
+            plan.Action.UPDATE,
+            plan.Phase.TOPIC_CONFIG,
+            before={"configs": _configs_shown(dict(have.configs), secret)},
+            after={"configs": _configs_shown(dict(want.configs), secret)},
+            attributes=diff.attributes,
+            reasons=_config_reasons(diff.attributes),
+        )
+    if len(ctx.changes) == n_before:
+        ctx.unchanged[desired.KIND_TOPIC] += 1
+
+
+def _config_reasons(attrs: tuple[plan.AttributeChange, ...]) -> tuple[str, ...]:
+    sets = sum(1 for a in attrs if a.after is not None)
+    resets = len(attrs) - sets
+    out = []
+    if sets:
+        out.append(f"set {sets} config(s) that differ from the manifests")
+    if resets:
+        out.append(f"reset {resets} config(s) set on the topic but not declared")
+    return tuple(out)
+
+
+def _reassign(
+    ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState, broker_ids: set[int], add: Any
+) -> None:
+    rf_changes = any(len(r) != want.replication_factor for r in have.assignment)
+    declared_moves = want.assignment is not None and tuple(want.assignment[: len(have.assignment)]) != tuple(
+        have.assignment[: len(want.assignment)]
+    )
+    if not (rf_changes or declared_moves):
+        return
+    before = {"replication_factor": have.replication_factor, "assignment": [list(r) for r in have.assignment]}
+    problem = _rf_problem(want.replication_factor, broker_ids) or _assignment_problem(want, broker_ids)
+    if problem is None and not broker_ids:
+        problem = "the cluster's broker list is unknown, so no target assignment can be computed"
+    if problem is not None:
+        add(
+            plan.Action.BLOCKED,
+            plan.Phase.REASSIGN,
+            before=before,
+            attributes=(plan.AttributeChange("replication_factor", have.replication_factor, want.replication_factor),),
+            reasons=(f"cannot reassign: {problem}",),
+        )
+        return
+    partitions = max(want.partitions, len(have.assignment))
+    if want.assignment is not None:
+        target = tuple(tuple(r) for r in want.assignment)
+        why = "the declared assignment differs from the cluster's"
+    else:
+        target = assignment.target_assignment(
+            have.assignment,
+            partitions=partitions,
+            replication_factor=want.replication_factor,
+            brokers=ctx.live.brokers,
+        )
+        why = (
+            f"replication factor {have.replication_factor} -> {want.replication_factor}: "
+            "rack-aware target assignment, existing replicas kept where possible"
+        )
+    attrs: list[plan.AttributeChange] = []
+    if have.replication_factor != want.replication_factor:
+        attrs.append(plan.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
+    for p, replicas in enumerate(target):
+        current = list(have.assignment[p]) if p < len(have.assignment) else None
+        if current != list(replicas):
+            attrs.append(plan.AttributeChange(f"assignment.{p}", current, list(replicas)))
+    warnings = []
+    moving = [r for r in ctx.live.reassignments if r.topic == want.name]
+    if moving:
+        warnings.append(f"{len(moving)} partition reassignment(s) of this topic are still in progress")
+    add(
+        plan.Action.UPDATE,
+        plan.Phase.REASSIGN,
+        before=before,
+        after={"replication_factor": want.replication_factor, "assignment": [list(r) for r in target]},
+        attributes=tuple(attrs),
+        reasons=(why,),
+        warnings=tuple(warnings),
+    )
