@@ -1,0 +1,196 @@
+"""``KafkaAdapter``: the one object through which the tool reads and writes a Kafka cluster.
+
+It connects lazily, reports what the cluster supports, reads the live state in a constant number of
+requests (``read_state``) and applies batched writes that answer per entity (``ItemResult``). Every request
+it sends is counted in ``request_count`` / ``request_counts``. The modules next to this one do the work:
+``wire`` (connection, routing, counting), ``read`` (live state), ``write`` (batched changes).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from kafka.protocol.metadata import MetadataRequest
+
+from reconciler import desired, errors, state
+from reconciler.connection import ConnectionSettings
+from reconciler.kafka import read, write
+from reconciler.kafka import wire as wire_mod
+from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
+
+# Admin APIs each kind needs to be read and written.
+KIND_APIS: Mapping[str, tuple[str, ...]] = {
+    desired.KIND_TOPIC: ("Metadata", "DescribeConfigs", "CreateTopics", "DeleteTopics", "CreatePartitions",
+                         "IncrementalAlterConfigs"),
+    desired.KIND_ACL: ("DescribeAcls", "CreateAcls", "DeleteAcls"),
+    desired.KIND_QUOTA: ("DescribeClientQuotas", "AlterClientQuotas"),
+    desired.KIND_SCRAM: ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
+    desired.KIND_BROKER_CONFIG: ("DescribeConfigs", "IncrementalAlterConfigs"),
+}  # fmt: skip
+
+_UNKNOWN_TOPIC = 3
+
+
+class KafkaAdapter:
+    """Reads and writes one cluster. Use as a context manager; nothing connects until the first call."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self._wire = wire_mod.Wire(settings)
+
+    def __enter__(self) -> KafkaAdapter:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._wire.close()
+
+    def __repr__(self) -> str:
+        return f"KafkaAdapter({self.settings.describe()})"
+
+    # -------------------------------------------------------------------------------- counting
+    @property
+    def request_count(self) -> int:
+        """Admin requests sent so far (the client's own connection handshakes are not counted)."""
+        return self._wire.request_count
+
+    @property
+    def request_counts(self) -> dict[str, int]:
+        """Requests sent so far, per API name (``{"Metadata": 1, "DescribeConfigs": 1, ...}``)."""
+        return dict(self._wire.request_counts)
+
+    def reset_request_count(self) -> None:
+        self._wire.request_count = 0
+        self._wire.request_counts.clear()
+
+    # ---------------------------------------------------------------------------- capabilities
+    def connect(self) -> None:
+        """Connect now (otherwise the first call does); raises ``ConnectionFailed`` with a plain message."""
+        self._wire.client()
+
+    def capabilities(self) -> dict[str, int]:
+        """Admin API name -> highest version the cluster supports (from ApiVersions; no extra request)."""
+        return self._wire.capabilities()
+
+    def missing_apis(self, kinds: Iterable[str]) -> list[str]:
+        """Plain sentences for each API that ``kinds`` need and the cluster lacks (empty when all are there)."""
+        needed = dict.fromkeys(api for kind in kinds for api in KIND_APIS.get(kind, ()))
+        return [reason for api in needed if (reason := self._wire.unsupported(api)) is not None]
+
+    def require(self, kinds: Iterable[str]) -> None:
+        """Raise ``UnsupportedByCluster`` naming every missing API, e.g. DescribeClientQuotas (needs Kafka 2.6+)."""
+        missing = self.missing_apis(kinds)
+        if missing:
+            raise errors.UnsupportedByCluster("; ".join(missing))
+
+    # ------------------------------------------------------------------------------------ read
+    def read_state(
+        self,
+        *,
+        kinds: frozenset[str],
+        topic_filter: Callable[[str], bool] | None = None,
+        principal_filter: Callable[[str], bool] | None = None,
+    ) -> state.ClusterState:
+        """The live state of what ``kinds`` need; a full read is ``5 + number of brokers`` requests at most.
+
+        ``topic_filter`` limits topics (and their configs and reassignments) to the names it accepts;
+        ``principal_filter`` limits ACLs, SCRAM users and user quotas to principals (``User:alice``) it accepts.
+        """
+        return read.read_state(self._wire, kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter)
+
+    def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
+        return read.read_reassignments(self._wire)
+
+    # ----------------------------------------------------------------------------------- write
+    def create_topics(
+        self, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
+    ) -> list[ItemResult]:
+        return write.create_topics(self._wire, specs, validate_only=validate_only, timeout_ms=timeout_ms)
+
+    def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> list[ItemResult]:
+        return write.delete_topics(self._wire, names, timeout_ms=timeout_ms)
+
+    def create_partitions(
+        self,
+        counts: Mapping[str, int],
+        *,
+        assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        validate_only: bool = False,
+        timeout_ms: int | None = None,
+    ) -> list[ItemResult]:
+        return write.create_partitions(
+            self._wire, counts, assignments=assignments, validate_only=validate_only, timeout_ms=timeout_ms
+        )
+
+    def incremental_alter_configs(
+        self, changes: Mapping[tuple[str, str], Sequence[ConfigOp]], *, validate_only: bool = False
+    ) -> list[ItemResult]:
+        return write.incremental_alter_configs(self._wire, changes, validate_only=validate_only)
+
+    def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+        return write.create_acls(self._wire, bindings)
+
+    def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+        return write.delete_acls(self._wire, bindings)
+
+    def alter_client_quotas(
+        self, changes: Mapping[state.QuotaEntity, Mapping[str, float | None]], *, validate_only: bool = False
+    ) -> list[ItemResult]:
+        return write.alter_client_quotas(self._wire, changes, validate_only=validate_only)
+
+    def alter_scram_credentials(
+        self, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
+    ) -> list[ItemResult]:
+        return write.alter_scram_credentials(self._wire, upserts=upserts, deletions=deletions)
+
+    def alter_partition_reassignments(
+        self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None
+    ) -> list[ItemResult]:
+        return write.alter_partition_reassignments(self._wire, changes, timeout_ms=timeout_ms)
+
+    # ------------------------------------------------------------------------------------ wait
+    def wait_topics_present(
+        self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+    ) -> frozenset[str]:
+        """Poll Metadata until every topic has a leader for each partition; returns those still not ready."""
+        return self._wait(names, present=True, timeout_s=timeout_s, poll_s=poll_s)
+
+    def wait_topics_absent(
+        self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+    ) -> frozenset[str]:
+        """Poll Metadata until no topic is listed any more (deletion is asynchronous); returns those still there."""
+        return self._wait(names, present=False, timeout_s=timeout_s, poll_s=poll_s)
+
+    def _wait(self, names: Iterable[str], *, present: bool, timeout_s: float, poll_s: float) -> frozenset[str]:
+        pending = sorted(set(names))
+        deadline = time.monotonic() + timeout_s
+        while pending:
+            response = self._wire.send(MetadataRequest(topics=pending, allow_auto_topic_creation=False))
+            by_name = {str(t.name): t for t in response.topics}
+            if present:
+                pending = [n for n in pending if not _topic_ready(by_name.get(n))]
+            else:
+                pending = [n for n in pending if not _topic_absent(by_name.get(n))]
+            if not pending or time.monotonic() >= deadline:
+                break
+            time.sleep(poll_s)
+        return frozenset(pending)
+
+
+def _topic_ready(topic: Any) -> bool:
+    """True when Metadata shows the topic with every partition led; False when absent or not yet ready."""
+    if topic is None or topic.error_code:
+        return False
+    partitions = list(getattr(topic, "partitions", []) or [])
+    return bool(partitions) and all(p.error_code == 0 and p.leader_id >= 0 for p in partitions)
+
+
+def _topic_absent(topic: Any) -> bool:
+    return topic is None or bool(topic.error_code == _UNKNOWN_TOPIC)

@@ -1,0 +1,380 @@
+"""Reads the live state of a cluster into a ``ClusterState`` in a constant number of requests.
+
+A full read is: one Metadata (brokers, racks, cluster id, controller, every topic with its replicas), one
+DescribeConfigs per broker whose own configs are needed (the topic configs and the cluster-wide default ride
+along in the first one; topics are split over several requests only beyond ``MAX_CONFIG_RESOURCES``), one
+DescribeAcls with an ANY filter, one DescribeClientQuotas matching everything, one
+DescribeUserScramCredentials for all users and one ListPartitionReassignments. Sections that were not asked
+for stay ``None``; a section that could not be read says why in ``ClusterState.unavailable``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from kafka.admin import ACLOperation, ACLPermissionType, ACLResourcePatternType, ConfigSourceType, ResourceType
+from kafka.protocol.admin import (
+    DescribeAclsRequest,
+    DescribeClientQuotasRequest,
+    DescribeConfigsRequest,
+    DescribeUserScramCredentialsRequest,
+    ListPartitionReassignmentsRequest,
+)
+from kafka.protocol.metadata import MetadataRequest
+
+from reconciler import desired, state
+from reconciler.kafka import wire as wire_mod
+from reconciler.kafka.results import RequestFailed
+
+NameFilter = Callable[[str], bool]
+
+# Broker settings the planner lints, copied into ClusterState.cluster_configs whatever their source.
+LINT_KEYS = (
+    "auto.create.topics.enable",
+    "min.insync.replicas",
+    "default.replication.factor",
+    "num.partitions",
+    "delete.topic.enable",
+)
+# Topic resources per DescribeConfigs request; a broker accepts far more (see docs/benchmarks.md), this only
+# bounds a single response's size.
+MAX_CONFIG_RESOURCES = 10_000
+
+_TOPIC_RESOURCE = 2
+_BROKER_RESOURCE = 4
+_UNKNOWN_TOPIC = 3
+_NOT_CONTROLLER = 41
+_SECURITY_DISABLED = 54
+_SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
+
+
+def read_state(
+    wire: wire_mod.Wire,
+    *,
+    kinds: frozenset[str],
+    topic_filter: NameFilter | None = None,
+    principal_filter: NameFilter | None = None,
+) -> state.ClusterState:
+    """Read what ``kinds`` need (``desired.KIND_*``); see the module docstring for the requests sent."""
+    unknown = set(kinds) - set(desired.KINDS)
+    if unknown:
+        raise ValueError(f"unknown kinds: {sorted(unknown)}")
+    need_topics = desired.KIND_TOPIC in kinds
+    need_brokers = desired.KIND_BROKER_CONFIG in kinds
+    unavailable: dict[str, str] = {}
+
+    metadata = wire.send(MetadataRequest(topics=None if need_topics else [], allow_auto_topic_creation=False))
+    wire.check_top_level(metadata, api="Metadata")
+    wire.note_metadata(metadata)
+    brokers = tuple(
+        sorted(
+            (
+                state.Broker(id=int(b.node_id), host=str(b.host), port=int(b.port), rack=b.rack)
+                for b in metadata.brokers
+            ),
+            key=lambda b: b.id,
+        )
+    )
+    topics = parse_topics(metadata.topics, topic_filter) if need_topics else None
+
+    configs = _read_configs(
+        wire,
+        topics=topics,
+        broker_ids=[b.id for b in brokers],
+        all_brokers=need_brokers,
+    )
+    if topics is not None:
+        topics = configs.apply_to(topics)
+
+    reassignments: tuple[state.Reassignment, ...] = ()
+    if need_topics and wire.unsupported("ListPartitionReassignments") is None:
+        reassignments = read_reassignments(wire, topic_filter=topic_filter)
+
+    acls = None
+    if desired.KIND_ACL in kinds:
+        acls, reason = read_acls(wire, principal_filter=principal_filter)
+        if reason:
+            unavailable[desired.KIND_ACL] = reason
+    quotas = None
+    if desired.KIND_QUOTA in kinds:
+        if (reason := wire.unsupported("DescribeClientQuotas")) is None:
+            quotas = read_quotas(wire, principal_filter=principal_filter)
+        else:
+            unavailable[desired.KIND_QUOTA] = reason
+    scram = None
+    if desired.KIND_SCRAM in kinds:
+        if (reason := wire.unsupported("DescribeUserScramCredentials")) is None:
+            scram = read_scram(wire, principal_filter=principal_filter)
+        else:
+            unavailable[desired.KIND_SCRAM] = reason
+
+    return state.ClusterState(
+        cluster_id=metadata.cluster_id,
+        controller_id=wire.controller_id,
+        brokers=brokers,
+        topics=topics,
+        broker_configs=configs.broker_configs if need_brokers else None,
+        broker_config_sensitive=frozenset(configs.broker_sensitive),
+        cluster_configs=configs.cluster_configs,
+        acls=acls,
+        quotas=quotas,
+        scram_users=scram,
+        reassignments=reassignments,
+        capabilities=wire.capabilities(),
+        unavailable=unavailable,
+    )
+
+
+# ----------------------------------------------------------------------------------------- topics
+def parse_topics(raw_topics: Iterable[Any], topic_filter: NameFilter | None) -> dict[str, state.TopicState]:
+    """Topics of a Metadata response (those with partitions), without configs yet."""
+    topics: dict[str, state.TopicState] = {}
+    for topic in raw_topics:
+        name = str(topic.name)
+        if topic_filter is not None and not topic_filter(name):
+            continue
+        partitions = sorted(topic.partitions, key=lambda p: int(p.partition_index))
+        if not partitions:
+            continue  # still being created or being deleted: no replica assignment to report
+        topic_id = getattr(topic, "topic_id", None)
+        topics[name] = state.TopicState(
+            name=name,
+            assignment=tuple(tuple(int(r) for r in p.replica_nodes) for p in partitions),
+            internal=bool(topic.is_internal),
+            topic_id=None if topic_id in (None, uuid.UUID(int=0)) else str(topic_id),
+        )
+    return topics
+
+
+class _Configs:
+    """What the DescribeConfigs requests returned, sorted into topic, broker and lint sections."""
+
+    def __init__(self) -> None:
+        self.topic_configs: dict[str, dict[str, str | None]] = {}
+        self.topic_defaults: dict[str, dict[str, str | None]] = {}
+        self.topic_sensitive: dict[str, set[str]] = {}
+        self.missing_topics: set[str] = set()
+        self.broker_configs: dict[str, dict[str, str | None]] = {}
+        self.broker_sensitive: set[str] = set()
+        self.cluster_configs: dict[str, str | None] = {}
+
+    def apply_to(self, topics: dict[str, state.TopicState]) -> dict[str, state.TopicState]:
+        return {
+            name: state.TopicState(
+                name=name,
+                assignment=t.assignment,
+                internal=t.internal,
+                configs=self.topic_configs.get(name, {}),
+                defaults=self.topic_defaults.get(name, {}),
+                sensitive=frozenset(self.topic_sensitive.get(name, set())),
+                topic_id=t.topic_id,
+            )
+            for name, t in sorted(topics.items())
+            if name not in self.missing_topics
+        }
+
+
+def _read_configs(
+    wire: wire_mod.Wire,
+    *,
+    topics: dict[str, state.TopicState] | None,
+    broker_ids: list[int],
+    all_brokers: bool,
+) -> _Configs:
+    result = _Configs()
+    if not broker_ids:
+        return result
+    # The request to the first broker carries the topics, the cluster default and that broker's own configs
+    # (for the lint keys); every other broker is asked only for its own dynamic configs.
+    first = wire.controller_id if wire.controller_id in broker_ids else broker_ids[0]
+    per_node: list[tuple[int | None, list[tuple[int, str]]]] = []
+    topic_names = sorted(topics) if topics is not None else []
+    chunks = [topic_names[i : i + MAX_CONFIG_RESOURCES] for i in range(0, len(topic_names), MAX_CONFIG_RESOURCES)]
+    head: list[tuple[int, str]] = [(_TOPIC_RESOURCE, n) for n in (chunks[0] if chunks else [])]
+    if all_brokers:
+        head.append((_BROKER_RESOURCE, ""))
+    if topics is not None or all_brokers:
+        head.append((_BROKER_RESOURCE, str(first)))
+        per_node.append((first, head))
+    for chunk in chunks[1:]:
+        per_node.append((None, [(_TOPIC_RESOURCE, n) for n in chunk]))
+    if all_brokers:
+        per_node.extend((b, [(_BROKER_RESOURCE, str(b))]) for b in broker_ids if b != first)
+
+    resource_cls = DescribeConfigsRequest.DescribeConfigsResource
+    for node, resources in per_node:
+        request = DescribeConfigsRequest(
+            resources=[resource_cls(resource_type=t, resource_name=n, configuration_keys=None) for t, n in resources],
+            include_synonyms=True,
+            include_documentation=False,
+        )
+        response = wire.send(request, node=node)
+        for res in response.results:
+            _sort_config_result(res, result, lint_broker=str(first))
+    return result
+
+
+def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str) -> None:
+    name = str(res.resource_name)
+    kind = "topic" if res.resource_type == _TOPIC_RESOURCE else "broker"
+    if res.error_code:
+        if kind == "topic" and res.error_code == _UNKNOWN_TOPIC:
+            result.missing_topics.add(name)  # deleted since the Metadata answer
+            return
+        label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
+        raise RequestFailed(
+            f"cannot describe the configs of {label}: {wire_mod.error_name(res.error_code)}"
+            + (f": {res.error_message}" if res.error_message else ""),
+            api="DescribeConfigs",
+            error_code=int(res.error_code),
+            error_name=wire_mod.error_name(res.error_code),
+            retriable=wire_mod.is_retriable(res.error_code),
+        )
+    if kind == "topic":
+        configs: dict[str, str | None] = {}
+        defaults: dict[str, str | None] = {}
+        sensitive: set[str] = set()
+        for entry in res.configs:
+            key, secret = str(entry.name), bool(entry.is_sensitive)
+            value = None if secret else entry.value
+            if secret:
+                sensitive.add(key)
+            if entry.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG:
+                configs[key] = value
+                fallback = next((s for s in entry.synonyms if s.source != ConfigSourceType.DYNAMIC_TOPIC_CONFIG), None)
+                if fallback is not None:
+                    defaults[key] = None if secret else fallback.value
+            else:
+                defaults[key] = value
+        result.topic_configs[name] = configs
+        result.topic_defaults[name] = defaults
+        result.topic_sensitive[name] = sensitive
+        return
+    wanted = ConfigSourceType.DYNAMIC_DEFAULT_BROKER_CONFIG if name == "" else ConfigSourceType.DYNAMIC_BROKER_CONFIG
+    section: dict[str, str | None] = {}
+    for entry in res.configs:
+        key, secret = str(entry.name), bool(entry.is_sensitive)
+        if entry.config_source == wanted:
+            section[key] = None if secret else entry.value
+            if secret:
+                result.broker_sensitive.add(key)
+        if name == lint_broker and key in LINT_KEYS:
+            result.cluster_configs[key] = None if secret else entry.value
+    result.broker_configs[name or state.CLUSTER_DEFAULT] = section
+
+
+def read_reassignments(
+    wire: wire_mod.Wire, *, topic_filter: NameFilter | None = None
+) -> tuple[state.Reassignment, ...]:
+    """Ongoing partition reassignments (one ListPartitionReassignments to the controller)."""
+    request = ListPartitionReassignmentsRequest(timeout_ms=wire.settings.request_timeout_ms, topics=None)
+    response = wire.send_to_controller(request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER)
+    wire.check_top_level(response, api="ListPartitionReassignments")
+    found = [
+        state.Reassignment(
+            topic=str(topic.name),
+            partition=int(p.partition_index),
+            replicas=tuple(int(r) for r in p.replicas),
+            adding=tuple(int(r) for r in p.adding_replicas),
+            removing=tuple(int(r) for r in p.removing_replicas),
+        )
+        for topic in response.topics
+        if topic_filter is None or topic_filter(str(topic.name))
+        for p in topic.partitions
+    ]
+    return tuple(sorted(found, key=lambda r: (r.topic, r.partition)))
+
+
+# --------------------------------------------------------------------------------------- security
+def read_acls(
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+) -> tuple[frozenset[state.AclBinding] | None, str | None]:
+    """Every ACL binding (one DescribeAcls, ANY filter), or ``(None, reason)`` when there is no authorizer."""
+    request = DescribeAclsRequest(
+        resource_type_filter=ResourceType.ANY,
+        resource_name_filter=None,
+        pattern_type_filter=ACLResourcePatternType.ANY,
+        principal_filter=None,
+        host_filter=None,
+        operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+    )
+    response = wire.send(request)
+    if response.error_code == _SECURITY_DISABLED:
+        return None, (
+            "the cluster has no authorizer configured (SECURITY_DISABLED): ACLs cannot be read or managed; "
+            "set authorizer.class.name on the brokers or stop managing ACLs for this cluster"
+        )
+    wire.check_top_level(response, api="DescribeAcls")
+    bindings = set()
+    for resource in response.resources:
+        for acl in resource.acls:
+            principal = str(acl.principal)
+            if principal_filter is not None and not principal_filter(principal):
+                continue
+            bindings.add(
+                state.AclBinding(
+                    resource_type=_enum_name(ResourceType, resource.resource_type),
+                    pattern_type=_enum_name(ACLResourcePatternType, resource.pattern_type),
+                    resource_name=str(resource.resource_name),
+                    principal=principal,
+                    host=str(acl.host),
+                    operation=_enum_name(ACLOperation, acl.operation),
+                    permission=_enum_name(ACLPermissionType, acl.permission_type),
+                )
+            )
+    return frozenset(bindings), None
+
+
+def read_quotas(
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+) -> dict[state.QuotaEntity, dict[str, float]]:
+    """Every client-quota entity and its values (one DescribeClientQuotas matching everything).
+
+    With a ``principal_filter``, entities naming a user are kept only when ``User:<name>`` matches; entities
+    without a named user (client-id, ip, default user) are always kept.
+    """
+    response = wire.send(DescribeClientQuotasRequest(components=[], strict=False))
+    wire.check_top_level(response, api="DescribeClientQuotas")
+    quotas: dict[state.QuotaEntity, dict[str, float]] = {}
+    for entry in response.entries or []:
+        parts = tuple(
+            sorted((str(e.entity_type), None if e.entity_name is None else str(e.entity_name)) for e in entry.entity)
+        )
+        user = next((n for t, n in parts if t == "user" and n is not None), None)
+        if principal_filter is not None and user is not None and not principal_filter(f"User:{user}"):
+            continue
+        quotas[state.QuotaEntity(parts)] = {str(v.key): float(v.value) for v in entry.values}
+    return quotas
+
+
+def read_scram(
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+) -> dict[str, tuple[state.ScramCredential, ...]]:
+    """Every SCRAM user with its mechanisms and iterations (one DescribeUserScramCredentials, all users)."""
+    response = wire.send(DescribeUserScramCredentialsRequest(users=None))
+    wire.check_top_level(response, api="DescribeUserScramCredentials")
+    users: dict[str, tuple[state.ScramCredential, ...]] = {}
+    for result in response.results:
+        user = str(result.user)
+        if result.error_code or (principal_filter is not None and not principal_filter(f"User:{user}")):
+            continue
+        users[user] = tuple(
+            sorted(
+                (
+                    state.ScramCredential(_SCRAM_MECHANISMS.get(int(c.mechanism), "UNKNOWN"), int(c.iterations))
+                    for c in result.credential_infos
+                ),
+                key=lambda c: c.mechanism,
+            )
+        )
+    return users
+
+
+def _enum_name(enum_cls: Any, value: int) -> str:
+    try:
+        return str(enum_cls(int(value)).name)
+    except ValueError:
+        return "UNKNOWN"

@@ -1,0 +1,280 @@
+"""The single channel to the cluster: connects lazily, routes, counts and sends every admin request.
+
+kafka-python's ``KafkaAdminClient`` provides the connection pool, SASL/SSL and API-version negotiation; the
+adapter sends protocol requests through its connection manager rather than through its admin methods,
+because those methods hide what the adapter must report (per-entity error messages, ``throttle_time_ms``)
+or send extra requests behind the caller's back (a Metadata lookup for the controller, a DescribeConfigs
+before every AlterConfigs), which would make the request count meaningless. Every request goes through
+``Wire.send``, which counts it.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import kafka.errors as kafka_errors
+from kafka.admin import KafkaAdminClient
+from kafka.net.compat import KafkaNetClient
+from kafka.protocol.api_key import ApiKey
+from kafka.protocol.metadata import MetadataRequest
+
+from reconciler import errors
+from reconciler.connection import ConnectionSettings
+from reconciler.kafka.results import ConnectionLost, RequestFailed
+
+# The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
+API_SINCE = {
+    "Metadata": "0.8",
+    "DescribeConfigs": "0.11",
+    "DescribeAcls": "0.11",
+    "CreateAcls": "0.11",
+    "DeleteAcls": "0.11",
+    "CreateTopics": "0.10.1",
+    "DeleteTopics": "0.10.1",
+    "CreatePartitions": "1.0",
+    "IncrementalAlterConfigs": "2.3",
+    "AlterPartitionReassignments": "2.4",
+    "ListPartitionReassignments": "2.4",
+    "DescribeClientQuotas": "2.6",
+    "AlterClientQuotas": "2.6",
+    "DescribeUserScramCredentials": "2.7",
+    "AlterUserScramCredentials": "2.7",
+    "DescribeCluster": "2.8",
+}
+
+_CONNECTION_ERRORS = (
+    kafka_errors.KafkaConnectionError,
+    kafka_errors.NodeNotReadyError,
+    kafka_errors.KafkaTimeoutError,
+    kafka_errors.RequestTimedOutError,
+)
+_AUTH_ERRORS = (
+    kafka_errors.SaslAuthenticationFailedError,
+    kafka_errors.UnsupportedSaslMechanismError,
+    kafka_errors.IllegalSaslStateError,
+)
+
+
+def error_name(code: int) -> str | None:
+    """Kafka's name for an error code (``INVALID_CONFIG``), ``None`` for success."""
+    if code == 0:
+        return None
+    name = kafka_errors.for_code(code).message
+    return str(name) if name else f"ERROR_{code}"
+
+
+def is_retriable(code: int) -> bool:
+    return code != 0 and bool(kafka_errors.for_code(code).retriable)
+
+
+def api_name(request: Any) -> str:
+    """``CreateTopics`` for a ``CreateTopicsRequest``."""
+    return type(request).__name__.removesuffix("Request")
+
+
+def _quiet_library_logs() -> None:
+    # kafka-python logs whole requests at DEBUG, including SASL and salted SCRAM material: never below INFO.
+    library = logging.getLogger("kafka")
+    if library.getEffectiveLevel() < logging.INFO:
+        library.setLevel(logging.INFO)
+
+
+class Wire:
+    """Owns the kafka-python client for one cluster; ``send`` is the only way a request leaves the process."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self.request_count = 0
+        self.request_counts: collections.Counter[str] = collections.Counter()
+        self.controller_id: int | None = None
+        self._client: KafkaAdminClient | None = None
+        _quiet_library_logs()
+
+    # ------------------------------------------------------------------------------ connection
+    def _client_kwargs(self) -> dict[str, Any]:
+        s = self.settings
+        kwargs: dict[str, Any] = {
+            "bootstrap_servers": list(s.bootstrap_servers),
+            "client_id": s.client_id,
+            "security_protocol": s.security_protocol,
+            "request_timeout_ms": s.request_timeout_ms,
+            "bootstrap_timeout_ms": s.request_timeout_ms,
+            "reconnect_backoff_max_ms": 2_000,
+        }
+        if s.uses_sasl:
+            kwargs["sasl_mechanism"] = s.sasl_mechanism
+            kwargs["sasl_plain_username"] = s.username
+            kwargs["sasl_plain_password"] = s.password.reveal() if s.password is not None else None
+        if s.uses_ssl:
+            kwargs["ssl_cafile"] = s.ssl_cafile
+            kwargs["ssl_certfile"] = s.ssl_certfile
+            kwargs["ssl_keyfile"] = s.ssl_keyfile
+            kwargs["ssl_password"] = s.ssl_key_password.reveal() if s.ssl_key_password is not None else None
+            kwargs["ssl_check_hostname"] = s.ssl_check_hostname
+        return kwargs
+
+    def scrub(self, text: str) -> str:
+        """``text`` with any configured password replaced by ``***`` (defence in depth for error messages)."""
+        for secret in (self.settings.password, self.settings.ssl_key_password):
+            if secret is not None and secret.reveal():
+                text = text.replace(secret.reveal(), "***")
+        return text
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    def client(self) -> KafkaAdminClient:
+        """The connected client, connecting on first use; ``ConnectionFailed`` with a plain message otherwise."""
+        if self._client is not None:
+            return self._client
+        created: list[KafkaNetClient] = []
+
+        def factory(**configs: Any) -> KafkaNetClient:
+            net_client = KafkaNetClient(**configs)
+            created.append(net_client)
+            return net_client
+
+        where = self.settings.describe()
+        try:
+            self._client = KafkaAdminClient(kafka_client=factory, **self._client_kwargs())
+        except _AUTH_ERRORS as exc:
+            self._discard(created)
+            raise errors.ConnectionFailed(
+                f"authentication failed at {where}: {self.scrub(_plain(exc))}; check the username and password"
+            ) from None
+        except kafka_errors.KafkaTimeoutError:
+            self._discard(created)
+            seconds = self.settings.request_timeout_ms / 1000
+            raise errors.ConnectionFailed(
+                f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
+                "(check the address, the port and the security protocol)"
+            ) from None
+        except Exception as exc:  # kafka-python raises assorted types for SSL and configuration problems
+            self._discard(created)
+            raise errors.ConnectionFailed(
+                f"cannot connect to Kafka at {where}: {type(exc).__name__}: {self.scrub(_plain(exc))}"
+            ) from None
+        return self._client
+
+    @staticmethod
+    def _discard(created: list[KafkaNetClient]) -> None:
+        for net_client in created:
+            net_client.close()  # also stops its IO thread
+
+    def close(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            client.close()
+
+    # ---------------------------------------------------------------------------- capabilities
+    def capabilities(self) -> dict[str, int]:
+        """Admin API name -> highest version the (bootstrap) broker supports, from its ApiVersions answer."""
+        data = self.client()._manager.broker_version_data
+        result: dict[str, int] = {}
+        for key, (_low, high) in data.api_versions.items():
+            try:
+                result[ApiKey(key).name] = int(high)
+            except ValueError:
+                continue
+        return result
+
+    def unsupported(self, api: str) -> str | None:
+        """A plain sentence when the cluster lacks ``api``, else ``None``."""
+        if api in self.capabilities():
+            return None
+        since = API_SINCE.get(api)
+        needs = f" (needs Kafka {since}+)" if since else ""
+        return f"cluster does not support {api}{needs}"
+
+    def require(self, api: str) -> None:
+        reason = self.unsupported(api)
+        if reason is not None:
+            raise errors.UnsupportedByCluster(reason)
+
+    def broker_ids(self) -> list[int]:
+        return sorted(int(b.node_id) for b in self.client()._manager.cluster.brokers())
+
+    # ------------------------------------------------------------------------------------ send
+    def send(self, request: Any, *, node: int | None = None, timeout_ms: int | None = None) -> Any:
+        """Send one request (to ``node``, or the least-loaded broker) and return the decoded response."""
+        client = self.client()
+        api = api_name(request)
+        self.request_count += 1
+        self.request_counts[api] += 1
+        manager = client._manager
+        try:
+            return manager.run(manager.send, request, node, timeout_ms)
+        except (kafka_errors.IncompatibleBrokerVersion, kafka_errors.UnsupportedVersionError):
+            reason = self.unsupported(api) or f"cluster does not support the {api} versions kafka-python speaks"
+            raise errors.UnsupportedByCluster(reason) from None
+        except _AUTH_ERRORS as exc:
+            raise errors.ConnectionFailed(
+                f"authentication failed at {self.settings.describe()}: {self.scrub(_plain(exc))}"
+            ) from None
+        except _CONNECTION_ERRORS as exc:
+            target = f"broker {node}" if node is not None else "the cluster"
+            raise ConnectionLost(
+                f"{api} to {target} failed: {self.scrub(_plain(exc)) or type(exc).__name__}; "
+                "the request may or may not have been applied",
+                api=api,
+            ) from None
+        except kafka_errors.KafkaError as exc:
+            code = int(getattr(exc, "errno", None) or -1)
+            raise RequestFailed(
+                f"{api} failed: {self.scrub(_plain(exc)) or type(exc).__name__}",
+                api=api,
+                error_code=code,
+                error_name=error_name(code),
+                retriable=bool(exc.retriable),
+            ) from None
+
+    def refresh_controller(self) -> int:
+        """Ask for the controller id (one Metadata request without topics)."""
+        response = self.send(MetadataRequest(topics=[], allow_auto_topic_creation=False))
+        self.note_metadata(response)
+        if self.controller_id is None:
+            raise RequestFailed(
+                "the cluster reports no controller", api="Metadata", error_code=-1, error_name=None, retriable=True
+            )
+        return self.controller_id
+
+    def note_metadata(self, response: Any) -> None:
+        controller = getattr(response, "controller_id", -1)
+        self.controller_id = int(controller) if controller is not None and controller >= 0 else None
+
+    def send_to_controller(
+        self, request: Any, *, not_controller: Callable[[Any], bool], timeout_ms: int | None = None
+    ) -> Any:
+        """Send to the controller; on ``NOT_CONTROLLER`` refresh the controller id and resend once."""
+        if self.controller_id is None:
+            self.refresh_controller()
+        response = self.send(request, node=self.controller_id, timeout_ms=timeout_ms)
+        if not_controller(response):
+            self.refresh_controller()
+            response = self.send(request, node=self.controller_id, timeout_ms=timeout_ms)
+        return response
+
+    def check_top_level(self, response: Any, *, api: str) -> None:
+        """Raise ``RequestFailed`` when a response carries a top-level error code."""
+        code = int(getattr(response, "error_code", 0) or 0)
+        if code:
+            raise RequestFailed(
+                f"{api} failed: {error_name(code)}: {getattr(response, 'error_message', None) or ''}".rstrip(": "),
+                api=api,
+                error_code=code,
+                error_name=error_name(code),
+                retriable=is_retriable(code),
+                throttle_time_ms=throttle_of(response),
+            )
+
+
+def throttle_of(response: Any) -> int:
+    return int(getattr(response, "throttle_time_ms", 0) or 0)
+
+
+def _plain(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
