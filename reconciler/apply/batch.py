@@ -1,0 +1,208 @@
+"""Send one phase's items as batched requests, re-sending only the items that failed transiently.
+
+``ApplyContext`` carries what every phase needs (adapter, options, deadline, event sink, the
+addresses that failed so far). ``send_batched`` runs the retry loop of one phase: one request for
+all pending items, then for the retriable failures only, until they succeed, fail for good, run out
+of attempts, or the apply's deadline passes. A create or delete that timed out may have completed
+on the controller, so the caller can supply a probe that checks (over Metadata) before resending.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from reconciler import errors
+from reconciler.apply import retry
+from reconciler.apply.events import ApplyEvent, EventKind, EventSink
+from reconciler.apply.ports import AdminPort, ItemResultLike
+from reconciler.connection import Secret
+from reconciler.plan import Phase
+
+K = TypeVar("K", bound=Hashable)
+
+CONNECTION_ERROR = "CONNECTION_ERROR"
+REQUEST_FAILED = "REQUEST_FAILED"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Result:
+    """The final answer for one item after retries (adapter results are copied into this)."""
+
+    ok: bool
+    error_code: int | None = None
+    error_name: str | None = None
+    message: str | None = None
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    attempts: int = 1
+    note: str | None = None
+
+
+def result_of(item: ItemResultLike, *, attempts: int, note: str | None = None) -> Result:
+    if item.ok:
+        return Result(ok=True, extra=dict(item.extra or {}), attempts=attempts, note=note)
+    return Result(
+        ok=False,
+        error_code=item.error_code,
+        error_name=item.error_name,
+        message=item.message,
+        extra=dict(item.extra or {}),
+        attempts=attempts,
+        note=note,
+    )
+
+
+@dataclasses.dataclass(slots=True)
+class ApplyContext:
+    """Shared state of one apply run."""
+
+    adapter: AdminPort
+    policy: retry.RetryPolicy
+    pacer: retry.Pacer
+    deadline: retry.Deadline
+    events: EventSink
+    dry_run: bool
+    requests: int = 0
+    phase_requests: int = 0
+    failed_addresses: set[str] = dataclasses.field(default_factory=set)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    still_moving: list[str] = dataclasses.field(default_factory=list)
+    throttle_rate: int | None = None
+    secrets: dict[str, Secret] = dataclasses.field(default_factory=dict, repr=False)
+    environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
+
+    def count_request(self, n: int = 1) -> None:
+        self.requests += n
+        self.phase_requests += n
+
+    def emit(self, event: ApplyEvent) -> None:
+        self.events(event)
+
+
+Call = Callable[[list[K]], Sequence[ItemResultLike]]
+Probe = Callable[[list[K]], set[K]]
+
+
+@dataclasses.dataclass(slots=True)
+class _Pending(Generic[K]):
+    attempts: int = 0
+    timed_out: bool = False
+
+
+def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[Any], K]) -> dict[K, ItemResultLike]:
+    """Pair results with the keys sent: by key when the adapter echoes it, else by position."""
+    by_key: dict[K, ItemResultLike] = {}
+    wanted = set(keys)
+    for r in results:
+        k = key_of(r.key)
+        if k in wanted:
+            by_key[k] = r
+    if len(by_key) < len(keys) and len(results) == len(keys):
+        for k, r in zip(keys, results, strict=True):
+            by_key.setdefault(k, r)
+    return by_key
+
+
+def send_batched(
+    ctx: ApplyContext,
+    *,
+    phase: Phase,
+    keys: Sequence[K],
+    call: Call[K],
+    key_of: Callable[[Any], K] = lambda k: k,
+    probe_done: Probe[K] | None = None,
+    already_done_after_timeout: frozenset[str] = frozenset(),
+) -> dict[K, Result]:
+    """Send ``keys`` through ``call`` (one batched request per round) with retries; a final result per key.
+
+    ``probe_done`` is asked which timed-out keys actually completed. An error in
+    ``already_done_after_timeout`` (``TOPIC_ALREADY_EXISTS`` for a create) on a key that timed out
+    earlier means the earlier attempt went through, and counts as success.
+    """
+    state: dict[K, _Pending[K]] = {k: _Pending() for k in keys}
+    final: dict[K, Result] = {}
+    pending = list(keys)
+    round_no = 0
+    while pending:
+        throttle_ms = 0
+        try:
+            raw = call(pending)
+            ctx.count_request()
+            answered = _match(pending, raw, key_of)
+        except errors.ReconcilerError as exc:
+            # The whole request failed: every pending item gets the request's error.
+            ctx.count_request()
+            answered = {}
+            failure = str(exc)
+            failure_code = getattr(exc, "error_code", None)
+            failure_name = getattr(exc, "error_name", None) or (
+                CONNECTION_ERROR if isinstance(exc, errors.ConnectionFailed) else REQUEST_FAILED
+            )
+            if getattr(exc, "retriable", False) or isinstance(exc, errors.ConnectionFailed):
+                failure_name = failure_name if retry.is_retriable(failure_name) else CONNECTION_ERROR
+            throttle_ms = int(getattr(exc, "throttle_time_ms", 0) or 0)
+        else:
+            failure = "the broker did not answer for this item"
+            failure_code = None
+            failure_name = CONNECTION_ERROR
+        retry_keys: list[K] = []
+        timed_out: list[K] = []
+        for k in pending:
+            st = state[k]
+            st.attempts += 1
+            item = answered.get(k)
+            if item is None:
+                outcome = Result(
+                    ok=False, error_code=failure_code, error_name=failure_name, message=failure, attempts=st.attempts
+                )
+            else:
+                outcome = result_of(item, attempts=st.attempts)
+            if outcome.ok:
+                note = "completed after an earlier attempt timed out" if st.timed_out else None
+                final[k] = dataclasses.replace(outcome, note=note)
+                continue
+            if st.timed_out and outcome.error_name in already_done_after_timeout:
+                final[k] = Result(ok=True, attempts=st.attempts, note="completed after an earlier attempt timed out")
+                continue
+            if outcome.error_name == "THROTTLING_QUOTA_EXCEEDED":
+                throttle_ms = max(throttle_ms, int(outcome.extra.get("throttle_time_ms") or 0))
+            if ctx.policy.should_retry(attempts_made=st.attempts, error_name=outcome.error_name):
+                if outcome.error_name in retry.MAY_HAVE_COMPLETED and probe_done is not None:
+                    st.timed_out = True
+                    timed_out.append(k)
+                else:
+                    retry_keys.append(k)
+                final[k] = outcome  # provisional: replaced when a later attempt answers
+            else:
+                final[k] = outcome
+        if timed_out and probe_done is not None:
+            done = probe_done(timed_out)
+            for k in timed_out:
+                if k in done:
+                    final[k] = Result(ok=True, attempts=state[k].attempts, note="completed after the request timed out")
+                else:
+                    retry_keys.append(k)
+        if not retry_keys:
+            break
+        delay = ctx.policy.delay(round_no, rand=ctx.pacer.rand, throttle_time_ms=throttle_ms)
+        if delay >= ctx.deadline.remaining():
+            for k in retry_keys:
+                last = final[k]
+                final[k] = dataclasses.replace(
+                    last, note=f"gave up after {last.attempts} attempt(s): the apply deadline was reached"
+                )
+            break
+        ctx.emit(
+            ApplyEvent(
+                EventKind.RETRY,
+                phase=phase,
+                total=len(retry_keys),
+                message=f"retrying {len(retry_keys)} item(s) in {delay:.1f}s "
+                f"({', '.join(sorted({str(final[k].error_name) for k in retry_keys}))})",
+            )
+        )
+        ctx.pacer.sleep(delay)
+        round_no += 1
+        pending = retry_keys
+    return final

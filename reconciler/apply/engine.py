@@ -1,0 +1,204 @@
+"""Execute a plan: pre-write checks, then each phase as one batched request, then a convergence read-back.
+
+``apply_plan`` is the library entry point. Before any write it reads the affected resources once,
+refuses a plan for another cluster, a stale plan, an impossible plan, a plan that would lock the
+tool's own principal out, and a plan whose SCRAM password references do not resolve. Phases run in
+the plan's order (deletes before adds); requests are not transactional (KIP-4), so independent items
+go ahead after a failure and only the dependants of a failed item are skipped. After the phases it
+reads the affected resources back and reports whether the cluster converged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from reconciler import plan, state
+from reconciler.apply import deps, guard, outcomes, preflight, reassign, resources, retry, topics, translate, verify
+from reconciler.apply.batch import ApplyContext
+from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
+from reconciler.apply.ports import AdminPort
+from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
+
+Runner = Callable[[ApplyContext, Sequence[plan.Change]], list[ItemOutcome]]
+
+RUNNERS = {
+    plan.Phase.ACL_DELETE: resources.run_acls,
+    plan.Phase.TOPIC_DELETE: topics.run_delete,
+    plan.Phase.TOPIC_CREATE: topics.run_create,
+    plan.Phase.PARTITIONS: topics.run_partitions,
+    plan.Phase.TOPIC_CONFIG: resources.run_configs,
+    plan.Phase.REASSIGN: reassign.run_reassign,
+    plan.Phase.QUOTA: resources.run_quotas,
+    plan.Phase.SCRAM: resources.run_scram,
+    plan.Phase.BROKER_CONFIG: resources.run_configs,
+    plan.Phase.ACL_CREATE: resources.run_acls,
+}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ApplyOptions:
+    """How to apply.
+
+    ``principal`` is the ACL principal the tool connects as (``User:<name>``); when ``None`` it is
+    derived from the adapter's connection settings. ``deadline_s`` bounds the whole apply, waits and
+    retries included. ``replication_throttle`` (bytes/s) throttles reassignment traffic while it runs.
+    """
+
+    dry_run: bool = False
+    deadline_s: float = 300.0
+    allow_self_lockout: bool = False
+    principal: str | None = None
+    check_staleness: bool = True
+    verify: bool = True
+    replication_throttle: int | None = None
+    retry_policy: retry.RetryPolicy = dataclasses.field(default_factory=retry.RetryPolicy)
+    pacer: retry.Pacer = dataclasses.field(default_factory=retry.Pacer)
+    clock: Callable[[], float] = time.monotonic
+    environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
+
+
+def connection_principal(adapter: object) -> str | None:
+    """``User:<name>`` for a SASL connection, ``User:ANONYMOUS`` for PLAINTEXT, ``None`` when unknown (SSL)."""
+    settings = getattr(adapter, "settings", None)
+    if settings is None:
+        return None
+    protocol = getattr(settings, "security_protocol", None)
+    if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+        return guard.principal_from_username(getattr(settings, "username", None))
+    if protocol == "PLAINTEXT":
+        return "User:ANONYMOUS"
+    return None
+
+
+def _adapter_requests(adapter: object) -> int | None:
+    for owner in (adapter, getattr(adapter, "wire", None)):
+        count = getattr(owner, "request_count", None)
+        if isinstance(count, int):
+            return count
+    return None
+
+
+def _read(adapter: AdminPort, changes: Sequence[plan.Change]) -> state.ClusterState:
+    kinds = frozenset(c.kind for c in changes)
+    names = {c.name for c in changes if c.kind == "topic"}
+    return adapter.read_state(kinds=kinds, topic_filter=lambda n: n in names)
+
+
+def apply_plan(
+    p: plan.Plan,
+    adapter: AdminPort,
+    *,
+    options: ApplyOptions,
+    events: EventSink | None = None,
+) -> ApplyReport:
+    """Carry out ``p`` through ``adapter``; see the module docstring. Raises before any write, never after."""
+    sink = events or discard
+    started = options.clock()
+    requests_at_start = _adapter_requests(adapter)
+    preflight.check_shape(p)
+    changes = plan.sort_changes(p.actionable)
+    if not changes:
+        return ApplyReport(
+            cluster_id=p.cluster.cluster_id, dry_run=options.dry_run, items=(), phases=(), converged=True, requests=0
+        )
+
+    live = _read(adapter, changes)
+    preflight.check_cluster(p, live)
+    if options.check_staleness:
+        preflight.check_fresh(changes, live)
+    if not options.allow_self_lockout:
+        acl_changes = [c for c in changes if c.kind == "acl"]
+        guard.check_self_lockout(
+            principal=options.principal or connection_principal(adapter),
+            live_acls=live.acls,
+            deletes=[translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.DELETE],
+            creates=[translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.CREATE],
+            topics=sorted({c.name for c in changes if c.kind == "topic"}),
+        )
+    secrets = {} if options.dry_run else preflight.resolve_secrets(changes, environ=options.environ)
+
+    ctx = ApplyContext(
+        adapter=adapter,
+        policy=options.retry_policy,
+        pacer=options.pacer,
+        deadline=retry.Deadline(options.deadline_s, clock=options.clock),
+        events=sink,
+        dry_run=options.dry_run,
+        secrets=secrets,
+        environ=options.environ,
+        throttle_rate=options.replication_throttle,
+    )
+    ctx.requests = 1  # the pre-write read
+    items, phases = _run_phases(ctx, changes, live)
+
+    converged: bool | None = None
+    not_converged: list[NotConverged] = []
+    applied = [c for c, o in zip_outcomes(changes, items) if o.outcome is Outcome.APPLIED]
+    if options.verify and not options.dry_run and applied:
+        after = _read(adapter, applied)
+        ctx.count_request()
+        not_converged = verify.not_converged(applied, after)
+        converged = not not_converged
+    elif not options.dry_run and not applied:
+        converged = not any(i.outcome.is_problem for i in items)
+
+    adapter_requests = _adapter_requests(adapter)
+    if adapter_requests is None or requests_at_start is None:
+        total = ctx.requests
+    else:
+        total = adapter_requests - requests_at_start
+    return ApplyReport(
+        cluster_id=live.cluster_id,
+        dry_run=options.dry_run,
+        items=tuple(items),
+        phases=tuple(phases),
+        converged=converged,
+        not_converged=tuple(not_converged),
+        still_moving=tuple(ctx.still_moving),
+        requests=total,
+        duration_s=options.clock() - started,
+        notes=tuple(ctx.notes),
+    )
+
+
+def zip_outcomes(changes: Sequence[plan.Change], items: Sequence[ItemOutcome]) -> list[tuple[plan.Change, ItemOutcome]]:
+    """Pair each change with its outcome (one outcome per change, matched on phase and address)."""
+    by_key = {(i.phase, i.address): i for i in items}
+    return [(c, by_key[(c.phase, c.address)]) for c in changes if (c.phase, c.address) in by_key]
+
+
+def _run_phases(
+    ctx: ApplyContext, changes: Sequence[plan.Change], live: state.ClusterState
+) -> tuple[list[ItemOutcome], list[PhaseReport]]:
+    failures: dict[tuple[plan.Phase, str], str] = {}
+    items: list[ItemOutcome] = []
+    phases: list[PhaseReport] = []
+    for phase in sorted({c.phase for c in changes}):
+        batch = [c for c in changes if c.phase is phase]
+        ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
+        t0 = ctx.deadline.clock()
+        ctx.phase_requests = 0
+        send: list[plan.Change] = []
+        done: list[ItemOutcome] = []
+        for c in batch:
+            why = deps.skip_reason(c, failures)
+            if why is None:
+                send.append(c)
+            else:
+                done.append(outcomes.skipped(c, why))
+        if send:
+            done += RUNNERS[phase](ctx, send, live=live)
+        done.sort(key=lambda o: o.address)
+        for o in done:
+            if o.outcome.is_problem:
+                failures[(phase, o.address)] = o.error_name or o.outcome.value
+            ctx.emit(
+                ApplyEvent(EventKind.ITEM_DONE, phase=phase, address=o.address, outcome=o.outcome, total=len(batch))
+            )
+        items += done
+        elapsed = ctx.deadline.clock() - t0
+        phases.append(PhaseReport(phase=phase, duration_s=elapsed, requests=ctx.phase_requests, items=len(batch)))
+        ctx.emit(ApplyEvent(EventKind.PHASE_FINISHED, phase=phase, total=len(batch), duration_s=elapsed))
+    return items, phases

@@ -1,0 +1,66 @@
+"""Build per-resource outcomes from a change and the final result of its request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reconciler.apply.batch import Result
+from reconciler.apply.report import CheckedBy, ItemOutcome, Outcome
+from reconciler.plan import Change
+
+
+def from_result(
+    change: Change,
+    result: Result,
+    *,
+    dry_run: bool,
+    checked_by: CheckedBy | None = None,
+    details: dict[str, Any] | None = None,
+) -> ItemOutcome:
+    """Applied/failed (or dry-run accepted/rejected) with the broker's error code, name and message."""
+    if dry_run:
+        outcome = Outcome.DRY_RUN_ACCEPTED if result.ok else Outcome.DRY_RUN_REJECTED
+        checked_by = checked_by or CheckedBy.BROKER
+    else:
+        outcome = Outcome.APPLIED if result.ok else Outcome.FAILED
+    message = result.message
+    if result.note:
+        message = f"{message}; {result.note}" if message else result.note
+    return ItemOutcome(
+        address=change.address,
+        kind=change.kind,
+        name=change.name,
+        phase=change.phase,
+        action=change.action,
+        outcome=outcome,
+        error_code=None if result.ok else result.error_code,
+        error_name=None if result.ok else result.error_name,
+        message=message,
+        checked_by=checked_by if dry_run else None,
+        attempts=result.attempts,
+        details=details or {},
+    )
+
+
+def skipped(change: Change, reason: str) -> ItemOutcome:
+    return ItemOutcome(
+        address=change.address,
+        kind=change.kind,
+        name=change.name,
+        phase=change.phase,
+        action=change.action,
+        outcome=Outcome.SKIPPED,
+        message=reason,
+    )
+
+
+def failed(change: Change, *, error_name: str, message: str, dry_run: bool = False) -> ItemOutcome:
+    """A failure found without a broker answer (e.g. the change cannot be translated)."""
+    return from_result(change, Result(ok=False, error_name=error_name, message=message, attempts=0), dry_run=dry_run)
+
+
+def client_check(change: Change, problem: str | None) -> ItemOutcome:
+    """A dry-run outcome judged by the tool itself (no validateOnly request exists for this kind)."""
+    error_name = None if problem is None else "CLIENT_CHECK"
+    result = Result(ok=problem is None, error_name=error_name, message=problem, attempts=0)
+    return from_result(change, result, dry_run=True, checked_by=CheckedBy.CLIENT)

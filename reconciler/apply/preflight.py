@@ -1,0 +1,118 @@
+"""Checks run before the first write: plan shape, cluster identity, staleness, secrets.
+
+Each check raises a ``ReconcilerError`` (exit code 1) with a message that names the resources
+involved; when any of them fails, nothing has been written.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from reconciler import desired, errors, plan, state
+from reconciler.apply import secretref, translate
+from reconciler.connection import Secret
+from reconciler.planner import views
+
+MAX_LISTED = 10
+
+# The (kind, action) pairs each phase may hold.
+PHASE_CONTENTS: dict[plan.Phase, tuple[str, frozenset[plan.Action]]] = {
+    plan.Phase.ACL_DELETE: (desired.KIND_ACL, frozenset({plan.Action.DELETE})),
+    plan.Phase.TOPIC_DELETE: (desired.KIND_TOPIC, frozenset({plan.Action.DELETE})),
+    plan.Phase.TOPIC_CREATE: (desired.KIND_TOPIC, frozenset({plan.Action.CREATE})),
+    plan.Phase.PARTITIONS: (desired.KIND_TOPIC, frozenset({plan.Action.UPDATE})),
+    plan.Phase.TOPIC_CONFIG: (desired.KIND_TOPIC, frozenset({plan.Action.UPDATE})),
+    plan.Phase.REASSIGN: (desired.KIND_TOPIC, frozenset({plan.Action.UPDATE})),
+    plan.Phase.QUOTA: (desired.KIND_QUOTA, frozenset({plan.Action.CREATE, plan.Action.UPDATE, plan.Action.DELETE})),
+    plan.Phase.SCRAM: (desired.KIND_SCRAM, frozenset({plan.Action.CREATE, plan.Action.UPDATE, plan.Action.DELETE})),
+    plan.Phase.BROKER_CONFIG: (desired.KIND_BROKER_CONFIG, frozenset({plan.Action.CREATE, plan.Action.UPDATE})),
+    plan.Phase.ACL_CREATE: (desired.KIND_ACL, frozenset({plan.Action.CREATE})),
+}
+
+
+class ImpossiblePlan(errors.PlanFileError):
+    """The plan's phases hold changes that cannot be carried out as written."""
+
+
+class PlanHasErrors(errors.ReconcilerError):
+    """The plan carries error-level warnings (lint failures) that block apply."""
+
+
+def _listed(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:MAX_LISTED])
+    return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
+
+
+def check_shape(p: plan.Plan) -> None:
+    """Refuse a plan whose phases hold the wrong kind or action, a change twice, or error-level warnings."""
+    problems: list[str] = []
+    for c in p.actionable:
+        kind, actions = PHASE_CONTENTS[c.phase]
+        if c.kind != kind or c.action not in actions:
+            problems.append(f"{c.address}: a {c.action.value} of a {c.kind} cannot run in phase {c.phase.label}")
+    seen = Counter((c.phase, c.address) for c in p.actionable)
+    dupes = [f"{addr} ({phase.label})" for (phase, addr), n in seen.items() if n > 1]
+    problems += [f"{d}: listed more than once in the same phase" for d in sorted(dupes)]
+    if problems:
+        raise ImpossiblePlan("the plan cannot be applied as written: " + "; ".join(problems))
+    blocking = [w for w in p.warnings if w.severity == "error"]
+    if blocking:
+        raise PlanHasErrors(
+            "the plan has error-level findings that block apply: "
+            + "; ".join(f"{w.address + ': ' if w.address else ''}{w.message}" for w in blocking)
+        )
+
+
+def check_cluster(p: plan.Plan, live: state.ClusterState) -> None:
+    """Refuse a plan made for another cluster."""
+    want, have = p.cluster.cluster_id, live.cluster_id
+    if want is not None and have is not None and want != have:
+        raise errors.PlanFileError(
+            f"the plan was made for cluster {want}, but the connection reaches cluster {have}; nothing was written"
+        )
+
+
+def check_fresh(changes: Iterable[plan.Change], live: state.ClusterState) -> None:
+    """Refuse (``StalePlan``) when any affected resource differs from what the plan was computed from."""
+    changed: dict[str, str] = {}
+    for c in changes:
+        if c.address in changed:
+            continue
+        if c.kind in live.unavailable:
+            raise errors.StalePlan(
+                f"cannot verify that the plan is current: {c.kind} could not be read ({live.unavailable[c.kind]}); "
+                "nothing was written"
+            )
+        now = views.fingerprint_of(views.live_view(live, kind=c.kind, name=c.name))
+        if now == c.fingerprint:
+            continue
+        if c.fingerprint is None:
+            changed[c.address] = "now exists"
+        elif now is None:
+            changed[c.address] = "no longer exists"
+        else:
+            changed[c.address] = "changed"
+    if changed:
+        listed = [f"{addr} ({why})" for addr, why in sorted(changed.items())]
+        raise errors.StalePlan(
+            f"the cluster changed since the plan was made: {_listed(listed)}. Nothing was written; run plan again."
+        )
+
+
+def resolve_secrets(changes: Iterable[plan.Change], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
+    """Every SCRAM password the plan will set (user -> password), resolved now so that a missing one
+    stops the apply before any write."""
+    out: dict[str, Secret] = {}
+    for c in changes:
+        if c.phase is not plan.Phase.SCRAM or c.action is plan.Action.DELETE:
+            continue
+        try:
+            wanted = translate.scram_change(c)
+        except translate.CannotTranslate as exc:
+            raise ImpossiblePlan(str(exc)) from None
+        ref = secretref.ref_from_data(wanted.password)
+        if ref is None:
+            raise secretref.SecretUnavailable(f"SCRAM user {wanted.user!r}: the plan names no password reference")
+        out[wanted.user] = Secret(secretref.resolve(ref, user=wanted.user, environ=environ))
+    return out

@@ -1,0 +1,164 @@
+"""Phase runner for partition reassignments (replication-factor changes), with an optional throttle.
+
+The runner submits every partition's target replica list in one AlterPartitionReassignments
+request, then polls ListPartitionReassignments until none of them is moving or the apply deadline
+passes, emitting progress events. With a throttle it first sets
+``leader/follower.replication.throttled.rate`` on the brokers involved and the throttled-replica
+lists on each topic, and removes them once the data has moved (it leaves them in place, and says so,
+when partitions are still moving at the deadline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from reconciler import state
+from reconciler.apply import dryrun, outcomes, translate
+from reconciler.apply.batch import ApplyContext, Result, send_batched
+from reconciler.apply.events import ApplyEvent, EventKind
+from reconciler.apply.report import ItemOutcome
+from reconciler.kafka import results
+from reconciler.plan import Change, Phase
+
+POLL_S = 1.0
+RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+REPLICA_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+
+Targets = dict[tuple[str, int], tuple[int, ...]]
+
+
+def partition_key(topic: str, partition: int) -> str:
+    """The adapter's result key of a partition: ``orders:3``."""
+    return f"{topic}:{partition}"
+
+
+def _throttle_ops(targets: Targets, live: state.ClusterState, *, rate: int) -> dict[str, list[results.ConfigOp]]:
+    """Broker rates plus per-topic throttled replica lists (current replicas lead, new replicas follow)."""
+    topics = live.topics or {}
+    leaders: dict[str, list[str]] = {}
+    followers: dict[str, list[str]] = {}
+    brokers: set[int] = set()
+    for (topic, p), target in sorted(targets.items()):
+        current = topics[topic].assignment[p] if topic in topics and p < topics[topic].partitions else ()
+        brokers |= set(current) | set(target)
+        leaders.setdefault(topic, []).extend(f"{p}:{b}" for b in current)
+        followers.setdefault(topic, []).extend(f"{p}:{b}" for b in target if b not in current)
+    ops: dict[str, list[results.ConfigOp]] = {
+        translate.config_resource("BROKER", str(b)): [results.ConfigOp("SET", k, str(rate)) for k in RATE_KEYS]
+        for b in sorted(brokers)
+    }
+    for topic in sorted(leaders):
+        ops[translate.config_resource("TOPIC", topic)] = [
+            results.ConfigOp("SET", REPLICA_KEYS[0], ",".join(leaders[topic]) or "*"),
+            results.ConfigOp("SET", REPLICA_KEYS[1], ",".join(followers[topic]) or "*"),
+        ]
+    return ops
+
+
+def _removal(ops: dict[str, list[results.ConfigOp]]) -> dict[str, list[results.ConfigOp]]:
+    return {res: [results.ConfigOp("DELETE", op.key) for op in lst] for res, lst in ops.items()}
+
+
+def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
+    ongoing = ctx.adapter.list_partition_reassignments()
+    ctx.count_request()
+    keys = {(r.topic, r.partition) for r in _as_reassignments(ongoing)}
+    return keys & set(wanted)
+
+
+def _as_reassignments(ongoing: object) -> list[state.Reassignment]:
+    if isinstance(ongoing, dict):
+        return [r for r in ongoing.values() if isinstance(r, state.Reassignment)]
+    return [r for r in (ongoing or ()) if isinstance(r, state.Reassignment)]  # type: ignore[attr-defined]
+
+
+def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+    out: list[ItemOutcome] = []
+    per_change: dict[str, tuple[Change, dict[int, tuple[int, ...]]]] = {}
+    for c in changes:
+        try:
+            per_change[c.name] = (c, translate.reassignment_targets(c))
+        except (KeyError, ValueError, TypeError) as exc:
+            out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=str(exc), dry_run=ctx.dry_run))
+    if ctx.dry_run:
+        broker_ids = {b.id for b in live.brokers}
+        topics = live.topics or {}
+        for name, (c, wanted) in per_change.items():
+            partitions = topics[name].partitions if name in topics else None
+            problem = dryrun.check_reassignment(topic=name, targets=wanted, brokers=broker_ids, partitions=partitions)
+            out.append(outcomes.client_check(c, problem))
+        return out
+    targets: Targets = {(t, p): r for t, (_, tgt) in per_change.items() for p, r in tgt.items()}
+    if not targets:
+        nothing = Result(ok=True, attempts=0)
+        return out + [outcomes.from_result(c, nothing, dry_run=False) for c, _ in per_change.values()]
+    throttle = _throttle_ops(targets, live, rate=ctx.throttle_rate) if ctx.throttle_rate else {}
+    if throttle:
+        ctx.adapter.incremental_alter_configs(throttle, validate_only=False)
+        ctx.count_request()
+    answers = send_batched(
+        ctx,
+        phase=Phase.REASSIGN,
+        keys=[partition_key(t, p) for t, p in targets],
+        call=lambda keys: ctx.adapter.alter_partition_reassignments(
+            {(t, p): r for (t, p), r in targets.items() if partition_key(t, p) in set(keys)}
+        ),
+    )
+    submitted = {(t, p) for t, p in targets if answers[partition_key(t, p)].ok}
+    moving = _wait(ctx, submitted)
+    if throttle and not moving:
+        ctx.adapter.incremental_alter_configs(_removal(throttle), validate_only=False)
+        ctx.count_request()
+    elif throttle:
+        ctx.notes.append("replication throttle left in place: partitions are still moving; re-run apply to finish")
+    ctx.still_moving.extend(partition_key(t, p) for t, p in sorted(moving))
+    for name, (c, tgt) in per_change.items():
+        failed = [answers[partition_key(name, p)] for p in tgt if not answers[partition_key(name, p)].ok]
+        still = sorted(p for (t, p) in moving if t == name)
+        if failed:
+            first = failed[0]
+            msg = f"{len(failed)} of {len(tgt)} partition(s) refused: {first.message or first.error_name}"
+            out.append(
+                outcomes.from_result(
+                    c,
+                    Result(
+                        ok=False,
+                        error_code=first.error_code,
+                        error_name=first.error_name,
+                        message=msg,
+                        attempts=first.attempts,
+                    ),
+                    dry_run=False,
+                )
+            )
+        elif still:
+            out.append(
+                outcomes.failed(
+                    c,
+                    error_name="REASSIGNMENT_IN_PROGRESS",
+                    message=f"partitions {still} were still moving at the apply deadline",
+                )
+            )
+        else:
+            out.append(outcomes.from_result(c, Result(ok=True, attempts=1), dry_run=False))
+    return out
+
+
+def _wait(ctx: ApplyContext, submitted: set[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Poll until nothing submitted is moving or the deadline passes; the partitions still moving."""
+    if not submitted:
+        return set()
+    moving = _moving(ctx, submitted)
+    while moving and ctx.deadline.remaining() > POLL_S:
+        ctx.emit(
+            ApplyEvent(
+                EventKind.WAITING,
+                phase=Phase.REASSIGN,
+                total=len(submitted),
+                done=len(submitted) - len(moving),
+                message=f"{len(moving)} of {len(submitted)} partition(s) still moving",
+            )
+        )
+        ctx.pacer.sleep(POLL_S)
+        moving = _moving(ctx, submitted)
+    return moving

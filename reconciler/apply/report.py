@@ -1,0 +1,163 @@
+"""The result of an apply: one outcome per resource and phase, per-phase timing, convergence, exit code.
+
+Exit codes: 0 when every change was applied (or accepted in a dry run) and the read-back shows the
+cluster converged; 3 when anything failed, was skipped, was rejected in a dry run, or did not
+converge. Errors raised before any write (stale plan, self-lockout risk, missing secret) are
+``ReconcilerError``s with exit code 1 and produce no report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections import Counter
+from typing import Any
+
+from reconciler.plan import Action, Phase
+
+EXIT_OK = 0
+EXIT_BEFORE_WRITE = 1
+EXIT_PARTIAL = 3
+
+
+class Outcome(str, enum.Enum):
+    """What happened to one change."""
+
+    APPLIED = "applied"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    UNCHANGED = "unchanged"
+    DRY_RUN_ACCEPTED = "dry-run accepted"
+    DRY_RUN_REJECTED = "dry-run rejected"
+
+    @property
+    def is_problem(self) -> bool:
+        return self in (Outcome.FAILED, Outcome.SKIPPED, Outcome.DRY_RUN_REJECTED)
+
+
+class CheckedBy(str, enum.Enum):
+    """Who judged a dry-run item: the broker (validateOnly request) or the tool itself."""
+
+    BROKER = "broker"
+    CLIENT = "client-side check"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ItemOutcome:
+    """The outcome of one change. ``details`` holds extra facts (e.g. the configs the broker resolved)."""
+
+    address: str
+    kind: str
+    name: str
+    phase: Phase
+    action: Action
+    outcome: Outcome
+    error_code: int | None = None
+    error_name: str | None = None
+    message: str | None = None
+    checked_by: CheckedBy | None = None
+    attempts: int = 0
+    details: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "address": self.address,
+            "kind": self.kind,
+            "name": self.name,
+            "phase": self.phase.name,
+            "action": self.action.value,
+            "outcome": self.outcome.value,
+            "error_code": self.error_code,
+            "error_name": self.error_name,
+            "message": self.message,
+            "checked_by": None if self.checked_by is None else self.checked_by.value,
+            "attempts": self.attempts,
+            "details": self.details,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PhaseReport:
+    """Timing and request count of one phase."""
+
+    phase: Phase
+    duration_s: float
+    requests: int
+    items: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase.name,
+            "duration_s": round(self.duration_s, 3),
+            "requests": self.requests,
+            "items": self.items,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NotConverged:
+    """A resource whose read-back still differs from the plan, with what the planner still wants."""
+
+    address: str
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"address": self.address, "detail": self.detail}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ApplyReport:
+    """Everything an apply did, ready to render or to serialise."""
+
+    cluster_id: str | None
+    dry_run: bool
+    items: tuple[ItemOutcome, ...]
+    phases: tuple[PhaseReport, ...]
+    converged: bool | None  # None: not verified (dry run, or nothing was written)
+    not_converged: tuple[NotConverged, ...] = ()
+    still_moving: tuple[str, ...] = ()  # "topic-partition" still being reassigned at the deadline
+    requests: int = 0
+    duration_s: float = 0.0
+    notes: tuple[str, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        """Number of items per outcome (every outcome present, zero included)."""
+        found = Counter(i.outcome for i in self.items)
+        return {o.value: found[o] for o in Outcome}
+
+    @property
+    def ok(self) -> bool:
+        if any(i.outcome.is_problem for i in self.items):
+            return False
+        if self.still_moving:
+            return False
+        return self.dry_run or self.converged is not False
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.ok else EXIT_PARTIAL
+
+    def failed(self) -> tuple[ItemOutcome, ...]:
+        return tuple(i for i in self.items if i.outcome.is_problem)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return {
+            "format": "kafka-reconciler/apply-report",
+            "format_version": 1,
+            "cluster_id": self.cluster_id,
+            "dry_run": self.dry_run,
+            "exit_code": self.exit_code,
+            "counts": self.counts(),
+            "converged": self.converged,
+            "not_converged": [n.to_dict() for n in self.not_converged],
+            "still_moving": list(self.still_moving),
+            "requests": self.requests,
+            "duration_s": round(self.duration_s, 3),
+            "phases": [p.to_dict() for p in self.phases],
+            "items": [i.to_dict() for i in self.items],
+            "notes": list(self.notes),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_json_dict(), indent=2, default=str) + "\n"

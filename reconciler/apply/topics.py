@@ -1,0 +1,141 @@
+"""Phase runners for topics: delete, create, add partitions, alter configs.
+
+Each runner sends its phase as one batched request (the adapter splits only for size), with
+retries of transient failures, and returns one outcome per change. Deletion is asynchronous in
+Kafka: after deleting, the runner waits until the names are gone so a re-create in the same apply
+does not collide. A create or delete that timed out is checked over Metadata before it is resent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from reconciler import state
+from reconciler.apply import outcomes, translate
+from reconciler.apply.batch import ApplyContext, send_batched
+from reconciler.apply.report import ItemOutcome
+from reconciler.plan import Change, Phase
+
+PROBE_WAIT_S = 10.0
+
+
+def _present(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str]:
+    """Names that exist, waiting up to ``timeout_s`` for them to appear."""
+    missing = ctx.adapter.wait_topics_present(names, timeout_s=max(0.0, timeout_s))
+    ctx.count_request()
+    return set(names) - set(missing or ())
+
+
+def _absent(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str]:
+    """Names that are gone, waiting up to ``timeout_s`` for them to disappear."""
+    remaining = ctx.adapter.wait_topics_absent(names, timeout_s=max(0.0, timeout_s))
+    ctx.count_request()
+    return set(names) - set(remaining or ())
+
+
+def run_delete(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+    by_name = {c.name: c for c in changes}
+    if ctx.dry_run:
+        topics = live.topics or {}
+        out = []
+        for c in changes:
+            t = topics.get(c.name)
+            problem = None
+            if t is None:
+                problem = f"topic {c.name} does not exist"
+            elif t.internal:
+                problem = f"topic {c.name} is internal"
+            out.append(outcomes.client_check(c, problem))
+        return out
+    results = send_batched(
+        ctx,
+        phase=Phase.TOPIC_DELETE,
+        keys=list(by_name),
+        call=lambda names: ctx.adapter.delete_topics(names),
+        probe_done=lambda names: _absent(ctx, names, timeout_s=min(PROBE_WAIT_S, ctx.deadline.remaining())),
+        already_done_after_timeout=frozenset({"UNKNOWN_TOPIC_OR_PARTITION"}),
+    )
+    deleted = [n for n, r in results.items() if r.ok]
+    gone = _absent(ctx, deleted, timeout_s=ctx.deadline.remaining()) if deleted else set()
+    out = []
+    for name, change in by_name.items():
+        r = results[name]
+        item = outcomes.from_result(change, r, dry_run=False)
+        if r.ok and name not in gone:
+            ctx.notes.append(f"topic {name}: deletion accepted but the name was still present at the deadline")
+            item = outcomes.failed(
+                change,
+                error_name="DELETION_IN_PROGRESS",
+                message="the broker accepted the deletion but the topic was still present at the apply deadline",
+            )
+        out.append(item)
+    return out
+
+
+def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+    out: list[ItemOutcome] = []
+    specs: dict[str, Any] = {}
+    by_name: dict[str, Change] = {}
+    for c in changes:
+        try:
+            specs[c.name] = translate.topic_spec(c)
+            by_name[c.name] = c
+        except (translate.CannotTranslate, KeyError, ValueError, TypeError) as exc:
+            out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=str(exc), dry_run=ctx.dry_run))
+    if not specs:
+        return out
+    existing = set(live.topics or {})
+    results = send_batched(
+        ctx,
+        phase=Phase.TOPIC_CREATE,
+        keys=list(specs),
+        call=lambda names: ctx.adapter.create_topics([specs[n] for n in names], validate_only=ctx.dry_run),
+        probe_done=None
+        if ctx.dry_run
+        else (lambda names: _present(ctx, names, timeout_s=min(PROBE_WAIT_S, ctx.deadline.remaining()))),
+        already_done_after_timeout=frozenset({"TOPIC_ALREADY_EXISTS"}),
+    )
+    for name, change in by_name.items():
+        r = results[name]
+        details: dict[str, Any] = {}
+        if ctx.dry_run:
+            resolved = r.extra.get("configs")
+            if resolved:
+                details["resolved_configs"] = dict(resolved)
+            if not r.ok and r.error_name == "TOPIC_ALREADY_EXISTS" and name in existing:
+                # Re-create after a delete in the same plan: the name is only free once the delete has run.
+                note = "not validated by the broker: the name stays taken until this plan's delete runs"
+                out.append(dataclasses.replace(outcomes.client_check(change, None), message=note))
+                continue
+        out.append(outcomes.from_result(change, r, dry_run=ctx.dry_run, details=details))
+    if not ctx.dry_run:
+        created = [n for n, r in results.items() if r.ok]
+        if created:
+            visible = _present(ctx, created, timeout_s=min(ctx.deadline.remaining(), 30.0))
+            late = sorted(set(created) - visible)
+            if late:
+                ctx.notes.append(f"{len(late)} created topic(s) not yet visible in metadata: {', '.join(late[:5])}")
+    return out
+
+
+def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+    out: list[ItemOutcome] = []
+    totals: dict[str, int] = {}
+    by_name: dict[str, Change] = {}
+    for c in changes:
+        try:
+            totals[c.name] = translate.partitions_total(c)
+            by_name[c.name] = c
+        except (KeyError, ValueError, TypeError) as exc:
+            out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=f"no partition count: {exc}"))
+    if totals:
+        results = send_batched(
+            ctx,
+            phase=Phase.PARTITIONS,
+            keys=list(totals),
+            call=lambda names: ctx.adapter.create_partitions({n: totals[n] for n in names}, validate_only=ctx.dry_run),
+        )
+        out += [outcomes.from_result(c, results[n], dry_run=ctx.dry_run) for n, c in by_name.items()]
+    return out

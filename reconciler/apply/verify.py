@@ -1,0 +1,112 @@
+"""Convergence check after an apply: does the read-back cluster hold what each applied change asked for?
+
+Each applied change is compared with the live resource read back afterwards, with the planner's
+value comparison for configs (``7d`` and ``604800000`` are the same retention). Values the plan
+holds redacted (sensitive configs) cannot be compared and are taken on trust.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from reconciler import desired, plan, state
+from reconciler.apply import translate
+from reconciler.apply.report import NotConverged
+from reconciler.planner import common
+
+
+def _configs_mismatch(want: Iterable[plan.AttributeChange], have: Mapping[str, str | None]) -> list[str]:
+    out = []
+    for attr in want:
+        if not attr.name.startswith(translate.CONFIG_PREFIX) or attr.after == plan.REDACTED:
+            continue
+        key = attr.name[len(translate.CONFIG_PREFIX) :]
+        if attr.after is None:
+            if key in have:
+                out.append(f"{key} is still set")
+        elif not common.same_value(key, str(attr.after), have.get(key)):
+            out.append(f"{key} is {have.get(key)!r}, wanted {attr.after!r}")
+    return out
+
+
+def _topic(c: plan.Change, live: state.ClusterState) -> list[str]:
+    topic = (live.topics or {}).get(c.name)
+    after: Mapping[str, Any] = c.after or {}
+    if c.phase is plan.Phase.TOPIC_DELETE:
+        return ["the topic still exists"] if topic is not None else []
+    if topic is None:
+        return ["the topic does not exist"]
+    problems = []
+    if c.phase is plan.Phase.TOPIC_CREATE:
+        if "assignment" in after:
+            if [list(r) for r in topic.assignment] != after["assignment"]:
+                problems.append("the replica assignment differs")
+        else:
+            if topic.partitions != after.get("partitions"):
+                problems.append(f"{topic.partitions} partition(s), wanted {after.get('partitions')}")
+            if topic.replication_factor != after.get("replication_factor"):
+                want_rf = after.get("replication_factor")
+                problems.append(f"replication factor {topic.replication_factor}, wanted {want_rf}")
+        problems += _configs_mismatch(c.attributes, topic.configs)
+    elif c.phase is plan.Phase.PARTITIONS:
+        if topic.partitions < int(after["partitions"]):
+            problems.append(f"{topic.partitions} partition(s), wanted {after['partitions']}")
+    elif c.phase is plan.Phase.TOPIC_CONFIG:
+        problems += _configs_mismatch(c.attributes, topic.configs)
+    elif c.phase is plan.Phase.REASSIGN:
+        for p, target in translate.reassignment_targets(c).items():
+            have = topic.assignment[p] if p < topic.partitions else ()
+            if sorted(have) != sorted(target):
+                problems.append(f"partition {p} has replicas {list(have)}, wanted {list(target)}")
+    return problems
+
+
+def _acl(c: plan.Change, live: state.ClusterState) -> list[str]:
+    binding = translate.acl_binding(c)
+    present = live.acls is not None and binding in live.acls
+    if c.action is plan.Action.DELETE:
+        return ["the binding still exists"] if present else []
+    return [] if present else ["the binding does not exist"]
+
+
+def _quota(c: plan.Change, live: state.ClusterState) -> list[str]:
+    entity = translate.quota_entity(c)
+    have = dict((live.quotas or {}).get(entity, {}))
+    want = {k: v for k, v in translate.quota_values(c).items() if v is not None}
+    return [] if have == want else [f"values are {have}, wanted {want}"]
+
+
+def _scram(c: plan.Change, live: state.ClusterState) -> list[str]:
+    wanted = translate.scram_change(c)
+    creds = {cr.mechanism: cr.iterations for cr in (live.scram_users or {}).get(wanted.user, ())}
+    problems = [f"the {m} credential still exists" for m in wanted.deletions if m in creds]
+    for mechanism, iterations in sorted(wanted.upserts.items()):
+        if mechanism not in creds:
+            problems.append(f"no {mechanism} credential")
+        elif creds[mechanism] != iterations:
+            problems.append(f"{mechanism} has {creds[mechanism]} iterations, wanted {iterations}")
+    return problems
+
+
+def _broker(c: plan.Change, live: state.ClusterState) -> list[str]:
+    return _configs_mismatch(c.attributes, (live.broker_configs or {}).get(c.name, {}))
+
+
+CHECKS = {
+    desired.KIND_TOPIC: _topic,
+    desired.KIND_ACL: _acl,
+    desired.KIND_QUOTA: _quota,
+    desired.KIND_SCRAM: _scram,
+    desired.KIND_BROKER_CONFIG: _broker,
+}
+
+
+def not_converged(applied: Iterable[plan.Change], live: state.ClusterState) -> list[NotConverged]:
+    """One entry per applied change whose resource does not hold what the change asked for."""
+    out = []
+    for c in applied:
+        problems = CHECKS[c.kind](c, live)
+        if problems:
+            out.append(NotConverged(c.address, f"{c.phase.label}: " + "; ".join(problems)))
+    return out
