@@ -7,10 +7,11 @@ plain data without importing kafka-python.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from reconciler import state
+from reconciler.kafka import results
 
 
 class ItemResultLike(Protocol):
@@ -38,22 +39,29 @@ class ItemResultLike(Protocol):
 class AdminPort(Protocol):
     """Every wire call apply makes. Each write is one batched request per call (split only for size)."""
 
+    @property
+    def request_count(self) -> int: ...
+
     def read_state(
         self,
         *,
-        kinds: Iterable[str],
-        topic_filter: Any = None,
-        principal_filter: Any = None,
+        kinds: frozenset[str],
+        topic_filter: Callable[[str], bool] | None = None,
+        principal_filter: Callable[[str], bool] | None = None,
     ) -> state.ClusterState: ...
 
-    def create_topics(self, specs: Sequence[Any], validate_only: bool = False) -> Sequence[ItemResultLike]: ...
+    def create_topics(
+        self, specs: Sequence[results.TopicSpec], *, validate_only: bool = False
+    ) -> Sequence[ItemResultLike]: ...
 
     def delete_topics(self, names: Sequence[str]) -> Sequence[ItemResultLike]: ...
 
-    def create_partitions(self, totals: Mapping[str, int], validate_only: bool = False) -> Sequence[ItemResultLike]: ...
+    def create_partitions(
+        self, counts: Mapping[str, int], *, validate_only: bool = False
+    ) -> Sequence[ItemResultLike]: ...
 
     def incremental_alter_configs(
-        self, changes: Mapping[Any, Sequence[Any]], validate_only: bool = False
+        self, changes: Mapping[tuple[str, str], Sequence[results.ConfigOp]], *, validate_only: bool = False
     ) -> Sequence[ItemResultLike]: ...
 
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> Sequence[ItemResultLike]: ...
@@ -61,15 +69,19 @@ class AdminPort(Protocol):
     def delete_acls(self, bindings: Sequence[state.AclBinding]) -> Sequence[ItemResultLike]: ...
 
     def alter_client_quotas(
-        self, changes: Mapping[state.QuotaEntity, Mapping[str, float | None]], validate_only: bool = False
+        self, changes: Mapping[state.QuotaEntity, Mapping[str, float | None]], *, validate_only: bool = False
     ) -> Sequence[ItemResultLike]: ...
 
-    def alter_scram_credentials(self, upserts: Sequence[Any], deletions: Sequence[Any]) -> Sequence[ItemResultLike]: ...
+    def alter_scram_credentials(
+        self, *, upserts: Sequence[results.ScramUpsert] = (), deletions: Sequence[results.ScramDeletion] = ()
+    ) -> Sequence[ItemResultLike]: ...
 
-    def alter_partition_reassignments(self, targets: Mapping[Any, Any]) -> Sequence[ItemResultLike]: ...
+    def alter_partition_reassignments(
+        self, changes: Mapping[tuple[str, int], Sequence[int] | None]
+    ) -> Sequence[ItemResultLike]: ...
 
-    def list_partition_reassignments(self) -> Any: ...
+    def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]: ...
 
-    def wait_topics_present(self, names: Sequence[str], timeout_s: float) -> Any: ...
+    def wait_topics_present(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]: ...
 
-    def wait_topics_absent(self, names: Sequence[str], timeout_s: float) -> Any: ...
+    def wait_topics_absent(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]: ...

@@ -59,17 +59,14 @@ def _removal(ops: dict[str, list[results.ConfigOp]]) -> dict[str, list[results.C
     return {res: [results.ConfigOp("DELETE", op.key) for op in lst] for res, lst in ops.items()}
 
 
+def _targets(ops: dict[str, list[results.ConfigOp]]) -> dict[tuple[str, str], list[results.ConfigOp]]:
+    return {translate.config_target(k): v for k, v in ops.items()}
+
+
 def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
     ongoing = ctx.adapter.list_partition_reassignments()
     ctx.count_request()
-    keys = {(r.topic, r.partition) for r in _as_reassignments(ongoing)}
-    return keys & set(wanted)
-
-
-def _as_reassignments(ongoing: object) -> list[state.Reassignment]:
-    if isinstance(ongoing, dict):
-        return [r for r in ongoing.values() if isinstance(r, state.Reassignment)]
-    return [r for r in (ongoing or ()) if isinstance(r, state.Reassignment)]  # type: ignore[attr-defined]
+    return {(r.topic, r.partition) for r in ongoing} & set(wanted)
 
 
 def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
@@ -94,7 +91,7 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
         return out + [outcomes.from_result(c, nothing, dry_run=False) for c, _ in per_change.values()]
     throttle = _throttle_ops(targets, live, rate=ctx.throttle_rate) if ctx.throttle_rate else {}
     if throttle:
-        ctx.adapter.incremental_alter_configs(throttle, validate_only=False)
+        ctx.adapter.incremental_alter_configs(_targets(throttle), validate_only=False)
         ctx.count_request()
     answers = send_batched(
         ctx,
@@ -107,7 +104,7 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
     submitted = {(t, p) for t, p in targets if answers[partition_key(t, p)].ok}
     moving = _wait(ctx, submitted)
     if throttle and not moving:
-        ctx.adapter.incremental_alter_configs(_removal(throttle), validate_only=False)
+        ctx.adapter.incremental_alter_configs(_targets(_removal(throttle)), validate_only=False)
         ctx.count_request()
     elif throttle:
         ctx.notes.append("replication throttle left in place: partitions are still moving; re-run apply to finish")

@@ -48,7 +48,7 @@ def run_configs(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clu
         phase=changes[0].phase,
         keys=list(items),
         call=lambda keys: ctx.adapter.incremental_alter_configs(
-            {k: items[k][1] for k in keys}, validate_only=ctx.dry_run
+            {translate.config_target(str(k)): items[k][1] for k in keys}, validate_only=ctx.dry_run
         ),
     )
     out += [outcomes.from_result(c, answers[k], dry_run=ctx.dry_run) for k, (c, _) in items.items()]
@@ -147,7 +147,7 @@ def run_scram(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clust
                 results.ScramUpsert(user=wanted.user, mechanism=m, iterations=n, password=ctx.secrets[wanted.user])
                 for m, n in sorted(wanted.upserts.items())
             ]
-        return _one_per_user(ctx.adapter.alter_scram_credentials(upserts, deletions))
+        return _one_per_user(ctx.adapter.alter_scram_credentials(upserts=upserts, deletions=deletions))
 
     answers = send_batched(ctx, phase=Phase.SCRAM, keys=list(items), call=call)
     out += [outcomes.from_result(c, answers[k], dry_run=False) for k, (c, _) in items.items()]

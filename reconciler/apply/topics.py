@@ -101,6 +101,9 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
         r = results[name]
         details: dict[str, Any] = {}
         if ctx.dry_run:
+            for key in ("partitions", "replication_factor"):
+                if key in r.extra:
+                    details[key] = r.extra[key]
             resolved = r.extra.get("configs")
             if resolved:
                 details["resolved_configs"] = dict(resolved)

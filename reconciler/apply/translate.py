@@ -137,5 +137,11 @@ def broker_resource(change: plan.Change) -> str:
 
 
 def config_resource(resource_type: str, name: str) -> str:
-    """The adapter's key of a config resource: ``topic:orders``, ``broker:1``, ``broker:<default>``."""
+    """The adapter's result key of a config resource: ``topic:orders``, ``broker:1``, ``broker:<default>``."""
     return f"{resource_type.lower()}:{name}"
+
+
+def config_target(key: str) -> tuple[str, str]:
+    """The adapter's request key ``(resource_type, name)`` of a result key made by ``config_resource``."""
+    resource_type, _, name = key.partition(":")
+    return resource_type.upper(), name
