@@ -16,6 +16,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.kafka.dist import HarnessError, KafkaDistribution
@@ -34,6 +35,9 @@ PR_SET_PDEATHSIG = 1
 
 _live: set[KafkaNode] = set()
 _live_lock = threading.Lock()
+# The kernel's parent-death signal fires when the *thread* that forked the child ends, so every JVM is forked from
+# this one long-lived thread rather than from whichever (possibly short-lived) thread asked for the start.
+_launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-launcher")
 
 
 def _die_with_parent() -> None:
@@ -127,7 +131,8 @@ class KafkaNode:
         with self.log_path.open("ab") as log:
             log.write(f"--- harness: starting node {self.node_id} at {time.strftime('%H:%M:%S')} ---\n".encode())
             log.flush()
-            self.process = subprocess.Popen(
+            self.process = _launcher.submit(
+                subprocess.Popen,
                 command,
                 cwd=self.dir,
                 stdin=subprocess.DEVNULL,
@@ -135,7 +140,7 @@ class KafkaNode:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 preexec_fn=_die_with_parent if self.die_with_parent else None,
-            )
+            ).result()
         with _live_lock:
             _live.add(self)
 
