@@ -1,0 +1,87 @@
+"""Diagnostics rendered as GitHub workflow commands and GitLab code-quality entries."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reconciler.errors import Diagnostic, Severity
+from reconciler.gitops import annotations as ann
+
+
+def test_error_with_position_becomes_an_error_command() -> None:
+    d = Diagnostic(
+        "unknown field 'partitons'", file="topics/orders.yaml", line=7, column=5, hint="did you mean 'partitions'?"
+    )
+    line = ann.workflow_command(d)
+    assert line == (
+        "::error file=topics/orders.yaml,line=7,col=5,title=kafka-reconciler::"
+        "unknown field 'partitons'%0Ahint: did you mean 'partitions'?"
+    )
+
+
+def test_warning_without_position() -> None:
+    d = Diagnostic("no topics declared", file="empty.yaml", severity=Severity.WARNING)
+    assert ann.workflow_command(d) == "::warning file=empty.yaml,title=kafka-reconciler::no topics declared"
+
+
+def test_diagnostic_without_file_has_no_file_property() -> None:
+    assert ann.workflow_command(Diagnostic("bad")) == "::error title=kafka-reconciler::bad"
+
+
+def test_message_escaping() -> None:
+    d = Diagnostic("retention 100% of\r\nthe disk: bad, really", file="a.yaml", line=1, path="spec.configs")
+    line = ann.workflow_command(d)
+    message = line.split("::", 2)[2]
+    assert message == "retention 100%25 of%0D%0Athe disk: bad, really (at spec.configs)"
+    assert "\n" not in line and "\r" not in line
+
+
+def test_property_escaping_of_file_names() -> None:
+    d = Diagnostic("x", file="dir,one/a:b%.yaml", line=2)
+    line = ann.workflow_command(d)
+    assert line.startswith("::error file=dir%2Cone/a%3Ab%25.yaml,line=2,")
+    props = line.split("::")[1].split(" ", 1)[1]
+    assert props.split(",") == ["file=dir%2Cone/a%3Ab%25.yaml", "line=2", "title=kafka-reconciler"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("a%b", "a%25b"), ("a\nb", "a%0Ab"), ("a\rb", "a%0Db"), ("a:b,c", "a%3Ab%2Cc"), ("%0A", "%250A")],
+)
+def test_escape_property(text: str, expected: str) -> None:
+    assert ann.escape_property(text) == expected
+
+
+def test_escape_data_keeps_colons_and_commas() -> None:
+    assert ann.escape_data("a:b,c%\n") == "a:b,c%25%0A"
+
+
+def test_paths_are_made_relative_to_the_workspace(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    sub = workspace / "kafka"
+    d = Diagnostic("bad", file="topics.yaml", line=3)
+    assert ann.github_annotations([d], workspace=workspace, cwd=sub) == [
+        "::error file=kafka/topics.yaml,line=3,title=kafka-reconciler::bad"
+    ]
+    absolute = Diagnostic("bad", file=str(sub / "acls.yaml"), line=1)
+    assert "file=kafka/acls.yaml," in ann.workflow_command(absolute, workspace=workspace)
+    outside = Diagnostic("bad", file="/etc/other.yaml", line=1)
+    assert "file=/etc/other.yaml," in ann.workflow_command(outside, workspace=workspace)
+
+
+def test_gitlab_code_quality_report() -> None:
+    diags = [
+        Diagnostic("unknown field", file="topics.yaml", line=4, column=3),
+        Diagnostic("deprecated key", file="topics.yaml", severity=Severity.WARNING),
+        Diagnostic("unknown field", file="topics.yaml", line=9, column=3),
+    ]
+    report = ann.gitlab_code_quality(diags)
+    json.dumps(report)  # the artifact is JSON
+    assert [e["severity"] for e in report] == ["critical", "minor", "critical"]
+    assert report[0]["location"] == {"path": "topics.yaml", "lines": {"begin": 4}}
+    assert report[1]["location"]["lines"]["begin"] == 1
+    assert len({e["fingerprint"] for e in report}) == 3
+    assert all(set(e) == {"description", "check_name", "fingerprint", "severity", "location"} for e in report)
