@@ -1,0 +1,138 @@
+"""Planner rules for client quotas and SCRAM users."""
+
+from __future__ import annotations
+
+import pytest
+
+from reconciler import plan as p
+from reconciler.planner import PlanOptions, plan
+from reconciler.state import QuotaEntity, ScramCredential
+from tests.unit.planner_builders import attrs, cluster, only, rows, scram_user, want
+
+ALICE = QuotaEntity.of(user="alice")
+ALICE_APP = QuotaEntity.of(user="alice", client_id="app")
+APP = QuotaEntity.of(client_id="app")
+
+
+@pytest.mark.parametrize(
+    ("declared", "live", "delete", "expected", "unmanaged"),
+    [
+        pytest.param({ALICE: {"producer_byte_rate": 1e6}}, {}, False, [("+", "QUOTA", ALICE.address)], [], id="create"),
+        pytest.param(
+            {ALICE: {"producer_byte_rate": 1e6}}, {ALICE: {"producer_byte_rate": 1000000.0}}, False, [], [], id="equal"
+        ),
+        pytest.param(
+            {ALICE: {"producer_byte_rate": 2e6}},
+            {ALICE: {"producer_byte_rate": 1e6}},
+            False,
+            [("~", "QUOTA", ALICE.address)],
+            [],
+            id="update",
+        ),
+        pytest.param(
+            {},
+            {ALICE_APP: {"request_percentage": 50.0}},
+            True,
+            [("-", "QUOTA", ALICE_APP.address)],
+            [],
+            id="delete-owned",
+        ),
+        pytest.param({}, {ALICE: {"request_percentage": 50.0}}, False, [], [ALICE.address], id="unmanaged-owned"),
+        pytest.param({}, {APP: {"request_percentage": 50.0}}, True, [], [], id="client-id-only-invisible"),
+        pytest.param(
+            {}, {QuotaEntity.of(user=None): {"request_percentage": 5.0}}, True, [], [], id="default-user-invisible"
+        ),
+        pytest.param(
+            {APP: {"request_percentage": 10.0}}, {}, False, [("+", "QUOTA", APP.address)], [], id="declared-client-id"
+        ),
+    ],
+)
+def test_quota_rules(declared: dict, live: dict, delete: bool, expected: list, unmanaged: list) -> None:
+    desired = want(quotas=declared, own_principals=["User:alice"], delete=["quota"] if delete else [])
+    result = plan(desired, cluster(quotas=live))
+    assert rows(result) == expected
+    assert [u.address for u in result.unmanaged] == unmanaged
+
+
+def test_quota_update_sets_and_removes_keys() -> None:
+    desired = want(quotas={ALICE: {"producer_byte_rate": 2e6}})
+    live = cluster(quotas={ALICE: {"producer_byte_rate": 1e6, "consumer_byte_rate": 5e6}})
+    change = only(plan(desired, live), ALICE.address)
+    assert attrs(change) == {"consumer_byte_rate": (5e6, None), "producer_byte_rate": (1e6, 2e6)}
+
+
+# ----------------------------------------------------------------------------------------------- SCRAM
+SHA512 = (ScramCredential("SCRAM-SHA-512", 8192),)
+
+
+@pytest.mark.parametrize(
+    ("live", "rotate", "expected_action", "reason"),
+    [
+        pytest.param({}, (), p.Action.CREATE, "the user has no SCRAM credential", id="missing"),
+        pytest.param({"alice": SHA512}, (), None, None, id="equal-no-password-drift"),
+        pytest.param(
+            {"alice": (ScramCredential("SCRAM-SHA-512", 4096),)},
+            (),
+            p.Action.UPDATE,
+            "iterations 4096 -> 8192",
+            id="iterations",
+        ),
+        pytest.param(
+            {"alice": (ScramCredential("SCRAM-SHA-256", 8192),)},
+            (),
+            p.Action.UPDATE,
+            "no SCRAM-SHA-512 credential",
+            id="mechanism-missing",
+        ),
+        pytest.param(
+            {"alice": (*SHA512, ScramCredential("SCRAM-SHA-256", 4096))},
+            (),
+            p.Action.UPDATE,
+            "the SCRAM-SHA-256 credential is not declared and is removed",
+            id="extra-mechanism",
+        ),
+        pytest.param({"alice": SHA512}, ("alice",), p.Action.UPDATE, "password rotation requested", id="rotate"),
+    ],
+)
+def test_scram_rules(live: dict, rotate: tuple, expected_action: p.Action | None, reason: str | None) -> None:
+    desired = want(scram=[scram_user("alice", rotation="2024-05")])
+    result = plan(desired, cluster(scram=live), options=PlanOptions(rotate_scram_users=frozenset(rotate)))
+    if expected_action is None:
+        assert result.changes == ()
+        assert result.unchanged == {"scram_user": 1}
+        return
+    change = only(result, "scram_user/alice")
+    assert change.action is expected_action and change.phase is p.Phase.SCRAM
+    assert any(reason in r for r in change.reasons), change.reasons
+    assert change.after == {
+        "credentials": {"SCRAM-SHA-512": {"iterations": 8192}},
+        "password": "env:ALICE_SCRAM_PASSWORD",
+        "rotation": "2024-05",
+    }
+
+
+def test_rotation_marker_alone_changes_nothing() -> None:
+    result = plan(want(scram=[scram_user("alice", rotation="v2")]), cluster(scram={"alice": SHA512}))
+    assert result.changes == ()
+
+
+def test_rotation_of_undeclared_user_is_a_warning() -> None:
+    result = plan(want(), cluster(), options=PlanOptions(rotate_scram_users=frozenset({"mallory"})))
+    assert [(w.code, w.address) for w in result.warnings] == [("rotation-undeclared", "scram_user/mallory")]
+    assert result.options["rotate_scram_users"] == ["mallory"]
+
+
+@pytest.mark.parametrize(
+    ("delete", "expected", "unmanaged"),
+    [(True, [("-", "SCRAM", "scram_user/app-old")], []), (False, [], ["scram_user/app-old"])],
+)
+def test_undeclared_owned_scram_user(delete: bool, expected: list, unmanaged: list) -> None:
+    desired = want(own_principals=["User:app-"], delete=["scram_user"] if delete else [])
+    result = plan(desired, cluster(scram={"app-old": SHA512, "admin": SHA512}))
+    assert rows(result) == expected
+    assert [u.address for u in result.unmanaged] == unmanaged
+
+
+def test_scram_unreadable_is_an_error_when_users_are_declared() -> None:
+    result = plan(want(scram=[scram_user("alice")]), cluster(scram=None))
+    assert [(w.code, w.severity) for w in result.warnings] == [("scram-unreadable", "error")]
