@@ -77,6 +77,15 @@ def kafka_cluster3() -> Iterator[KafkaCluster]:
     yield from _session_cluster(three_node_cluster())
 
 
+@pytest.fixture(autouse=True)
+def _restart_stopped_nodes() -> Iterator[None]:
+    """After each test, bring back any node a test stopped or killed, so the next test sees a whole cluster."""
+    yield
+    for cluster in _started:
+        if not all(node.running for node in cluster.nodes):
+            cluster.ensure_running()
+
+
 @pytest.fixture
 def topic_prefix() -> str:
     """A unique prefix such as ``t-3f9a1c-`` so tests never see each other's topics, groups or principals."""

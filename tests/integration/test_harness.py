@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer
-from kafka.admin import ConfigResource, ConfigResourceType
+from kafka.admin import ConfigResource, ConfigResourceType, UserScramCredentialUpsertion
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
 from tests.kafka.cluster import KafkaCluster
@@ -100,9 +101,29 @@ def test_sasl_node_denies_a_user_without_acls_and_allows_admin(kafka_sasl: Kafka
 
 
 def test_sasl_node_rejects_a_wrong_password(kafka_sasl: KafkaCluster) -> None:
-    kwargs = kafka_sasl.client_kwargs("bob", password="not-bobs-password")
+    bob = kafka_sasl.client_kwargs("bob")
+    kafka_sasl.admin_client(**bob, bootstrap_timeout_ms=5000).close()  # bob's own password is accepted
     with pytest.raises(KafkaError):
-        kafka_sasl.admin_client(**{**kwargs, "bootstrap_timeout_ms": 5000}).close()
+        kafka_sasl.admin_client(**{**bob, "sasl_plain_password": "not-bobs-password"}, bootstrap_timeout_ms=5000)
+
+
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_sasl_node_accepts_a_scram_user_created_by_admin(
+    kafka_sasl: KafkaCluster, topic_prefix: str, mechanism: str
+) -> None:
+    user, password = f"{topic_prefix}scram", secrets.token_urlsafe(12)
+    with kafka_sasl.admin_session() as admin:
+        errors = admin.alter_user_scram_credentials([UserScramCredentialUpsertion(user, mechanism, password)])
+    assert errors == {user: None}
+
+    def scram_login_works() -> bool:
+        client = kafka_sasl.admin_client(**kafka_sasl.client_kwargs(user, mechanism=mechanism, password=password))
+        try:
+            return isinstance(client.list_topics(), list)
+        finally:
+            client.close()
+
+    assert eventually(scram_login_works, timeout=20, what=f"{mechanism} login of {user}")
 
 
 def test_three_node_cluster_spreads_replicas_across_both_racks(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
