@@ -40,7 +40,7 @@ def single_node(
         dist=dist,
         nodes=[node],
         workdir=root,
-        make_properties=_plaintext_properties,
+        make_properties=plaintext_properties,
         fixed_port=port,
         remove_workdir=workdir is None,
     )
@@ -57,7 +57,7 @@ def sasl_node(*, version: str | None = None) -> KafkaCluster:
         dist=dist,
         nodes=[node],
         workdir=root,
-        make_properties=_sasl_properties,
+        make_properties=sasl_properties,
         admin=Credentials("admin", secrets.token_urlsafe(16)),
         users={name: secrets.token_urlsafe(16) for name in EXTRA_USERS},
     )
@@ -71,7 +71,7 @@ def three_node_cluster(*, version: str | None = None) -> KafkaCluster:
     nodes = [
         KafkaNode(dist=dist, node_id=i + 1, workdir=root / f"node-{i + 1}", rack=rack) for i, rack in enumerate(RACKS)
     ]
-    cluster = KafkaCluster(name="cluster3", dist=dist, nodes=nodes, workdir=root, make_properties=_plaintext_properties)
+    cluster = KafkaCluster(name="cluster3", dist=dist, nodes=nodes, workdir=root, make_properties=plaintext_properties)
     return _started(cluster)
 
 
@@ -91,7 +91,7 @@ def _started(cluster: KafkaCluster) -> KafkaCluster:
     return cluster
 
 
-def _base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int) -> dict[str, str]:
+def base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int) -> dict[str, str]:
     props = {
         "process.roles": "broker,controller",
         "node.id": str(node.node_id),
@@ -126,8 +126,8 @@ def _base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int
     return props
 
 
-def _plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
-    props = _base_properties(cluster, node, replication=min(3, len(cluster.nodes)))
+def plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
+    props = base_properties(cluster, node, replication=min(3, len(cluster.nodes)))
     props.update(
         {
             "listeners": f"PLAINTEXT://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
@@ -139,13 +139,13 @@ def _plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, s
     return props
 
 
-def _sasl_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
+def sasl_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
     assert cluster.admin is not None
     admin = cluster.admin
     accounts = {admin.username: admin.password, **cluster.users}
     plain_users = " ".join(f'user_{name}="{password}"' for name, password in accounts.items())
     prefix = f"listener.name.{SASL_LISTENER.lower()}"
-    props = _base_properties(cluster, node, replication=1)
+    props = base_properties(cluster, node, replication=1)
     props.update(
         {
             "listeners": f"{SASL_LISTENER}://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
