@@ -76,9 +76,13 @@ def check_cluster(p: plan.Plan, live: state.ClusterState) -> None:
 def check_fresh(changes: Iterable[plan.Change], live: state.ClusterState) -> None:
     """Refuse (``StalePlan``) when any affected resource differs from what the plan was computed from."""
     changed: dict[str, str] = {}
-    for c in changes:
-        if c.address in changed:
+    seen: set[str] = set()
+    for c in plan.sort_changes(changes):
+        # The first change of a resource (in phase order) was computed from the live resource; a later
+        # one may follow it (a re-create after a delete) and describe the state it leaves.
+        if c.address in seen:
             continue
+        seen.add(c.address)
         if c.kind in live.unavailable:
             raise errors.StalePlan(
                 f"cannot verify that the plan is current: {c.kind} could not be read ({live.unavailable[c.kind]}); "

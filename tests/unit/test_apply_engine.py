@@ -1,0 +1,364 @@
+"""Apply orchestration on plain data: phase order, batching, retries, dependency skipping, dry run, read-back.
+
+Plans come from the real (pure) planner; the cluster is a ``RecordingAdapter`` holding plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from reconciler import errors, state
+from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan, retry
+from reconciler.apply.report import CheckedBy
+from reconciler.desired import (
+    DesiredBrokerConfig,
+    DesiredQuota,
+    DesiredScramUser,
+    DesiredState,
+    DesiredTopic,
+    NamePattern,
+    Ownership,
+    SecretRef,
+)
+from reconciler.plan import Phase
+from reconciler.planner import plan
+from tests.unit.apply_recording import RecordingAdapter
+
+ALICE_READ = state.AclBinding("TOPIC", "LITERAL", "orders", "User:alice", "*", "READ", "ALLOW")
+BOB_WRITE = state.AclBinding("TOPIC", "LITERAL", "orders", "User:bob", "*", "WRITE", "ALLOW")
+OWN_ALL = Ownership(
+    topics=(NamePattern("prefix", "t"),),
+    principals=(NamePattern("glob", "User:*"),),
+    delete={"topic": True, "acl": True, "quota": True, "scram_user": True},
+)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def options(clock: FakeClock | None = None, **kw: object) -> ApplyOptions:
+    clock = clock or FakeClock()
+    return ApplyOptions(
+        pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5),
+        clock=clock,
+        environ={"ALICE_PW": "s3cret-alice"},
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def topics(*names: str, partitions: int = 1, **configs: str) -> dict[str, DesiredTopic]:
+    return {n: DesiredTopic(n, partitions, 1, configs) for n in names}
+
+
+def live_topic(name: str, partitions: int = 1, **configs: str) -> state.TopicState:
+    return state.TopicState(name=name, assignment=tuple((1,) for _ in range(partitions)), configs=configs)
+
+
+def replan(adapter: RecordingAdapter, wanted: DesiredState) -> list[str]:
+    """Addresses a fresh plan still wants to change."""
+    live = adapter.read_state(kinds=wanted.needs())
+    return sorted({c.address for c in plan(wanted, live).actionable})
+
+
+def run(
+    adapter: RecordingAdapter,
+    wanted: DesiredState,
+    opts: ApplyOptions | None = None,
+    events: list[ApplyEvent] | None = None,
+):  # type: ignore[no-untyped-def]
+    p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    adapter.calls.clear()
+    sink: Callable[[ApplyEvent], None] | None = events.append if events is not None else None
+    return apply_plan(p, adapter, options=opts or options(), events=sink)
+
+
+def test_every_kind_is_applied_in_phase_order_with_one_request_per_phase_and_converges() -> None:
+    adapter = RecordingAdapter(
+        topics={"t-old": live_topic("t-old"), "t-grow": live_topic("t-grow", 1, **{"retention.ms": "1000"})},
+        acls={BOB_WRITE},
+        quotas={state.QuotaEntity.of(user="bob"): {"producer_byte_rate": 10.0}},
+    )
+    wanted = DesiredState(
+        topics={**topics("t-new"), "t-grow": DesiredTopic("t-grow", 3, 1, {"retention.ms": "2000"})},
+        acls={ALICE_READ: None},
+        quotas={
+            state.QuotaEntity.of(user="alice"): DesiredQuota(
+                state.QuotaEntity.of(user="alice"), {"consumer_byte_rate": 5.0}
+            )
+        },
+        scram_users={"alice": DesiredScramUser("alice", "SCRAM-SHA-256", 8192, SecretRef(env="ALICE_PW"))},
+        broker_configs={"<default>": DesiredBrokerConfig("<default>", {"log.cleaner.threads": "2"})},
+        ownership=OWN_ALL,
+    )
+    report = run(adapter, wanted)
+
+    assert [name for name, _ in adapter.writes()] == [
+        "delete_acls",
+        "delete_topics",
+        "create_topics",
+        "create_partitions",
+        "incremental_alter_configs",
+        "alter_client_quotas",
+        "alter_scram_credentials",
+        "incremental_alter_configs",
+        "create_acls",
+    ]
+    assert report.counts()["applied"] == len(report.items) == 10
+    assert report.converged is True and report.exit_code == 0
+    assert replan(adapter, wanted) == []
+    assert adapter.scram == {"alice": {"SCRAM-SHA-256": 8192}}
+    assert [p.phase for p in report.phases] == sorted(p.phase for p in report.phases)
+
+
+def test_one_invalid_config_among_fifty_creates_fails_alone_and_is_not_retried() -> None:
+    names = [f"t-{i:02d}" for i in range(50)]
+    adapter = RecordingAdapter(script={"create_topics": [{"t-17": "INVALID_CONFIG"}]})
+    wanted = DesiredState(topics=topics(*names), ownership=OWN_ALL)
+    report = run(adapter, wanted)
+
+    assert adapter.names().count("create_topics") == 1
+    assert report.counts()["applied"] == 49
+    [bad] = report.failed()
+    assert (bad.address, bad.outcome, bad.error_name, bad.error_code) == (
+        "topic/t-17",
+        Outcome.FAILED,
+        "INVALID_CONFIG",
+        40,
+    )
+    assert bad.message == "INVALID_CONFIG for t-17"
+    assert report.exit_code == 3
+    assert replan(adapter, wanted) == ["topic/t-17"]
+
+
+def test_retriable_errors_resend_only_the_failed_items_after_a_backoff() -> None:
+    clock = FakeClock()
+    adapter = RecordingAdapter(script={"create_topics": [{"t-b": "NOT_CONTROLLER", "t-d": "LEADER_NOT_AVAILABLE"}]})
+    report = run(adapter, DesiredState(topics=topics("t-a", "t-b", "t-c", "t-d"), ownership=OWN_ALL), options(clock))
+
+    sent = [args["names"] for name, args in adapter.calls if name == "create_topics"]
+    assert sent == [["t-a", "t-b", "t-c", "t-d"], ["t-b", "t-d"]]
+    assert clock.slept == [pytest.approx(0.1)]  # first retry: ceiling 0.2 s x rand 0.5
+    assert report.exit_code == 0
+    assert {i.address: i.attempts for i in report.items}["topic/t-b"] == 2
+
+
+def test_throttling_waits_at_least_the_time_the_broker_asked_for() -> None:
+    clock = FakeClock()
+    adapter = RecordingAdapter(script={"create_topics": [{"t-a": "THROTTLING_QUOTA_EXCEEDED"}]}, throttle_ms=1500)
+    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL), options(clock))
+    assert clock.slept == [1.5]
+    assert report.exit_code == 0
+
+
+def test_a_timed_out_create_that_completed_is_reported_applied_without_resending() -> None:
+    adapter = RecordingAdapter(script={"create_topics": [{"t-a": "REQUEST_TIMED_OUT+applied"}]})
+    report = run(adapter, DesiredState(topics=topics("t-a", "t-b"), ownership=OWN_ALL))
+
+    assert adapter.names().count("create_topics") == 1
+    item = next(i for i in report.items if i.address == "topic/t-a")
+    assert item.outcome is Outcome.APPLIED
+    assert "timed out" in (item.message or "")
+
+
+def test_retries_stop_at_the_deadline_and_report_the_last_error() -> None:
+    clock = FakeClock()
+    adapter = RecordingAdapter(script={"create_topics": [{"t-a": "NOT_CONTROLLER"}] * 50})
+    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL), options(clock, deadline_s=2.0))
+
+    [item] = report.items
+    assert item.outcome is Outcome.FAILED and item.error_name == "NOT_CONTROLLER"
+    assert "deadline" in (item.message or "")
+    assert clock.now <= 2.0
+
+
+def test_authorization_errors_are_not_retried() -> None:
+    adapter = RecordingAdapter(script={"create_topics": [{"t-a": "TOPIC_AUTHORIZATION_FAILED"}]})
+    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL))
+    assert adapter.names().count("create_topics") == 1
+    assert report.items[0].error_name == "TOPIC_AUTHORIZATION_FAILED"
+
+
+def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
+    from reconciler import plan as plan_model
+
+    adapter = RecordingAdapter(
+        topics={"t-a": live_topic("t-a"), "t-b": live_topic("t-b")},
+        script={"delete_topics": [{"t-a": "TOPIC_AUTHORIZATION_FAILED"}]},
+    )
+    live = adapter.read_state(kinds=frozenset({"topic"}))
+    deletes = plan(DesiredState(ownership=OWN_ALL), live).changes
+    creates = plan(
+        DesiredState(topics=topics("t-a", "t-b")), state.ClusterState("cluster-a", 1, adapter.brokers, topics={})
+    ).changes
+    p = plan_model.Plan(
+        cluster=plan_model.ClusterInfo("cluster-a", 1), changes=plan_model.sort_changes(deletes + creates)
+    )
+    adapter.calls.clear()
+    report = apply_plan(p, adapter, options=options())
+
+    by = {(i.phase, i.address): i for i in report.items}
+    assert by[(Phase.TOPIC_DELETE, "topic/t-a")].outcome is Outcome.FAILED
+    skipped = by[(Phase.TOPIC_CREATE, "topic/t-a")]
+    assert skipped.outcome is Outcome.SKIPPED and "deletion of topic/t-a failed" in (skipped.message or "")
+    assert by[(Phase.TOPIC_CREATE, "topic/t-b")].outcome is Outcome.APPLIED
+    created = [args["names"] for name, args in adapter.calls if name == "create_topics"]
+    assert created == [["t-b"]]
+    # the re-create waited for the deleted name to disappear first
+    assert adapter.names().index("wait_topics_absent") < adapter.names().index("create_topics")
+    assert report.exit_code == 3
+
+
+def test_failed_partition_increase_skips_the_reassignment_of_that_topic() -> None:
+    adapter = RecordingAdapter(
+        topics={"t-a": live_topic("t-a", 1)},
+        brokers=(state.Broker(1, "h", 1), state.Broker(2, "h", 2)),
+        script={"create_partitions": [{"t-a": "INVALID_PARTITIONS"}]},
+    )
+    report = run(adapter, DesiredState(topics={"t-a": DesiredTopic("t-a", 2, 2)}, ownership=OWN_ALL))
+    by = {i.phase: i for i in report.items}
+    assert by[Phase.PARTITIONS].outcome is Outcome.FAILED
+    assert by[Phase.REASSIGN].outcome is Outcome.SKIPPED
+    assert "alter_partition_reassignments" not in adapter.names()
+
+
+def test_dry_run_validates_on_the_broker_where_possible_and_writes_nothing() -> None:
+    adapter = RecordingAdapter(
+        topics={"t-cfg": live_topic("t-cfg", **{"retention.ms": "1"})},
+        script={"create_topics": [{"t-bad": "INVALID_REPLICATION_FACTOR"}]},
+    )
+    wanted = DesiredState(
+        topics={**topics("t-ok", "t-bad", **{"retention.ms": "5"}), **topics("t-cfg", **{"retention.ms": "2"})},
+        acls={ALICE_READ: None},
+        ownership=OWN_ALL,
+    )
+    before = (dict(adapter.topics), set(adapter.acls))
+    report = run(adapter, wanted, options(dry_run=True))
+
+    assert adapter.writes() == []
+    assert (dict(adapter.topics), set(adapter.acls)) == before
+    by = {i.address: i for i in report.items}
+    assert by["topic/t-ok"].outcome is Outcome.DRY_RUN_ACCEPTED
+    assert by["topic/t-ok"].details["resolved_configs"]["retention.ms"] == "5"
+    assert by["topic/t-bad"].outcome is Outcome.DRY_RUN_REJECTED
+    assert by["topic/t-bad"].error_name == "INVALID_REPLICATION_FACTOR"
+    assert by["topic/t-cfg"].checked_by is CheckedBy.BROKER
+    assert by[ALICE_READ.address].checked_by is CheckedBy.CLIENT
+    assert report.converged is None and report.exit_code == 3
+    assert all(
+        args.get("validate_only")
+        for name, args in adapter.calls
+        if name in ("create_topics", "incremental_alter_configs")
+    )
+
+
+def test_dry_run_reports_an_unresolvable_password_reference_without_its_value() -> None:
+    adapter = RecordingAdapter()
+    wanted = DesiredState(
+        scram_users={"carol": DesiredScramUser("carol", "SCRAM-SHA-512", 8192, SecretRef(env="CAROL_PW"))},
+        ownership=OWN_ALL,
+    )
+    report = run(adapter, wanted, options(dry_run=True))
+    [item] = report.items
+    assert item.outcome is Outcome.DRY_RUN_REJECTED and item.checked_by is CheckedBy.CLIENT
+    assert "carol" in (item.message or "") and "CAROL_PW" in (item.message or "")
+
+
+def test_missing_password_stops_the_apply_before_any_write() -> None:
+    adapter = RecordingAdapter()
+    wanted = DesiredState(
+        topics=topics("t-a"),
+        scram_users={"carol": DesiredScramUser("carol", "SCRAM-SHA-512", 8192, SecretRef(file="/nonexistent/pw"))},
+        ownership=OWN_ALL,
+    )
+    with pytest.raises(errors.ConfigError, match=r"carol.*file:/nonexistent/pw"):
+        run(adapter, wanted)
+    assert adapter.writes() == []
+
+
+def test_passwords_reach_the_adapter_but_never_the_report() -> None:
+    adapter = RecordingAdapter()
+    wanted = DesiredState(
+        scram_users={"alice": DesiredScramUser("alice", "SCRAM-SHA-256", 8192, SecretRef(env="ALICE_PW"))},
+        ownership=OWN_ALL,
+    )
+    report = run(adapter, wanted)
+    assert [args["passwords"] for name, args in adapter.calls if name == "alter_scram_credentials"] == [
+        ["s3cret-alice"]
+    ]
+    assert "s3cret-alice" not in report.to_json()
+
+
+def test_stale_plan_is_refused_naming_what_changed_and_writes_nothing() -> None:
+    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", **{"retention.ms": "1"})})
+    wanted = DesiredState(topics={**topics("t-a", **{"retention.ms": "2"}), **topics("t-new")}, ownership=OWN_ALL)
+    saved = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    adapter.topics["t-a"] = live_topic("t-a", **{"retention.ms": "3"})  # out-of-band change
+    adapter.topics["t-new"] = live_topic("t-new")
+    adapter.calls.clear()
+    with pytest.raises(errors.StalePlan, match=r"topic/t-a \(changed\).*topic/t-new \(now exists\)"):
+        apply_plan(saved, adapter, options=options())
+    assert adapter.writes() == []
+
+
+def test_plan_for_another_cluster_is_refused() -> None:
+    adapter = RecordingAdapter()
+    saved = plan(DesiredState(topics=topics("t-a")), adapter.read_state(kinds=frozenset({"topic"})))
+    adapter.cluster_id = "cluster-b"
+    with pytest.raises(errors.PlanFileError, match=r"cluster-a.*cluster-b"):
+        apply_plan(saved, adapter, options=options())
+    assert adapter.writes() == []
+
+
+def test_self_lockout_guard_fires_before_any_write_unless_allowed() -> None:
+    admin_all = state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", "User:admin", "*", "ALL", "ALLOW")
+    adapter = RecordingAdapter(acls={admin_all})
+    wanted = DesiredState(topics=topics("t-a"), ownership=OWN_ALL)
+    with pytest.raises(errors.ReconcilerError, match=r"User:admin.*ALTER on CLUSTER 'kafka-cluster'") as info:
+        run(adapter, wanted, options(principal="User:admin"))
+    assert info.value.exit_code == 1
+    assert adapter.writes() == []
+
+    report = run(adapter, wanted, options(principal="User:admin", allow_self_lockout=True))
+    assert report.exit_code == 0 and adapter.acls == set()
+
+
+def test_a_write_that_did_not_take_effect_is_reported_as_not_converged() -> None:
+    adapter = RecordingAdapter(script={"create_acls": [{ALICE_READ.address: "OK+ignored"}]})
+    report = run(adapter, DesiredState(acls={ALICE_READ: None}, ownership=OWN_ALL))
+    assert report.items[0].outcome is Outcome.APPLIED
+    assert report.converged is False
+    assert [n.address for n in report.not_converged] == [ALICE_READ.address]
+    assert report.exit_code == 3
+
+
+def test_progress_events_per_phase() -> None:
+    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", **{"retention.ms": "1"})})
+    events: list[ApplyEvent] = []
+    run(adapter, DesiredState(topics={**topics("t-b"), **topics("t-a")}, ownership=OWN_ALL), events=events)
+    kinds = [(e.kind, e.phase) for e in events if e.kind is not EventKind.RETRY]
+    assert kinds == [
+        (EventKind.PHASE_STARTED, Phase.TOPIC_CREATE),
+        (EventKind.ITEM_DONE, Phase.TOPIC_CREATE),
+        (EventKind.PHASE_FINISHED, Phase.TOPIC_CREATE),
+        (EventKind.PHASE_STARTED, Phase.TOPIC_CONFIG),
+        (EventKind.ITEM_DONE, Phase.TOPIC_CONFIG),
+        (EventKind.PHASE_FINISHED, Phase.TOPIC_CONFIG),
+    ]
+
+
+def test_an_empty_plan_sends_nothing() -> None:
+    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a")})
+    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL))
+    assert adapter.calls == [] and report.items == () and report.exit_code == 0
