@@ -1,0 +1,314 @@
+"""Finding manifest files, applying environment overlays and validating each document against its kind's model.
+
+Files: every ``*.yaml`` / ``*.yml`` under the given directories (hidden directories skipped), in sorted
+order. A file under ``overlays/<env>/`` belongs to environment ``<env>``: it is read only when that
+environment is selected, after every base file, and each of its documents either patches the base
+document of the same kind and name (a deep merge of mappings; ``null`` removes a key) or adds a new one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from reconciler import errors
+from reconciler.manifests import models, yamlio
+
+OVERLAYS_DIR = "overlays"
+_TYPE_ERRORS = frozenset(
+    {
+        "string_type",
+        "int_type",
+        "int_parsing",
+        "float_type",
+        "float_parsing",
+        "bool_type",
+        "bool_parsing",
+        "model_type",
+        "model_attributes_type",
+        "dict_type",
+        "list_type",
+        "int_from_float",
+    }
+)
+# Fields whose inline value would be a secret: refused with a pointer to the reference form.
+INLINE_SECRETS = {"ScramUser": "password", "Cluster": "password"}
+
+
+@dataclasses.dataclass(slots=True)
+class Document:
+    """A document that passed its kind's model: the raw form (for positions) and the validated model."""
+
+    raw: yamlio.RawDocument
+    kind: str
+    name: str
+    model: Any  # an instance of models.DOCUMENTS[kind]
+
+    @property
+    def spec(self) -> Any:
+        return self.model.spec
+
+
+def discover(
+    paths: Sequence[Path], *, environment: str | None, diags: list[errors.Diagnostic]
+) -> list[tuple[Path, bool]]:
+    """Manifest files in load order, each with whether it is an overlay: base files sorted, then overlays."""
+    base: list[Path] = []
+    overlays: list[Path] = []
+    seen: set[Path] = set()
+    available: set[str] = set()
+    for root in paths:
+        if root.is_file():
+            candidates: list[tuple[Path, str | None]] = [(root, None)]
+        elif root.is_dir():
+            found = sorted(
+                (p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()),
+                key=lambda p: p.relative_to(root).as_posix(),
+            )
+            found = [p for p in found if not any(part.startswith(".") for part in p.relative_to(root).parts[:-1])]
+            if not found:
+                diags.append(
+                    errors.Diagnostic(message="no *.yaml or *.yml manifests in this directory", file=str(root))
+                )
+            candidates = [(p, _overlay_env(p.relative_to(root))) for p in found]
+        else:
+            diags.append(errors.Diagnostic(message="no such file or directory", file=str(root)))
+            continue
+        for path, env_name in candidates:
+            if env_name is not None:
+                available.add(env_name)
+            resolved = path.resolve()
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            if env_name is None:
+                base.append(path)
+            elif env_name == environment:
+                overlays.append(path)
+    if environment is not None and environment not in available:
+        known = ", ".join(sorted(available)) or "none"
+        diags.append(
+            errors.Diagnostic(
+                message=f"environment {environment!r} has no {OVERLAYS_DIR}/{environment}/ directory (found: {known})",
+                file=", ".join(str(p) for p in paths) or None,
+            )
+        )
+    return [(p, False) for p in base] + [(p, True) for p in overlays]
+
+
+def _overlay_env(relative: Path) -> str | None:
+    parts = relative.parts[:-1]
+    for index, part in enumerate(parts[:-1]):
+        if part == OVERLAYS_DIR:
+            return parts[index + 1]
+    return None
+
+
+def identity(raw: yamlio.RawDocument, diags: list[errors.Diagnostic]) -> tuple[str, str] | None:
+    """(kind, name) of a document after checking the envelope; None (with diagnostics) when unusable."""
+    data = raw.data
+    if not isinstance(data, dict):
+        diags.append(raw.diagnostic((), f"a manifest must be a mapping, not a {_type_name(data)}"))
+        return None
+    api = data.get("apiVersion")
+    if api != models.API_VERSION:
+        message = "missing apiVersion" if api is None else f"unsupported apiVersion {api!r}"
+        diags.append(raw.diagnostic(("apiVersion",), message, hint=f"use apiVersion: {models.API_VERSION}"))
+        return None
+    kind = data.get("kind")
+    if not isinstance(kind, str) or kind not in models.DOCUMENTS:
+        if kind is None:
+            diags.append(raw.diagnostic((), "missing kind", hint="one of " + ", ".join(models.DOCUMENTS)))
+        else:
+            close = difflib.get_close_matches(str(kind), list(models.DOCUMENTS), n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]}?" if close else "one of " + ", ".join(models.DOCUMENTS)
+            diags.append(raw.diagnostic(("kind",), f"unknown kind {kind!r}", hint=hint))
+        return None
+    metadata = data.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if isinstance(name, bool) or not isinstance(name, (str, int)) or name == "":
+        diags.append(raw.diagnostic(("metadata",), "missing metadata.name", hint="every document needs a name"))
+        return None
+    return kind, str(name)
+
+
+def merge_overlay(base: yamlio.RawDocument, patch: yamlio.RawDocument) -> None:
+    """Deep-merge ``patch`` into ``base`` in place (mappings merged, other values replaced, null removes)."""
+    base.data = _merge(base.data, patch.data)
+    base.positions.update(patch.positions)
+
+
+def _merge(base: Any, patch: Any) -> Any:
+    if not isinstance(base, dict) or not isinstance(patch, dict):
+        return patch
+    merged = dict(base)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = _merge(merged.get(key), value)
+    return merged
+
+
+def validate(raw: yamlio.RawDocument, kind: str, name: str, diags: list[errors.Diagnostic]) -> Document | None:
+    """Validate a document against its kind's model; every problem becomes a positioned diagnostic."""
+    data = raw.data
+    secret_field = INLINE_SECRETS.get(kind)
+    spec = data.get("spec")
+    if secret_field and isinstance(spec, dict) and secret_field in spec:
+        diags.append(
+            raw.diagnostic(
+                ("spec", secret_field),
+                "inline passwords are not allowed in manifests",
+                hint="use passwordFrom: {env: VARIABLE} or passwordFrom: {file: path}",
+                key=True,
+            )
+        )
+        data = {**data, "spec": {k: v for k, v in spec.items() if k != secret_field}}
+    try:
+        model = models.DOCUMENTS[kind].model_validate(data)
+    except pydantic.ValidationError as exc:
+        diags.extend(_diagnostics(raw, kind, data, exc))
+        return None
+    if secret_field and isinstance(spec, dict) and secret_field in spec:
+        return None
+    return Document(raw=raw, kind=kind, name=name, model=model)
+
+
+def _diagnostics(
+    raw: yamlio.RawDocument, kind: str, data: Any, exc: pydantic.ValidationError
+) -> list[errors.Diagnostic]:
+    groups: dict[tuple[Any, ...], list[tuple[tuple[Any, ...], Mapping[str, Any]]]] = {}
+    entry: Mapping[str, Any]
+    for entry in exc.errors(include_url=False):
+        path, group = _data_path(data, entry)
+        groups.setdefault(group, []).append((path, entry))
+    out: list[errors.Diagnostic] = []
+    seen: set[tuple[Any, ...]] = set()
+    for entries in groups.values():
+        specific = [e for e in entries if e[1]["type"] not in _TYPE_ERRORS] or entries
+        if len(specific) > 1 and all(e[1]["type"] in _TYPE_ERRORS for e in specific):
+            path = min((e[0] for e in specific), key=len)
+            kinds = " or ".join(dict.fromkeys(_expected(e[1]) for e in specific))
+            specific = [(path, {"type": "union", "msg": f"expected {kinds}", "loc": path})]
+        for path, err in specific:
+            diag = _one(raw, kind, path, err)
+            key = (diag.line, diag.column, diag.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(diag)
+    return out
+
+
+def _data_path(data: Any, err: Mapping[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The part of a pydantic ``loc`` that exists in the document, and the group key for union branches."""
+    path: list[Any] = []
+    group: tuple[Any, ...] | None = None
+    current = data
+    loc = tuple(err["loc"])
+    for index, part in enumerate(loc):
+        if _has(current, part):
+            current = current[part]
+            path.append(part)
+        elif index == len(loc) - 1 and err["type"] in ("missing", "extra_forbidden"):
+            path.append(part)
+        elif group is None:
+            group = tuple(path)
+    return tuple(path), group if group is not None else tuple(path)
+
+
+def _has(container: Any, part: Any) -> bool:
+    if isinstance(container, dict):
+        return isinstance(part, str) and part in container
+    return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
+
+
+def _expected(err: Mapping[str, Any]) -> str:
+    return {
+        "string_type": "a string",
+        "int_type": "an integer",
+        "int_parsing": "an integer",
+        "int_from_float": "an integer",
+        "float_type": "a number",
+        "float_parsing": "a number",
+        "bool_type": "true or false",
+        "bool_parsing": "true or false",
+        "model_type": "a mapping",
+        "model_attributes_type": "a mapping",
+        "dict_type": "a mapping",
+        "list_type": "a list",
+    }.get(str(err["type"]), str(err["msg"]))
+
+
+def _one(raw: yamlio.RawDocument, kind: str, path: tuple[Any, ...], err: Mapping[str, Any]) -> errors.Diagnostic:
+    kind_of = str(err["type"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    if kind_of == "missing":
+        return raw.diagnostic(path[:-1], f"missing required field {path[-1]!r}", key=True)
+    if kind_of == "extra_forbidden":
+        close = difflib.get_close_matches(str(path[-1]), sorted(_vocabulary(kind)), n=1, cutoff=0.6)
+        return raw.diagnostic(
+            path,
+            f"unknown field {path[-1]!r}",
+            key=True,
+            hint=f"did you mean {close[0]}?" if close else None,
+        )
+    if kind_of == "literal_error" and path and path[-1] in ("kind", "apiVersion"):
+        message = f"{path[-1]} must be {err.get('ctx', {}).get('expected', '')}"
+    elif kind_of in _TYPE_ERRORS:
+        message = f"expected {_expected(err)}, got {_type_name(_value_at(raw.data, path))}"
+    return raw.diagnostic(path, message)
+
+
+def _value_at(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+_VOCAB: dict[str, frozenset[str]] = {}
+
+
+def _vocabulary(kind: str) -> frozenset[str]:
+    """Every YAML field name reachable from a kind's document model (for did-you-mean hints)."""
+    if kind not in _VOCAB:
+        names: set[str] = set()
+        _collect(models.DOCUMENTS[kind].model_json_schema(by_alias=True), names)
+        _VOCAB[kind] = frozenset(names)
+    return _VOCAB[kind]
+
+
+def _collect(schema: Any, names: set[str]) -> None:
+    if isinstance(schema, dict):
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            names.update(props)
+        for value in schema.values():
+            _collect(value, names)
+    elif isinstance(schema, list):
+        for value in schema:
+            _collect(value, names)

@@ -1,0 +1,329 @@
+"""Pydantic models of every manifest kind: the strict shape of each document (``extra="forbid"``).
+
+These models check structure and field types only; Kafka rules that need the config catalogue,
+other documents or positions (names, config values, cross-references) live in ``rules.py`` and
+``build.py``. The JSON Schemas in ``schemas/`` are generated from these models (``schema.py``).
+Field names are snake_case in Python and camelCase in YAML.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic.alias_generators import to_camel
+
+from reconciler import state
+
+API_VERSION = "kafka-reconciler/v1"
+
+
+class Strict(BaseModel):
+    """Base of every manifest model: unknown fields are errors, YAML keys are camelCase."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        coerce_numbers_to_str=True,
+        frozen=True,
+    )
+
+
+def _normaliser(values: tuple[str, ...], *, what: str) -> BeforeValidator:
+    """Accept ``read``, ``Read``, ``READ`` or ``describe-configs`` and keep Kafka's spelling."""
+    table = {v.replace("_", "").replace("-", "").lower(): v for v in values}
+
+    def normalise(raw: object) -> object:
+        if not isinstance(raw, str):
+            return raw
+        found = table.get(raw.replace("_", "").replace("-", "").lower())
+        if found is None:
+            raise ValueError(f"{raw!r} is not a valid {what}; expected one of {', '.join(values)}")
+        return found
+
+    return BeforeValidator(normalise)
+
+
+def _enum_schema(values: tuple[str, ...]) -> WithJsonSchema:
+    return WithJsonSchema({"type": "string", "enum": sorted({*values, *(v.lower() for v in values)})})
+
+
+_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+_SASL = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
+Operation = Annotated[str, _normaliser(state.ACL_OPERATIONS, what="ACL operation"), _enum_schema(state.ACL_OPERATIONS)]
+ResourceType = Annotated[
+    str, _normaliser(state.ACL_RESOURCE_TYPES, what="ACL resource type"), _enum_schema(state.ACL_RESOURCE_TYPES)
+]
+PatternType = Annotated[
+    str, _normaliser(state.ACL_PATTERN_TYPES, what="ACL pattern type"), _enum_schema(state.ACL_PATTERN_TYPES)
+]
+Permission = Annotated[
+    str, _normaliser(state.ACL_PERMISSIONS, what="ACL permission"), _enum_schema(state.ACL_PERMISSIONS)
+]
+Mechanism = Annotated[
+    str, _normaliser(state.SCRAM_MECHANISMS, what="SCRAM mechanism"), _enum_schema(state.SCRAM_MECHANISMS)
+]
+SecurityProtocol = Annotated[str, _normaliser(_PROTOCOLS, what="security protocol"), _enum_schema(_PROTOCOLS)]
+SaslMechanism = Annotated[str, _normaliser(_SASL, what="SASL mechanism"), _enum_schema(_SASL)]
+
+Scalar = str | int | float | bool
+ConfigValue = Annotated[
+    Scalar | list[Scalar],
+    Field(description="A Kafka config value; durations (7d, 12h) and sizes (1GiB, 512MB) are converted."),
+]
+Configs = dict[str, ConfigValue]
+Name = Annotated[str, Field(min_length=1)]
+
+
+class Metadata(Strict):
+    """``metadata``: the document's name (for most kinds, the resource name) and free-form labels."""
+
+    name: Name
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class SecretRefSpec(Strict):
+    """Where a secret comes from: an environment variable or a file (relative to the manifest's directory)."""
+
+    env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
+    file: Name | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SecretRefSpec:
+        if (self.env is None) == (self.file is None):
+            raise ValueError("give exactly one of env or file")
+        return self
+
+
+class ResourceRef(Strict):
+    """A resource named exactly (``name``) or by prefix (``prefix``); a plain string means ``name``."""
+
+    name: Name | None = None
+    prefix: Name | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ResourceRef:
+        if (self.name is None) == (self.prefix is None):
+            raise ValueError("give exactly one of name or prefix")
+        return self
+
+
+RefField = Name | ResourceRef
+
+
+# ----------------------------------------------------------------------------------------- topics
+class TopicSpec(Strict):
+    """``Topic`` spec. Unset partitions/replicationFactor/configs come from TopicDefaults."""
+
+    partitions: Annotated[int, Field(ge=1)] | None = None
+    replication_factor: Annotated[int, Field(ge=1, le=32767)] | None = None
+    configs: Configs = Field(default_factory=dict)
+    replica_assignment: list[list[int]] | None = None
+    defaults: Name | None = None
+
+
+class TopicDefaultsSpec(Strict):
+    """``TopicDefaults`` spec: shared topic settings, used by name or for a directory subtree."""
+
+    scope: Literal["named", "directory"] = "named"
+    partitions: Annotated[int, Field(ge=1)] | None = None
+    replication_factor: Annotated[int, Field(ge=1, le=32767)] | None = None
+    configs: Configs = Field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------------- ACLs
+class AclBindingSpec(Strict):
+    """One exact ACL binding, or several when ``operations`` lists more than one operation."""
+
+    principal: Name
+    host: Name = "*"
+    operation: Operation | None = None
+    operations: list[Operation] | None = None
+    permission: Permission = "ALLOW"
+    resource_type: ResourceType
+    resource_name: Name | None = None
+    pattern_type: PatternType = "LITERAL"
+
+    @model_validator(mode="after")
+    def _one_operation_field(self) -> AclBindingSpec:
+        if (self.operation is None) == (self.operations is None):
+            raise ValueError("give exactly one of operation or operations")
+        if self.operations is not None and not self.operations:
+            raise ValueError("operations must not be empty")
+        return self
+
+
+class AclSpec(Strict):
+    """``Acl`` spec: a list of exact bindings."""
+
+    bindings: Annotated[list[AclBindingSpec], Field(min_length=1)]
+
+
+class GrantBase(Strict):
+    """Fields shared by the role grants: who gets the rights, from which host."""
+
+    principal: Name
+    host: Name = "*"
+
+
+class ProducerSpec(GrantBase):
+    """``Producer``: write to topics; optionally transactional and/or idempotent (older brokers)."""
+
+    topics: Annotated[list[RefField], Field(min_length=1)]
+    transactional_id: RefField | None = None
+    idempotent: bool = False
+
+
+class ConsumerSpec(GrantBase):
+    """``Consumer``: read topics as members of the given consumer groups."""
+
+    topics: Annotated[list[RefField], Field(min_length=1)]
+    groups: Annotated[list[RefField], Field(min_length=1)]
+
+
+class StreamsAppSpec(GrantBase):
+    """``StreamsApp``: a Kafka Streams application with its internal topics and group named by applicationId."""
+
+    application_id: Name
+    input_topics: list[RefField] = Field(default_factory=list)
+    output_topics: list[RefField] = Field(default_factory=list)
+    exactly_once: bool = False
+
+
+class ConnectWorkerSpec(GrantBase):
+    """``ConnectWorker``: a Kafka Connect worker group, its storage topics and its connectors' topics."""
+
+    group_id: Name
+    config_storage_topic: Name
+    offset_storage_topic: Name
+    status_storage_topic: Name
+    source_topics: list[RefField] = Field(default_factory=list)
+    sink_topics: list[RefField] = Field(default_factory=list)
+    sink_group_prefix: Name = "connect-"
+
+
+# ------------------------------------------------------------------------------- quotas and users
+class QuotaEntitySpec(Strict):
+    """A quota entity: ``user`` and/or ``clientId``, or ``ip``; each a name or ``default``."""
+
+    user: str | None = None
+    client_id: str | None = None
+    ip: str | None = None
+
+
+class ClientQuotaSpec(Strict):
+    """``ClientQuota`` spec: the entity and its quota values by Kafka key."""
+
+    entity: QuotaEntitySpec
+    values: Annotated[dict[str, float | int | str], Field(min_length=1)]
+
+
+class ScramUserSpec(Strict):
+    """``ScramUser`` spec: one SCRAM credential; the password only by reference."""
+
+    mechanism: Mechanism = "SCRAM-SHA-512"
+    iterations: Annotated[int, Field(ge=4096, le=16384)] = 8192
+    password_from: SecretRefSpec
+    rotation: str | None = None
+
+
+class BrokerConfigSpec(Strict):
+    """``BrokerConfig`` spec: dynamic configs for the cluster default (``broker: default``) or one broker id."""
+
+    broker: Annotated[str, Field(pattern=r"^(default|[0-9]+)$")] = "default"
+    configs: Annotated[Configs, Field(min_length=1)]
+
+
+# ------------------------------------------------------------------------------ cluster profiles
+class TlsSpec(Strict):
+    """TLS files of a ``Cluster`` profile (paths relative to the manifest's directory)."""
+
+    ca_file: Name | None = None
+    cert_file: Name | None = None
+    key_file: Name | None = None
+
+
+class ClusterSpec(Strict):
+    """``Cluster`` spec: how to connect; either explicit settings or a Kafka CLI ``commandConfig`` file."""
+
+    bootstrap_servers: Annotated[list[Name], Field(min_length=1)] | Name | None = None
+    security_protocol: SecurityProtocol = "PLAINTEXT"
+    sasl_mechanism: SaslMechanism | None = None
+    username: Name | SecretRefSpec | None = None
+    password_from: SecretRefSpec | None = None
+    tls: TlsSpec | None = None
+    command_config: Name | None = None
+
+
+# ------------------------------------------------------------------------------------ ownership
+class NamePatternSpec(Strict):
+    """One name rule: exactly one of ``name``, ``prefix``, ``glob`` (fnmatch) or ``regex`` (full match)."""
+
+    name: Name | None = None
+    prefix: Name | None = None
+    glob: Name | None = None
+    regex: Name | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> NamePatternSpec:
+        if sum(v is not None for v in (self.name, self.prefix, self.glob, self.regex)) != 1:
+            raise ValueError("give exactly one of name, prefix, glob or regex")
+        return self
+
+
+ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig"]
+
+
+class DeletePolicySpec(Strict):
+    """Per kind, whether undeclared live resources matched by the ownership rules are deleted (default no)."""
+
+    topic: bool = False
+    acl: bool = False
+    quota: bool = False
+    scram_user: bool = False
+    broker_config: bool = False
+
+
+class OwnershipSpec(Strict):
+    """``Ownership`` spec: what this repository manages and may delete."""
+
+    topics: list[NamePatternSpec] = Field(default_factory=list)
+    principals: list[NamePatternSpec] = Field(default_factory=list)
+    managed_kinds: list[ManagedKind] | None = None
+    delete: DeletePolicySpec = Field(default_factory=DeletePolicySpec)
+
+
+# -------------------------------------------------------------------------------------- documents
+SPECS: dict[str, type[Strict]] = {
+    "Topic": TopicSpec,
+    "TopicDefaults": TopicDefaultsSpec,
+    "Acl": AclSpec,
+    "Producer": ProducerSpec,
+    "Consumer": ConsumerSpec,
+    "StreamsApp": StreamsAppSpec,
+    "ConnectWorker": ConnectWorkerSpec,
+    "ClientQuota": ClientQuotaSpec,
+    "ScramUser": ScramUserSpec,
+    "BrokerConfig": BrokerConfigSpec,
+    "Cluster": ClusterSpec,
+    "Ownership": OwnershipSpec,
+}
+GRANT_KINDS = ("Producer", "Consumer", "StreamsApp", "ConnectWorker")
+
+
+def _document_model(kind: str, spec: type[Strict]) -> type[Strict]:
+    namespace: dict[str, Any] = {
+        "__annotations__": {
+            "api_version": Literal["kafka-reconciler/v1"],
+            "kind": Literal[kind],
+            "metadata": Metadata,
+            "spec": spec,
+        },
+        "__doc__": f"A ``{kind}`` document.",
+        "__module__": __name__,
+    }
+    return type(f"{kind}Document", (Strict,), namespace)
+
+
+DOCUMENTS: dict[str, type[Strict]] = {kind: _document_model(kind, spec) for kind, spec in SPECS.items()}

@@ -1,0 +1,112 @@
+"""Connection profiles: the ``Cluster`` kind turned into plain ``ClusterProfile`` values for the connection code.
+
+Relative file paths (TLS files, ``commandConfig``, ``passwordFrom.file``) are resolved against the
+directory of the manifest that names them, so a repository can be checked out anywhere. Secrets stay
+references (``SecretRef``); nothing here reads an environment variable or a secret file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pydantic
+
+from reconciler import desired, errors
+from reconciler.manifests import loader, models
+
+
+class ClusterProfile(pydantic.BaseModel):
+    """How to reach one cluster. ``username`` may be a plain string or a secret reference."""
+
+    model_config = pydantic.ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    bootstrap_servers: list[str] = pydantic.Field(default_factory=list)
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    username: desired.SecretRef | str | None = None
+    password: desired.SecretRef | None = None
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    command_config: Path | None = None
+    source: str | None = None
+
+
+def secret_ref(spec: models.SecretRefSpec, directory: Path) -> desired.SecretRef:
+    """The ``SecretRef`` of a ``{env: ...}`` / ``{file: ...}`` mapping; files resolved against ``directory``."""
+    if spec.env is not None:
+        return desired.SecretRef(env=spec.env)
+    return desired.SecretRef(file=str(_resolve(str(spec.file), directory)))
+
+
+def directory_of(doc: loader.Document, path: tuple[str | int, ...]) -> Path:
+    """The directory of the file that wrote ``path`` (an overlay may have replaced the base value)."""
+    return Path(doc.raw.position(path)[0]).parent
+
+
+def _resolve(path: str, directory: Path) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else directory / candidate
+
+
+def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> ClusterProfile | None:
+    """Check a ``Cluster`` document's settings fit together and build its profile."""
+    spec: models.ClusterSpec = doc.spec
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    servers = spec.bootstrap_servers
+    bootstrap = (
+        [s.strip() for s in servers.split(",") if s.strip()] if isinstance(servers, str) else list(servers or [])
+    )
+    for index, server in enumerate(bootstrap):
+        host, sep, port = server.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            at: tuple[str | int, ...] = ("spec", "bootstrapServers") + (
+                (index,) if not isinstance(servers, str) else ()
+            )
+            problems.append((at, f"bootstrap server {server!r} must be host:port"))
+    if not bootstrap and spec.command_config is None:
+        problems.append((("spec",), "missing required field 'bootstrapServers'"))
+    sasl = spec.security_protocol.startswith("SASL_")
+    if sasl and spec.command_config is None:
+        if spec.sasl_mechanism is None:
+            problems.append((("spec", "securityProtocol"), f"{spec.security_protocol} needs saslMechanism"))
+        elif spec.sasl_mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512") and (
+            spec.username is None or spec.password_from is None
+        ):
+            problems.append((("spec", "saslMechanism"), f"{spec.sasl_mechanism} needs username and passwordFrom"))
+    if not sasl and spec.sasl_mechanism is not None:
+        problems.append(
+            (("spec", "saslMechanism"), f"saslMechanism is set but securityProtocol is {spec.security_protocol}")
+        )
+    for path, message in problems:
+        diags.append(doc.raw.diagnostic(path, message))
+    if problems:
+        return None
+    username: desired.SecretRef | str | None
+    if isinstance(spec.username, models.SecretRefSpec):
+        username = secret_ref(spec.username, directory_of(doc, ("spec", "username", "file")))
+    else:
+        username = spec.username
+    tls = spec.tls or models.TlsSpec()
+    return ClusterProfile(
+        name=doc.name,
+        bootstrap_servers=bootstrap,
+        security_protocol=spec.security_protocol,
+        sasl_mechanism=spec.sasl_mechanism,
+        username=username,
+        password=None
+        if spec.password_from is None
+        else secret_ref(spec.password_from, directory_of(doc, ("spec", "passwordFrom", "file"))),
+        ssl_cafile=None if tls.ca_file is None else _resolve(tls.ca_file, directory_of(doc, ("spec", "tls", "caFile"))),
+        ssl_certfile=None
+        if tls.cert_file is None
+        else _resolve(tls.cert_file, directory_of(doc, ("spec", "tls", "certFile"))),
+        ssl_keyfile=None
+        if tls.key_file is None
+        else _resolve(tls.key_file, directory_of(doc, ("spec", "tls", "keyFile"))),
+        command_config=None
+        if spec.command_config is None
+        else _resolve(spec.command_config, directory_of(doc, ("spec", "commandConfig"))),
+        source=f"{doc.raw.file}:{doc.raw.line}:{doc.raw.column}",
+    )

@@ -1,0 +1,74 @@
+"""JSON Schemas for editors and CI, generated from the manifest models: ``python -m reconciler.manifests.schema [DIR]``.
+
+Writes one ``<Kind>.json`` per kind plus ``manifest.json`` (any kind, dispatched on ``kind``) into
+``DIR`` (default: ``schemas/`` at the repository root). Never edit the output by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from reconciler import configs
+from reconciler.manifests import models
+
+SCHEMA_BASE = "https://kafka-reconciler.dev/schemas/v1/"
+
+
+def kind_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of one kind's documents, with topic config names listed for editor completion."""
+    schema = models.DOCUMENTS[kind].model_json_schema(by_alias=True, mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"{SCHEMA_BASE}{kind}.json"
+    schema["title"] = kind
+    for name in ("TopicSpec", "TopicDefaultsSpec"):
+        spec = schema.get("$defs", {}).get(name)
+        if spec is not None:
+            spec["properties"]["configs"]["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
+    return schema
+
+
+def all_schemas() -> dict[str, dict[str, Any]]:
+    """File name -> schema, for every kind and the combined ``manifest.json``."""
+    out = {f"{kind}.json": kind_schema(kind) for kind in models.DOCUMENTS}
+    out["manifest.json"] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"{SCHEMA_BASE}manifest.json",
+        "title": "kafka-reconciler manifest",
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "properties": {"kind": {"enum": list(models.DOCUMENTS)}},
+        "allOf": [
+            {"if": {"properties": {"kind": {"const": kind}}}, "then": {"$ref": f"{kind}.json"}}
+            for kind in models.DOCUMENTS
+        ],
+    }
+    return out
+
+
+def render(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def write(directory: Path) -> list[Path]:
+    """Write every schema into ``directory``; returns the written paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in all_schemas().items():
+        path = directory / name
+        path.write_text(render(schema), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    target = Path(argv[0]) if argv else Path(__file__).resolve().parents[2] / "schemas"
+    for path in write(target):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

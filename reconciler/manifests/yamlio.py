@@ -1,0 +1,321 @@
+"""Reading manifest files: bytes -> YAML node graph -> plain Python values plus a map of positions.
+
+ruamel.yaml composes the node graph (with its C parser when ``ruamel.yaml.clib`` is installed, which
+is several times faster than building round-trip objects); the conversion to plain values is done
+here rather than by a ruamel constructor because it also has to record the 1-based line and column
+of every key and value, reject duplicate keys, bound alias expansion (a "billion laughs" document
+must fail fast, not eat the machine) and substitute ``${VAR}`` from the environment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import nodes
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from reconciler import errors
+
+try:  # pragma: no cover - depends on the installed wheel
+    from ruamel.yaml.cyaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from ruamel.yaml.loader import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_ALIAS_NODES = 100_000  # values produced by alias expansion, per file
+MAX_DEPTH = 64
+
+Path_ = tuple[str | int, ...]
+# file, value line, value column, key line, key column (1-based; for list items key == value)
+Position = tuple[str, int, int, int, int]
+
+_VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_TAG = "tag:yaml.org,2002:"
+
+
+@dataclasses.dataclass(slots=True)
+class RawDocument:
+    """One YAML document as plain values, with where each part of it was written."""
+
+    file: str
+    directory: Path
+    line: int
+    column: int
+    data: Any
+    positions: dict[Path_, Position]
+
+    def position(self, path: Path_, *, key: bool = False) -> tuple[str, int, int]:
+        """The (file, line, column) of ``path``, or of its nearest recorded ancestor."""
+        probe = tuple(path)
+        while probe:
+            found = self.positions.get(probe)
+            if found is not None:
+                return (found[0], found[3], found[4]) if key else (found[0], found[1], found[2])
+            probe = probe[:-1]
+        return (self.file, self.line, self.column)
+
+    def diagnostic(
+        self,
+        path: Path_,
+        message: str,
+        *,
+        hint: str | None = None,
+        key: bool = False,
+        severity: errors.Severity = errors.Severity.ERROR,
+    ) -> errors.Diagnostic:
+        """A diagnostic positioned at ``path`` inside this document."""
+        file, line, column = self.position(path, key=key)
+        return errors.Diagnostic(
+            message=message,
+            file=file,
+            line=line,
+            column=column,
+            path=format_path(path) or None,
+            hint=hint,
+            severity=severity,
+        )
+
+
+def format_path(path: Path_) -> str:
+    """``spec.configs.retention.ms`` / ``spec.bindings[2].operation``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+class _Abort(Exception):
+    """Stop converting this file; the diagnostic is already recorded."""
+
+
+class _Converter:
+    def __init__(self, *, file: str, env: Mapping[str, str], diags: list[errors.Diagnostic]) -> None:
+        self.file = file
+        self.env = env
+        self.diags = diags
+        self.positions: dict[Path_, Position] = {}
+        self.seen: set[int] = set()
+        self.active: set[int] = set()
+        self.alias_budget = MAX_ALIAS_NODES
+
+    def error(self, node: nodes.Node, message: str, *, path: Path_, hint: str | None = None) -> None:
+        mark = node.start_mark
+        self.diags.append(
+            errors.Diagnostic(
+                message=message,
+                file=self.file,
+                line=mark.line + 1,
+                column=mark.column + 1,
+                path=format_path(path) or None,
+                hint=hint,
+            )
+        )
+
+    def convert(self, node: nodes.Node, path: Path_, *, aliased: bool = False) -> Any:
+        ident = id(node)
+        if ident in self.active:
+            self.error(node, "an alias refers to a node that contains it (recursive alias)", path=path)
+            raise _Abort
+        if ident in self.seen:
+            aliased = True
+        self.seen.add(ident)
+        if aliased:
+            self.alias_budget -= 1
+            if self.alias_budget < 0:
+                self.error(
+                    node,
+                    f"alias expansion produces more than {MAX_ALIAS_NODES} values",
+                    path=path,
+                    hint="anchors and aliases that multiply (a 'billion laughs' document) are refused",
+                )
+                raise _Abort
+        if len(path) > MAX_DEPTH:
+            self.error(node, f"nesting deeper than {MAX_DEPTH} levels", path=path)
+            raise _Abort
+        if isinstance(node, nodes.ScalarNode):
+            return self.scalar(node, path)
+        self.active.add(ident)
+        try:
+            if isinstance(node, nodes.SequenceNode):
+                items = []
+                for index, child in enumerate(node.value):
+                    mark = child.start_mark
+                    sub = (*path, index)
+                    if not aliased:
+                        self.positions[sub] = (
+                            self.file,
+                            mark.line + 1,
+                            mark.column + 1,
+                            mark.line + 1,
+                            mark.column + 1,
+                        )
+                    items.append(self.convert(child, sub, aliased=aliased))
+                return items
+            assert isinstance(node, nodes.MappingNode)
+            return self.mapping(node, path, aliased=aliased)
+        finally:
+            self.active.discard(ident)
+
+    def mapping(self, node: nodes.MappingNode, path: Path_, *, aliased: bool) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        where: dict[str, nodes.Node] = {}
+        merged: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _TAG + "merge":
+                sources = value_node.value if isinstance(value_node, nodes.SequenceNode) else [value_node]
+                for source in sources:
+                    value = self.convert(source, path, aliased=True)
+                    if not isinstance(value, dict):
+                        self.error(source, "a merge key (<<) needs a mapping or a list of mappings", path=path)
+                        continue
+                    for k, v in value.items():
+                        merged.setdefault(k, v)
+                continue
+            if not isinstance(key_node, nodes.ScalarNode):
+                self.error(key_node, "mapping keys must be plain scalars, not lists or mappings", path=path)
+                continue
+            key = key_node.value
+            if key_node.tag == _TAG + "bool":
+                key = key.lower()
+            sub = (*path, key)
+            if key in where:
+                first = where[key].start_mark
+                self.error(
+                    key_node,
+                    f"duplicate key {key!r} (first defined at line {first.line + 1}, column {first.column + 1})",
+                    path=sub,
+                )
+                continue
+            where[key] = key_node
+            if not aliased:
+                km, vm = key_node.start_mark, value_node.start_mark
+                self.positions[sub] = (self.file, vm.line + 1, vm.column + 1, km.line + 1, km.column + 1)
+            result[key] = self.convert(value_node, sub, aliased=aliased)
+        for k, v in merged.items():
+            result.setdefault(k, v)
+        return result
+
+    def scalar(self, node: nodes.ScalarNode, path: Path_) -> Any:
+        tag, text = str(node.tag), str(node.value)
+        if tag == _TAG + "str" or not tag.startswith(_TAG):
+            return self.substitute(node, text, path) if "$" in text else text
+        kind = tag[len(_TAG) :]
+        if kind == "null":
+            return None
+        if kind == "bool":
+            return text.lower() == "true"
+        if kind == "int":
+            digits = text.replace("_", "")
+            try:
+                if digits.lower().lstrip("+-").startswith(("0o", "0x", "0b")):
+                    return int(digits, 0)
+                return int(digits)
+            except ValueError:
+                return text
+        if kind == "float":
+            try:
+                return float(text.replace("_", "").replace(".inf", "inf").replace(".Inf", "inf").replace(".nan", "nan"))
+            except ValueError:
+                return text
+        return text
+
+    def substitute(self, node: nodes.ScalarNode, text: str, path: Path_) -> str:
+        def replace(match: re.Match[str]) -> str:
+            escaped, name, fallback = match.group(1), match.group(2), match.group(3)
+            if escaped:
+                return match.group(0)[1:]
+            if name in self.env:
+                return self.env[name]
+            if fallback is not None:
+                return fallback
+            self.error(
+                node,
+                f"environment variable {name!r} is not set",
+                path=path,
+                hint=f"export {name}, write ${{{name}:-default}}, or escape a literal as $${{{name}}}",
+            )
+            return match.group(0)
+
+        return _VAR.sub(replace, text)
+
+
+def read_documents(
+    path: Path, *, display: str, env: Mapping[str, str], diags: list[errors.Diagnostic]
+) -> list[RawDocument]:
+    """Every non-empty YAML document of one file; problems are appended to ``diags``."""
+
+    def fail(message: str, *, line: int | None = None, column: int | None = None, hint: str | None = None) -> None:
+        diags.append(errors.Diagnostic(message=message, file=display, line=line, column=column, hint=hint))
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            fail(
+                f"file is {size / 1024 / 1024:.1f} MiB, over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit",
+                hint="split it into several files",
+            )
+            return []
+        blob = path.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read file: {exc.strerror or exc}")
+        return []
+    if b"\x00" in blob:
+        fail("binary file (contains NUL bytes), not YAML text")
+        return []
+    try:
+        text = blob.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = blob.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (blob.rfind(b"\n", 0, exc.start) + 1) + 1
+        fail(f"not UTF-8 text (byte 0x{blob[exc.start]:02x} cannot be decoded)", line=line, column=column)
+        return []
+    converter = _Converter(file=display, env=env, diags=diags)
+    documents: list[RawDocument] = []
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None or (isinstance(node, nodes.ScalarNode) and node.tag == _TAG + "null"):
+                continue
+            converter.positions = {}
+            converter.seen = set()
+            converter.alias_budget = MAX_ALIAS_NODES
+            try:
+                data = converter.convert(node, ())
+            except _Abort:
+                return documents
+            mark = node.start_mark
+            documents.append(
+                RawDocument(
+                    file=display,
+                    directory=path.parent,
+                    line=mark.line + 1,
+                    column=mark.column + 1,
+                    data=data,
+                    positions=converter.positions,
+                )
+            )
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        fail(
+            f"YAML syntax error: {problem}",
+            line=mark.line + 1 if mark is not None else None,
+            column=mark.column + 1 if mark is not None else None,
+            hint=exc.context if exc.problem and exc.context else None,
+        )
+    except (YAMLError, RecursionError, ValueError) as exc:
+        fail(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+    finally:
+        dispose = getattr(loader, "dispose", None)
+        if dispose is not None:
+            dispose()
+    if not documents and not any(d.file == display for d in diags):
+        diags.append(
+            errors.Diagnostic(message="file has no YAML documents", file=display, severity=errors.Severity.WARNING)
+        )
+    return documents
