@@ -172,7 +172,8 @@ class KafkaAdapter:
         pending = sorted(set(names))
         deadline = time.monotonic() + timeout_s
         while pending:
-            response = self._wire.send(MetadataRequest(topics=pending, allow_auto_topic_creation=False))
+            topics = [MetadataRequest.MetadataRequestTopic(name=n) for n in pending]
+            response = self._wire.send(MetadataRequest(topics=topics, allow_auto_topic_creation=False))
             by_name = {str(t.name): t for t in response.topics}
             if present:
                 pending = [n for n in pending if not _topic_ready(by_name.get(n))]

@@ -159,6 +159,8 @@ class _Configs:
         self.broker_configs: dict[str, dict[str, str | None]] = {}
         self.broker_sensitive: set[str] = set()
         self.cluster_configs: dict[str, str | None] = {}
+        # key -> the value a topic without an override shows (the same for every topic of the cluster)
+        self.cluster_topic_defaults: dict[str, str | None] = {}
 
     def apply_to(self, topics: dict[str, state.TopicState]) -> dict[str, state.TopicState]:
         return {
@@ -167,7 +169,7 @@ class _Configs:
                 assignment=t.assignment,
                 internal=t.internal,
                 configs=self.topic_configs.get(name, {}),
-                defaults=self.topic_defaults.get(name, {}),
+                defaults={**self.cluster_topic_defaults, **self.topic_defaults.get(name, {})},
                 sensitive=frozenset(self.topic_sensitive.get(name, set())),
                 topic_id=t.topic_id,
             )
@@ -243,11 +245,12 @@ def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str) -> None
                 sensitive.add(key)
             if entry.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG:
                 configs[key] = value
-                fallback = next((s for s in entry.synonyms if s.source != ConfigSourceType.DYNAMIC_TOPIC_CONFIG), None)
+                fallback = next((s for s in entry.synonyms if _same_unit_fallback(s)), None)
                 if fallback is not None:
                     defaults[key] = None if secret else fallback.value
             else:
                 defaults[key] = value
+                result.cluster_topic_defaults.setdefault(key, value)
         result.topic_configs[name] = configs
         result.topic_defaults[name] = defaults
         result.topic_sensitive[name] = sensitive
@@ -263,6 +266,15 @@ def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str) -> None
         if name == lint_broker and key in LINT_KEYS:
             result.cluster_configs[key] = None if secret else entry.value
     result.broker_configs[name or state.CLUSTER_DEFAULT] = section
+
+
+def _same_unit_fallback(synonym: Any) -> bool:
+    """A synonym below the topic override whose value is in the topic key's unit (not ``log.retention.hours``)."""
+    return bool(
+        synonym.source != ConfigSourceType.DYNAMIC_TOPIC_CONFIG
+        and synonym.value is not None
+        and not str(synonym.name).endswith((".hours", ".minutes"))
+    )
 
 
 def read_reassignments(

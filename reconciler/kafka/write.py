@@ -351,40 +351,53 @@ def alter_scram_credentials(
 ) -> list[ItemResult]:
     """AlterUserScramCredentials; passwords are salted here (PBKDF2 via kafka-python), never sent in clear.
 
-    Kafka answers once per user, so the results are keyed by user name, one per distinct user.
+    Kafka answers once per user and refuses a user named twice in one request ("cannot be altered twice"),
+    so alterations go out in rounds: round n holds the n-th alteration of every user (upserts before
+    deletions, so a user keeps a working credential while switching mechanisms). That is one request
+    unless a user changes several mechanisms at once. Results are one per distinct user, in first-seen
+    order; a user whose alteration fails is not altered further.
     """
     upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
     delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
-    for user, mechanism in [*((u.user, u.mechanism) for u in upserts), *((d.user, d.mechanism) for d in deletions)]:
-        if mechanism not in _SCRAM_MECHANISM_CODES:
-            raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
-    salted = []
+    per_user: dict[str, list[Any]] = {}
     for u in upserts:
-        cred = UserScramCredentialUpsertion(
-            u.user, _SCRAM_MECHANISM_CODES[u.mechanism], u.password.reveal(), iterations=u.iterations
-        )
-        salted.append(
+        code = _scram_code(u.user, u.mechanism)
+        cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
+        per_user.setdefault(u.user, []).append(
             upsert_cls(
                 name=u.user,
-                mechanism=_SCRAM_MECHANISM_CODES[u.mechanism],
+                mechanism=code,
                 iterations=int(cred.iterations),
                 salt=cred.salt,
                 salted_password=cred.salted_password,
             )
         )
-    users = list(dict.fromkeys([*(u.user for u in upserts), *(d.user for d in deletions)]))
-    if not users:
-        return []
-    request = AlterUserScramCredentialsRequest(
-        deletions=[delete_cls(name=d.user, mechanism=_SCRAM_MECHANISM_CODES[d.mechanism]) for d in deletions],
-        upsertions=salted,
-    )
-    response = wire.send(request)
-    throttle = wire_mod.throttle_of(response)
-    results = {
-        str(r.user): item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle) for r in response.results
-    }
-    return [results.get(u) or item(u, -1, "no result for this user in the response") for u in users]
+    for d in deletions:
+        per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=_scram_code(d.user, d.mechanism)))
+    results: dict[str, ItemResult] = {}
+    rounds = max((len(v) for v in per_user.values()), default=0)
+    for n in range(rounds):
+        batch = [alts[n] for user, alts in per_user.items() if n < len(alts) and results.get(user, _OK).ok]
+        if not batch:
+            break
+        request = AlterUserScramCredentialsRequest(
+            deletions=[a for a in batch if isinstance(a, delete_cls)],
+            upsertions=[a for a in batch if isinstance(a, upsert_cls)],
+        )
+        response = wire.send(request)
+        throttle = wire_mod.throttle_of(response)
+        for r in response.results:
+            results[str(r.user)] = item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle)
+    return [results.get(u) or item(u, -1, "no result for this user in the response") for u in per_user]
+
+
+_OK = ItemResult(key="", error_code=0, error_name=None, message=None)
+
+
+def _scram_code(user: str, mechanism: str) -> int:
+    if mechanism not in _SCRAM_MECHANISM_CODES:
+        raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
+    return _SCRAM_MECHANISM_CODES[mechanism]
 
 
 # ---------------------------------------------------------------------------------- reassignments

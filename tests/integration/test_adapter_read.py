@@ -1,0 +1,240 @@
+"""Reading a real cluster: topics and configs, broker configs, quotas, SCRAM users, request counts, snapshots.
+
+Facts are set up and checked with plain kafka-python (or a second adapter where kafka-python has no admin
+call), so the adapter is never checked against itself alone.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from kafka.admin import ConfigResource, UserScramCredentialUpsertion
+
+from reconciler import desired, errors, state
+from reconciler.connection import ConnectionSettings
+from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.results import ConfigOp
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+ALL_KINDS = frozenset(desired.KINDS)
+T = TypeVar("T")
+
+
+def plaintext(cluster: KafkaCluster, **overrides: object) -> ConnectionSettings:
+    return ConnectionSettings(bootstrap_servers=(cluster.bootstrap,), request_timeout_ms=20_000, **overrides)  # type: ignore[arg-type]
+
+
+def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
+    """Poll ``check`` until it returns something truthy (config changes reach brokers asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() >= deadline:
+            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.2)
+
+
+def create_topics(cluster: KafkaCluster, topics: dict[str, dict[str, object]]) -> None:
+    """Create topics with plain kafka-python and wait until they have leaders."""
+    with cluster.admin_session() as admin:
+        admin.create_topics(topics, wait_for_metadata=True)
+
+
+def test_topics_with_replicas_ids_and_only_dynamic_configs(kafka_single: KafkaCluster, topic_prefix: str) -> None:
+    orders, audit = f"{topic_prefix}orders", f"{topic_prefix}audit"
+    create_topics(
+        kafka_single,
+        {
+            orders: {"num_partitions": 3, "replication_factor": 1, "configs": {"retention.ms": "3600000"}},
+            audit: {"num_partitions": 1, "replication_factor": 1, "configs": {"cleanup.policy": "compact"}},
+        },
+    )
+    with kafka_single.admin_session() as admin:
+        described = {t["name"]: t for t in admin.describe_topics([orders, audit])}
+
+    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        live = adapter.read_state(
+            kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n.startswith(topic_prefix)
+        )
+
+    assert set(live.topics or {}) == {orders, audit}
+    topic = (live.topics or {})[orders]
+    assert topic.assignment == ((1,), (1,), (1,))
+    assert topic.topic_id == str(described[orders]["topic_id"])
+    assert topic.internal is False
+    assert dict(topic.configs) == {"retention.ms": "3600000"}
+    assert topic.defaults["cleanup.policy"] == "delete"
+    assert topic.defaults["retention.ms"] == "604800000"  # what a reset of the override returns to
+    assert "retention.ms" not in (live.topics or {})[audit].configs
+    assert dict((live.topics or {})[audit].configs) == {"cleanup.policy": "compact"}
+    assert live.brokers == (state.Broker(id=1, host="127.0.0.1", port=int(kafka_single.bootstrap.split(":")[1])),)
+    assert live.cluster_id == kafka_single.cluster_id
+    assert live.controller_id == 1
+    assert live.cluster_configs["auto.create.topics.enable"] == "false"
+    assert live.cluster_configs["min.insync.replicas"] == "1"
+    # Sections not asked for are not read.
+    assert live.acls is None and live.quotas is None and live.scram_users is None and live.broker_configs is None
+
+
+def test_full_read_request_count_does_not_grow_with_topics(kafka_single: KafkaCluster, topic_prefix: str) -> None:
+    def full_read_count() -> tuple[int, int, dict[str, int]]:
+        with KafkaAdapter(plaintext(kafka_single)) as adapter:
+            live = adapter.read_state(kinds=ALL_KINDS, topic_filter=lambda n: n.startswith(topic_prefix))
+            return len(live.topics or {}), adapter.request_count, adapter.request_counts
+
+    spec = {"num_partitions": 1, "replication_factor": 1, "configs": {"retention.ms": "86400000"}}
+    create_topics(kafka_single, {f"{topic_prefix}{i:03d}": spec for i in range(5)})
+    small_topics, small_count, small_by_api = full_read_count()
+    create_topics(kafka_single, {f"{topic_prefix}{i:03d}": spec for i in range(5, 200)})
+    large_topics, large_count, large_by_api = full_read_count()
+
+    assert (small_topics, large_topics) == (5, 200)
+    assert small_count == large_count == 6  # 5 + one DescribeConfigs per broker
+    assert large_by_api == small_by_api
+    assert all(n == 1 for n in large_by_api.values()), large_by_api
+
+
+def test_dynamic_broker_configs_cluster_default_and_per_broker(kafka_single: KafkaCluster) -> None:
+    key = "log.cleaner.backoff.ms"
+    with KafkaAdapter(plaintext(kafka_single)) as writer:
+        results = writer.incremental_alter_configs(
+            {
+                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", key, "16000")],
+                ("BROKER", "1"): [ConfigOp("SET", key, "17000")],
+            }
+        )
+        assert [r.ok for r in results] == [True, True], [r.describe() for r in results]
+    try:
+
+        def described() -> dict[str, Any] | None:
+            with kafka_single.admin_session() as admin:
+                found = admin.describe_configs([ConfigResource("BROKER", "1")], include_synonyms=True)["broker"]["1"]
+            entry: dict[str, Any] | None = found.get(key)
+            return entry if entry is not None and entry["value"] == "17000" else None
+
+        broker = eventually(described, what=f"{key}=17000 on broker 1")  # KRaft applies it asynchronously
+        assert broker["config_source"] == "DYNAMIC_BROKER_CONFIG"
+        assert [(s["value"], s["source"]) for s in broker["synonyms"]][:2] == [
+            ("17000", "DYNAMIC_BROKER_CONFIG"),
+            ("16000", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
+        ]
+
+        with KafkaAdapter(plaintext(kafka_single)) as adapter:
+            live = adapter.read_state(kinds=frozenset({desired.KIND_BROKER_CONFIG}))
+        assert live.broker_configs is not None
+        assert live.broker_configs[state.CLUSTER_DEFAULT][key] == "16000"
+        assert live.broker_configs["1"] == {key: "17000"}  # only what is set on the broker itself
+        assert live.topics is None
+    finally:
+        with KafkaAdapter(plaintext(kafka_single)) as writer:
+            writer.incremental_alter_configs(
+                {
+                    ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("DELETE", key)],
+                    ("BROKER", "1"): [ConfigOp("DELETE", key)],
+                }
+            )
+
+
+def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefix: str) -> None:
+    user = f"{topic_prefix}svc"
+    client = f"{topic_prefix}client"
+    with kafka_single.admin_session() as admin:
+        # Kafka accepts one alteration per user and request.
+        for upsertion in (
+            UserScramCredentialUpsertion(user, "SCRAM-SHA-256", "pw-one", iterations=8192),
+            UserScramCredentialUpsertion(user, "SCRAM-SHA-512", "pw-two", iterations=4096),
+        ):
+            assert admin.alter_user_scram_credentials([upsertion]) == {user: None}
+    with KafkaAdapter(plaintext(kafka_single)) as writer:
+        assert all(
+            r.ok
+            for r in writer.alter_client_quotas(
+                {
+                    state.QuotaEntity.of(user=user): {"producer_byte_rate": 1024.0},
+                    state.QuotaEntity.of(user=user, client_id=client): {"consumer_byte_rate": 2048.0},
+                }
+            )
+        )
+    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        live = adapter.read_state(kinds=frozenset({desired.KIND_QUOTA, desired.KIND_SCRAM}))
+        assert adapter.request_counts == {"Metadata": 1, "DescribeClientQuotas": 1, "DescribeUserScramCredentials": 1}
+    assert live.quotas is not None and live.scram_users is not None
+    assert live.quotas[state.QuotaEntity.of(user=user)] == {"producer_byte_rate": 1024.0}
+    assert live.quotas[state.QuotaEntity.of(user=user, client_id=client)] == {"consumer_byte_rate": 2048.0}
+    assert live.scram_users[user] == (
+        state.ScramCredential("SCRAM-SHA-256", 8192),
+        state.ScramCredential("SCRAM-SHA-512", 4096),
+    )
+
+    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        filtered = adapter.read_state(
+            kinds=frozenset({desired.KIND_QUOTA, desired.KIND_SCRAM}), principal_filter=lambda p: p != f"User:{user}"
+        )
+    assert user not in (filtered.scram_users or {})
+    assert state.QuotaEntity.of(user=user) not in (filtered.quotas or {})
+
+
+def test_acls_without_an_authorizer_are_reported_plainly(kafka_single: KafkaCluster) -> None:
+    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        live = adapter.read_state(kinds=frozenset({desired.KIND_ACL}))
+    assert live.acls is None
+    assert "SECURITY_DISABLED" in live.unavailable[desired.KIND_ACL]
+    assert "no authorizer" in live.unavailable[desired.KIND_ACL]
+
+
+def test_snapshot_round_trip_of_a_real_read(kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path) -> None:
+    create_topics(
+        kafka_single,
+        {f"{topic_prefix}snap": {"num_partitions": 2, "replication_factor": 1, "configs": {"segment.ms": "3600000"}}},
+    )
+    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        live = adapter.read_state(kinds=ALL_KINDS)
+    path = tmp_path / "snapshot.json"
+    state.write_snapshot(live, path)
+    again = state.read_snapshot(path)
+    assert again == live
+    assert again.to_json_dict() == live.to_json_dict()
+    assert again.topics is not None and again.topics[f"{topic_prefix}snap"].configs == {"segment.ms": "3600000"}
+    assert path.stat().st_mode & 0o077 == 0
+
+
+def test_capabilities_and_missing_apis(kafka_single: KafkaCluster) -> None:
+    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        capabilities = adapter.capabilities()
+        assert capabilities["CreateTopics"] >= 5  # KIP-525: resolved configs in the CreateTopics answer
+        assert capabilities["DescribeClientQuotas"] >= 0
+        assert adapter.missing_apis(ALL_KINDS) == []
+        adapter.require(ALL_KINDS)
+        assert adapter.request_count == 0  # capabilities come from the connection handshake
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_unreachable_cluster_fails_plainly_without_leaking_threads() -> None:
+    threads_before = threading.active_count()
+    settings = ConnectionSettings(bootstrap_servers=(f"127.0.0.1:{free_port()}",), request_timeout_ms=1500)
+    adapter = KafkaAdapter(settings)  # lazy: constructing does not connect
+    started = time.monotonic()
+    with pytest.raises(errors.ConnectionFailed) as info:
+        adapter.read_state(kinds=ALL_KINDS)
+    assert time.monotonic() - started < 15
+    assert str(info.value).startswith(f"cannot reach Kafka at {settings.bootstrap_servers[0]} (PLAINTEXT)")
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    adapter.close()
+    deadline = time.monotonic() + 5
+    while threading.active_count() > threads_before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert threading.active_count() <= threads_before

@@ -1,0 +1,251 @@
+"""Connection settings: properties files, environment, precedence, and passwords that never show."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from pathlib import Path
+
+import pytest
+
+from reconciler import errors
+from reconciler.connection import ConnectionSettings, Secret, parse_jaas, read_properties, resolve_settings
+
+PASSWORD = 's3cr3t-Pa55=;"word'
+# The same password as written in a properties file: \\ is the properties escape of \, and \" the JAAS one of ".
+JAAS_PASSWORD = 's3cr3t-Pa55=;\\\\"word'
+PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+
+def write(tmp_path: Path, text: str, name: str = "client.properties") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def sasl_file(tmp_path: Path, *, module: str = "plain.PlainLoginModule", mechanism: str = "PLAIN") -> Path:
+    return write(
+        tmp_path,
+        "# admin client\n"
+        "bootstrap.servers=b1:9092, b2:9093\n"
+        "security.protocol=SASL_PLAINTEXT\n"
+        f"sasl.mechanism={mechanism}\n"
+        f"sasl.jaas.config=org.apache.kafka.common.security.{module} required \\\n"
+        f'    username="ops-admin" password="{JAAS_PASSWORD}";\n',
+    )
+
+
+def test_properties_file_with_plain_jaas(tmp_path: Path) -> None:
+    settings = ConnectionSettings.from_properties_file(sasl_file(tmp_path))
+    assert settings.bootstrap_servers == ("b1:9092", "b2:9093")
+    assert settings.security_protocol == "SASL_PLAINTEXT"
+    assert settings.sasl_mechanism == "PLAIN"
+    assert settings.username == "ops-admin"
+    assert settings.password is not None and settings.password.reveal() == PASSWORD
+
+
+def test_properties_file_with_scram_jaas(tmp_path: Path) -> None:
+    path = sasl_file(tmp_path, module="scram.ScramLoginModule", mechanism="SCRAM-SHA-512")
+    settings = ConnectionSettings.from_properties_file(path)
+    assert settings.sasl_mechanism == "SCRAM-SHA-512"
+    assert settings.username == "ops-admin"
+
+
+def test_password_never_in_repr_or_str(tmp_path: Path) -> None:
+    settings = ConnectionSettings.from_properties_file(sasl_file(tmp_path))
+    for text in (repr(settings), str(settings), settings.describe(), repr(settings.password), str(settings.password)):
+        assert PASSWORD not in text
+        assert "s3cr3t" not in text
+    assert "Secret(***)" in repr(settings)
+    assert settings.describe() == "b1:9092,b2:9093 (SASL_PLAINTEXT, PLAIN as ops-admin)"
+
+
+def test_secret_cannot_be_pickled_but_copies_keep_it() -> None:
+    secret = Secret("hunter2")
+    with pytest.raises(TypeError):
+        pickle.dumps(secret)
+    assert copy.deepcopy(secret).reveal() == "hunter2"
+    assert f"{secret}" == "Secret(***)"
+
+
+def test_jaas_module_must_match_mechanism(tmp_path: Path) -> None:
+    path = sasl_file(tmp_path, module="plain.PlainLoginModule", mechanism="SCRAM-SHA-256")
+    with pytest.raises(errors.ConfigError, match=r"client.properties:5: .*PlainLoginModule.*SCRAM-SHA-256") as info:
+        ConnectionSettings.from_properties_file(path)
+    assert "s3cr3t" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "jaas",
+    [
+        'org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="s3cr3t-x"',
+        'org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="s3cr3t-x;',
+        'org.apache.kafka.common.security.plain.PlainLoginModule username="a" password="s3cr3t-x";',
+        'PlainLoginModule required username="a" password="s3cr3t-x";',
+    ],
+    ids=["no-semicolon", "unclosed-quote", "no-flag", "unknown-module"],
+)
+def test_malformed_jaas_is_reported_without_the_password(tmp_path: Path, jaas: str) -> None:
+    path = write(tmp_path, f"bootstrap.servers=b:9092\nsecurity.protocol=SASL_SSL\nsasl.jaas.config={jaas}\n")
+    with pytest.raises(errors.ConfigError, match=r"client.properties:3: sasl.jaas.config") as info:
+        ConnectionSettings.from_properties_file(path)
+    assert "s3cr3t" not in str(info.value)
+
+
+def test_unsupported_login_module_is_named(tmp_path: Path) -> None:
+    jaas = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
+    path = write(tmp_path, f"bootstrap.servers=b:9092\nsasl.jaas.config={jaas}\n")
+    with pytest.raises(errors.ConfigError, match="OAuthBearerLoginModule is not supported"):
+        ConnectionSettings.from_properties_file(path)
+
+
+def test_jaas_missing_password(tmp_path: Path) -> None:
+    jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="a";'
+    path = write(tmp_path, f"bootstrap.servers=b:9092\nsasl.jaas.config={jaas}\n")
+    with pytest.raises(errors.ConfigError, match=r'needs both username="\.\.\." and password'):
+        ConnectionSettings.from_properties_file(path)
+
+
+def test_parse_jaas_options_bare_and_quoted() -> None:
+    module, options = parse_jaas(
+        'org.apache.kafka.common.security.scram.ScramLoginModule required username=bob password="p w" tokenauth=false;',
+        where="x:1",
+    )
+    assert module.endswith("ScramLoginModule")
+    assert options == {"username": "bob", "password": "p w", "tokenauth": "false"}
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(errors.ConfigError, match=r"properties file .*nope.properties does not exist"):
+        ConnectionSettings.from_properties_file(tmp_path / "nope.properties")
+
+
+def test_pem_truststore_becomes_cafile(tmp_path: Path) -> None:
+    write(tmp_path, PEM, name="ca.pem")
+    path = write(
+        tmp_path,
+        "bootstrap.servers=b:9093\nsecurity.protocol=SSL\nssl.truststore.location=ca.pem\nssl.truststore.type=PEM\n"
+        "ssl.endpoint.identification.algorithm=\n",
+    )
+    settings = ConnectionSettings.from_properties_file(path)
+    assert settings.ssl_cafile == str(tmp_path / "ca.pem")
+    assert settings.ssl_check_hostname is False
+
+
+def test_pem_truststore_is_recognised_without_a_type(tmp_path: Path) -> None:
+    write(tmp_path, PEM, name="ca.crt")
+    path = write(
+        tmp_path, f"bootstrap.servers=b:9093\nsecurity.protocol=SSL\nssl.truststore.location={tmp_path}/ca.crt\n"
+    )
+    assert ConnectionSettings.from_properties_file(path).ssl_cafile == str(tmp_path / "ca.crt")
+
+
+@pytest.mark.parametrize("type_line", ["ssl.truststore.type=JKS\n", "ssl.truststore.type=PKCS12\n", ""])
+def test_jks_truststore_is_refused_plainly(tmp_path: Path, type_line: str) -> None:
+    (tmp_path / "truststore.jks").write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02binary")
+    path = write(tmp_path, f"bootstrap.servers=b:9093\nssl.truststore.location=truststore.jks\n{type_line}")
+    with pytest.raises(errors.ConfigError, match=r"client.properties:2: .*kafka-python cannot read JKS or PKCS12"):
+        ConnectionSettings.from_properties_file(path)
+
+
+def test_pem_keystore_and_key_password(tmp_path: Path) -> None:
+    write(tmp_path, PEM + "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n", name="client.pem")
+    path = write(
+        tmp_path,
+        "bootstrap.servers=b:9093\nsecurity.protocol=SSL\nssl.keystore.type=PEM\nssl.keystore.location=client.pem\n"
+        "ssl.key.password=k3y-s3cr3t\n",
+    )
+    settings = ConnectionSettings.from_properties_file(path)
+    assert settings.ssl_certfile == str(tmp_path / "client.pem")
+    assert settings.ssl_key_password == Secret("k3y-s3cr3t")
+    assert "k3y-s3cr3t" not in repr(settings)
+
+
+def test_properties_syntax_separators_comments_and_escapes(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "! comment\n# another\n  \nbootstrap.servers : b:1\nclient.id  reconciler\\u0021\nkey\\=with\\=equals=v\n"
+        "multi=one,\\\n    two\n",
+    )
+    props = read_properties(path)
+    assert props["bootstrap.servers"] == ("b:1", 4)
+    assert props["client.id"] == ("reconciler!", 5)
+    assert props["key=with=equals"] == ("v", 6)
+    assert props["multi"] == ("one,two", 7)
+
+
+def test_from_env() -> None:
+    env = {
+        "KAFKA_BOOTSTRAP_SERVERS": "e1:9092,e2:9092",
+        "KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+        "KAFKA_SASL_MECHANISM": "SCRAM-SHA-256",
+        "KAFKA_SASL_USERNAME": "svc",
+        "KAFKA_SASL_PASSWORD": " env-s3cr3t ",
+        "KAFKA_REQUEST_TIMEOUT_MS": "5000",
+        "KAFKA_SSL_CHECK_HOSTNAME": "false",
+    }
+    settings = ConnectionSettings.from_env(env)
+    assert settings.bootstrap_servers == ("e1:9092", "e2:9092")
+    assert settings.sasl_mechanism == "SCRAM-SHA-256"
+    assert settings.password is not None and settings.password.reveal() == " env-s3cr3t "
+    assert settings.request_timeout_ms == 5000
+    assert settings.ssl_check_hostname is False
+    assert "env-s3cr3t" not in repr(settings)
+
+
+def test_precedence_cli_over_file_over_profile_over_env(tmp_path: Path) -> None:
+    path = write(tmp_path, "bootstrap.servers=file:9092\nclient.id=from-file\nrequest.timeout.ms=7000\n")
+    env = {
+        "KAFKA_BOOTSTRAP_SERVERS": "env:9092",
+        "KAFKA_CLIENT_ID": "from-env",
+        "KAFKA_REQUEST_TIMEOUT_MS": "1000",
+        "KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
+        "KAFKA_SASL_MECHANISM": "PLAIN",
+        "KAFKA_SASL_USERNAME": "env-user",
+        "KAFKA_SASL_PASSWORD": "env-pass",
+    }
+    profile = {"client_id": "from-profile", "username": "profile-user", "request_timeout_ms": 3000}
+    settings = resolve_settings(
+        cli={"bootstrap_servers": ("cli:9092",)}, properties_file=path, profile=profile, environ=env
+    )
+    assert settings.bootstrap_servers == ("cli:9092",)  # CLI beats file and env
+    assert settings.client_id == "from-file"  # file beats profile and env
+    assert settings.request_timeout_ms == 7000
+    assert settings.username == "profile-user"  # profile beats env
+    assert settings.password == Secret("env-pass")  # only env sets it
+    assert settings.security_protocol == "SASL_PLAINTEXT"
+
+
+def test_unknown_profile_key_is_named() -> None:
+    with pytest.raises(errors.ConfigError, match=r"unknown connection setting.*sasl_user"):
+        resolve_settings(profile={"bootstrap_servers": "b:1", "sasl_user": "x"}, environ={})
+
+
+def test_sasl_without_credentials_is_refused() -> None:
+    with pytest.raises(errors.ConfigError, match="SASL PLAIN needs a username and a password"):
+        ConnectionSettings(bootstrap_servers=("b:1",), security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"bootstrap_servers": ()}, "no bootstrap servers"),
+        ({"bootstrap_servers": ("b:1",), "security_protocol": "TLS"}, "security protocol 'TLS'"),
+        ({"bootstrap_servers": ("b:1",), "sasl_mechanism": "GSSAPI"}, "SASL mechanism 'GSSAPI' is not supported"),
+        ({"bootstrap_servers": ("b :1",)}, "not of the form host:port"),
+        ({"bootstrap_servers": ("b:1",), "request_timeout_ms": 0}, "request timeout must be positive"),
+    ],
+)
+def test_invalid_settings(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(errors.ConfigError, match=message):
+        ConnectionSettings(**kwargs)  # type: ignore[arg-type]
+
+
+def test_no_bootstrap_anywhere() -> None:
+    with pytest.raises(errors.ConfigError, match="no bootstrap servers given"):
+        resolve_settings(environ={})
+
+
+def test_bad_number_in_env() -> None:
+    with pytest.raises(errors.ConfigError, match="KAFKA_REQUEST_TIMEOUT_MS must be an integer"):
+        ConnectionSettings.from_env({"KAFKA_BOOTSTRAP_SERVERS": "b:1", "KAFKA_REQUEST_TIMEOUT_MS": "soon"})
