@@ -90,7 +90,12 @@ class GitHubClient:
     def request(
         self, method: str, path: str, *, body: Mapping[str, Any] | None = None, params: Mapping[str, Any] | None = None
     ) -> Response:
-        """One API call. ``path`` is relative to the API URL, or an absolute URL on the same host."""
+        """One API call. ``path`` is relative to the API URL, or an absolute URL on the same host.
+
+        A POST is not repeated after a server error, since the server may have acted on it before
+        failing; callers that create things check for the result first (see ``github``). Rate-limit
+        answers are retried for every method: GitHub did not act on those requests.
+        """
         url = self._url(path, params)
         data = json.dumps(body).encode("utf-8") if body is not None else None
         attempt = 0
@@ -99,10 +104,16 @@ class GitHubClient:
             if response.status < 400:
                 return response
             delay = self._retry_delay(response, attempt)
+            if method == "POST" and response.status >= 500:
+                delay = None
             if delay is None or attempt >= self._max_retries:
                 raise self._error(method, url, response)
             attempt += 1
             self._sleep(delay)
+
+    def backoff(self, attempt: int) -> None:
+        """Wait before attempt ``attempt + 1`` of an operation the caller retries itself."""
+        self._sleep(self._backoff * (2**attempt))
 
     def paginate(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
         """Every item of a list endpoint: follows ``Link: rel="next"``, or pages on until an empty page."""

@@ -9,6 +9,7 @@ and a note says how much was left out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -127,6 +128,27 @@ def _with_marker(body: str, marker: str) -> str:
     return body if marker in body else f"{marker}\n{body}"
 
 
+CREATE_ATTEMPTS = 3
+
+
+def _create(
+    gh: GitHubClient, path: str, payload: dict[str, Any], recheck: Callable[[], dict[str, Any] | None]
+) -> dict[str, Any]:
+    """POST ``payload``; after a server error, look for the item first so a retry never makes a duplicate."""
+    for attempt in range(CREATE_ATTEMPTS):
+        try:
+            created = gh.request("POST", path, body=payload).body
+            return dict(created)
+        except GitHubError as exc:
+            if exc.status < 500 or attempt == CREATE_ATTEMPTS - 1:
+                raise
+        gh.backoff(attempt)
+        found = recheck()
+        if found is not None:
+            return found
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def upsert_pr_comment(
     *,
     body: str,
@@ -147,9 +169,10 @@ def upsert_pr_comment(
         raise errors.ConfigError(f"pull request number must be positive, got {pr_number}")
     gh = _client(client, token, api_url)
     text = fit_body(_with_marker(body, marker))
-    existing = _find(gh.paginate(f"repos/{repo}/issues/{pr_number}/comments"), marker)
+    comments = f"repos/{repo}/issues/{pr_number}/comments"
+    existing = _find(gh.paginate(comments), marker)
     if existing is None:
-        created = gh.request("POST", f"repos/{repo}/issues/{pr_number}/comments", body={"body": text}).body
+        created = _create(gh, comments, {"body": text}, lambda: _find(gh.paginate(comments), marker))
         return CommentResult("created", int(created["id"]), str(created.get("html_url", "")))
     if existing.get("body") == text:
         return CommentResult("unchanged", int(existing["id"]), str(existing.get("html_url", "")))
@@ -186,17 +209,21 @@ def upsert_drift_issue(
     _check_repo(repo)
     gh = _client(client, token, api_url)
     text = fit_body(_with_marker(body, marker))
-    issues = (
-        item
-        for item in gh.paginate(f"repos/{repo}/issues", {"state": "open", "labels": label})
-        if "pull_request" not in item  # the issues endpoint lists pull requests too
-    )
-    existing = _find(issues, marker)
+
+    def find_open() -> dict[str, Any] | None:
+        issues = (
+            item
+            for item in gh.paginate(f"repos/{repo}/issues", {"state": "open", "labels": label})
+            if "pull_request" not in item  # the issues endpoint lists pull requests too
+        )
+        return _find(issues, marker)
+
+    existing = find_open()
     if existing is None:
         if not drift:
             return IssueResult("none", None, None)
-        created = gh.request("POST", f"repos/{repo}/issues", body={"title": title, "body": text, "labels": [label]})
-        return IssueResult("created", int(created.body["number"]), str(created.body.get("html_url", "")))
+        created = _create(gh, f"repos/{repo}/issues", {"title": title, "body": text, "labels": [label]}, find_open)
+        return IssueResult("created", int(created["number"]), str(created.get("html_url", "")))
     number, url = int(existing["number"]), str(existing.get("html_url", ""))
     if not drift:
         if not close_if_clean:

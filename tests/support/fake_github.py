@@ -37,6 +37,7 @@ class _Failure:
     headers: dict[str, str]
     body: Any
     remaining: int
+    after: bool
 
 
 class FakeGitHub:
@@ -80,10 +81,17 @@ class FakeGitHub:
         times: int = 1,
         headers: dict[str, str] | None = None,
         body: Any = None,
+        after: bool = False,
     ) -> None:
-        """Answer the next ``times`` requests matching ``method`` and the regex ``path_pattern`` with an error."""
+        """Answer the next ``times`` requests matching ``method`` and the regex ``path_pattern`` with an error.
+
+        With ``after`` the request is carried out first and the error reported anyway, as when a proxy
+        times out on a request the API completed.
+        """
         self._failures.append(
-            _Failure(method, path_pattern, status, headers or {}, body or {"message": f"injected {status}"}, times)
+            _Failure(
+                method, path_pattern, status, headers or {}, body or {"message": f"injected {status}"}, times, after
+            )
         )
 
     def add_comment(self, repo: str, number: int, body: str, *, user: str = "someone") -> dict[str, Any]:
@@ -174,7 +182,12 @@ class FakeGitHub:
         for failure in self._failures:
             if failure.remaining > 0 and failure.method == method and re.search(failure.path_pattern, path):
                 failure.remaining -= 1
+                if failure.after:
+                    self._serve(method, path, query, body)
                 return failure.status, failure.headers, failure.body
+        return self._serve(method, path, query, body)
+
+    def _serve(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, dict[str, str], Any]:
         if self.token and self._auth_bad():
             return 401, {}, {"message": "Bad credentials"}
         if isinstance(body, dict) and len(str(body.get("body") or "")) > GITHUB_BODY_LIMIT:

@@ -304,3 +304,46 @@ def test_no_drift_creates_nothing_and_closes_only_when_asked(gh: FakeGitHub) -> 
 
     reopened = drift(gh, "drift again", found=True)
     assert reopened.action == "created" and reopened.number != opened.number
+
+
+# ---------------------------------------------------------------------------------------------- no duplicates
+def test_create_failing_before_the_server_acted_is_retried_once(gh: FakeGitHub) -> None:
+    gh.fail_next(method="POST", path_pattern=r"/comments$", status=502)
+    sleeps: list[float] = []
+
+    result = github.upsert_pr_comment(
+        body="plan", marker=github.comment_marker("prod"), pr_number=42, repo=REPO, client=client(gh, sleeps=sleeps)
+    )
+
+    assert result.action == "created"
+    assert len(gh.comments[(REPO, 42)]) == 1
+    assert len(gh.calls("POST")) == 2
+    assert sleeps == [1.0]
+
+
+def test_create_failing_after_the_server_acted_makes_no_duplicate(gh: FakeGitHub) -> None:
+    gh.fail_next(method="POST", path_pattern=r"/comments$", status=504, after=True)
+
+    result = github.upsert_pr_comment(
+        body="plan", marker=github.comment_marker("prod"), pr_number=42, repo=REPO, client=client(gh)
+    )
+
+    [comment] = gh.comments[(REPO, 42)]
+    assert (result.action, result.id) == ("created", comment["id"])
+    assert len(gh.calls("POST")) == 1
+
+
+def test_drift_issue_is_not_duplicated_by_a_failed_create(gh: FakeGitHub) -> None:
+    gh.fail_next(method="POST", path_pattern=r"/issues$", status=502, after=True)
+
+    result = github.upsert_drift_issue(
+        title="Kafka drift on prod",
+        body="drift",
+        marker=github.drift_marker("prod"),
+        repo=REPO,
+        drift=True,
+        client=client(gh),
+    )
+
+    [issue] = gh.issues[REPO]
+    assert (result.action, result.number) == ("created", issue["number"])
