@@ -66,6 +66,8 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
                 diags.append(raw.diagnostic(("metadata", "name"), message))
     validated: dict[str, list[loader.Document]] = {kind: [] for kind in _ORDER}
     for ident in order:
+        if documents[ident].broken:
+            continue
         doc = loader.validate(documents[ident], ident[0], ident[1], diags)
         if doc is not None:
             validated[doc.kind].append(doc)

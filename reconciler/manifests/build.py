@@ -43,13 +43,19 @@ class Builder:
         self.ownership = desired.Ownership()
         self._defaults: dict[str, loader.Document] = {}
         self._canonical: dict[int, dict[str, str]] = {}
+        self._topic_docs: dict[str, loader.Document] = {}
+        self._reported: set[tuple[object, ...]] = set()
         self._dir_defaults: dict[Path, loader.Document] = {}
         self._dir_chain: dict[Path, list[loader.Document]] = {}
         self._grant_topics: list[tuple[loader.Document, tuple[str | int, ...], str]] = []
 
     # -------------------------------------------------------------------------------- helpers
     def error(self, doc: loader.Document, path: Iterable[str | int], message: str, **kw: Any) -> None:
-        self.diags.append(doc.raw.diagnostic(tuple(path), message, **kw))
+        diag = doc.raw.diagnostic(tuple(path), message, **kw)
+        key = (diag.file, diag.line, diag.column, diag.message)
+        if key not in self._reported:
+            self._reported.add(key)
+            self.diags.append(diag)
 
     def check_configs(self, doc: loader.Document, configs_map: dict[str, Any]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -157,6 +163,7 @@ class Builder:
         if existing is not None and existing.source is not None:
             self.error(doc, ("metadata", "name"), f"topic {name!r} is declared twice (first at {existing.source})")
             return
+        self._topic_docs[name] = doc
         self.topics[name] = desired.DesiredTopic(
             name=name,
             partitions=partitions,
@@ -191,56 +198,71 @@ class Builder:
         return tuple(tuple(r) for r in rows) if ok else None
 
     def check_topic_collisions(self) -> None:
-        seen: dict[str, desired.DesiredTopic] = {}
+        seen: dict[str, str] = {}
         for name in sorted(self.topics):
-            topic = self.topics[name]
             key = rules.collision_key(name)
-            other = seen.get(key)
-            if other is not None and topic.source is not None:
-                self.diags.append(
-                    errors.Diagnostic(
-                        message=f"topic {name!r} collides with {other.name!r} (declared at {other.source}): "
-                        "Kafka treats '.' and '_' alike in metric names",
-                        file=topic.source.file,
-                        line=topic.source.line,
-                        column=topic.source.column,
-                    )
+            other = seen.setdefault(key, name)
+            if other != name:
+                self.error(
+                    self._topic_docs[name],
+                    ("metadata", "name"),
+                    f"topic {name!r} collides with {other!r} (declared at {self.topics[other].source}): "
+                    "Kafka treats '.' and '_' alike in metric names",
                 )
-            seen.setdefault(key, topic)
 
     # ------------------------------------------------------------------------------------ ACLs
     def add_binding(
-        self, doc: loader.Document, binding: AclBinding, path: tuple[str | int, ...], origin: str | None
+        self, doc: loader.Document, binding: AclBinding, paths: dict[str, tuple[str | int, ...]], origin: str | None
     ) -> None:
-        problems = rules.principal_problems(binding.principal) + rules.host_problems(binding.host)
-        problems += rules.acl_problems(
-            resource_type=binding.resource_type,
-            pattern_type=binding.pattern_type,
-            resource_name=binding.resource_name,
-            operation=binding.operation,
-        )
-        for problem in problems:
-            self.error(doc, path, problem)
-        if not problems:
+        """Check one binding's principal, host and operation; positions come from ``paths`` by field."""
+        found = [
+            (paths["principal"], rules.principal_problems(binding.principal)),
+            (paths["host"], rules.host_problems(binding.host)),
+            (
+                paths["operation"],
+                rules.acl_problems(
+                    resource_type=binding.resource_type,
+                    pattern_type=binding.pattern_type,
+                    resource_name=binding.resource_name,
+                    operation=binding.operation,
+                ),
+            ),
+        ]
+        bad = False
+        for path, problems in found:
+            for problem in problems:
+                self.error(doc, path, problem)
+                bad = True
+        if not bad:
             self.acls.setdefault(binding, source(doc, origin))
 
     def add_acl(self, doc: loader.Document) -> None:
         spec: models.AclSpec = doc.spec
         for index, b in enumerate(spec.bindings):
+            at: tuple[str | int, ...] = ("spec", "bindings", index)
             name = b.resource_name
             if name is None:
                 if b.resource_type != "CLUSTER":
-                    self.error(doc, ("spec", "bindings", index), "missing required field 'resourceName'", key=True)
+                    self.error(doc, at, "missing required field 'resourceName'", key=True)
                     continue
                 name = rules.CLUSTER_RESOURCE
-            for op in b.operations or [str(b.operation)]:
+            ops = [(op, (*at, "operations", i)) for i, op in enumerate(b.operations or [])] or [
+                (str(b.operation), (*at, "operation"))
+            ]
+            for op, op_path in ops:
                 binding = AclBinding(b.resource_type, b.pattern_type, name, b.principal, b.host, op, b.permission)
-                self.add_binding(doc, binding, ("spec", "bindings", index), None)
+                paths = {"principal": (*at, "principal"), "host": (*at, "host"), "operation": op_path}
+                self.add_binding(doc, binding, paths, None)
 
     def add_grant(self, doc: loader.Document) -> None:
         origin = f"{doc.kind} {doc.name}"
+        paths: dict[str, tuple[str | int, ...]] = {
+            "principal": ("spec", "principal"),
+            "host": ("spec", "host"),
+            "operation": ("spec",),
+        }
         for binding in roles.expand(doc.spec):
-            self.add_binding(doc, binding, ("spec",), origin)
+            self.add_binding(doc, binding, paths, origin)
         self._grant_topics.extend((doc, path, name) for path, name in roles.literal_topics(doc.spec))
 
     def check_grant_topics(self) -> None:

@@ -20,6 +20,7 @@ from reconciler import errors
 from reconciler.manifests import models, yamlio
 
 OVERLAYS_DIR = "overlays"
+_SCALARS = frozenset({"a string", "an integer", "a number", "true or false"})
 _TYPE_ERRORS = frozenset(
     {
         "string_type",
@@ -113,7 +114,11 @@ def identity(raw: yamlio.RawDocument, diags: list[errors.Diagnostic]) -> tuple[s
     """(kind, name) of a document after checking the envelope; None (with diagnostics) when unusable."""
     data = raw.data
     if not isinstance(data, dict):
-        diags.append(raw.diagnostic((), f"a manifest must be a mapping, not a {_type_name(data)}"))
+        diags.append(
+            raw.diagnostic(
+                (), f"a manifest must be a mapping of apiVersion, kind, metadata, spec; got {_type_name(data)}"
+            )
+        )
         return None
     api = data.get("apiVersion")
     if api != models.API_VERSION:
@@ -141,6 +146,7 @@ def merge_overlay(base: yamlio.RawDocument, patch: yamlio.RawDocument) -> None:
     """Deep-merge ``patch`` into ``base`` in place (mappings merged, other values replaced, null removes)."""
     base.data = _merge(base.data, patch.data)
     base.positions.update(patch.positions)
+    base.broken = base.broken or patch.broken
 
 
 def _merge(base: Any, patch: Any) -> Any:
@@ -194,7 +200,10 @@ def _diagnostics(
         specific = [e for e in entries if e[1]["type"] not in _TYPE_ERRORS] or entries
         if len(specific) > 1 and all(e[1]["type"] in _TYPE_ERRORS for e in specific):
             path = min((e[0] for e in specific), key=len)
-            kinds = " or ".join(dict.fromkeys(_expected(e[1]) for e in specific))
+            expected = list(dict.fromkeys(_expected(e[1]) for e in specific))
+            if {"a string", "an integer", "a number", "true or false"} <= set(expected):
+                expected = ["a single value"] + [e for e in expected if e not in _SCALARS]
+            kinds = " or ".join(expected)
             specific = [(path, {"type": "union", "msg": f"expected {kinds}", "loc": path})]
         for path, err in specific:
             diag = _one(raw, kind, path, err)
@@ -258,11 +267,30 @@ def _one(raw: yamlio.RawDocument, kind: str, path: tuple[Any, ...], err: Mapping
             key=True,
             hint=f"did you mean {close[0]}?" if close else None,
         )
-    if kind_of == "literal_error" and path and path[-1] in ("kind", "apiVersion"):
-        message = f"{path[-1]} must be {err.get('ctx', {}).get('expected', '')}"
-    elif kind_of in _TYPE_ERRORS:
-        message = f"expected {_expected(err)}, got {_type_name(_value_at(raw.data, path))}"
+    field = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
+    ctx: Mapping[str, Any] = err.get("ctx") or {}
+    got = _type_name(_value_at(raw.data, path))
+    if kind_of in _TYPE_ERRORS or kind_of == "union":
+        message = f"{field}: {message if kind_of == 'union' else 'expected ' + _expected(err)}, got {got}"
+    elif kind_of == "greater_than_equal":
+        message = f"{field} must be at least {ctx.get('ge')}, got {err.get('input')}"
+    elif kind_of == "less_than_equal":
+        message = f"{field} must be at most {ctx.get('le')}, got {err.get('input')}"
+    elif kind_of == "string_too_short":
+        message = f"{field} must not be empty"
+    elif kind_of == "too_short":
+        message = f"{field} needs at least {ctx.get('min_length')} item(s)"
+    elif kind_of == "literal_error":
+        message = f"{field} must be {ctx.get('expected')}, got {got}"
+    elif kind_of == "string_pattern_mismatch":
+        message = _PATTERN_MESSAGES.get(field, f"{field} {got} does not match {ctx.get('pattern')}")
     return raw.diagnostic(path, message)
+
+
+_PATTERN_MESSAGES = {
+    "broker": "broker must be 'default' (the cluster-wide default) or a numeric broker id",
+    "env": "env must be an environment variable name (letters, digits and '_', not starting with a digit)",
+}
 
 
 def _value_at(data: Any, path: tuple[Any, ...]) -> Any:

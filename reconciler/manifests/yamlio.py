@@ -47,6 +47,7 @@ class RawDocument:
     column: int
     data: Any
     positions: dict[Path_, Position]
+    broken: bool = False  # conversion reported errors (duplicate keys, unset variables): not validated further
 
     def position(self, path: Path_, *, key: bool = False) -> tuple[str, int, int]:
         """The (file, line, column) of ``path``, or of its nearest recorded ancestor."""
@@ -282,6 +283,7 @@ def read_documents(
             if node is None or (isinstance(node, nodes.ScalarNode) and node.tag == _TAG + "null"):
                 continue
             converter.positions = {}
+            errors_before = len(diags)
             converter.seen = set()
             converter.alias_budget = MAX_ALIAS_NODES
             try:
@@ -297,6 +299,7 @@ def read_documents(
                     column=mark.column + 1,
                     data=data,
                     positions=converter.positions,
+                    broken=len(diags) > errors_before,
                 )
             )
     except MarkedYAMLError as exc:
