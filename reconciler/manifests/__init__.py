@@ -65,13 +65,20 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
                 message = f"{ident[0]} {ident[1]!r} is declared twice (first at {where})"
                 diags.append(raw.diagnostic(("metadata", "name"), message))
     validated: dict[str, list[loader.Document]] = {kind: [] for kind in _ORDER}
+    builder = build.Builder(diags)
     for ident in order:
-        if documents[ident].broken:
+        raw = documents[ident]
+        if raw.broken:
             continue
-        doc = loader.validate(documents[ident], ident[0], ident[1], diags)
+        doc = loader.validate(raw, ident[0], ident[1], diags)
         if doc is not None:
             validated[doc.kind].append(doc)
-    builder = build.Builder(diags)
+        elif ident[0] in ("Topic", "TopicDefaults"):
+            spec = raw.data.get("spec")
+            topic_configs = spec.get("configs") if isinstance(spec, dict) else None
+            if isinstance(topic_configs, dict):
+                readable = {k: v for k, v in topic_configs.items() if not isinstance(v, dict)}
+                builder.check_raw_configs(raw, readable)
     handlers: dict[str, Callable[[loader.Document], None]] = {
         "TopicDefaults": builder.add_defaults,
         "Ownership": builder.add_ownership,
@@ -88,6 +95,7 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
             handlers[kind](doc)
     builder.check_topic_collisions()
     builder.check_grant_topics()
+    diags.sort(key=lambda d: (d.file or "", d.line or 0, d.column or 0))
     if errors.errors_only(diags):
         raise errors.ValidationFailed(diags)
     return LoadResult(desired=builder.result(), profiles=builder.profiles, diagnostics=diags)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import configs, desired, errors
-from reconciler.manifests import loader, models, profiles, roles, rules
+from reconciler.manifests import loader, models, profiles, roles, rules, yamlio
 from reconciler.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
@@ -58,6 +58,12 @@ class Builder:
             self.diags.append(diag)
 
     def check_configs(self, doc: loader.Document, configs_map: dict[str, Any]) -> dict[str, str]:
+        """Topic config keys and values checked against the catalogue; returns the canonical values."""
+        return self.check_raw_configs(doc.raw, configs_map)
+
+    def check_raw_configs(self, raw: yamlio.RawDocument, configs_map: dict[str, Any]) -> dict[str, str]:
+        """As ``check_configs``, for a document that failed its model (so its config problems still show)."""
+        doc = loader.Document(raw=raw, kind="Topic", name="", model=None)
         out: dict[str, str] = {}
         for key, value in configs_map.items():
             path = ("spec", "configs", key)
