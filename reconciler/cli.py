@@ -1,16 +1,28 @@
 """The typer command-line app: parses options, calls library functions, renders, maps errors to exit codes.
 
-This is the only module that prints. Commands stay thin; the work lives in the library modules.
+This is the only module that prints. Commands stay thin; the work lives in ``reconciler.workflow``,
+the planner, the apply engine and the renderers. Exit codes: 0 success, 1 error before any write,
+2 changes present (``plan --detailed-exitcode``), 3 partial failure (apply) or partial result (fleet).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import enum
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
 import reconciler
+from reconciler import errors, state, workflow
+from reconciler import plan as plan_model
 
 app = typer.Typer(
     name="kafka-reconciler",
@@ -18,8 +30,100 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-err_console = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+log = logging.getLogger("reconciler")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PlanFormat(str, enum.Enum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+class DiagFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+    gitlab = "gitlab"
+
+
+# ---------------------------------------------------------------------------------- shared options
+PathsArg = Annotated[
+    list[Path],
+    typer.Argument(help="Manifest files or directories (searched recursively for *.yaml / *.yml).", show_default=False),
+]
+EnvironmentOpt = Annotated[
+    str | None, typer.Option("--environment", "-e", help="Environment overlay to apply (e.g. prod).")
+]
+BootstrapOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--bootstrap-server", help="host:port[,host:port] of the cluster (overrides profile and environment)."
+    ),
+]
+CommandConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--command-config", help="Kafka client properties file, as for Kafka's own CLI tools."),
+]
+ClusterOpt = Annotated[
+    str | None, typer.Option("--cluster", help="Name of a Cluster profile declared in the manifests.")
+]
+LiveStateOpt = Annotated[
+    Path | None,
+    typer.Option("--live-state", help="Plan offline against a snapshot written by 'snapshot --out'."),
+]
+VerboseOpt = Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logging on stderr (-v, -vv).")]
+RotateOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rotate-password", help="Re-set the password of this SCRAM user (repeatable)."),
+]
+
+
+def _setup_logging(verbose: int) -> None:
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True)
+    # kafka-python is chatty and its debug output includes raw protocol data; keep it at WARNING
+    # unless -vvv asks for it.
+    logging.getLogger("kafka").setLevel(logging.DEBUG if verbose >= 3 else logging.WARNING)
+
+
+def _print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
+    for d in diagnostics:
+        style = "red" if d.severity is errors.Severity.ERROR else "yellow"
+        err.print(d.format(), style=style, markup=False)
+
+
+@contextmanager
+def _errors_to_exit() -> Iterator[None]:
+    """Map library errors to exit codes with one plain message; never a traceback."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except errors.ValidationFailed as exc:
+        _print_diagnostics(exc.diagnostics)
+        n = len(errors.errors_only(exc.diagnostics))
+        err.print(f"error: {n} problem(s) in the manifests; nothing was sent to any cluster.", markup=False)
+        raise typer.Exit(code=1) from None
+    except errors.ReconcilerError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(code=exc.exit_code) from None
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        raise typer.Exit(code=130) from None
+    except Exception as exc:
+        if os.environ.get("KAFKA_RECONCILER_DEBUG"):
+            raise
+        err.print(
+            f"internal error: {type(exc).__name__} (set KAFKA_RECONCILER_DEBUG=1 for details and report it)",
+            markup=False,
+        )
+        raise typer.Exit(code=1) from None
 
 
 def _version_callback(value: bool) -> None:
@@ -38,24 +142,331 @@ def main(
     """Declarative GitOps reconciler for Apache Kafka."""
 
 
+# -------------------------------------------------------------------------------------- validate
+@app.command()
+def validate(
+    paths: PathsArg,
+    environment: EnvironmentOpt = None,
+    fmt: Annotated[DiagFormat, typer.Option("--format", help="Diagnostics format.")] = DiagFormat.text,
+) -> None:
+    """Validate manifests offline: exit 0 when valid, 1 otherwise."""
+    diagnostics: list[errors.Diagnostic] = []
+    summary = ""
+    with _errors_to_exit():
+        try:
+            result = workflow.load_manifests(paths, environment=environment)
+            diagnostics = result.diagnostics
+            d = result.desired
+            summary = (
+                f"valid: {len(d.topics)} topics, {len(d.acls)} ACLs, {len(d.quotas)} quotas, "
+                f"{len(d.scram_users)} SCRAM users, {len(d.broker_configs)} broker config sets, "
+                f"{len(result.profiles)} cluster profiles"
+            )
+            failed = False
+        except errors.ValidationFailed as exc:
+            diagnostics = exc.diagnostics
+            failed = True
+    if fmt is DiagFormat.json:
+        typer.echo(json.dumps({"valid": not failed, "diagnostics": [d.to_dict() for d in diagnostics]}, indent=2))
+    elif fmt in (DiagFormat.github, DiagFormat.gitlab):
+        from reconciler.gitops import annotations as gh_annotations
+
+        workspace = Path(os.environ["GITHUB_WORKSPACE"]) if os.environ.get("GITHUB_WORKSPACE") else None
+        if fmt is DiagFormat.github:
+            for line in gh_annotations.github_annotations(diagnostics, workspace=workspace):
+                typer.echo(line)
+        else:
+            typer.echo(json.dumps(gh_annotations.gitlab_code_quality(diagnostics, workspace=workspace), indent=2))
+        _print_diagnostics(diagnostics)
+    else:
+        _print_diagnostics(diagnostics)
+        if not failed:
+            out.print(summary, markup=False)
+    if failed:
+        raise typer.Exit(code=1)
+
+
+# ------------------------------------------------------------------------------------------ plan
+def _render(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = None) -> str:
+    from reconciler.render import json as render_json
+    from reconciler.render import markdown as render_markdown
+    from reconciler.render import text as render_text
+
+    if fmt is PlanFormat.json:
+        return render_json.render(p)
+    if fmt is PlanFormat.markdown:
+        return render_markdown.render(p, title=cluster_name)
+    return render_text.render(p, color=out.is_terminal and not os.environ.get("NO_COLOR"))
+
+
+def _compute_plan(
+    *,
+    paths: list[Path],
+    environment: str | None,
+    cluster: str | None,
+    bootstrap_server: str | None,
+    command_config: Path | None,
+    live_state: Path | None,
+    rotate: list[str] | None,
+) -> plan_model.Plan:
+    result = workflow.load_manifests(paths, environment=environment)
+    _print_diagnostics(result.diagnostics)
+    if live_state is not None:
+        live = state.read_snapshot(live_state)
+        return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
+    from reconciler.kafka.admin import KafkaAdapter
+
+    settings = workflow.resolve_connection(
+        bootstrap_server=bootstrap_server,
+        command_config=command_config,
+        profile_name=cluster,
+        profiles=result.profiles,
+    )
+    with KafkaAdapter(settings) as adapter:
+        live = workflow.read_live(adapter, result.desired)
+        log.info("read the live state of %s in %d admin requests", settings.describe(), adapter.request_count)
+    return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
+
+
+@app.command()
+def plan(
+    paths: PathsArg,
+    environment: EnvironmentOpt = None,
+    cluster: ClusterOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    live_state: LiveStateOpt = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Save the plan as JSON for 'apply --plan'.")] = None,
+    fmt: Annotated[PlanFormat, typer.Option("--format", help="Output format.")] = PlanFormat.text,
+    detailed_exitcode: Annotated[
+        bool, typer.Option("--detailed-exitcode", help="Exit 0 when no changes, 2 when changes, 1 on error.")
+    ] = False,
+    validate_on_broker: Annotated[
+        bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
+    ] = False,
+    rotate_password: RotateOpt = None,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Compare the manifests with the live cluster (or a snapshot) and show what apply would do."""
+    _setup_logging(verbose)
+    with _errors_to_exit():
+        p = _compute_plan(
+            paths=paths,
+            environment=environment,
+            cluster=cluster,
+            bootstrap_server=bootstrap_server,
+            command_config=command_config,
+            live_state=live_state,
+            rotate=rotate_password,
+        )
+        if out_file is not None:
+            p.save(out_file)
+        typer.echo(_render(p, fmt, cluster_name=cluster), nl=False)
+        if out_file is not None and fmt is PlanFormat.text:
+            err.print(f"Saved the plan to {out_file}.", markup=False)
+        if validate_on_broker:
+            if live_state is not None:
+                raise errors.ConfigError("--validate needs a live cluster, not --live-state")
+            _run_apply(
+                p,
+                dry_run=True,
+                cluster=cluster,
+                paths=paths,
+                environment=environment,
+                bootstrap_server=bootstrap_server,
+                command_config=command_config,
+                fmt="text",
+                allow_self_lockout=False,
+                timeout=120.0,
+            )
+    if detailed_exitcode and p.summary().has_changes:
+        raise typer.Exit(code=2)
+    if detailed_exitcode and p.blocked:
+        raise typer.Exit(code=2)
+
+
+# ------------------------------------------------------------------------------------------ show
+@app.command()
+def show(
+    plan_file: Annotated[Path, typer.Argument(help="A plan saved with 'plan --out'.")],
+    fmt: Annotated[PlanFormat, typer.Option("--format", help="Output format.")] = PlanFormat.text,
+) -> None:
+    """Render a saved plan."""
+    with _errors_to_exit():
+        p = plan_model.Plan.load(plan_file)
+        typer.echo(_render(p, fmt), nl=False)
+
+
+# -------------------------------------------------------------------------------------- snapshot
+@app.command()
+def snapshot(
+    out_file: Annotated[Path, typer.Option("--out", help="Where to write the JSON snapshot.")],
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Optional manifests: read only what they need (default: everything).", show_default=False),
+    ] = None,
+    environment: EnvironmentOpt = None,
+    cluster: ClusterOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Write the live state of a cluster as a versioned JSON snapshot (for offline plans and reviews)."""
+    _setup_logging(verbose)
+    from reconciler import desired
+    from reconciler.kafka.admin import KafkaAdapter
+
+    with _errors_to_exit():
+        profiles = {}
+        if paths:
+            result = workflow.load_manifests(paths, environment=environment)
+            profiles = result.profiles
+        settings = workflow.resolve_connection(
+            bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
+        )
+        with KafkaAdapter(settings) as adapter:
+            if paths:
+                live = workflow.read_live(adapter, result.desired)
+            else:
+                kinds = frozenset(k for k in desired.KINDS if not adapter.missing_apis([k]))
+                live = adapter.read_state(kinds=kinds)
+            requests = adapter.request_count
+        state.write_snapshot(live, out_file)
+        topics = len(live.topics or {})
+        acls = "not read" if live.acls is None else str(len(live.acls))
+        err.print(
+            f"Wrote {out_file}: cluster {live.cluster_id}, {len(live.brokers)} brokers, {topics} topics, "
+            f"{acls} ACLs ({requests} admin requests).",
+            markup=False,
+        )
+
+
+# ----------------------------------------------------------------------------------------- apply
+def _run_apply(
+    p: plan_model.Plan,
+    *,
+    dry_run: bool,
+    cluster: str | None,
+    paths: list[Path] | None,
+    environment: str | None,
+    bootstrap_server: str | None,
+    command_config: Path | None,
+    fmt: str,
+    allow_self_lockout: bool,
+    timeout: float,
+) -> int:
+    from reconciler import apply as apply_mod
+    from reconciler.kafka.admin import KafkaAdapter
+    from reconciler.render import apply as render_apply
+
+    profiles = {}
+    if paths:
+        profiles = workflow.load_manifests(paths, environment=environment).profiles
+    settings = workflow.resolve_connection(
+        bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
+    )
+    options = apply_mod.ApplyOptions(dry_run=dry_run, allow_self_lockout=allow_self_lockout, deadline_s=timeout)
+    with KafkaAdapter(settings) as adapter:
+        sink, finish = render_apply.progress_sink(err, enabled=fmt == "text")
+        try:
+            report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
+        finally:
+            finish()
+    if fmt == "json":
+        typer.echo(report.to_json(), nl=False)
+    else:
+        render_apply.print_report(report, out)
+    return int(report.exit_code)
+
+
+@app.command()
+def apply(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Manifest files or directories (not needed with --plan).", show_default=False),
+    ] = None,
+    plan_file: Annotated[
+        Path | None, typer.Option("--plan", help="Apply this saved plan instead of planning now.")
+    ] = None,
+    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Send validateOnly requests; show what the broker says; write nothing.")
+    ] = False,
+    allow_self_lockout: Annotated[
+        bool,
+        typer.Option(
+            "--allow-self-lockout-risk",
+            help="Apply even if it deletes ACLs this tool's own principal needs to keep managing the cluster.",
+        ),
+    ] = False,
+    environment: EnvironmentOpt = None,
+    cluster: ClusterOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="Report format: text or json.")] = "text",
+    timeout: Annotated[float, typer.Option("--timeout", help="Bound on the whole apply, in seconds.")] = 300.0,
+    rotate_password: RotateOpt = None,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back."""
+    _setup_logging(verbose)
+    if fmt not in ("text", "json"):
+        err.print("error: --format must be text or json", markup=False)
+        raise typer.Exit(code=1)
+    with _errors_to_exit():
+        if plan_file is not None:
+            p = plan_model.Plan.load(plan_file)
+        elif paths:
+            p = _compute_plan(
+                paths=paths,
+                environment=environment,
+                cluster=cluster,
+                bootstrap_server=bootstrap_server,
+                command_config=command_config,
+                live_state=None,
+                rotate=rotate_password,
+            )
+        else:
+            raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
+        if fmt == "text":
+            typer.echo(_render(p, PlanFormat.text), nl=False)
+        if not p.actionable:
+            if fmt == "json":
+                typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
+            return
+        if not dry_run and not auto_approve:
+            if not sys.stdin.isatty():
+                raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
+            if not typer.confirm("Apply these changes?", default=False):
+                err.print("Apply cancelled; nothing was written.", markup=False)
+                raise typer.Exit(code=1)
+        code = _run_apply(
+            p,
+            dry_run=dry_run,
+            cluster=cluster,
+            paths=paths,
+            environment=environment,
+            bootstrap_server=bootstrap_server,
+            command_config=command_config,
+            fmt=fmt,
+            allow_self_lockout=allow_self_lockout,
+            timeout=timeout,
+        )
+    if code:
+        raise typer.Exit(code=code)
+
+
+# ------------------------------------------------------------------------- not yet available
 def _not_yet(command: str) -> None:
-    err_console.print(f"kafka-reconciler {command}: not available yet in this version.", highlight=False)
+    err.print(f"kafka-reconciler {command}: not available yet in this version.", markup=False)
     raise typer.Exit(code=1)
 
 
-for _name, _help in (
-    ("validate", "Validate manifests offline."),
-    ("plan", "Compute a plan against the live cluster or a snapshot."),
-    ("apply", "Apply a plan to the cluster."),
-    ("show", "Render a saved plan."),
-    ("snapshot", "Write the live state as a JSON snapshot."),
-    ("import", "Write manifests for an existing cluster."),
-    ("fleet", "Plan many clusters at once."),
-):
+@app.command(name="import", help="Write manifests for an existing cluster. (not available yet)")
+def import_cmd() -> None:
+    _not_yet("import")
 
-    def _make(name: str, help_text: str) -> None:
-        @app.command(name=name, help=help_text + " (not available yet)")
-        def _cmd() -> None:
-            _not_yet(name)
 
-    _make(_name, _help)
+@app.command(help="Plan many clusters at once. (not available yet)")
+def fleet() -> None:
+    _not_yet("fleet")

@@ -1,0 +1,42 @@
+"""Resolve secret references (an environment variable or a file) at the moment a secret is needed.
+
+Values are returned to the caller that uses them and are never logged, stored or put into an
+exception message; errors name what the secret is for and the reference, never the value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from reconciler import errors
+from reconciler.desired import SecretRef
+
+
+class SecretUnavailable(errors.ConfigError):
+    """A secret reference cannot be resolved (unset variable, missing or unreadable file, empty value)."""
+
+
+def resolve(ref: SecretRef, *, what: str, environ: Mapping[str, str] | None = None) -> str:
+    """The secret value of ``ref``; ``what`` says what it is for (e.g. ``"SCRAM user 'app': password"``)."""
+    env = os.environ if environ is None else environ
+    where = f"{what} reference {ref.describe()}"
+    if ref.env:
+        value = env.get(ref.env)
+        if value is None:
+            raise SecretUnavailable(f"{where}: environment variable {ref.env} is not set")
+    elif ref.file:
+        try:
+            value = Path(ref.file).read_text(encoding="utf-8").rstrip("\r\n")
+        except FileNotFoundError:
+            raise SecretUnavailable(f"{where}: file {ref.file} does not exist") from None
+        except OSError as exc:
+            raise SecretUnavailable(f"{where}: cannot read {ref.file}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise SecretUnavailable(f"{where}: {ref.file} is not UTF-8 text") from None
+    else:
+        raise SecretUnavailable(f"{where}: the reference names neither an environment variable nor a file")
+    if not value:
+        raise SecretUnavailable(f"{where}: the value is empty")
+    return value
