@@ -9,18 +9,17 @@ reassignment targets).
 
 from __future__ import annotations
 
-from reconciler import desired, plan, state
+from typing import Any
+
+from reconciler import desired, plan
 from reconciler.planner import common, views
 
 
-def _min_isr(ctx: common.Context, topic: desired.DesiredTopic, live: state.TopicState | None) -> int | None:
-    raw = topic.configs.get("min.insync.replicas")
-    if raw is None and live is not None:
-        raw = live.configs.get("min.insync.replicas")
+def _parse_int(raw: str | None, *, default: int | None) -> int | None:
     if raw is None:
-        raw = ctx.live.cluster_configs.get("min.insync.replicas")
+        return default
     try:
-        return int(raw) if raw is not None else 1
+        return int(raw)
     except ValueError:
         return None
 
@@ -43,20 +42,31 @@ def lint(ctx: common.Context) -> None:
         if c.kind == desired.KIND_TOPIC and c.phase is plan.Phase.REASSIGN and c.action is plan.Action.UPDATE
     }
     live_topics = ctx.live.topics or {}
-    for name in sorted(ctx.desired.topics):
-        topic = ctx.desired.topics[name]
-        addr = views.address(desired.KIND_TOPIC, name)
+    cluster_min_isr = _parse_int(ctx.live.cluster_configs.get("min.insync.replicas"), default=1)
+    single_rack = _SingleRack(racks) if multi_rack else None
+    broker_count = len(brokers) or 10**9
+    isr_key = "min.insync.replicas"
+    parsed: dict[str, int | None] = {}
+    for name, topic in ctx.desired.topics.items():
         rf = topic.replication_factor
-        if brokers and rf > len(brokers):
+        live = live_topics.get(name)
+        if rf > broker_count:
             ctx.warn(
                 f"topic {name}: replication factor {rf} exceeds the {len(brokers)} broker(s) in the cluster",
                 code="replication-factor-exceeds-brokers",
-                address=addr,
+                address=views.address(desired.KIND_TOPIC, name),
                 severity="error",
             )
-        live = live_topics.get(name)
-        min_isr = _min_isr(ctx, topic, live)
-        if min_isr is not None and rf < min_isr + 1:
+        raw = topic.configs.get(isr_key)
+        if raw is None and live is not None:
+            raw = live.configs.get(isr_key)
+        if raw is None:
+            min_isr = cluster_min_isr
+        elif raw in parsed:
+            min_isr = parsed[raw]
+        else:
+            min_isr = parsed[raw] = _parse_int(raw, default=None)
+        if min_isr is not None and rf <= min_isr:
             consequence = (
                 "producers with acks=all are always refused"
                 if rf < min_isr
@@ -65,20 +75,42 @@ def lint(ctx: common.Context) -> None:
             ctx.warn(
                 f"topic {name}: replication factor {rf} is below min.insync.replicas {min_isr} + 1; {consequence}",
                 code="replication-below-min-isr",
-                address=addr,
+                address=views.address(desired.KIND_TOPIC, name),
             )
-        if not multi_rack or rf < 2:
+        if single_rack is None or rf < 2:
             continue
         layout = targets.get(name)
         if layout is None and live is not None:
             layout = live.assignment
-        if not layout:
-            continue
-        single = sum(1 for r in layout if len(r) > 1 and len({racks.get(b) for b in r}) == 1)
+        single = single_rack.count(layout) if layout else 0
         if single:
             ctx.warn(
-                f"topic {name}: {single} of {len(layout)} partition(s) have all replicas on one rack; "
+                f"topic {name}: {single} of {len(layout or ())} partition(s) have all replicas on one rack; "
                 "a rack outage takes them offline",
                 code="single-rack",
-                address=addr,
+                address=views.address(desired.KIND_TOPIC, name),
             )
+
+
+class _SingleRack:
+    """Counts partitions whose replicas share one rack; results are remembered per replica list."""
+
+    def __init__(self, racks: dict[int, str | None]) -> None:
+        self._racks = racks
+        self._partitions: dict[tuple[int, ...], bool] = {}
+        self._layouts: dict[Any, int] = {}
+
+    def count(self, layout: Any) -> int:
+        key = layout if isinstance(layout, tuple) else None
+        if key is not None and key in self._layouts:
+            return self._layouts[key]
+        total = 0
+        for replicas in layout:
+            r = tuple(replicas)
+            found = self._partitions.get(r)
+            if found is None:
+                found = self._partitions[r] = len(r) > 1 and len({self._racks.get(b) for b in r}) == 1
+            total += found
+        if key is not None:
+            self._layouts[key] = total
+        return total

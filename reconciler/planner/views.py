@@ -9,6 +9,11 @@ any change in those sections, owned or not, makes a saved plan stale by that che
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import io
+import operator
+import pickle
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -100,24 +105,77 @@ def fingerprint_of(view: Any) -> str | None:
     return None if view is None else state.fingerprint(view)
 
 
+def _topic_rows(topics: Mapping[str, state.TopicState]) -> tuple[list[Any], list[tuple[str, ...]]]:
+    """One row per topic in name order, with config keys stored once per distinct key set.
+
+    A row is ``(name, internal, assignment, key-set index, values in sorted key order)``; the key
+    sets are numbered in order of first use, so equal states give equal rows.
+    """
+    key_sets: list[tuple[str, ...]] = []
+    getters: dict[tuple[str, ...], tuple[int, Any]] = {}
+    rows: list[Any] = []
+    append = rows.append
+    for name in sorted(topics):
+        topic = topics[name]
+        cfg = topic.configs
+        keys = tuple(cfg)
+        entry = getters.get(keys)
+        if entry is None:
+            ordered = tuple(sorted(keys))
+            if ordered not in key_sets:
+                key_sets.append(ordered)
+            getter: Any = _values_of(ordered)
+            if len(ordered) > 1:
+                getter = operator.itemgetter(*ordered)
+            entry = getters[keys] = (key_sets.index(ordered), getter)
+        append((name, topic.internal, topic.assignment, entry[0], entry[1](cfg)))
+    return rows, key_sets
+
+
+def _values_of(ordered: tuple[str, ...]) -> Any:
+    return lambda cfg: tuple(cfg[k] for k in ordered)
+
+
 def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[str]) -> str:
-    """Fingerprint of every section of ``live`` that a plan over ``kinds`` depends on, plus the cluster id."""
+    """Fingerprint of every section of ``live`` that a plan over ``kinds`` depends on, plus the cluster id.
+
+    Written for size: 100,000 topics take a fraction of a second. The sections are turned into
+    tuples of plain values (strings, numbers, booleans, ``None``) in a fixed order and encoded with
+    pickle protocol 4 in fast mode (no memo, so equal values always give equal bytes, whatever
+    objects they are made of); the SHA-256 of those bytes is the fingerprint.
+    """
     wanted = set(kinds)
-    doc: dict[str, Any] = {"cluster_id": live.cluster_id}
+    doc: list[Any] = ["kafka-reconciler/live/1", live.cluster_id]
     if desired.KIND_TOPIC in wanted:
-        doc["topics"] = None if live.topics is None else [topic_view(live.topics[n]) for n in sorted(live.topics)]
+        topics = live.topics
+        if topics is None:
+            doc.append(None)
+        else:
+            doc.append(_topic_rows(topics))
     if desired.KIND_ACL in wanted:
-        doc["acls"] = None if live.acls is None else [b.to_dict() for b in sorted(live.acls)]
+        doc.append(None if live.acls is None else [dataclasses.astuple(b) for b in sorted(live.acls)])
     if desired.KIND_QUOTA in wanted:
-        doc["quotas"] = None if live.quotas is None else [quota_view(e, v) for e, v in sorted(live.quotas.items())]
+        doc.append(
+            None if live.quotas is None else [(e.parts, sorted(v.items())) for e, v in sorted(live.quotas.items()) if v]
+        )
     if desired.KIND_SCRAM in wanted:
-        doc["scram_users"] = (
-            None if live.scram_users is None else [scram_view(u, c) for u, c in sorted(live.scram_users.items())]
+        doc.append(
+            None
+            if live.scram_users is None
+            else [
+                (u, sorted((c.mechanism, c.iterations) for c in creds))
+                for u, creds in sorted(live.scram_users.items())
+                if creds
+            ]
         )
     if desired.KIND_BROKER_CONFIG in wanted:
-        doc["broker_configs"] = (
+        doc.append(
             None
             if live.broker_configs is None
-            else [broker_config_view(b, c) for b, c in sorted(live.broker_configs.items()) if c]
+            else [(b, sorted(c.items())) for b, c in sorted(live.broker_configs.items()) if c]
         )
-    return state.fingerprint(doc)
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=4)
+    pickler.fast = True  # no memo: the bytes depend on the values only
+    pickler.dump(doc)
+    return hashlib.sha256(buffer.getvalue()).hexdigest()[:16]
