@@ -23,6 +23,8 @@ from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outc
 
 Runner = Callable[[ApplyContext, Sequence[plan.Change]], list[ItemOutcome]]
 
+VERIFY_POLL_S = 0.5
+
 RUNNERS = {
     plan.Phase.ACL_DELETE: resources.run_acls,
     plan.Phase.TOPIC_DELETE: topics.run_delete,
@@ -57,6 +59,7 @@ class ApplyOptions:
     pacer: retry.Pacer = dataclasses.field(default_factory=retry.Pacer)
     clock: Callable[[], float] = time.monotonic
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
+    settle_s: float = 15.0
 
 
 def connection_principal(adapter: object) -> str | None:
@@ -73,11 +76,17 @@ def connection_principal(adapter: object) -> str | None:
 
 
 def _adapter_requests(adapter: object) -> int | None:
-    for owner in (adapter, getattr(adapter, "wire", None)):
-        count = getattr(owner, "request_count", None)
-        if isinstance(count, int):
-            return count
-    return None
+    count = getattr(adapter, "request_count", None)
+    return count if isinstance(count, int) else None
+
+
+def _adapter_counts(adapter: object) -> dict[str, int]:
+    counts = getattr(adapter, "request_counts", None)
+    return dict(counts) if isinstance(counts, Mapping) else {}
+
+
+def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
+    return {api: n - before.get(api, 0) for api, n in after.items() if n - before.get(api, 0)}
 
 
 def _read(adapter: AdminPort, changes: Sequence[plan.Change]) -> state.ClusterState:
@@ -97,6 +106,7 @@ def apply_plan(
     sink = events or discard
     started = options.clock()
     requests_at_start = _adapter_requests(adapter)
+    counts_at_start = _adapter_counts(adapter)
     preflight.check_shape(p)
     changes = plan.sort_changes(p.actionable)
     if not changes:
@@ -137,9 +147,7 @@ def apply_plan(
     not_converged: list[NotConverged] = []
     applied = [c for c, o in zip_outcomes(changes, items) if o.outcome is Outcome.APPLIED]
     if options.verify and not options.dry_run and applied:
-        after = _read(adapter, applied)
-        ctx.count_request()
-        not_converged = verify.not_converged(applied, after)
+        not_converged = _verify(ctx, applied, settle_s=options.settle_s)
         converged = not not_converged
     elif not options.dry_run and not applied:
         converged = not any(i.outcome.is_problem for i in items)
@@ -160,7 +168,23 @@ def apply_plan(
         requests=total,
         duration_s=options.clock() - started,
         notes=tuple(ctx.notes),
+        requests_by_api=_delta(_adapter_counts(adapter), counts_at_start),
     )
+
+
+def _verify(ctx: ApplyContext, applied: Sequence[plan.Change], *, settle_s: float) -> list[NotConverged]:
+    """Read the applied resources back; re-read for a short while, since configs reach brokers asynchronously."""
+    settle_until = ctx.deadline.clock() + min(settle_s, ctx.deadline.remaining())
+    pending = list(applied)
+    while True:
+        after = _read(ctx.adapter, pending)
+        ctx.count_request()
+        missing = verify.not_converged(pending, after)
+        if not missing or ctx.deadline.clock() + VERIFY_POLL_S > settle_until:
+            return missing
+        still = {m.address for m in missing}
+        pending = [c for c in pending if c.address in still]
+        ctx.pacer.sleep(VERIFY_POLL_S)
 
 
 def zip_outcomes(changes: Sequence[plan.Change], items: Sequence[ItemOutcome]) -> list[tuple[plan.Change, ItemOutcome]]:
@@ -180,6 +204,7 @@ def _run_phases(
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
         ctx.phase_requests = 0
+        at_start = (_adapter_requests(ctx.adapter), _adapter_counts(ctx.adapter))
         send: list[plan.Change] = []
         done: list[ItemOutcome] = []
         for c in batch:
@@ -199,6 +224,11 @@ def _run_phases(
             )
         items += done
         elapsed = ctx.deadline.clock() - t0
-        phases.append(PhaseReport(phase=phase, duration_s=elapsed, requests=ctx.phase_requests, items=len(batch)))
+        now = _adapter_requests(ctx.adapter)
+        requests = ctx.phase_requests if now is None or at_start[0] is None else now - at_start[0]
+        by_api = _delta(_adapter_counts(ctx.adapter), at_start[1])
+        phases.append(
+            PhaseReport(phase=phase, duration_s=elapsed, requests=requests, items=len(batch), requests_by_api=by_api)
+        )
         ctx.emit(ApplyEvent(EventKind.PHASE_FINISHED, phase=phase, total=len(batch), duration_s=elapsed))
     return items, phases

@@ -85,12 +85,14 @@ class PhaseReport:
     duration_s: float
     requests: int
     items: int
+    requests_by_api: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "phase": self.phase.name,
             "duration_s": round(self.duration_s, 3),
             "requests": self.requests,
+            "requests_by_api": dict(sorted(self.requests_by_api.items())),
             "items": self.items,
         }
 
@@ -120,6 +122,7 @@ class ApplyReport:
     requests: int = 0
     duration_s: float = 0.0
     notes: tuple[str, ...] = ()
+    requests_by_api: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         """Number of items per outcome (every outcome present, zero included)."""
@@ -153,6 +156,7 @@ class ApplyReport:
             "not_converged": [n.to_dict() for n in self.not_converged],
             "still_moving": list(self.still_moving),
             "requests": self.requests,
+            "requests_by_api": dict(sorted(self.requests_by_api.items())),
             "duration_s": round(self.duration_s, 3),
             "phases": [p.to_dict() for p in self.phases],
             "items": [i.to_dict() for i in self.items],

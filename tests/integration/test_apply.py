@@ -1,0 +1,316 @@
+"""Apply against a real single-node cluster: every kind converges, partial failures, staleness, dry run.
+
+Desired state comes from YAML manifests (``reconciler.manifests.load``); what the cluster holds afterwards
+is checked with plain kafka-python (and, for client quotas, which kafka-python cannot describe, with a
+second adapter instance).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from kafka.admin import ConfigResource, NewTopic
+
+from reconciler import errors, manifests, plan, planner
+from reconciler.apply import ApplyOptions, Outcome, apply_plan
+from reconciler.apply.report import ApplyReport, CheckedBy
+from reconciler.connection import ConnectionSettings
+from reconciler.kafka.admin import KafkaAdapter
+from reconciler.state import QuotaEntity
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+WRITE_APIS = {
+    "CreateTopics",
+    "DeleteTopics",
+    "CreatePartitions",
+    "IncrementalAlterConfigs",
+    "CreateAcls",
+    "DeleteAcls",
+    "AlterClientQuotas",
+    "AlterUserScramCredentials",
+    "AlterPartitionReassignments",
+}
+
+
+def settings(cluster: KafkaCluster) -> ConnectionSettings:
+    return ConnectionSettings(bootstrap_servers=(cluster.bootstrap,), request_timeout_ms=20_000)
+
+
+def write_manifests(directory: Path, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "manifests.yaml").write_text(textwrap.dedent(text))
+    return directory
+
+
+def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
+    wanted = manifests.load([directory]).desired
+    return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
+
+
+def ownership(prefix: str, *, delete_topics: bool = False) -> str:
+    return f"""
+        apiVersion: kafka-reconciler/v1
+        kind: Ownership
+        metadata: {{name: tests}}
+        spec:
+          topics: [{{prefix: "{prefix}"}}]
+          principals: [{{prefix: "User:{prefix}"}}]
+          delete: {{topic: {str(delete_topics).lower()}}}
+        """
+
+
+def topic_doc(name: str, *, partitions: int = 1, rf: int = 1, configs: dict[str, str] | None = None) -> str:
+    lines = [
+        "---",
+        "apiVersion: kafka-reconciler/v1",
+        "kind: Topic",
+        f"metadata: {{name: {name}}}",
+        "spec:",
+        f"  partitions: {partitions}",
+        f"  replicationFactor: {rf}",
+    ]
+    if configs:
+        lines.append("  configs:")
+        lines += [f"    {k}: {v!r}" for k, v in configs.items()]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def topic_configs(cluster: KafkaCluster, name: str) -> dict[str, str]:
+    """Configs set on the topic itself, as kafka-python reports them."""
+    with cluster.admin_session() as admin:
+        found = admin.describe_configs([ConfigResource("TOPIC", name)])["topic"][name]
+    return {k: v["value"] for k, v in found.items()}
+
+
+def describe_topics(cluster: KafkaCluster, names: list[str]) -> dict[str, int]:
+    """Partition counts of the named topics that exist."""
+    with cluster.admin_session() as admin:
+        existing = set(admin.list_topics())
+        wanted = [n for n in names if n in existing]
+        found = admin.describe_topics(wanted) if wanted else []
+    return {t["name"]: len(t["partitions"]) for t in found if not t["error_code"]}
+
+
+def wait_for(check: Callable[[], bool], *, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.2)
+
+
+def broker_config_source(cluster: KafkaCluster, key: str, value: str, *, timeout: float = 20.0) -> str:
+    """Where broker 1 takes ``key`` from once it shows ``value`` (dynamic configs reach brokers asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with cluster.admin_session() as admin:
+            entry = admin.describe_configs([ConfigResource("BROKER", "1")], config_filter="all")["broker"]["1"][key]
+        if entry["value"] == value or time.monotonic() > deadline:
+            assert entry["value"] == value
+            return str(entry["config_source"])
+        time.sleep(0.3)
+
+
+def apply(adapter: KafkaAdapter, p: plan.Plan, **kw: object) -> ApplyReport:
+    return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **kw), events=None)  # type: ignore[arg-type]
+
+
+def test_every_kind_converges_and_a_second_plan_shows_no_changes(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    user = f"{topic_prefix}svc"
+    existing = f"{topic_prefix}existing"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics([NewTopic(existing, 1, 1, topic_configs={"retention.ms": "1000"})])
+    directory = write_manifests(
+        tmp_path / "m",
+        ownership(topic_prefix)
+        + topic_doc(f"{topic_prefix}new", partitions=3, configs={"cleanup.policy": "compact"})
+        + topic_doc(existing, partitions=2, configs={"retention.ms": "2h"})
+        + f"""
+        ---
+        apiVersion: kafka-reconciler/v1
+        kind: ClientQuota
+        metadata: {{name: q}}
+        spec:
+          entity: {{user: "{user}"}}
+          values: {{producer_byte_rate: 1MiB}}
+        ---
+        apiVersion: kafka-reconciler/v1
+        kind: ScramUser
+        metadata: {{name: "{user}"}}
+        spec:
+          mechanism: SCRAM-SHA-256
+          iterations: 4096
+          passwordFrom: {{env: SVC_PASSWORD}}
+        ---
+        apiVersion: kafka-reconciler/v1
+        kind: BrokerConfig
+        metadata: {{name: default}}
+        spec:
+          broker: default
+          configs: {{log.cleaner.threads: 2}}
+        """.replace("\n        ", "\n"),
+    )
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        p = make_plan(adapter, directory)
+        assert {c.phase for c in p.actionable} >= {
+            plan.Phase.TOPIC_CREATE,
+            plan.Phase.PARTITIONS,
+            plan.Phase.TOPIC_CONFIG,
+            plan.Phase.QUOTA,
+            plan.Phase.SCRAM,
+            plan.Phase.BROKER_CONFIG,
+        }
+        report = apply(adapter, p, environ={"SVC_PASSWORD": "pw-123456"})
+        assert report.exit_code == 0, report.to_json()
+        assert report.converged is True
+        assert make_plan(adapter, directory).actionable == ()
+
+    assert describe_topics(kafka_single, [f"{topic_prefix}new", existing]) == {f"{topic_prefix}new": 3, existing: 2}
+    assert topic_configs(kafka_single, f"{topic_prefix}new") == {"cleanup.policy": "compact"}
+    assert topic_configs(kafka_single, existing) == {"retention.ms": "7200000"}
+    with kafka_single.admin_session() as admin:
+        scram = admin.describe_user_scram_credentials()
+    assert [(c["mechanism"].name, c["iterations"]) for c in scram[user]["credential_infos"]] == [
+        ("SCRAM_SHA_256", 4096)
+    ]
+    assert broker_config_source(kafka_single, "log.cleaner.threads", "2") == "DYNAMIC_DEFAULT_BROKER_CONFIG"
+    with KafkaAdapter(settings(kafka_single)) as other:
+        quotas = other.read_state(kinds=frozenset({"quota"})).quotas or {}
+    assert quotas[QuotaEntity.of(user=user)] == {"producer_byte_rate": 1048576.0}
+
+
+def test_one_invalid_config_among_fifty_new_topics(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    docs = ownership(topic_prefix) + "".join(
+        topic_doc(f"{topic_prefix}{i:02d}", configs={"cleanup.policy": "compact"}) for i in range(50)
+    )
+    bad = f"{topic_prefix}17"
+    loaded = manifests.load([write_manifests(tmp_path / "m", docs)]).desired
+    # The manifests layer already refuses out-of-range values, so the one the broker must refuse is set here.
+    wanted = dataclasses.replace(
+        loaded,
+        topics={**loaded.topics, bad: dataclasses.replace(loaded.topics[bad], configs={"segment.bytes": "1"})},
+    )
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        p = planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
+        report = apply(adapter, p)
+        assert report.counts()["applied"] == 49
+        [failed] = report.failed()
+        assert failed.address == f"topic/{bad}" and failed.error_name == "INVALID_CONFIG"
+        assert failed.message and "segment.bytes" in failed.message
+        assert report.exit_code == 3
+        assert report.phases[0].requests_by_api["CreateTopics"] == 1  # one request for the 50 topics
+        again = planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
+        assert plan.addresses(again.actionable) == [f"topic/{bad}"]
+    created = describe_topics(kafka_single, [f"{topic_prefix}{i:02d}" for i in range(50)])
+    assert len(created) == 49 and bad not in created
+
+
+def test_saved_plan_is_refused_after_an_out_of_band_change(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}orders"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics([NewTopic(name, 1, 1, topic_configs={"retention.ms": "1000"})])
+    directory = write_manifests(
+        tmp_path / "m",
+        ownership(topic_prefix) + topic_doc(name, configs={"retention.ms": "2000"}) + topic_doc(f"{topic_prefix}new"),
+    )
+    saved = tmp_path / "plan.json"
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        make_plan(adapter, directory).save(saved)
+    with kafka_single.admin_session() as admin:
+        done = admin.alter_configs([ConfigResource("TOPIC", name, configs={"retention.ms": "3000"})], incremental=True)
+    assert done["topic"][name] == "OK"
+    wait_for(lambda: topic_configs(kafka_single, name) == {"retention.ms": "3000"}, what="the out-of-band change")
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        with pytest.raises(errors.StalePlan, match=rf"{name} \(changed\)"):
+            apply(adapter, plan.Plan.load(saved))
+        assert WRITE_APIS.isdisjoint(adapter.request_counts)
+    assert topic_configs(kafka_single, name) == {"retention.ms": "3000"}
+    assert describe_topics(kafka_single, [f"{topic_prefix}new"]) == {}
+
+
+def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    cfg = f"{topic_prefix}cfg"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics([NewTopic(cfg, 1, 1, topic_configs={"retention.ms": "1000"})])
+    directory = write_manifests(
+        tmp_path / "m",
+        ownership(topic_prefix)
+        + topic_doc(f"{topic_prefix}ok", configs={"cleanup.policy": "compact"})
+        + topic_doc(f"{topic_prefix}rf5", rf=5)
+        + topic_doc(cfg, configs={"retention.ms": "5000"})
+        + f"""
+        ---
+        apiVersion: kafka-reconciler/v1
+        kind: ClientQuota
+        metadata: {{name: q}}
+        spec:
+          entity: {{user: "{topic_prefix}dry"}}
+          values: {{producer_byte_rate: 1024}}
+        """.replace("\n        ", "\n"),
+    )
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        p = make_plan(adapter, directory)
+        # the planner blocks RF 5 on one broker itself; send it anyway to hear the broker's answer
+        rf5 = next(c for c in p.changes if c.name == f"{topic_prefix}rf5")
+        forced = plan.Plan(
+            cluster=p.cluster,
+            changes=plan.sort_changes(
+                [*(c for c in p.changes if c is not rf5), plan.Change(**{**_fields(rf5), "action": plan.Action.CREATE})]
+            ),
+        )
+        before = adapter.read_state(kinds=frozenset({"topic", "quota"}))
+        report = apply(adapter, forced, dry_run=True)
+        after = adapter.read_state(kinds=frozenset({"topic", "quota"}))
+        assert WRITE_APIS.isdisjoint(
+            set(adapter.request_counts) - {"CreateTopics", "IncrementalAlterConfigs", "AlterClientQuotas"}
+        )
+
+    by = {i.address: i for i in report.items}
+    assert by[f"topic/{topic_prefix}ok"].outcome is Outcome.DRY_RUN_ACCEPTED
+    assert by[f"topic/{topic_prefix}ok"].details["resolved_configs"]["cleanup.policy"] == "compact"
+    rejected = by[f"topic/{topic_prefix}rf5"]
+    assert rejected.outcome is Outcome.DRY_RUN_REJECTED and rejected.error_name == "INVALID_REPLICATION_FACTOR"
+    assert rejected.checked_by is CheckedBy.BROKER and rejected.message
+    assert by[f"topic/{cfg}"].outcome is Outcome.DRY_RUN_ACCEPTED
+    assert by[f"quota/user={topic_prefix}dry"].outcome is Outcome.DRY_RUN_ACCEPTED
+    assert report.exit_code == 3
+    assert after.topics == before.topics and after.quotas == before.quotas
+    assert describe_topics(kafka_single, [f"{topic_prefix}ok"]) == {}
+    assert topic_configs(kafka_single, cfg) == {"retention.ms": "1000"}
+
+
+def _fields(c: plan.Change) -> dict[str, object]:
+    return {k: getattr(c, k) for k in c.__slots__}  # type: ignore[attr-defined]
+
+
+def test_delete_then_recreate_the_same_name_in_consecutive_applies(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}cycle"
+    declared = write_manifests(
+        tmp_path / "a", ownership(topic_prefix, delete_topics=True) + topic_doc(name, partitions=2)
+    )
+    removed = write_manifests(tmp_path / "b", ownership(topic_prefix, delete_topics=True))
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        for _ in range(2):
+            assert apply(adapter, make_plan(adapter, declared)).exit_code == 0
+            assert describe_topics(kafka_single, [name]) == {name: 2}
+            report = apply(adapter, make_plan(adapter, removed))
+            assert report.exit_code == 0 and report.items[0].outcome is Outcome.APPLIED
+            assert describe_topics(kafka_single, [name]) == {}
+        assert apply(adapter, make_plan(adapter, declared)).exit_code == 0
+    assert describe_topics(kafka_single, [name]) == {name: 2}
