@@ -35,9 +35,14 @@ def eventually(check: Callable[[], Any], *, timeout: float = 60.0, what: str) ->
 
 
 def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:
-    with cluster.admin_session() as admin:
-        (described,) = admin.describe_topics([topic])
-    assert described["error_code"] == 0, described
+    """The topic's partitions as a fresh connection sees them (brokers learn of new topics asynchronously)."""
+
+    def describe() -> dict[str, Any] | None:
+        with cluster.admin_session() as admin:
+            (described,) = admin.describe_topics([topic])
+        return described if described["error_code"] == 0 and described["partitions"] else None
+
+    described = eventually(describe, timeout=20, what=f"topic {topic} in the metadata")
     return sorted(described["partitions"], key=lambda p: p["partition_index"])
 
 

@@ -156,7 +156,7 @@ class KafkaCluster:
         self.start_seconds = time.monotonic() - began
 
     def wait_ready(self, *, timeout: float | None = None) -> None:
-        """Block until every running node has its broker registered and unfenced in the cluster metadata."""
+        """Block until every running node answers and sees all running brokers registered and unfenced."""
         with ThreadPoolExecutor(max_workers=len(self.nodes)) as pool:
             running = [n for n in self.nodes if n.running]
             list(pool.map(lambda n: n.wait_ready(timeout=timeout), running))
@@ -194,6 +194,7 @@ class KafkaCluster:
             self.nodes[0].port = self._fixed_port
 
     def _node_registered(self, node: KafkaNode) -> bool:
+        """True once ``node`` answers and reports itself and every other running node as unfenced brokers."""
         if not port_open(node.port):
             return False
         try:
@@ -206,8 +207,9 @@ class KafkaCluster:
             )
         except Exception:
             return False
+        expected = {n.node_id for n in self.nodes if n.running} | {node.node_id}
         try:
-            return node.node_id in _unfenced(admin.describe_cluster())
+            return expected <= _unfenced(admin.describe_cluster())
         except Exception:
             return False
         finally:
