@@ -8,7 +8,7 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
-from reconciler import configs, desired, plan, state
+from reconciler import desired, plan, state
 from reconciler.planner import common, views
 
 
@@ -30,7 +30,7 @@ def plan_broker_configs(ctx: common.Context) -> None:
     secret = ctx.live.broker_config_sensitive
 
     def sensitive(key: str) -> bool:
-        return key in secret or configs.is_sensitive(key)
+        return key in secret or common.is_sensitive(key)
 
     for broker in sorted(wanted):
         want = wanted[broker]

@@ -8,6 +8,7 @@ and only canonicalised with ``configs.canonical`` when the raw strings differ.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Callable, Mapping
 
@@ -63,6 +64,12 @@ class Context:
         self.warnings.append(plan.PlanWarning(message=message, address=address, code=code, severity=severity))
 
 
+@functools.lru_cache(maxsize=4096)
+def is_sensitive(key: str) -> bool:
+    """``configs.is_sensitive``, remembered: the planner asks about the same few keys many times."""
+    return configs.is_sensitive(key)
+
+
 def source_text(source: desired.Source | None) -> str | None:
     return None if source is None else str(source)
 
@@ -113,13 +120,12 @@ def diff_configs(
     out: list[plan.AttributeChange] = []
     for key in sorted(want):
         value = want[key]
+        before = have.get(key)
+        if before == value:
+            continue
         secret = sensitive(key)
-        if key in have:
-            if secret or same_value(key, value, have[key]):
-                continue
-            before = have[key]
-        else:
-            before = None
+        if key in have and (secret or same_value(key, value, before)):
+            continue
         out.append(
             plan.AttributeChange(
                 name=f"configs.{key}",

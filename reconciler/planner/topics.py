@@ -32,7 +32,7 @@ def is_internal(name: str, topic: state.TopicState | None = None) -> bool:
 
 
 def _configs_shown(values: Mapping[str, str | None], sensitive: frozenset[str]) -> dict[str, str | None]:
-    return {k: common.shown(values[k], sensitive=k in sensitive or configs.is_sensitive(k)) for k in sorted(values)}
+    return {k: common.shown(values[k], sensitive=k in sensitive or common.is_sensitive(k)) for k in sorted(values)}
 
 
 def plan_topics(ctx: common.Context) -> None:
@@ -133,7 +133,7 @@ def _create(ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int
         plan.AttributeChange("replication_factor", None, want.replication_factor),
     ]
     for key, value in after["configs"].items():
-        attrs.append(plan.AttributeChange(f"configs.{key}", None, value, sensitive=configs.is_sensitive(key)))
+        attrs.append(plan.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
     if want.assignment is not None:
         after["assignment"] = [list(r) for r in want.assignment]
         attrs.append(plan.AttributeChange("assignment", None, after["assignment"]))
@@ -211,7 +211,7 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
     diff = common.diff_configs(
         want.configs,
         have.configs,
-        sensitive=lambda k: k in have.sensitive or configs.is_sensitive(k),
+        sensitive=lambda k: k in have.sensitive or common.is_sensitive(k),
         default_of=lambda k: have.defaults.get(k) or configs.topic_default(k),
         reset_undeclared=True,
     )
