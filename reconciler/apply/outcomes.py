@@ -6,7 +6,26 @@ from typing import Any
 
 from reconciler.apply.batch import Result
 from reconciler.apply.report import CheckedBy, ItemOutcome, Outcome
-from reconciler.plan import Change
+from reconciler.plan import Change, Phase
+
+# What each phase needs from the authorizer, to name it when the broker says authorization failed.
+REQUIRED_ACCESS: dict[Phase, str] = {
+    Phase.ACL_DELETE: "ALTER on CLUSTER kafka-cluster",
+    Phase.TOPIC_DELETE: "DELETE on TOPIC {name}",
+    Phase.TOPIC_CREATE: "CREATE on TOPIC {name} (or CREATE on CLUSTER kafka-cluster)",
+    Phase.PARTITIONS: "ALTER on TOPIC {name}",
+    Phase.TOPIC_CONFIG: "ALTER_CONFIGS on TOPIC {name}",
+    Phase.REASSIGN: "ALTER on CLUSTER kafka-cluster",
+    Phase.QUOTA: "ALTER_CONFIGS on CLUSTER kafka-cluster",
+    Phase.SCRAM: "ALTER on CLUSTER kafka-cluster",
+    Phase.BROKER_CONFIG: "ALTER_CONFIGS on CLUSTER kafka-cluster",
+    Phase.ACL_CREATE: "ALTER on CLUSTER kafka-cluster",
+}
+
+
+def access_hint(change: Change) -> str:
+    """``the principal needs CREATE on TOPIC orders ...`` for an authorization failure of ``change``."""
+    return "the connecting principal needs " + REQUIRED_ACCESS[change.phase].format(name=change.name)
 
 
 def from_result(
@@ -24,6 +43,9 @@ def from_result(
     else:
         outcome = Outcome.APPLIED if result.ok else Outcome.FAILED
     message = result.message
+    if not result.ok and (result.error_name or "").endswith("AUTHORIZATION_FAILED"):
+        hint = access_hint(change)
+        message = f"{message}; {hint}" if message else hint
     if result.note:
         message = f"{message}; {result.note}" if message else result.note
     return ItemOutcome(

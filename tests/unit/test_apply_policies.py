@@ -243,3 +243,18 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
     ):
         c = plan.Change(entity.address, "quota", entity.address[len("quota/") :], plan.Action.CREATE, plan.Phase.QUOTA)
         assert translate.quota_entity(c) == entity
+
+
+def test_authorization_failures_name_the_missing_operation_and_resource() -> None:
+    from reconciler.apply import outcomes
+    from reconciler.apply.batch import Result
+
+    c = change(plan.Phase.TOPIC_CREATE, name="orders", action=plan.Action.CREATE)
+    denied = Result(ok=False, error_code=29, error_name="TOPIC_AUTHORIZATION_FAILED", message="Authorization failed.")
+    item = outcomes.from_result(c, denied, dry_run=False)
+    assert item.message == (
+        "Authorization failed.; the connecting principal needs CREATE on TOPIC orders "
+        "(or CREATE on CLUSTER kafka-cluster)"
+    )
+    other = Result(ok=False, error_code=40, error_name="INVALID_CONFIG", message="bad")
+    assert outcomes.from_result(c, other, dry_run=False).message == "bad"

@@ -1,0 +1,250 @@
+"""Apply on a SASL cluster with an authorizer: ACLs converge, dry run, missing rights, the self-lockout guard."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from kafka.admin import (
+    ACL,
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ResourcePattern,
+    ResourcePatternFilter,
+)
+from kafka.admin import ResourceType as KafkaResourceType
+
+from reconciler import errors, manifests, plan, planner
+from reconciler.apply import ApplyOptions, Outcome, apply_plan
+from reconciler.apply.guard import SelfLockoutRisk
+from reconciler.apply.report import ApplyReport, CheckedBy
+from reconciler.connection import ConnectionSettings, Secret
+from reconciler.kafka.admin import KafkaAdapter
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+
+
+def sasl(cluster: KafkaCluster, user: str | None = None) -> ConnectionSettings:
+    kwargs = cluster.client_kwargs(user)
+    return ConnectionSettings(
+        bootstrap_servers=(cluster.bootstrap,),
+        security_protocol=kwargs["security_protocol"],
+        sasl_mechanism=kwargs["sasl_mechanism"],
+        username=kwargs["sasl_plain_username"],
+        password=Secret(kwargs["sasl_plain_password"]),
+        request_timeout_ms=15_000,
+    )
+
+
+def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str, str, str, str]]:
+    """ACLs of ``principal`` as plain kafka-python sees them: (type, name, pattern, operation, permission)."""
+    any_filter = ACLFilter(
+        principal=principal,
+        host=None,
+        operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+        resource_pattern=ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY),
+    )
+    with cluster.admin_session() as admin:
+        found, _ = admin.describe_acls(any_filter)
+    return {
+        (
+            a.resource_pattern.resource_type.name,
+            a.resource_pattern.resource_name,
+            a.resource_pattern.pattern_type.name,
+            a.operation.name,
+            a.permission_type.name,
+        )
+        for a in found
+    }
+
+
+def load(directory: Path, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "m.yaml").write_text(textwrap.dedent(text))
+    return directory
+
+
+def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
+    wanted = manifests.load([directory]).desired
+    return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
+
+
+def apply(adapter: KafkaAdapter, p: plan.Plan, **kw: object) -> ApplyReport:
+    return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **kw))  # type: ignore[arg-type]
+
+
+def acl_manifests(prefix: str, principal: str) -> str:
+    return f"""
+        apiVersion: kafka-reconciler/v1
+        kind: Ownership
+        metadata: {{name: tests}}
+        spec:
+          topics: [{{prefix: "{prefix}"}}]
+          principals: [{{name: "{principal}"}}]
+          delete: {{acl: true}}
+        ---
+        apiVersion: kafka-reconciler/v1
+        kind: Acl
+        metadata: {{name: app}}
+        spec:
+          bindings:
+            - principal: "{principal}"
+              operations: [READ, DESCRIBE]
+              resourceType: TOPIC
+              resourceName: "{prefix}"
+              patternType: PREFIXED
+            - principal: "{principal}"
+              operation: READ
+              resourceType: GROUP
+              resourceName: "{prefix}group"
+        """
+
+
+def test_acls_converge_and_dry_run_leaves_them_alone(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    principal = f"User:{topic_prefix}app"
+    directory = load(tmp_path / "m", acl_manifests(topic_prefix, principal))
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        p = make_plan(adapter, directory)
+        assert len(p.actionable) == 3
+
+        dry = apply(adapter, p, dry_run=True)
+        assert dry.exit_code == 0
+        assert {i.outcome for i in dry.items} == {Outcome.DRY_RUN_ACCEPTED}
+        assert {i.checked_by for i in dry.items} == {CheckedBy.CLIENT}
+        assert "CreateAcls" not in adapter.request_counts
+        assert acls_on_cluster(kafka_sasl, principal) == set()
+
+        report = apply(adapter, p)
+        assert report.exit_code == 0 and report.converged is True, report.to_json()
+        assert report.phases[0].requests_by_api.get("CreateAcls") == 1
+        assert make_plan(adapter, directory).actionable == ()
+    assert acls_on_cluster(kafka_sasl, principal) == {
+        ("TOPIC", topic_prefix, "PREFIXED", "READ", "ALLOW"),
+        ("TOPIC", topic_prefix, "PREFIXED", "DESCRIBE", "ALLOW"),
+        ("GROUP", f"{topic_prefix}group", "LITERAL", "READ", "ALLOW"),
+    }
+
+    # dropping one binding from the manifests deletes exactly that one
+    fewer = acl_manifests(topic_prefix, principal).replace("operations: [READ, DESCRIBE]", "operations: [READ]")
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        report = apply(adapter, make_plan(adapter, load(tmp_path / "n", fewer)))
+        assert report.exit_code == 0 and [i.phase for i in report.items] == [plan.Phase.ACL_DELETE]
+    assert ("TOPIC", topic_prefix, "PREFIXED", "DESCRIBE", "ALLOW") not in acls_on_cluster(kafka_sasl, principal)
+
+
+def cluster_acl(principal: str, operation: ACLOperation) -> ACL:
+    pattern = ResourcePattern(KafkaResourceType.CLUSTER, "kafka-cluster", ACLResourcePatternType.LITERAL)
+    return ACL(principal, "*", operation, ACLPermissionType.ALLOW, pattern)
+
+
+def remove_all_acls(cluster: KafkaCluster, principal: str) -> None:
+    any_resource = ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY)
+    with cluster.admin_session() as admin:
+        admin.delete_acls([ACLFilter(principal, "*", ACLOperation.ANY, ACLPermissionType.ANY, any_resource)])
+    wait_acl_count(cluster, principal, 0)
+
+
+def wait_acl_count(cluster: KafkaCluster, principal: str, count: int) -> None:
+    deadline = time.monotonic() + 20
+    while len(acls_on_cluster(cluster, principal)) != count and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(acls_on_cluster(cluster, principal)) == count
+
+
+def test_a_principal_without_rights_gets_the_missing_operation_named(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    topic = f"{topic_prefix}denied"
+    directory = load(
+        tmp_path / "m",
+        f"""
+        apiVersion: kafka-reconciler/v1
+        kind: Topic
+        metadata: {{name: "{topic}"}}
+        spec: {{partitions: 1, replicationFactor: 1}}
+        """,
+    )
+    with KafkaAdapter(sasl(kafka_sasl)) as admin_adapter:
+        p = make_plan(admin_adapter, directory)
+
+    # Without even read access, apply stops at its first read, before any write.
+    with KafkaAdapter(sasl(kafka_sasl, "alice")) as adapter:
+        with pytest.raises(errors.ReconcilerError, match="CLUSTER_AUTHORIZATION_FAILED"):
+            apply(adapter, p)
+        assert "CreateTopics" not in adapter.request_counts
+
+    # A read-only operator can plan, but the create is refused, and the report names what is missing.
+    alice = "User:alice"
+    with kafka_sasl.admin_session() as admin:
+        admin.create_acls(
+            [cluster_acl(alice, ACLOperation.DESCRIBE), cluster_acl(alice, ACLOperation.DESCRIBE_CONFIGS)]
+        )
+    try:
+        wait_acl_count(kafka_sasl, alice, 2)
+        with KafkaAdapter(sasl(kafka_sasl, "alice")) as adapter:
+            report = apply(adapter, make_plan(adapter, directory))
+    finally:
+        remove_all_acls(kafka_sasl, alice)
+    [item] = report.items
+    assert item.outcome is Outcome.FAILED
+    assert item.error_name == "TOPIC_AUTHORIZATION_FAILED"
+    assert f"needs CREATE on TOPIC {topic}" in (item.message or "")
+    assert report.exit_code == 3
+    with kafka_sasl.admin_session() as admin:
+        assert topic not in admin.list_topics()
+
+
+def test_self_lockout_guard_refuses_to_delete_the_tools_own_access(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    carol = "User:carol"
+    grants = [
+        ACL(
+            carol,
+            "*",
+            ACLOperation.ALL,
+            ACLPermissionType.ALLOW,
+            ResourcePattern(KafkaResourceType.CLUSTER, "kafka-cluster", ACLResourcePatternType.LITERAL),
+        ),
+        ACL(
+            carol,
+            "*",
+            ACLOperation.ALL,
+            ACLPermissionType.ALLOW,
+            ResourcePattern(KafkaResourceType.TOPIC, topic_prefix, ACLResourcePatternType.PREFIXED),
+        ),
+    ]
+    with kafka_sasl.admin_session() as admin:
+        admin.create_acls(grants)
+    try:
+        wait_acl_count(kafka_sasl, carol, 2)
+        directory = load(
+            tmp_path / "m",
+            f"""
+            apiVersion: kafka-reconciler/v1
+            kind: Ownership
+            metadata: {{name: carol}}
+            spec:
+              principals: [{{name: "{carol}"}}]
+              delete: {{acl: true}}
+            """,
+        )
+        with KafkaAdapter(sasl(kafka_sasl, "carol")) as adapter:
+            p = make_plan(adapter, directory)
+            assert [c.phase for c in p.actionable] == [plan.Phase.ACL_DELETE, plan.Phase.ACL_DELETE]
+            with pytest.raises(SelfLockoutRisk, match=r"User:carol.*ALTER on CLUSTER 'kafka-cluster'") as info:
+                apply(adapter, p)
+            assert "DeleteAcls" not in adapter.request_counts
+        assert info.value.exit_code == 1
+        assert f"CREATE on TOPIC '{topic_prefix}'" in str(info.value)
+        assert len(acls_on_cluster(kafka_sasl, carol)) == 2
+    finally:
+        remove_all_acls(kafka_sasl, carol)
