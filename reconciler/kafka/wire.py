@@ -82,6 +82,42 @@ def _quiet_library_logs() -> None:
         library.setLevel(logging.INFO)
 
 
+class _BootstrapWatch(logging.Handler):
+    """Stops kafka-python's bootstrap at a handshake failure instead of retrying until the timeout.
+
+    kafka-python 3.0.12 treats a failed SASL handshake during bootstrap like a dropped connection and keeps
+    retrying until ``bootstrap_timeout_ms``. Worse, the broker sends its authentication error and closes the
+    socket at the same moment, and the client often sees only the close ("socket disconnected"). The failure
+    is visible only in the warning kafka-python logs, with the exception as an argument. This handler reads
+    those warnings: at a SASL error, or after ``MAX_DROPS`` connections that were accepted and then closed
+    by the broker (wrong credentials, mechanism or security protocol), it closes the connection manager,
+    which ends the bootstrap loop at once, and keeps what it saw for a plain message.
+    """
+
+    MAX_DROPS = 3
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.auth_error: BaseException | None = None
+        self.drops = 0
+        self.managers: list[Any] = []
+
+    @property
+    def gave_up(self) -> bool:
+        return self.auth_error is not None or self.drops >= self.MAX_DROPS
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.getMessage().startswith("Bootstrap connection to") or self.gave_up:
+            return
+        args = record.args if isinstance(record.args, tuple) else ()
+        self.auth_error = next((a for a in args if isinstance(a, _AUTH_ERRORS)), None)
+        if any(isinstance(a, kafka_errors.KafkaConnectionError) and "socket disconnected" in str(a) for a in args):
+            self.drops += 1
+        if self.gave_up:
+            for manager in self.managers:
+                manager.close()
+
+
 class Wire:
     """Owns the kafka-python client for one cluster; ``send`` is the only way a request leaves the process."""
 
@@ -133,12 +169,17 @@ class Wire:
             return self._client
         created: list[KafkaNetClient] = []
 
+        watch = _BootstrapWatch()
+
         def factory(**configs: Any) -> KafkaNetClient:
             net_client = KafkaNetClient(**configs)
             created.append(net_client)
+            watch.managers.append(net_client._manager)
             return net_client
 
         where = self.settings.describe()
+        manager_log = logging.getLogger("kafka.net.manager")
+        manager_log.addHandler(watch)
         try:
             self._client = KafkaAdminClient(kafka_client=factory, **self._client_kwargs())
         except _AUTH_ERRORS as exc:
@@ -148,6 +189,17 @@ class Wire:
             ) from None
         except kafka_errors.KafkaTimeoutError:
             self._discard(created)
+            if watch.auth_error is not None:
+                raise errors.ConnectionFailed(
+                    f"authentication failed at {where}: {self.scrub(_broker_message(watch.auth_error))}; "
+                    "check the username, the password and the SASL mechanism"
+                ) from None
+            if watch.drops >= watch.MAX_DROPS:
+                suspects = "username, password, SASL mechanism or" if self.settings.uses_sasl else "the"
+                raise errors.ConnectionFailed(
+                    f"authentication failed at {where}: the broker closed the connection during the handshake "
+                    f"{watch.drops} times; check the {suspects} security protocol"
+                ) from None
             seconds = self.settings.request_timeout_ms / 1000
             raise errors.ConnectionFailed(
                 f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
@@ -158,6 +210,8 @@ class Wire:
             raise errors.ConnectionFailed(
                 f"cannot connect to Kafka at {where}: {type(exc).__name__}: {self.scrub(_plain(exc))}"
             ) from None
+        finally:
+            manager_log.removeHandler(watch)
         return self._client
 
     @staticmethod
@@ -274,6 +328,12 @@ class Wire:
 
 def throttle_of(response: Any) -> int:
     return int(getattr(response, "throttle_time_ms", 0) or 0)
+
+
+def _broker_message(exc: BaseException) -> str:
+    """``Authentication failed: Invalid username or password`` from kafka-python's wrapped error text."""
+    text = _plain(exc)
+    return text.rsplit(": ", 2)[-2] + ": " + text.rsplit(": ", 1)[-1] if text.count(": ") >= 2 else text
 
 
 def _plain(exc: BaseException) -> str:

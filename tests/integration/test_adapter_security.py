@@ -1,0 +1,165 @@
+"""The adapter on a SASL cluster with an authorizer: ACL reads and exact writes, SCRAM logins, auth failures."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from kafka import KafkaConsumer
+from kafka.admin import ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePatternFilter
+from kafka.admin import ResourceType as KafkaResourceType
+
+from reconciler import desired, errors, state
+from reconciler.connection import ConnectionSettings, Secret
+from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.results import RequestFailed, ScramUpsert
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+
+
+def sasl(cluster: KafkaCluster, user: str | None = None, password: str | None = None) -> ConnectionSettings:
+    kwargs = cluster.client_kwargs(user)
+    return ConnectionSettings(
+        bootstrap_servers=(cluster.bootstrap,),
+        security_protocol=kwargs["security_protocol"],
+        sasl_mechanism=kwargs["sasl_mechanism"],
+        username=kwargs["sasl_plain_username"],
+        password=Secret(password if password is not None else kwargs["sasl_plain_password"]),
+        request_timeout_ms=15_000,
+    )
+
+
+def acl(principal: str, operation: str, topic: str, *, pattern: str = "LITERAL") -> state.AclBinding:
+    return state.AclBinding("TOPIC", pattern, topic, principal, "*", operation, "ALLOW")
+
+
+def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str, str, str]]:
+    """ACLs of ``principal`` as plain kafka-python sees them."""
+    any_filter = ACLFilter(
+        principal=principal,
+        host=None,
+        operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+        resource_pattern=ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY),
+    )
+    with cluster.admin_session() as admin:
+        found, _ = admin.describe_acls(any_filter)
+    return {
+        (a.resource_pattern.resource_name, a.resource_pattern.pattern_type.name, a.operation.name, a.host)
+        for a in found
+    }
+
+
+def test_acls_read_and_created_with_a_bad_binding_in_the_batch(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    principal = f"User:{topic_prefix}svc"
+    good = [acl(principal, "READ", f"{topic_prefix}orders"), acl(principal, "WRITE", topic_prefix, pattern="PREFIXED")]
+    invalid = state.AclBinding("CLUSTER", "LITERAL", "not-the-cluster", principal, "*", "ALTER", "ALLOW")
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        results = adapter.create_acls([good[0], invalid, good[1]])
+        assert adapter.request_counts == {"CreateAcls": 1}
+    assert [r.key for r in results] == [good[0].address, invalid.address, good[1].address]
+    assert [r.ok for r in results] == [True, False, True]
+    assert results[1].error_name == "INVALID_REQUEST"
+
+    expected = {(f"{topic_prefix}orders", "LITERAL", "READ", "*"), (topic_prefix, "PREFIXED", "WRITE", "*")}
+    deadline = time.monotonic() + 20
+    while acls_on_cluster(kafka_sasl, principal) != expected and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert acls_on_cluster(kafka_sasl, principal) == expected
+
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        live = adapter.read_state(kinds=frozenset({desired.KIND_ACL}), principal_filter=lambda p: p == principal)
+        assert adapter.request_counts == {"Metadata": 1, "DescribeAcls": 1}
+    assert live.acls == frozenset(good)
+    assert desired.KIND_ACL not in live.unavailable
+
+
+def test_delete_acls_removes_only_the_exact_binding(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    principal = f"User:{topic_prefix}app"
+    topic = f"{topic_prefix}events"
+    read, describe = acl(principal, "READ", topic), acl(principal, "DESCRIBE", topic)
+    prefixed = acl(principal, "READ", topic, pattern="PREFIXED")
+    never_created = acl(principal, "WRITE", topic)
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        assert all(r.ok for r in adapter.create_acls([read, describe, prefixed]))
+        time.sleep(0.5)
+        results = adapter.delete_acls([read, never_created])
+    assert [r.ok for r in results] == [True, True]
+    assert results[0].extra["deleted"] == 1 and results[1].extra["deleted"] == 0
+
+    remaining = {(topic, "LITERAL", "DESCRIBE", "*"), (topic, "PREFIXED", "READ", "*")}
+    deadline = time.monotonic() + 20
+    while acls_on_cluster(kafka_sasl, principal) != remaining and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert acls_on_cluster(kafka_sasl, principal) == remaining
+
+
+def test_wildcard_bindings_are_refused_before_sending(kafka_sasl: KafkaCluster) -> None:
+    wildcard = state.AclBinding("ANY", "LITERAL", "x", "User:x", "*", "READ", "ALLOW")
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        with pytest.raises(ValueError, match="not an exact ACL binding"):
+            adapter.delete_acls([wildcard])
+        with pytest.raises(ValueError, match="not an exact ACL binding"):
+            adapter.delete_acls([state.AclBinding("TOPIC", "MATCH", "x", "User:x", "*", "READ", "ALLOW")])
+        assert adapter.request_count == 0
+
+
+def test_scram_credential_set_by_the_adapter_logs_in(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    user = f"{topic_prefix}login"
+    password = Secret("a-long-and-random-passphrase")
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        (result,) = adapter.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, password)])
+        assert result.ok, result.describe()
+
+    settings = ConnectionSettings(
+        bootstrap_servers=(kafka_sasl.bootstrap,),
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-256",
+        username=user,
+        password=password,
+        request_timeout_ms=10_000,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            consumer = KafkaConsumer(
+                bootstrap_servers=kafka_sasl.bootstrap,
+                **kafka_sasl.client_kwargs(user, mechanism="SCRAM-SHA-256", password=password.reveal()),
+            )
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+        else:
+            consumer.close()
+            break
+    # The new user may log in but has no ACLs: reading ACLs is refused for the whole request.
+    with KafkaAdapter(settings) as adapter, pytest.raises(RequestFailed) as info:
+        adapter.read_state(kinds=frozenset({desired.KIND_ACL}))
+    assert info.value.error_name == "CLUSTER_AUTHORIZATION_FAILED"
+    assert password.reveal() not in str(info.value)
+
+
+def test_wrong_password_fails_plainly_without_showing_it(kafka_sasl: KafkaCluster) -> None:
+    wrong = "definitely-wrong-password-123"
+    adapter = KafkaAdapter(sasl(kafka_sasl, password=wrong))
+    started = time.monotonic()
+    with pytest.raises(errors.ConnectionFailed) as info:
+        adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}))
+    adapter.close()
+    assert time.monotonic() - started < 10, "a SASL failure must not wait for the connection timeout"
+    message = str(info.value)
+    assert message.startswith(f"authentication failed at {kafka_sasl.bootstrap} (SASL_PLAINTEXT, PLAIN as admin)")
+    # kafka-python often sees only the socket close that follows the broker's error response.
+    assert "Invalid username or password" in message or "closed the connection during the handshake" in message
+    assert wrong not in message and wrong not in repr(info.value)
+    assert info.value.__cause__ is None
+
+
+def test_full_read_as_admin_sees_acls_and_is_constant(kafka_sasl: KafkaCluster) -> None:
+    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+        live = adapter.read_state(kinds=frozenset(desired.KINDS))
+        assert adapter.request_count == 6
+    assert live.acls is not None and live.quotas is not None and live.scram_users is not None
+    assert live.unavailable == {}
