@@ -14,14 +14,11 @@ from typing import Any
 from reconciler import configs
 from reconciler.manifests import models
 
-SCHEMA_BASE = "https://kafka-reconciler.dev/schemas/v1/"
-
 
 def kind_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of one kind's documents, with topic config names listed for editor completion."""
     schema = models.DOCUMENTS[kind].model_json_schema(by_alias=True, mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"{SCHEMA_BASE}{kind}.json"
     schema["title"] = kind
     for name in ("TopicSpec", "TopicDefaultsSpec"):
         spec = schema.get("$defs", {}).get(name)
@@ -35,7 +32,6 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     out = {f"{kind}.json": kind_schema(kind) for kind in models.DOCUMENTS}
     out["manifest.json"] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"{SCHEMA_BASE}manifest.json",
         "title": "kafka-reconciler manifest",
         "type": "object",
         "required": ["apiVersion", "kind", "metadata", "spec"],

@@ -1,0 +1,151 @@
+"""The shipped examples load, the committed JSON Schemas are current and accept them, and the docs cover every field."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import jsonschema
+import pytest
+from ruamel.yaml import YAML
+
+from reconciler import manifests
+from reconciler.manifests import models, schema
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+YAML_FILES = sorted(p for d in ("platform", "environments") for p in (EXAMPLES / d).rglob("*.y*ml"))
+
+
+def test_platform_example_loads_for_a_single_node_broker() -> None:
+    result = manifests.load([EXAMPLES / "platform"], env={})
+    assert result.diagnostics == []
+    topics = result.desired.topics
+    assert {"orders.created", "payments.settled", "connect-offsets"} <= set(topics)
+    assert {t.replication_factor for t in topics.values()} == {1}
+    assert result.profiles["local"].bootstrap_servers == ["127.0.0.1:9092"]
+    assert result.desired.scram_users["payments-service"].password.env == "PAYMENTS_SCRAM_PASSWORD"
+    assert result.desired.ownership.may_delete("topic")
+    assert "<default>" in result.desired.broker_configs
+    origins = {s.origin for s in result.desired.acls.values() if s is not None}
+    assert {"Producer orders-service", "Consumer payments-service", "StreamsApp orders-enricher"} <= origins
+
+
+@pytest.mark.parametrize(
+    ("environment", "partitions", "replication"),
+    [(None, 3, 1), ("dev", 3, 1), ("prod", 12, 3)],
+)
+def test_environment_example(environment: str | None, partitions: int, replication: int) -> None:
+    result = manifests.load([EXAMPLES / "environments"], environment=environment, env={})
+    events = result.desired.topics["checkout.events"]
+    assert (events.partitions, events.replication_factor) == (partitions, replication)
+    assert ("checkout.scratch" in result.desired.topics) == (environment == "dev")
+
+
+def test_generator_output_loads(tmp_path: Path) -> None:
+    generator = _generator()
+    names = generator.generate(tmp_path, topics=120, acls=30, files=5)
+    result = manifests.load([tmp_path], env={})
+    assert sorted(result.desired.topics) == sorted(names)
+    assert len(result.desired.acls) == 30
+    assert {t.replication_factor for t in result.desired.topics.values()} == {3}
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("examples_generate", EXAMPLES / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_schemas_are_current(tmp_path: Path) -> None:
+    written = schema.write(tmp_path)
+    committed = sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
+    assert committed == sorted(p.name for p in written), "regenerate with: python -m reconciler.manifests.schema"
+    for path in written:
+        assert (ROOT / "schemas" / path.name).read_text() == path.read_text(), (
+            f"schemas/{path.name} is stale; regenerate with: python -m reconciler.manifests.schema"
+        )
+
+
+@pytest.mark.parametrize("path", YAML_FILES, ids=[str(p.relative_to(EXAMPLES)) for p in YAML_FILES])
+def test_example_files_match_their_schema_modeline(path: Path) -> None:
+    first = path.read_text().splitlines()[0]
+    match = re.fullmatch(r"# yaml-language-server: \$schema=(\S+)", first)
+    assert match, f"{path} must start with a yaml-language-server modeline"
+    schema_path = (path.parent / match.group(1)).resolve()
+    assert schema_path.is_file(), f"{path}: modeline points at a missing schema {schema_path}"
+    for document in YAML(typ="safe").load_all(path.read_text()):
+        target = schema_path
+        if schema_path.name == "manifest.json":
+            target = ROOT / "schemas" / f"{document['kind']}.json"
+        else:
+            assert schema_path.name == f"{document['kind']}.json", f"{path}: mixed kinds need schemas/manifest.json"
+        validator = jsonschema.Draft202012Validator(json.loads(target.read_text()))
+        problems = [e.message for e in validator.iter_errors(document)]
+        assert problems == [], f"{path}: {document['metadata']['name']}: {problems}"
+
+
+def test_combined_schema_dispatches_on_kind() -> None:
+    from referencing import Registry, Resource
+
+    registry: Registry[Any] = Registry().with_resources(
+        (name, Resource.from_contents(body)) for name, body in schema.all_schemas().items()
+    )
+    validator = jsonschema.Draft202012Validator(schema.all_schemas()["manifest.json"], registry=registry)
+    for path in YAML_FILES:
+        for document in YAML(typ="safe").load_all(path.read_text()):
+            assert list(validator.iter_errors(document)) == [], path
+    wrong = {"apiVersion": "kafka-reconciler/v1", "kind": "Consumer", "metadata": {"name": "c"}, "spec": {"topics": []}}
+    assert list(validator.iter_errors(wrong)) != []
+
+
+def test_schema_rejects_what_the_models_reject() -> None:
+    validator = jsonschema.Draft202012Validator(schema.kind_schema("Topic"))
+    bad = {
+        "apiVersion": "kafka-reconciler/v1",
+        "kind": "Topic",
+        "metadata": {"name": "a"},
+        "spec": {"partitions": 0, "replicationFactr": 1, "configs": {"retention.mss": 1}},
+    }
+    messages = sorted(e.message for e in validator.iter_errors(bad))
+    assert len(messages) == 3, messages
+
+
+def _aliases(model: Any, seen: set[str]) -> set[str]:
+    names: set[str] = set()
+    for name, field in model.model_fields.items():
+        names.add(field.alias or name)
+        for candidate in _nested_models(field.annotation):
+            if candidate.__name__ not in seen:
+                seen.add(candidate.__name__)
+                names |= _aliases(candidate, seen)
+    return names
+
+
+def _nested_models(annotation: Any) -> list[Any]:
+    found = []
+    if isinstance(annotation, type) and issubclass(annotation, models.Strict):
+        found.append(annotation)
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found.extend(_nested_models(arg))
+    for meta in getattr(annotation, "__metadata__", ()) or ():
+        found.extend(_nested_models(meta))
+    return found
+
+
+def test_docs_mention_every_kind_and_field() -> None:
+    text = (ROOT / "docs" / "manifests.md").read_text()
+    missing = [f"## {kind}" for kind in models.DOCUMENTS if f"## {kind}" not in text and f"### {kind}" not in text]
+    fields = set()
+    for document in models.DOCUMENTS.values():
+        fields |= _aliases(document, set())
+    missing += sorted(f for f in fields if f"`{f}`" not in text)
+    assert missing == []
