@@ -1,0 +1,153 @@
+"""Render apply progress and the final apply report: rich progress bars and tables on a terminal, plain text in CI.
+
+``progress(console)`` returns a context manager yielding an event sink for ``apply_plan``: one progress
+bar per phase when the console is a terminal, one plain line per phase step otherwise. ``report_table``
+builds the final per-resource table; ``report_text`` is the same content as plain lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from reconciler.apply.events import ApplyEvent, EventKind, EventSink
+from reconciler.apply.report import ApplyReport, ItemOutcome, Outcome
+from reconciler.plan import Phase
+
+STYLES = {
+    Outcome.APPLIED: "green",
+    Outcome.FAILED: "bold red",
+    Outcome.SKIPPED: "yellow",
+    Outcome.UNCHANGED: "dim",
+    Outcome.DRY_RUN_ACCEPTED: "green",
+    Outcome.DRY_RUN_REJECTED: "bold red",
+}
+
+
+class PlainProgress:
+    """One line per phase start, retry, wait and phase end: readable in CI logs."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.outcomes: Counter[Outcome] = Counter()
+
+    def __call__(self, event: ApplyEvent) -> None:
+        label = event.phase.label if event.phase is not None else "apply"
+        if event.kind is EventKind.PHASE_STARTED:
+            self.outcomes.clear()
+            self.console.print(f"{label}: {event.total} item(s)", highlight=False)
+        elif event.kind is EventKind.ITEM_DONE and event.outcome is not None:
+            self.outcomes[event.outcome] += 1
+        elif event.kind in (EventKind.RETRY, EventKind.WAITING):
+            self.console.print(f"{label}: {event.message}", highlight=False)
+        elif event.kind is EventKind.PHASE_FINISHED:
+            counts = ", ".join(f"{n} {o.value}" for o, n in sorted(self.outcomes.items(), key=lambda x: x[0].value))
+            self.console.print(f"{label}: done in {event.duration_s or 0:.1f}s ({counts})", highlight=False)
+
+
+class RichProgress:
+    """A progress bar per phase, advanced as items finish; waits (reassignments) show their own progress."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[Phase, TaskID] = {}
+
+    def __call__(self, event: ApplyEvent) -> None:
+        phase = event.phase
+        if phase is None:
+            return
+        if event.kind is EventKind.PHASE_STARTED:
+            self.tasks[phase] = self.progress.add_task(phase.label, total=event.total)
+        elif phase not in self.tasks:
+            return
+        elif event.kind is EventKind.ITEM_DONE:
+            self.progress.advance(self.tasks[phase])
+        elif event.kind in (EventKind.RETRY, EventKind.WAITING):
+            self.progress.update(self.tasks[phase], description=f"{phase.label}: {event.message}")
+        elif event.kind is EventKind.PHASE_FINISHED:
+            self.progress.update(self.tasks[phase], description=phase.label, completed=event.total)
+
+
+@contextlib.contextmanager
+def progress(console: Console) -> Iterator[EventSink]:
+    """An event sink drawing progress on ``console``: bars on a terminal, plain lines otherwise."""
+    if not console.is_terminal:
+        yield PlainProgress(console)
+        return
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    with bars:
+        yield RichProgress(bars)
+
+
+def _message(item: ItemOutcome) -> str:
+    parts = []
+    if item.error_name:
+        parts.append(item.error_name if item.error_code is None else f"{item.error_name} ({item.error_code})")
+    if item.message:
+        parts.append(item.message)
+    if item.checked_by is not None:
+        parts.append(f"[{item.checked_by.value}]")
+    return ": ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
+
+
+def summary_line(report: ApplyReport) -> str:
+    counts = {k: v for k, v in report.counts().items() if v}
+    listed = ", ".join(f"{n} {o}" for o, n in counts.items()) or "nothing to do"
+    head = "Dry run" if report.dry_run else "Apply"
+    if report.dry_run:
+        verdict = "nothing was written"
+    elif report.converged:
+        verdict = "the cluster converged"
+    elif report.converged is False:
+        verdict = f"{len(report.not_converged)} resource(s) did not converge"
+    else:
+        verdict = "not verified"
+    return f"{head}: {listed}; {verdict}; {report.requests} admin request(s) in {report.duration_s:.1f}s."
+
+
+def report_table(report: ApplyReport) -> Table:
+    """The per-resource outcome table, then phase timings as a caption."""
+    table = Table(title="Dry run" if report.dry_run else "Apply", show_lines=False)
+    table.add_column("phase")
+    table.add_column("resource", overflow="fold")
+    table.add_column("outcome")
+    table.add_column("detail", overflow="fold")
+    for item in report.items:
+        style = STYLES[item.outcome]
+        table.add_row(item.phase.label, item.address, f"[{style}]{item.outcome.value}[/]", _message(item))
+    for nc in report.not_converged:
+        table.add_row("read-back", nc.address, "[bold red]not converged[/]", nc.detail)
+    for partition in report.still_moving:
+        table.add_row("reassign", partition, "[yellow]still moving[/]", "")
+    table.caption = "; ".join(f"{p.phase.label} {p.duration_s:.2f}s/{p.requests} req" for p in report.phases) or None
+    return table
+
+
+def report_text(report: ApplyReport) -> str:
+    """The report as plain lines (CI logs, non-terminal output)."""
+    lines = []
+    for item in report.items:
+        detail = _message(item)
+        lines.append(
+            f"{item.outcome.value:<16} {item.phase.label:<14} {item.address}" + (f"  {detail}" if detail else "")
+        )
+    lines += [f"{'not converged':<16} {'read-back':<14} {nc.address}  {nc.detail}" for nc in report.not_converged]
+    lines += [f"{'still moving':<16} {'reassign':<14} {p}" for p in report.still_moving]
+    lines += [f"note: {n}" for n in report.notes]
+    lines += [
+        f"phase {p.phase.label}: {p.duration_s:.2f}s, {p.requests} request(s), {p.items} item(s)" for p in report.phases
+    ]
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,67 @@
+"""Apply report rendering: plain text for CI, rich table for terminals, progress lines."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from reconciler.apply import ApplyEvent, EventKind, Outcome
+from reconciler.apply.report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
+from reconciler.plan import Action, Phase
+from reconciler.render import apply as render
+
+REPORT = ApplyReport(
+    cluster_id="c",
+    dry_run=False,
+    items=(
+        ItemOutcome("topic/a", "topic", "a", Phase.TOPIC_CREATE, Action.CREATE, Outcome.APPLIED, attempts=1),
+        ItemOutcome(
+            "topic/b", "topic", "b", Phase.TOPIC_CREATE, Action.CREATE, Outcome.FAILED, 40, "INVALID_CONFIG", "bad"
+        ),
+        ItemOutcome("topic/b", "topic", "b", Phase.TOPIC_CONFIG, Action.UPDATE, Outcome.SKIPPED, message="because"),
+    ),
+    phases=(PhaseReport(Phase.TOPIC_CREATE, 0.25, 2, 2),),
+    converged=False,
+    not_converged=(NotConverged("topic/a", "topic create: 1 partition(s), wanted 3"),),
+    requests=4,
+    duration_s=1.0,
+)
+
+
+def test_plain_text_lists_every_outcome_and_a_summary() -> None:
+    text = render.report_text(REPORT)
+    assert "applied          topic create   topic/a\n" in text
+    assert "failed           topic create   topic/b  INVALID_CONFIG (40): bad" in text
+    assert "skipped          topic config   topic/b  because" in text
+    assert "not converged    read-back      topic/a  topic create: 1 partition(s), wanted 3" in text
+    assert "phase topic create: 0.25s, 2 request(s), 2 item(s)" in text
+    assert text.endswith(
+        "Apply: 1 applied, 1 failed, 1 skipped; 1 resource(s) did not converge; 4 admin request(s) in 1.0s.\n"
+    )
+
+
+def test_dry_run_labels_client_side_checks() -> None:
+    item = ItemOutcome(
+        "acl/x", "acl", "x", Phase.ACL_CREATE, Action.CREATE, Outcome.DRY_RUN_ACCEPTED, checked_by=CheckedBy.CLIENT
+    )
+    text = render.report_text(ApplyReport("c", True, (item,), (), None))
+    assert "[client-side check]" in text and "nothing was written" in text
+
+
+def test_rich_table_has_a_row_per_outcome() -> None:
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(render.report_table(REPORT))
+    table = out.getvalue()
+    assert table.count("topic/b") == 2 and "not converged" in table and "INVALID_CONFIG (40): bad" in table
+
+
+def test_plain_progress_prints_phase_lines() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=200, color_system=None)
+    with render.progress(console) as sink:
+        sink(ApplyEvent(EventKind.PHASE_STARTED, phase=Phase.TOPIC_CREATE, total=2))
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
+        sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=Phase.TOPIC_CREATE, total=2, duration_s=0.5))
+    assert out.getvalue() == "topic create: 2 item(s)\ntopic create: done in 0.5s (1 applied, 1 failed)\n"
