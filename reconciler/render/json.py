@@ -1,0 +1,52 @@
+"""The machine-readable plan: the plan file itself (see docs/plan-format.md).
+
+``render_json(plan)`` is ``Plan.to_json()`` of the plan after a last redaction pass: the planner
+never puts a secret in a plan, and this makes sure a plan built or edited by other means cannot
+leak one either. For a plan from the planner the output is byte-identical to ``Plan.to_json()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from reconciler import configs, plan
+from reconciler.render import values
+
+
+def _redact_configs(doc: Any) -> Any:
+    if not isinstance(doc, dict) or not isinstance(doc.get("configs"), dict):
+        return doc
+    shown = {k: (plan.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in doc["configs"].items()}
+    return {**doc, "configs": shown}
+
+
+def _redact_attribute(attr: plan.AttributeChange) -> plan.AttributeChange:
+    if not values.is_secret(attr):
+        return attr
+
+    def hide(value: Any) -> Any:
+        return None if value is None else plan.REDACTED
+
+    return dataclasses.replace(
+        attr, before=hide(attr.before), after=hide(attr.after), default=hide(attr.default), sensitive=True
+    )
+
+
+def redacted(result: plan.Plan) -> plan.Plan:
+    """The plan with every sensitive attribute and sensitive config value replaced by ``plan.REDACTED``."""
+    changes = tuple(
+        dataclasses.replace(
+            c,
+            before=_redact_configs(c.before),
+            after=_redact_configs(c.after),
+            attributes=tuple(_redact_attribute(a) for a in c.attributes),
+        )
+        for c in result.changes
+    )
+    return dataclasses.replace(result, changes=changes)
+
+
+def render_json(result: plan.Plan) -> str:
+    """The plan file text (indented JSON with a checksum), secrets redacted."""
+    return redacted(result).to_json()

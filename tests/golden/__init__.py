@@ -1,0 +1,1 @@
+"""Expected renders of the example plan, and the example itself."""

@@ -1,0 +1,123 @@
+"""The input of the golden render files: one plan that uses every kind of change, warning and section."""
+
+from __future__ import annotations
+
+from reconciler import desired as d
+from reconciler import plan as p
+from reconciler import state as s
+from reconciler.planner import PlanOptions, plan
+
+BROKERS = (
+    s.Broker(1, "kafka-1.internal", 9092, "eu-west-1a"),
+    s.Broker(2, "kafka-2.internal", 9092, "eu-west-1b"),
+    s.Broker(3, "kafka-3.internal", 9092, "eu-west-1c"),
+)
+
+
+def _src(line: int, origin: str | None = None) -> d.Source:
+    return d.Source("manifests/payments.yaml", line, 3, origin)
+
+
+def _acl(principal: str, op: str, name: str, pattern: str = "LITERAL") -> s.AclBinding:
+    return s.AclBinding("TOPIC", pattern, name, principal, "*", op, "ALLOW")
+
+
+def desired_state() -> d.DesiredState:
+    topics = [
+        d.DesiredTopic(
+            "payments.orders", 6, 3, {"retention.ms": "604800000", "cleanup.policy": "delete"}, None, _src(4)
+        ),
+        d.DesiredTopic("payments.ledger", 6, 3, {"retention.ms": "604800000"}, None, _src(12)),
+        d.DesiredTopic("payments.events", 4, 3, {}, None, _src(20)),
+        d.DesiredTopic("payments.audit", 3, 3, {"min.insync.replicas": "2"}, None, _src(26)),
+        d.DesiredTopic("payments.clicks", 3, 2, {"segment.bytes": "1073741824"}, None, _src(32)),
+    ]
+    acls = {
+        _acl("User:payments-api", "READ", "payments.", "PREFIXED"): _src(40, "grant consumer payments-api"),
+        _acl("User:payments-api", "WRITE", "payments.orders"): _src(41, "grant producer payments-api"),
+    }
+    quotas = {
+        s.QuotaEntity.of(user="payments-api"): d.DesiredQuota(
+            s.QuotaEntity.of(user="payments-api"), {"producer_byte_rate": 1048576.0}, _src(50)
+        ),
+        s.QuotaEntity.of(user="payments-batch"): d.DesiredQuota(
+            s.QuotaEntity.of(user="payments-batch"), {"consumer_byte_rate": 4194304.0}, _src(54)
+        ),
+    }
+    users = {
+        "payments-api": d.DesiredScramUser(
+            "payments-api", "SCRAM-SHA-512", 8192, d.SecretRef(env="PAYMENTS_API_SCRAM_PASSWORD"), None, _src(60)
+        ),
+        "payments-batch": d.DesiredScramUser(
+            "payments-batch", "SCRAM-SHA-512", 8192, d.SecretRef(file="/run/secrets/batch"), "2026-05", _src(66)
+        ),
+    }
+    brokers = {
+        s.CLUSTER_DEFAULT: d.DesiredBrokerConfig(s.CLUSTER_DEFAULT, {"log.cleaner.threads": "2"}, _src(70)),
+        "1": d.DesiredBrokerConfig("1", {"listener.name.internal.ssl.key.password": "not-shown-anywhere"}, _src(74)),
+    }
+    ownership = d.Ownership(
+        topics=(d.NamePattern("prefix", "payments."), d.NamePattern("prefix", "__")),
+        principals=(d.NamePattern("prefix", "User:payments-"),),
+        delete={"topic": True, "acl": True},
+    )
+    return d.DesiredState(
+        topics={t.name: t for t in topics},
+        acls=acls,
+        quotas=quotas,
+        scram_users=users,
+        broker_configs=brokers,
+        ownership=ownership,
+    )
+
+
+def live_state() -> s.ClusterState:
+    def rr(partitions: int, rf: int) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple((p + r) % 3 + 1 for r in range(rf)) for p in range(partitions))
+
+    topics = [
+        s.TopicState(
+            "payments.ledger",
+            rr(3, 3),
+            configs={"retention.ms": "86400000", "cleanup.policy": "compact"},
+            defaults={"cleanup.policy": "delete"},
+        ),
+        s.TopicState("payments.events", rr(6, 3)),
+        s.TopicState("payments.audit", rr(3, 2), configs={"min.insync.replicas": "2"}),
+        s.TopicState("payments.clicks", rr(3, 2), configs={"segment.bytes": "1073741824"}),
+        s.TopicState("payments.legacy", rr(2, 3)),
+        s.TopicState("__consumer_offsets", rr(50, 3), internal=True),
+        s.TopicState("shipping.orders", rr(3, 3)),
+    ]
+    return s.ClusterState(
+        cluster_id="Zx4kq1bETKu0nLwq9XqA2w",
+        controller_id=2,
+        brokers=BROKERS,
+        topics={t.name: t for t in topics},
+        broker_configs={
+            s.CLUSTER_DEFAULT: {"log.cleaner.threads": "1", "log.retention.check.interval.ms": "60000"},
+        },
+        broker_config_sensitive=frozenset({"listener.name.internal.ssl.key.password"}),
+        cluster_configs={"auto.create.topics.enable": "true", "min.insync.replicas": "2"},
+        acls=frozenset(
+            {
+                _acl("User:payments-api", "READ", "payments.orders"),
+                _acl("User:payments-api", "WRITE", "payments.orders"),
+                _acl("User:payments-old", "READ", "payments.events"),
+                _acl("User:shipping", "READ", "shipping.orders"),
+            }
+        ),
+        quotas={
+            s.QuotaEntity.of(user="payments-batch"): {"consumer_byte_rate": 2097152.0},
+            s.QuotaEntity.of(user="payments-legacy"): {"request_percentage": 25.0},
+            s.QuotaEntity.of(client_id="shipping"): {"producer_byte_rate": 100.0},
+        },
+        scram_users={
+            "payments-batch": (s.ScramCredential("SCRAM-SHA-512", 4096),),
+            "payments-ops": (s.ScramCredential("SCRAM-SHA-256", 4096),),
+        },
+    )
+
+
+def example_plan() -> p.Plan:
+    return plan(desired_state(), live_state(), options=PlanOptions(rotate_scram_users=frozenset({"payments-api"})))

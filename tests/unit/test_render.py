@@ -1,0 +1,123 @@
+"""Render behaviour beyond the golden files: colour, redaction, markdown size limits, JSON round trip."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from reconciler import plan as p
+from reconciler.render import render_json, render_markdown, render_text
+from reconciler.render.markdown import GITHUB_COMMENT_LIMIT
+from tests.golden.example import example_plan
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+SECRET = "hunter2-do-not-print"
+
+
+def _change(i: int, action: p.Action = p.Action.UPDATE, **fields: object) -> p.Change:
+    phase = {
+        p.Action.CREATE: p.Phase.TOPIC_CREATE,
+        p.Action.DELETE: p.Phase.TOPIC_DELETE,
+        p.Action.BLOCKED: p.Phase.PARTITIONS,
+        p.Action.UPDATE: p.Phase.TOPIC_CONFIG,
+    }[action]
+    defaults: dict[str, object] = {
+        "attributes": (p.AttributeChange("configs.retention.ms", "86400000", "604800000"),),
+        "reasons": ("set 1 config(s) that differ from the manifests",),
+    }
+    defaults.update(fields)
+    return p.Change(address=f"topic/t-{i:06d}", kind="topic", name=f"t-{i:06d}", action=action, phase=phase, **defaults)  # type: ignore[arg-type]
+
+
+def _plan(changes: list[p.Change], warnings: tuple[p.PlanWarning, ...] = ()) -> p.Plan:
+    return p.Plan(cluster=p.ClusterInfo("cid", 1, ()), changes=p.sort_changes(changes), warnings=warnings)
+
+
+def test_text_ends_with_the_summary_line_and_colour_only_adds_escape_codes() -> None:
+    result = example_plan()
+    plain = render_text(result, color=False)
+    coloured = render_text(result, color=True)
+    assert plain.splitlines()[-1] == "Plan: 4 to create, 6 to update, 3 to delete, 1 blocked."
+    assert "\x1b[" not in plain and "\x1b[" in coloured
+    assert ANSI.sub("", coloured) == plain
+
+
+def test_text_shows_units_resets_and_header() -> None:
+    out = render_text(example_plan())
+    assert "Cluster Zx4kq1bETKu0nLwq9XqA2w, controller 2" in out
+    assert "1 (rack eu-west-1a), 2 (rack eu-west-1b), 3 (rack eu-west-1c)" in out
+    assert "~ configs.retention.ms: 86400000 (1d) -> 604800000 (7d)" in out
+    assert "- configs.cleanup.policy: compact -> (default: delete)" in out
+
+
+@pytest.mark.parametrize(
+    "attr",
+    [
+        p.AttributeChange("configs.ssl.keystore.password", None, SECRET),
+        p.AttributeChange("configs.retention.ms", SECRET, None, default=SECRET, sensitive=True),
+        p.AttributeChange("configs.sasl.jaas.config", SECRET, SECRET),
+    ],
+)
+def test_every_render_redacts_sensitive_values_even_in_a_hand_made_plan(attr: p.AttributeChange) -> None:
+    change = _change(1, attributes=(attr,), after={"configs": {"ssl.keystore.password": SECRET}})
+    result = _plan([change])
+    for rendered in (render_text(result), render_markdown(result), render_json(result)):
+        assert SECRET not in rendered
+        assert p.REDACTED in rendered
+
+
+def test_json_render_is_the_plan_file_and_round_trips() -> None:
+    result = example_plan()
+    assert render_json(result) == result.to_json()
+    assert p.Plan.from_json_dict(json.loads(render_json(result))) == result
+
+
+def test_markdown_puts_summary_first_and_keeps_marker() -> None:
+    out = render_markdown(example_plan(), marker="prod-eu", title="Plan")
+    lines = out.splitlines()
+    assert lines[0] == "<!-- kafka-reconciler: cluster=prod-eu -->"
+    assert lines[3] == "**Plan: 4 to create, 6 to update, 3 to delete, 1 blocked.**"
+    # Blocked changes, deletions and warnings are outside any <details> block.
+    first_details = out.index("<details>")
+    for heading in ("#### Errors and warnings", "#### Blocked", "#### Deletions"):
+        assert out.index(heading) < first_details
+    assert "`broker_config/<default>`" in out
+
+
+def test_markdown_without_changes_says_so() -> None:
+    out = render_markdown(_plan([]))
+    assert "**No changes. The cluster matches the manifests.**" in out
+    assert "<details>" not in out
+
+
+def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials() -> None:
+    changes = [_change(i) for i in range(20_000)]
+    changes += [_change(20_000 + i, p.Action.DELETE, attributes=()) for i in range(5)]
+    changes += [_change(30_000, p.Action.BLOCKED, reasons=("Kafka cannot remove partitions",))]
+    warnings = (p.PlanWarning("no authorizer", code="acls-unavailable", severity="error"),)
+    result = _plan(changes, warnings)
+    out = render_markdown(result)
+    assert len(out) <= 65_000 < GITHUB_COMMENT_LIMIT
+    assert "**Plan: 0 to create, 20000 to update, 5 to delete, 1 blocked.**" in out
+    assert "`topic/t-030000` (partitions): Kafka cannot remove partitions" in out
+    assert all(f"`topic/t-{20_000 + i:06d}`" in out for i in range(5))
+    assert "**error** [acls-unavailable]" in out
+    assert re.search(r"_\d+ more resource\(s\) not shown", out)
+    assert out.count("<details>") == out.count("</details>")
+    assert out.count("```") % 2 == 0
+
+
+def test_markdown_cuts_even_the_visible_lists_when_they_alone_are_too_big() -> None:
+    changes = [_change(i, p.Action.DELETE, attributes=(), warnings=("x" * 200,)) for i in range(2_000)]
+    out = render_markdown(_plan(changes), max_chars=10_000)
+    assert len(out) <= 10_000
+    assert "**Plan: 0 to create, 0 to update, 2000 to delete.**" in out
+    assert re.search(r"- \.\.\. and \d+ more", out)
+
+
+@pytest.mark.parametrize("limit", [3_000, 20_000, 65_000])
+def test_markdown_respects_any_limit(limit: int) -> None:
+    changes = [_change(i) for i in range(3_000)]
+    assert len(render_markdown(_plan(changes), max_chars=limit)) <= limit
