@@ -1,0 +1,143 @@
+"""Random and mutated manifests never crash the loader: the only outcomes are a LoadResult or ValidationFailed."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from reconciler import errors, manifests
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SEEDS: list[Any] = [
+    doc
+    for d in ("platform", "environments")
+    for path in sorted((EXAMPLES / d).rglob("*.yaml"))
+    for doc in YAML(typ="safe").load_all(path.read_text())
+]
+FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.sampled_from(["7d", "1GiB", "-1", "${X}", "$${X}", "User:*", "*", "default", "compact,delete", "", "0.5"]),
+)
+values = st.recursive(
+    scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _load_text(text: str | bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.yaml"
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        try:
+            result = manifests.load([path], env={"X": "x"})
+        except errors.ValidationFailed as exc:
+            assert exc.diagnostics, "ValidationFailed without diagnostics"
+            for diag in exc.diagnostics:
+                assert diag.message
+                assert diag.line is None or diag.line >= 1
+                assert diag.column is None or diag.column >= 1
+        else:
+            assert isinstance(result, manifests.LoadResult)
+
+
+def _dump(documents: list[Any]) -> str:
+    out = io.StringIO()
+    YAML(typ="safe", pure=True).dump_all(documents, out)
+    return out.getvalue()
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> list[Any]:
+    document = draw(st.sampled_from(SEEDS))
+    data = _copy(document)
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        paths = list(_paths(data))
+        path = draw(st.sampled_from(paths))
+        parent, key = _parent(data, path)
+        if parent is None:
+            data = draw(values)
+            continue
+        action = draw(st.sampled_from(["replace", "delete", "insert"]))
+        if action == "replace":
+            parent[key] = draw(values)
+        elif action == "delete":
+            del parent[key]
+        elif isinstance(parent, dict):
+            parent[draw(st.text(max_size=16))] = draw(values)
+        else:
+            parent.insert(int(key), draw(values))
+    return [data]
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*prefix, i))
+
+
+def _parent(data: Any, path: tuple[Any, ...]) -> tuple[Any, Any]:
+    if not path:
+        return None, None
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    return node, path[-1]
+
+
+@FUZZ
+@given(mutated())
+def test_mutated_examples(documents: list[Any]) -> None:
+    _load_text(_dump(documents))
+
+
+@FUZZ
+@given(st.lists(st.dictionaries(st.sampled_from(["apiVersion", "kind", "metadata", "spec"]), values), max_size=3))
+def test_random_documents(documents: list[Any]) -> None:
+    for document in documents:
+        document.setdefault("apiVersion", "kafka-reconciler/v1")
+    _load_text(_dump(documents))
+
+
+TOKENS = [*"ab:-[]{}&*!|>'\"#%@`, \n\t?$", "---", "\n  ", "<<", "kind: Topic", "apiVersion: kafka-reconciler/v1"]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(TOKENS), max_size=80).map("".join))
+def test_random_yaml_text(text: str) -> None:
+    _load_text(text)
+
+
+@FUZZ
+@given(st.binary(max_size=200))
+def test_random_bytes(blob: bytes) -> None:
+    _load_text(blob)
