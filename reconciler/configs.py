@@ -63,7 +63,9 @@ def quota_keys_for(entity_types: Iterable[str]) -> frozenset[str]:
     return frozenset()
 
 
-_SENSITIVE = re.compile(r"password|secret|jaas\.config|keystore\.key|keystore\.certificate\.chain|truststore\.certificates|credential")
+_SENSITIVE = re.compile(
+    r"password|secret|jaas\.config|keystore\.key|keystore\.certificate\.chain|truststore\.certificates|credential"
+)
 
 
 def is_sensitive(key: str) -> bool:
@@ -184,6 +186,8 @@ def canonical(key: str, value: object) -> str:
     spec = spec_for(key)
     if value is None:
         raise ValueError(f"{key}: a value is required (null given)")
+    if spec is None and isinstance(value, (list, tuple)):
+        return ",".join(_yaml_scalar(v).strip() for v in value)
     if spec is None or spec.type in ("string", "class", "password"):
         if isinstance(value, (list, tuple, dict)):
             raise ValueError(

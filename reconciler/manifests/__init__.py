@@ -78,11 +78,11 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
             topic_configs = spec.get("configs") if isinstance(spec, dict) else None
             if isinstance(topic_configs, dict):
                 readable = {k: v for k, v in topic_configs.items() if not isinstance(v, dict)}
-                builder.check_raw_configs(raw, readable)
+                builder.topic_builder.check_raw_configs(raw, readable)
     handlers: dict[str, Callable[[loader.Document], None]] = {
-        "TopicDefaults": builder.add_defaults,
+        "TopicDefaults": builder.topic_builder.add_defaults,
         "Ownership": builder.add_ownership,
-        "Topic": builder.add_topic,
+        "Topic": builder.topic_builder.add_topic,
         "Acl": builder.add_acl,
         "ClientQuota": builder.add_quota,
         "ScramUser": builder.add_scram,
@@ -93,7 +93,7 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
     for kind in _ORDER:
         for doc in validated[kind]:
             handlers[kind](doc)
-    builder.check_topic_collisions()
+    builder.topic_builder.check_collisions()
     builder.check_grant_topics()
     diags.sort(key=lambda d: (d.file or "", d.line or 0, d.column or 0))
     if errors.errors_only(diags):

@@ -1,18 +1,17 @@
-"""Turning validated documents into the normalised ``DesiredState``: defaults, canonical configs, expanded grants.
+"""Turning validated documents into the normalised ``DesiredState``: ACLs, expanded grants, quotas, users, brokers.
 
-Also the cross-document rules: the same resource declared twice, topic names colliding on '.'/'_',
-references to unknown TopicDefaults, grants naming topics nobody declares or owns.
+Topics and their defaults are built by ``topics.TopicBuilder``; this module adds the other kinds and
+the cross-document rules that span them (grants naming topics nobody declares or owns, one Ownership).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from reconciler import configs, desired, errors
-from reconciler.manifests import loader, models, profiles, roles, rules, yamlio
+from reconciler.manifests import loader, models, profiles, roles, rules, topics
 from reconciler.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
@@ -25,8 +24,7 @@ _KIND_NAMES = {
 }
 
 
-def source(doc: loader.Document, origin: str | None = None) -> desired.Source:
-    return desired.Source(file=doc.raw.file, line=doc.raw.line, column=doc.raw.column, origin=origin)
+source = topics.source
 
 
 class Builder:
@@ -34,20 +32,19 @@ class Builder:
 
     def __init__(self, diags: list[errors.Diagnostic]) -> None:
         self.diags = diags
-        self.topics: dict[str, desired.DesiredTopic] = {}
+        self.topic_builder = topics.TopicBuilder(self.error)
         self.acls: dict[AclBinding, desired.Source | None] = {}
         self.quotas: dict[QuotaEntity, desired.DesiredQuota] = {}
         self.scram: dict[str, desired.DesiredScramUser] = {}
         self.brokers: dict[str, desired.DesiredBrokerConfig] = {}
         self.profiles: dict[str, profiles.ClusterProfile] = {}
         self.ownership = desired.Ownership()
-        self._defaults: dict[str, loader.Document] = {}
-        self._canonical: dict[int, dict[str, str]] = {}
-        self._topic_docs: dict[str, loader.Document] = {}
         self._reported: set[tuple[object, ...]] = set()
-        self._dir_defaults: dict[Path, loader.Document] = {}
-        self._dir_chain: dict[Path, list[loader.Document]] = {}
         self._grant_topics: list[tuple[loader.Document, tuple[str | int, ...], str]] = []
+
+    @property
+    def topics(self) -> dict[str, desired.DesiredTopic]:
+        return self.topic_builder.topics
 
     # -------------------------------------------------------------------------------- helpers
     def error(self, doc: loader.Document, path: Iterable[str | int], message: str, **kw: Any) -> None:
@@ -56,165 +53,6 @@ class Builder:
         if key not in self._reported:
             self._reported.add(key)
             self.diags.append(diag)
-
-    def check_configs(self, doc: loader.Document, configs_map: dict[str, Any]) -> dict[str, str]:
-        """Topic config keys and values checked against the catalogue; returns the canonical values."""
-        return self.check_raw_configs(doc.raw, configs_map)
-
-    def check_raw_configs(self, raw: yamlio.RawDocument, configs_map: dict[str, Any]) -> dict[str, str]:
-        """As ``check_configs``, for a document that failed its model (so its config problems still show)."""
-        doc = loader.Document(raw=raw, kind="Topic", name="", model=None)
-        out: dict[str, str] = {}
-        for key, value in configs_map.items():
-            path = ("spec", "configs", key)
-            spec = configs.TOPIC_CONFIGS.get(key)
-            if spec is None:
-                hint = configs.suggest(key)
-                broker = key in configs.BROKER_CONFIGS and "this is a broker config; set it with kind BrokerConfig"
-                self.error(
-                    doc,
-                    path,
-                    f"unknown topic config {key!r}",
-                    key=True,
-                    hint=broker or (f"did you mean {hint}?" if hint else None),
-                )
-                continue
-            problems = configs.validate_config(spec, value)
-            for problem in problems:
-                self.error(doc, path, problem)
-            if problems:
-                continue
-            if spec.removed_in:
-                self.error(doc, path, f"{key} was removed in Kafka {spec.removed_in}", key=True, severity=WARNING)
-            out[key] = configs.canonical(key, value)
-        return out
-
-    # ---------------------------------------------------------------------------------- topics
-    def add_defaults(self, doc: loader.Document) -> None:
-        spec: models.TopicDefaultsSpec = doc.spec
-        self._canonical[id(doc)] = self.check_configs(doc, spec.configs)
-        if spec.scope == "directory":
-            other = self._dir_defaults.get(doc.raw.directory)
-            if other is not None:
-                self.error(
-                    doc,
-                    ("spec", "scope"),
-                    f"a second directory-scoped TopicDefaults for this directory (first: {_where(other)})",
-                )
-                return
-            self._dir_defaults[doc.raw.directory] = doc
-        self._defaults[doc.name] = doc
-
-    def _chain(self, directory: Path) -> list[loader.Document]:
-        found = self._dir_chain.get(directory)
-        if found is None:
-            parent = directory.parent
-            found = (self._chain(parent) if parent != directory else []) + (
-                [self._dir_defaults[directory]] if directory in self._dir_defaults else []
-            )
-            self._dir_chain[directory] = found
-        return found
-
-    def add_topic(self, doc: loader.Document) -> None:
-        spec: models.TopicSpec = doc.spec
-        name = doc.name
-        for problem in rules.topic_name_problems(name):
-            self.error(doc, ("metadata", "name"), problem)
-        layers = list(self._chain(doc.raw.directory))
-        if spec.defaults is not None:
-            named = self._defaults.get(spec.defaults)
-            if named is None:
-                close = configs.suggest(spec.defaults, list(self._defaults))
-                self.error(
-                    doc,
-                    ("spec", "defaults"),
-                    f"no TopicDefaults named {spec.defaults!r}",
-                    hint=f"did you mean {close}?" if close else None,
-                )
-                return
-            layers.append(named)
-        partitions, replication, merged = None, None, {}
-        for layer in layers:
-            lspec: models.TopicDefaultsSpec = layer.spec
-            partitions = lspec.partitions or partitions
-            replication = lspec.replication_factor or replication
-            merged.update(self._canonical.get(id(layer), {}))
-        partitions = spec.partitions or partitions
-        replication = spec.replication_factor or replication
-        merged.update(self.check_configs(doc, spec.configs))
-        missing = [f for f, v in (("partitions", partitions), ("replicationFactor", replication)) if v is None]
-        for field in missing:
-            self.error(
-                doc, ("spec",), f"missing required field {field!r}", key=True, hint="set it here or in a TopicDefaults"
-            )
-        if missing or partitions is None or replication is None:
-            return
-        isr = merged.get("min.insync.replicas")
-        if isr is not None and int(isr) > replication:
-            at = (
-                ("spec", "configs", "min.insync.replicas")
-                if "min.insync.replicas" in spec.configs
-                else ("spec", "replicationFactor")
-            )
-            self.error(
-                doc,
-                at,
-                f"min.insync.replicas {isr} is greater than the replication factor {replication}",
-                hint="producers with acks=all could never write",
-            )
-        assignment = None
-        if spec.replica_assignment is not None:
-            assignment = self._assignment(doc, spec.replica_assignment, partitions=partitions, replication=replication)
-        existing = self.topics.get(name)
-        if existing is not None and existing.source is not None:
-            self.error(doc, ("metadata", "name"), f"topic {name!r} is declared twice (first at {existing.source})")
-            return
-        self._topic_docs[name] = doc
-        self.topics[name] = desired.DesiredTopic(
-            name=name,
-            partitions=partitions,
-            replication_factor=replication,
-            configs=merged,
-            assignment=assignment,
-            source=source(doc),
-        )
-
-    def _assignment(
-        self, doc: loader.Document, rows: list[list[int]], *, partitions: int, replication: int
-    ) -> tuple[tuple[int, ...], ...] | None:
-        ok = True
-        if len(rows) != partitions:
-            self.error(
-                doc,
-                ("spec", "replicaAssignment"),
-                f"replicaAssignment lists {len(rows)} partitions but partitions is {partitions}",
-            )
-            ok = False
-        for index, row in enumerate(rows):
-            if len(row) != replication or len(set(row)) != len(row):
-                self.error(
-                    doc,
-                    ("spec", "replicaAssignment", index),
-                    f"partition {index} needs {replication} distinct broker ids, got {row}",
-                )
-                ok = False
-            elif any(b < 0 for b in row):
-                self.error(doc, ("spec", "replicaAssignment", index), f"partition {index} has a negative broker id")
-                ok = False
-        return tuple(tuple(r) for r in rows) if ok else None
-
-    def check_topic_collisions(self) -> None:
-        seen: dict[str, str] = {}
-        for name in sorted(self.topics):
-            key = rules.collision_key(name)
-            other = seen.setdefault(key, name)
-            if other != name:
-                self.error(
-                    self._topic_docs[name],
-                    ("metadata", "name"),
-                    f"topic {name!r} collides with {other!r} (declared at {self.topics[other].source}): "
-                    "Kafka treats '.' and '_' alike in metric names",
-                )
 
     # ------------------------------------------------------------------------------------ ACLs
     def add_binding(
@@ -419,7 +257,3 @@ class Builder:
             broker_configs=self.brokers,
             ownership=self.ownership,
         )
-
-
-def _where(doc: loader.Document) -> str:
-    return f"{doc.raw.file}:{doc.raw.line}:{doc.raw.column}"

@@ -45,6 +45,7 @@ from reconciler import configs
         ("min.insync.replicas", 2, "2"),
         ("some.plugin.config", True, "true"),
         ("some.plugin.config", "Mixed Case", "Mixed Case"),
+        ("some.plugin.list", ["a", True, 3], "a,true,3"),
         ("log.retention.ms", "3d", "259200000"),
         ("leader.replication.throttled.rate", "10MiB", "10485760"),
     ],
