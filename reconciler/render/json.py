@@ -50,3 +50,7 @@ def redacted(result: plan.Plan) -> plan.Plan:
 def render_json(result: plan.Plan) -> str:
     """The plan file text (indented JSON with a checksum), secrets redacted."""
     return redacted(result).to_json()
+
+
+# The name the CLI calls.
+render = render_json

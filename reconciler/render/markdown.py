@@ -185,3 +185,7 @@ def render_markdown(
             "Run `kafka-reconciler show` on the plan file for the full plan._\n"
         )
     return out[:max_chars] if len(out) > max_chars else out
+
+
+# The name the CLI calls.
+render = render_markdown

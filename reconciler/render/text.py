@@ -98,3 +98,7 @@ def render_text(result: plan.Plan, *, color: bool = False) -> str:
         lines.append(f"{summary.unchanged} resource(s) unchanged ({detail}).")
     lines.append(style("bold", summary.line()))
     return "\n".join(lines) + "\n"
+
+
+# The name the CLI calls.
+render = render_text
