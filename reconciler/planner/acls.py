@@ -78,7 +78,9 @@ def access_gaps(
     for d in sorted(deleted):
         if d.permission != "ALLOW":
             continue
-        candidates = by_key.get((d.resource_type, d.principal), []) + by_key.get((d.resource_type, "User:*"), [])
+        candidates = by_key.get((d.resource_type, d.principal), [])
+        if d.principal != "User:*":
+            candidates = candidates + by_key.get((d.resource_type, "User:*"), [])
         for c in sorted(candidates):
             if d.host != c.host and "*" not in (d.host, c.host):
                 continue

@@ -20,6 +20,11 @@ def owned_entity(ownership: desired.Ownership, entity: state.QuotaEntity) -> boo
     return user is not None and ownership.owns_principal(f"User:{user}")
 
 
+def _address(entity: state.QuotaEntity) -> str:
+    """Sort key: entity parts may hold ``None`` (a default entity), which does not compare with names."""
+    return entity.address
+
+
 def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
@@ -46,7 +51,7 @@ def plan_quotas(ctx: common.Context) -> None:
                 severity="error",
             )
         return
-    for entity in sorted(wanted):
+    for entity in sorted(wanted, key=_address):
         want = dict(wanted[entity].values)
         have = dict(live.get(entity) or {})
         attrs = _diff(want, have)
@@ -70,7 +75,7 @@ def plan_quotas(ctx: common.Context) -> None:
         )
     if not ctx.manages_undeclared(desired.KIND_QUOTA):
         return
-    for entity in sorted(live):
+    for entity in sorted(live, key=_address):
         values = live[entity]
         if entity in wanted or not values or not owned_entity(ctx.desired.ownership, entity):
             continue

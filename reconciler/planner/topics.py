@@ -180,9 +180,12 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         )
 
     live_n = len(have.assignment)
+    rf_changes = any(len(r) != want.replication_factor for r in have.assignment)
     if want.partitions > live_n:
         after: dict[str, Any] = {"partitions": want.partitions}
-        if want.assignment is not None and len(want.assignment) == want.partitions:
+        # New partitions are created at the current replication factor; when it changes, the
+        # reassignment that follows moves them to their declared replicas.
+        if want.assignment is not None and len(want.assignment) == want.partitions and not rf_changes:
             after["assignment"] = [list(r) for r in want.assignment[live_n:]]
         add(
             plan.Action.UPDATE,

@@ -156,7 +156,11 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[str]) -> str:
         doc.append(None if live.acls is None else [dataclasses.astuple(b) for b in sorted(live.acls)])
     if desired.KIND_QUOTA in wanted:
         doc.append(
-            None if live.quotas is None else [(e.parts, sorted(v.items())) for e, v in sorted(live.quotas.items()) if v]
+            None
+            if live.quotas is None
+            else [
+                (e.parts, sorted(v.items())) for e, v in sorted(live.quotas.items(), key=lambda ev: ev[0].address) if v
+            ]
         )
     if desired.KIND_SCRAM in wanted:
         doc.append(

@@ -136,3 +136,18 @@ def test_undeclared_owned_scram_user(delete: bool, expected: list, unmanaged: li
 def test_scram_unreadable_is_an_error_when_users_are_declared() -> None:
     result = plan(want(scram=[scram_user("alice")]), cluster(scram=None))
     assert [(w.code, w.severity) for w in result.warnings] == [("scram-unreadable", "error")]
+
+
+def test_default_and_named_quota_entities_plan_together() -> None:
+    default_user = QuotaEntity.of(user=None)
+    declared = {default_user: {"request_percentage": 10.0}, ALICE: {"producer_byte_rate": 1e6}}
+    live = {
+        QuotaEntity.of(user=None, client_id=None): {"request_percentage": 1.0},
+        ALICE_APP: {"request_percentage": 5.0},
+    }
+    result = plan(want(quotas=declared, own_principals=["User:alice"], delete=["quota"]), cluster(quotas=live))
+    assert rows(result) == [
+        ("-", "QUOTA", ALICE_APP.address),
+        ("+", "QUOTA", default_user.address),
+        ("+", "QUOTA", ALICE.address),
+    ]

@@ -221,3 +221,21 @@ def test_reassignment_in_progress_is_mentioned() -> None:
     live = cluster(topics=[live_topic("orders", 1, 2)], reassignments=(Reassignment("orders", 0, (1, 2, 3), (3,), ()),))
     change = only(plan(want(topics=[topic("orders", 1, 3)]), live), "topic/orders")
     assert change.warnings == ("1 partition reassignment(s) of this topic are still in progress",)
+
+
+def test_added_partitions_take_their_declared_replicas() -> None:
+    declared = ((1, 2), (2, 3), (3, 1))
+    live = live_topic("orders", 2, 2, assignment=((1, 2), (2, 3)))
+    change = only(
+        plan(want(topics=[topic("orders", 3, 2, assignment=declared)]), cluster(topics=[live])), "topic/orders"
+    )
+    assert change.phase is p.Phase.PARTITIONS
+    assert change.after == {"partitions": 3, "assignment": [[3, 1]]}
+
+
+def test_added_partitions_with_a_replication_factor_change_are_placed_by_the_reassignment() -> None:
+    declared = ((1, 2, 3), (2, 3, 1), (3, 1, 2))
+    live = live_topic("orders", 2, 2, assignment=((1, 2), (2, 3)))
+    result = plan(want(topics=[topic("orders", 3, 3, assignment=declared)]), cluster(topics=[live]))
+    assert only(result, "topic/orders", p.Phase.PARTITIONS).after == {"partitions": 3}
+    assert only(result, "topic/orders", p.Phase.REASSIGN).after["assignment"] == [list(r) for r in declared]
