@@ -157,7 +157,7 @@ class _Import:
             self._unread(desired.KIND_QUOTA, "client quotas")
             return
         docs: list[Document] = []
-        for entity, found in sorted(self.live.quotas.items()):
+        for entity, found in sorted(self.live.quotas.items(), key=lambda item: item[0].address):
             if not found:
                 continue
             address = entity.address
