@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import nodes
+from ruamel.yaml import YAML, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from reconciler import errors
 
 try:  # pragma: no cover - depends on the installed wheel
-    from ruamel.yaml.cyaml import CSafeLoader as _Loader
+    from ruamel.yaml.cyaml import CSafeLoader
+
+    HAVE_C_PARSER = True
 except ImportError:  # pragma: no cover
-    from ruamel.yaml.loader import SafeLoader as _Loader  # type: ignore[assignment]
+    HAVE_C_PARSER = False
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ALIAS_NODES = 100_000  # values produced by alias expansion, per file
@@ -244,6 +246,19 @@ class _Converter:
         return _VAR.sub(replace, text)
 
 
+def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:
+    """The node graph of each document, from the C parser when available (much faster) or the pure one."""
+    if pure:
+        yield from YAML(typ="safe", pure=True).compose_all(text)
+        return
+    loader = CSafeLoader(text)
+    try:
+        while loader.check_node():
+            yield loader.get_node()
+    finally:
+        loader.dispose()
+
+
 def read_documents(
     path: Path, *, display: str, env: Mapping[str, str], diags: list[errors.Diagnostic]
 ) -> list[RawDocument]:
@@ -276,10 +291,8 @@ def read_documents(
         return []
     converter = _Converter(file=display, env=env, diags=diags)
     documents: list[RawDocument] = []
-    loader = _Loader(text)
     try:
-        while loader.check_node():
-            node = loader.get_node()
+        for node in compose_all(text, pure=not HAVE_C_PARSER):
             if node is None or (isinstance(node, nodes.ScalarNode) and node.tag == _TAG + "null"):
                 continue
             converter.positions = {}
@@ -313,10 +326,6 @@ def read_documents(
         )
     except (YAMLError, RecursionError, ValueError) as exc:
         fail(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
-    finally:
-        dispose = getattr(loader, "dispose", None)
-        if dispose is not None:
-            dispose()
     if not documents and not any(d.file == display for d in diags):
         diags.append(
             errors.Diagnostic(message="file has no YAML documents", file=display, severity=errors.Severity.WARNING)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from reconciler import desired, errors, manifests
+from reconciler.manifests import yamlio
 from reconciler.state import AclBinding, QuotaEntity
 
 H = "apiVersion: kafka-reconciler/v1\n"
@@ -353,3 +354,28 @@ def test_an_explicit_file_and_a_repeated_path_load_once(tmp_path: Path) -> None:
     _write(tmp_path, {"t.yaml": _topic("a")})
     result = manifests.load([tmp_path / "t.yaml", tmp_path], env={})
     assert list(result.desired.topics) == ["a"]
+
+
+@pytest.mark.parametrize("text", ["kind: Topic\nmetadata: {name: a\n", "a: 1\na: 2\n", "- [\n"])
+def test_pure_python_parser_reports_like_the_c_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    _write(tmp_path, {"m.yaml": text})
+
+    def outcome() -> list[tuple[int | None, int | None, str]]:
+        with pytest.raises(errors.ValidationFailed) as info:
+            manifests.load([tmp_path], env={})
+        # the two parsers word syntax errors differently; kind and position must agree
+        return [(d.line, d.column, d.message.split(":")[0]) for d in info.value.diagnostics]
+
+    fast = outcome()
+    monkeypatch.setattr(yamlio, "HAVE_C_PARSER", False)
+    assert outcome() == fast
+
+
+def test_pure_python_parser_loads_the_same_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "platform"
+    fast = manifests.load([examples], env={})
+    monkeypatch.setattr(yamlio, "HAVE_C_PARSER", False)
+    slow = manifests.load([examples], env={})
+    assert slow.desired == fast.desired
