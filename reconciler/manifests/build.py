@@ -95,6 +95,10 @@ class Builder:
             ]
             for op, op_path in ops:
                 binding = AclBinding(b.resource_type, b.pattern_type, name, b.principal, b.host, op, b.permission)
+                first = self.acls.get(binding)
+                if first is not None:
+                    self.error(doc, op_path, f"ACL {binding.address} is already declared at {first}", severity=WARNING)
+                    continue
                 paths = {"principal": (*at, "principal"), "host": (*at, "host"), "operation": op_path}
                 self.add_binding(doc, binding, paths, None)
 

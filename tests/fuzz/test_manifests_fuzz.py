@@ -20,7 +20,7 @@ SEEDS: list[Any] = [
     for path in sorted((EXAMPLES / d).rglob("*.yaml"))
     for doc in YAML(typ="safe").load_all(path.read_text())
 ]
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 scalars = st.one_of(
     st.none(),

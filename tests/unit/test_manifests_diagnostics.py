@@ -429,6 +429,24 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
         [("m.yaml", 5, 20, "error", "invalid regular expression: missing ), unterminated subpattern at position 7")],
     ),
     (
+        "the same ACL binding twice",
+        {
+            "m.yaml": H
+            + "kind: Acl\nmetadata: {name: x}\nspec:\n  bindings:\n"
+            + "    - {principal: 'User:a', operation: READ, resourceType: TOPIC, resourceName: t}\n"
+            + "    - {principal: 'User:a', operations: [describe, read], resourceType: topic, resourceName: t}\n"
+        },
+        [
+            (
+                "m.yaml",
+                7,
+                52,
+                "warning",
+                "ACL acl/User:a/ALLOW/READ/TOPIC:LITERAL:t@* is already declared at m.yaml:1:1",
+            )
+        ],
+    ),
+    (
         "removed config is a warning",
         {"m.yaml": TOPIC % "a" + "  configs:\n    message.downconversion.enable: true\n"},
         [("m.yaml", 8, 5, "warning", "message.downconversion.enable was removed in Kafka 4.0")],
