@@ -16,7 +16,7 @@ from typing import Any
 
 import pydantic
 
-from reconciler import errors
+from reconciler import configs, errors
 from reconciler.manifests import models, yamlio
 
 OVERLAYS_DIR = "overlays"
@@ -270,6 +270,8 @@ def _one(raw: yamlio.RawDocument, kind: str, path: tuple[Any, ...], err: Mapping
     field = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
     ctx: Mapping[str, Any] = err.get("ctx") or {}
     got = _type_name(_value_at(raw.data, path))
+    if any(isinstance(p, str) and configs.is_sensitive(p) for p in path) and isinstance(_value_at(raw.data, path), str):
+        got = "a string (not shown: this field is secret)"
     if kind_of in _TYPE_ERRORS or kind_of == "union":
         message = f"{field}: {message if kind_of == 'union' else 'expected ' + _expected(err)}, got {got}"
     elif kind_of == "greater_than_equal":

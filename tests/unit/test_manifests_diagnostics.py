@@ -493,6 +493,22 @@ def test_every_problem_is_reported_not_just_the_first(tmp_path: Path) -> None:
     assert all(d.severity is errors.Severity.ERROR for d in diags)
 
 
+def test_a_password_in_the_wrong_place_is_not_echoed(tmp_path: Path) -> None:
+    diags = _diagnostics(
+        tmp_path,
+        {
+            "m.yaml": H + "kind: ScramUser\nmetadata: {name: u}\nspec:\n  passwordFrom: hunter2\n"
+            "---\n" + H + "kind: Cluster\nmetadata: {name: c}\nspec:\n  bootstrapServers: ['a:1']\n"
+            "  passwordFrom: s3cret\n"
+        },
+    )
+    assert [d.message for d in diags] == [
+        "passwordFrom: expected a mapping, got a string (not shown: this field is secret)",
+        "passwordFrom: expected a mapping, got a string (not shown: this field is secret)",
+    ]
+    assert not any("hunter2" in d.format() or "s3cret" in d.format() for d in diags)
+
+
 def test_not_utf8(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_bytes(b"apiVersion: kafka-reconciler/v1\nkind: \xff\n")
     assert _short(tmp_path, _diagnostics(tmp_path, {})) == [
