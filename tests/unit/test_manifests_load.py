@@ -135,14 +135,15 @@ def test_variables_are_substituted_and_escaped(tmp_path: Path) -> None:
                 "partitions: ${PARTITIONS}\n  replicationFactor: ${RF:-1}\n"
                 "  configs: {message.timestamp.type: CreateTime}",
             ),
-            "l.yaml": H + "kind: Topic\nmetadata:\n  name: x\n  labels: {note: 'costs $${PRICE}'}\n"
-            "spec: {partitions: 1, replicationFactor: 1}\n",
+            "b.yaml": H + "kind: BrokerConfig\nmetadata: {name: b}\nspec:\n  broker: 1\n"
+            "  configs:\n    max.connections.per.ip.overrides: '$${HOST}:5,${TEAM}-host:7'\n",
         },
         env={"TEAM": "sales", "PARTITIONS": "4"},
     )
     topic = result.desired.topics["sales.orders"]
     assert (topic.partitions, topic.replication_factor) == (4, 1)
-    assert "x" in result.desired.topics
+    overrides = result.desired.broker_configs["1"].configs["max.connections.per.ip.overrides"]
+    assert overrides == "${HOST}:5,sales-host:7"
 
 
 def test_process_environment_is_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
