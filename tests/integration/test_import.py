@@ -150,7 +150,7 @@ def read_settled(cluster: KafkaCluster, prefix: str, expected_acls: int) -> stat
         mine = [b for b in live.acls or () if b.principal.startswith(f"User:{prefix}")]
         configs = live.broker_configs or {}
         settled = len(mine) == expected_acls and all(BROKER_KEY in v for v in configs.values() if v is not None)
-        if settled and len(configs) >= 2 or time.monotonic() > deadline:
+        if (settled and len(configs) >= 2) or time.monotonic() > deadline:
             return live
         time.sleep(0.3)
 
