@@ -180,7 +180,8 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
     assert [c.address for c in p.actionable if mine(c.address)] == []
     assert [u.address for u in p.unmanaged if mine(u.address)] == []
     explained = {n.resource for n in report.notes}
-    unexplained = [c.address for c in (*p.actionable, *p.unmanaged) if c.address not in explained]
+    addresses = [c.address for c in p.actionable] + [u.address for u in p.unmanaged]
+    unexplained = [a for a in addresses if a not in explained]
     assert unexplained == [], "changes after import that the report does not explain"
 
     d = result.desired
