@@ -105,13 +105,29 @@ def fingerprint_of(view: Any) -> str | None:
     return None if view is None else state.fingerprint(view)
 
 
-def _topic_rows(topics: Mapping[str, state.TopicState]) -> tuple[list[Any], list[tuple[str, ...]]]:
-    """One row per topic in name order, with config keys stored once per distinct key set.
+class _Table:
+    """Numbers distinct values in order of first use, so repeated values are stored once."""
 
-    A row is ``(name, internal, assignment, key-set index, values in sorted key order)``; the key
-    sets are numbered in order of first use, so equal states give equal rows.
+    def __init__(self) -> None:
+        self.index: dict[Any, int] = {}
+
+    def __call__(self, value: Any) -> int:
+        found = self.index.get(value)
+        if found is None:
+            found = self.index[value] = len(self.index)
+        return found
+
+    def values(self) -> list[Any]:
+        return list(self.index)
+
+
+def _topic_rows(topics: Mapping[str, state.TopicState]) -> list[Any]:
+    """One row per topic in name order; assignments, config key sets and value lists are numbered.
+
+    A row is ``(name, internal, assignment no., key-set no., values no.)``; the numbers count
+    distinct values in order of first use, so equal states give equal rows and tables.
     """
-    key_sets: list[tuple[str, ...]] = []
+    key_sets, value_lists, assignments = _Table(), _Table(), _Table()
     getters: dict[tuple[str, ...], tuple[int, Any]] = {}
     rows: list[Any] = []
     append = rows.append
@@ -122,14 +138,12 @@ def _topic_rows(topics: Mapping[str, state.TopicState]) -> tuple[list[Any], list
         entry = getters.get(keys)
         if entry is None:
             ordered = tuple(sorted(keys))
-            if ordered not in key_sets:
-                key_sets.append(ordered)
             getter: Any = _values_of(ordered)
             if len(ordered) > 1:
                 getter = operator.itemgetter(*ordered)
-            entry = getters[keys] = (key_sets.index(ordered), getter)
-        append((name, topic.internal, topic.assignment, entry[0], entry[1](cfg)))
-    return rows, key_sets
+            entry = getters[keys] = (key_sets(ordered), getter)
+        append((name, topic.internal, assignments(topic.assignment), entry[0], value_lists(entry[1](cfg))))
+    return [rows, key_sets.values(), value_lists.values(), assignments.values()]
 
 
 def _values_of(ordered: tuple[str, ...]) -> Any:
