@@ -187,6 +187,10 @@ def validate(
 
 
 # ------------------------------------------------------------------------------------------ plan
+def _echo(text: str) -> None:
+    typer.echo(text, nl=not text.endswith("\n"))
+
+
 def _render(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = None) -> str:
     from reconciler.render import json as render_json
     from reconciler.render import markdown as render_markdown
@@ -261,7 +265,7 @@ def plan(
         )
         if out_file is not None:
             p.save(out_file)
-        typer.echo(_render(p, fmt, cluster_name=cluster), nl=False)
+        _echo(_render(p, fmt, cluster_name=cluster))
         if out_file is not None and fmt is PlanFormat.text:
             err.print(f"Saved the plan to {out_file}.", markup=False)
         if validate_on_broker:
@@ -294,7 +298,7 @@ def show(
     """Render a saved plan."""
     with _errors_to_exit():
         p = plan_model.Plan.load(plan_file)
-        typer.echo(_render(p, fmt), nl=False)
+        _echo(_render(p, fmt))
 
 
 # -------------------------------------------------------------------------------------- snapshot
@@ -367,15 +371,18 @@ def _run_apply(
     )
     options = apply_mod.ApplyOptions(dry_run=dry_run, allow_self_lockout=allow_self_lockout, deadline_s=timeout)
     with KafkaAdapter(settings) as adapter:
-        sink, finish = render_apply.progress_sink(err, enabled=fmt == "text")
-        try:
-            report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
-        finally:
-            finish()
+        if fmt == "text":
+            with render_apply.progress(err) as sink:
+                report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
+        else:
+            report = apply_mod.apply_plan(p, adapter, options=options)
     if fmt == "json":
-        typer.echo(report.to_json(), nl=False)
+        _echo(report.to_json())
+    elif out.is_terminal:
+        out.print(render_apply.report_table(report))
+        out.print(render_apply.summary_line(report), markup=False)
     else:
-        render_apply.print_report(report, out)
+        typer.echo(render_apply.report_text(report))
     return int(report.exit_code)
 
 
@@ -429,7 +436,7 @@ def apply(
         else:
             raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
         if fmt == "text":
-            typer.echo(_render(p, PlanFormat.text), nl=False)
+            _echo(_render(p, PlanFormat.text))
         if not p.actionable:
             if fmt == "json":
                 typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
@@ -454,6 +461,74 @@ def apply(
         )
     if code:
         raise typer.Exit(code=code)
+
+
+# ---------------------------------------------------------------------------------------- GitHub
+PlanFileOpt = Annotated[Path, typer.Option("--plan", dir_okay=False, help="Saved plan file written by 'plan --out'.")]
+ClusterNameOpt = Annotated[
+    str | None,
+    typer.Option("--cluster", help="Cluster name; keys the comment/issue (default: the plan's cluster id)."),
+]
+RepoOpt = Annotated[str | None, typer.Option("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY).")]
+ApiUrlOpt = Annotated[
+    str | None, typer.Option("--api-url", help="GitHub API URL (default: $GITHUB_API_URL or https://api.github.com).")
+]
+
+
+@app.command("comment")
+def comment_cmd(
+    plan_file: PlanFileOpt,
+    cluster: ClusterNameOpt = None,
+    repo: RepoOpt = None,
+    pr: Annotated[
+        int | None, typer.Option("--pr", min=1, help="Pull request number (default: from $GITHUB_EVENT_PATH).")
+    ] = None,
+    api_url: ApiUrlOpt = None,
+) -> None:
+    """Create or update this cluster's plan comment on the pull request ($GITHUB_TOKEN)."""
+    from reconciler.gitops import event as gh_event
+    from reconciler.gitops import publish
+
+    with _errors_to_exit():
+        p = plan_model.Plan.load(plan_file)
+        ctx = gh_event.context_from_env(repo=repo, pr_number=pr, api_url=api_url)
+        name = publish.cluster_label(p, cluster)
+        result = publish.post_plan_comment(
+            markdown=_render(p, PlanFormat.markdown, cluster_name=name), cluster=name, ctx=ctx
+        )
+    typer.echo(f"Plan comment for {name} {result.action}: {result.url}")
+
+
+@app.command("drift-issue")
+def drift_issue_cmd(
+    plan_file: PlanFileOpt,
+    cluster: ClusterNameOpt = None,
+    close_if_clean: Annotated[
+        bool, typer.Option("--close-if-clean", help="Close the open drift issue when the plan has no changes.")
+    ] = False,
+    label: Annotated[str, typer.Option("--label", help="Label that marks drift issues.")] = "kafka-drift",
+    repo: RepoOpt = None,
+    api_url: ApiUrlOpt = None,
+) -> None:
+    """Open, update or close this cluster's drift issue from a saved plan ($GITHUB_TOKEN)."""
+    from reconciler.gitops import event as gh_event
+    from reconciler.gitops import publish
+
+    with _errors_to_exit():
+        p = plan_model.Plan.load(plan_file)
+        ctx = gh_event.context_from_env(repo=repo, api_url=api_url)
+        name = publish.cluster_label(p, cluster)
+        drift = publish.has_drift(p)
+        result = publish.report_drift(
+            markdown=_render(p, PlanFormat.markdown, cluster_name=name),
+            cluster=name,
+            drift=drift,
+            close_if_clean=close_if_clean,
+            ctx=ctx,
+            label=label,
+        )
+    where = f" #{result.number} {result.url}" if result.number is not None else ""
+    typer.echo(f"Drift on {name}: {'yes' if drift else 'no'}; issue {result.action}{where}")
 
 
 # ------------------------------------------------------------------------- not yet available
