@@ -133,11 +133,17 @@ def test_sasl_node_accepts_a_scram_user_created_by_admin(
 
 def test_three_node_cluster_spreads_replicas_across_both_racks(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
     topic = f"{topic_prefix}replicated"
+
+    def broker_racks() -> dict[int, str] | None:
+        with kafka_cluster3.admin_session() as admin:
+            racks = {b["broker_id"]: b["rack"] for b in admin.describe_cluster()["brokers"]}
+        return racks if len(racks) == 3 else None
+
+    racks = eventually(broker_racks, timeout=30, what="all three brokers in the cluster description")
+    assert sorted(racks.values()) == ["r1", "r1", "r2"]
     with kafka_cluster3.admin_session() as admin:
-        racks = {b["broker_id"]: b["rack"] for b in admin.describe_cluster()["brokers"]}
         admin.create_topics({topic: {"num_partitions": 2, "replication_factor": 3}}, wait_for_metadata=True)
 
-    assert sorted(racks.values()) == ["r1", "r1", "r2"]
     for partition in partitions_of(kafka_cluster3, topic):
         assert sorted(partition["replica_nodes"]) == [1, 2, 3]
         assert {racks[r] for r in partition["replica_nodes"]} == {"r1", "r2"}

@@ -65,6 +65,7 @@ class KafkaCluster:
         self._fixed_port = fixed_port
         for node in nodes:
             node.ready_check = self._node_registered
+            node.after_start = self.wait_ready
 
     def __repr__(self) -> str:
         return f"KafkaCluster({self.name}, Kafka {self.dist.version}, bootstrap={self.bootstrap})"

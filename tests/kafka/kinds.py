@@ -119,10 +119,6 @@ def base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int)
         props["share.coordinator.state.topic.num.partitions"] = "5"
     if node.rack is not None:
         props["broker.rack"] = node.rack
-    if len(cluster.nodes) > 1:
-        # Fence a crashed broker after 4 s rather than 9 s so failover tests stay short.
-        props["broker.heartbeat.interval.ms"] = "1000"
-        props["broker.session.timeout.ms"] = "4000"
     return props
 
 

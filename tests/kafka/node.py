@@ -70,6 +70,7 @@ class KafkaNode:
         self.log_path = workdir / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.ready_check: Callable[[KafkaNode], bool] | None = None
+        self.after_start: Callable[[], None] | None = None
         self.start_timeout = float(os.environ.get("KAFKA_START_TIMEOUT", "90"))
         workdir.mkdir(parents=True, exist_ok=True)
 
@@ -145,10 +146,12 @@ class KafkaNode:
             _live.add(self)
 
     def start(self, *, wait: bool = True) -> None:
-        """Start a stopped node and, by default, wait until its broker has registered with the cluster again."""
+        """Start a stopped node and, by default, wait until every running node sees its broker registered again."""
         self.launch()
         if wait:
             self.wait_ready()
+            if self.after_start is not None:
+                self.after_start()
 
     def wait_ready(self, *, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (timeout if timeout is not None else self.start_timeout)
