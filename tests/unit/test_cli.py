@@ -1,0 +1,185 @@
+"""The command line offline: validate, plan against a snapshot, show, exit codes, and no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import reconciler
+from reconciler import state
+from reconciler.cli import app
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+runner = CliRunner()
+
+TOPICS_YAML = """\
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {name: orders}
+spec:
+  partitions: 3
+  replicationFactor: 1
+  configs:
+    retention.ms: 7d
+---
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {name: payments}
+spec:
+  partitions: 1
+  replicationFactor: 1
+"""
+
+
+def _snapshot(tmp_path: Path, *, topics: dict[str, state.TopicState]) -> Path:
+    live = state.ClusterState(
+        cluster_id="test-cluster",
+        controller_id=1,
+        brokers=(state.Broker(1, "127.0.0.1", 9092, None),),
+        topics=topics,
+    )
+    path = tmp_path / "live.json"
+    state.write_snapshot(live, path)
+    return path
+
+
+def _manifests(tmp_path: Path, text: str = TOPICS_YAML) -> Path:
+    path = tmp_path / "manifests"
+    path.mkdir()
+    (path / "topics.yaml").write_text(text, encoding="utf-8")
+    return path
+
+
+def test_version_works_as_module_and_script() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "reconciler", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"kafka-reconciler {reconciler.__version__}"
+
+
+def test_validate_examples_is_clean() -> None:
+    result = runner.invoke(app, ["validate", str(EXAMPLES / "platform")])
+    assert result.exit_code == 0, result.output
+    assert "valid: 8 topics" in result.output
+
+
+def test_validate_reports_position_and_exit_1(tmp_path: Path) -> None:
+    path = _manifests(tmp_path, TOPICS_YAML.replace("partitions: 3", "partitions: 0"))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert result.exit_code == 1
+    assert f"{path / 'topics.yaml'}:5:" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_validate_json_format_lists_diagnostics(tmp_path: Path) -> None:
+    path = _manifests(tmp_path, TOPICS_YAML.replace("retention.ms", "retention.msx"))
+    result = runner.invoke(app, ["validate", str(path), "--format", "json"])
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert doc["valid"] is False
+    [diag] = [d for d in doc["diagnostics"] if d["severity"] == "error"]
+    assert diag["line"] == 8
+    assert "retention.ms" in (diag["hint"] or diag["message"])
+
+
+def test_plan_against_snapshot_with_detailed_exitcode(tmp_path: Path) -> None:
+    manifests = _manifests(tmp_path)
+    snap = _snapshot(
+        tmp_path,
+        topics={"orders": state.TopicState("orders", ((1,), (1,), (1,)), configs={"retention.ms": "604800000"})},
+    )
+    out = tmp_path / "plan.json"
+    result = runner.invoke(
+        app, ["plan", str(manifests), "--live-state", str(snap), "--out", str(out), "--detailed-exitcode"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "+ topic/payments" in result.stdout
+    assert not any(f"{symbol} topic/orders" in result.stdout for symbol in "+~-!")
+    assert "Plan: 1 to create, 0 to update, 0 to delete." in result.stdout
+    assert out.stat().st_mode & 0o077 == 0
+
+    shown = runner.invoke(app, ["show", str(out), "--format", "json"])
+    assert shown.exit_code == 0
+    assert [c["address"] for c in json.loads(shown.stdout)["changes"]] == ["topic/payments"]
+    markdown = runner.invoke(app, ["show", str(out), "--format", "markdown"])
+    assert markdown.exit_code == 0
+    assert "1 to create" in markdown.stdout
+
+
+def test_plan_without_changes_exits_0(tmp_path: Path) -> None:
+    manifests = _manifests(tmp_path)
+    snap = _snapshot(
+        tmp_path,
+        topics={
+            "orders": state.TopicState("orders", ((1,), (1,), (1,)), configs={"retention.ms": "604800000"}),
+            "payments": state.TopicState("payments", ((1,),)),
+        },
+    )
+    result = runner.invoke(app, ["plan", str(manifests), "--live-state", str(snap), "--detailed-exitcode"])
+    assert result.exit_code == 0, result.output
+    assert "No changes" in result.stdout
+
+
+def test_blocked_partition_decrease_counts_as_changes(tmp_path: Path) -> None:
+    manifests = _manifests(tmp_path)
+    snap = _snapshot(
+        tmp_path,
+        topics={
+            "orders": state.TopicState("orders", ((1,),) * 5, configs={"retention.ms": "604800000"}),
+            "payments": state.TopicState("payments", ((1,),)),
+        },
+    )
+    result = runner.invoke(app, ["plan", str(manifests), "--live-state", str(snap), "--detailed-exitcode"])
+    assert result.exit_code == 2
+    assert "! topic/orders" in result.stdout
+    assert "1 blocked" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", "missing-plan.json"], "cannot read plan"),
+        (["plan", "{manifests}", "--live-state", "missing.json"], "cannot read snapshot"),
+        (["plan", "{manifests}", "--live-state", "{garbage}"], "invalid JSON"),
+        (["apply", "--plan", "{garbage}", "--auto-approve"], "not valid JSON"),
+        (["plan", "{manifests}", "--bootstrap-server", "not a server"], "not of the form host:port"),
+    ],
+)
+def test_errors_are_one_line_without_traceback(tmp_path: Path, args: list[str], message: str) -> None:
+    manifests = _manifests(tmp_path)
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json", encoding="utf-8")
+    argv = [a.format(manifests=manifests, garbage=garbage) for a in args]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 1
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_tampered_plan_is_refused(tmp_path: Path) -> None:
+    manifests = _manifests(tmp_path)
+    snap = _snapshot(tmp_path, topics={})
+    out = tmp_path / "plan.json"
+    assert runner.invoke(app, ["plan", str(manifests), "--live-state", str(snap), "--out", str(out)]).exit_code == 0
+    doc = json.loads(out.read_text())
+    doc["changes"][0]["after"]["partitions"] = 99
+    out.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["show", str(out)])
+    assert result.exit_code == 1
+    assert "checksum mismatch" in result.output
+
+
+def test_commands_not_available_say_so(tmp_path: Path) -> None:
+    for command in ("fleet",):
+        result = runner.invoke(app, [command])
+        if "not available yet" not in result.output:
+            continue
+        assert result.exit_code == 1
+        assert len(result.output.strip().splitlines()) == 1
