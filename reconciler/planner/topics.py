@@ -8,7 +8,7 @@ only counted, so a plan over 100,000 topics stays small.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler import configs, desired, plan, state
@@ -155,13 +155,7 @@ def _create(ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int
 
 def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState, broker_ids: set[int]) -> None:
     n_before = len(ctx.changes)
-    fp: list[str | None] = []
-
-    def fingerprint() -> str | None:
-        if not fp:
-            fp.append(views.fingerprint_of(views.topic_view(have)))
-        return fp[0]
-
+    fingerprint = views.fingerprint_of(views.topic_view(have))
     addr = views.address(desired.KIND_TOPIC, want.name)
     source = common.source_text(want.source)
 
@@ -173,7 +167,7 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
                 name=want.name,
                 action=action,
                 phase=phase,
-                fingerprint=fingerprint(),
+                fingerprint=fingerprint,
                 source=source,
                 **fields,
             )
@@ -244,7 +238,11 @@ def _config_reasons(attrs: tuple[plan.AttributeChange, ...]) -> tuple[str, ...]:
 
 
 def _reassign(
-    ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState, broker_ids: set[int], add: Any
+    ctx: common.Context,
+    want: desired.DesiredTopic,
+    have: state.TopicState,
+    broker_ids: set[int],
+    add: Callable[..., None],
 ) -> None:
     rf_changes = any(len(r) != want.replication_factor for r in have.assignment)
     declared_moves = want.assignment is not None and tuple(want.assignment[: len(have.assignment)]) != tuple(
