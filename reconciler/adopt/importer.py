@@ -143,7 +143,7 @@ class _Import:
         count = 0
         for principal in sorted(by_principal):
             name = output.unique(_principal_label(principal), taken)
-            bindings = _grouped(by_principal[principal])
+            bindings = acl_entries(by_principal[principal])
             count += len(by_principal[principal])
             doc = Document("Acl", name, {"bindings": bindings}, comments=[f"ACLs of {principal}"])
             self.files.append(ManifestFile(f"acls/{name}.yaml", [doc]))
@@ -298,8 +298,8 @@ def _principal_label(principal: str) -> str:
     return "all-users" if principal == "User:*" else output.safe_file_name(principal)
 
 
-def _grouped(bindings: list[state.AclBinding]) -> list[dict[str, Any]]:
-    """Bindings that differ only in operation become one entry with ``operations``."""
+def acl_entries(bindings: list[state.AclBinding]) -> list[dict[str, Any]]:
+    """Acl ``bindings`` entries of one principal: bindings that differ only in operation share an entry."""
     groups: dict[tuple[str, str, str, str, str], list[str]] = defaultdict(list)
     for b in bindings:
         groups[(b.resource_type, b.pattern_type, b.resource_name, b.host, b.permission)].append(b.operation)
