@@ -108,11 +108,11 @@ def plan_acls(ctx: common.Context) -> None:
     live = ctx.live.acls
     if live is None:
         if wanted:
-            ctx.warn(
+            ctx.unreadable(
+                desired.KIND_ACL,
                 "ACLs could not be read: the cluster has no authorizer (or the principal may not describe ACLs); "
                 "ACLs cannot be managed",
                 code="acls-unavailable",
-                severity="error",
             )
         return
     created = sorted(b for b in wanted if b not in live)

@@ -19,10 +19,10 @@ def plan_broker_configs(ctx: common.Context) -> None:
         return
     live = ctx.live.broker_configs
     if live is None:
-        ctx.warn(
+        ctx.unreadable(
+            desired.KIND_BROKER_CONFIG,
             "dynamic broker configs could not be read from the cluster; broker configs are not planned",
             code="broker-configs-unreadable",
-            severity="error",
         )
         return
     broker_ids = {str(b.id) for b in ctx.live.brokers}

@@ -60,6 +60,11 @@ class Context:
             )
         )
 
+    def unreadable(self, kind: str, message: str, *, code: str) -> None:
+        """An error-level warning for a section that was needed but not read, with the adapter's reason."""
+        reason = self.live.unavailable.get(kind)
+        self.warn(f"{message} ({reason})" if reason else message, code=code, severity="error")
+
     def warn(self, message: str, *, code: str, address: str | None = None, severity: str = "warning") -> None:
         self.warnings.append(plan.PlanWarning(message=message, address=address, code=code, severity=severity))
 

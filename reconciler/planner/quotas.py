@@ -45,10 +45,10 @@ def plan_quotas(ctx: common.Context) -> None:
     live = ctx.live.quotas
     if live is None:
         if wanted:
-            ctx.warn(
+            ctx.unreadable(
+                desired.KIND_QUOTA,
                 "client quotas could not be read from the cluster; quotas are not planned",
                 code="quotas-unreadable",
-                severity="error",
             )
         return
     for entity in sorted(wanted, key=_address):

@@ -39,10 +39,10 @@ def plan_scram(ctx: common.Context) -> None:
         )
     if live is None:
         if wanted:
-            ctx.warn(
+            ctx.unreadable(
+                desired.KIND_SCRAM,
                 "SCRAM credentials could not be read from the cluster; SCRAM users are not planned",
                 code="scram-unreadable",
-                severity="error",
             )
         return
     for name in sorted(wanted):

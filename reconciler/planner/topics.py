@@ -41,10 +41,10 @@ def plan_topics(ctx: common.Context) -> None:
     wanted = ctx.desired.topics
     if live_topics is None:
         if wanted or (ctx.desired.ownership.topics and ctx.manages_undeclared(desired.KIND_TOPIC)):
-            ctx.warn(
+            ctx.unreadable(
+                desired.KIND_TOPIC,
                 "topics could not be read from the cluster; topics are not planned",
                 code="topics-unreadable",
-                severity="error",
             )
         return
     broker_ids = {b.id for b in ctx.live.brokers}

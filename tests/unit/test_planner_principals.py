@@ -151,3 +151,14 @@ def test_default_and_named_quota_entities_plan_together() -> None:
         ("+", "QUOTA", default_user.address),
         ("+", "QUOTA", ALICE.address),
     ]
+
+
+def test_unreadable_section_warning_carries_the_adapters_reason() -> None:
+    import dataclasses
+
+    live = dataclasses.replace(
+        cluster(quotas=None), unavailable={"quota": "the cluster does not support DescribeClientQuotas"}
+    )
+    result = plan(want(quotas={ALICE: {"producer_byte_rate": 1.0}}), live)
+    assert [(w.code, w.severity) for w in result.warnings] == [("quotas-unreadable", "error")]
+    assert result.warnings[0].message.endswith("(the cluster does not support DescribeClientQuotas)")
