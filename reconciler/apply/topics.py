@@ -113,13 +113,8 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
                 out.append(dataclasses.replace(outcomes.client_check(change, None), message=note))
                 continue
         out.append(outcomes.from_result(change, r, dry_run=ctx.dry_run, details=details))
-    if not ctx.dry_run:
-        created = [n for n, r in results.items() if r.ok]
-        if created:
-            visible = _present(ctx, created, timeout_s=min(ctx.deadline.remaining(), 30.0))
-            late = sorted(set(created) - visible)
-            if late:
-                ctx.notes.append(f"{len(late)} created topic(s) not yet visible in metadata: {', '.join(late[:5])}")
+    # No wait for the new topics' leaders here: no later phase of this apply needs them, and the read-back
+    # at the end re-reads until they show (see engine._verify).
     return out
 
 
