@@ -1,0 +1,170 @@
+"""One cluster's step of the fleet pipeline, shared by both engines: joined rows in, plan and drift out.
+
+The engines differ only in how rows are moved: the local engine joins them with a hash join in
+this process (``hash_join``), the Spark engine with a DataFrame full outer join on
+``(cluster, kind, name, attribute)``. Either way each cluster's joined rows end up in
+``plan_joined``, which rebuilds the desired and live state from them and calls the single-cluster
+planner, so ownership, delete policy, internal topics, blocked changes, redaction, lint and
+fingerprints follow one definition of the rules. The join itself says which resources differ
+attribute by attribute; the drift records name those attributes for the resources the plan acts on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from reconciler import plan as plan_model
+from reconciler import planner
+from reconciler.fleet import rows
+
+# (kind, name, attribute, desired present, desired value, live present, live value)
+Joined = tuple[str, str, str, bool, str | None, bool, str | None]
+
+STATUS_PLANNED = "planned"
+STATUS_UNREADABLE = "unreadable"
+STATUS_FAILED = "failed"
+_RANK = {"no-op": 0, "unmanaged": 1, "update": 2, "create": 3, "delete": 4, "blocked": 5}
+MAX_DRIFT_ATTRIBUTES = 20
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Drift:
+    """One resource the plan acts on, with the attributes the join found different."""
+
+    kind: str
+    name: str
+    action: str  # create, update, delete, blocked or unmanaged
+    attributes: int  # how many attributes differ
+    names: tuple[str, ...]  # the first MAX_DRIFT_ATTRIBUTES of them, sorted
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "names": list(self.names)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Drift:
+        return cls(str(d["kind"]), str(d["name"]), str(d["action"]), int(d["attributes"]), tuple(d["names"]))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClusterOutcome:
+    """What the pipeline produced for one cluster: its plan (JSON text), or why there is none."""
+
+    cluster: str
+    status: str
+    reason: str | None = None
+    plan_json: str | None = None
+    drift: tuple[Drift, ...] = ()
+    rows: int = 0  # joined rows planned
+    differing: int = 0  # resources the join found different (owned or not)
+
+    def plan(self) -> plan_model.Plan | None:
+        return None if self.plan_json is None else plan_model.Plan.from_json_dict(json.loads(self.plan_json))
+
+    def to_record(self) -> dict[str, Any]:
+        """A flat record (strings and numbers) for engines that move results as table rows."""
+        return {
+            "cluster": self.cluster,
+            "status": self.status,
+            "reason": self.reason,
+            "plan_json": self.plan_json,
+            "drift_json": json.dumps([d.to_dict() for d in self.drift]),
+            "rows": self.rows,
+            "differing": self.differing,
+        }
+
+    @classmethod
+    def from_record(cls, r: dict[str, Any]) -> ClusterOutcome:
+        return cls(
+            cluster=str(r["cluster"]),
+            status=str(r["status"]),
+            reason=None if r.get("reason") is None else str(r["reason"]),
+            plan_json=None if r.get("plan_json") is None else str(r["plan_json"]),
+            drift=tuple(Drift.from_dict(d) for d in json.loads(r.get("drift_json") or "[]")),
+            rows=int(r.get("rows") or 0),
+            differing=int(r.get("differing") or 0),
+        )
+
+
+def hash_join(desired_rows: Iterable[rows.Row], live_rows: Iterable[rows.Row]) -> list[Joined]:
+    """Full outer join of one cluster's two sides on ``(kind, name, attribute)``, built on the live side."""
+    build: dict[tuple[str, str, str], str | None] = {(k, n, a): v for k, n, a, v in live_rows}
+    out: list[Joined] = []
+    append = out.append
+    pop = build.pop
+    missing = object()
+    for kind, name, attribute, value in desired_rows:
+        have: Any = pop((kind, name, attribute), missing)
+        if have is missing:
+            append((kind, name, attribute, True, value, False, None))
+        else:
+            append((kind, name, attribute, True, value, True, have))
+    for (kind, name, attribute), value in build.items():
+        append((kind, name, attribute, False, None, True, value))
+    return out
+
+
+def differing_attributes(joined: Iterable[Joined]) -> dict[tuple[str, str], list[str]]:
+    """``(kind, name) -> attributes that differ`` for every resource whose two sides are not equal.
+
+    A resource on one side only differs in every attribute it has. Meta rows and ``@`` attributes
+    are not compared; an attribute a declaration may leave out (a topic's assignment) only differs
+    when it is declared.
+    """
+    out: dict[tuple[str, str], list[str]] = {}
+    optional = rows.DESIRED_OPTIONAL
+    meta = rows.META_KINDS
+    for kind, name, attribute, d_has, d_value, l_has, l_value in joined:
+        if attribute.startswith("@") or kind in meta:
+            continue
+        if d_has and l_has and d_value == l_value:
+            continue
+        if not d_has and (kind, attribute) in optional:
+            continue
+        out.setdefault((kind, name), []).append(attribute)
+    return out
+
+
+def _drift(plan: plan_model.Plan, differing: dict[tuple[str, str], list[str]]) -> tuple[Drift, ...]:
+    actions: dict[tuple[str, str], str] = {}
+    for c in plan.changes:
+        key = (c.kind, c.name)
+        prev = actions.get(key)
+        if prev is None or _RANK[c.action.value] > _RANK[prev]:
+            actions[key] = c.action.value
+    for u in plan.unmanaged:
+        actions.setdefault((u.kind, u.name), "unmanaged")
+    out = []
+    for (kind, name), action in sorted(actions.items()):
+        names = sorted(differing.get((kind, name), ()))
+        out.append(Drift(kind, name, action, len(names), tuple(names[:MAX_DRIFT_ATTRIBUTES])))
+    return tuple(out)
+
+
+def split(joined: Sequence[Joined]) -> tuple[list[rows.Row], list[rows.Row]]:
+    """The desired rows and the live rows of a cluster's joined rows."""
+    want = [(k, n, a, dv) for k, n, a, dh, dv, _lh, _lv in joined if dh]
+    have = [(k, n, a, lv) for k, n, a, _dh, _dv, lh, lv in joined if lh]
+    return want, have
+
+
+def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
+    """Rebuild both states from the joined rows, plan them with ``planner.plan``, and name the drift."""
+    want_rows, live_rows = split(joined)
+    for kind, _name, _attribute, value in live_rows:
+        if kind == rows.ERROR:
+            return ClusterOutcome(cluster=cluster, status=STATUS_UNREADABLE, reason=value or "unknown error")
+    wanted = rows.rebuild_desired(want_rows)
+    live = rows.rebuild_live(live_rows)
+    result = planner.plan(wanted, live)
+    differing = differing_attributes(joined)
+    return ClusterOutcome(
+        cluster=cluster,
+        status=STATUS_PLANNED,
+        plan_json=result.to_json(),
+        drift=_drift(result, differing),
+        rows=len(joined),
+        differing=len(differing),
+    )

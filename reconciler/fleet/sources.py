@@ -1,0 +1,156 @@
+"""Where each cluster's two sides come from: manifests for the desired state, a snapshot or the wire for live.
+
+``load_desired`` loads each distinct manifest set (paths + environment) once, however many clusters
+share it. ``read_live_rows`` turns one ``ClusterTask`` into live rows: from a JSON snapshot, a Parquet
+snapshot (the row model stored by ``write_parquet_snapshot``), or the cluster itself through
+``KafkaAdapter``. It never raises for a cluster that cannot be read: it returns the error row with
+the reason, so one cluster down does not stop the fleet. Tasks hold no secret: connection secrets
+are resolved where the task runs (on Spark, in the executor) from the environment or secret files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from reconciler import desired, errors, state, workflow
+from reconciler.fleet import rows, spec
+from reconciler.manifests import ClusterProfile
+
+PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClusterTask:
+    """Everything needed to read one cluster's live state, picklable and free of secrets."""
+
+    name: str
+    desired_key: str
+    snapshot: str | None = None
+    bootstrap: str | None = None
+    command_config: str | None = None
+    profile: str | None = None
+    profiles: Mapping[str, ClusterProfile] = dataclasses.field(default_factory=dict)
+    request_timeout_ms: int | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DesiredSet:
+    """The desired state of one manifest set, or why it could not be loaded."""
+
+    key: str
+    desired: desired.DesiredState | None
+    profiles: Mapping[str, ClusterProfile]
+    error: str | None = None
+
+
+def desired_key(cluster: spec.ClusterSpec) -> str:
+    return "|".join([*(str(p) for p in cluster.manifests), f"env={cluster.environment or ''}"])
+
+
+def load_desired(
+    clusters: Iterable[spec.ClusterSpec], *, env: Mapping[str, str] | None = None
+) -> dict[str, DesiredSet]:
+    """Each distinct manifest set of the fleet, loaded once; invalid manifests are kept as an error."""
+    out: dict[str, DesiredSet] = {}
+    for cluster in clusters:
+        key = desired_key(cluster)
+        if key in out:
+            continue
+        try:
+            result = workflow.load_manifests(list(cluster.manifests), environment=cluster.environment, env=env)
+        except errors.ValidationFailed as exc:
+            problems = errors.errors_only(exc.diagnostics)
+            first = problems[0].format() if problems else str(exc)
+            out[key] = DesiredSet(key, None, {}, f"{len(problems)} error(s) in the manifests; first: {first}")
+            continue
+        out[key] = DesiredSet(key, result.desired, dict(result.profiles))
+    return out
+
+
+def make_task(cluster: spec.ClusterSpec, desired_set: DesiredSet) -> ClusterTask:
+    return ClusterTask(
+        name=cluster.name,
+        desired_key=desired_set.key,
+        snapshot=None if cluster.snapshot is None else str(cluster.snapshot),
+        bootstrap=cluster.bootstrap,
+        command_config=None if cluster.command_config is None else str(cluster.command_config),
+        profile=cluster.profile,
+        profiles=dict(desired_set.profiles),
+        request_timeout_ms=cluster.request_timeout_ms,
+    )
+
+
+def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> state.ClusterState:
+    from reconciler.kafka.admin import KafkaAdapter
+
+    settings = workflow.resolve_connection(
+        bootstrap_server=task.bootstrap,
+        command_config=None if task.command_config is None else Path(task.command_config),
+        profile_name=task.profile,
+        profiles=task.profiles,
+    )
+    if task.request_timeout_ms is not None:
+        settings = dataclasses.replace(settings, request_timeout_ms=task.request_timeout_ms)
+    with KafkaAdapter(settings) as adapter:
+        return workflow.read_live(adapter, wanted)
+
+
+def read_live_rows(task: ClusterTask, wanted: desired.DesiredState) -> list[rows.Row]:
+    """The live rows of one cluster, or its error row (the reason never holds a secret)."""
+    try:
+        if task.snapshot is not None and task.snapshot.endswith(".parquet"):
+            return read_parquet_snapshot(Path(task.snapshot))
+        if task.snapshot is not None:
+            return list(rows.live_rows(state.read_snapshot(Path(task.snapshot))))
+        return list(rows.live_rows(_read_over_the_wire(task, wanted)))
+    except errors.ReconcilerError as exc:
+        return rows.error_rows(str(exc) or type(exc).__name__)
+    except (OSError, ValueError, KeyError) as exc:
+        return rows.error_rows(f"{type(exc).__name__}: {exc}")
+
+
+# --------------------------------------------------------------------------------- Parquet snapshots
+def _pyarrow() -> Any:
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:  # pragma: no cover - depends on the installed extras
+        raise errors.ConfigError(
+            "Parquet needs pyarrow: install kafka-reconciler[spark] (or pip install pyarrow)"
+        ) from None
+    return pyarrow
+
+
+def parquet_available() -> bool:
+    try:
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the installed extras
+        return False
+    return True
+
+
+def write_parquet_snapshot(live: state.ClusterState, path: Path) -> None:
+    """Store a live state as Parquet rows ``(kind, name, attribute, value)``: the fleet row model."""
+    pa = _pyarrow()
+    columns: list[list[str | None]] = [[], [], [], []]
+    for row in rows.live_rows(live):
+        for column, value in zip(columns, row, strict=True):
+            column.append(value)
+    table = pa.table(
+        {name: pa.array(col, type=pa.string()) for name, col in zip(PARQUET_COLUMNS, columns, strict=True)}
+    )
+    pa.parquet.write_table(table, str(path), compression="zstd")
+
+
+def read_parquet_snapshot(path: Path) -> list[rows.Row]:
+    """The rows of a Parquet snapshot; a file without the four columns raises ``SnapshotError``."""
+    pa = _pyarrow()
+    try:
+        table = pa.parquet.read_table(str(path), columns=list(PARQUET_COLUMNS))
+    except (OSError, pa.lib.ArrowInvalid, KeyError) as exc:
+        raise errors.SnapshotError(f"cannot read Parquet snapshot {path}: {exc}") from None
+    data = [table.column(c).to_pylist() for c in PARQUET_COLUMNS]
+    return list(zip(*data, strict=True))
