@@ -121,7 +121,8 @@ def test_blacklist_becomes_the_ownership_rule(loaded: manifests.LoadResult) -> N
 def test_whitelist_prefixes_become_prefix_rules(tmp_path: Path) -> None:
     state = tmp_path / "state.yaml"
     state.write_text(
-        "settings:\n  topics:\n    whitelist:\n      prefixed: [team-a.]\ntopics:\n  team-a.x: {partitions: 1, replication: 1}\n"
+        "settings:\n  topics:\n    whitelist:\n      prefixed: [team-a.]\n"
+        "topics:\n  team-a.x: {partitions: 1, replication: 1}\n"
     )
     convert("kafka-gitops", [state], out_dir=tmp_path / "out", force=False)
     ownership = manifests.load([tmp_path / "out"]).desired.ownership

@@ -1,4 +1,4 @@
-"""``convert --from strimzi`` on the sample KafkaTopic/KafkaUser files: the output loads and says what the source said."""
+"""``convert --from strimzi`` on the sample KafkaTopic/KafkaUser files: the output loads and matches the source."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_bad_values_are_left_out_with_a_note(tmp_path: Path) -> None:
             """
         )
     )
-    files, report = build_conversion("strimzi", [source])
+    _, report = build_conversion("strimzi", [source])
     text = "\n".join(report.lines())
     assert "partitions 0 is not a positive whole number" in text
     assert "confluent.tier.enable=True is not a topic config" in text
