@@ -25,8 +25,19 @@ SNAPSHOT_VERSION = 1
 CLUSTER_DEFAULT = "<default>"
 
 ACL_OPERATIONS = (
-    "ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION",
-    "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS",
+    "ALL",
+    "READ",
+    "WRITE",
+    "CREATE",
+    "DELETE",
+    "ALTER",
+    "DESCRIBE",
+    "CLUSTER_ACTION",
+    "DESCRIBE_CONFIGS",
+    "ALTER_CONFIGS",
+    "IDEMPOTENT_WRITE",
+    "CREATE_TOKENS",
+    "DESCRIBE_TOKENS",
 )
 ACL_RESOURCE_TYPES = ("TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER")
 ACL_PATTERN_TYPES = ("LITERAL", "PREFIXED")
@@ -208,7 +219,7 @@ class ClusterState:
             if self.quotas is None
             else [
                 {"entity": e.to_list(), "values": dict(sorted(v.items()))}
-                for e, v in sorted(self.quotas.items())
+                for e, v in sorted(self.quotas.items(), key=lambda item: item[0].address)
             ],
             "scram_users": None
             if self.scram_users is None
