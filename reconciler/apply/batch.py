@@ -71,6 +71,7 @@ class ApplyContext:
     throttle_rate: int | None = None
     secrets: dict[str, Secret] = dataclasses.field(default_factory=dict, repr=False)
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
+    reveal: Callable[[str, str, str], str | None] | None = dataclasses.field(default=None, repr=False)
 
     def count_request(self, n: int = 1) -> None:
         self.requests += n

@@ -15,11 +15,24 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from reconciler import plan, state
-from reconciler.apply import deps, guard, outcomes, preflight, reassign, resources, retry, topics, translate, verify
+from reconciler.apply import (
+    deps,
+    guard,
+    outcomes,
+    preflight,
+    reassign,
+    resources,
+    retry,
+    secretref,
+    topics,
+    translate,
+    verify,
+)
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
 from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
+from reconciler.desired import DesiredState
 
 Runner = Callable[[ApplyContext, Sequence[plan.Change]], list[ItemOutcome]]
 
@@ -46,6 +59,9 @@ class ApplyOptions:
     ``principal`` is the ACL principal the tool connects as (``User:<name>``); when ``None`` it is
     derived from the adapter's connection settings. ``deadline_s`` bounds the whole apply, waits and
     retries included. ``replication_throttle`` (bytes/s) throttles reassignment traffic while it runs.
+    ``settle_s`` is how long the read-back keeps re-reading resources that have not converged yet (configs
+    reach brokers asynchronously). ``desired`` (the manifests' state) supplies sensitive config values,
+    which a plan holds only redacted.
     """
 
     dry_run: bool = False
@@ -60,6 +76,7 @@ class ApplyOptions:
     clock: Callable[[], float] = time.monotonic
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     settle_s: float = 15.0
+    desired: DesiredState | None = dataclasses.field(default=None, repr=False)
 
 
 def connection_principal(adapter: object) -> str | None:
@@ -127,6 +144,8 @@ def apply_plan(
             creates=[translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.CREATE],
             topics=sorted({c.name for c in changes if c.kind == "topic"}),
         )
+    reveal = None if options.desired is None else secretref.declared_values(options.desired)
+    preflight.check_redacted(changes, reveal=reveal)
     secrets = {} if options.dry_run else preflight.resolve_secrets(changes, environ=options.environ)
 
     ctx = ApplyContext(
@@ -139,6 +158,7 @@ def apply_plan(
         secrets=secrets,
         environ=options.environ,
         throttle_rate=options.replication_throttle,
+        reveal=reveal,
     )
     ctx.requests = 1  # the pre-write read
     items, phases = _run_phases(ctx, changes, live)

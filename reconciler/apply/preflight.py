@@ -104,6 +104,21 @@ def check_fresh(changes: Iterable[plan.Change], live: state.ClusterState) -> Non
         )
 
 
+def check_redacted(changes: Iterable[plan.Change], *, reveal: secretref.ValueLookup | None) -> None:
+    """Refuse a plan whose sensitive config values are redacted when the manifests are not at hand to read them."""
+    missing = [
+        f"{c.address} ({key})"
+        for c in changes
+        for key in translate.redacted_keys(c)
+        if reveal is None or reveal(c.kind, c.name, key) is None
+    ]
+    if missing:
+        raise errors.PlanFileError(
+            "the plan sets sensitive config values it holds only redacted: "
+            f"{_listed(missing)}; apply with the manifests (PATHS) so the values can be read. Nothing was written."
+        )
+
+
 def resolve_secrets(changes: Iterable[plan.Change], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
     """Every SCRAM password the plan will set (user -> password), resolved now so that a missing one
     stops the apply before any write."""

@@ -40,7 +40,7 @@ def run_configs(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clu
             return translate.config_resource("BROKER", translate.broker_resource(c))
         return translate.config_resource("TOPIC", c.name)
 
-    items, out = _translate_each(changes, ctx, translate.config_ops, key)
+    items, out = _translate_each(changes, ctx, lambda c: translate.config_ops(c, ctx.reveal), key)
     if not items:
         return out
     answers = send_batched(

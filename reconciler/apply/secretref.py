@@ -1,22 +1,24 @@
-"""Resolve SCRAM password references (environment variable or file) at write time only.
+"""Resolve SCRAM password references and redacted config values at write time only.
 
-Values are returned to the caller that sends them and are never logged, stored in a report or put
-in an exception message; errors name the user and the reference, not the value.
+Password references are resolved with the shared resolver (``reconciler.secrets``); this module adds the
+plan-data forms of a reference and the lookup of sensitive config values, which a plan only holds as
+``plan.REDACTED``, in the desired state. Values are returned to the caller that sends them and are never
+logged, stored in a report or put in an exception message; errors name the user or resource and the
+reference, not the value.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler import errors
+from reconciler import desired, secrets, state
 from reconciler.desired import SecretRef
 
+SecretUnavailable = secrets.SecretUnavailable
 
-class SecretUnavailable(errors.ConfigError):
-    """A password reference cannot be resolved; raised before any write."""
+# (kind, resource name, config key) -> the value declared in the manifests, if any
+ValueLookup = Callable[[str, str, str], str | None]
 
 
 def ref_from_data(data: Any) -> SecretRef | None:
@@ -38,24 +40,22 @@ def ref_from_data(data: Any) -> SecretRef | None:
 
 
 def resolve(ref: SecretRef, *, user: str, environ: Mapping[str, str] | None = None) -> str:
-    """The secret value; ``SecretUnavailable`` naming ``user`` and the reference when it is missing or empty."""
-    env = os.environ if environ is None else environ
-    where = f"SCRAM user {user!r}: password reference {ref.describe()}"
-    if ref.env:
-        value = env.get(ref.env)
-        if value is None:
-            raise SecretUnavailable(f"{where}: environment variable {ref.env} is not set")
-    elif ref.file:
-        try:
-            value = Path(ref.file).read_text(encoding="utf-8").rstrip("\r\n")
-        except FileNotFoundError:
-            raise SecretUnavailable(f"{where}: file {ref.file} does not exist") from None
-        except OSError as exc:
-            raise SecretUnavailable(f"{where}: cannot read {ref.file}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise SecretUnavailable(f"{where}: {ref.file} is not UTF-8 text") from None
-    else:
-        raise SecretUnavailable(f"{where}: the reference names neither an environment variable nor a file")
-    if not value:
-        raise SecretUnavailable(f"{where}: the value is empty")
-    return value
+    """The password; ``SecretUnavailable`` naming ``user`` and the reference when it is missing or empty."""
+    return secrets.resolve(ref, what=f"SCRAM user {user!r}: password", environ=environ)
+
+
+def declared_values(wanted: desired.DesiredState) -> ValueLookup:
+    """Look up a config value as the manifests declare it (for values a plan holds redacted)."""
+
+    def lookup(kind: str, name: str, key: str) -> str | None:
+        if kind == desired.KIND_TOPIC:
+            topic = wanted.topics.get(name)
+            return None if topic is None else topic.configs.get(key)
+        if kind == desired.KIND_BROKER_CONFIG:
+            broker = wanted.broker_configs.get(name) or (
+                wanted.broker_configs.get(state.CLUSTER_DEFAULT) if name == state.CLUSTER_DEFAULT else None
+            )
+            return None if broker is None else broker.configs.get(key)
+        return None
+
+    return lookup

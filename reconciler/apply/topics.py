@@ -80,7 +80,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
     by_name: dict[str, Change] = {}
     for c in changes:
         try:
-            specs[c.name] = translate.topic_spec(c)
+            specs[c.name] = translate.topic_spec(c, ctx.reveal)
             by_name[c.name] = c
         except (translate.CannotTranslate, KeyError, ValueError, TypeError) as exc:
             out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=str(exc), dry_run=ctx.dry_run))

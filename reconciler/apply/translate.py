@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reconciler import plan, state
+from reconciler.connection import Secret
 from reconciler.kafka import results
 
 CONFIG_PREFIX = "configs."
@@ -21,12 +22,38 @@ class CannotTranslate(ValueError):
     """A change lacks what is needed to send it (e.g. a redacted value in a saved plan)."""
 
 
-def topic_spec(change: plan.Change) -> results.TopicSpec:
+Reveal = Callable[[str, str, str], "str | None"]
+
+
+def _revealed(change: plan.Change, key: str, reveal: Reveal | None) -> str:
+    value = None if reveal is None else reveal(change.kind, change.name, key)
+    if value is None:
+        raise CannotTranslate(
+            f"the plan holds the sensitive value of {key} redacted; apply with the manifests so it can be read"
+        )
+    return value
+
+
+def redacted_keys(change: plan.Change) -> list[str]:
+    """Config keys whose new value the plan holds only as ``plan.REDACTED``."""
+    keys = [
+        a.name[len(CONFIG_PREFIX) :]
+        for a in change.attributes
+        if a.name.startswith(CONFIG_PREFIX) and a.after == plan.REDACTED
+    ]
+    if change.phase is plan.Phase.TOPIC_CREATE:
+        keys += [k for k, v in ((change.after or {}).get("configs") or {}).items() if v == plan.REDACTED]
+    return sorted(set(keys))
+
+
+def topic_spec(change: plan.Change, reveal: Reveal | None = None) -> results.TopicSpec:
     after = change.after or {}
     assignment = after.get("assignment")
-    configs = {str(k): str(v) for k, v in (after.get("configs") or {}).items() if v is not None}
-    if any(v == plan.REDACTED for v in configs.values()):
-        raise CannotTranslate("the plan holds a redacted sensitive config value; re-plan from the manifests")
+    configs = {
+        str(k): _revealed(change, str(k), reveal) if v == plan.REDACTED else str(v)
+        for k, v in (after.get("configs") or {}).items()
+        if v is not None
+    }
     if assignment:
         return results.TopicSpec(
             name=change.name, assignment=tuple(tuple(int(b) for b in r) for r in assignment), configs=configs
@@ -43,7 +70,7 @@ def partitions_total(change: plan.Change) -> int:
     return int((change.after or {})["partitions"])
 
 
-def config_ops(change: plan.Change) -> list[results.ConfigOp]:
+def config_ops(change: plan.Change, reveal: Reveal | None = None) -> list[results.ConfigOp]:
     """IncrementalAlterConfigs operations from ``configs.<key>`` attributes: SET or DELETE."""
     ops: list[results.ConfigOp] = []
     for attr in change.attributes:
@@ -53,7 +80,7 @@ def config_ops(change: plan.Change) -> list[results.ConfigOp]:
         if attr.after is None or change.action is plan.Action.DELETE:
             ops.append(results.ConfigOp("DELETE", key))
         elif attr.after == plan.REDACTED:
-            raise CannotTranslate(f"the plan holds a redacted value for {key}; re-plan from the manifests")
+            ops.append(results.ConfigOp("SET", key, Secret(_revealed(change, key, reveal))))
         else:
             ops.append(results.ConfigOp("SET", key, str(attr.after)))
     return ops

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler import state
+from reconciler.connection import Secret
 from reconciler.kafka import results
 
 ERROR_CODES = {
@@ -272,4 +273,4 @@ def _apply_ops(configs: dict[str, str], ops: Sequence[results.ConfigOp]) -> None
         if op.op == "DELETE":
             configs.pop(op.key, None)
         else:
-            configs[op.key] = str(op.value)
+            configs[op.key] = op.value.reveal() if isinstance(op.value, Secret) else str(op.value)

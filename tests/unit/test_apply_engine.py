@@ -362,3 +362,21 @@ def test_an_empty_plan_sends_nothing() -> None:
     adapter = RecordingAdapter(topics={"t-a": live_topic("t-a")})
     report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL))
     assert adapter.calls == [] and report.items == () and report.exit_code == 0
+
+
+def test_sensitive_config_values_come_from_the_manifests_never_from_the_plan() -> None:
+    adapter = RecordingAdapter()
+    wanted = DesiredState(
+        broker_configs={"<default>": DesiredBrokerConfig("<default>", {"listener.name.x.ssl.key.password": "k3y"})},
+        ownership=OWN_ALL,
+    )
+    p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    assert "k3y" not in p.to_json()
+    with pytest.raises(errors.PlanFileError, match=r"broker_config/<default> \(listener.name.x.ssl.key.password\)"):
+        apply_plan(p, adapter, options=options())
+    assert adapter.writes() == []
+
+    report = apply_plan(p, adapter, options=options(desired=wanted))
+    assert report.items[0].outcome is Outcome.APPLIED
+    assert adapter.broker_configs["<default>"]["listener.name.x.ssl.key.password"] == "k3y"
+    assert "k3y" not in report.to_json()
