@@ -4,7 +4,8 @@
     python -m tests.kafka.harness status [--dir ...]
     python -m tests.kafka.harness down [--dir ...]
 
-``up`` starts one PLAINTEXT KRaft node on 127.0.0.1 that keeps running after the command returns, and records its
+``up`` starts one PLAINTEXT KRaft node on 127.0.0.1 (with an authorizer that lets every client do everything,
+so ACLs can be managed) that keeps running after the command returns, and records its
 process id in ``<dir>/kafka.pid``; it does nothing if that node is already running. ``down`` stops it.
 """
 
@@ -48,7 +49,7 @@ def up(*, port: int, workdir: Path, version: str) -> int:
         return 0
     shutil.rmtree(workdir / "node-1", ignore_errors=True)
     began = time.monotonic()
-    cluster = single_node(version=version, port=port, workdir=workdir, die_with_parent=False)
+    cluster = single_node(version=version, port=port, workdir=workdir, die_with_parent=False, authorizer=True)
     node = cluster.nodes[0]
     assert node.pid is not None
     (workdir / PID_FILE).write_text(f"{node.pid}\n")

@@ -30,8 +30,14 @@ def single_node(
     port: int | None = None,
     workdir: Path | None = None,
     die_with_parent: bool = True,
+    authorizer: bool = False,
 ) -> KafkaCluster:
-    """Start one PLAINTEXT node; ``port`` fixes the client port (else a free one), ``workdir`` keeps files there."""
+    """Start one PLAINTEXT node; ``port`` fixes the client port (else a free one), ``workdir`` keeps files there.
+
+    With ``authorizer`` the node runs the StandardAuthorizer with every PLAINTEXT client (``User:ANONYMOUS``) a
+    super user: ACLs can be created and read, and nobody is refused. ``make kafka-up`` starts this variant so the
+    shipped examples (which declare ACLs) apply as they are.
+    """
     dist = resolve(version)
     root = _workdir(workdir, "single")
     node = KafkaNode(dist=dist, node_id=1, workdir=root / "node-1", die_with_parent=die_with_parent)
@@ -40,7 +46,7 @@ def single_node(
         dist=dist,
         nodes=[node],
         workdir=root,
-        make_properties=plaintext_properties,
+        make_properties=open_authorizer_properties if authorizer else plaintext_properties,
         fixed_port=port,
         remove_workdir=workdir is None,
     )
@@ -132,6 +138,12 @@ def plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, st
             "inter.broker.listener.name": "PLAINTEXT",
         }
     )
+    return props
+
+
+def open_authorizer_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
+    props = plaintext_properties(cluster, node)
+    props.update({"authorizer.class.name": AUTHORIZER, "super.users": "User:ANONYMOUS"})
     return props
 
 
