@@ -14,7 +14,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from reconciler import plan, state
+from reconciler import errors, plan, state
 from reconciler.apply import (
     deps,
     guard,
@@ -33,8 +33,6 @@ from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
 from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.desired import DesiredState
-
-Runner = Callable[[ApplyContext, Sequence[plan.Change]], list[ItemOutcome]]
 
 VERIFY_POLL_S = 0.5
 
@@ -161,14 +159,24 @@ def apply_plan(
         reveal=reveal,
     )
     ctx.requests = 1  # the pre-write read
+    if p.blocked:
+        ctx.notes.append(
+            f"{len(p.blocked)} blocked change(s) in the plan were not applied: "
+            + ", ".join(plan.addresses(p.blocked)[:5])
+        )
     items, phases = _run_phases(ctx, changes, live)
 
     converged: bool | None = None
     not_converged: list[NotConverged] = []
     applied = [c for c, o in zip_outcomes(changes, items) if o.outcome is Outcome.APPLIED]
     if options.verify and not options.dry_run and applied:
-        not_converged = _verify(ctx, applied, settle_s=options.settle_s)
-        converged = not not_converged
+        try:
+            not_converged = _verify(ctx, applied, settle_s=options.settle_s)
+            converged = not not_converged
+        except errors.ReconcilerError as exc:
+            # Convergence cannot be confirmed, so the apply does not count as complete.
+            converged = False
+            not_converged = [NotConverged("(read-back)", f"the read-back after the apply failed: {exc}")]
     elif not options.dry_run and not applied:
         converged = not any(i.outcome.is_problem for i in items)
 
@@ -213,6 +221,17 @@ def zip_outcomes(changes: Sequence[plan.Change], items: Sequence[ItemOutcome]) -
     return [(c, by_key[(c.phase, c.address)]) for c in changes if (c.phase, c.address) in by_key]
 
 
+def _run_phase(
+    ctx: ApplyContext, phase: plan.Phase, send: Sequence[plan.Change], live: state.ClusterState
+) -> list[ItemOutcome]:
+    """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
+    try:
+        return RUNNERS[phase](ctx, send, live=live)
+    except errors.ReconcilerError as exc:
+        name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
+        return [outcomes.failed(c, error_name=name, message=str(exc), dry_run=ctx.dry_run) for c in send]
+
+
 def _run_phases(
     ctx: ApplyContext, changes: Sequence[plan.Change], live: state.ClusterState
 ) -> tuple[list[ItemOutcome], list[PhaseReport]]:
@@ -234,7 +253,7 @@ def _run_phases(
             else:
                 done.append(outcomes.skipped(c, why))
         if send:
-            done += RUNNERS[phase](ctx, send, live=live)
+            done += _run_phase(ctx, phase, send, live)
         done.sort(key=lambda o: o.address)
         for o in done:
             if o.outcome.is_problem:

@@ -380,3 +380,18 @@ def test_sensitive_config_values_come_from_the_manifests_never_from_the_plan() -
     assert report.items[0].outcome is Outcome.APPLIED
     assert adapter.broker_configs["<default>"]["listener.name.x.ssl.key.password"] == "k3y"
     assert "k3y" not in report.to_json()
+
+
+def test_a_wait_that_fails_mid_apply_fails_its_phase_and_still_produces_a_report() -> None:
+    from reconciler.kafka.results import ConnectionLost
+
+    class LosesConnectionWhileWaiting(RecordingAdapter):
+        def wait_topics_absent(self, names, *, timeout_s=30.0):  # type: ignore[no-untyped-def]
+            raise ConnectionLost("Metadata to the cluster failed: connection reset", api="Metadata")
+
+    adapter = LosesConnectionWhileWaiting(topics={"t-old": live_topic("t-old")})
+    report = run(adapter, DesiredState(topics=topics("t-new"), ownership=OWN_ALL))
+    by = {i.address: i for i in report.items}
+    assert by["topic/t-old"].outcome is Outcome.FAILED and "connection reset" in (by["topic/t-old"].message or "")
+    assert by["topic/t-new"].outcome is Outcome.APPLIED
+    assert report.exit_code == 3
