@@ -9,6 +9,7 @@ imported topics and principals, with every delete policy off.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -344,12 +345,18 @@ def build_import(
     ]
     job.report.next_steps = [
         "Review the files; rename or split them as your team likes (file names do not matter).",
-        "Provide the environment variables listed above where apply runs.",
         "Commit, then run `kafka-reconciler plan` against the cluster: it must show no changes.",
         "Enable deletes in ownership.yaml one kind at a time, once plans have stayed empty.",
     ]
     job.report.variables.sort()
     return job.files, job.report
+
+
+def read_for_import(adapter: Any) -> state.ClusterState:
+    """Everything the cluster lets ``adapter`` read; a kind whose admin APIs are missing is recorded as unavailable."""
+    missing = {k: "; ".join(reasons) for k in desired.KINDS if (reasons := adapter.missing_apis([k]))}
+    live: state.ClusterState = adapter.read_state(kinds=frozenset(desired.KINDS) - missing.keys())
+    return dataclasses.replace(live, unavailable={**missing, **live.unavailable})
 
 
 def import_cluster(

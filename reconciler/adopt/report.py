@@ -74,9 +74,12 @@ class AdoptionReport:
                 out += [f"## {heading}", ""]
                 out.extend(f"- `{_md(n.resource)}`: {_md(n.message)}" for n in sorted(notes, key=_note_order))
                 out.append("")
-        if self.next_steps:
+        steps = list(self.next_steps)
+        if self.variables:
+            steps.insert(1, "Provide the environment variables listed above where apply runs.")
+        if steps:
             out += ["## Next steps", ""]
-            out.extend(f"{i}. {step}" for i, step in enumerate(self.next_steps, start=1))
+            out.extend(f"{i}. {step}" for i, step in enumerate(steps, start=1))
             out.append("")
         return "\n".join(out).rstrip("\n") + "\n"
 

@@ -84,7 +84,6 @@ def build_conversion(fmt: str, inputs: Sequence[Path]) -> tuple[list[ManifestFil
     report.intro = [f"Converted from {', '.join(str(p) for p in inputs)}."]
     report.next_steps = [
         "Read the notes above: each one is a difference from what the source tool did.",
-        "Provide the environment variables listed above where apply runs.",
         "Run `kafka-reconciler validate` on the output, then `plan` against the cluster the source tool managed.",
         "Stop the source tool from managing these resources before the first apply (two writers fight).",
         "Enable deletes in ownership.yaml one kind at a time, once plans have stayed empty.",

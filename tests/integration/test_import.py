@@ -163,7 +163,7 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
 
     began = time.monotonic()
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
-        full = adapter.read_state(kinds=frozenset(desired.KINDS))
+        full = importer.read_for_import(adapter)
     report = importer.import_cluster(full, out_dir=tmp_path / "imported", force=False)
     elapsed = time.monotonic() - began
     print(f"\nimport of {report.summary()}: {elapsed:.2f}s (read + write)")
