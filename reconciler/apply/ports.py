@@ -57,7 +57,11 @@ class AdminPort(Protocol):
     def delete_topics(self, names: Sequence[str]) -> Sequence[ItemResultLike]: ...
 
     def create_partitions(
-        self, counts: Mapping[str, int], *, validate_only: bool = False
+        self,
+        counts: Mapping[str, int],
+        *,
+        assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        validate_only: bool = False,
     ) -> Sequence[ItemResultLike]: ...
 
     def incremental_alter_configs(

@@ -81,7 +81,9 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
         broker_ids = {b.id for b in live.brokers}
         topics = live.topics or {}
         for name, (c, wanted) in per_change.items():
-            partitions = topics[name].partitions if name in topics else None
+            planned = len((c.after or {}).get("assignment") or ())
+            # Partitions added earlier in the same plan do not exist yet in a dry run.
+            partitions = topics[name].partitions if name in topics and planned <= topics[name].partitions else None
             problem = dryrun.check_reassignment(topic=name, targets=wanted, brokers=broker_ids, partitions=partitions)
             out.append(outcomes.client_check(c, problem))
         return out

@@ -121,10 +121,14 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
 def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
     totals: dict[str, int] = {}
+    placed: dict[str, list[list[int]]] = {}
     by_name: dict[str, Change] = {}
     for c in changes:
         try:
             totals[c.name] = translate.partitions_total(c)
+            new_replicas = (c.after or {}).get("assignment")
+            if new_replicas:
+                placed[c.name] = [[int(b) for b in r] for r in new_replicas]
             by_name[c.name] = c
         except (KeyError, ValueError, TypeError) as exc:
             out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=f"no partition count: {exc}"))
@@ -133,7 +137,11 @@ def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.
             ctx,
             phase=Phase.PARTITIONS,
             keys=list(totals),
-            call=lambda names: ctx.adapter.create_partitions({n: totals[n] for n in names}, validate_only=ctx.dry_run),
+            call=lambda names: ctx.adapter.create_partitions(
+                {n: totals[n] for n in names},
+                assignments={n: placed[n] for n in names if n in placed} or None,
+                validate_only=ctx.dry_run,
+            ),
         )
         out += [outcomes.from_result(c, results[n], dry_run=ctx.dry_run) for n, c in by_name.items()]
     return out

@@ -162,7 +162,13 @@ class RecordingAdapter:
         self.request_count += 1
         return self._answer("delete_topics", list(names), lambda n: self.topics.pop(n, None))
 
-    def create_partitions(self, counts: Mapping[str, int], *, validate_only: bool = False) -> list[results.ItemResult]:
+    def create_partitions(
+        self,
+        counts: Mapping[str, int],
+        *,
+        assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        validate_only: bool = False,
+    ) -> list[results.ItemResult]:
         self.calls.append(("create_partitions", {"counts": dict(counts), "validate_only": validate_only}))
         self.request_count += 1
 
