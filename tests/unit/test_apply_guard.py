@@ -95,3 +95,24 @@ def test_no_principal_means_no_check() -> None:
 @pytest.mark.parametrize(("username", "principal"), [("admin", "User:admin"), (None, None), ("", None)])
 def test_principal_from_username(username: str | None, principal: str | None) -> None:
     assert guard.principal_from_username(username) == principal
+
+
+def test_the_connection_principal_comes_from_the_settings() -> None:
+    from types import SimpleNamespace
+
+    from reconciler.apply.engine import connection_principal
+    from reconciler.connection import ConnectionSettings, Secret
+
+    sasl = ConnectionSettings(
+        bootstrap_servers=("h:1",),
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="PLAIN",
+        username="ops",
+        password=Secret("x"),
+    )
+    assert connection_principal(SimpleNamespace(settings=sasl)) == "User:ops"
+    assert connection_principal(SimpleNamespace(settings=ConnectionSettings(bootstrap_servers=("h:1",)))) == (
+        "User:ANONYMOUS"
+    )
+    ssl = ConnectionSettings(bootstrap_servers=("h:1",), security_protocol="SSL")
+    assert connection_principal(SimpleNamespace(settings=ssl)) is None  # the certificate's DN is not known here
