@@ -113,8 +113,10 @@ def _resolve(value: str, base: Path) -> Path:
 
 def _message(err: Mapping[str, Any]) -> str:
     kind = str(err["type"])
-    loc = [p for p in err["loc"] if isinstance(p, str)]
-    field = to_camel(loc[-1]) if loc else "document"
+    loc = tuple(err["loc"])
+    if kind not in ("missing", "extra_forbidden") and (not loc or not isinstance(loc[-1], str)):
+        return str(err["msg"]).removeprefix("Value error, ")
+    field = to_camel(str(loc[-1])) if loc else "document"
     if kind == "missing":
         return f"missing required field {field!r}"
     if kind == "extra_forbidden":

@@ -1,0 +1,163 @@
+"""``run_fleet_plan`` end to end on snapshots: plan files, summary files, partial results, progress.
+
+The live states are snapshots (JSON and Parquet) derived from the example manifests, with drift
+added; each cluster's plan file must be byte-identical to the single-cluster plan of the same
+manifests and snapshot, and readable by ``Plan.load`` (what ``show`` and ``apply --plan`` use).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from reconciler import plan as plan_model
+from reconciler import state as s
+from reconciler import workflow
+from reconciler.fleet import FleetEvent, load_fleet, run_fleet_plan, sources
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
+
+
+def live_from(manifests: Path, *, drop: str, extra_topic: str, retention: str) -> s.ClusterState:
+    """A live state that matches the manifests except: one topic missing, one undeclared, one config changed."""
+    wanted = workflow.load_manifests([manifests], env={}).desired
+    brokers = tuple(s.Broker(i, f"b{i}", 9092, f"rack-{i % 2}") for i in (1, 2, 3))
+    topics = {}
+    for name, t in wanted.topics.items():
+        if name == drop:
+            continue
+        layout = tuple(tuple((p + r) % 3 + 1 for r in range(t.replication_factor)) for p in range(t.partitions))
+        configs = dict(t.configs)
+        if name == "orders.created":
+            configs["retention.ms"] = retention
+        topics[name] = s.TopicState(name=name, assignment=layout, configs=configs)
+    topics[extra_topic] = s.TopicState(name=extra_topic, assignment=((1, 2, 3),))
+    topics["__consumer_offsets"] = s.TopicState(name="__consumer_offsets", assignment=((1, 2, 3),), internal=True)
+    return s.ClusterState(
+        cluster_id=f"id-{drop}",
+        controller_id=1,
+        brokers=brokers,
+        topics=topics,
+        broker_configs={},
+        acls=frozenset(list(wanted.acls)[1:]),
+        quotas={},
+        scram_users={},
+    )
+
+
+@pytest.fixture
+def fleet_dir(tmp_path: Path) -> Path:
+    shutil.copytree(EXAMPLES, tmp_path / "manifests")
+    eu = live_from(tmp_path / "manifests", drop="orders.shipped", extra_topic="orders.legacy", retention="1000")
+    us = live_from(tmp_path / "manifests", drop="payments.settled", extra_topic="payments.old", retention="2000")
+    s.write_snapshot(eu, tmp_path / "eu.json")
+    sources.write_parquet_snapshot(us, tmp_path / "us.parquet")
+    (tmp_path / "fleet.yaml").write_text(
+        "defaults:\n"
+        "  manifests: manifests\n"
+        "clusters:\n"
+        "  - name: eu-1\n"
+        "    snapshot: eu.json\n"
+        "  - name: us-1\n"
+        "    snapshot: us.parquet\n"
+        "  - name: ap-1\n"
+        "    snapshot: ap.json\n"
+    )
+    return tmp_path
+
+
+def single_cluster_plan(fleet_dir: Path, snapshot: Path) -> str:
+    wanted = workflow.load_manifests([fleet_dir / "manifests"], env={}).desired
+    if snapshot.suffix == ".parquet":
+        from reconciler.fleet import rows
+
+        live = rows.rebuild_live(sources.read_parquet_snapshot(snapshot))
+    else:
+        live = s.read_snapshot(snapshot)
+    return workflow.make_plan(wanted, live).to_json()
+
+
+def test_each_plan_file_equals_the_single_cluster_plan_and_the_result_is_partial(fleet_dir: Path) -> None:
+    events: list[FleetEvent] = []
+    out = fleet_dir / "out"
+    result = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, progress=events.append, env={})
+
+    assert (out / "eu-1" / "plan.json").read_text() == single_cluster_plan(fleet_dir, fleet_dir / "eu.json")
+    assert (out / "us-1" / "plan.json").read_text() == single_cluster_plan(fleet_dir, fleet_dir / "us.parquet")
+    assert not (out / "ap-1").exists()
+    eu_plan = plan_model.Plan.load(out / "eu-1" / "plan.json")
+    assert {c.address for c in eu_plan.actionable} >= {"topic/orders.shipped", "topic/orders.legacy"}
+    assert "topic/__consumer_offsets" not in {c.address for c in eu_plan.changes}
+
+    assert result.partial and result.exit_code == 3
+    assert [(c.name, c.status) for c in result.clusters] == [
+        ("eu-1", "planned"),
+        ("us-1", "planned"),
+        ("ap-1", "unreadable"),
+    ]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "partial"
+    assert summary["unreadable"] == [
+        {
+            "name": "ap-1",
+            "status": "unreadable",
+            "reason": f"cannot read snapshot {fleet_dir / 'ap.json'}: No such file or directory",
+        }
+    ]
+    eu = next(c for c in summary["clusters"] if c["name"] == "eu-1")
+    assert eu["by_kind"]["topic"] == {
+        "create": 1, "update": 1, "delete": 1, "blocked": 0, "unmanaged": 0, "unchanged": 6
+    }  # fmt: skip
+    assert eu["by_kind"]["acl"]["create"] == 1 and eu["counts"]["create"] == sum(
+        k["create"] for k in eu["by_kind"].values()
+    )
+    top = summary["most_drifted"][0]
+    assert top["attributes"] >= 1 and top["cluster"] in ("eu-1", "us-1")
+    assert {"cluster": "eu-1", "kind": "topic", "name": "orders.created", "action": "update", "attributes": 1,
+            "names": ["configs.retention.ms"]} in summary["most_drifted"]  # fmt: skip
+
+    report = (out / "report.md").read_text()
+    assert "PARTIAL" in report and "**ap-1** (unreadable): cannot read snapshot" in report
+    assert f"| eu-1 | planned | {eu['counts']['create']} | {eu['counts']['update']} |" in report
+    clusters = pq.read_table(out / "clusters.parquet").to_pylist()
+    assert {(r["cluster"], r["kind"]) for r in clusters} >= {("eu-1", "topic"), ("us-1", "acl"), ("ap-1", None)}
+    drift = pq.read_table(out / "drift.parquet").to_pylist()
+    assert {"cluster": "us-1", "kind": "topic", "name": "payments.settled", "action": "create"}.items() <= next(
+        d for d in drift if d["name"] == "payments.settled"
+    ).items()
+
+    stages = [(e.stage, e.cluster) for e in events]
+    assert ("read", "eu-1") in stages and ("plan", "us-1") in stages and ("unreadable", "ap-1") in stages
+
+
+def test_invalid_manifests_fail_only_their_clusters(fleet_dir: Path) -> None:
+    broken = fleet_dir / "broken"
+    broken.mkdir()
+    (broken / "t.yaml").write_text(
+        "apiVersion: kafka-reconciler/v1\nkind: Topic\nmetadata: {name: x}\nspec: {partitions: 0}\n"
+    )
+    (fleet_dir / "fleet.yaml").write_text(
+        "clusters:\n  - {name: eu-1, manifests: manifests, snapshot: eu.json}\n"
+        "  - {name: bad, manifests: broken, snapshot: eu.json}\n"
+    )
+    result = run_fleet_plan(
+        load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=fleet_dir / "out", progress=None, env={}
+    )
+    status = {c.name: (c.status, c.reason) for c in result.clusters}
+    assert status["eu-1"][0] == "planned"
+    assert status["bad"][0] == "failed"
+    assert "error(s) in the manifests; first:" in str(status["bad"][1]) and "t.yaml:4" in str(status["bad"][1])
+
+
+def test_a_complete_run_exits_zero_and_has_no_unreadable_section(fleet_dir: Path) -> None:
+    (fleet_dir / "fleet.yaml").write_text("clusters:\n  - {name: eu-1, manifests: manifests, snapshot: eu.json}\n")
+    result = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=fleet_dir / "out", env={})
+    assert (result.partial, result.exit_code, result.has_changes) == (False, 0, True)
+    assert result.summary["status"] == "complete" and result.summary["unreadable"] == []
+    assert "## Clusters not planned" not in (fleet_dir / "out" / "report.md").read_text()
+    assert dataclasses.asdict(result.clusters[0])["plan_path"] == fleet_dir / "out" / "eu-1" / "plan.json"

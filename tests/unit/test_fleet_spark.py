@@ -1,0 +1,83 @@
+"""Spark engine parity: on generated fleets, Spark's plan of each cluster equals the local engine's and the planner's.
+
+One SparkSession (``local[2]``, 2 shuffle partitions, no UI) is shared by the module; the examples
+are few because each one is a Spark job of a second or more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from reconciler import desired as d
+from reconciler import state as s
+from reconciler.fleet import load_fleet, local, planning, rows, run_fleet_plan, sources
+from reconciler.fleet import spark as spark_engine
+from tests.unit.test_fleet_parity import fleet_inputs, fleets
+from tests.unit.test_fleet_run import fleet_dir  # noqa: F401 (fixture)
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install -e '.[spark]')")
+    session = spark_engine.session(
+        "local[2]", conf={"spark.sql.shuffle.partitions": "2", "spark.default.parallelism": "2"}
+    )
+    yield session
+    session.stop()
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(pairs=fleets)
+def test_spark_plans_each_cluster_like_the_local_engine_and_the_planner(
+    pairs: list[tuple[d.DesiredState, s.ClusterState]], spark: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    tasks, desired_sets, expected = fleet_inputs(pairs, tmp_path_factory.mktemp("fleet"))
+    on_spark = {o.cluster: o for o in spark_engine.run_spark(tasks, desired_sets, spark=spark)}
+    in_process = {o.cluster: o for o in local.run_local(tasks, desired_sets)}
+    assert {name: o.plan_json for name, o in on_spark.items()} == expected
+    assert on_spark == in_process  # drift records and row counts too
+
+
+def test_unreadable_cluster_is_reported_and_the_others_are_planned(spark: Any, tmp_path: Path) -> None:
+    wanted = d.DesiredState(topics={"orders": d.DesiredTopic("orders", 1, 1)})
+    live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(s.Broker(1, "b1", 9092),), topics={})
+    s.write_snapshot(live, tmp_path / "ok.json")
+    desired_sets = {"m": sources.DesiredSet("m", wanted, {})}
+    tasks = [
+        sources.ClusterTask(name="ok", desired_key="m", snapshot=str(tmp_path / "ok.json")),
+        sources.ClusterTask(name="down", desired_key="m", bootstrap="127.0.0.1:1", request_timeout_ms=2000),
+    ]
+    got = {o.cluster: o for o in spark_engine.run_spark(tasks, desired_sets, spark=spark)}
+    assert got["ok"].status == planning.STATUS_PLANNED
+    plan = got["ok"].plan()
+    assert plan is not None and [c.address for c in plan.changes] == ["topic/orders"]
+    assert got["down"].status == planning.STATUS_UNREADABLE
+    assert "127.0.0.1:1" in str(got["down"].reason)
+    assert rows.ERROR not in str(got["down"].plan_json)
+
+
+def test_fleet_run_on_spark_writes_the_same_files_as_the_local_engine(spark: Any, fleet_dir: Path) -> None:  # noqa: F811
+    fleet = load_fleet(fleet_dir / "fleet.yaml", env={})
+    on_local = run_fleet_plan(fleet, engine="local", out_dir=fleet_dir / "local", env={})
+    on_spark = run_fleet_plan(fleet, engine="spark", spark_session=spark, out_dir=fleet_dir / "spark", env={})
+    for cluster in ("eu-1", "us-1"):
+        assert (fleet_dir / "spark" / cluster / "plan.json").read_bytes() == (
+            fleet_dir / "local" / cluster / "plan.json"
+        ).read_bytes()
+    assert {**on_spark.summary, "engine": "local"} == on_local.summary
+    assert [(c.name, c.status, c.reason) for c in on_spark.clusters] == [
+        (c.name, c.status, c.reason) for c in on_local.clusters
+    ]
+    assert on_spark.exit_code == 3
+    assert (fleet_dir / "spark" / "report.md").read_text().replace("engine: spark", "engine: local") == (
+        fleet_dir / "local" / "report.md"
+    ).read_text()
