@@ -1,4 +1,4 @@
-"""Property: for any live state built from valid Kafka resources, planning the imported manifests against it is empty."""
+"""Property: for any live state of valid Kafka resources, planning the imported manifests against it is empty."""
 
 from __future__ import annotations
 
