@@ -49,9 +49,10 @@ def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:
 def produce(cluster: KafkaCluster, topic: str, values: list[bytes]) -> None:
     producer = KafkaProducer(bootstrap_servers=cluster.bootstrap, acks="all", **cluster.client_kwargs())
     try:
-        for value in values:
-            producer.send(topic, value)
+        futures = [producer.send(topic, value) for value in values]
         producer.flush(timeout=30)
+        for future in futures:
+            future.get(timeout=30)
     finally:
         producer.close()
 
