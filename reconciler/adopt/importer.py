@@ -90,7 +90,7 @@ class _Import:
             )
         out: dict[str, object] = {}
         for key, text in sorted(topic.configs.items()):
-            value = self._topic_config(address, key, text, rf=rf, secret=key in topic.sensitive)
+            value = self._topic_config(address, key, text=text, rf=rf, secret=key in topic.sensitive)
             if value is not None:
                 out[key] = value
         spec: dict[str, Any] = {"partitions": topic.partitions, "replicationFactor": rf}
@@ -98,7 +98,7 @@ class _Import:
             spec["configs"] = out
         return Document("Topic", topic.name, spec)
 
-    def _topic_config(self, address: str, key: str, text: str | None, *, rf: int, secret: bool) -> object | None:
+    def _topic_config(self, address: str, key: str, *, text: str | None, rf: int, secret: bool) -> object | None:
         if secret or text is None or configs.is_sensitive(key):
             variable = self.variable("TOPIC", address.removeprefix("topic/"), key)
             self.report.note(

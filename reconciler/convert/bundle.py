@@ -80,14 +80,16 @@ class Bundle:
                 severity="todo",
             )
         kept = {
-            k: v for k, v in ((k, self.topic_config(origin, k, v)) for k, v in topic_configs.items()) if v is not None
+            k: v
+            for k, v in ((k, self.topic_config(origin, key=k, value=v)) for k, v in topic_configs.items())
+            if v is not None
         }
         if kept:
             spec["configs"] = dict(sorted(kept.items()))
         self.topics[name] = Document("Topic", name, spec, labels=dict(labels or {}))
         return True
 
-    def topic_config(self, origin: str, key: str, value: Any) -> Any:
+    def topic_config(self, origin: str, *, key: str, value: Any) -> Any:
         spec = configs.TOPIC_CONFIGS.get(str(key))
         if spec is None:
             self.report.note(origin, f"config {key}={value} is not a topic config this version knows; left out")
@@ -123,7 +125,7 @@ class Bundle:
         self.principals.add(binding.principal)
         return True
 
-    def add_grant(self, kind: str, name: str, spec: dict[str, Any], *, origin: str) -> None:
+    def add_grant(self, kind: str, name: str, *, spec: dict[str, Any], origin: str) -> None:
         problems = rules.principal_problems(str(spec.get("principal")))
         if problems:
             self.report.note(origin, f"{kind} grant left out: {'; '.join(problems)}")

@@ -60,19 +60,19 @@ def convert(documents: Sequence[tuple[str, Any]]) -> Bundle:
     state_doc = _merge(bundle, documents)
     defaults = _settings(bundle, state_doc["settings"])
     for name, topic in sorted(state_doc["topics"].items()):
-        _topic(bundle, name, topic, defaults)
+        _topic(bundle, name, topic=topic, defaults=defaults)
     principals: dict[str, str] = {}
     for name, service in sorted(state_doc["services"].items()):
-        principal = _service(bundle, name, service)
+        principal = _service(bundle, name, service=service)
         if principal:
             principals[name] = principal
     users: dict[str, str] = {}
     for name, user in sorted(state_doc["users"].items()):
-        principal = _user(bundle, name, user)
+        principal = _user(bundle, name, user=user)
         if principal:
             users[name] = principal
-    _custom(bundle, state_doc["customServiceAcls"], principals, what="service")
-    _custom(bundle, state_doc["customUserAcls"], users, what="user")
+    _custom(bundle, state_doc["customServiceAcls"], owners=principals, what="service")
+    _custom(bundle, state_doc["customUserAcls"], owners=users, what="user")
     if bundle.grants:
         bundle.report.note(
             "services",
@@ -134,7 +134,7 @@ def _prefixes(block: object) -> list[str]:
     return [str(p) for p in found] if isinstance(found, list) else []
 
 
-def _topic(bundle: Bundle, name: str, topic: object, defaults: Mapping[str, Any]) -> None:
+def _topic(bundle: Bundle, name: str, *, topic: object, defaults: Mapping[str, Any]) -> None:
     body = mapping(topic)
     found = body.get("configs")
     bundle.add_topic(
@@ -150,7 +150,7 @@ def _topics(value: object) -> list[str]:
     return [str(t) for t in value] if isinstance(value, list) else []
 
 
-def _service(bundle: Bundle, name: str, service: object) -> str | None:
+def _service(bundle: Bundle, name: str, *, service: object) -> str | None:
     origin = f"services.{name}"
     body = mapping(service)
     kind = str(body.get("type", ""))
@@ -162,19 +162,19 @@ def _service(bundle: Bundle, name: str, service: object) -> str | None:
     if kind == "application":
         group = str(body.get("group-id") or name)
         if produces:
-            bundle.add_grant("Producer", name, {"principal": principal, "topics": produces}, origin=origin)
+            bundle.add_grant("Producer", name, spec={"principal": principal, "topics": produces}, origin=origin)
         if consumes:
             spec = {"principal": principal, "topics": consumes, "groups": [group]}
-            bundle.add_grant("Consumer", name, spec, origin=origin)
+            bundle.add_grant("Consumer", name, spec=spec, origin=origin)
     elif kind == "kafka-streams":
         streams: dict[str, Any] = {"principal": principal, "applicationId": str(body.get("application-id") or name)}
         if consumes:
             streams["inputTopics"] = consumes
         if produces:
             streams["outputTopics"] = produces
-        bundle.add_grant("StreamsApp", name, streams, origin=origin)
+        bundle.add_grant("StreamsApp", name, spec=streams, origin=origin)
     elif kind == "kafka-connect":
-        _connect(bundle, name, body, principal=principal, produces=produces, origin=origin)
+        _connect(bundle, name, body=body, principal=principal, produces=produces, origin=origin)
     else:
         bundle.report.note(origin, f"service type {kind!r} has no equivalent; ignored")
         return None
@@ -182,7 +182,7 @@ def _service(bundle: Bundle, name: str, service: object) -> str | None:
 
 
 def _connect(
-    bundle: Bundle, name: str, body: Mapping[str, Any], *, principal: str, produces: list[str], origin: str
+    bundle: Bundle, name: str, *, body: Mapping[str, Any], principal: str, produces: list[str], origin: str
 ) -> None:
     storage = mapping(body.get("storage-topics"))
     sources = list(produces)
@@ -202,13 +202,13 @@ def _connect(
     }
     if sources:
         spec["sourceTopics"] = sources
-    bundle.add_grant("ConnectWorker", name, spec, origin=origin)
+    bundle.add_grant("ConnectWorker", name, spec=spec, origin=origin)
     for connector, topics in sinks:
         grant = {"principal": principal, "topics": topics, "groups": [f"connect-{connector}"]}
-        bundle.add_grant("Consumer", f"{name}-{connector}", grant, origin=f"{origin}.connectors.{connector}")
+        bundle.add_grant("Consumer", f"{name}-{connector}", spec=grant, origin=f"{origin}.connectors.{connector}")
 
 
-def _user(bundle: Bundle, name: str, user: object) -> str | None:
+def _user(bundle: Bundle, name: str, *, user: object) -> str | None:
     origin = f"users.{name}"
     body = mapping(user)
     principal = body.get("principal")
@@ -228,7 +228,7 @@ def _user(bundle: Bundle, name: str, user: object) -> str | None:
     return principal
 
 
-def _custom(bundle: Bundle, section: Mapping[str, Any], owners: Mapping[str, str], *, what: str) -> None:
+def _custom(bundle: Bundle, section: Mapping[str, Any], *, owners: Mapping[str, str], what: str) -> None:
     for owner, acls in sorted(section.items()):
         if not isinstance(acls, Mapping):
             continue

@@ -46,9 +46,9 @@ def convert(documents: Sequence[tuple[str, Any]]) -> Bundle:
             bundle.report.note(where, f"{kind} without metadata.name; ignored")
             continue
         if kind == "KafkaTopic":
-            _topic(bundle, name, spec, meta, origin=label)
+            _topic(bundle, name, spec=spec, meta=meta, origin=label)
         else:
-            _user(bundle, name, spec, origin=label)
+            _user(bundle, name, spec=spec, origin=label)
     if bundle.topics:
         bundle.report.note(
             "KafkaTopic",
@@ -66,7 +66,7 @@ def _labels(meta: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items() if isinstance(v, (str, int, float, bool))}
 
 
-def _topic(bundle: Bundle, name: str, spec: Mapping[str, Any], meta: Mapping[str, Any], *, origin: str) -> None:
+def _topic(bundle: Bundle, name: str, *, spec: Mapping[str, Any], meta: Mapping[str, Any], origin: str) -> None:
     topic = spec.get("topicName") or name
     found = spec.get("config")
     if found is not None and not isinstance(found, Mapping):
@@ -82,7 +82,7 @@ def _topic(bundle: Bundle, name: str, spec: Mapping[str, Any], meta: Mapping[str
     )
 
 
-def _user(bundle: Bundle, name: str, spec: Mapping[str, Any], *, origin: str) -> None:
+def _user(bundle: Bundle, name: str, *, spec: Mapping[str, Any], origin: str) -> None:
     auth = mapping(spec.get("authentication"))
     auth_type = str(auth.get("type", "")).lower()
     principal_name = name
@@ -119,7 +119,7 @@ def _user(bundle: Bundle, name: str, spec: Mapping[str, Any], *, origin: str) ->
         if str(authz.get("type", "")).lower() == "simple":
             acls = authz.get("acls")
             for index, rule in enumerate(acls if isinstance(acls, list) else []):
-                _acl(bundle, f"User:{principal_name}", rule, origin=f"{origin} acls[{index}]")
+                _acl(bundle, f"User:{principal_name}", rule=rule, origin=f"{origin} acls[{index}]")
         else:
             bundle.report.note(origin, f"authorization type {authz.get('type')!r} has no equivalent; ACLs ignored")
     quotas = spec.get("quotas")
@@ -152,7 +152,7 @@ def _secret_ref(auth: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _acl(bundle: Bundle, principal: str, rule: object, *, origin: str) -> None:
+def _acl(bundle: Bundle, principal: str, *, rule: object, origin: str) -> None:
     if not isinstance(rule, Mapping) or not isinstance(rule.get("resource"), Mapping):
         bundle.report.note(origin, "an ACL rule without a resource; ignored")
         return
