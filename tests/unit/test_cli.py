@@ -183,3 +183,15 @@ def test_commands_not_available_say_so(tmp_path: Path) -> None:
             continue
         assert result.exit_code == 1
         assert len(result.output.strip().splitlines()) == 1
+
+
+def test_convert_kafka_gitops_then_refuses_non_empty_directory(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parents[1] / "fixtures" / "convert" / "kafka-gitops" / "state.yaml"
+    out = tmp_path / "converted"
+    first = runner.invoke(app, ["convert", "--from", "kafka-gitops", str(sample), "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    assert (out / "CONVERSION.md").is_file()
+    assert runner.invoke(app, ["validate", str(out)]).exit_code == 0
+    second = runner.invoke(app, ["convert", "--from", "kafka-gitops", str(sample), "--out", str(out)])
+    assert second.exit_code == 1
+    assert "Traceback" not in second.output
