@@ -116,6 +116,9 @@ def _tasks_of(batches: Iterator[Any]) -> Iterator[sources.ClusterTask]:
 
 def _live_side(wanted_by_key: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
     def run(batches: Iterator[Any]) -> Iterator[Any]:
+        # A cluster that is down is reported by its error row; kafka-python's retry log lines would
+        # only repeat that on the console of every executor.
+        logging.getLogger("kafka").setLevel(logging.CRITICAL)
         table: Mapping[str, desired.DesiredState] = wanted_by_key.value
         for task in _tasks_of(batches):
             yield from _batches((task.name, r) for r in sources.read_live_rows(task, table[task.desired_key]))
