@@ -125,6 +125,7 @@ class ConnectionLost(errors.ConnectionFailed):
 
     retriable = True
 
-    def __init__(self, message: str, *, api: str) -> None:
+    def __init__(self, message: str, *, api: str, node: int | None = None) -> None:
         super().__init__(message)
         self.api = api
+        self.node = node  # the broker the request was sent to, when it was sent to a chosen one

@@ -275,6 +275,7 @@ class Wire:
                 f"{api} to {target} failed: {self.scrub(_plain(exc)) or type(exc).__name__}; "
                 "the request may or may not have been applied",
                 api=api,
+                node=node,
             ) from None
         except kafka_errors.KafkaError as exc:
             code = int(getattr(exc, "errno", None) or -1)
@@ -306,7 +307,12 @@ class Wire:
         """Send to the controller; on ``NOT_CONTROLLER`` refresh the controller id and resend once."""
         if self.controller_id is None:
             self.refresh_controller()
-        response = self.send(request, node=self.controller_id, timeout_ms=timeout_ms)
+        try:
+            response = self.send(request, node=self.controller_id, timeout_ms=timeout_ms)
+        except ConnectionLost:
+            # The broker died or is unreachable: ask the cluster again before the next request goes there.
+            self.controller_id = None
+            raise
         if not_controller(response):
             self.refresh_controller()
             response = self.send(request, node=self.controller_id, timeout_ms=timeout_ms)
