@@ -3,7 +3,8 @@
 It connects lazily, reports what the cluster supports, reads the live state in a constant number of
 requests (``read_state``) and applies batched writes that answer per entity (``ItemResult``). Every request
 it sends is counted in ``request_count`` / ``request_counts``. The modules next to this one do the work:
-``wire`` (connection, routing, counting), ``read`` (live state), ``write`` (batched changes).
+``wire`` (connection, routing, counting), ``read`` (live state), ``write`` (batched topic, config and
+reassignment changes), ``security`` (ACLs, quotas and SCRAM credentials, read and written).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka import read, write
+from reconciler.kafka import read, security, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 
@@ -135,20 +136,20 @@ class KafkaAdapter:
         return write.incremental_alter_configs(self._wire, changes, validate_only=validate_only)
 
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-        return write.create_acls(self._wire, bindings)
+        return security.create_acls(self._wire, bindings)
 
     def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-        return write.delete_acls(self._wire, bindings)
+        return security.delete_acls(self._wire, bindings)
 
     def alter_client_quotas(
         self, changes: Mapping[state.QuotaEntity, Mapping[str, float | None]], *, validate_only: bool = False
     ) -> list[ItemResult]:
-        return write.alter_client_quotas(self._wire, changes, validate_only=validate_only)
+        return security.alter_client_quotas(self._wire, changes, validate_only=validate_only)
 
     def alter_scram_credentials(
         self, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
     ) -> list[ItemResult]:
-        return write.alter_scram_credentials(self._wire, upserts=upserts, deletions=deletions)
+        return security.alter_scram_credentials(self._wire, upserts=upserts, deletions=deletions)
 
     def alter_partition_reassignments(
         self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None

@@ -14,17 +14,15 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kafka.admin import ACLOperation, ACLPermissionType, ACLResourcePatternType, ConfigSourceType, ResourceType
+from kafka.admin import ConfigSourceType
 from kafka.protocol.admin import (
-    DescribeAclsRequest,
-    DescribeClientQuotasRequest,
     DescribeConfigsRequest,
-    DescribeUserScramCredentialsRequest,
     ListPartitionReassignmentsRequest,
 )
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, state
+from reconciler.kafka import security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
@@ -50,8 +48,6 @@ _BROKER_RESOURCE = 4
 _UNKNOWN_TOPIC = 3
 _UNKNOWN_SERVER_ERROR = -1
 _NOT_CONTROLLER = 41
-_SECURITY_DISABLED = 54
-_SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
 
 
 def read_state(
@@ -98,19 +94,19 @@ def read_state(
 
     acls = None
     if desired.KIND_ACL in kinds:
-        acls, reason = read_acls(wire, principal_filter=principal_filter)
+        acls, reason = security.read_acls(wire, principal_filter=principal_filter)
         if reason:
             unavailable[desired.KIND_ACL] = reason
     quotas = None
     if desired.KIND_QUOTA in kinds:
         if (reason := wire.unsupported("DescribeClientQuotas")) is None:
-            quotas = read_quotas(wire, principal_filter=principal_filter)
+            quotas = security.read_quotas(wire, principal_filter=principal_filter)
         else:
             unavailable[desired.KIND_QUOTA] = reason
     scram = None
     if desired.KIND_SCRAM in kinds:
         if (reason := wire.unsupported("DescribeUserScramCredentials")) is None:
-            scram = read_scram(wire, principal_filter=principal_filter)
+            scram = security.read_scram(wire, principal_filter=principal_filter)
         else:
             unavailable[desired.KIND_SCRAM] = reason
 
@@ -336,96 +332,3 @@ def read_reassignments(
         for p in topic.partitions
     ]
     return tuple(sorted(found, key=lambda r: (r.topic, r.partition)))
-
-
-# --------------------------------------------------------------------------------------- security
-def read_acls(
-    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
-) -> tuple[frozenset[state.AclBinding] | None, str | None]:
-    """Every ACL binding (one DescribeAcls, ANY filter), or ``(None, reason)`` when there is no authorizer."""
-    request = DescribeAclsRequest(
-        resource_type_filter=ResourceType.ANY,
-        resource_name_filter=None,
-        pattern_type_filter=ACLResourcePatternType.ANY,
-        principal_filter=None,
-        host_filter=None,
-        operation=ACLOperation.ANY,
-        permission_type=ACLPermissionType.ANY,
-    )
-    response = wire.send(request)
-    if response.error_code == _SECURITY_DISABLED:
-        return None, (
-            "the cluster has no authorizer configured (SECURITY_DISABLED): ACLs cannot be read or managed; "
-            "set authorizer.class.name on the brokers or stop managing ACLs for this cluster"
-        )
-    wire.check_top_level(response, api="DescribeAcls")
-    bindings = set()
-    for resource in response.resources:
-        for acl in resource.acls:
-            principal = str(acl.principal)
-            if principal_filter is not None and not principal_filter(principal):
-                continue
-            bindings.add(
-                state.AclBinding(
-                    resource_type=_enum_name(ResourceType, resource.resource_type),
-                    pattern_type=_enum_name(ACLResourcePatternType, resource.pattern_type),
-                    resource_name=str(resource.resource_name),
-                    principal=principal,
-                    host=str(acl.host),
-                    operation=_enum_name(ACLOperation, acl.operation),
-                    permission=_enum_name(ACLPermissionType, acl.permission_type),
-                )
-            )
-    return frozenset(bindings), None
-
-
-def read_quotas(
-    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
-) -> dict[state.QuotaEntity, dict[str, float]]:
-    """Every client-quota entity and its values (one DescribeClientQuotas matching everything).
-
-    With a ``principal_filter``, entities naming a user are kept only when ``User:<name>`` matches; entities
-    without a named user (client-id, ip, default user) are always kept.
-    """
-    response = wire.send(DescribeClientQuotasRequest(components=[], strict=False))
-    wire.check_top_level(response, api="DescribeClientQuotas")
-    quotas: dict[state.QuotaEntity, dict[str, float]] = {}
-    for entry in response.entries or []:
-        parts = tuple(
-            sorted((str(e.entity_type), None if e.entity_name is None else str(e.entity_name)) for e in entry.entity)
-        )
-        user = next((n for t, n in parts if t == "user" and n is not None), None)
-        if principal_filter is not None and user is not None and not principal_filter(f"User:{user}"):
-            continue
-        quotas[state.QuotaEntity(parts)] = {str(v.key): float(v.value) for v in entry.values}
-    return quotas
-
-
-def read_scram(
-    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
-) -> dict[str, tuple[state.ScramCredential, ...]]:
-    """Every SCRAM user with its mechanisms and iterations (one DescribeUserScramCredentials, all users)."""
-    response = wire.send(DescribeUserScramCredentialsRequest(users=None))
-    wire.check_top_level(response, api="DescribeUserScramCredentials")
-    users: dict[str, tuple[state.ScramCredential, ...]] = {}
-    for result in response.results:
-        user = str(result.user)
-        if result.error_code or (principal_filter is not None and not principal_filter(f"User:{user}")):
-            continue
-        users[user] = tuple(
-            sorted(
-                (
-                    state.ScramCredential(_SCRAM_MECHANISMS.get(int(c.mechanism), "UNKNOWN"), int(c.iterations))
-                    for c in result.credential_infos
-                ),
-                key=lambda c: c.mechanism,
-            )
-        )
-    return users
-
-
-def _enum_name(enum_cls: Any, value: int) -> str:
-    try:
-        return str(enum_cls(int(value)).name)
-    except ValueError:
-        return "UNKNOWN"

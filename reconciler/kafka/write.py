@@ -11,22 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kafka.admin import (
-    ACLOperation,
-    ACLPermissionType,
-    ACLResourcePatternType,
     ConfigResourceType,
     ConfigSourceType,
-    ResourceType,
-    UserScramCredentialUpsertion,
 )
 from kafka.protocol.admin import (
-    AlterClientQuotasRequest,
     AlterPartitionReassignmentsRequest,
-    AlterUserScramCredentialsRequest,
-    CreateAclsRequest,
     CreatePartitionsRequest,
     CreateTopicsRequest,
-    DeleteAclsRequest,
     DeleteTopicsRequest,
     IncrementalAlterConfigsRequest,
 )
@@ -34,17 +25,16 @@ from kafka.protocol.admin import (
 from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka import wire as wire_mod
-from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
+from reconciler.kafka.results import ConfigOp, ItemResult, TopicSpec
 
 # Entities per request: keeps one request well below the broker's socket.request.max.bytes (100 MiB).
 MAX_BATCH = 2_000
 _NOT_CONTROLLER = 41
 _CONFIG_OPS = {"SET": 0, "DELETE": 1, "APPEND": 2, "SUBTRACT": 3}
-_SCRAM_MECHANISM_CODES = {"SCRAM-SHA-256": 1, "SCRAM-SHA-512": 2}
 T = TypeVar("T")
 
 
-def _chunks(items: Sequence[T]) -> list[Sequence[T]]:
+def batches(items: Sequence[T]) -> list[Sequence[T]]:
     return [items[i : i + MAX_BATCH] for i in range(0, len(items), MAX_BATCH)]
 
 
@@ -84,7 +74,7 @@ def create_topics(
     topic_cls = CreateTopicsRequest.CreatableTopic
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
     results: dict[str, ItemResult] = {}
-    for chunk in _chunks(specs):
+    for chunk in batches(specs):
         request = CreateTopicsRequest(
             topics=[
                 topic_cls(
@@ -132,7 +122,7 @@ def delete_topics(wire: wire_mod.Wire, names: Sequence[str], *, timeout_ms: int 
     state_cls = DeleteTopicsRequest.DeleteTopicState
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
     results: dict[str, ItemResult] = {}
-    for chunk in _chunks(names):
+    for chunk in batches(names):
         request = DeleteTopicsRequest(
             topics=[state_cls(name=n) for n in chunk], topic_names=list(chunk), timeout_ms=broker_timeout
         )
@@ -161,7 +151,7 @@ def create_partitions(
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
     names = list(counts)
     results: dict[str, ItemResult] = {}
-    for chunk in _chunks(names):
+    for chunk in batches(names):
         topics = []
         for name in chunk:
             new = (assignments or {}).get(name)
@@ -214,7 +204,7 @@ def incremental_alter_configs(
         groups.setdefault(node, []).append((rtype, name))
     results: dict[str, ItemResult] = {}
     for node, keys in groups.items():
-        for chunk in _chunks(keys):
+        for chunk in batches(keys):
             resources = [
                 resource_cls(
                     resource_type=int(ConfigResourceType[rtype]),
@@ -240,164 +230,6 @@ def incremental_alter_configs(
 
 def _reveal(value: str | Secret | None) -> str | None:
     return value.reveal() if isinstance(value, Secret) else value
-
-
-# ------------------------------------------------------------------------------------------- ACLs
-def _acl_codes(binding: state.AclBinding) -> dict[str, int]:
-    """Wire codes of an exact binding; ANY/MATCH/UNKNOWN are refused (they would act as wildcards)."""
-    try:
-        codes = {
-            "resource_type": ResourceType[binding.resource_type],
-            "pattern_type": ACLResourcePatternType[binding.pattern_type],
-            "operation": ACLOperation[binding.operation],
-            "permission": ACLPermissionType[binding.permission],
-        }
-    except KeyError as exc:
-        raise ValueError(f"{binding.address}: unknown ACL value {exc}") from None
-    wildcards = [k for k, v in codes.items() if v.name in ("ANY", "MATCH", "UNKNOWN")]
-    if wildcards or not binding.principal or not binding.host:
-        raise ValueError(f"{binding.address}: not an exact ACL binding ({', '.join(wildcards) or 'empty field'})")
-    return {k: int(v) for k, v in codes.items()}
-
-
-def create_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-    """CreateAcls; the response lists results in request order."""
-    creation_cls = CreateAclsRequest.AclCreation
-    out: list[ItemResult] = []
-    for chunk in _chunks(bindings):
-        creations = []
-        for b in chunk:
-            codes = _acl_codes(b)
-            creations.append(
-                creation_cls(
-                    resource_type=codes["resource_type"],
-                    resource_name=b.resource_name,
-                    resource_pattern_type=codes["pattern_type"],
-                    principal=b.principal,
-                    host=b.host,
-                    operation=codes["operation"],
-                    permission_type=codes["permission"],
-                )
-            )
-        response = wire.send(CreateAclsRequest(creations=creations))
-        throttle = wire_mod.throttle_of(response)
-        for b, r in zip(chunk, response.results, strict=True):
-            out.append(item(b.address, r.error_code, r.error_message, throttle_ms=throttle))
-    return out
-
-
-def delete_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-    """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
-    filter_cls = DeleteAclsRequest.DeleteAclsFilter
-    out: list[ItemResult] = []
-    for chunk in _chunks(bindings):
-        filters = []
-        for b in chunk:
-            codes = _acl_codes(b)
-            filters.append(
-                filter_cls(
-                    resource_type_filter=codes["resource_type"],
-                    resource_name_filter=b.resource_name,
-                    pattern_type_filter=codes["pattern_type"],
-                    principal_filter=b.principal,
-                    host_filter=b.host,
-                    operation=codes["operation"],
-                    permission_type=codes["permission"],
-                )
-            )
-        response = wire.send(DeleteAclsRequest(filters=filters))
-        throttle = wire_mod.throttle_of(response)
-        for b, r in zip(chunk, response.filter_results, strict=True):
-            code, message = int(r.error_code), r.error_message
-            failed = next((m for m in r.matching_acls if m.error_code), None)
-            if not code and failed is not None:
-                code, message = int(failed.error_code), failed.error_message
-            out.append(item(b.address, code, message, throttle_ms=throttle, deleted=len(r.matching_acls)))
-    return out
-
-
-# ------------------------------------------------------------------------------ quotas and SCRAM
-def alter_client_quotas(
-    wire: wire_mod.Wire,
-    changes: Mapping[state.QuotaEntity, Mapping[str, float | None]],
-    *,
-    validate_only: bool = False,
-) -> list[ItemResult]:
-    """AlterClientQuotas: per entity, ``key -> value`` sets and ``key -> None`` removes."""
-    entry_cls = AlterClientQuotasRequest.EntryData
-    entities = list(changes)
-    results: dict[state.QuotaEntity, ItemResult] = {}
-    for chunk in _chunks(entities):
-        entries = [
-            entry_cls(
-                entity=[entry_cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.parts],
-                ops=[
-                    entry_cls.OpData(key=k, value=0.0 if v is None else float(v), remove=v is None)
-                    for k, v in changes[entity].items()
-                ],
-            )
-            for entity in chunk
-        ]
-        response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
-        throttle = wire_mod.throttle_of(response)
-        for r in response.entries:
-            entity = state.QuotaEntity(tuple(sorted((str(e.entity_type), e.entity_name) for e in r.entity)))
-            results[entity] = item(entity.address, r.error_code, r.error_message, throttle_ms=throttle)
-    return [results.get(e) or item(e.address, -1, "no result for this entity in the response") for e in entities]
-
-
-def alter_scram_credentials(
-    wire: wire_mod.Wire, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
-) -> list[ItemResult]:
-    """AlterUserScramCredentials; passwords are salted here (PBKDF2 via kafka-python), never sent in clear.
-
-    Kafka answers once per user and refuses a user named twice in one request ("cannot be altered twice"),
-    so alterations go out in rounds: round n holds the n-th alteration of every user (upserts before
-    deletions, so a user keeps a working credential while switching mechanisms). That is one request
-    unless a user changes several mechanisms at once. Results are one per distinct user, in first-seen
-    order; a user whose alteration fails is not altered further.
-    """
-    upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
-    delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
-    per_user: dict[str, list[Any]] = {}
-    for u in upserts:
-        code = _scram_code(u.user, u.mechanism)
-        cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
-        per_user.setdefault(u.user, []).append(
-            upsert_cls(
-                name=u.user,
-                mechanism=code,
-                iterations=int(cred.iterations),
-                salt=cred.salt,
-                salted_password=cred.salted_password,
-            )
-        )
-    for d in deletions:
-        per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=_scram_code(d.user, d.mechanism)))
-    results: dict[str, ItemResult] = {}
-    rounds = max((len(v) for v in per_user.values()), default=0)
-    for n in range(rounds):
-        batch = [alts[n] for user, alts in per_user.items() if n < len(alts) and results.get(user, _OK).ok]
-        if not batch:
-            break
-        request = AlterUserScramCredentialsRequest(
-            deletions=[a for a in batch if isinstance(a, delete_cls)],
-            upsertions=[a for a in batch if isinstance(a, upsert_cls)],
-        )
-        response = wire.send(request)
-        throttle = wire_mod.throttle_of(response)
-        for r in response.results:
-            results[str(r.user)] = item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle)
-    return [results.get(u) or item(u, -1, "no result for this user in the response") for u in per_user]
-
-
-_OK = ItemResult(key="", error_code=0, error_name=None, message=None)
-
-
-def _scram_code(user: str, mechanism: str) -> int:
-    if mechanism not in _SCRAM_MECHANISM_CODES:
-        raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
-    return _SCRAM_MECHANISM_CODES[mechanism]
 
 
 # ---------------------------------------------------------------------------------- reassignments

@@ -1,0 +1,290 @@
+"""ACLs, client quotas and SCRAM credentials: reading them in one request each, and their batched writes.
+
+Reads: one DescribeAcls with an ANY filter (``SECURITY_DISABLED`` becomes a plain reason, not an error), one
+DescribeClientQuotas matching every entity, one DescribeUserScramCredentials for all users. Writes follow the
+rules of ``reconciler.kafka.write``: one request per call, one ``ItemResult`` per entity, in input order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kafka.admin import (
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ResourceType,
+    UserScramCredentialUpsertion,
+)
+from kafka.protocol.admin import (
+    AlterClientQuotasRequest,
+    AlterUserScramCredentialsRequest,
+    CreateAclsRequest,
+    DeleteAclsRequest,
+    DescribeAclsRequest,
+    DescribeClientQuotasRequest,
+    DescribeUserScramCredentialsRequest,
+)
+
+from reconciler import state
+from reconciler.kafka import wire as wire_mod
+from reconciler.kafka import write
+from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
+
+NameFilter = Callable[[str], bool]
+
+_SECURITY_DISABLED = 54
+_SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
+_SCRAM_MECHANISM_CODES = {name: code for code, name in _SCRAM_MECHANISMS.items()}
+
+
+# ------------------------------------------------------------------------------------------- reads
+def read_acls(
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+) -> tuple[frozenset[state.AclBinding] | None, str | None]:
+    """Every ACL binding (one DescribeAcls, ANY filter), or ``(None, reason)`` when there is no authorizer."""
+    request = DescribeAclsRequest(
+        resource_type_filter=ResourceType.ANY,
+        resource_name_filter=None,
+        pattern_type_filter=ACLResourcePatternType.ANY,
+        principal_filter=None,
+        host_filter=None,
+        operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+    )
+    response = wire.send(request)
+    if response.error_code == _SECURITY_DISABLED:
+        return None, (
+            "the cluster has no authorizer configured (SECURITY_DISABLED): ACLs cannot be read or managed; "
+            "set authorizer.class.name on the brokers or stop managing ACLs for this cluster"
+        )
+    wire.check_top_level(response, api="DescribeAcls")
+    bindings = set()
+    for resource in response.resources:
+        for acl in resource.acls:
+            principal = str(acl.principal)
+            if principal_filter is not None and not principal_filter(principal):
+                continue
+            bindings.add(
+                state.AclBinding(
+                    resource_type=_enum_name(ResourceType, resource.resource_type),
+                    pattern_type=_enum_name(ACLResourcePatternType, resource.pattern_type),
+                    resource_name=str(resource.resource_name),
+                    principal=principal,
+                    host=str(acl.host),
+                    operation=_enum_name(ACLOperation, acl.operation),
+                    permission=_enum_name(ACLPermissionType, acl.permission_type),
+                )
+            )
+    return frozenset(bindings), None
+
+
+def read_quotas(
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+) -> dict[state.QuotaEntity, dict[str, float]]:
+    """Every client-quota entity and its values (one DescribeClientQuotas matching everything).
+
+    With a ``principal_filter``, entities naming a user are kept only when ``User:<name>`` matches; entities
+    without a named user (client-id, ip, default user) are always kept.
+    """
+    response = wire.send(DescribeClientQuotasRequest(components=[], strict=False))
+    wire.check_top_level(response, api="DescribeClientQuotas")
+    quotas: dict[state.QuotaEntity, dict[str, float]] = {}
+    for entry in response.entries or []:
+        parts = tuple(
+            sorted((str(e.entity_type), None if e.entity_name is None else str(e.entity_name)) for e in entry.entity)
+        )
+        user = next((n for t, n in parts if t == "user" and n is not None), None)
+        if principal_filter is not None and user is not None and not principal_filter(f"User:{user}"):
+            continue
+        quotas[state.QuotaEntity(parts)] = {str(v.key): float(v.value) for v in entry.values}
+    return quotas
+
+
+def read_scram(
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+) -> dict[str, tuple[state.ScramCredential, ...]]:
+    """Every SCRAM user with its mechanisms and iterations (one DescribeUserScramCredentials, all users)."""
+    response = wire.send(DescribeUserScramCredentialsRequest(users=None))
+    wire.check_top_level(response, api="DescribeUserScramCredentials")
+    users: dict[str, tuple[state.ScramCredential, ...]] = {}
+    for result in response.results:
+        user = str(result.user)
+        if result.error_code or (principal_filter is not None and not principal_filter(f"User:{user}")):
+            continue
+        users[user] = tuple(
+            sorted(
+                (
+                    state.ScramCredential(_SCRAM_MECHANISMS.get(int(c.mechanism), "UNKNOWN"), int(c.iterations))
+                    for c in result.credential_infos
+                ),
+                key=lambda c: c.mechanism,
+            )
+        )
+    return users
+
+
+def _enum_name(enum_cls: Any, value: int) -> str:
+    try:
+        return str(enum_cls(int(value)).name)
+    except ValueError:
+        return "UNKNOWN"
+
+
+# ------------------------------------------------------------------------------------------- ACLs
+def _acl_codes(binding: state.AclBinding) -> dict[str, int]:
+    """Wire codes of an exact binding; ANY/MATCH/UNKNOWN are refused (they would act as wildcards)."""
+    try:
+        codes = {
+            "resource_type": ResourceType[binding.resource_type],
+            "pattern_type": ACLResourcePatternType[binding.pattern_type],
+            "operation": ACLOperation[binding.operation],
+            "permission": ACLPermissionType[binding.permission],
+        }
+    except KeyError as exc:
+        raise ValueError(f"{binding.address}: unknown ACL value {exc}") from None
+    wildcards = [k for k, v in codes.items() if v.name in ("ANY", "MATCH", "UNKNOWN")]
+    if wildcards or not binding.principal or not binding.host:
+        raise ValueError(f"{binding.address}: not an exact ACL binding ({', '.join(wildcards) or 'empty field'})")
+    return {k: int(v) for k, v in codes.items()}
+
+
+def create_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+    """CreateAcls; the response lists results in request order."""
+    creation_cls = CreateAclsRequest.AclCreation
+    out: list[ItemResult] = []
+    for chunk in write.batches(bindings):
+        creations = []
+        for b in chunk:
+            codes = _acl_codes(b)
+            creations.append(
+                creation_cls(
+                    resource_type=codes["resource_type"],
+                    resource_name=b.resource_name,
+                    resource_pattern_type=codes["pattern_type"],
+                    principal=b.principal,
+                    host=b.host,
+                    operation=codes["operation"],
+                    permission_type=codes["permission"],
+                )
+            )
+        response = wire.send(CreateAclsRequest(creations=creations))
+        throttle = wire_mod.throttle_of(response)
+        for b, r in zip(chunk, response.results, strict=True):
+            out.append(write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle))
+    return out
+
+
+def delete_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+    """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
+    filter_cls = DeleteAclsRequest.DeleteAclsFilter
+    out: list[ItemResult] = []
+    for chunk in write.batches(bindings):
+        filters = []
+        for b in chunk:
+            codes = _acl_codes(b)
+            filters.append(
+                filter_cls(
+                    resource_type_filter=codes["resource_type"],
+                    resource_name_filter=b.resource_name,
+                    pattern_type_filter=codes["pattern_type"],
+                    principal_filter=b.principal,
+                    host_filter=b.host,
+                    operation=codes["operation"],
+                    permission_type=codes["permission"],
+                )
+            )
+        response = wire.send(DeleteAclsRequest(filters=filters))
+        throttle = wire_mod.throttle_of(response)
+        for b, r in zip(chunk, response.filter_results, strict=True):
+            code, message = int(r.error_code), r.error_message
+            failed = next((m for m in r.matching_acls if m.error_code), None)
+            if not code and failed is not None:
+                code, message = int(failed.error_code), failed.error_message
+            out.append(write.item(b.address, code, message, throttle_ms=throttle, deleted=len(r.matching_acls)))
+    return out
+
+
+# ------------------------------------------------------------------------------ quotas and SCRAM
+def alter_client_quotas(
+    wire: wire_mod.Wire,
+    changes: Mapping[state.QuotaEntity, Mapping[str, float | None]],
+    *,
+    validate_only: bool = False,
+) -> list[ItemResult]:
+    """AlterClientQuotas: per entity, ``key -> value`` sets and ``key -> None`` removes."""
+    entry_cls = AlterClientQuotasRequest.EntryData
+    entities = list(changes)
+    results: dict[state.QuotaEntity, ItemResult] = {}
+    for chunk in write.batches(entities):
+        entries = [
+            entry_cls(
+                entity=[entry_cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.parts],
+                ops=[
+                    entry_cls.OpData(key=k, value=0.0 if v is None else float(v), remove=v is None)
+                    for k, v in changes[entity].items()
+                ],
+            )
+            for entity in chunk
+        ]
+        response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
+        throttle = wire_mod.throttle_of(response)
+        for r in response.entries:
+            entity = state.QuotaEntity(tuple(sorted((str(e.entity_type), e.entity_name) for e in r.entity)))
+            results[entity] = write.item(entity.address, r.error_code, r.error_message, throttle_ms=throttle)
+    return [results.get(e) or write.item(e.address, -1, "no result for this entity in the response") for e in entities]
+
+
+def alter_scram_credentials(
+    wire: wire_mod.Wire, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
+) -> list[ItemResult]:
+    """AlterUserScramCredentials; passwords are salted here (PBKDF2 via kafka-python), never sent in clear.
+
+    Kafka answers once per user and refuses a user named twice in one request ("cannot be altered twice"),
+    so alterations go out in rounds: round n holds the n-th alteration of every user (upserts before
+    deletions, so a user keeps a working credential while switching mechanisms). That is one request
+    unless a user changes several mechanisms at once. Results are one per distinct user, in first-seen
+    order; a user whose alteration fails is not altered further.
+    """
+    upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
+    delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
+    per_user: dict[str, list[Any]] = {}
+    for u in upserts:
+        code = _scram_code(u.user, u.mechanism)
+        cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
+        per_user.setdefault(u.user, []).append(
+            upsert_cls(
+                name=u.user,
+                mechanism=code,
+                iterations=int(cred.iterations),
+                salt=cred.salt,
+                salted_password=cred.salted_password,
+            )
+        )
+    for d in deletions:
+        per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=_scram_code(d.user, d.mechanism)))
+    results: dict[str, ItemResult] = {}
+    rounds = max((len(v) for v in per_user.values()), default=0)
+    for n in range(rounds):
+        batch = [alts[n] for user, alts in per_user.items() if n < len(alts) and results.get(user, _OK).ok]
+        if not batch:
+            break
+        request = AlterUserScramCredentialsRequest(
+            deletions=[a for a in batch if isinstance(a, delete_cls)],
+            upsertions=[a for a in batch if isinstance(a, upsert_cls)],
+        )
+        response = wire.send(request)
+        throttle = wire_mod.throttle_of(response)
+        for r in response.results:
+            results[str(r.user)] = write.item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle)
+    return [results.get(u) or write.item(u, -1, "no result for this user in the response") for u in per_user]
+
+
+_OK = ItemResult(key="", error_code=0, error_name=None, message=None)
+
+
+def _scram_code(user: str, mechanism: str) -> int:
+    if mechanism not in _SCRAM_MECHANISM_CODES:
+        raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
+    return _SCRAM_MECHANISM_CODES[mechanism]
