@@ -99,7 +99,10 @@ class KafkaAdapter:
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
     ) -> state.ClusterState:
-        """The live state of what ``kinds`` need; a full read is ``5 + number of brokers`` requests at most.
+        """The live state of what ``kinds`` need, in a number of requests that does not depend on the data.
+
+        A full read is ``5 + number of brokers`` requests (one more per further ``read.MAX_CONFIG_RESOURCES``
+        topics); a topics-only read is 3 (Metadata, DescribeConfigs, ListPartitionReassignments).
 
         ``topic_filter`` limits topics (and their configs and reassignments) to the names it accepts;
         ``principal_filter`` limits ACLs, SCRAM users and user quotas to principals (``User:alice``) it accepts.

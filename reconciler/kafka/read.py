@@ -189,7 +189,7 @@ def _read_configs(
         return _Configs()
     # A broker that has just died stays in Metadata until the controller fences it: when the broker chosen
     # to carry the topics does not answer, ask the next one rather than failing the whole read.
-    preferred = wire.controller_id if wire.controller_id in broker_ids else broker_ids[0]
+    preferred = wire.home if wire.home in broker_ids else broker_ids[0]
     candidates = [preferred, *(b for b in broker_ids if b != preferred)]
     for index, first in enumerate(candidates):
         try:
@@ -316,8 +316,9 @@ def read_reassignments(
     try:
         response = wire.send_to_controller(request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER)
     except ConnectionLost:
-        # A read is safe to repeat: once more, through the controller the cluster names now.
-        response = wire.send_to_controller(request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER)
+        # A read is safe to repeat. A dead broker stays in Metadata until it is fenced, so ask whichever
+        # broker the client is connected to (brokers forward this request to the active controller).
+        response = wire.send(request)
     wire.check_top_level(response, api="ListPartitionReassignments")
     found = [
         state.Reassignment(

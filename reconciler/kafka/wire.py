@@ -126,6 +126,9 @@ class Wire:
         self.request_count = 0
         self.request_counts: collections.Counter[str] = collections.Counter()
         self.controller_id: int | None = None
+        # The broker that answers every request that may go anywhere, so that reads and waits see one
+        # broker's metadata cache (brokers catch up with the controller at different moments).
+        self.home: int | None = None
         self._client: KafkaAdminClient | None = None
         _quiet_library_logs()
 
@@ -254,7 +257,21 @@ class Wire:
 
     # ------------------------------------------------------------------------------------ send
     def send(self, request: Any, *, node: int | None = None, timeout_ms: int | None = None) -> Any:
-        """Send one request (to ``node``, or the least-loaded broker) and return the decoded response."""
+        """Send one request to ``node``, else to the home broker, and return the decoded response.
+
+        When the home broker stops answering it is dropped; a read (Describe*, List*, Metadata) is then sent
+        once more to the least-loaded broker, a write is not (its outcome is unknown: ``ConnectionLost``).
+        """
+        if node is None and self.home is not None:
+            try:
+                return self._send(request, node=self.home, timeout_ms=timeout_ms)
+            except ConnectionLost:
+                self.home = None
+                if not api_name(request).startswith(("Describe", "List", "Metadata")):
+                    raise
+        return self._send(request, node=node, timeout_ms=timeout_ms)
+
+    def _send(self, request: Any, *, node: int | None, timeout_ms: int | None) -> Any:
         client = self.client()
         api = api_name(request)
         self.request_count += 1
@@ -300,6 +317,8 @@ class Wire:
     def note_metadata(self, response: Any) -> None:
         controller = getattr(response, "controller_id", -1)
         self.controller_id = int(controller) if controller is not None and controller >= 0 else None
+        if self.home is None:
+            self.home = self.controller_id
 
     def send_to_controller(
         self, request: Any, *, not_controller: Callable[[Any], bool], timeout_ms: int | None = None

@@ -65,6 +65,7 @@ def test_topics_with_replicas_ids_and_only_dynamic_configs(kafka_single: KafkaCl
         live = adapter.read_state(
             kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n.startswith(topic_prefix)
         )
+        assert adapter.request_counts == {"Metadata": 1, "DescribeConfigs": 1, "ListPartitionReassignments": 1}
 
     assert set(live.topics or {}) == {orders, audit}
     topic = (live.topics or {})[orders]
