@@ -12,7 +12,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.admin import KafkaAdapter
-from reconciler.kafka.results import RequestFailed, ScramUpsert
+from reconciler.kafka.results import RequestFailed, ScramUpsert, TopicSpec
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -163,3 +163,30 @@ def test_full_read_as_admin_sees_acls_and_is_constant(kafka_sasl: KafkaCluster) 
         assert adapter.request_count == 6
     assert live.acls is not None and live.quotas is not None and live.scram_users is not None
     assert live.unavailable == {}
+
+
+def test_least_privilege_topic_read_reports_what_it_could_not_see(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    name = f"{topic_prefix}team-topic"
+    grants = [acl("User:alice", op, topic_prefix, pattern="PREFIXED") for op in ("DESCRIBE", "DESCRIBE_CONFIGS")]
+    with KafkaAdapter(sasl(kafka_sasl)) as admin:
+        assert all(r.ok for r in admin.create_acls(grants))
+        assert admin.create_topics(
+            [TopicSpec(name, partitions=2, replication_factor=1, configs={"retention.ms": "60000"})]
+        )[0].ok
+        admin.wait_topics_present([name])
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with KafkaAdapter(sasl(kafka_sasl, "alice")) as adapter:
+                live = adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}))
+            if name in (live.topics or {}) or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        assert set(live.topics or {}) == {name}  # only what alice may describe
+        assert dict((live.topics or {})[name].configs) == {"retention.ms": "60000"}
+        assert live.cluster_configs == {}
+        assert "DESCRIBE_CONFIGS on the cluster" in live.unavailable["cluster_configs"]
+        assert "DESCRIBE on the cluster" in live.unavailable["reassignments"]
+    finally:
+        with KafkaAdapter(sasl(kafka_sasl)) as admin:
+            admin.delete_acls(grants)
