@@ -89,6 +89,7 @@ Probe = Callable[[list[K]], set[K]]
 class _Pending(Generic[K]):
     attempts: int = 0
     timed_out: bool = False
+    answer_lost: bool = False
 
 
 def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[Any], K]) -> dict[K, ItemResultLike]:
@@ -166,6 +167,11 @@ def send_batched(
             if st.timed_out and outcome.error_name in already_done_after_timeout:
                 final[k] = Result(ok=True, attempts=st.attempts, note="completed after an earlier attempt timed out")
                 continue
+            if st.answer_lost and outcome.error_name in already_done_after_timeout:
+                final[k] = Result(
+                    ok=True, attempts=st.attempts, note="completed by an earlier attempt whose answer was lost"
+                )
+                continue
             if outcome.error_name == "THROTTLING_QUOTA_EXCEEDED":
                 throttle_ms = max(throttle_ms, int(outcome.extra.get("throttle_time_ms") or 0))
             if ctx.policy.should_retry(attempts_made=st.attempts, error_name=outcome.error_name):
@@ -173,6 +179,8 @@ def send_batched(
                     st.timed_out = True
                     timed_out.append(k)
                 else:
+                    # A lost connection leaves the outcome unknown: the write may have gone through.
+                    st.answer_lost = st.answer_lost or outcome.error_name == CONNECTION_ERROR
                     retry_keys.append(k)
                 final[k] = outcome  # provisional: replaced when a later attempt answers
             else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import collections
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import kafka.errors as kafka_errors
@@ -68,6 +68,15 @@ def error_name(code: int) -> str | None:
 
 def is_retriable(code: int) -> bool:
     return code != 0 and bool(kafka_errors.for_code(code).retriable)
+
+
+def explain_unsupported(api: str, capabilities: Mapping[str, int]) -> str | None:
+    """``cluster does not support DescribeClientQuotas (needs Kafka 2.6+)`` when ``api`` is missing, else ``None``."""
+    if api in capabilities:
+        return None
+    since = API_SINCE.get(api)
+    needs = f" (needs Kafka {since}+)" if since else ""
+    return f"cluster does not support {api}{needs}"
 
 
 def api_name(request: Any) -> str:
@@ -241,11 +250,7 @@ class Wire:
 
     def unsupported(self, api: str) -> str | None:
         """A plain sentence when the cluster lacks ``api``, else ``None``."""
-        if api in self.capabilities():
-            return None
-        since = API_SINCE.get(api)
-        needs = f" (needs Kafka {since}+)" if since else ""
-        return f"cluster does not support {api}{needs}"
+        return explain_unsupported(api, self.capabilities())
 
     def require(self, api: str) -> None:
         reason = self.unsupported(api)

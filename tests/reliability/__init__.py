@@ -1,0 +1,1 @@
+"""Reliability and security campaign: faults on real brokers, hostile input, secrets and least privilege."""
