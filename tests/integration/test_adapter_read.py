@@ -20,6 +20,7 @@ from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
+from reconciler.kafka.wire import explain_unsupported
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -216,6 +217,14 @@ def test_capabilities_and_missing_apis(kafka_single: KafkaCluster) -> None:
         assert adapter.missing_apis(ALL_KINDS) == []
         adapter.require(ALL_KINDS)
         assert adapter.request_count == 0  # capabilities come from the connection handshake
+
+
+def test_missing_apis_are_explained_with_the_kafka_release_that_added_them() -> None:
+    old_cluster = {"Metadata": 9, "DescribeConfigs": 2, "CreateTopics": 4}  # what a Kafka 2.5 broker lacks
+    assert explain_unsupported("DescribeClientQuotas", old_cluster) == (
+        "cluster does not support DescribeClientQuotas (needs Kafka 2.6+)"
+    )
+    assert explain_unsupported("CreateTopics", old_cluster) is None
 
 
 def free_port() -> int:

@@ -266,3 +266,26 @@ def test_empty_batches_send_nothing(kafka_single: KafkaCluster) -> None:
         assert adapter.alter_partition_reassignments({}) == []
         assert adapter.incremental_alter_configs({}) == []
         assert adapter.request_count == 0
+
+
+def test_ip_quota_and_a_users_default_client_id(kafka_single: KafkaCluster, topic_prefix: str) -> None:
+    ip = state.QuotaEntity.of(ip="127.0.0.9")  # an address no test connects from
+    users_default = state.QuotaEntity.of(user=f"{topic_prefix}team", client_id=None)
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        results = adapter.alter_client_quotas(
+            {ip: {"connection_creation_rate": 5.0}, users_default: {"producer_byte_rate": 4096.0}}
+        )
+        assert [r.ok for r in results] == [True, True], [r.describe() for r in results]
+        assert users_default.address == f"quota/client-id=<default>,user={topic_prefix}team"
+
+        def read() -> dict[state.QuotaEntity, dict[str, float]] | None:
+            quotas = adapter.read_state(kinds=frozenset({desired.KIND_QUOTA})).quotas or {}
+            found = {e: dict(v) for e, v in quotas.items() if e in (ip, users_default)}
+            return found if len(found) == 2 else None
+
+        assert eventually(read, what="ip and default client-id quotas") == {
+            ip: {"connection_creation_rate": 5.0},
+            users_default: {"producer_byte_rate": 4096.0},
+        }
+        cleared = adapter.alter_client_quotas({ip: {"connection_creation_rate": None}})
+        assert cleared[0].ok
