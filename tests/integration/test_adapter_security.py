@@ -190,3 +190,32 @@ def test_least_privilege_topic_read_reports_what_it_could_not_see(kafka_sasl: Ka
     finally:
         with KafkaAdapter(sasl(kafka_sasl)) as admin:
             admin.delete_acls(grants)
+
+
+def test_controller_mutation_quota_throttles_per_topic(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    bob = state.QuotaEntity.of(user="bob")
+    grants = [acl("User:bob", op, topic_prefix, pattern="PREFIXED") for op in ("CREATE", "DESCRIBE")]
+    with KafkaAdapter(sasl(kafka_sasl)) as admin:
+        assert all(r.ok for r in admin.create_acls(grants))
+        assert admin.alter_client_quotas({bob: {"controller_mutation_rate": 1.0}})[0].ok
+    try:
+        deadline = time.monotonic() + 20
+        attempt = 0
+        while True:  # the ACLs and the quota reach the broker asynchronously: fresh names on each attempt
+            attempt += 1
+            names = [f"{topic_prefix}q{attempt}a", f"{topic_prefix}q{attempt}b"]
+            with KafkaAdapter(sasl(kafka_sasl, "bob")) as adapter:
+                results = adapter.create_topics([TopicSpec(n, partitions=10, replication_factor=1) for n in names])
+            throttled = [r for r in results if r.error_name == "THROTTLING_QUOTA_EXCEEDED"]
+            if throttled or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert throttled, [r.describe() for r in results]
+        assert all(r.retriable and r.extra["throttle_time_ms"] > 0 for r in throttled)
+        with kafka_sasl.admin_session() as admin:
+            existing = set(admin.list_topics())
+        assert not {r.key for r in throttled} & existing  # a throttled topic was not created
+    finally:
+        with KafkaAdapter(sasl(kafka_sasl)) as admin:
+            admin.alter_client_quotas({bob: {"controller_mutation_rate": None}})
+            admin.delete_acls(grants)
