@@ -116,12 +116,12 @@ def differing_attributes(joined: Iterable[Joined]) -> dict[tuple[str, str], list
     out: dict[tuple[str, str], list[str]] = {}
     optional = rows.DESIRED_OPTIONAL
     meta = rows.META_KINDS
-    for kind, name, attribute, d_has, d_value, l_has, l_value in joined:
-        if attribute.startswith("@") or kind in meta:
-            continue
+    compared = [j for j in joined if j[0] not in meta and not j[2].startswith("@")]
+    declared = {(j[0], j[1]) for j in compared if j[3]}
+    for kind, name, attribute, d_has, d_value, l_has, l_value in compared:
         if d_has and l_has and d_value == l_value:
             continue
-        if not d_has and (kind, attribute) in optional:
+        if not d_has and (kind, attribute) in optional and (kind, name) in declared:
             continue
         out.setdefault((kind, name), []).append(attribute)
     return out

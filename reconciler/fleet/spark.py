@@ -32,14 +32,20 @@ OUT_SCHEMA = (
 BATCH_ROWS = 65_536
 KEYS = ["cluster", "kind", "name", "attribute"]
 
+# WARN at start-up (at ERROR, PySpark prints a notice about the shell's log level), ERROR once running.
 _LOG4J2 = """\
-rootLogger.level = error
+rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+# Start-up notices that say nothing about the run (no native Hadoop library, loopback host name).
+logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader
+logger.hadoop.level = error
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
 """
 
 
