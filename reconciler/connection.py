@@ -10,8 +10,7 @@ Settings are assembled from up to four layers, field by field, highest precedenc
 
 A layer only overrides the fields it sets, so a password may come from the environment while the rest comes
 from a properties file. Passwords are held in ``Secret``, whose ``repr``/``str`` never show the value, and no
-error message built here ever quotes one. The Java properties syntax and the JAAS option syntax are parsed by
-hand: no library in the stack reads them.
+error message built here ever quotes one. The file syntaxes themselves are read by ``reconciler.properties``.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import errors
+from reconciler.properties import parse_jaas, read_properties
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
@@ -244,7 +244,7 @@ def properties_layer(path: Path) -> dict[str, Any]:
         layer["ssl_check_hostname"] = False
     if "sasl.jaas.config" in props:
         text, line = props["sasl.jaas.config"]
-        module, options = parse_jaas(text, where=f"{path}:{line}")
+        module, options = parse_jaas(text, where=f"{path}:{line}", supported=tuple(_JAAS_MODULES))
         mechanism = layer.get("sasl_mechanism", "PLAIN")
         if mechanism not in _JAAS_MODULES[module]:
             raise errors.ConfigError(
@@ -256,46 +256,37 @@ def properties_layer(path: Path) -> dict[str, Any]:
             raise errors.ConfigError(f'{path}:{line}: sasl.jaas.config needs both username="..." and password="..."')
         layer["username"] = options["username"]
         layer["password"] = Secret(options["password"])
-    _truststore(props, path, layer)
-    _keystore(props, path, layer)
+    if (cafile := _pem_store(props, path, "truststore")) is not None:
+        layer["ssl_cafile"] = cafile
+    if (certfile := _pem_store(props, path, "keystore")) is not None:
+        layer["ssl_certfile"] = certfile  # the PEM keystore holds the certificate chain and the key
+    if "ssl.key.password" in props:
+        layer["ssl_key_password"] = Secret(props["ssl.key.password"][0])
     return layer
 
 
-def _truststore(props: Mapping[str, tuple[str, int]], path: Path, layer: dict[str, Any]) -> None:
-    if "ssl.truststore.certificates" in props:
-        line = props["ssl.truststore.certificates"][1]
-        raise errors.ConfigError(
-            f"{path}:{line}: inline ssl.truststore.certificates is not supported; "
-            "put the CA certificates in a PEM file and set ssl.truststore.location"
-        )
-    if "ssl.truststore.location" not in props:
-        return
-    location, line = props["ssl.truststore.location"]
-    store_type = props.get("ssl.truststore.type", ("", 0))[0].strip().upper()
+_STORE_HELP = {
+    "truststore": "convert it, e.g. keytool -exportcert -rfc -keystore truststore.jks -alias <alias> -file ca.pem",
+    "keystore": "convert it, e.g. openssl pkcs12 -in keystore.p12 -nodes -out client.pem",
+}
+
+
+def _pem_store(props: Mapping[str, tuple[str, int]], path: Path, store: str) -> str | None:
+    """The PEM file named by ``ssl.<store>.location``; JKS/PKCS12 and inline stores are refused plainly."""
+    if f"ssl.{store}.certificates" in props or f"ssl.{store}.key" in props:
+        line = props.get(f"ssl.{store}.certificates", props.get(f"ssl.{store}.key", ("", 0)))[1]
+        raise errors.ConfigError(f"{path}:{line}: inline PEM in ssl.{store}.* is not supported; use a PEM file")
+    if f"ssl.{store}.location" not in props:
+        return None
+    location, line = props[f"ssl.{store}.location"]
+    store_type = props.get(f"ssl.{store}.type", ("", 0))[0].strip().upper()
     resolved = _resolve_file(location.strip(), base=path.parent)
     if store_type not in ("", "PEM") or (store_type == "" and not _looks_like_pem(resolved)):
         raise errors.ConfigError(
-            f"{path}:{line}: ssl.truststore.location must be a PEM file: kafka-python cannot read JKS or PKCS12 "
-            f"truststores (convert it, e.g. keytool -exportcert -rfc -keystore truststore.jks -alias <alias> "
-            f"-file ca.pem, and set ssl.truststore.type=PEM)"
+            f"{path}:{line}: ssl.{store}.location must be a PEM file: kafka-python cannot read JKS or PKCS12 "
+            f"{store}s ({_STORE_HELP[store]}, and set ssl.{store}.type=PEM)"
         )
-    layer["ssl_cafile"] = str(resolved)
-
-
-def _keystore(props: Mapping[str, tuple[str, int]], path: Path, layer: dict[str, Any]) -> None:
-    if "ssl.keystore.location" not in props:
-        return
-    location, line = props["ssl.keystore.location"]
-    store_type = props.get("ssl.keystore.type", ("", 0))[0].strip().upper()
-    resolved = _resolve_file(location.strip(), base=path.parent)
-    if store_type not in ("", "PEM") or (store_type == "" and not _looks_like_pem(resolved)):
-        raise errors.ConfigError(
-            f"{path}:{line}: ssl.keystore.location must be a PEM file holding the client certificate and key: "
-            "kafka-python cannot read JKS or PKCS12 keystores (convert with openssl pkcs12 -in keystore.p12 -nodes)"
-        )
-    layer["ssl_certfile"] = str(resolved)
-    if "ssl.key.password" in props:
-        layer["ssl_key_password"] = Secret(props["ssl.key.password"][0])
+    return str(resolved)
 
 
 def _resolve_file(location: str, *, base: Path) -> Path:
@@ -310,118 +301,6 @@ def _looks_like_pem(path: Path) -> bool:
     except OSError as exc:
         raise errors.ConfigError(f"cannot read {path}: {exc.strerror}") from None
     return b"-----BEGIN " in head
-
-
-def read_properties(path: Path) -> dict[str, tuple[str, int]]:
-    """Parse a Java ``.properties`` file into ``key -> (value, line)`` (the line where the entry starts)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise errors.ConfigError(f"properties file {path} does not exist") from None
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read properties file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise errors.ConfigError(f"properties file {path} is not UTF-8 text") from None
-    result: dict[str, tuple[str, int]] = {}
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        start = index + 1
-        logical = lines[index].lstrip()
-        index += 1
-        if not logical or logical[0] in "#!":
-            continue
-        while _ends_with_continuation(logical) and index < len(lines):
-            logical = logical[:-1] + lines[index].lstrip()
-            index += 1
-        key, value = _split_property(logical)
-        result[_unescape(key)] = (_unescape(value), start)
-    return result
-
-
-def _ends_with_continuation(line: str) -> bool:
-    trailing = len(line) - len(line.rstrip("\\"))
-    return trailing % 2 == 1
-
-
-def _split_property(line: str) -> tuple[str, str]:
-    i = 0
-    while i < len(line):
-        char = line[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char in "=: \t\f":
-            key = line[:i]
-            rest = line[i:].lstrip(" \t\f")
-            if rest[:1] in ("=", ":") and char in " \t\f":
-                rest = rest[1:].lstrip(" \t\f")
-            elif char in "=:":
-                rest = line[i + 1 :].lstrip(" \t\f")
-            return key, rest
-        i += 1
-    return line, ""
-
-
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-
-
-def _unescape(text: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2 : i + 6]):
-                out.append(chr(int(text[i + 2 : i + 6], 16)))
-                i += 6
-                continue
-            out.append(_ESCAPES.get(nxt, nxt))
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
-
-
-_JAAS_OPTION = re.compile(r'\s*([A-Za-z_][\w.-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s";]+))')
-
-
-def parse_jaas(text: str, *, where: str) -> tuple[str, dict[str, str]]:
-    """Parse ``<LoginModule> required key="value" ...;`` into the module class and its options.
-
-    Messages name ``where`` (``file:line``) and never quote the text, which holds a password.
-    """
-    body = text.strip()
-    match = re.match(r"([\w.$]+)\s+(required|requisite|sufficient|optional)\b", body)
-    if match is None:
-        raise errors.ConfigError(
-            f"{where}: sasl.jaas.config is malformed: expected '<LoginModule class> required key=\"value\" ... ;'"
-        )
-    module = match.group(1)
-    if module not in _JAAS_MODULES:
-        short = module.rsplit(".", 1)[-1]
-        raise errors.ConfigError(
-            f"{where}: sasl.jaas.config login module {short} is not supported "
-            "(supported: PlainLoginModule for PLAIN, ScramLoginModule for SCRAM-SHA-256/512)"
-        )
-    rest = body[match.end() :]
-    options: dict[str, str] = {}
-    position = 0
-    while True:
-        option = _JAAS_OPTION.match(rest, position)
-        if option is None:
-            break
-        quoted, bare = option.group(2), option.group(3)
-        options[option.group(1)] = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else bare
-        position = option.end()
-    if rest[position:].strip() != ";":
-        raise errors.ConfigError(
-            f'{where}: sasl.jaas.config is malformed after the login module: expected key="value" pairs '
-            "ending with ';' (check quotes and the final semicolon)"
-        )
-    return module, options
 
 
 # ------------------------------------------------------------------------------------------ helpers

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from reconciler import errors
-from reconciler.connection import ConnectionSettings, Secret, parse_jaas, read_properties, resolve_settings
+from reconciler.connection import ConnectionSettings, Secret, resolve_settings
+from reconciler.properties import parse_jaas, read_properties
 
 PASSWORD = 's3cr3t-Pa55=;"word'
 # The same password as written in a properties file: \\ is the properties escape of \, and \" the JAAS one of ".
@@ -110,6 +111,7 @@ def test_parse_jaas_options_bare_and_quoted() -> None:
     module, options = parse_jaas(
         'org.apache.kafka.common.security.scram.ScramLoginModule required username=bob password="p w" tokenauth=false;',
         where="x:1",
+        supported=("org.apache.kafka.common.security.scram.ScramLoginModule",),
     )
     assert module.endswith("ScramLoginModule")
     assert options == {"username": "bob", "password": "p w", "tokenauth": "false"}
