@@ -50,6 +50,7 @@ _CONNECTION_ERRORS = (
     kafka_errors.NodeNotReadyError,
     kafka_errors.KafkaTimeoutError,
     kafka_errors.RequestTimedOutError,
+    kafka_errors.UnknownBrokerIdError,  # a broker this client has not seen in its own metadata yet
 )
 _AUTH_ERRORS = (
     kafka_errors.SaslAuthenticationFailedError,
