@@ -1,0 +1,161 @@
+"""Timeouts, an unreachable cluster and a cluster that goes away between phases: plain errors, a truthful
+report, nothing written when the first read fails, and a re-run that converges."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kafka.admin import NewTopic
+
+from reconciler import desired, errors, plan
+from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
+from reconciler.apply.report import ApplyReport
+from reconciler.kafka.admin import KafkaAdapter
+from tests.kafka.cluster import KafkaCluster
+from tests.kafka.kinds import single_node
+from tests.reliability.helpers import cli, eventually, plan_now, settings, topic_configs, topic_documents, topics_state
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wanted_topics(prefix: str, *, new: int, existing: int) -> desired.DesiredState:
+    topics = {
+        f"{prefix}n{i:03d}": desired.DesiredTopic(f"{prefix}n{i:03d}", 1, 1, {"retention.ms": "7200000"})
+        for i in range(new)
+    }
+    topics |= {
+        f"{prefix}e{i:03d}": desired.DesiredTopic(f"{prefix}e{i:03d}", 1, 1, {"retention.ms": "3600000"})
+        for i in range(existing)
+    }
+    return desired.DesiredState(
+        topics=topics, ownership=desired.Ownership(topics=(desired.NamePattern("prefix", prefix),))
+    )
+
+
+def check_truthful(cluster: KafkaCluster, report: ApplyReport, wanted: desired.DesiredState, prefix: str) -> None:
+    """Items reported applied are on the cluster; items reported failed name an error."""
+    applied = [i for i in report.items if i.outcome is Outcome.APPLIED]
+    for item in report.items:
+        if item.outcome is Outcome.FAILED:
+            assert item.error_name and item.message, item
+    names = {i.name for i in applied}
+    assert eventually(lambda: names <= set(topics_state(cluster, prefix)), timeout=30)
+
+    def configs() -> bool:
+        found = topic_configs(cluster, names)
+        return all(found[n].get("retention.ms") == wanted.topics[n].configs["retention.ms"] for n in names)
+
+    assert eventually(configs, timeout=30)
+
+
+def converge(cluster: KafkaCluster, wanted: desired.DesiredState) -> int:
+    """Re-run until nothing is left (at most twice); returns how many changes the first re-run had."""
+    with KafkaAdapter(settings(cluster)) as adapter:
+        again = plan_now(adapter, wanted)
+        left = len(again.actionable)
+        if left:
+            rerun = apply_plan(again, adapter, options=ApplyOptions(deadline_s=120))
+            assert rerun.exit_code == 0, rerun.to_json()
+        assert plan_now(adapter, wanted).actionable == ()
+    return left
+
+
+# ------------------------------------------------------------------------------------ unreachable
+@pytest.mark.parametrize("command", ["plan", "apply", "snapshot"])
+def test_unreachable_cluster_fails_plainly_with_exit_1(tmp_path: Path, command: str) -> None:
+    (tmp_path / "m.yaml").write_text(topic_documents({"orders": (1, 1, {})}))
+    port = closed_port()
+    args = {
+        "plan": ["plan", str(tmp_path)],
+        "apply": ["apply", str(tmp_path), "--auto-approve"],
+        "snapshot": ["snapshot", "--out", str(tmp_path / "s.json")],
+    }[command]
+    result = cli([*args, "--bootstrap-server", f"127.0.0.1:{port}"], env={"KAFKA_REQUEST_TIMEOUT_MS": "3000"})
+    assert result.returncode == 1, result.stderr
+    assert f"cannot reach Kafka at 127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert not (tmp_path / "s.json").exists()
+
+
+# ----------------------------------------------------------------------------------------- timeouts
+def test_tiny_request_timeout_gives_a_plain_error_and_writes_nothing(
+    kafka_single: KafkaCluster, topic_prefix: str
+) -> None:
+    wanted = wanted_topics(topic_prefix, new=5, existing=0)
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        p = plan_now(adapter, wanted)
+    with (
+        KafkaAdapter(settings(kafka_single, request_timeout_ms=1)) as adapter,
+        pytest.raises(errors.ReconcilerError) as info,
+    ):
+        apply_plan(p, adapter, options=ApplyOptions(deadline_s=30))
+    assert info.value.exit_code == 1
+    assert "0.001s" in str(info.value) or "timed out" in str(info.value).lower(), str(info.value)
+    assert topics_state(kafka_single, topic_prefix) == {}
+
+
+def test_apply_deadline_reached_reports_the_truth(kafka_single: KafkaCluster, topic_prefix: str) -> None:
+    wanted = wanted_topics(topic_prefix, new=100, existing=0)
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        p = plan_now(adapter, wanted)
+        report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=0.001, settle_s=0))
+    print(f"\ndeadline 1 ms: {report.counts()}, converged={report.converged}, {report.not_converged[:1]}")
+    assert len(report.items) == 100
+    assert report.converged is not True or all(i.outcome is Outcome.APPLIED for i in report.items)
+    check_truthful(kafka_single, report, wanted, topic_prefix)
+    converge(kafka_single, wanted)
+
+
+# ---------------------------------------------------------------------- the cluster goes away mid-apply
+@pytest.fixture(scope="module")
+def own_node() -> Iterator[KafkaCluster]:
+    """A private single node this module may stop and start (the shared ``kafka_single`` must stay up)."""
+    cluster = single_node()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.mark.slow
+def test_cluster_unreachable_between_phases(own_node: KafkaCluster, topic_prefix: str) -> None:
+    wanted = wanted_topics(topic_prefix, new=40, existing=40)
+    with own_node.admin_session() as admin:
+        admin.create_topics([NewTopic(n, 1, 1) for n in wanted.topics if n.startswith(f"{topic_prefix}e")])
+    assert eventually(lambda: len(topics_state(own_node, topic_prefix)) == 40)
+    node = own_node.nodes[0]
+    restarted = threading.Event()
+    retries: list[ApplyEvent] = []
+
+    def restart() -> None:
+        node.start()
+        restarted.set()
+
+    def stop_after_first_phase(event: ApplyEvent) -> None:
+        if event.kind is EventKind.RETRY:
+            retries.append(event)
+        if event.kind is EventKind.PHASE_FINISHED and event.phase is plan.Phase.TOPIC_CREATE:
+            node.stop()  # the next phase starts against a cluster that is gone; it comes back meanwhile
+            threading.Thread(target=restart, daemon=True).start()
+
+    with KafkaAdapter(settings(own_node, request_timeout_ms=5_000)) as adapter:
+        p = plan_now(adapter, wanted)
+        assert {c.phase for c in p.actionable} == {plan.Phase.TOPIC_CREATE, plan.Phase.TOPIC_CONFIG}
+        report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=90), events=stop_after_first_phase)
+    assert restarted.wait(120), "the node did not come back"
+    counts = report.counts()
+    print(f"\nnode bounced between phases: {counts}, converged={report.converged}, notes={report.notes}")
+    print("retries:", [e.message for e in retries])
+    assert retries, "the phase after the stop should have met a cluster that was gone"
+    check_truthful(own_node, report, wanted, topic_prefix)
+    left = converge(own_node, wanted)
+    print(f"re-run had {left} change(s) left")
+    assert topics_state(own_node, topic_prefix) == {n: 1 for n in wanted.topics}
