@@ -184,8 +184,7 @@ class ClusterState:
     scram_users: Mapping[str, tuple[ScramCredential, ...]] | None = None
     reassignments: tuple[Reassignment, ...] = ()
     capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
-    # kind (desired.KIND_*) -> plain reason why that section could not be read (e.g. no authorizer); also
-    # "cluster_configs" / "reassignments" when the reading principal may not see those.
+    # kind (desired.KIND_*) -> plain reason why that section could not be read (e.g. no authorizer).
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     # ----------------------------------------------------------------------------------------- JSON

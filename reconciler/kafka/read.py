@@ -47,7 +47,6 @@ _TOPIC_RESOURCE = 2
 _BROKER_RESOURCE = 4
 _UNKNOWN_TOPIC = 3
 _UNKNOWN_SERVER_ERROR = -1
-_CLUSTER_AUTHORIZATION_FAILED = 31
 _NOT_CONTROLLER = 41
 
 
@@ -89,22 +88,9 @@ def read_state(
     if topics is not None:
         topics = configs.apply_to(topics)
 
-    if configs.lint_denied:
-        unavailable["cluster_configs"] = (
-            "not authorized to describe broker configs (needs DESCRIBE_CONFIGS on the cluster): "
-            "broker settings such as min.insync.replicas are not known"
-        )
     reassignments: tuple[state.Reassignment, ...] = ()
     if need_topics and wire.unsupported("ListPartitionReassignments") is None:
-        try:
-            reassignments = read_reassignments(wire, topic_filter=topic_filter)
-        except RequestFailed as exc:
-            if exc.error_code != _CLUSTER_AUTHORIZATION_FAILED:
-                raise
-            unavailable["reassignments"] = (
-                "not authorized to list partition reassignments (needs DESCRIBE on the cluster): "
-                "ongoing reassignments are not known"
-            )
+        reassignments = read_reassignments(wire, topic_filter=topic_filter)
 
     acls = None
     if desired.KIND_ACL in kinds:
@@ -175,7 +161,6 @@ class _Configs:
         self.cluster_configs: dict[str, str | None] = {}
         # key -> the value a topic without an override shows (the same for every topic of the cluster)
         self.cluster_topic_defaults: dict[str, str | None] = {}
-        self.lint_denied = False
 
     def apply_to(self, topics: dict[str, state.TopicState]) -> dict[str, state.TopicState]:
         return {
@@ -242,7 +227,7 @@ def _read_configs_via(
 
     for node, resources in per_node:
         for res in _describe_configs(wire, node=node, resources=resources):
-            _sort_config_result(res, result, lint_broker=str(first), lint_only=not all_brokers)
+            _sort_config_result(res, result, lint_broker=str(first))
     return result
 
 
@@ -264,12 +249,9 @@ def _describe_configs(wire: wire_mod.Wire, *, node: int | None, resources: list[
     return results
 
 
-def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, lint_only: bool) -> None:
+def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str) -> None:
     name = str(res.resource_name)
     kind = "topic" if res.resource_type == _TOPIC_RESOURCE else "broker"
-    if lint_only and kind == "broker" and res.error_code == _CLUSTER_AUTHORIZATION_FAILED:
-        result.lint_denied = True  # a topic-only user may not see broker configs: the lint loses its input
-        return
     if res.error_code:
         if kind == "topic" and res.error_code == _UNKNOWN_TOPIC:
             result.missing_topics.add(name)  # deleted since the Metadata answer
