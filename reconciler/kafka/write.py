@@ -195,6 +195,8 @@ def incremental_alter_configs(
     configs go to that broker (the protocol requires it); all the rest go in one request.
     """
     resource_cls = IncrementalAlterConfigsRequest.AlterConfigsResource
+    # A broker may quote a rejected value in its message: sensitive values are masked in what is returned.
+    secrets = [op.value.reveal() for ops in changes.values() for op in ops if isinstance(op.value, Secret)]
     groups: dict[int | None, list[tuple[str, str]]] = {}
     for rtype, name in changes:
         if rtype not in ("TOPIC", "BROKER", "BROKER_LOGGER"):
@@ -223,13 +225,20 @@ def incremental_alter_configs(
             throttle = wire_mod.throttle_of(response)
             for r in response.responses:
                 key = config_key(ConfigResourceType(r.resource_type).name, str(r.resource_name))
-                results[key] = item(key, r.error_code, r.error_message, throttle_ms=throttle)
+                results[key] = item(key, r.error_code, _scrub(r.error_message, secrets), throttle_ms=throttle)
     ordered = [config_key(rtype, name) for rtype, name in changes]
     return [results.get(k) or item(k, -1, "no result for this resource in the response") for k in ordered]
 
 
 def _reveal(value: str | Secret | None) -> str | None:
     return value.reveal() if isinstance(value, Secret) else value
+
+
+def _scrub(message: str | None, secrets: Sequence[str]) -> str | None:
+    for secret in secrets:
+        if message and secret:
+            message = message.replace(secret, "***")
+    return message
 
 
 # ---------------------------------------------------------------------------------- reassignments

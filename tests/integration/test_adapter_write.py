@@ -289,3 +289,15 @@ def test_ip_quota_and_a_users_default_client_id(kafka_single: KafkaCluster, topi
         }
         cleared = adapter.alter_client_quotas({ip: {"connection_creation_rate": None}})
         assert cleared[0].ok
+
+
+def test_a_rejected_secret_value_is_masked_in_the_broker_message(kafka_single: KafkaCluster) -> None:
+    secret = Secret("n0t-a-number-but-s3cret")
+    with KafkaAdapter(settings(kafka_single)) as adapter:
+        (result,) = adapter.incremental_alter_configs(
+            {("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", "log.cleaner.backoff.ms", secret)]}, validate_only=True
+        )
+    assert result.key == "broker:<default>"
+    assert result.error_name == "INVALID_REQUEST"
+    assert "***" in (result.message or "")  # the broker quoted the value; it is masked
+    assert "s3cret" not in repr(result)
