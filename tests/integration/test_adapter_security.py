@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -210,3 +211,21 @@ def test_controller_mutation_quota_throttles_per_topic(kafka_sasl: KafkaCluster,
         with KafkaAdapter(sasl(kafka_sasl)) as admin:
             admin.alter_client_quotas({bob: {"controller_mutation_rate": None}})
             admin.delete_acls(grants)
+
+
+def test_no_password_reaches_the_logs_even_at_debug_level(
+    kafka_sasl: KafkaCluster, topic_prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    scram_password = Secret("scram-password-for-the-log-test")
+    settings = sasl(kafka_sasl)
+    with KafkaAdapter(settings) as adapter:
+        adapter.read_state(kinds=frozenset(desired.KINDS))
+        (result,) = adapter.alter_scram_credentials(
+            upserts=[ScramUpsert(f"{topic_prefix}logged", "SCRAM-SHA-512", 4096, scram_password)]
+        )
+        assert result.ok
+    assert caplog.records, "the client logs something at this level"
+    assert settings.password is not None
+    for secret in (settings.password.reveal(), scram_password.reveal()):
+        assert secret not in caplog.text
