@@ -127,7 +127,7 @@ def test_every_kind_converges_and_a_second_plan_shows_no_changes(
     user = f"{topic_prefix}svc"
     existing = f"{topic_prefix}existing"
     with kafka_single.admin_session() as admin:
-        admin.create_topics([NewTopic(existing, 1, 1, topic_configs={"retention.ms": "1000"})])
+        admin.create_topics([NewTopic(existing, 1, 1, topic_configs={"retention.ms": "1000"})], wait_for_metadata=True)
     directory = write_manifests(
         tmp_path / "m",
         ownership(topic_prefix)
@@ -220,7 +220,7 @@ def test_saved_plan_is_refused_after_an_out_of_band_change(
 ) -> None:
     name = f"{topic_prefix}orders"
     with kafka_single.admin_session() as admin:
-        admin.create_topics([NewTopic(name, 1, 1, topic_configs={"retention.ms": "1000"})])
+        admin.create_topics([NewTopic(name, 1, 1, topic_configs={"retention.ms": "1000"})], wait_for_metadata=True)
     directory = write_manifests(
         tmp_path / "m",
         ownership(topic_prefix) + topic_doc(name, configs={"retention.ms": "2000"}) + topic_doc(f"{topic_prefix}new"),
@@ -245,7 +245,7 @@ def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
 ) -> None:
     cfg = f"{topic_prefix}cfg"
     with kafka_single.admin_session() as admin:
-        admin.create_topics([NewTopic(cfg, 1, 1, topic_configs={"retention.ms": "1000"})])
+        admin.create_topics([NewTopic(cfg, 1, 1, topic_configs={"retention.ms": "1000"})], wait_for_metadata=True)
     directory = write_manifests(
         tmp_path / "m",
         ownership(topic_prefix)

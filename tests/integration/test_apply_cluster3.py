@@ -32,7 +32,7 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
 ) -> None:
     topic = f"{topic_prefix}grow"
     with kafka_cluster3.admin_session() as admin:
-        admin.create_topics([NewTopic(topic, 4, 1)])
+        admin.create_topics([NewTopic(topic, 4, 1)], wait_for_metadata=True)
     wanted = desired.DesiredState(topics={topic: desired.DesiredTopic(topic, 4, 3)})
     events: list[ApplyEvent] = []
     with KafkaAdapter(ConnectionSettings(bootstrap_servers=kafka_cluster3.bootstrap)) as adapter:
