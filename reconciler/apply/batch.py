@@ -90,6 +90,7 @@ class _Pending(Generic[K]):
     attempts: int = 0
     timed_out: bool = False
     answer_lost: bool = False
+    throttled: int = 0
 
 
 def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[Any], K]) -> dict[K, ItemResultLike]:
@@ -174,7 +175,10 @@ def send_batched(
                 continue
             if outcome.error_name == "THROTTLING_QUOTA_EXCEEDED":
                 throttle_ms = max(throttle_ms, int(outcome.extra.get("throttle_time_ms") or 0))
-            if ctx.policy.should_retry(attempts_made=st.attempts, error_name=outcome.error_name):
+                # The broker asked us to slow down, not to give up: a throttled attempt does not use up the
+                # item's attempts; the apply's deadline bounds how long it keeps waiting.
+                st.throttled += 1
+            if ctx.policy.should_retry(attempts_made=st.attempts - st.throttled, error_name=outcome.error_name):
                 if outcome.error_name in retry.MAY_HAVE_COMPLETED and probe_done is not None:
                     st.timed_out = True
                     timed_out.append(k)

@@ -46,6 +46,13 @@ def from_result(
     if not result.ok and (result.error_name or "").endswith("AUTHORIZATION_FAILED"):
         hint = access_hint(change)
         message = f"{message}; {hint}" if message else hint
+    unknown = result.error_name or ""
+    if not result.ok and unknown.startswith("ERROR_"):
+        hint = (
+            f"the broker answered with error code {unknown.removeprefix('ERROR_')}, which this client "
+            "does not know (a newer Kafka?); look it up in the Kafka protocol guide's error codes"
+        )
+        message = f"{message}; {hint}" if message else hint
     if result.note:
         message = f"{message}; {result.note}" if message else result.note
     return ItemOutcome(

@@ -63,8 +63,12 @@ def error_name(code: int) -> str | None:
     """Kafka's name for an error code (``INVALID_CONFIG``), ``None`` for success."""
     if code == 0:
         return None
-    name = kafka_errors.for_code(code).message
-    return str(name) if name else f"ERROR_{code}"
+    if code == -1:
+        return "UNKNOWN_SERVER_ERROR"  # Kafka's name; kafka-python calls it UNKNOWN
+    if code not in kafka_errors.kafka_errors:
+        return f"ERROR_{code}"  # a code newer than this client: keep the number so it can be looked up
+    error = kafka_errors.for_code(code)
+    return str(error.message) if error.message else f"ERROR_{code}"
 
 
 def is_retriable(code: int) -> bool:

@@ -280,7 +280,9 @@ def read_documents(
         fail(f"cannot read file: {exc.strerror or exc}")
         return []
     if b"\x00" in blob:
-        fail("binary file (contains NUL bytes), not YAML text")
+        nul = blob.index(b"\x00")
+        line, column = blob.count(b"\n", 0, nul) + 1, nul - (blob.rfind(b"\n", 0, nul) + 1) + 1
+        fail("binary file (contains NUL bytes), not YAML text", line=line, column=column)
         return []
     try:
         text = blob.decode("utf-8-sig")
@@ -325,7 +327,14 @@ def read_documents(
             hint=exc.context if exc.problem and exc.context else None,
         )
     except (YAMLError, RecursionError, ValueError) as exc:
-        fail(f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+        # A reader error (a control character) carries the offending character's offset, not a mark.
+        offset = getattr(exc, "position", None)
+        message = f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        if isinstance(offset, int) and 0 <= offset <= len(text):
+            at = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            fail(message, line=text.count("\n", 0, offset) + 1, column=at)
+        else:
+            fail(message)
     if not documents and not any(d.file == display for d in diags):
         diags.append(
             errors.Diagnostic(message="file has no YAML documents", file=display, severity=errors.Severity.WARNING)

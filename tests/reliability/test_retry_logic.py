@@ -69,3 +69,39 @@ def test_already_exists_without_a_lost_answer_is_still_a_failure() -> None:
         already_done_after_timeout=frozenset({"TOPIC_ALREADY_EXISTS"}),
     )
     assert not final["a"].ok and final["a"].error_name == "TOPIC_ALREADY_EXISTS"
+
+
+def test_throttling_does_not_use_up_the_attempts() -> None:
+    """Regression: with a mutation quota, 1,000 topics met THROTTLING_QUOTA_EXCEEDED more than 8 times each and
+    the apply gave up on most of them long before its deadline."""
+    answers = iter([*[("THROTTLING_QUOTA_EXCEEDED", 89)] * 12, (None, 0)])
+    slept: list[float] = []
+
+    def create(names: Sequence[str]) -> list[ItemResult]:
+        error, code = next(answers)
+        return [ItemResult(n, code, error, None, extra={"throttle_time_ms": 250} if code else {}) for n in names]
+
+    ctx = context([])
+    ctx.pacer = retry.Pacer(sleep=slept.append, rand=lambda: 0.0)
+    final = send_batched(ctx, phase=Phase.TOPIC_CREATE, keys=["a"], call=create)
+    assert final["a"].ok and final["a"].attempts == 13
+    assert slept == [0.25] * 12  # each wait is the broker's throttle time
+
+
+def test_throttling_still_stops_at_the_deadline() -> None:
+    now = [0.0]
+    ctx = context([])
+    ctx.deadline = retry.Deadline(10.0, clock=lambda: now[0])
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    ctx.pacer = retry.Pacer(sleep=sleep, rand=lambda: 0.0)
+
+    def create(names: Sequence[str]) -> list[ItemResult]:
+        return [ItemResult(n, 89, "THROTTLING_QUOTA_EXCEEDED", None, extra={"throttle_time_ms": 1000}) for n in names]
+
+    final = send_batched(ctx, phase=Phase.TOPIC_CREATE, keys=["a"], call=create)
+    assert not final["a"].ok and final["a"].error_name == "THROTTLING_QUOTA_EXCEEDED"
+    assert "the apply deadline was reached" in (final["a"].note or "")
+    assert 9.0 <= now[0] <= 10.0

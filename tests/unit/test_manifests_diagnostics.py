@@ -519,7 +519,7 @@ def test_not_utf8(tmp_path: Path) -> None:
 def test_binary_file(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_bytes(b"\x00\x01\x02")
     assert _short(tmp_path, _diagnostics(tmp_path, {})) == [
-        ("m.yaml", None, None, "error", "binary file (contains NUL bytes), not YAML text")
+        ("m.yaml", 1, 1, "error", "binary file (contains NUL bytes), not YAML text")
     ]
 
 

@@ -1,0 +1,204 @@
+"""Hostile manifests for the fuzz campaign and its CI sample: generators and the one check every case must pass.
+
+A case is a set of files (name -> text or bytes). ``check_case`` loads it the way every command does and
+classifies the result: valid, rejected with every error located (file and line), rejected with an error that
+has no position, or a crash (any exception other than ``ValidationFailed``). The generators mix hypothesis
+strategies with mutations of the real examples in ``examples/``: structural edits of their parsed documents and
+textual edits of their files (lines deleted, duplicated, re-indented, truncated, characters swapped).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import tempfile
+import traceback
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from reconciler import errors, manifests
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+EXAMPLE_FILES: dict[str, str] = {
+    str(p.relative_to(EXAMPLES)): p.read_text(encoding="utf-8")
+    for d in ("platform", "environments/base")
+    for p in sorted((EXAMPLES / d).rglob("*.yaml"))
+}
+SEED_DOCS: list[Any] = [doc for text in EXAMPLE_FILES.values() for doc in YAML(typ="safe").load_all(text)]
+ENV = {"PAYMENTS_SCRAM_PASSWORD": "fuzz-password", "X": "x"}
+
+Case = Mapping[str, str | bytes]
+
+
+@dataclasses.dataclass
+class Tally:
+    """What a campaign found: counts per class, and a few examples of each problem."""
+
+    cases: int = 0
+    classes: Counter[str] = dataclasses.field(default_factory=Counter)
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+    def add(self, verdict: str, detail: str | None = None) -> None:
+        self.cases += 1
+        self.classes[verdict] += 1
+        if detail and len(self.problems) < 20:
+            self.problems.append(detail)
+
+
+def check_case(case: Case) -> tuple[str, str | None]:
+    """``("valid"|"rejected"|"unlocated"|"crash", detail)`` for one set of manifest files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for name, content in case.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8", errors="surrogatepass")
+        try:
+            manifests.load([root], env=ENV)
+        except errors.ValidationFailed as exc:
+            bad = [
+                d
+                for d in errors.errors_only(exc.diagnostics)
+                if not d.file or d.line is None or d.line < 1 or not d.message
+            ]
+            if not errors.errors_only(exc.diagnostics):
+                return "unlocated", "ValidationFailed without an error diagnostic"
+            if bad:
+                return "unlocated", f"{bad[0].format()} <- {_preview(case)}"
+            return "rejected", None
+        except Exception:
+            return "crash", traceback.format_exc(limit=-3) + f"\n<- {_preview(case)}"
+        return "valid", None
+
+
+def _preview(case: Case) -> str:
+    text = "\n".join(f"# {k}\n{v!r}"[:300] for k, v in case.items())
+    return text[:600]
+
+
+# ---------------------------------------------------------------------------------------- strategies
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.sampled_from(
+        ["7d", "1GiB", "-1", "${X}", "${MISSING}", "$${X}", "User:*", "*", "default", "compact,delete", "", "0.5"]
+    ),
+)
+values = st.recursive(
+    scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _dump(documents: list[Any]) -> str:
+    out = io.StringIO()
+    YAML(typ="safe", pure=True).dump_all(documents, out)
+    return out.getvalue()
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*prefix, i))
+
+
+@st.composite
+def structural_mutation(draw: st.DrawFn) -> Case:
+    """Two example documents, with up to four values replaced, deleted or inserted."""
+    docs = [_copy(draw(st.sampled_from(SEED_DOCS))) for _ in range(2)]
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        i = draw(st.integers(0, 1))
+        path = draw(st.sampled_from(list(_paths(docs[i]))))
+        if not path:
+            docs[i] = draw(values)
+            continue
+        parent = docs[i]
+        for part in path[:-1]:
+            parent = parent[part]
+        key = path[-1]
+        action = draw(st.sampled_from(["replace", "delete", "insert"]))
+        if action == "replace":
+            parent[key] = draw(values)
+        elif action == "delete":
+            del parent[key]
+        elif isinstance(parent, dict):
+            parent[draw(st.text(max_size=16))] = draw(values)
+        else:
+            parent.insert(int(key), draw(values))
+    return {"m.yaml": _dump(docs)}
+
+
+@st.composite
+def textual_mutation(draw: st.DrawFn) -> Case:
+    """A real example file with lines deleted, duplicated, re-indented, or cut, or characters swapped."""
+    name = draw(st.sampled_from(sorted(EXAMPLE_FILES)))
+    lines = EXAMPLE_FILES[name].splitlines(keepends=True)
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        if not lines:
+            break
+        i = draw(st.integers(0, len(lines) - 1))
+        edit = draw(st.sampled_from(["delete", "duplicate", "indent", "dedent", "tab", "cut", "swap", "token"]))
+        line = lines[i]
+        if edit == "delete":
+            del lines[i]
+        elif edit == "duplicate":
+            lines.insert(i, line)
+        elif edit == "indent":
+            lines[i] = "  " + line
+        elif edit == "dedent":
+            lines[i] = line.lstrip(" ")
+        elif edit == "tab":
+            lines[i] = "\t" + line
+        elif edit == "cut":
+            lines = [*lines[:i], line[: draw(st.integers(0, len(line)))]]
+        elif edit == "swap" and len(line) > 1:
+            j = draw(st.integers(0, len(line) - 2))
+            lines[i] = line[:j] + line[j + 1] + line[j] + line[j + 2 :]
+        elif edit == "token":
+            token = draw(st.sampled_from([":", "- ", "{", "}", "[", "]", "&a ", "*a ", "!!int ", "'", '"', "#", "%"]))
+            j = draw(st.integers(0, len(line)))
+            lines[i] = line[:j] + token + line[j:]
+    return {name.replace("/", "_"): "".join(lines)}
+
+
+random_documents = st.lists(
+    st.dictionaries(st.sampled_from(["apiVersion", "kind", "metadata", "spec"]), values), max_size=3
+).map(lambda docs: {"m.yaml": _dump([{"apiVersion": "kafka-reconciler/v1", **d} for d in docs])})
+TOKENS = [*"ab:-[]{}&*!|>'\"#%@`, \n\t?$", "---", "\n  ", "<<", "kind: Topic", "apiVersion: kafka-reconciler/v1"]
+random_text = st.lists(st.sampled_from(TOKENS), max_size=80).map(lambda t: {"m.yaml": "".join(t)})
+random_bytes = st.binary(max_size=200).map(lambda b: {"m.yaml": b})
+
+STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
+    "structural mutation of the examples": structural_mutation(),
+    "textual mutation of the examples": textual_mutation(),
+    "random documents": random_documents,
+    "random YAML text": random_text,
+    "random bytes": random_bytes,
+}
