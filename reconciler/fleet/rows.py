@@ -41,11 +41,14 @@ def _j(value: Any) -> str:
 
 
 def _source(source: desired.Source | None) -> str | None:
-    return None if source is None else _j(dataclasses.asdict(source))
+    return None if source is None else json.dumps([source.file, source.line, source.column, source.origin])
 
 
 def _unsource(text: str | None) -> desired.Source | None:
-    return None if text is None else desired.Source(**json.loads(text))
+    if text is None:
+        return None
+    file, line, column, origin = json.loads(text)
+    return desired.Source(file, line, column, origin)
 
 
 def _patterns(patterns: Iterable[desired.NamePattern]) -> list[list[str]]:
@@ -110,7 +113,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
 
 
 def _group(rows: Iterable[Row], kinds: frozenset[str]) -> dict[str, dict[str, dict[str, str | None]]]:
-    """kind -> name -> attribute -> value, in name order (the order rows arrive in does not matter)."""
+    """kind -> name -> attribute -> value (the planner's results do not depend on the order rows arrive in)."""
     out: dict[str, dict[str, dict[str, str | None]]] = {k: {} for k in kinds}
     for kind, name, attribute, value in rows:
         section = out.get(kind)
@@ -120,12 +123,12 @@ def _group(rows: Iterable[Row], kinds: frozenset[str]) -> dict[str, dict[str, di
         if entry is None:
             entry = section[name] = {}
         entry[attribute] = value
-    return {k: dict(sorted(v.items())) for k, v in out.items()}
+    return out
 
 
 def _prefixed(entry: Mapping[str, str | None], prefix: str) -> dict[str, str | None]:
     cut = len(prefix)
-    return {k[cut:]: v for k, v in sorted(entry.items()) if k.startswith(prefix)}
+    return {k[cut:]: v for k, v in entry.items() if k.startswith(prefix)}
 
 
 def _text(value: str | None) -> str:

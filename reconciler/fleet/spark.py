@@ -61,12 +61,15 @@ def _require_pyspark() -> Any:
 
 
 def session(master: str | None = None, *, conf: Mapping[str, str] | None = None) -> Any:
-    """A quiet SparkSession on ``master`` (default ``local[*]``); raises ``ConfigError`` without PySpark."""
+    """A quiet SparkSession on ``master``; raises ``ConfigError`` without PySpark.
+
+    Without ``master`` the session is the one ``spark-submit`` configured, or ``local[*]`` when run
+    from a plain Python process (PySpark's default).
+    """
     _require_pyspark()
     from pyspark.sql import SparkSession
 
-    chosen = master or "local[*]"
-    if chosen.startswith("local"):
+    if master is None or master.startswith("local"):
         # Python workers of a local master run this interpreter, so they see the same packages.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.ERROR)
@@ -75,18 +78,21 @@ def session(master: str | None = None, *, conf: Mapping[str, str] | None = None)
     log_file.write_text(_LOG4J2, encoding="utf-8")
     builder = (
         SparkSession.builder.appName("kafka-reconciler fleet plan")
-        .master(chosen)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_file.as_uri()}")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
     )
+    if master is not None:
+        builder = builder.master(master)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # the JVM failed to start: no Java, wrong Java, bad master URL
-        raise errors.ConfigError(f"cannot start Spark on {chosen}: {str(exc).splitlines()[0]}") from None
+        raise errors.ConfigError(
+            f"cannot start Spark on {master or 'the default master'}: {str(exc).splitlines()[0]}"
+        ) from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
