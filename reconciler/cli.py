@@ -21,7 +21,7 @@ import typer
 from rich.console import Console
 
 import reconciler
-from reconciler import errors, state, workflow
+from reconciler import errors, manifests, state, workflow
 from reconciler import plan as plan_model
 
 app = typer.Typer(
@@ -203,18 +203,22 @@ def _render(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = N
     return render_text.render(p, color=out.is_terminal and not os.environ.get("NO_COLOR"))
 
 
+def _load(paths: list[Path], environment: str | None) -> manifests.LoadResult:
+    result = workflow.load_manifests(paths, environment=environment)
+    _print_diagnostics(result.diagnostics)
+    return result
+
+
 def _compute_plan(
+    loaded: manifests.LoadResult,
     *,
-    paths: list[Path],
-    environment: str | None,
     cluster: str | None,
     bootstrap_server: str | None,
     command_config: Path | None,
     live_state: Path | None,
     rotate: list[str] | None,
 ) -> plan_model.Plan:
-    result = workflow.load_manifests(paths, environment=environment)
-    _print_diagnostics(result.diagnostics)
+    result = loaded
     if live_state is not None:
         live = state.read_snapshot(live_state)
         return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
@@ -254,9 +258,9 @@ def plan(
     """Compare the manifests with the live cluster (or a snapshot) and show what apply would do."""
     _setup_logging(verbose)
     with _errors_to_exit():
+        loaded = _load(paths, environment)
         p = _compute_plan(
-            paths=paths,
-            environment=environment,
+            loaded,
             cluster=cluster,
             bootstrap_server=bootstrap_server,
             command_config=command_config,
@@ -271,18 +275,21 @@ def plan(
         if validate_on_broker:
             if live_state is not None:
                 raise errors.ConfigError("--validate needs a live cluster, not --live-state")
-            _run_apply(
+            rejected = _run_apply(
                 p,
                 dry_run=True,
                 cluster=cluster,
-                paths=paths,
-                environment=environment,
+                loaded=loaded,
                 bootstrap_server=bootstrap_server,
                 command_config=command_config,
                 fmt="text",
                 allow_self_lockout=False,
                 timeout=120.0,
+                console=out if fmt is PlanFormat.text else err,
             )
+            if rejected:
+                err.print("error: the broker rejected part of this plan (see the dry run above)", markup=False)
+                raise typer.Exit(code=1)
     if detailed_exitcode and p.summary().has_changes:
         raise typer.Exit(code=2)
     if detailed_exitcode and p.blocked:
@@ -351,38 +358,44 @@ def _run_apply(
     *,
     dry_run: bool,
     cluster: str | None,
-    paths: list[Path] | None,
-    environment: str | None,
+    loaded: manifests.LoadResult | None,
     bootstrap_server: str | None,
     command_config: Path | None,
     fmt: str,
     allow_self_lockout: bool,
     timeout: float,
+    replication_throttle: int | None = None,
+    console: Console = out,
 ) -> int:
     from reconciler import apply as apply_mod
     from reconciler.kafka.admin import KafkaAdapter
     from reconciler.render import apply as render_apply
 
-    profiles = {}
-    if paths:
-        profiles = workflow.load_manifests(paths, environment=environment).profiles
+    profiles = loaded.profiles if loaded is not None else {}
+    wanted = loaded.desired if loaded is not None else None
     settings = workflow.resolve_connection(
         bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
     )
-    options = apply_mod.ApplyOptions(dry_run=dry_run, allow_self_lockout=allow_self_lockout, deadline_s=timeout)
+    options = apply_mod.ApplyOptions(
+        dry_run=dry_run,
+        allow_self_lockout=allow_self_lockout,
+        deadline_s=timeout,
+        replication_throttle=replication_throttle,
+        desired=wanted,
+    )
     with KafkaAdapter(settings) as adapter:
-        if fmt == "text":
+        if fmt == "text" and p.actionable:
             with render_apply.progress(err) as sink:
                 report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
         else:
             report = apply_mod.apply_plan(p, adapter, options=options)
     if fmt == "json":
         _echo(report.to_json())
-    elif out.is_terminal:
-        out.print(render_apply.report_table(report))
-        out.print(render_apply.summary_line(report), markup=False)
+    elif console.is_terminal:
+        console.print(render_apply.report_table(report))
+        console.print(render_apply.summary_line(report), markup=False)
     else:
-        typer.echo(render_apply.report_text(report))
+        console.print(render_apply.report_text(report), markup=False, end="")
     return int(report.exit_code)
 
 
@@ -412,6 +425,14 @@ def apply(
     command_config: CommandConfigOpt = None,
     fmt: Annotated[str, typer.Option("--format", help="Report format: text or json.")] = "text",
     timeout: Annotated[float, typer.Option("--timeout", help="Bound on the whole apply, in seconds.")] = 300.0,
+    replication_throttle: Annotated[
+        int | None,
+        typer.Option(
+            "--replication-throttle",
+            min=1,
+            help="Throttle reassignment traffic to this many bytes/s per broker while replicas move.",
+        ),
+    ] = None,
     rotate_password: RotateOpt = None,
     verbose: VerboseOpt = 0,
 ) -> None:
@@ -421,12 +442,12 @@ def apply(
         err.print("error: --format must be text or json", markup=False)
         raise typer.Exit(code=1)
     with _errors_to_exit():
+        loaded = _load(paths, environment) if paths else None
         if plan_file is not None:
             p = plan_model.Plan.load(plan_file)
-        elif paths:
+        elif loaded is not None:
             p = _compute_plan(
-                paths=paths,
-                environment=environment,
+                loaded,
                 cluster=cluster,
                 bootstrap_server=bootstrap_server,
                 command_config=command_config,
@@ -451,13 +472,13 @@ def apply(
             p,
             dry_run=dry_run,
             cluster=cluster,
-            paths=paths,
-            environment=environment,
+            loaded=loaded,
             bootstrap_server=bootstrap_server,
             command_config=command_config,
             fmt=fmt,
             allow_self_lockout=allow_self_lockout,
             timeout=timeout,
+            replication_throttle=replication_throttle,
         )
     if code:
         raise typer.Exit(code=code)
