@@ -58,7 +58,7 @@ class KafkaCluster:
         self.workdir = workdir
         self.admin = admin
         self.users: dict[str, str] = dict(users or {})
-        self.cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        self.cluster_id = new_cluster_id()
         self.start_seconds: float | None = None
         self._make_properties = make_properties
         self._remove_workdir = remove_workdir
@@ -219,6 +219,17 @@ class KafkaCluster:
 
 def _unfenced(description: dict[str, Any]) -> set[int]:
     return {int(b["broker_id"]) for b in description["brokers"] if not b.get("is_fenced", False)}
+
+
+def new_cluster_id() -> str:
+    """A random KRaft cluster id; like Kafka's own ``Uuid.randomUuid``, never one starting with ``-``.
+
+    The storage tool would read such an id as an option and refuse to format.
+    """
+    while True:
+        candidate = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not candidate.startswith("-"):
+            return candidate
 
 
 def free_ports(count: int) -> list[int]:
