@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from reconciler import errors, plan, state
 from reconciler.apply import (
+    access,
     deps,
     guard,
     outcomes,
@@ -145,6 +146,8 @@ def apply_plan(
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     preflight.check_redacted(changes, reveal=reveal)
     secrets = {} if options.dry_run else preflight.resolve_secrets(changes, environ=options.environ)
+    if not options.dry_run:
+        access.check_access(adapter, changes, principal=options.principal or connection_principal(adapter), live=live)
 
     ctx = ApplyContext(
         adapter=adapter,

@@ -18,7 +18,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka import read, security, write
+from reconciler.kafka import access, read, security, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 
@@ -108,6 +108,10 @@ class KafkaAdapter:
         ``principal_filter`` limits ACLs, SCRAM users and user quotas to principals (``User:alice``) it accepts.
         """
         return read.read_state(self._wire, kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter)
+
+    def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations:
+        """What the connecting principal may do on the cluster and on each existing topic (2 requests)."""
+        return access.read_authorized_operations(self._wire, topics)
 
     def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
         return read.read_reassignments(self._wire)

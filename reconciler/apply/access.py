@@ -1,0 +1,121 @@
+"""Before the first write: may the connecting principal do everything the plan needs?
+
+The brokers say which operations the principal may perform on the cluster and on each existing topic
+(KIP-430 authorized operations, which account for super users, prefixed and wildcard ACLs, and DENY rules).
+Each change needs one operation on one resource (the table in docs/security.md); creating a topic needs
+CREATE on the cluster or on the topic. For a topic that does not exist yet the broker cannot answer, so
+its CREATE is judged from the ACLs when they were read, and otherwise left to the broker. When anything is
+missing, the apply stops before writing and names every missing operation and the changes that need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from reconciler import errors, plan, state
+from reconciler.apply import guard
+
+CLUSTER = "kafka-cluster"
+
+# phase -> (resource type, operation); the resource name is the change's topic for TOPIC, else the cluster.
+NEEDS: dict[plan.Phase, tuple[str, str]] = {
+    plan.Phase.ACL_DELETE: ("CLUSTER", "ALTER"),
+    plan.Phase.TOPIC_DELETE: ("TOPIC", "DELETE"),
+    plan.Phase.TOPIC_CREATE: ("TOPIC", "CREATE"),
+    plan.Phase.PARTITIONS: ("TOPIC", "ALTER"),
+    plan.Phase.TOPIC_CONFIG: ("TOPIC", "ALTER_CONFIGS"),
+    plan.Phase.REASSIGN: ("CLUSTER", "ALTER"),
+    plan.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
+    plan.Phase.SCRAM: ("CLUSTER", "ALTER"),
+    plan.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
+    plan.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
+}
+MAX_LISTED = 10
+
+
+class MissingAccess(errors.ReconcilerError):
+    """The connecting principal lacks operations the plan needs; nothing was written."""
+
+
+def missing_access(
+    changes: Sequence[plan.Change],
+    *,
+    cluster_ops: frozenset[str] | None,
+    topic_ops: dict[str, frozenset[str] | None],
+    principal: str | None,
+    live_acls: Iterable[state.AclBinding] | None,
+) -> dict[str, list[str]]:
+    """``"CREATE on TOPIC orders" -> [addresses]`` for every operation the principal is known to lack."""
+    acls = None if live_acls is None else list(live_acls)
+    missing: dict[str, list[str]] = {}
+
+    def lacks(what: str, address: str) -> None:
+        missing.setdefault(what, []).append(address)
+
+    for c in changes:
+        resource_type, operation = NEEDS[c.phase]
+        if resource_type == "CLUSTER":
+            if cluster_ops is not None and operation not in cluster_ops:
+                lacks(f"{operation} on CLUSTER {CLUSTER}", c.address)
+            continue
+        if c.phase is plan.Phase.TOPIC_CREATE:
+            if cluster_ops is None or "CREATE" in cluster_ops:
+                continue  # allowed, or unknown: the broker decides
+            allowed = topic_ops.get(c.name)
+            if allowed is not None:
+                if "CREATE" not in allowed:
+                    lacks(f"CREATE on TOPIC {c.name} (or CREATE on CLUSTER {CLUSTER})", c.address)
+            elif acls is not None and principal is not None:
+                rule = {"principal": principal, "resource_type": "TOPIC", "name": c.name, "operation": "CREATE"}
+                if not guard.is_allowed(acls, **rule):
+                    lacks(f"CREATE on TOPIC {c.name} (or CREATE on CLUSTER {CLUSTER})", c.address)
+            continue
+        allowed = topic_ops.get(c.name)
+        if allowed is not None and operation not in allowed:
+            lacks(f"{operation} on TOPIC {c.name}", c.address)
+    return missing
+
+
+def check_access(
+    adapter: Any, changes: Sequence[plan.Change], *, principal: str | None, live: state.ClusterState
+) -> int:
+    """Raise ``MissingAccess`` naming what is missing; returns how many requests it sent.
+
+    Skipped for adapters that cannot ask (``authorized_operations`` missing).
+    """
+    ask = getattr(adapter, "authorized_operations", None)
+    if ask is None or not changes:
+        return 0
+    topics = sorted({c.name for c in changes if NEEDS[c.phase][0] == "TOPIC"})
+    ops = ask(topics)
+    acls = live.acls
+    new_topics = [c for c in changes if c.phase is plan.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
+    if (
+        acls is None
+        and new_topics
+        and principal is not None
+        and ops.cluster is not None
+        and "CREATE" not in ops.cluster
+    ):
+        # Whether the principal may create these names is in its ACLs (if it may read them).
+        mine = adapter.read_state(kinds=frozenset({"acl"}), principal_filter=lambda p: p in (principal, "User:*"))
+        acls = mine.acls
+    missing = missing_access(
+        changes, cluster_ops=ops.cluster, topic_ops=ops.topics, principal=principal, live_acls=acls
+    )
+    if missing:
+        who = principal or "the connecting principal"
+        lines = []
+        for what, addresses in sorted(missing.items())[:MAX_LISTED]:
+            more = f" and {len(addresses) - 3} more" if len(addresses) > 3 else ""
+            lines.append(f"{what} (for {', '.join(addresses[:3])}{more})")
+        if len(missing) > MAX_LISTED:
+            lines.append(f"and {len(missing) - MAX_LISTED} more")
+        raise MissingAccess(
+            f"refusing to apply: {who} lacks {len(missing)} permission(s) the plan needs: "
+            + "; ".join(lines)
+            + ". Nothing was written. Grant them (docs/security.md lists the ACLs) or apply as a principal that "
+            "has them."
+        )
+    return 2 if acls is live.acls else 3
