@@ -52,77 +52,17 @@ from kafka.protocol.admin import (
 )
 from kafka.protocol.metadata import MetadataRequest
 
+from benchmarks.plan_read_setup import TIMEOUT_MS, create_state, write_manifests
 from reconciler import desired, planner, workflow
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka import read as read_mod
 from reconciler.kafka.admin import KafkaAdapter
-from reconciler.kafka.results import TopicSpec
 from reconciler.render.text import render_text
+from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
 
-TEAMS = ("orders", "payments", "shipping", "search", "billing", "identity", "catalog", "fraud")
-OPERATIONS = ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS")
-TIMEOUT_MS = 300_000
 Figures = dict[str, Any]
-
-
-# ----------------------------------------------------------------------------------------- set-up
-def write_manifests(out: Path, *, topics: int, acls: int) -> list[str]:
-    """Ownership, ``topics`` Topic documents in 20 files and ``acls`` bindings in Acl documents of 20 bindings."""
-    names = [f"{TEAMS[i % len(TEAMS)]}.events-{i:06d}" for i in range(topics)]
-    rules = "".join(f"    - prefix: {team}.\n" for team in TEAMS)
-    (out / "ownership.yaml").write_text(
-        "apiVersion: kafka-reconciler/v1\nkind: Ownership\nmetadata:\n  name: bench\nspec:\n  topics:\n"
-        f'{rules}  principals:\n    - regex: "User:app-.*"\n'
-    )
-    per_file = max(1, -(-topics // 20))
-    for start in range(0, topics, per_file):
-        docs = [
-            "apiVersion: kafka-reconciler/v1\nkind: Topic\n"
-            f"metadata:\n  name: {names[i]}\nspec:\n  partitions: 1\n  replicationFactor: 1\n  configs:\n"
-            f"    retention.ms: {1 + i % 7}d\n    segment.bytes: 256MiB\n    max.message.bytes: 2MiB\n"
-            for i in range(start, min(topics, start + per_file))
-        ]
-        (out / f"topics-{start // per_file:02d}.yaml").write_text("---\n".join(docs))
-    if acls > len(OPERATIONS) * topics:
-        raise SystemExit(f"at most {len(OPERATIONS) * topics} distinct ACL bindings for {topics} topics")
-    docs = []
-    for first in range(0, acls, 20):
-        bindings = "".join(
-            f"    - principal: User:app-{i % 500:03d}\n      operation: {OPERATIONS[i // topics]}\n"
-            f"      resourceType: TOPIC\n      resourceName: {names[i % topics]}\n"
-            for i in range(first, min(acls, first + 20))
-        )
-        docs.append(f"apiVersion: kafka-reconciler/v1\nkind: Acl\nmetadata:\n  name: acl-{first:06d}\n")
-        docs[-1] += f"spec:\n  bindings:\n{bindings}"
-    (out / "acls.yaml").write_text("---\n".join(docs))
-    return names
-
-
-def create_state(adapter: KafkaAdapter, wanted: desired.DesiredState, *, batch: int) -> None:
-    """Create every declared topic (``batch`` per CreateTopics) and ACL binding; wait until Metadata shows them."""
-    specs = [TopicSpec(t.name, t.partitions, t.replication_factor, configs=t.configs) for t in wanted.topics.values()]
-    for i in range(0, len(specs), batch):
-        started = time.perf_counter()
-        results = adapter.create_topics(specs[i : i + batch], timeout_ms=TIMEOUT_MS)
-        failed = [r.describe() for r in results if not r.ok and r.error_name != "TOPIC_ALREADY_EXISTS"]
-        if failed:
-            raise SystemExit(f"cannot create topics: {failed[:5]}")
-        print(f"  created topics {i + 1}-{i + len(results)} in {time.perf_counter() - started:.1f}s", flush=True)
-    pending = adapter.wait_topics_present(wanted.topics, timeout_s=900, poll_s=2.0)
-    if pending:
-        raise SystemExit(f"{len(pending)} topics have no leader after 15 minutes")
-    results = adapter.create_acls(sorted(wanted.acls, key=lambda b: b.address))
-    failed = [r.describe() for r in results if not r.ok]
-    if failed:
-        raise SystemExit(f"cannot create ACLs: {failed[:5]}")
-    # The authorizer learns new bindings from the metadata log a moment after CreateAcls answers.
-    deadline = time.monotonic() + 300
-    while len(adapter.read_state(kinds=frozenset({desired.KIND_ACL})).acls or ()) < len(wanted.acls):
-        if time.monotonic() > deadline:
-            raise SystemExit("the created ACLs are not all visible after 5 minutes")
-        time.sleep(1.0)
 
 
 # ------------------------------------------------------------------------------------- contenders
@@ -287,17 +227,31 @@ def summary(runs: list[dict[str, Figures]]) -> dict[str, Figures]:
     table: dict[str, Figures] = {}
     for name in runs[0]:
         row: Figures = {}
+        good = [r for r in runs if "error" not in r[name]]
+        row["failed_runs"] = len(runs) - len(good)
         for key in ("seconds", "read_s", "diff_s", "render_s"):
-            if key in runs[0][name]:
-                values = [r[name][key] for r in runs]
+            if good and key in good[0][name]:
+                values = [r[name][key] for r in good]
                 row[key] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
-        row["requests"] = runs[-1][name]["requests"]
-        row["by_api"] = runs[-1][name].get("by_api")
+        row["requests"] = good[-1][name]["requests"] if good else None
+        row["by_api"] = good[-1][name].get("by_api") if good else None
         table[name] = row
     return table
 
 
+def attempt(fn: Callable[[], Figures]) -> Figures:
+    """Run one contender; a failure is a figure too (the error), not the end of the benchmark."""
+    started = time.perf_counter()
+    try:
+        return fn()
+    except Exception as exc:  # e.g. a request timing out on an overloaded broker
+        return {"seconds": time.perf_counter() - started, "requests": None, "error": f"{type(exc).__name__}: {exc}"}
+
+
 def show(name: str, fig: Figures) -> None:
+    if "error" in fig:
+        print(f"  {name:<15} FAILED after {fig['seconds']:.2f}s: {fig['error']}", flush=True)
+        return
     parts = [f"{fig['seconds']:8.2f}s", f"requests={fig['requests']}"]
     if "read_s" in fig:
         parts.append(f"read {fig['read_s']:.2f}s diff {fig['diff_s']:.2f}s render {fig['render_s']:.2f}s")
@@ -315,6 +269,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=1_000, help="topics read one by one per run (extrapolated)")
     parser.add_argument("--drift", type=int, default=100, help="topics altered out of band before the extra run")
     parser.add_argument("--batch", type=int, default=1_000, help="topics per CreateTopics during set-up")
+    parser.add_argument("--broker-heap", default="1g", help="broker -Xmx (Kafka's start script uses 1g)")
     parser.add_argument("--profile", type=Path, help="cProfile one plan run into this file and print the top")
     parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args()
@@ -332,11 +287,13 @@ def main() -> None:
     print(f"manifests: {len(wanted.topics)} topics, {len(wanted.acls)} ACL bindings; written in "
           f"{out['generate_s']:.2f}s, loaded and validated in {out['load_manifests_s']:.2f}s")  # fmt: skip
 
+    heap = tuple(f"-Xmx{args.broker_heap}" if o.startswith("-Xmx") else o for o in node_mod.JVM_OPTIONS)
+    node_mod.JVM_OPTIONS = heap  # type: ignore[assignment]  # the harness's options, another heap size
     started = time.perf_counter()
     cluster = single_node(authorizer=True)
     try:
         out["kafka"] = cluster.version
-        print(f"Kafka {cluster.version}, one KRaft node at {cluster.bootstrap} (started in "
+        print(f"Kafka {cluster.version}, one KRaft node, heap {args.broker_heap}, at {cluster.bootstrap} (started in "
               f"{time.perf_counter() - started:.1f}s)", flush=True)  # fmt: skip
         with KafkaAdapter(settings(cluster)) as adapter:
             started = time.perf_counter()
@@ -344,12 +301,13 @@ def main() -> None:
             out["setup_s"] = time.perf_counter() - started
             print(f"set-up (not measured): {out['setup_s']:.1f}s", flush=True)
             check = reconciler_plan(adapter, wanted)
-            print(f"warm-up plan: {check['live_topics']} live topics, {check['live_acls']} ACLs, "
-                  f"{check['changes']} changes, unchanged {check['unchanged']}")  # fmt: skip
+            print(f"warm-up plan ({check['seconds']:.2f}s): {check['live_topics']} live topics, "
+                  f"{check['live_acls']} ACLs, {check['changes']} changes, unchanged {check['unchanged']}")  # fmt: skip
             broker = int(cluster.nodes[0].node_id)
             runs: list[dict[str, Figures]] = []
             with counted_admin(cluster) as (admin, counts):
-                floor_admin(admin, counts, broker)  # warm-up, like the plan above
+                warm = attempt(lambda: floor_admin(admin, counts, broker))  # warm-up, like the plan above
+                show("floor (admin) warm-up", warm)
                 for i in range(args.runs):
                     print(f"run {i + 1}/{args.runs}")
                     contenders: dict[str, Callable[[], Figures]] = {
@@ -360,7 +318,7 @@ def main() -> None:
                     }
                     order = list(contenders)
                     order = order[i % len(order) :] + order[: i % len(order)]  # no contender always goes first
-                    run = {name: contenders[name]() for name in order}
+                    run = {name: attempt(contenders[name]) for name in order}
                     for name in contenders:
                         show(name, run[name])
                     runs.append({name: run[name] for name in contenders})
@@ -381,6 +339,9 @@ def main() -> None:
     print(f"\nmedians (min-max) over {len(runs)} runs; Kafka {out['kafka']}; load before {before['load']}, "
           f"after {out['load_after']}")  # fmt: skip
     for name, row in med.items():
+        if "seconds" not in row:
+            print(f"  {name:<15} failed in every run")
+            continue
         s = row["seconds"]
         ratio = "" if name == "reconciler" else f"  reconciler = {tool / s['median']:.2f}x this"
         print(f"  {name:<15} {s['median']:8.2f}s ({s['min']:.2f}-{s['max']:.2f})  requests={row['requests']}{ratio}")
