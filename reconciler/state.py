@@ -8,6 +8,7 @@ them. Names of Kafka enums are kept as Kafka spells them (``READ``, ``ALLOW``, `
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
 import os
@@ -310,6 +311,10 @@ def write_private_file(path: Path, text: str) -> None:
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and path.is_symlink():
+            raise errors.ConfigError(
+                f"cannot write {path}: it is a symlink, which is never followed (remove it or choose another path)"
+            ) from None
         raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         os.fchmod(handle.fileno(), 0o600)

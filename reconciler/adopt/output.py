@@ -159,6 +159,8 @@ def render_file(file: ManifestFile) -> str:
 
 def prepare_out_dir(out_dir: Path, *, force: bool) -> list[Path]:
     """Create ``out_dir`` if needed; refuse a non-empty one unless ``force``. Returns the files already there."""
+    if out_dir.is_symlink():
+        raise errors.ConfigError(f"refusing to write through the symlink {out_dir} (give the real directory)")
     if out_dir.exists() and not out_dir.is_dir():
         raise errors.ConfigError(f"{out_dir} exists and is not a directory")
     if not out_dir.exists():

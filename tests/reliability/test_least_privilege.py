@@ -1,0 +1,132 @@
+"""The minimal ACLs of docs/security.md, on the SASL node with an authorizer: the read-only principal can plan and
+cannot apply (refused before any write, every missing permission named); the apply principal can apply."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reconciler import state
+from reconciler.connection import Secret
+from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.results import ScramDeletion, ScramUpsert
+from tests.kafka.cluster import KafkaCluster
+from tests.reliability.helpers import cli, eventually, settings, topic_configs, topic_documents, topics_state
+
+PLAN_OPS = {"TOPIC": ("DESCRIBE", "DESCRIBE_CONFIGS"), "CLUSTER": ("DESCRIBE", "DESCRIBE_CONFIGS")}
+APPLY_OPS = {
+    "TOPIC": ("DESCRIBE", "DESCRIBE_CONFIGS", "CREATE", "DELETE", "ALTER", "ALTER_CONFIGS"),
+    "CLUSTER": ("DESCRIBE", "DESCRIBE_CONFIGS", "ALTER", "ALTER_CONFIGS"),
+}
+
+
+def documented_acls(principal: str, prefix: str, ops: dict[str, tuple[str, ...]]) -> list[state.AclBinding]:
+    """The bindings docs/security.md gives for a principal managing topics that start with ``prefix``."""
+    return [state.AclBinding("TOPIC", "PREFIXED", prefix, principal, "*", op, "ALLOW") for op in ops["TOPIC"]] + [
+        state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", principal, "*", op, "ALLOW") for op in ops["CLUSTER"]
+    ]
+
+
+@pytest.fixture
+def principals(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> Iterator[dict[str, Path]]:
+    """``reader`` and ``writer`` SCRAM users with exactly the documented ACLs; their properties files."""
+    users = {"reader": (f"{topic_prefix}plan", PLAN_OPS), "writer": (f"{topic_prefix}apply", APPLY_OPS)}
+    files: dict[str, Path] = {}
+    bindings: list[state.AclBinding] = []
+    with KafkaAdapter(settings(kafka_sasl)) as admin:
+        for role, (user, ops) in users.items():
+            password = secrets.token_urlsafe(12)
+            [r] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])
+            assert r.ok, r.describe()
+            bindings += documented_acls(f"User:{user}", topic_prefix, ops)
+            files[role] = tmp_path / f"{role}.properties"
+            files[role].write_text(
+                f"bootstrap.servers={kafka_sasl.bootstrap}\nsecurity.protocol=SASL_PLAINTEXT\n"
+                "sasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config=org.apache.kafka.common.security.scram."
+                f'ScramLoginModule required username="{user}" password="{password}";\n'
+            )
+        assert all(r.ok for r in admin.create_acls(bindings))
+    try:
+        yield files
+    finally:
+        with KafkaAdapter(settings(kafka_sasl)) as admin:
+            admin.delete_acls(bindings)
+            admin.delete_acls(wanted_acls(topic_prefix))
+            admin.alter_client_quotas({state.QuotaEntity.of(user=f"{topic_prefix}app"): {"producer_byte_rate": None}})
+            admin.alter_scram_credentials(deletions=[ScramDeletion(u, "SCRAM-SHA-256") for u, _ in users.values()])
+            admin.delete_topics(sorted(topics_state(kafka_sasl, topic_prefix)))
+
+
+def wanted_acls(prefix: str) -> list[state.AclBinding]:
+    return [state.AclBinding("TOPIC", "PREFIXED", prefix, f"User:{prefix}app", "*", "READ", "ALLOW")]
+
+
+def manifests(root: Path, prefix: str) -> Path:
+    root.mkdir()
+    text = topic_documents(
+        {
+            f"{prefix}new-a": (1, 1, {}),
+            f"{prefix}new-b": (1, 1, {}),
+            f"{prefix}old": (2, 1, {"retention.ms": "3600000"}),
+        }
+    )
+    text += (
+        "---\napiVersion: kafka-reconciler/v1\nkind: Ownership\nmetadata: {name: o}\n"
+        f'spec: {{topics: [{{prefix: "{prefix}"}}], principals: [{{prefix: "User:{prefix}app"}}]}}\n'
+        "---\napiVersion: kafka-reconciler/v1\nkind: Acl\nmetadata: {name: app}\nspec:\n  bindings:\n"
+        f'    - {{principal: "User:{prefix}app", operation: READ, resourceType: TOPIC, resourceName: "{prefix}", '
+        "patternType: PREFIXED}\n"
+        "---\napiVersion: kafka-reconciler/v1\nkind: ClientQuota\nmetadata: {name: q}\n"
+        f'spec: {{entity: {{user: "{prefix}app"}}, values: {{producer_byte_rate: 1048576}}}}\n'
+    )
+    (root / "m.yaml").write_text(text)
+    return root
+
+
+def cluster_view(cluster: KafkaCluster, prefix: str) -> tuple[object, ...]:
+    with KafkaAdapter(settings(cluster)) as admin:
+        live = admin.read_state(kinds=frozenset({"acl", "quota"}), principal_filter=lambda p: p == f"User:{prefix}app")
+    old = topic_configs(cluster, [f"{prefix}old"])
+    return (topics_state(cluster, prefix), old, live.acls, live.quotas)
+
+
+def test_plan_needs_only_describe_and_apply_is_refused_before_any_write(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path, principals: dict[str, Path]
+) -> None:
+    with kafka_sasl.admin_session() as admin:
+        from kafka.admin import NewTopic
+
+        admin.create_topics([NewTopic(f"{topic_prefix}old", 1, 1)])
+    root = manifests(tmp_path / "m", topic_prefix)
+    before = cluster_view(kafka_sasl, topic_prefix)
+
+    plan = cli(["plan", str(root), "--command-config", str(principals["reader"]), "--detailed-exitcode"])
+    assert plan.returncode == 2, plan.stderr
+    assert "Plan: 4 to create, 1 to update, 0 to delete." in plan.stdout, plan.stdout
+
+    refused = cli(["apply", str(root), "--auto-approve", "--command-config", str(principals["reader"])])
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    message = refused.stderr
+    assert f"User:{topic_prefix}plan lacks 6 permission(s)" in message, message
+    for needed in (
+        f"CREATE on TOPIC {topic_prefix}new-a (or CREATE on CLUSTER kafka-cluster)",
+        f"ALTER on TOPIC {topic_prefix}old",
+        f"ALTER_CONFIGS on TOPIC {topic_prefix}old",
+        "ALTER on CLUSTER kafka-cluster",
+        "ALTER_CONFIGS on CLUSTER kafka-cluster",
+    ):
+        assert needed in message, (needed, message)
+    assert "Nothing was written" in message
+    assert cluster_view(kafka_sasl, topic_prefix) == before
+
+    applied = cli(["apply", str(root), "--auto-approve", "--command-config", str(principals["writer"])])
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert eventually(
+        lambda: (
+            cli(["plan", str(root), "--command-config", str(principals["reader"]), "--detailed-exitcode"]).returncode
+            == 0
+        )
+    )
