@@ -7,6 +7,7 @@ adapter's batched writes (timed, not measured), then runs side by side, ``--runs
 * ``reconciler``: ``workflow.read_live`` + ``planner.plan`` (text rendering timed apart), with the admin requests sent;
 * ``floor (admin)``: the same reads through ``KafkaAdminClient`` methods, one call each, results not used;
 * ``floor (wire)``: the adapter's exact requests, decoded by kafka-python and thrown away (no processing at all);
+  ``floor (wire, 1)`` the same with every topic in a single DescribeConfigs;
 * ``per-topic``: one Metadata and one DescribeConfigs per topic, as per-resource tools read, on a sample of topics
   extrapolated linearly to N (the output says so), plus one DescribeAcls.
 
@@ -137,8 +138,8 @@ def floor_admin(admin: KafkaAdminClient, counts: collections.Counter[str], broke
     return {"seconds": time.perf_counter() - started, "requests": sum(counts.values()), "by_api": dict(counts)}
 
 
-def floor_wire(admin: KafkaAdminClient, counts: collections.Counter[str], broker: int) -> Figures:
-    """The adapter's own requests (same shapes and chunking), each response decoded and dropped."""
+def floor_wire(admin: KafkaAdminClient, counts: collections.Counter[str], broker: int, *, step: int) -> Figures:
+    """The adapter's own requests, ``step`` topics per DescribeConfigs; each response decoded and dropped."""
     counts.clear()
     manager = admin._manager
 
@@ -148,7 +149,6 @@ def floor_wire(admin: KafkaAdminClient, counts: collections.Counter[str], broker
     started = time.perf_counter()
     metadata = send(MetadataRequest(topics=None, allow_auto_topic_creation=False))
     names = sorted(str(t.name) for t in metadata.topics)
-    step = read_mod.MAX_CONFIG_RESOURCES
     res_cls = DescribeConfigsRequest.DescribeConfigsResource
     for i in range(0, len(names), step):
         resources = [res_cls(resource_type=2, resource_name=n, configuration_keys=None) for n in names[i : i + step]]
@@ -219,7 +219,8 @@ def profile(fn: Callable[[], Any], out: Path) -> None:
     profiler.runcall(fn)
     profiler.dump_stats(out)
     buffer = io.StringIO()
-    pstats.Stats(profiler, stream=buffer).sort_stats("cumulative").print_stats(30)
+    pstats.Stats(profiler, stream=buffer).sort_stats("cumulative").print_stats(25)
+    pstats.Stats(profiler, stream=buffer).sort_stats("tottime").print_stats(15)
     print(buffer.getvalue())
 
 
@@ -304,6 +305,7 @@ def main() -> None:
             print(f"warm-up plan ({check['seconds']:.2f}s): {check['live_topics']} live topics, "
                   f"{check['live_acls']} ACLs, {check['changes']} changes, unchanged {check['unchanged']}")  # fmt: skip
             broker = int(cluster.nodes[0].node_id)
+            chunk = read_mod.MAX_CONFIG_RESOURCES
             runs: list[dict[str, Figures]] = []
             with counted_admin(cluster) as (admin, counts):
                 warm = attempt(lambda: floor_admin(admin, counts, broker))  # warm-up, like the plan above
@@ -313,7 +315,8 @@ def main() -> None:
                     contenders: dict[str, Callable[[], Figures]] = {
                         "reconciler": lambda: reconciler_plan(adapter, wanted),
                         "floor (admin)": lambda: floor_admin(admin, counts, broker),
-                        "floor (wire)": lambda: floor_wire(admin, counts, broker),
+                        "floor (wire)": lambda: floor_wire(admin, counts, broker, step=chunk),
+                        "floor (wire, 1)": lambda: floor_wire(admin, counts, broker, step=len(names)),
                         "per-topic": lambda: per_topic(admin, counts, names[: args.sample], len(names)),
                     }
                     order = list(contenders)
