@@ -337,12 +337,13 @@ class Wire:
             ) from None
         except _CONNECTION_ERRORS as exc:
             target = f"broker {node}" if node is not None else "the cluster"
-            raise ConnectionLost(
-                f"{api} to {target} failed: {self.scrub(_plain(exc)) or type(exc).__name__}; "
-                "the request may or may not have been applied",
-                api=api,
-                node=node,
-            ) from None
+            why = self.scrub(_plain(exc)) or type(exc).__name__
+            if isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError)):
+                wait = timeout_ms if timeout_ms is not None else self.settings.request_timeout_ms
+                why = f"no answer within the request timeout ({wait:g} ms)"
+            reads = ("Describe", "List", "Metadata", "ApiVersions")
+            unknown = "" if api.startswith(reads) else "; the request may or may not have been applied"
+            raise ConnectionLost(f"{api} to {target} failed: {why}{unknown}", api=api, node=node) from None
         except kafka_errors.KafkaError as exc:
             code = int(getattr(exc, "errno", None) or -1)
             raise RequestFailed(

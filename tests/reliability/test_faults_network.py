@@ -98,7 +98,10 @@ def test_tiny_request_timeout_gives_a_plain_error_and_writes_nothing(
     ):
         apply_plan(p, adapter, options=ApplyOptions(deadline_s=30))
     assert info.value.exit_code == 1
-    assert "0.001s" in str(info.value) or "timed out" in str(info.value).lower(), str(info.value)
+    # Depending on where the 1 ms runs out: while connecting, or waiting for the first read's answer.
+    message = str(info.value)
+    assert "no broker answered within 0.001s" in message or "request timeout (1 ms)" in message, message
+    assert "may or may not have been applied" not in message  # a read: nothing can have been applied
     assert topics_state(kafka_single, topic_prefix) == {}
 
 
