@@ -73,7 +73,7 @@ def cluster_state(cluster: KafkaCluster) -> dict[str, Any]:
     admin = cluster.admin
     assert admin is not None
     settings_ = ConnectionSettings(
-        bootstrap_servers=cluster.bootstrap,
+        bootstrap_servers=tuple(cluster.bootstrap.split(",")),
         security_protocol="SASL_PLAINTEXT",
         sasl_mechanism="PLAIN",
         username=admin.username,

@@ -16,8 +16,11 @@ from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, eventually, settings, topic_configs, topic_documents, topics_state
 
-PLAN_OPS = {"TOPIC": ("DESCRIBE", "DESCRIBE_CONFIGS"), "CLUSTER": ("DESCRIBE", "DESCRIBE_CONFIGS")}
-APPLY_OPS = {
+PLAN_OPS: dict[str, tuple[str, ...]] = {
+    "TOPIC": ("DESCRIBE", "DESCRIBE_CONFIGS"),
+    "CLUSTER": ("DESCRIBE", "DESCRIBE_CONFIGS"),
+}
+APPLY_OPS: dict[str, tuple[str, ...]] = {
     "TOPIC": ("DESCRIBE", "DESCRIBE_CONFIGS", "CREATE", "DELETE", "ALTER", "ALTER_CONFIGS"),
     "CLUSTER": ("DESCRIBE", "DESCRIBE_CONFIGS", "ALTER", "ALTER_CONFIGS"),
 }
@@ -33,7 +36,10 @@ def documented_acls(principal: str, prefix: str, ops: dict[str, tuple[str, ...]]
 @pytest.fixture
 def principals(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> Iterator[dict[str, Path]]:
     """``reader`` and ``writer`` SCRAM users with exactly the documented ACLs; their properties files."""
-    users = {"reader": (f"{topic_prefix}plan", PLAN_OPS), "writer": (f"{topic_prefix}apply", APPLY_OPS)}
+    users: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
+        "reader": (f"{topic_prefix}plan", PLAN_OPS),
+        "writer": (f"{topic_prefix}apply", APPLY_OPS),
+    }
     files: dict[str, Path] = {}
     bindings: list[state.AclBinding] = []
     with KafkaAdapter(settings(kafka_sasl)) as admin:

@@ -49,7 +49,7 @@ def throttled_user(kafka_sasl: KafkaCluster, topic_prefix: str) -> Iterator[Conn
         [quota] = admin.alter_client_quotas({entity: {"controller_mutation_rate": RATE}})
         assert quota.ok, quota.describe()
     tool = ConnectionSettings(
-        bootstrap_servers=kafka_sasl.bootstrap,
+        bootstrap_servers=tuple(kafka_sasl.bootstrap.split(",")),
         security_protocol="SASL_PLAINTEXT",
         sasl_mechanism="SCRAM-SHA-256",
         username=user,
