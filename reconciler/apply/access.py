@@ -10,6 +10,7 @@ missing, the apply stops before writing and names every missing operation and th
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -119,3 +120,32 @@ def check_access(
             "has them."
         )
     return 2 if acls is live.acls else 3
+
+
+def is_super_user(
+    adapter: Any, principal: str, live_acls: Iterable[state.AclBinding] | None, creates: Sequence[state.AclBinding]
+) -> bool:
+    """True when the brokers give ``principal`` every operation the tool needs where no ACL grants it.
+
+    Asks for the principal's operations on the cluster and on a topic name no binding can have been written for
+    (a fresh random name). Access the ACLs do not explain comes from ``super.users`` (or from
+    ``allow.everyone.if.no.acl.found``, which a DENY binding ends, so a plan that creates a DENY for the
+    principal is never treated this way). Without the brokers' answer or the live ACLs: False.
+    """
+    ask = getattr(adapter, "authorized_operations", None)
+    if ask is None or live_acls is None:
+        return False
+    if any(b.permission == "DENY" and b.principal in (principal, guard.ANY_PRINCIPAL) for b in creates):
+        return False
+    probe = f"__kafka-reconciler-probe-{secrets.token_hex(6)}"
+    ops = ask([probe])
+    on_topic = ops.topics.get(probe)
+    if ops.cluster is None or on_topic is None:
+        return False
+    if not (set(guard.TOOL_NEEDS["CLUSTER"]) <= ops.cluster and set(guard.TOOL_NEEDS["TOPIC"]) <= on_topic):
+        return False
+    acls = list(live_acls)
+    return not any(
+        guard.is_allowed(acls, principal=principal, resource_type="TOPIC", name=probe, operation=op)
+        for op in guard.TOOL_NEEDS["TOPIC"]
+    )

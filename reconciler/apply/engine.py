@@ -136,11 +136,16 @@ def apply_plan(
         preflight.check_fresh(changes, live)
     if not options.allow_self_lockout:
         acl_changes = [c for c in changes if c.kind == "acl"]
+        deletes = [translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.DELETE]
+        creates = [translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.CREATE]
+        principal = options.principal or connection_principal(adapter)
+        if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
+            principal = None  # ACLs do not bind a super user: no ACL change can lock it out
         guard.check_self_lockout(
-            principal=options.principal or connection_principal(adapter),
+            principal=principal,
             live_acls=live.acls,
-            deletes=[translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.DELETE],
-            creates=[translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.CREATE],
+            deletes=deletes,
+            creates=creates,
             topics=sorted({c.name for c in changes if c.kind == "topic"}),
         )
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
