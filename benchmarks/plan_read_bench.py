@@ -24,6 +24,7 @@ import cProfile
 import io
 import json
 import os
+import platform
 import pstats
 import statistics
 import tempfile
@@ -33,6 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import kafka
 from kafka import KafkaAdminClient
 from kafka.admin import (
     ACLFilter,
@@ -276,6 +278,7 @@ def main() -> None:
     args = parser.parse_args()
 
     before = machine()
+    print(f"Python {platform.python_version()}, kafka-python {kafka.__version__}")
     print(f"machine: {before['nproc']} CPUs, {before['memory_gib']} GiB, {before['cpu']}; load {before['load']}")
     out: Figures = {"machine": before, "args": {k: str(v) for k, v in vars(args).items()}}
     with tempfile.TemporaryDirectory(prefix="plan-read-bench-") as tmp:
@@ -348,6 +351,12 @@ def main() -> None:
         s = row["seconds"]
         ratio = "" if name == "reconciler" else f"  reconciler = {tool / s['median']:.2f}x this"
         print(f"  {name:<15} {s['median']:8.2f}s ({s['min']:.2f}-{s['max']:.2f})  requests={row['requests']}{ratio}")
+    for floor in ("floor (wire)", "floor (wire, 1)", "floor (admin)"):
+        ratios = [r["reconciler"]["seconds"] / r[floor]["seconds"] for r in runs if "error" not in r[floor]]
+        if ratios:
+            print(
+                f"  reconciler / {floor} in the same run: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}"
+            )
     for key in ("read_s", "diff_s", "render_s"):
         s = med["reconciler"][key]
         print(f"  reconciler {key[:-2]:<6} {s['median']:8.3f}s ({s['min']:.3f}-{s['max']:.3f})")
