@@ -11,7 +11,7 @@ missing, the apply stops before writing and names every missing operation and th
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler import errors, plan, state
@@ -43,11 +43,15 @@ def missing_access(
     changes: Sequence[plan.Change],
     *,
     cluster_ops: frozenset[str] | None,
-    topic_ops: dict[str, frozenset[str] | None],
+    topic_ops: Mapping[str, frozenset[str] | None],
     principal: str | None,
     live_acls: Iterable[state.AclBinding] | None,
+    throttled: bool = False,
 ) -> dict[str, list[str]]:
-    """``"CREATE on TOPIC orders" -> [addresses]`` for every operation the principal is known to lack."""
+    """``"CREATE on TOPIC orders" -> [addresses]`` for every operation the principal is known to lack.
+
+    ``throttled``: reassignments run with a replication throttle, which also sets broker and topic configs.
+    """
     acls = None if live_acls is None else list(live_acls)
     missing: dict[str, list[str]] = {}
 
@@ -56,6 +60,12 @@ def missing_access(
 
     for c in changes:
         resource_type, operation = NEEDS[c.phase]
+        if throttled and c.phase is plan.Phase.REASSIGN:
+            if cluster_ops is not None and "ALTER_CONFIGS" not in cluster_ops:
+                lacks(f"ALTER_CONFIGS on CLUSTER {CLUSTER} (replication throttle)", c.address)
+            on_topic = topic_ops.get(c.name)
+            if on_topic is not None and "ALTER_CONFIGS" not in on_topic:
+                lacks(f"ALTER_CONFIGS on TOPIC {c.name} (replication throttle)", c.address)
         if resource_type == "CLUSTER":
             if cluster_ops is not None and operation not in cluster_ops:
                 lacks(f"{operation} on CLUSTER {CLUSTER}", c.address)
@@ -79,7 +89,12 @@ def missing_access(
 
 
 def check_access(
-    adapter: Any, changes: Sequence[plan.Change], *, principal: str | None, live: state.ClusterState
+    adapter: Any,
+    changes: Sequence[plan.Change],
+    *,
+    principal: str | None,
+    live: state.ClusterState,
+    throttled: bool = False,
 ) -> int:
     """Raise ``MissingAccess`` naming what is missing; returns how many requests it sent.
 
@@ -88,7 +103,9 @@ def check_access(
     ask = getattr(adapter, "authorized_operations", None)
     if ask is None or not changes:
         return 0
-    topics = sorted({c.name for c in changes if NEEDS[c.phase][0] == "TOPIC"})
+    topics = sorted(
+        {c.name for c in changes if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plan.Phase.REASSIGN)}
+    )
     ops = ask(topics)
     acls = live.acls
     new_topics = [c for c in changes if c.phase is plan.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
@@ -103,7 +120,7 @@ def check_access(
         mine = adapter.read_state(kinds=frozenset({"acl"}), principal_filter=lambda p: p in (principal, "User:*"))
         acls = mine.acls
     missing = missing_access(
-        changes, cluster_ops=ops.cluster, topic_ops=ops.topics, principal=principal, live_acls=acls
+        changes, cluster_ops=ops.cluster, topic_ops=ops.topics, principal=principal, live_acls=acls, throttled=throttled
     )
     if missing:
         who = principal or "the connecting principal"

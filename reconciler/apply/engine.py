@@ -152,7 +152,13 @@ def apply_plan(
     preflight.check_redacted(changes, reveal=reveal)
     secrets = {} if options.dry_run else preflight.resolve_secrets(changes, environ=options.environ)
     if not options.dry_run:
-        access.check_access(adapter, changes, principal=options.principal or connection_principal(adapter), live=live)
+        access.check_access(
+            adapter,
+            changes,
+            principal=options.principal or connection_principal(adapter),
+            live=live,
+            throttled=options.replication_throttle is not None,
+        )
 
     ctx = ApplyContext(
         adapter=adapter,
