@@ -313,7 +313,8 @@ class Plan:
                 options=dict(doc.get("options", {})),
                 unchanged={str(k): int(v) for k, v in doc.get("unchanged", {}).items()},
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            # AttributeError: a section of the wrong JSON type (a list or a string where an object belongs)
             raise errors.PlanFileError(f"malformed plan file: {type(exc).__name__}: {exc}") from None
 
     def save(self, path: Path) -> None:

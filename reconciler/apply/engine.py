@@ -125,6 +125,7 @@ def apply_plan(
     counts_at_start = _adapter_counts(adapter)
     preflight.check_shape(p)
     changes = plan.sort_changes(p.actionable)
+    preflight.check_translatable(changes)
     if not changes:
         return ApplyReport(
             cluster_id=p.cluster.cluster_id, dry_run=options.dry_run, items=(), phases=(), converged=True, requests=0

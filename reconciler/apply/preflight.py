@@ -64,6 +64,27 @@ def check_shape(p: plan.Plan) -> None:
         )
 
 
+def check_translatable(changes: Iterable[plan.Change]) -> None:
+    """Refuse a plan whose change data the checks before writing cannot read (a plan edited and resealed by
+    hand, or written by a tool that did not follow the format): each such change is named."""
+    problems: list[str] = []
+    for c in changes:
+        try:
+            translate.redacted_keys(c)
+            if c.kind == desired.KIND_ACL:
+                translate.acl_binding(c)
+            elif c.phase is plan.Phase.SCRAM and c.action is not plan.Action.DELETE:
+                translate.scram_change(c)
+        except translate.CannotTranslate as exc:
+            problems.append(str(exc))
+        except KeyError as exc:
+            problems.append(f"{c.address}: the change has no {exc} field")
+        except (TypeError, ValueError, AttributeError):
+            problems.append(f"{c.address}: the change's before/after data has the wrong shape")
+    if problems:
+        raise ImpossiblePlan("the plan cannot be applied as written: " + _listed(problems) + "; nothing was written")
+
+
 def check_cluster(p: plan.Plan, live: state.ClusterState) -> None:
     """Refuse a plan made for another cluster."""
     want, have = p.cluster.cluster_id, live.cluster_id
