@@ -156,3 +156,31 @@ def test_fleet_plan_over_live_clusters_with_both_engines_then_apply(
     triple_counts = next(c.counts for c in again.clusters if c.name == "triple")
     assert (triple_counts["create"], triple_counts["update"], triple_counts["delete"]) == (0, 0, 0)
     assert triple_counts["unchanged"] == 2
+
+
+def test_a_cluster_that_refuses_authentication_is_reported_without_the_password(
+    kafka_single: KafkaCluster, kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    wrong = "not-the-admin-password-4f1c"
+    (tmp_path / "sasl.properties").write_text(
+        "security.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        f'username="admin" password="{wrong}";\n'
+    )
+    fleet_file = write_fleet(tmp_path, prefix=topic_prefix, single=kafka_single, triple=kafka_single)
+    fleet_file.write_text(
+        "defaults: {manifests: manifests, requestTimeoutMs: 10000}\n"
+        "clusters:\n"
+        f"  - {{name: open, bootstrap: '{kafka_single.bootstrap}'}}\n"
+        f"  - {{name: locked, bootstrap: '{kafka_sasl.bootstrap}', commandConfig: sasl.properties}}\n"
+    )
+    result = run_fleet_plan(load_fleet(fleet_file, env={}), out_dir=tmp_path / "out", env={})
+    status = {c.name: (c.status, str(c.reason)) for c in result.clusters}
+    assert status["open"] == ("planned", "None")
+    assert status["locked"][0] == "unreadable"
+    assert "auth" in status["locked"][1].lower(), status["locked"][1]
+    assert result.exit_code == 3
+    for written in (tmp_path / "out").rglob("*"):
+        if written.is_file():
+            assert wrong.encode() not in written.read_bytes(), written
