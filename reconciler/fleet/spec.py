@@ -23,6 +23,8 @@ from reconciler import errors
 from reconciler.manifests import yamlio
 
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
+# Files the run writes next to the per-cluster directories: no cluster may be named like one.
+RESERVED_NAMES = frozenset({"summary.json", "report.md", "clusters.parquet", "drift.parquet"})
 
 
 class _Strict(pydantic.BaseModel):
@@ -152,6 +154,12 @@ def parse(raw: yamlio.RawDocument) -> FleetSpec:
                 )
             )
         seen.setdefault(entry.name, index)
+        if entry.name in RESERVED_NAMES:
+            diags.append(
+                raw.diagnostic(
+                    ("clusters", index, "name"), f"{entry.name!r} is the name of a summary file; rename the cluster"
+                )
+            )
         if entry.manifests is None and doc.defaults.manifests is None:
             diags.append(
                 raw.diagnostic(

@@ -79,6 +79,14 @@ def test_duplicate_names_and_missing_manifests(tmp_path: Path) -> None:
     ]
 
 
+def test_a_cluster_may_not_be_named_like_a_summary_file(tmp_path: Path) -> None:
+    path = tmp_path / "fleet.yaml"
+    path.write_text("clusters:\n  - {name: report.md, manifests: m}\n")
+    assert _problems(path) == [
+        "fleet.yaml:2:12: error: 'report.md' is the name of a summary file; rename the cluster (at clusters[0].name)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
