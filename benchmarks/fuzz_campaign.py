@@ -38,7 +38,7 @@ from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
-from tests.reliability.fuzzing import STRATEGIES, Case, Tally, check_case
+from tests.reliability.fuzzing import STRATEGIES, Case, Tally, check_case, check_plan, edited_plans
 
 
 def _campaign(strategy: Any, *, tally: Tally, rejected: list[Case], examples: int, rng_seed: int) -> Callable[[], None]:
@@ -52,6 +52,21 @@ def _campaign(strategy: Any, *, tally: Tally, rejected: list[Case], examples: in
             rejected.append(dict(case))
 
     return one  # type: ignore[no-any-return]
+
+
+def run_plans(total: int, *, rng_seed: int) -> Tally:
+    """Hand-edited, resealed plan files through the loader and apply's checks (in-memory adapter)."""
+    tally = Tally()
+
+    @seed(rng_seed)
+    @settings(max_examples=total, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(edited_plans())
+    def one(doc: dict[str, Any]) -> None:
+        verdict, detail = check_plan(doc)
+        tally.add(verdict, detail)
+
+    one()
+    return tally
 
 
 def run_offline(total: int, *, rng_seed: int) -> tuple[dict[str, Tally], list[Case]]:
@@ -134,12 +149,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--apply-sample", type=int, default=200, help="rejected cases applied to a real broker")
+    parser.add_argument("--plan-cases", type=int, default=5_000, help="hand-edited, resealed plan files")
     parser.add_argument("--seed", type=int, default=20261122)
     args = parser.parse_args()
 
     started = time.monotonic()
     tallies, rejected = run_offline(args.cases, rng_seed=args.seed)
     offline_s = time.monotonic() - started
+    started = time.monotonic()
+    plans = run_plans(args.plan_cases, rng_seed=args.seed)
+    plans_s = time.monotonic() - started
+    print(f"edited plans: {plans.cases} cases in {plans_s:.1f}s {dict(plans.classes)}", flush=True)
     sample = rejected[:: max(1, len(rejected) // max(args.apply_sample, 1))][: args.apply_sample]
     cluster = sasl_node()
     try:
@@ -169,11 +189,18 @@ def main() -> int:
         f"a real broker in {apply_s:.0f}s: exit 1 in {applied['exit_1']}, tracebacks {applied['tracebacks']}, "
         f"cluster state compared {applied['state_checks']} times, changed {applied['changed']} times."
     )
-    for t in tallies.values():
+    pc = plans.classes
+    print(
+        f"Edited and resealed plan files: {plans.cases:,} in {plans_s:.0f}s: "
+        f"refused at load {pc['refused at load']:,}, "
+        f"refused before writing {pc['refused before writing']:,}, applied with a report {pc['report']:,}, "
+        f"crashes {pc['crash']}."
+    )
+    for t in [*tallies.values(), plans]:
         for problem in t.problems[:3]:
             print("\nPROBLEM:", problem[:1200])
-    print(json.dumps({"cases": total, "crashes": crashes, "unlocated": unlocated, **applied}))
-    bad = crashes or unlocated or applied["tracebacks"] or applied["changed"]
+    print(json.dumps({"cases": total, "crashes": crashes, "unlocated": unlocated, "plans": dict(pc), **applied}))
+    bad = crashes or unlocated or plans.classes["crash"] or applied["tracebacks"] or applied["changed"]
     bad = bad or applied["exit_1"] != applied["applied_cases"]
     return 1 if bad else 0
 

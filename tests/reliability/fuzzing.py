@@ -9,8 +9,10 @@ textual edits of their files (lines deleted, duplicated, re-indented, truncated,
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
+import json
 import tempfile
 import traceback
 from collections import Counter
@@ -21,7 +23,8 @@ from typing import Any
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from reconciler import errors, manifests
+from reconciler import errors, manifests, plan, state
+from reconciler.apply import ApplyOptions, apply_plan, retry
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -202,3 +205,57 @@ STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
     "random YAML text": random_text,
     "random bytes": random_bytes,
 }
+
+
+# ------------------------------------------------------------------------------- hand-edited plan files
+GOLDEN_PLAN: dict[str, Any] = json.loads((REPO / "tests" / "golden" / "example-plan.json").read_text())
+ODD = [None, 0, -1, 1.5, "", "x", [], {}, [1], {"a": 1}, True, "create", "topic", 10**20, {"env": "NOPE"}, "***"]
+
+
+def reseal(doc: dict[str, Any]) -> dict[str, Any]:
+    """Recompute a plan document's checksum, as someone editing it on purpose would."""
+    doc["checksum"] = state.fingerprint({k: v for k, v in doc.items() if k not in ("summary", "checksum")})
+    return doc
+
+
+@st.composite
+def edited_plans(draw: st.DrawFn) -> dict[str, Any]:
+    """The golden example plan with up to three values replaced or deleted, resealed."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from([p for p in _paths(doc) if p]))
+        parent = doc
+        for part in path[:-1]:
+            parent = parent[part]
+        if draw(st.booleans()):
+            parent[path[-1]] = draw(st.sampled_from(ODD))
+        else:
+            del parent[path[-1]]
+    return reseal(doc)
+
+
+def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
+    """``("refused at load"|"refused before writing"|"report"|"crash", detail)`` for one plan document,
+    loaded and applied through the in-memory adapter of the unit tests (staleness not checked, so the
+    checks and runners behind it are reached)."""
+    from tests.unit.apply_recording import RecordingAdapter
+
+    try:
+        p = plan.Plan.from_json_dict(doc)
+    except errors.PlanFileError:
+        return "refused at load", None
+    except Exception:
+        return "crash", traceback.format_exc(limit=-3)
+    adapter = RecordingAdapter(cluster_id=p.cluster.cluster_id or "cluster-a")
+    options = ApplyOptions(
+        check_staleness=False, verify=False, settle_s=0, deadline_s=5, pacer=retry.Pacer(sleep=lambda _s: None)
+    )
+    try:
+        apply_plan(p, adapter, options=options)
+    except errors.ReconcilerError:
+        if adapter.writes():
+            return "crash", "refused after writing"
+        return "refused before writing", None
+    except Exception:
+        return "crash", traceback.format_exc(limit=-3)
+    return "report", None
