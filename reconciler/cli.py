@@ -552,72 +552,80 @@ def drift_issue_cmd(
     typer.echo(f"Drift on {name}: {'yes' if drift else 'no'}; issue {result.action}{where}")
 
 
-# ------------------------------------------------------------------------- not yet available
-def _not_yet(command: str) -> None:
-    err.print(f"kafka-reconciler {command}: not available yet in this version.", markup=False)
-    raise typer.Exit(code=1)
+# ----------------------------------------------------------------------------------------- fleet
+class FleetEngine(str, enum.Enum):
+    local = "local"
+    spark = "spark"
 
 
-# ------------------------------------------------------------------------------- import, convert
-class ConvertFormat(str, enum.Enum):
-    strimzi = "strimzi"
-    kafka_gitops = "kafka-gitops"
+class FleetFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
 
 
-OutDirOpt = Annotated[Path, typer.Option("--out", help="Directory to write the manifests into (must be empty).")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Write into a non-empty directory, overwriting files.")]
+fleet_app = typer.Typer(help="Plan many clusters at once (fleet.yaml).", no_args_is_help=True)
+app.add_typer(fleet_app, name="fleet")
 
 
-def _print_adoption(report: Any, *, written: Path) -> None:
-    for line in report.lines():
-        out.print(line, markup=False)
-    err.print(f"Details and next steps: {written}", markup=False)
-
-
-@app.command(name="import")
-def import_cmd(
-    out_dir: OutDirOpt,
-    force: ForceOpt = False,
-    include_tool_topics: Annotated[
-        bool,
-        typer.Option(
-            "--include-tool-topics", help="Also import topics run by Kafka Connect, Schema Registry and MirrorMaker."
-        ),
+@fleet_app.command("plan")
+def fleet_plan(
+    fleet_file: Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")],
+    engine: Annotated[
+        FleetEngine,
+        typer.Option("--engine", help="local: in this process; spark: Apache Spark (needs the spark extra)."),
+    ] = FleetEngine.local,
+    master: Annotated[
+        str | None, typer.Option("--master", help="Spark master URL (default local[*]); only with --engine spark.")
+    ] = None,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Directory for <cluster>/plan.json, summary.json, report.md, *.parquet.")
+    ] = Path("fleet-plan"),
+    fmt: Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")] = FleetFormat.text,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    detailed_exitcode: Annotated[
+        bool, typer.Option("--detailed-exitcode", help="Exit 2 when some cluster has changes (3 still wins).")
     ] = False,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Write manifests describing an existing cluster, so the first plan against it shows no changes."""
+    """Plan every cluster of a fleet; exit 0 when all were planned, 3 when some could not be (partial), 1 on error."""
     _setup_logging(verbose)
-    from reconciler.adopt import importer
-    from reconciler.kafka.admin import KafkaAdapter
+    if verbose < 3:  # a cluster that is down is reported once, with its reason; not by the client's retry log
+        logging.getLogger("kafka").setLevel(logging.CRITICAL)
+    from reconciler import fleet as fleet_mod
+
+    def progress(event: fleet_mod.FleetEvent) -> None:
+        if not quiet:
+            style = "yellow" if event.stage == "unreadable" else None
+            err.print(f"[{event.stage}] {event.message}", style=style, markup=False)
 
     with _errors_to_exit():
-        settings = workflow.resolve_connection(bootstrap_server=bootstrap_server, command_config=command_config)
-        with KafkaAdapter(settings) as adapter:
-            live = importer.read_for_import(adapter)
-        report = importer.import_cluster(live, out_dir=out_dir, force=force, include_tool_topics=include_tool_topics)
-    _print_adoption(report, written=out_dir / "IMPORT.md")
-
-
-@app.command(name="convert")
-def convert_cmd(
-    inputs: Annotated[
-        list[Path], typer.Argument(help="Input YAML files or directories of the other tool.", show_default=False)
-    ],
-    source: Annotated[ConvertFormat, typer.Option("--from", help="Format of the inputs.")],
-    out_dir: OutDirOpt,
-    force: ForceOpt = False,
-) -> None:
-    """Convert Strimzi KafkaTopic/KafkaUser resources or kafka-gitops state files into manifests."""
-    from reconciler import convert
-
-    with _errors_to_exit():
-        report = convert.convert(source.value, inputs, out_dir=out_dir, force=force)
-    _print_adoption(report, written=out_dir / "CONVERSION.md")
-
-
-@app.command(help="Plan many clusters at once. (not available yet)")
-def fleet() -> None:
-    _not_yet("fleet")
+        if master is not None and engine is not FleetEngine.spark:
+            raise errors.ConfigError("--master needs --engine spark")
+        spec = fleet_mod.load_fleet(fleet_file)
+        result = fleet_mod.run_fleet_plan(spec, engine=engine.value, master=master, out_dir=out_dir, progress=progress)
+    summary = result.summary
+    if fmt is FleetFormat.json:
+        typer.echo(json.dumps({k: v for k, v in summary.items() if k != "drift"}, indent=2))
+    else:
+        for c in result.clusters:
+            if c.status == "planned":
+                n = c.counts
+                out.print(
+                    f"{c.name}: {n['create']} to create, {n['update']} to update, {n['delete']} to delete, "
+                    f"{n['blocked']} blocked ({c.plan_path})",
+                    markup=False,
+                )
+            else:
+                out.print(f"{c.name}: {c.status.upper()}: {c.reason}", style="yellow", markup=False)
+        out.print(
+            f"Fleet: {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) planned, "
+            f"{summary['clusters_with_changes']} with changes, in {result.seconds:.1f} s ({result.engine} engine). "
+            f"Report: {out_dir / 'report.md'}",
+            markup=False,
+        )
+        for note in result.notes:
+            err.print(note, markup=False)
+    if result.partial:
+        raise typer.Exit(code=3)
+    if detailed_exitcode and result.has_changes:
+        raise typer.Exit(code=2)

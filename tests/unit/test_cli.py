@@ -176,13 +176,25 @@ def test_tampered_plan_is_refused(tmp_path: Path) -> None:
     assert "checksum mismatch" in result.output
 
 
-def test_commands_not_available_say_so(tmp_path: Path) -> None:
-    for command in ("fleet",):
-        result = runner.invoke(app, [command])
-        if "not available yet" not in result.output:
-            continue
-        assert result.exit_code == 1
-        assert len(result.output.strip().splitlines()) == 1
+def test_fleet_plan_over_snapshots_reports_an_unreadable_cluster_as_partial(tmp_path: Path) -> None:
+    _manifests(tmp_path)
+    _snapshot(tmp_path, topics={"orders": state.TopicState("orders", ((1,), (1,), (1,)))})
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(
+        "defaults: {manifests: ./manifests}\n"
+        "clusters:\n"
+        "  - {name: lab, snapshot: ./live.json}\n"
+        "  - {name: gone, snapshot: ./missing.json}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["fleet", "plan", str(fleet), "--out", str(out), "--quiet"])
+    assert result.exit_code == 3, result.output
+    assert "lab: 1 to create, 1 to update, 0 to delete, 0 blocked" in result.stdout
+    assert "gone: " in result.stdout
+    saved = runner.invoke(app, ["show", str(out / "lab" / "plan.json"), "--format", "json"])
+    assert saved.exit_code == 0
+    assert {c["address"] for c in json.loads(saved.stdout)["changes"]} == {"topic/orders", "topic/payments"}
 
 
 def test_convert_kafka_gitops_then_refuses_non_empty_directory(tmp_path: Path) -> None:
