@@ -552,6 +552,66 @@ def drift_issue_cmd(
     typer.echo(f"Drift on {name}: {'yes' if drift else 'no'}; issue {result.action}{where}")
 
 
+# ------------------------------------------------------------------------------- import, convert
+class ConvertFormat(str, enum.Enum):
+    strimzi = "strimzi"
+    kafka_gitops = "kafka-gitops"
+
+
+OutDirOpt = Annotated[Path, typer.Option("--out", help="Directory to write the manifests into (must be empty).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Write into a non-empty directory, overwriting files.")]
+
+
+def _print_adoption(report: Any, *, written: Path) -> None:
+    for line in report.lines():
+        out.print(line, markup=False)
+    err.print(f"Details and next steps: {written}", markup=False)
+
+
+@app.command(name="import")
+def import_cmd(
+    out_dir: OutDirOpt,
+    force: ForceOpt = False,
+    include_tool_topics: Annotated[
+        bool,
+        typer.Option(
+            "--include-tool-topics", help="Also import topics run by Kafka Connect, Schema Registry and MirrorMaker."
+        ),
+    ] = False,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Write manifests describing an existing cluster, so the first plan against it shows no changes."""
+    _setup_logging(verbose)
+    from reconciler.adopt import importer
+    from reconciler.kafka.admin import KafkaAdapter
+
+    with _errors_to_exit():
+        settings = workflow.resolve_connection(bootstrap_server=bootstrap_server, command_config=command_config)
+        with KafkaAdapter(settings) as adapter:
+            live = importer.read_for_import(adapter)
+        report = importer.import_cluster(live, out_dir=out_dir, force=force, include_tool_topics=include_tool_topics)
+    _print_adoption(report, written=out_dir / "IMPORT.md")
+
+
+@app.command(name="convert")
+def convert_cmd(
+    inputs: Annotated[
+        list[Path], typer.Argument(help="Input YAML files or directories of the other tool.", show_default=False)
+    ],
+    source: Annotated[ConvertFormat, typer.Option("--from", help="Format of the inputs.")],
+    out_dir: OutDirOpt,
+    force: ForceOpt = False,
+) -> None:
+    """Convert Strimzi KafkaTopic/KafkaUser resources or kafka-gitops state files into manifests."""
+    from reconciler import convert
+
+    with _errors_to_exit():
+        report = convert.convert(source.value, inputs, out_dir=out_dir, force=force)
+    _print_adoption(report, written=out_dir / "CONVERSION.md")
+
+
 # ----------------------------------------------------------------------------------------- fleet
 class FleetEngine(str, enum.Enum):
     local = "local"

@@ -47,6 +47,7 @@ def lint(ctx: common.Context) -> None:
     broker_count = len(brokers) or 10**9
     isr_key = "min.insync.replicas"
     parsed: dict[str, int | None] = {}
+    below_isr: dict[tuple[int, int], list[str]] = {}
     for name, topic in ctx.desired.topics.items():
         rf = topic.replication_factor
         live = live_topics.get(name)
@@ -67,16 +68,7 @@ def lint(ctx: common.Context) -> None:
         else:
             min_isr = parsed[raw] = _parse_int(raw, default=None)
         if min_isr is not None and rf <= min_isr:
-            consequence = (
-                "producers with acks=all are always refused"
-                if rf < min_isr
-                else "producers with acks=all are refused while any one replica is down"
-            )
-            ctx.warn(
-                f"topic {name}: replication factor {rf} is below min.insync.replicas {min_isr} + 1; {consequence}",
-                code="replication-below-min-isr",
-                address=views.address(desired.KIND_TOPIC, name),
-            )
+            below_isr.setdefault((rf, min_isr), []).append(name)
         if single_rack is None or rf < 2:
             continue
         layout = targets.get(name)
@@ -90,6 +82,36 @@ def lint(ctx: common.Context) -> None:
                 code="single-rack",
                 address=views.address(desired.KIND_TOPIC, name),
             )
+    _warn_below_isr(ctx, below_isr)
+
+
+def _warn_below_isr(ctx: common.Context, below: dict[tuple[int, int], list[str]]) -> None:
+    """One warning per topic, or one per (replication factor, min.insync.replicas) pair past a few topics."""
+    for (rf, min_isr), names in sorted(below.items()):
+        consequence = (
+            "producers with acks=all are always refused"
+            if rf < min_isr
+            else "producers with acks=all are refused while any one replica is down"
+        )
+        if len(names) <= _BELOW_ISR_EACH:
+            for name in names:
+                ctx.warn(
+                    f"topic {name}: replication factor {rf} is below min.insync.replicas {min_isr} + 1; {consequence}",
+                    code="replication-below-min-isr",
+                    address=views.address(desired.KIND_TOPIC, name),
+                )
+            continue
+        ordered = sorted(names)
+        shown = ", ".join(ordered[:_BELOW_ISR_EACH])
+        ctx.warn(
+            f"{len(names)} topics have replication factor {rf}, below min.insync.replicas {min_isr} + 1 "
+            f"({shown} and {len(names) - _BELOW_ISR_EACH} more); {consequence}",
+            code="replication-below-min-isr",
+        )
+
+
+# Past this many topics with the same replication factor and min.insync.replicas, one warning names them all.
+_BELOW_ISR_EACH = 3
 
 
 class _SingleRack:

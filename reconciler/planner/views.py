@@ -9,7 +9,6 @@ any change in those sections, owned or not, makes a saved plan stale by that che
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import operator
@@ -167,7 +166,14 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[str]) -> str:
         else:
             doc.append(_topic_rows(topics))
     if desired.KIND_ACL in wanted:
-        doc.append(None if live.acls is None else [dataclasses.astuple(b) for b in sorted(live.acls)])
+        doc.append(
+            None
+            if live.acls is None
+            else sorted(
+                (b.resource_type, b.pattern_type, b.resource_name, b.principal, b.host, b.operation, b.permission)
+                for b in live.acls
+            )
+        )
     if desired.KIND_QUOTA in wanted:
         doc.append(
             None
