@@ -193,7 +193,7 @@ def main() -> int:
     print(
         f"Edited and resealed plan files: {plans.cases:,} in {plans_s:.0f}s: "
         f"refused at load {pc['refused at load']:,}, "
-        f"refused before writing {pc['refused before writing']:,}, applied with a report {pc['report']:,}, "
+        f"refused before writing {pc['refused before writing']:,}, passed the checks {pc['passed the checks']:,}, "
         f"crashes {pc['crash']}."
     )
     for t in [*tallies.values(), plans]:
