@@ -22,7 +22,8 @@ from kafka.protocol.api_key import ApiKey
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import errors
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection import ConnectionSettings
+from reconciler.kafka import redact
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 # The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
@@ -96,44 +97,6 @@ def _quiet_library_logs() -> None:
         library.setLevel(logging.INFO)
 
 
-class _RedactSecrets(logging.Filter):
-    """Replaces every configured password in kafka-python's log records with ``***``.
-
-    Defence in depth behind ``_quiet_library_logs``: kafka-python logs the SASL PLAIN request, password
-    included, at DEBUG, and an application embedding the adapter may turn DEBUG on for ``kafka`` after the
-    adapter was created. The filter sits on every ``kafka.*`` logger (a logger's filters do not see records
-    of its children).
-    """
-
-    secrets: set[str] = set()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
-        text = record.getMessage()
-        redacted = text
-        for secret in self.secrets:
-            redacted = redacted.replace(secret, "***")
-        if redacted != text:
-            record.msg, record.args = redacted, None
-        return True
-
-
-_REDACT = _RedactSecrets()
-
-
-def _redact_library_logs(*secrets: Secret | None) -> None:
-    for secret in secrets:
-        if secret is not None and secret.reveal():
-            value = secret.reveal()
-            # also as it shows inside the repr of the bytes on the wire (b'user\x00user\x00pa\\ss')
-            _RedactSecrets.secrets |= {value, repr(value.encode())[2:-1]}
-    for name in [n for n in logging.Logger.manager.loggerDict if n == "kafka" or n.startswith("kafka.")]:
-        logger = logging.getLogger(name)
-        if _REDACT not in logger.filters:
-            logger.addFilter(_REDACT)
-
-
 class _BootstrapWatch(logging.Handler):
     """Stops kafka-python's bootstrap at a handshake failure instead of retrying until the timeout.
 
@@ -183,7 +146,7 @@ class Wire:
         self.home: int | None = None
         self._client: KafkaAdminClient | None = None
         _quiet_library_logs()
-        _redact_library_logs(settings.password, settings.ssl_key_password)
+        redact.redact_library_logs(settings.password, settings.ssl_key_password)
 
     # ------------------------------------------------------------------------------ connection
     def _client_kwargs(self) -> dict[str, Any]:
