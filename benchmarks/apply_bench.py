@@ -42,7 +42,6 @@ from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired, planner, state
 from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
@@ -67,18 +66,6 @@ def tools_classpath() -> str:
     return os.pathsep.join(str(p) for p in sorted(TOOLS_LIBS.glob("*.jar")))
 
 
-def settings(cluster: KafkaCluster) -> ConnectionSettings:
-    kw = cluster.client_kwargs()
-    return ConnectionSettings(
-        bootstrap_servers=(cluster.bootstrap,),
-        security_protocol=kw["security_protocol"],
-        sasl_mechanism=kw["sasl_mechanism"],
-        username=kw["sasl_plain_username"],
-        password=Secret(kw["sasl_plain_password"]),
-        request_timeout_ms=60_000,
-    )
-
-
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     start = time.perf_counter()
     out = fn()
@@ -88,7 +75,7 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 # ------------------------------------------------------------------------------------- contenders
 def reconciler_apply(cluster: KafkaCluster, wanted: desired.DesiredState) -> dict[str, Any]:
     """Plan and apply ``wanted``; wall time of plan + apply, admin requests sent."""
-    with KafkaAdapter(settings(cluster)) as adapter:
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=60_000)) as adapter:
         adapter.connect()
         adapter.reset_request_count()
 
@@ -144,15 +131,7 @@ def cli_topics(
     cluster: KafkaCluster, names: list[str], *, sample: int, classpath: str, workdir: Path
 ) -> dict[str, Any]:
     """``TopicCommand --create`` once per topic for ``sample`` topics, extrapolated to ``len(names)``."""
-    kw = cluster.client_kwargs()
-    props = workdir / "client.properties"
-    props.write_text(
-        f"security.protocol={kw['security_protocol']}\n"
-        f"sasl.mechanism={kw['sasl_mechanism']}\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{kw["sasl_plain_username"]}" password="{kw["sasl_plain_password"]}";\n'
-    )
-    props.chmod(0o600)
+    props = cluster.write_command_config(workdir / "client.properties")
     java = ["java", "-Xms64m", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath]
     chosen = names[:sample]
 
@@ -232,7 +211,7 @@ def one_run(cluster: KafkaCluster, *, cli_sample: int, classpath: str | None, wo
 
 def cleanup(cluster: KafkaCluster, tag: str, names: list[str]) -> None:
     """Remove the run's topics and ACLs so runs do not slow each other down."""
-    with KafkaAdapter(settings(cluster)) as adapter:
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=60_000)) as adapter:
         live = adapter.read_state(kinds=frozenset({"topic", "acl"}), topic_filter=lambda n: tag in n)
         adapter.delete_topics(sorted(set(names) & set(live.topics or {})))
         adapter.delete_acls(sorted(b for b in live.acls or () if tag in b.principal))

@@ -57,7 +57,6 @@ from kafka.protocol.metadata import MetadataRequest
 
 from benchmarks.plan_read_setup import TIMEOUT_MS, create_state, write_manifests
 from reconciler import desired, planner, workflow
-from reconciler.connection import ConnectionSettings
 from reconciler.kafka import read as read_mod
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.render.text import render_text
@@ -69,10 +68,6 @@ Figures = dict[str, Any]
 
 
 # ------------------------------------------------------------------------------------- contenders
-def settings(cluster: KafkaCluster) -> ConnectionSettings:
-    return ConnectionSettings(bootstrap_servers=(cluster.bootstrap,), request_timeout_ms=TIMEOUT_MS)
-
-
 def reconciler_plan(adapter: KafkaAdapter, wanted: desired.DesiredState) -> Figures:
     """read_live + plan + render_text on a connected adapter; times of each step and the requests sent."""
     adapter.reset_request_count()
@@ -299,7 +294,7 @@ def main() -> None:
         out["kafka"] = cluster.version
         print(f"Kafka {cluster.version}, one KRaft node, heap {args.broker_heap}, at {cluster.bootstrap} (started in "
               f"{time.perf_counter() - started:.1f}s)", flush=True)  # fmt: skip
-        with KafkaAdapter(settings(cluster)) as adapter:
+        with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
             started = time.perf_counter()
             create_state(adapter, wanted, batch=args.batch)
             out["setup_s"] = time.perf_counter() - started

@@ -8,7 +8,6 @@ import pytest
 from kafka.admin import ConfigResource
 
 from reconciler import desired, state
-from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, TopicSpec
 from tests.kafka.cluster import KafkaCluster
@@ -16,14 +15,10 @@ from tests.kafka.cluster import KafkaCluster
 pytestmark = pytest.mark.kafka
 
 
-def settings(cluster: KafkaCluster) -> ConnectionSettings:
-    return ConnectionSettings(bootstrap_servers=tuple(cluster.bootstrap.split(",")), request_timeout_ms=20_000)
-
-
 def test_full_read_of_three_brokers(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
     kafka_cluster3.ensure_running()
     name = f"{topic_prefix}replicated"
-    with KafkaAdapter(settings(kafka_cluster3)) as adapter:
+    with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
         (created,) = adapter.create_topics([TopicSpec(name, partitions=3, replication_factor=3)])
         assert created.ok, created.describe()
         assert adapter.wait_topics_present([name]) == frozenset()
@@ -45,7 +40,7 @@ def test_full_read_of_three_brokers(kafka_cluster3: KafkaCluster, topic_prefix: 
 def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> None:
     kafka_cluster3.ensure_running()
     key = "log.cleaner.backoff.ms"
-    with KafkaAdapter(settings(kafka_cluster3)) as adapter:
+    with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
         results = adapter.incremental_alter_configs(
             {("BROKER", "2"): [ConfigOp("SET", key, "21000")], ("BROKER", "3"): [ConfigOp("SET", key, "soon")]}
         )
@@ -63,20 +58,20 @@ def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> 
             time.sleep(0.2)
         assert found[key]["value"] == "21000" and found[key]["config_source"] == "DYNAMIC_BROKER_CONFIG"
 
-        with KafkaAdapter(settings(kafka_cluster3)) as adapter:
+        with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
             live = adapter.read_state(kinds=frozenset({desired.KIND_BROKER_CONFIG}))
         assert live.broker_configs is not None
         assert live.broker_configs["2"].get(key) == "21000"
         assert key not in live.broker_configs["1"] and key not in live.broker_configs["3"]
     finally:
-        with KafkaAdapter(settings(kafka_cluster3)) as adapter:
+        with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
             adapter.incremental_alter_configs({("BROKER", "2"): [ConfigOp("DELETE", key)]})
 
 
 def test_reassignment_moves_replicas_and_is_listed_until_done(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
     kafka_cluster3.ensure_running()
     name = f"{topic_prefix}moving"
-    with KafkaAdapter(settings(kafka_cluster3)) as adapter:
+    with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
         adapter.create_topics([TopicSpec(name, assignment=((1, 2), (2, 3)))])
         assert adapter.wait_topics_present([name]) == frozenset()
         moved, bad = adapter.alter_partition_reassignments({(name, 0): [3, 1], (name, 1): [2, 7]})

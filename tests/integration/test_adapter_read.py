@@ -28,10 +28,6 @@ ALL_KINDS = frozenset(desired.KINDS)
 T = TypeVar("T")
 
 
-def plaintext(cluster: KafkaCluster, **overrides: object) -> ConnectionSettings:
-    return ConnectionSettings(bootstrap_servers=(cluster.bootstrap,), request_timeout_ms=20_000, **overrides)  # type: ignore[arg-type]
-
-
 def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
     """Poll ``check`` until it returns something truthy (config changes reach brokers asynchronously)."""
     deadline = time.monotonic() + timeout
@@ -62,7 +58,7 @@ def test_topics_with_replicas_ids_and_only_dynamic_configs(kafka_single: KafkaCl
     with kafka_single.admin_session() as admin:
         described = {t["name"]: t for t in admin.describe_topics([orders, audit])}
 
-    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         live = adapter.read_state(
             kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n.startswith(topic_prefix)
         )
@@ -89,7 +85,7 @@ def test_topics_with_replicas_ids_and_only_dynamic_configs(kafka_single: KafkaCl
 
 def test_full_read_request_count_does_not_grow_with_topics(kafka_single: KafkaCluster, topic_prefix: str) -> None:
     def full_read_count() -> tuple[int, int, dict[str, int]]:
-        with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        with KafkaAdapter(kafka_single.connection_settings()) as adapter:
             live = adapter.read_state(kinds=ALL_KINDS, topic_filter=lambda n: n.startswith(topic_prefix))
             return len(live.topics or {}), adapter.request_count, adapter.request_counts
 
@@ -107,7 +103,7 @@ def test_full_read_request_count_does_not_grow_with_topics(kafka_single: KafkaCl
 
 def test_dynamic_broker_configs_cluster_default_and_per_broker(kafka_single: KafkaCluster) -> None:
     key = "log.cleaner.backoff.ms"
-    with KafkaAdapter(plaintext(kafka_single)) as writer:
+    with KafkaAdapter(kafka_single.connection_settings()) as writer:
         results = writer.incremental_alter_configs(
             {
                 ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", key, "16000")],
@@ -130,14 +126,14 @@ def test_dynamic_broker_configs_cluster_default_and_per_broker(kafka_single: Kaf
             ("16000", "DYNAMIC_DEFAULT_BROKER_CONFIG"),
         ]
 
-        with KafkaAdapter(plaintext(kafka_single)) as adapter:
+        with KafkaAdapter(kafka_single.connection_settings()) as adapter:
             live = adapter.read_state(kinds=frozenset({desired.KIND_BROKER_CONFIG}))
         assert live.broker_configs is not None
         assert live.broker_configs[state.CLUSTER_DEFAULT][key] == "16000"
         assert live.broker_configs["1"] == {key: "17000"}  # only what is set on the broker itself
         assert live.topics is None
     finally:
-        with KafkaAdapter(plaintext(kafka_single)) as writer:
+        with KafkaAdapter(kafka_single.connection_settings()) as writer:
             writer.incremental_alter_configs(
                 {
                     ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("DELETE", key)],
@@ -156,7 +152,7 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
             UserScramCredentialUpsertion(user, "SCRAM-SHA-512", "pw-two", iterations=4096),
         ):
             assert admin.alter_user_scram_credentials([upsertion]) == {user: None}
-    with KafkaAdapter(plaintext(kafka_single)) as writer:
+    with KafkaAdapter(kafka_single.connection_settings()) as writer:
         assert all(
             r.ok
             for r in writer.alter_client_quotas(
@@ -166,7 +162,7 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
                 }
             )
         )
-    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         live = adapter.read_state(kinds=frozenset({desired.KIND_QUOTA, desired.KIND_SCRAM}))
         assert adapter.request_counts == {"Metadata": 1, "DescribeClientQuotas": 1, "DescribeUserScramCredentials": 1}
     assert live.quotas is not None and live.scram_users is not None
@@ -177,7 +173,7 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
         state.ScramCredential("SCRAM-SHA-512", 4096),
     )
 
-    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         filtered = adapter.read_state(
             kinds=frozenset({desired.KIND_QUOTA, desired.KIND_SCRAM}), principal_filter=lambda p: p != f"User:{user}"
         )
@@ -186,7 +182,7 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
 
 
 def test_acls_without_an_authorizer_are_reported_plainly(kafka_single: KafkaCluster) -> None:
-    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         live = adapter.read_state(kinds=frozenset({desired.KIND_ACL}))
     assert live.acls is None
     assert "SECURITY_DISABLED" in live.unavailable[desired.KIND_ACL]
@@ -198,7 +194,7 @@ def test_snapshot_round_trip_of_a_real_read(kafka_single: KafkaCluster, topic_pr
         kafka_single,
         {f"{topic_prefix}snap": {"num_partitions": 2, "replication_factor": 1, "configs": {"segment.ms": "3600000"}}},
     )
-    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         live = adapter.read_state(kinds=ALL_KINDS)
     path = tmp_path / "snapshot.json"
     state.write_snapshot(live, path)
@@ -210,7 +206,7 @@ def test_snapshot_round_trip_of_a_real_read(kafka_single: KafkaCluster, topic_pr
 
 
 def test_capabilities_and_missing_apis(kafka_single: KafkaCluster) -> None:
-    with KafkaAdapter(plaintext(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         capabilities = adapter.capabilities()
         assert capabilities["CreateTopics"] >= 5  # KIP-525: resolved configs in the CreateTopics answer
         assert capabilities["DescribeClientQuotas"] >= 0

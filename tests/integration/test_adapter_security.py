@@ -20,15 +20,7 @@ pytestmark = pytest.mark.kafka
 
 
 def sasl(cluster: KafkaCluster, user: str | None = None, password: str | None = None) -> ConnectionSettings:
-    kwargs = cluster.client_kwargs(user)
-    return ConnectionSettings(
-        bootstrap_servers=(cluster.bootstrap,),
-        security_protocol=kwargs["security_protocol"],
-        sasl_mechanism=kwargs["sasl_mechanism"],
-        username=kwargs["sasl_plain_username"],
-        password=Secret(password if password is not None else kwargs["sasl_plain_password"]),
-        request_timeout_ms=15_000,
-    )
+    return cluster.connection_settings(user, password=password, request_timeout_ms=15_000)
 
 
 def acl(principal: str, operation: str, topic: str, *, pattern: str = "LITERAL") -> state.AclBinding:
@@ -113,13 +105,8 @@ def test_scram_credential_set_by_the_adapter_logs_in(kafka_sasl: KafkaCluster, t
         (result,) = adapter.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, password)])
         assert result.ok, result.describe()
 
-    settings = ConnectionSettings(
-        bootstrap_servers=(kafka_sasl.bootstrap,),
-        security_protocol="SASL_PLAINTEXT",
-        sasl_mechanism="SCRAM-SHA-256",
-        username=user,
-        password=password,
-        request_timeout_ms=10_000,
+    settings = kafka_sasl.connection_settings(
+        user, mechanism="SCRAM-SHA-256", password=password.reveal(), request_timeout_ms=10_000
     )
     deadline = time.monotonic() + 20
     while True:

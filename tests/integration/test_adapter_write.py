@@ -14,17 +14,13 @@ import pytest
 from kafka.admin import ConfigResource
 
 from reconciler import desired, state
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection import Secret
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
 T = TypeVar("T")
-
-
-def settings(cluster: KafkaCluster) -> ConnectionSettings:
-    return ConnectionSettings(bootstrap_servers=(cluster.bootstrap,), request_timeout_ms=20_000)
 
 
 def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
@@ -59,7 +55,7 @@ def test_create_topics_one_invalid_config_does_not_stop_the_others(
     kafka_single: KafkaCluster, topic_prefix: str
 ) -> None:
     good, bad, assigned = f"{topic_prefix}good", f"{topic_prefix}bad", f"{topic_prefix}assigned"
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         results = adapter.create_topics(
             [
                 TopicSpec(good, partitions=2, replication_factor=1, configs={"retention.ms": "7200000"}),
@@ -89,7 +85,7 @@ def test_create_topics_one_invalid_config_does_not_stop_the_others(
 
 def test_create_topics_validate_only_creates_nothing(kafka_single: KafkaCluster, topic_prefix: str) -> None:
     name = f"{topic_prefix}dry"
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         (ok, too_many_replicas) = adapter.create_topics(
             [
                 TopicSpec(name, partitions=4, replication_factor=1, configs={"segment.ms": "600000"}),
@@ -107,7 +103,7 @@ def test_delete_topics_reports_unknown_topics_and_waits_until_gone(
     kafka_single: KafkaCluster, topic_prefix: str
 ) -> None:
     doomed, ghost = f"{topic_prefix}doomed", f"{topic_prefix}ghost"
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         assert adapter.create_topics([TopicSpec(doomed, partitions=1, replication_factor=1)])[0].ok
         assert adapter.wait_topics_present([doomed]) == frozenset()
         deleted, unknown = adapter.delete_topics([doomed, ghost])
@@ -121,7 +117,7 @@ def test_create_partitions_mixed_with_a_decrease_and_validate_only(
     kafka_single: KafkaCluster, topic_prefix: str
 ) -> None:
     grow, shrink = f"{topic_prefix}grow", f"{topic_prefix}shrink"
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         adapter.create_topics(
             [TopicSpec(grow, partitions=1, replication_factor=1), TopicSpec(shrink, partitions=3, replication_factor=1)]
         )
@@ -138,7 +134,7 @@ def test_create_partitions_mixed_with_a_decrease_and_validate_only(
 
 def test_incremental_alter_configs_per_resource_results(kafka_single: KafkaCluster, topic_prefix: str) -> None:
     a, b, c = (f"{topic_prefix}{x}" for x in "abc")
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         adapter.create_topics(
             [
                 TopicSpec(a, partitions=1, replication_factor=1),
@@ -176,11 +172,11 @@ def test_alter_client_quotas_sets_removes_and_reports_bad_keys(kafka_single: Kaf
     bad = state.QuotaEntity.of(user=f"{topic_prefix}bad")
 
     def read() -> dict[state.QuotaEntity, dict[str, float]]:
-        with KafkaAdapter(settings(kafka_single)) as reader:
+        with KafkaAdapter(kafka_single.connection_settings()) as reader:
             quotas = reader.read_state(kinds=frozenset({desired.KIND_QUOTA})).quotas or {}
         return {e: dict(v) for e, v in quotas.items() if e in (user, client, bad)}
 
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         changes: dict[state.QuotaEntity, dict[str, float | None]] = {
             user: {"producer_byte_rate": 1e6, "consumer_byte_rate": 2e6},
             bad: {"bytes_per_fortnight": 1.0},
@@ -212,7 +208,7 @@ def test_alter_scram_credentials_mixed_results_and_password_stays_secret(
 ) -> None:
     alice, weak, gone = f"{topic_prefix}alice", f"{topic_prefix}weak", f"{topic_prefix}nobody"
     password = Secret("correct horse battery staple")
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         results = adapter.alter_scram_credentials(
             upserts=[
                 ScramUpsert(alice, "SCRAM-SHA-256", 8192, password),
@@ -239,7 +235,7 @@ def test_alter_scram_credentials_mixed_results_and_password_stays_secret(
         ("SCRAM_SHA_256", 8192),
         ("SCRAM_SHA_512", 4096),
     ]
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         (dropped,) = adapter.alter_scram_credentials(deletions=[ScramDeletion(alice, "SCRAM-SHA-512")])
     assert dropped.ok
     eventually(lambda: len(described().get(alice, {}).get("credential_infos", [])) == 1, what="one credential left")
@@ -247,7 +243,7 @@ def test_alter_scram_credentials_mixed_results_and_password_stays_secret(
 
 def test_partition_reassignment_errors_are_per_partition(kafka_single: KafkaCluster, topic_prefix: str) -> None:
     name = f"{topic_prefix}moves"
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         adapter.create_topics([TopicSpec(name, partitions=2, replication_factor=1)])
         adapter.wait_topics_present([name])
         to_nowhere, cancel_nothing = adapter.alter_partition_reassignments({(name, 0): [42], (name, 1): None})
@@ -257,7 +253,7 @@ def test_partition_reassignment_errors_are_per_partition(kafka_single: KafkaClus
 
 
 def test_empty_batches_send_nothing(kafka_single: KafkaCluster) -> None:
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         assert adapter.create_topics([]) == []
         assert adapter.delete_topics([]) == []
         assert adapter.create_acls([]) == []
@@ -271,7 +267,7 @@ def test_empty_batches_send_nothing(kafka_single: KafkaCluster) -> None:
 def test_ip_quota_and_a_users_default_client_id(kafka_single: KafkaCluster, topic_prefix: str) -> None:
     ip = state.QuotaEntity.of(ip="127.0.0.9")  # an address no test connects from
     users_default = state.QuotaEntity.of(user=f"{topic_prefix}team", client_id=None)
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         results = adapter.alter_client_quotas(
             {ip: {"connection_creation_rate": 5.0}, users_default: {"producer_byte_rate": 4096.0}}
         )
@@ -293,7 +289,7 @@ def test_ip_quota_and_a_users_default_client_id(kafka_single: KafkaCluster, topi
 
 def test_a_rejected_secret_value_is_masked_in_the_broker_message(kafka_single: KafkaCluster) -> None:
     secret = Secret("n0t-a-number-but-s3cret")
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         (result,) = adapter.incremental_alter_configs(
             {("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", "log.cleaner.backoff.ms", secret)]}, validate_only=True
         )

@@ -19,7 +19,6 @@ from kafka.admin import ConfigResource, NewTopic
 from reconciler import errors, manifests, plan, planner
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.apply.report import ApplyReport, CheckedBy
-from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.state import QuotaEntity
 from tests.kafka.cluster import KafkaCluster
@@ -36,10 +35,6 @@ WRITE_APIS = {
     "AlterUserScramCredentials",
     "AlterPartitionReassignments",
 }
-
-
-def settings(cluster: KafkaCluster) -> ConnectionSettings:
-    return ConnectionSettings(bootstrap_servers=(cluster.bootstrap,), request_timeout_ms=20_000)
 
 
 def write_manifests(directory: Path, text: str) -> Path:
@@ -158,7 +153,7 @@ def test_every_kind_converges_and_a_second_plan_shows_no_changes(
           configs: {{log.cleaner.threads: 2}}
         """.replace("\n        ", "\n"),
     )
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         p = make_plan(adapter, directory)
         assert {c.phase for c in p.actionable} >= {
             plan.Phase.TOPIC_CREATE,
@@ -182,7 +177,7 @@ def test_every_kind_converges_and_a_second_plan_shows_no_changes(
         ("SCRAM_SHA_256", 4096)
     ]
     assert broker_config_source(kafka_single, "log.cleaner.threads", "2") == "DYNAMIC_DEFAULT_BROKER_CONFIG"
-    with KafkaAdapter(settings(kafka_single)) as other:
+    with KafkaAdapter(kafka_single.connection_settings()) as other:
         quotas = other.read_state(kinds=frozenset({"quota"})).quotas or {}
     assert quotas[QuotaEntity.of(user=user)] == {"producer_byte_rate": 1048576.0}
 
@@ -200,7 +195,7 @@ def test_one_invalid_config_among_fifty_new_topics(
         loaded,
         topics={**loaded.topics, bad: dataclasses.replace(loaded.topics[bad], configs={"segment.bytes": "1"})},
     )
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         p = planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
         report = apply(adapter, p)
         assert report.counts()["applied"] == 49
@@ -226,13 +221,13 @@ def test_saved_plan_is_refused_after_an_out_of_band_change(
         ownership(topic_prefix) + topic_doc(name, configs={"retention.ms": "2000"}) + topic_doc(f"{topic_prefix}new"),
     )
     saved = tmp_path / "plan.json"
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         make_plan(adapter, directory).save(saved)
     with kafka_single.admin_session() as admin:
         done = admin.alter_configs([ConfigResource("TOPIC", name, configs={"retention.ms": "3000"})], incremental=True)
     assert done["topic"][name] == "OK"
     wait_for(lambda: topic_configs(kafka_single, name) == {"retention.ms": "3000"}, what="the out-of-band change")
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         with pytest.raises(errors.StalePlan, match=rf"{name} \(changed\)"):
             apply(adapter, plan.Plan.load(saved))
         assert WRITE_APIS.isdisjoint(adapter.request_counts)
@@ -262,7 +257,7 @@ def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
           values: {{producer_byte_rate: 1024}}
         """.replace("\n        ", "\n"),
     )
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         p = make_plan(adapter, directory)
         # the planner blocks RF 5 on one broker itself; send it anyway to hear the broker's answer
         rf5 = next(c for c in p.changes if c.name == f"{topic_prefix}rf5")
@@ -305,7 +300,7 @@ def test_delete_then_recreate_the_same_name_in_consecutive_applies(
         tmp_path / "a", ownership(topic_prefix, delete_topics=True) + topic_doc(name, partitions=2)
     )
     removed = write_manifests(tmp_path / "b", ownership(topic_prefix, delete_topics=True))
-    with KafkaAdapter(settings(kafka_single)) as adapter:
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         for _ in range(2):
             assert apply(adapter, make_plan(adapter, declared)).exit_code == 0
             assert describe_topics(kafka_single, [name]) == {name: 2}

@@ -7,7 +7,7 @@ from kafka.admin import NewTopic
 
 from reconciler import desired, plan, planner
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
-from reconciler.connection import ConnectionSettings
+from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 
@@ -21,7 +21,7 @@ def replicas(cluster: KafkaCluster, topic: str) -> list[list[int]]:
 
 
 def racks(cluster: KafkaCluster) -> dict[int, str]:
-    with KafkaAdapter(ConnectionSettings(bootstrap_servers=cluster.bootstrap)) as adapter:
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
         live = adapter.read_state(kinds=frozenset())
     return {b.id: str(b.rack) for b in live.brokers}
 
@@ -35,7 +35,7 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
         admin.create_topics([NewTopic(topic, 4, 1)], wait_for_metadata=True)
     wanted = desired.DesiredState(topics={topic: desired.DesiredTopic(topic, 4, 3)})
     events: list[ApplyEvent] = []
-    with KafkaAdapter(ConnectionSettings(bootstrap_servers=kafka_cluster3.bootstrap)) as adapter:
+    with KafkaAdapter(kafka_cluster3.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
         p = planner.plan(wanted, adapter.read_state(kinds=frozenset({"topic"})))
         assert [c.phase for c in p.actionable] == [plan.Phase.REASSIGN]
         report = apply_plan(

@@ -23,7 +23,7 @@ from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.apply.report import ApplyReport, CheckedBy
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 
@@ -31,15 +31,7 @@ pytestmark = pytest.mark.kafka
 
 
 def sasl(cluster: KafkaCluster, user: str | None = None) -> ConnectionSettings:
-    kwargs = cluster.client_kwargs(user)
-    return ConnectionSettings(
-        bootstrap_servers=(cluster.bootstrap,),
-        security_protocol=kwargs["security_protocol"],
-        sasl_mechanism=kwargs["sasl_mechanism"],
-        username=kwargs["sasl_plain_username"],
-        password=Secret(kwargs["sasl_plain_password"]),
-        request_timeout_ms=15_000,
-    )
+    return cluster.connection_settings(user, request_timeout_ms=15_000)
 
 
 def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str, str, str, str]]:

@@ -21,7 +21,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 from reconciler import plan as plan_model
 from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.connection import ConnectionSettings
+from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS, ConnectionSettings
 from reconciler.fleet import load_fleet, run_fleet_plan
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
@@ -149,7 +149,7 @@ def test_fleet_plan_over_live_clusters_with_both_engines_then_apply(
     assert "PARTIAL" in report and "**down** (unreadable)" in report
 
     triple_plan = plan_model.Plan.load(tmp_path / "spark" / "triple" / "plan.json")
-    with KafkaAdapter(ConnectionSettings(bootstrap_servers=kafka_cluster3.bootstrap)) as adapter:
+    with KafkaAdapter(kafka_cluster3.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
         applied = apply_plan(triple_plan, adapter, options=ApplyOptions(deadline_s=120.0))
     assert applied.exit_code == 0
     again = run_fleet_plan(fleet, engine="local", out_dir=tmp_path / "again", env={})
@@ -162,12 +162,7 @@ def test_a_cluster_that_refuses_authentication_is_reported_without_the_password(
     kafka_single: KafkaCluster, kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     wrong = "not-the-admin-password-4f1c"
-    (tmp_path / "sasl.properties").write_text(
-        "security.protocol=SASL_PLAINTEXT\n"
-        "sasl.mechanism=PLAIN\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="admin" password="{wrong}";\n'
-    )
+    kafka_sasl.write_command_config(tmp_path / "sasl.properties", "admin", password=wrong)
     fleet_file = write_fleet(tmp_path, prefix=topic_prefix, single=kafka_single, triple=kafka_single)
     fleet_file.write_text(
         "defaults: {manifests: manifests, requestTimeoutMs: 10000}\n"

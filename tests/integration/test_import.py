@@ -25,7 +25,6 @@ from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired, manifests, state, workflow
 from reconciler.adopt import importer
-from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from tests.kafka.cluster import KafkaCluster
@@ -48,18 +47,6 @@ DEFAULT_QUOTAS = {
     state.QuotaEntity.of(ip=None): {"connection_creation_rate": 1000.0},
 }
 BROKER_KEY = "log.cleaner.backoff.ms"
-
-
-def sasl(cluster: KafkaCluster) -> ConnectionSettings:
-    kwargs = cluster.client_kwargs()
-    return ConnectionSettings(
-        bootstrap_servers=(cluster.bootstrap,),
-        security_protocol=kwargs["security_protocol"],
-        sasl_mechanism=kwargs["sasl_mechanism"],
-        username=kwargs["sasl_plain_username"],
-        password=Secret(kwargs["sasl_plain_password"]),
-        request_timeout_ms=20_000,
-    )
 
 
 def acl(principal: str, op: str, rtype: str, name: str, *, prefixed: bool = False, deny: bool = False) -> ACL:
@@ -90,7 +77,7 @@ def bindings_for(prefix: str, i: int) -> list[ACL]:
 def shared_settings(kafka_sasl: KafkaCluster) -> Iterator[None]:
     """Default quotas and dynamic broker configs are node-wide: remove them again after the test."""
     yield
-    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+    with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
         adapter.alter_client_quotas({e: {k: None for k in v} for e, v in DEFAULT_QUOTAS.items()})
         broker = str(adapter.read_state(kinds=frozenset()).brokers[0].id)
         adapter.incremental_alter_configs(
@@ -128,7 +115,7 @@ def create_everything(cluster: KafkaCluster, prefix: str) -> dict[str, int]:
         state.QuotaEntity.of(ip="10.0.0.9"): {"connection_creation_rate": 7.0},
         **DEFAULT_QUOTAS,
     }
-    with KafkaAdapter(sasl(cluster)) as adapter:
+    with KafkaAdapter(cluster.connection_settings()) as adapter:
         assert all(r.ok for r in adapter.alter_client_quotas(quotas))
         broker = str(adapter.read_state(kinds=frozenset()).brokers[0].id)
         results = adapter.incremental_alter_configs(
@@ -145,7 +132,7 @@ def read_settled(cluster: KafkaCluster, prefix: str, expected_acls: int) -> stat
     """The whole cluster, once the ACLs and broker configs created above are visible (KRaft applies them async)."""
     deadline = time.monotonic() + 30
     while True:
-        with KafkaAdapter(sasl(cluster)) as adapter:
+        with KafkaAdapter(cluster.connection_settings()) as adapter:
             live = adapter.read_state(kinds=frozenset(desired.KINDS))
         mine = [b for b in live.acls or () if b.principal.startswith(f"User:{prefix}")]
         configs = live.broker_configs or {}
@@ -162,7 +149,7 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
     live = read_settled(kafka_sasl, topic_prefix, created["acls"])
 
     began = time.monotonic()
-    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+    with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
         full = importer.read_for_import(adapter)
     report = importer.import_cluster(full, out_dir=tmp_path / "imported", force=False)
     elapsed = time.monotonic() - began
@@ -170,7 +157,7 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
 
     env = {name: "not-used-by-plan" for name in report.variables}
     result = manifests.load([tmp_path / "imported"], env=env)
-    with KafkaAdapter(sasl(kafka_sasl)) as adapter:
+    with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
         again = workflow.read_live(adapter, result.desired)
     p = workflow.make_plan(result.desired, again)
 

@@ -28,28 +28,12 @@ from typer.testing import CliRunner
 
 from reconciler import state
 from reconciler.cli import app
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()
-
-
-def command_config(cluster: KafkaCluster, path: Path) -> Path:
-    kwargs = cluster.client_kwargs()
-    path.write_text(
-        textwrap.dedent(
-            f"""\
-            security.protocol={kwargs["security_protocol"]}
-            sasl.mechanism=PLAIN
-            sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\
-              username="{kwargs["sasl_plain_username"]}" password="{kwargs["sasl_plain_password"]}";
-            """
-        ),
-        encoding="utf-8",
-    )
-    return path
 
 
 def manifests(directory: Path, prefix: str, principal: str) -> Path:
@@ -109,7 +93,7 @@ def test_out_of_band_changes_are_each_reported_once(
         "--bootstrap-server",
         kafka_sasl.bootstrap,
         "--command-config",
-        str(command_config(kafka_sasl, tmp_path / "c.properties")),
+        str(kafka_sasl.write_command_config(tmp_path / "c.properties")),
     ]
     path = str(manifests(tmp_path / "m", topic_prefix, principal))
 
@@ -135,13 +119,7 @@ def test_out_of_band_changes_are_each_reported_once(
             ]
         )
     user = principal.removeprefix("User:")
-    settings = ConnectionSettings(
-        bootstrap_servers=(kafka_sasl.bootstrap,),
-        security_protocol="SASL_PLAINTEXT",
-        sasl_mechanism="PLAIN",
-        username="admin",
-        password=Secret(kafka_sasl.client_kwargs()["sasl_plain_password"]),
-    )
+    settings = kafka_sasl.connection_settings("admin", request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)
     with KafkaAdapter(settings) as adapter:
         [result] = adapter.alter_client_quotas({state.QuotaEntity.of(user=user): {"producer_byte_rate": 2097152.0}})
         assert result.ok

@@ -21,11 +21,13 @@ from typing import Any
 
 from kafka import KafkaAdminClient
 
+from reconciler.connection import ConnectionSettings, Secret
 from tests.kafka.dist import HarnessError, KafkaDistribution
 from tests.kafka.node import KafkaNode
 
 SASL_LISTENER = "SASL_PLAINTEXT"
 PORT_ATTEMPTS = 3
+CLIENT_TIMEOUT_MS = 20_000
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,47 @@ class KafkaCluster:
             "sasl_plain_username": name,
             "sasl_plain_password": password,
         }
+
+    def connection_settings(
+        self,
+        user: str | None = None,
+        *,
+        mechanism: str = "PLAIN",
+        password: str | None = None,
+        request_timeout_ms: int = CLIENT_TIMEOUT_MS,
+    ) -> ConnectionSettings:
+        """The reconciler's ``ConnectionSettings`` for this cluster, authenticated as in ``client_kwargs``."""
+        kwargs = self.client_kwargs(user, mechanism=mechanism, password=password)
+        if self.admin is None:
+            return ConnectionSettings(bootstrap_servers=self.bootstrap, request_timeout_ms=request_timeout_ms)
+        return ConnectionSettings(
+            bootstrap_servers=self.bootstrap,
+            security_protocol=kwargs["security_protocol"],
+            sasl_mechanism=kwargs["sasl_mechanism"],
+            username=kwargs["sasl_plain_username"],
+            password=Secret(kwargs["sasl_plain_password"]),
+            request_timeout_ms=request_timeout_ms,
+        )
+
+    def write_command_config(self, path: Path, user: str | None = None, *, password: str | None = None) -> Path:
+        """Write a Kafka CLI ``--command-config`` properties file (SASL/PLAIN) for ``user``; returns ``path``.
+
+        ``password`` replaces the user's real one, e.g. to test a refused login. The JAAS line is continued with a
+        trailing backslash, as in Kafka's own examples.
+        """
+        kwargs = self.client_kwargs(user)
+        if self.admin is None:
+            raise HarnessError(f"{self.name} has no authentication; a command config would be empty")
+        secret = password if password is not None else kwargs["sasl_plain_password"]
+        path.write_text(
+            f"security.protocol={kwargs['security_protocol']}\n"
+            f"sasl.mechanism={kwargs['sasl_mechanism']}\n"
+            "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n"
+            f'  username="{kwargs["sasl_plain_username"]}" password="{secret}";\n',
+            encoding="utf-8",
+        )
+        path.chmod(0o600)
+        return path
 
     def admin_client(self, user: str | None = None, **overrides: Any) -> KafkaAdminClient:
         """A new kafka-python admin client for this cluster (the caller closes it)."""
