@@ -12,10 +12,10 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,6 +23,9 @@ from rich.console import Console
 import reconciler
 from reconciler import errors, manifests, state, workflow
 from reconciler import plan as plan_model
+
+if TYPE_CHECKING:
+    from reconciler.kafka.admin import KafkaAdapter
 
 app = typer.Typer(
     name="kafka-reconciler",
@@ -209,6 +212,25 @@ def _load(paths: list[Path], environment: str | None) -> manifests.LoadResult:
     return result
 
 
+def _connect(
+    *,
+    bootstrap_server: str | None,
+    command_config: Path | None,
+    cluster: str | None = None,
+    profiles: Mapping[str, manifests.ClusterProfile] | None = None,
+) -> KafkaAdapter:
+    """An adapter for the cluster chosen by the flags, ``--command-config``, a profile or the environment.
+
+    It connects on its first request; use it as a context manager so the connection is closed.
+    """
+    from reconciler.kafka.admin import KafkaAdapter
+
+    settings = workflow.resolve_connection(
+        bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
+    )
+    return KafkaAdapter(settings)
+
+
 def _compute_plan(
     loaded: manifests.LoadResult,
     *,
@@ -222,17 +244,11 @@ def _compute_plan(
     if live_state is not None:
         live = state.read_snapshot(live_state)
         return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
-    from reconciler.kafka.admin import KafkaAdapter
-
-    settings = workflow.resolve_connection(
-        bootstrap_server=bootstrap_server,
-        command_config=command_config,
-        profile_name=cluster,
-        profiles=result.profiles,
-    )
-    with KafkaAdapter(settings) as adapter:
+    with _connect(
+        bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=result.profiles
+    ) as adapter:
         live = workflow.read_live(adapter, result.desired)
-        log.info("read the live state of %s in %d admin requests", settings.describe(), adapter.request_count)
+        log.info("read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count)
     return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
 
 
@@ -325,17 +341,15 @@ def snapshot(
     """Write the live state of a cluster as a versioned JSON snapshot (for offline plans and reviews)."""
     _setup_logging(verbose)
     from reconciler import desired
-    from reconciler.kafka.admin import KafkaAdapter
 
     with _errors_to_exit():
         profiles = {}
         if paths:
             result = workflow.load_manifests(paths, environment=environment)
             profiles = result.profiles
-        settings = workflow.resolve_connection(
-            bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
-        )
-        with KafkaAdapter(settings) as adapter:
+        with _connect(
+            bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=profiles
+        ) as adapter:
             if paths:
                 live = workflow.read_live(adapter, result.desired)
             else:
@@ -368,13 +382,12 @@ def _run_apply(
     console: Console = out,
 ) -> int:
     from reconciler import apply as apply_mod
-    from reconciler.kafka.admin import KafkaAdapter
     from reconciler.render import apply as render_apply
 
     profiles = loaded.profiles if loaded is not None else {}
     wanted = loaded.desired if loaded is not None else None
-    settings = workflow.resolve_connection(
-        bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
+    adapter = _connect(
+        bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=profiles
     )
     options = apply_mod.ApplyOptions(
         dry_run=dry_run,
@@ -383,7 +396,7 @@ def _run_apply(
         replication_throttle=replication_throttle,
         desired=wanted,
     )
-    with KafkaAdapter(settings) as adapter:
+    with adapter:
         if fmt == "text" and p.actionable:
             with render_apply.progress(err) as sink:
                 report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
@@ -585,11 +598,9 @@ def import_cmd(
     """Write manifests describing an existing cluster, so the first plan against it shows no changes."""
     _setup_logging(verbose)
     from reconciler.adopt import importer
-    from reconciler.kafka.admin import KafkaAdapter
 
     with _errors_to_exit():
-        settings = workflow.resolve_connection(bootstrap_server=bootstrap_server, command_config=command_config)
-        with KafkaAdapter(settings) as adapter:
+        with _connect(bootstrap_server=bootstrap_server, command_config=command_config) as adapter:
             live = importer.read_for_import(adapter)
         report = importer.import_cluster(live, out_dir=out_dir, force=force, include_tool_topics=include_tool_topics)
     _print_adoption(report, written=out_dir / "IMPORT.md")
