@@ -44,24 +44,19 @@ def from_result(
         outcome = Outcome.APPLIED if result.ok else Outcome.FAILED
     message = result.message
     if not result.ok and (result.error_name or "").endswith("AUTHORIZATION_FAILED"):
-        hint = access_hint(change)
-        message = f"{message}; {hint}" if message else hint
+        message = _append(message, access_hint(change))
     unknown = result.error_name or ""
     if not result.ok and unknown.startswith("ERROR_"):
         hint = (
             f"the broker answered with error code {unknown.removeprefix('ERROR_')}, which this client "
             "does not know (a newer Kafka?); look it up in the Kafka protocol guide's error codes"
         )
-        message = f"{message}; {hint}" if message else hint
+        message = _append(message, hint)
     if result.note:
-        message = f"{message}; {result.note}" if message else result.note
-    return ItemOutcome(
-        address=change.address,
-        kind=change.kind,
-        name=change.name,
-        phase=change.phase,
-        action=change.action,
-        outcome=outcome,
+        message = _append(message, result.note)
+    return _outcome(
+        change,
+        outcome,
         error_code=None if result.ok else result.error_code,
         error_name=None if result.ok else result.error_name,
         message=message,
@@ -72,15 +67,25 @@ def from_result(
 
 
 def skipped(change: Change, reason: str) -> ItemOutcome:
+    return _outcome(change, Outcome.SKIPPED, message=reason)
+
+
+def _outcome(change: Change, outcome: Outcome, **fields: Any) -> ItemOutcome:
+    """``outcome`` for ``change``, identified by its address, kind, name, phase and action."""
     return ItemOutcome(
         address=change.address,
         kind=change.kind,
         name=change.name,
         phase=change.phase,
         action=change.action,
-        outcome=Outcome.SKIPPED,
-        message=reason,
+        outcome=outcome,
+        **fields,
     )
+
+
+def _append(message: str | None, note: str) -> str:
+    """``message; note``, or ``note`` alone when there is no message yet."""
+    return f"{message}; {note}" if message else note
 
 
 def failed(change: Change, *, error_name: str, message: str, dry_run: bool = False) -> ItemOutcome:
