@@ -150,25 +150,49 @@ def _acl_codes(binding: state.AclBinding) -> dict[str, int]:
     return {k: int(v) for k, v in codes.items()}
 
 
+# CreateAcls and DeleteAcls name the same seven binding fields differently, in this order:
+# resource type, resource name, pattern type, principal, host, operation, permission.
+_CREATION_FIELDS = (
+    "resource_type",
+    "resource_name",
+    "resource_pattern_type",
+    "principal",
+    "host",
+    "operation",
+    "permission_type",
+)
+_FILTER_FIELDS = (
+    "resource_type_filter",
+    "resource_name_filter",
+    "pattern_type_filter",
+    "principal_filter",
+    "host_filter",
+    "operation",
+    "permission_type",
+)
+
+
+def _acl_fields(binding: state.AclBinding, names: tuple[str, ...]) -> dict[str, Any]:
+    """The wire fields of an exact ``binding`` under ``names`` (``_CREATION_FIELDS`` or ``_FILTER_FIELDS``)."""
+    codes = _acl_codes(binding)
+    values = (
+        codes["resource_type"],
+        binding.resource_name,
+        codes["pattern_type"],
+        binding.principal,
+        binding.host,
+        codes["operation"],
+        codes["permission"],
+    )
+    return dict(zip(names, values, strict=True))
+
+
 def create_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
     """CreateAcls; the response lists results in request order."""
     creation_cls = CreateAclsRequest.AclCreation
     out: list[ItemResult] = []
     for chunk in write.batches(bindings):
-        creations = []
-        for b in chunk:
-            codes = _acl_codes(b)
-            creations.append(
-                creation_cls(
-                    resource_type=codes["resource_type"],
-                    resource_name=b.resource_name,
-                    resource_pattern_type=codes["pattern_type"],
-                    principal=b.principal,
-                    host=b.host,
-                    operation=codes["operation"],
-                    permission_type=codes["permission"],
-                )
-            )
+        creations = [creation_cls(**_acl_fields(b, _CREATION_FIELDS)) for b in chunk]
         response = wire.send(CreateAclsRequest(creations=creations))
         throttle = wire_mod.throttle_of(response)
         for b, r in zip(chunk, response.results, strict=True):
@@ -181,20 +205,7 @@ def delete_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> li
     filter_cls = DeleteAclsRequest.DeleteAclsFilter
     out: list[ItemResult] = []
     for chunk in write.batches(bindings):
-        filters = []
-        for b in chunk:
-            codes = _acl_codes(b)
-            filters.append(
-                filter_cls(
-                    resource_type_filter=codes["resource_type"],
-                    resource_name_filter=b.resource_name,
-                    pattern_type_filter=codes["pattern_type"],
-                    principal_filter=b.principal,
-                    host_filter=b.host,
-                    operation=codes["operation"],
-                    permission_type=codes["permission"],
-                )
-            )
+        filters = [filter_cls(**_acl_fields(b, _FILTER_FIELDS)) for b in chunk]
         response = wire.send(DeleteAclsRequest(filters=filters))
         throttle = wire_mod.throttle_of(response)
         for b, r in zip(chunk, response.filter_results, strict=True):
