@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from kafka.admin import ConfigSourceType
 from kafka.protocol.admin import (
@@ -27,6 +27,7 @@ from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 NameFilter = Callable[[str], bool]
+T = TypeVar("T")
 
 # Broker settings the planner lints, copied into ClusterState.cluster_configs whatever their source.
 LINT_KEYS = (
@@ -99,16 +100,22 @@ def read_state(
             unavailable[desired.KIND_ACL] = reason
     quotas = None
     if desired.KIND_QUOTA in kinds:
-        if (reason := wire.unsupported("DescribeClientQuotas")) is None:
-            quotas = security.read_quotas(wire, principal_filter=principal_filter)
-        else:
-            unavailable[desired.KIND_QUOTA] = reason
+        quotas = _if_supported(
+            wire,
+            "DescribeClientQuotas",
+            lambda: security.read_quotas(wire, principal_filter=principal_filter),
+            unavailable=unavailable,
+            kind=desired.KIND_QUOTA,
+        )
     scram = None
     if desired.KIND_SCRAM in kinds:
-        if (reason := wire.unsupported("DescribeUserScramCredentials")) is None:
-            scram = security.read_scram(wire, principal_filter=principal_filter)
-        else:
-            unavailable[desired.KIND_SCRAM] = reason
+        scram = _if_supported(
+            wire,
+            "DescribeUserScramCredentials",
+            lambda: security.read_scram(wire, principal_filter=principal_filter),
+            unavailable=unavailable,
+            kind=desired.KIND_SCRAM,
+        )
 
     return state.ClusterState(
         cluster_id=metadata.cluster_id,
@@ -125,6 +132,16 @@ def read_state(
         capabilities=wire.capabilities(),
         unavailable=unavailable,
     )
+
+
+def _if_supported(
+    wire: wire_mod.Wire, api: str, read: Callable[[], T], *, unavailable: dict[str, str], kind: str
+) -> T | None:
+    """``read()`` when the cluster supports ``api``; otherwise ``None``, with the reason noted for ``kind``."""
+    if (reason := wire.unsupported(api)) is None:
+        return read()
+    unavailable[kind] = reason
+    return None
 
 
 # ----------------------------------------------------------------------------------------- topics
