@@ -66,6 +66,34 @@ def _timeout(wire: wire_mod.Wire, timeout_ms: int | None) -> tuple[int, int]:
     return broker, broker + 5_000
 
 
+def _per_topic_batches(
+    wire: wire_mod.Wire,
+    items: Sequence[T],
+    *,
+    key: Callable[[T], str],
+    request: Callable[[Sequence[T]], Any],
+    entries: Callable[[Any], Sequence[Any]],
+    result: Callable[[Any, int], ItemResult],
+    timeout_ms: int,
+) -> list[ItemResult]:
+    """Send ``request(chunk)`` to the controller per batch of ``items``; one result per item, in input order.
+
+    ``entries`` picks the per-topic answers (each with ``name`` and ``error_code``) out of a response and
+    ``result`` turns one of them, with the response's throttle time, into an ``ItemResult``.
+    """
+    results: dict[str, ItemResult] = {}
+    for chunk in batches(items):
+        response = wire.send_to_controller(
+            request(chunk),
+            not_controller=_all_not_controller(lambda r: [t.error_code for t in entries(r)]),
+            timeout_ms=timeout_ms,
+        )
+        throttle = wire_mod.throttle_of(response)
+        for t in entries(response):
+            results[str(t.name)] = result(t, throttle)
+    return [results.get(key(i)) or item(key(i), -1, "no result for this topic in the response") for i in items]
+
+
 # ----------------------------------------------------------------------------------------- topics
 def create_topics(
     wire: wire_mod.Wire, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
@@ -73,9 +101,9 @@ def create_topics(
     """CreateTopics; ``extra`` holds what the broker resolved (KIP-525): partitions, RF, topic id, configs."""
     topic_cls = CreateTopicsRequest.CreatableTopic
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-    results: dict[str, ItemResult] = {}
-    for chunk in batches(specs):
-        request = CreateTopicsRequest(
+
+    def request(chunk: Sequence[TopicSpec]) -> Any:
+        return CreateTopicsRequest(
             topics=[
                 topic_cls(
                     name=spec.name,
@@ -94,48 +122,50 @@ def create_topics(
             timeout_ms=broker_timeout,
             validate_only=validate_only,
         )
-        response = wire.send_to_controller(
-            request,
-            not_controller=_all_not_controller(lambda r: [t.error_code for t in r.topics]),
-            timeout_ms=client_timeout,
-        )
-        throttle = wire_mod.throttle_of(response)
-        for t in response.topics:
-            extra: dict[str, Any] = {}
-            if getattr(t, "num_partitions", -1) not in (None, -1):
-                extra["partitions"] = int(t.num_partitions)
-                extra["replication_factor"] = int(t.replication_factor)
-            topic_id = getattr(t, "topic_id", None)
-            if topic_id is not None and topic_id.int != 0:
-                extra["topic_id"] = str(topic_id)
-            if getattr(t, "configs", None):
-                extra["configs"] = {str(c.name): None if c.is_sensitive else c.value for c in t.configs}
-                extra["dynamic_configs"] = sorted(
-                    str(c.name) for c in t.configs if c.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG
-                )
-            results[str(t.name)] = item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle, **extra)
-    return [results.get(s.name) or item(s.name, -1, "no result for this topic in the response") for s in specs]
+
+    def result(t: Any, throttle: int) -> ItemResult:
+        extra: dict[str, Any] = {}
+        if getattr(t, "num_partitions", -1) not in (None, -1):
+            extra["partitions"] = int(t.num_partitions)
+            extra["replication_factor"] = int(t.replication_factor)
+        topic_id = getattr(t, "topic_id", None)
+        if topic_id is not None and topic_id.int != 0:
+            extra["topic_id"] = str(topic_id)
+        if getattr(t, "configs", None):
+            extra["configs"] = {str(c.name): None if c.is_sensitive else c.value for c in t.configs}
+            extra["dynamic_configs"] = sorted(
+                str(c.name) for c in t.configs if c.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG
+            )
+        return item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle, **extra)
+
+    return _per_topic_batches(
+        wire,
+        specs,
+        key=lambda spec: spec.name,
+        request=request,
+        entries=lambda r: r.topics,
+        result=result,
+        timeout_ms=client_timeout,
+    )
 
 
 def delete_topics(wire: wire_mod.Wire, names: Sequence[str], *, timeout_ms: int | None = None) -> list[ItemResult]:
     """DeleteTopics. Deletion completes asynchronously: follow with ``wait_topics_absent``."""
     state_cls = DeleteTopicsRequest.DeleteTopicState
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-    results: dict[str, ItemResult] = {}
-    for chunk in batches(names):
-        request = DeleteTopicsRequest(
+    return _per_topic_batches(
+        wire,
+        names,
+        key=str,
+        request=lambda chunk: DeleteTopicsRequest(
             topics=[state_cls(name=n) for n in chunk], topic_names=list(chunk), timeout_ms=broker_timeout
-        )
-        response = wire.send_to_controller(
-            request,
-            not_controller=_all_not_controller(lambda r: [t.error_code for t in r.responses]),
-            timeout_ms=client_timeout,
-        )
-        throttle = wire_mod.throttle_of(response)
-        for t in response.responses:
-            message = getattr(t, "error_message", None)
-            results[str(t.name)] = item(str(t.name), t.error_code, message, throttle_ms=throttle)
-    return [results.get(n) or item(n, -1, "no result for this topic in the response") for n in names]
+        ),
+        entries=lambda r: r.responses,
+        result=lambda t, throttle: item(
+            str(t.name), t.error_code, getattr(t, "error_message", None), throttle_ms=throttle
+        ),
+        timeout_ms=client_timeout,
+    )
 
 
 def create_partitions(
@@ -149,9 +179,8 @@ def create_partitions(
     """CreatePartitions: ``counts`` maps a topic to its new TOTAL partition count."""
     topic_cls = CreatePartitionsRequest.CreatePartitionsTopic
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-    names = list(counts)
-    results: dict[str, ItemResult] = {}
-    for chunk in batches(names):
+
+    def request(chunk: Sequence[str]) -> Any:
         topics = []
         for name in chunk:
             new = (assignments or {}).get(name)
@@ -164,16 +193,17 @@ def create_partitions(
                     else [topic_cls.CreatePartitionsAssignment(broker_ids=list(r)) for r in new],
                 )
             )
-        request = CreatePartitionsRequest(topics=topics, timeout_ms=broker_timeout, validate_only=validate_only)
-        response = wire.send_to_controller(
-            request,
-            not_controller=_all_not_controller(lambda r: [t.error_code for t in r.results]),
-            timeout_ms=client_timeout,
-        )
-        throttle = wire_mod.throttle_of(response)
-        for t in response.results:
-            results[str(t.name)] = item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle)
-    return [results.get(n) or item(n, -1, "no result for this topic in the response") for n in names]
+        return CreatePartitionsRequest(topics=topics, timeout_ms=broker_timeout, validate_only=validate_only)
+
+    return _per_topic_batches(
+        wire,
+        list(counts),
+        key=str,
+        request=request,
+        entries=lambda r: r.results,
+        result=lambda t, throttle: item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle),
+        timeout_ms=client_timeout,
+    )
 
 
 # ---------------------------------------------------------------------------------------- configs
