@@ -125,10 +125,11 @@ class KafkaCluster:
     ) -> ConnectionSettings:
         """The reconciler's ``ConnectionSettings`` for this cluster, authenticated as in ``client_kwargs``."""
         kwargs = self.client_kwargs(user, mechanism=mechanism, password=password)
+        servers = tuple(node.bootstrap for node in self.nodes)
         if self.admin is None:
-            return ConnectionSettings(bootstrap_servers=self.bootstrap, request_timeout_ms=request_timeout_ms)
+            return ConnectionSettings(bootstrap_servers=servers, request_timeout_ms=request_timeout_ms)
         return ConnectionSettings(
-            bootstrap_servers=self.bootstrap,
+            bootstrap_servers=servers,
             security_protocol=kwargs["security_protocol"],
             sasl_mechanism=kwargs["sasl_mechanism"],
             username=kwargs["sasl_plain_username"],
