@@ -9,7 +9,6 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,23 +20,12 @@ from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from reconciler.kafka.wire import explain_unsupported
+from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
 ALL_KINDS = frozenset(desired.KINDS)
 T = TypeVar("T")
-
-
-def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
-    """Poll ``check`` until it returns something truthy (config changes reach brokers asynchronously)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)
 
 
 def create_topics(cluster: KafkaCluster, topics: dict[str, dict[str, object]]) -> None:

@@ -7,13 +7,12 @@ import time
 
 import pytest
 from kafka import KafkaConsumer
-from kafka.admin import ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePatternFilter
-from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import RequestFailed, ScramUpsert, TopicSpec
+from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -29,18 +28,9 @@ def acl(principal: str, operation: str, topic: str, *, pattern: str = "LITERAL")
 
 def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str, str, str]]:
     """ACLs of ``principal`` as plain kafka-python sees them."""
-    any_filter = ACLFilter(
-        principal=principal,
-        host=None,
-        operation=ACLOperation.ANY,
-        permission_type=ACLPermissionType.ANY,
-        resource_pattern=ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY),
-    )
-    with cluster.admin_session() as admin:
-        found, _ = admin.describe_acls(any_filter)
     return {
         (a.resource_pattern.resource_name, a.resource_pattern.pattern_type.name, a.operation.name, a.host)
-        for a in found
+        for a in acls_of(cluster, principal)
     }
 
 

@@ -7,7 +7,6 @@ that the others were applied and the failing one was not.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
@@ -17,21 +16,11 @@ from reconciler import desired, state
 from reconciler.connection import Secret
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
+from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
 T = TypeVar("T")
-
-
-def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)
 
 
 def topic_names(cluster: KafkaCluster, prefix: str) -> set[str]:

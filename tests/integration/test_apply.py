@@ -8,9 +8,7 @@ second adapter instance).
 from __future__ import annotations
 
 import dataclasses
-import textwrap
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.apply.report import ApplyReport, CheckedBy
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.state import QuotaEntity
+from tests.integration.helpers import eventually, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -35,17 +34,6 @@ WRITE_APIS = {
     "AlterUserScramCredentials",
     "AlterPartitionReassignments",
 }
-
-
-def write_manifests(directory: Path, text: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "manifests.yaml").write_text(textwrap.dedent(text))
-    return directory
-
-
-def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
-    wanted = manifests.load([directory]).desired
-    return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
 
 
 def ownership(prefix: str, *, delete_topics: bool = False) -> str:
@@ -90,14 +78,6 @@ def describe_topics(cluster: KafkaCluster, names: list[str]) -> dict[str, int]:
         wanted = [n for n in names if n in existing]
         found = admin.describe_topics(wanted) if wanted else []
     return {t["name"]: len(t["partitions"]) for t in found if not t["error_code"]}
-
-
-def wait_for(check: Callable[[], bool], *, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.2)
 
 
 def broker_config_source(cluster: KafkaCluster, key: str, value: str, *, timeout: float = 20.0) -> str:
@@ -226,7 +206,7 @@ def test_saved_plan_is_refused_after_an_out_of_band_change(
     with kafka_single.admin_session() as admin:
         done = admin.alter_configs([ConfigResource("TOPIC", name, configs={"retention.ms": "3000"})], incremental=True)
     assert done["topic"][name] == "OK"
-    wait_for(lambda: topic_configs(kafka_single, name) == {"retention.ms": "3000"}, what="the out-of-band change")
+    eventually(lambda: topic_configs(kafka_single, name) == {"retention.ms": "3000"}, what="the out-of-band change")
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         with pytest.raises(errors.StalePlan, match=rf"{name} \(changed\)"):
             apply(adapter, plan.Plan.load(saved))

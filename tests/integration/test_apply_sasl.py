@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 import time
 from pathlib import Path
 
@@ -18,13 +17,14 @@ from kafka.admin import (
 )
 from kafka.admin import ResourceType as KafkaResourceType
 
-from reconciler import errors, manifests, plan, planner
+from reconciler import errors, plan
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.apply.report import ApplyReport, CheckedBy
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
+from tests.integration.helpers import acls_of, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -36,15 +36,6 @@ def sasl(cluster: KafkaCluster, user: str | None = None) -> ConnectionSettings:
 
 def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str, str, str, str]]:
     """ACLs of ``principal`` as plain kafka-python sees them: (type, name, pattern, operation, permission)."""
-    any_filter = ACLFilter(
-        principal=principal,
-        host=None,
-        operation=ACLOperation.ANY,
-        permission_type=ACLPermissionType.ANY,
-        resource_pattern=ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY),
-    )
-    with cluster.admin_session() as admin:
-        found, _ = admin.describe_acls(any_filter)
     return {
         (
             a.resource_pattern.resource_type.name,
@@ -53,19 +44,8 @@ def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str
             a.operation.name,
             a.permission_type.name,
         )
-        for a in found
+        for a in acls_of(cluster, principal)
     }
-
-
-def load(directory: Path, text: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "m.yaml").write_text(textwrap.dedent(text))
-    return directory
-
-
-def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
-    wanted = manifests.load([directory]).desired
-    return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
 
 
 def apply(adapter: KafkaAdapter, p: plan.Plan, **kw: object) -> ApplyReport:
@@ -103,7 +83,7 @@ def test_acls_converge_and_dry_run_leaves_them_alone(
     kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     principal = f"User:{topic_prefix}app"
-    directory = load(tmp_path / "m", acl_manifests(topic_prefix, principal))
+    directory = write_manifests(tmp_path / "m", acl_manifests(topic_prefix, principal))
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
         p = make_plan(adapter, directory)
         assert len(p.actionable) == 3
@@ -128,7 +108,7 @@ def test_acls_converge_and_dry_run_leaves_them_alone(
     # dropping one binding from the manifests deletes exactly that one
     fewer = acl_manifests(topic_prefix, principal).replace("operations: [READ, DESCRIBE]", "operations: [READ]")
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
-        report = apply(adapter, make_plan(adapter, load(tmp_path / "n", fewer)))
+        report = apply(adapter, make_plan(adapter, write_manifests(tmp_path / "n", fewer)))
         assert report.exit_code == 0 and [i.phase for i in report.items] == [plan.Phase.ACL_DELETE]
     assert ("TOPIC", topic_prefix, "PREFIXED", "DESCRIBE", "ALLOW") not in acls_on_cluster(kafka_sasl, principal)
 
@@ -156,7 +136,7 @@ def test_a_principal_without_rights_gets_the_missing_operation_named(
     kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     topic = f"{topic_prefix}denied"
-    directory = load(
+    directory = write_manifests(
         tmp_path / "m",
         f"""
         apiVersion: kafka-reconciler/v1
@@ -217,7 +197,7 @@ def test_self_lockout_guard_refuses_to_delete_the_tools_own_access(
         admin.create_acls(grants)
     try:
         wait_acl_count(kafka_sasl, carol, 2)
-        directory = load(
+        directory = write_manifests(
             tmp_path / "m",
             f"""
             apiVersion: kafka-reconciler/v1

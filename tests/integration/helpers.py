@@ -1,0 +1,65 @@
+"""Steps shared by the integration tests: polling for asynchronous effects, manifests to plans, ACL look-ups."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from kafka.admin import (
+    ACL,
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ResourcePatternFilter,
+)
+from kafka.admin import ResourceType as KafkaResourceType
+
+from reconciler import manifests, plan, planner
+from reconciler.kafka.admin import KafkaAdapter
+from tests.kafka.cluster import KafkaCluster
+
+T = TypeVar("T")
+
+
+def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
+    """Poll ``check`` until it returns something truthy (changes reach brokers asynchronously), at most ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() >= deadline:
+            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.2)
+
+
+def write_manifests(directory: Path, text: str) -> Path:
+    """Write ``text`` (dedented) as the only manifest file in ``directory``; returns ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "manifests.yaml").write_text(textwrap.dedent(text))
+    return directory
+
+
+def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
+    """Plan the manifests in ``directory`` against what ``adapter`` reads from the cluster."""
+    wanted = manifests.load([directory]).desired
+    return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
+
+
+def acls_of(cluster: KafkaCluster, principal: str) -> list[ACL]:
+    """Every ACL of ``principal`` as plain kafka-python describes it (any resource, operation and permission)."""
+    any_filter = ACLFilter(
+        principal=principal,
+        host=None,
+        operation=ACLOperation.ANY,
+        permission_type=ACLPermissionType.ANY,
+        resource_pattern=ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY),
+    )
+    with cluster.admin_session() as admin:
+        found, _ = admin.describe_acls(any_filter)
+    return list(found)
