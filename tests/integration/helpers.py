@@ -20,8 +20,10 @@ from kafka.admin import (
 from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import manifests, plan, planner
+from reconciler.apply import ApplyOptions, apply_plan
+from reconciler.apply.report import ApplyReport
 from reconciler.kafka.admin import KafkaAdapter
-from tests.kafka.cluster import KafkaCluster
+from tests.kafka.cluster import KafkaCluster, free_ports
 
 T = TypeVar("T")
 
@@ -49,6 +51,16 @@ def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
     """Plan the manifests in ``directory`` against what ``adapter`` reads from the cluster."""
     wanted = manifests.load([directory]).desired
     return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
+
+
+def apply(adapter: KafkaAdapter, p: plan.Plan, **options: object) -> ApplyReport:
+    """Apply ``p`` with a 60 s deadline; ``options`` are further ``ApplyOptions`` fields."""
+    return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **options))  # type: ignore[arg-type]
+
+
+def closed_port() -> int:
+    """A loopback port that nothing listens on (bound, then released)."""
+    return free_ports(1)[0]
 
 
 def acls_of(cluster: KafkaCluster, principal: str) -> list[ACL]:

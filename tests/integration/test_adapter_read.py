@@ -6,7 +6,6 @@ call), so the adapter is never checked against itself alone.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from reconciler.kafka.wire import explain_unsupported
-from tests.integration.helpers import eventually
+from tests.integration.helpers import closed_port, eventually
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -211,15 +210,9 @@ def test_missing_apis_are_explained_with_the_kafka_release_that_added_them() -> 
     assert explain_unsupported("CreateTopics", old_cluster) is None
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_unreachable_cluster_fails_plainly_without_leaking_threads() -> None:
     threads_before = threading.active_count()
-    settings = ConnectionSettings(bootstrap_servers=(f"127.0.0.1:{free_port()}",), request_timeout_ms=1500)
+    settings = ConnectionSettings(bootstrap_servers=(f"127.0.0.1:{closed_port()}",), request_timeout_ms=1500)
     adapter = KafkaAdapter(settings)  # lazy: constructing does not connect
     started = time.monotonic()
     with pytest.raises(errors.ConnectionFailed) as info:

@@ -15,11 +15,11 @@ import pytest
 from kafka.admin import ConfigResource, NewTopic
 
 from reconciler import errors, manifests, plan, planner
-from reconciler.apply import ApplyOptions, Outcome, apply_plan
-from reconciler.apply.report import ApplyReport, CheckedBy
+from reconciler.apply import Outcome
+from reconciler.apply.report import CheckedBy
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.state import QuotaEntity
-from tests.integration.helpers import eventually, make_plan, write_manifests
+from tests.integration.helpers import apply, eventually, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -90,10 +90,6 @@ def broker_config_source(cluster: KafkaCluster, key: str, value: str, *, timeout
             assert entry["value"] == value
             return str(entry["config_source"])
         time.sleep(0.3)
-
-
-def apply(adapter: KafkaAdapter, p: plan.Plan, **kw: object) -> ApplyReport:
-    return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **kw), events=None)  # type: ignore[arg-type]
 
 
 def test_every_kind_converges_and_a_second_plan_shows_no_changes(

@@ -18,13 +18,13 @@ from kafka.admin import (
 from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import errors, plan
-from reconciler.apply import ApplyOptions, Outcome, apply_plan
+from reconciler.apply import Outcome
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
-from reconciler.apply.report import ApplyReport, CheckedBy
+from reconciler.apply.report import CheckedBy
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka.admin import KafkaAdapter
-from tests.integration.helpers import acls_of, make_plan, write_manifests
+from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -46,10 +46,6 @@ def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str
         )
         for a in acls_of(cluster, principal)
     }
-
-
-def apply(adapter: KafkaAdapter, p: plan.Plan, **kw: object) -> ApplyReport:
-    return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **kw))  # type: ignore[arg-type]
 
 
 def acl_manifests(prefix: str, principal: str) -> str:

@@ -9,7 +9,6 @@ apply engine (what ``apply --plan`` does) and the next fleet plan finds nothing 
 from __future__ import annotations
 
 import json
-import socket
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,16 +23,10 @@ from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS, ConnectionSettings
 from reconciler.fleet import load_fleet, run_fleet_plan
 from reconciler.kafka.admin import KafkaAdapter
+from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
-
-
-def closed_port() -> int:
-    """A loopback port that nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
