@@ -107,6 +107,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
             resolved = r.extra.get("configs")
             if resolved:
                 details["resolved_configs"] = dict(resolved)
+                details["declared_configs"] = sorted((change.after or {}).get("configs") or {})
             if not r.ok and r.error_name == "TOPIC_ALREADY_EXISTS" and name in existing:
                 # Re-create after a delete in the same plan: the name is only free once the delete has run.
                 note = "not validated by the broker: the name stays taken until this plan's delete runs"

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -99,7 +100,25 @@ def _message(item: ItemOutcome) -> str:
         parts.append(item.message)
     if item.checked_by is not None:
         parts.append(f"[{item.checked_by.value}]")
-    return ": ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
+    text = ": ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
+    resolved = _resolved(item)
+    return f"{text}; {resolved}" if text and resolved else text or resolved
+
+
+def _resolved(item: ItemOutcome) -> str:
+    """For a topic create the broker accepted in a dry run: the configs it resolved (KIP-525), declared ones first."""
+    configs = item.details.get("resolved_configs")
+    if not isinstance(configs, dict) or not configs:
+        return ""
+    declared = item.details.get("declared_configs")
+    keys = [k for k in (declared or ()) if k in configs] or [k for k in _KEY_CONFIGS if k in configs]
+    shown = ", ".join(f"{k}={configs[k]}" for k in keys)
+    rest = len(configs) - len(keys)
+    return f"broker resolved {shown}" + (f" (+{rest} more in --format json)" if rest else "")
+
+
+# Shown for a dry-run topic create that declares no configs of its own.
+_KEY_CONFIGS = ("cleanup.policy", "retention.ms", "min.insync.replicas")
 
 
 def summary_line(report: ApplyReport) -> str:
@@ -126,11 +145,13 @@ def report_table(report: ApplyReport) -> Table:
     table.add_column("detail", overflow="fold")
     for item in report.items:
         style = STYLES[item.outcome]
-        table.add_row(item.phase.label, item.address, f"[{style}]{item.outcome.value}[/]", _message(item))
+        table.add_row(
+            item.phase.label, escape(item.address), f"[{style}]{item.outcome.value}[/]", escape(_message(item))
+        )
     for nc in report.not_converged:
-        table.add_row("read-back", nc.address, "[bold red]not converged[/]", nc.detail)
+        table.add_row("read-back", escape(nc.address), "[bold red]not converged[/]", escape(nc.detail))
     for partition in report.still_moving:
-        table.add_row("reassign", partition, "[yellow]still moving[/]", "")
+        table.add_row("reassign", escape(partition), "[yellow]still moving[/]", "")
     table.caption = "; ".join(f"{p.phase.label} {p.duration_s:.2f}s/{p.requests} req" for p in report.phases) or None
     return table
 

@@ -65,3 +65,34 @@ def test_plain_progress_prints_phase_lines() -> None:
         sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
         sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=Phase.TOPIC_CREATE, total=2, duration_s=0.5))
     assert out.getvalue() == "topic create: 2 item(s)\ntopic create: done in 0.5s (1 applied, 1 failed)\n"
+
+
+def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:
+    from rich.console import Console
+
+    from reconciler.apply.report import ApplyReport, CheckedBy, ItemOutcome, Outcome
+    from reconciler.plan import Action, Phase
+    from reconciler.render.apply import report_table, report_text
+
+    item = ItemOutcome(
+        address="topic/orders",
+        kind="topic",
+        name="orders",
+        phase=Phase.TOPIC_CREATE,
+        action=Action.CREATE,
+        outcome=Outcome.DRY_RUN_ACCEPTED,
+        checked_by=CheckedBy.BROKER,
+        message="broker said [/] and [bold]",
+        details={
+            "resolved_configs": {"retention.ms": "3600000", "cleanup.policy": "delete", "segment.ms": "604800000"},
+            "declared_configs": ["retention.ms"],
+        },
+    )
+    report = ApplyReport(cluster_id="c", dry_run=True, items=(item,), phases=(), converged=None, requests=1)
+    console = Console(width=300, record=True, force_terminal=False)
+    console.print(report_table(report))
+    rendered = console.export_text()
+    assert "broker said [/] and [bold]" in rendered
+    assert "[broker]" in rendered
+    assert "broker resolved retention.ms=3600000 (+2 more in --format json)" in rendered
+    assert "broker resolved retention.ms=3600000 (+2 more in --format json)" in report_text(report)
