@@ -78,8 +78,11 @@ acl_bindings = st.builds(
     names(("READ", "WRITE", "DESCRIBE", "ALL")),
     names(("ALLOW", "DENY")),
 )
-# Only named entities: a default (None) entity next to a named one cannot be sorted by state.to_json_dict today.
-quota_entities = st.builds(lambda u: s.QuotaEntity.of(user=u), names(USERS))
+# Named users, the default user (None) and a user's default client-id, side by side.
+quota_entities = st.one_of(
+    st.builds(lambda u: s.QuotaEntity.of(user=u), st.one_of(names(USERS), st.none())),
+    st.builds(lambda u: s.QuotaEntity.of(user=u, client_id=None), names(USERS)),
+)
 quota_values = st.dictionaries(
     names(("producer_byte_rate", "consumer_byte_rate")), st.sampled_from((1024.0, 2048.0, 1e6)), min_size=1
 )
