@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from reconciler import errors, manifests
+from tests.reliability.fuzzing import TOKENS, copy_tree, dump_yaml, tree_paths
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SEEDS: list[Any] = [
@@ -58,18 +58,12 @@ def _load_text(text: str | bytes) -> None:
             assert isinstance(result, manifests.LoadResult)
 
 
-def _dump(documents: list[Any]) -> str:
-    out = io.StringIO()
-    YAML(typ="safe", pure=True).dump_all(documents, out)
-    return out.getvalue()
-
-
 @st.composite
 def mutated(draw: st.DrawFn) -> list[Any]:
     document = draw(st.sampled_from(SEEDS))
-    data = _copy(document)
+    data = copy_tree(document)
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
-        paths = list(_paths(data))
+        paths = list(tree_paths(data))
         path = draw(st.sampled_from(paths))
         parent, key = _parent(data, path)
         if parent is None:
@@ -87,24 +81,6 @@ def mutated(draw: st.DrawFn) -> list[Any]:
     return [data]
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
-
-
 def _parent(data: Any, path: tuple[Any, ...]) -> tuple[Any, Any]:
     if not path:
         return None, None
@@ -117,7 +93,7 @@ def _parent(data: Any, path: tuple[Any, ...]) -> tuple[Any, Any]:
 @FUZZ
 @given(mutated())
 def test_mutated_examples(documents: list[Any]) -> None:
-    _load_text(_dump(documents))
+    _load_text(dump_yaml(documents))
 
 
 @FUZZ
@@ -125,10 +101,7 @@ def test_mutated_examples(documents: list[Any]) -> None:
 def test_random_documents(documents: list[Any]) -> None:
     for document in documents:
         document.setdefault("apiVersion", "kafka-reconciler/v1")
-    _load_text(_dump(documents))
-
-
-TOKENS = [*"ab:-[]{}&*!|>'\"#%@`, \n\t?$", "---", "\n  ", "<<", "kind: Topic", "apiVersion: kafka-reconciler/v1"]
+    _load_text(dump_yaml(documents))
 
 
 @FUZZ

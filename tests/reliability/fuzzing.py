@@ -108,37 +108,37 @@ values = st.recursive(
 )
 
 
-def _dump(documents: list[Any]) -> str:
+def dump_yaml(documents: list[Any]) -> str:
     out = io.StringIO()
     YAML(typ="safe", pure=True).dump_all(documents, out)
     return out.getvalue()
 
 
-def _copy(value: Any) -> Any:
+def copy_tree(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_tree(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [copy_tree(v) for v in value]
     return value
 
 
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
+def tree_paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
     yield prefix
     if isinstance(value, dict):
         for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
+            yield from tree_paths(v, (*prefix, k))
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
+            yield from tree_paths(v, (*prefix, i))
 
 
 @st.composite
 def structural_mutation(draw: st.DrawFn) -> Case:
     """Two example documents, with up to four values replaced, deleted or inserted."""
-    docs = [_copy(draw(st.sampled_from(SEED_DOCS))) for _ in range(2)]
+    docs = [copy_tree(draw(st.sampled_from(SEED_DOCS))) for _ in range(2)]
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
         i = draw(st.integers(0, 1))
-        path = draw(st.sampled_from(list(_paths(docs[i]))))
+        path = draw(st.sampled_from(list(tree_paths(docs[i]))))
         if not path:
             docs[i] = draw(values)
             continue
@@ -155,7 +155,7 @@ def structural_mutation(draw: st.DrawFn) -> Case:
             parent[draw(st.text(max_size=16))] = draw(values)
         else:
             parent.insert(int(key), draw(values))
-    return {"m.yaml": _dump(docs)}
+    return {"m.yaml": dump_yaml(docs)}
 
 
 @st.composite
@@ -193,7 +193,7 @@ def textual_mutation(draw: st.DrawFn) -> Case:
 
 random_documents = st.lists(
     st.dictionaries(st.sampled_from(["apiVersion", "kind", "metadata", "spec"]), values), max_size=3
-).map(lambda docs: {"m.yaml": _dump([{"apiVersion": "kafka-reconciler/v1", **d} for d in docs])})
+).map(lambda docs: {"m.yaml": dump_yaml([{"apiVersion": "kafka-reconciler/v1", **d} for d in docs])})
 TOKENS = [*"ab:-[]{}&*!|>'\"#%@`, \n\t?$", "---", "\n  ", "<<", "kind: Topic", "apiVersion: kafka-reconciler/v1"]
 random_text = st.lists(st.sampled_from(TOKENS), max_size=80).map(lambda t: {"m.yaml": "".join(t)})
 random_bytes = st.binary(max_size=200).map(lambda b: {"m.yaml": b})
@@ -249,7 +249,7 @@ def edited_plans(draw: st.DrawFn) -> dict[str, Any]:
     """The golden example plan with up to three values replaced or deleted, resealed."""
     doc = copy.deepcopy(APPLICABLE_PLAN)
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from([p for p in _paths(doc) if p]))
+        path = draw(st.sampled_from([p for p in tree_paths(doc) if p]))
         parent = doc
         for part in path[:-1]:
             parent = parent[part]
