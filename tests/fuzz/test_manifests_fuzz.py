@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from reconciler import errors, manifests
-from tests.reliability.fuzzing import TOKENS, copy_tree, dump_yaml, tree_paths
+from tests.reliability.fuzzing import TOKENS, copy_tree, dump_yaml, mutate_once
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SEEDS: list[Any] = [
@@ -63,31 +63,8 @@ def mutated(draw: st.DrawFn) -> list[Any]:
     document = draw(st.sampled_from(SEEDS))
     data = copy_tree(document)
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
-        paths = list(tree_paths(data))
-        path = draw(st.sampled_from(paths))
-        parent, key = _parent(data, path)
-        if parent is None:
-            data = draw(values)
-            continue
-        action = draw(st.sampled_from(["replace", "delete", "insert"]))
-        if action == "replace":
-            parent[key] = draw(values)
-        elif action == "delete":
-            del parent[key]
-        elif isinstance(parent, dict):
-            parent[draw(st.text(max_size=16))] = draw(values)
-        else:
-            parent.insert(int(key), draw(values))
+        data = mutate_once(draw, data, values)
     return [data]
-
-
-def _parent(data: Any, path: tuple[Any, ...]) -> tuple[Any, Any]:
-    if not path:
-        return None, None
-    node = data
-    for part in path[:-1]:
-        node = node[part]
-    return node, path[-1]
 
 
 @FUZZ

@@ -132,29 +132,34 @@ def tree_paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
             yield from tree_paths(v, (*prefix, i))
 
 
+def mutate_once(draw: st.DrawFn, data: Any, replacements: st.SearchStrategy[Any]) -> Any:
+    """Replace, delete or insert one value at a drawn place in ``data``; returns the root (new if it was replaced)."""
+    path = draw(st.sampled_from(list(tree_paths(data))))
+    if not path:
+        return draw(replacements)
+    parent = data
+    for part in path[:-1]:
+        parent = parent[part]
+    key = path[-1]
+    action = draw(st.sampled_from(["replace", "delete", "insert"]))
+    if action == "replace":
+        parent[key] = draw(replacements)
+    elif action == "delete":
+        del parent[key]
+    elif isinstance(parent, dict):
+        parent[draw(st.text(max_size=16))] = draw(replacements)
+    else:
+        parent.insert(int(key), draw(replacements))
+    return data
+
+
 @st.composite
 def structural_mutation(draw: st.DrawFn) -> Case:
     """Two example documents, with up to four values replaced, deleted or inserted."""
     docs = [copy_tree(draw(st.sampled_from(SEED_DOCS))) for _ in range(2)]
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
         i = draw(st.integers(0, 1))
-        path = draw(st.sampled_from(list(tree_paths(docs[i]))))
-        if not path:
-            docs[i] = draw(values)
-            continue
-        parent = docs[i]
-        for part in path[:-1]:
-            parent = parent[part]
-        key = path[-1]
-        action = draw(st.sampled_from(["replace", "delete", "insert"]))
-        if action == "replace":
-            parent[key] = draw(values)
-        elif action == "delete":
-            del parent[key]
-        elif isinstance(parent, dict):
-            parent[draw(st.text(max_size=16))] = draw(values)
-        else:
-            parent.insert(int(key), draw(values))
+        docs[i] = mutate_once(draw, docs[i], values)
     return {"m.yaml": dump_yaml(docs)}
 
 
