@@ -40,7 +40,7 @@ class RecordingAdapter:
     acls: set[state.AclBinding] = dataclasses.field(default_factory=set)
     quotas: dict[state.QuotaEntity, dict[str, float]] = dataclasses.field(default_factory=dict)
     scram: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
-    broker_configs: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    broker_configs: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
     brokers: tuple[state.Broker, ...] = (state.Broker(1, "127.0.0.1", 9092),)
     cluster_id: str = "cluster-a"
     script: dict[str, list[dict[str, str]]] = dataclasses.field(default_factory=dict)
@@ -70,7 +70,7 @@ class RecordingAdapter:
         self,
         method: str,
         keys: Sequence[str],
-        effect: Callable[[str], None],
+        effect: Callable[[str], object],
         *,
         validate_only: bool = False,
         natural: Mapping[str, str] | None = None,
@@ -274,7 +274,7 @@ class RecordingAdapter:
         return self._answer("alter_partition_reassignments", list(keys), effect)
 
 
-def _apply_ops(configs: dict[str, str], ops: Sequence[results.ConfigOp]) -> None:
+def _apply_ops(configs: dict[str, str | None], ops: Sequence[results.ConfigOp]) -> None:
     for op in ops:
         if op.op == "DELETE":
             configs.pop(op.key, None)
