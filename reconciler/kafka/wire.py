@@ -144,6 +144,8 @@ class Wire:
         # The broker that answers every request that may go anywhere, so that reads and waits see one
         # broker's metadata cache (brokers catch up with the controller at different moments).
         self.home: int | None = None
+        # Brokers whose last request failed on the connection; reads route around them first.
+        self.unreachable: set[int] = set()
         self._client: KafkaAdminClient | None = None
         _quiet_library_logs()
         redact.redact_library_logs(settings.password, settings.ssl_key_password)
@@ -271,17 +273,40 @@ class Wire:
     def send(self, request: Any, *, node: int | None = None, timeout_ms: int | None = None) -> Any:
         """Send one request to ``node``, else to the home broker, and return the decoded response.
 
-        When the home broker stops answering it is dropped; a read (Describe*, List*, Metadata) is then sent
-        once more to the least-loaded broker, a write is not (its outcome is unknown: ``ConnectionLost``).
+        When the broker a free-to-route request went to stops answering, it is dropped as home; a read
+        (Describe*, List*, Metadata) is then sent to other brokers in turn, those not seen failing first,
+        up to ``READ_DETOURS`` of them. A write is not resent (its outcome is unknown: ``ConnectionLost``).
         """
-        if node is None and self.home is not None:
+        if node is not None:
+            return self._send(request, node=node, timeout_ms=timeout_ms)
+        first = self.home
+        try:
+            return self._send(request, node=first, timeout_ms=timeout_ms)
+        except ConnectionLost as lost:
+            self.home = None
+            if not api_name(request).startswith(("Describe", "List", "Metadata")):
+                raise
+            failure = lost
+        for other in self._detours(exclude=first):
             try:
-                return self._send(request, node=self.home, timeout_ms=timeout_ms)
-            except ConnectionLost:
-                self.home = None
-                if not api_name(request).startswith(("Describe", "List", "Metadata")):
-                    raise
-        return self._send(request, node=node, timeout_ms=timeout_ms)
+                response = self._send(request, node=other, timeout_ms=timeout_ms)
+            except ConnectionLost as lost:
+                failure = lost
+                continue
+            self.home = other
+            return response
+        raise failure
+
+    READ_DETOURS = 3
+
+    def _detours(self, *, exclude: int | None) -> list[int]:
+        """Brokers to try a read on after a failure: known-good ones first, at most ``READ_DETOURS``."""
+        try:
+            known = [b for b in self.broker_ids() if b != exclude]
+        except Exception:  # no metadata at all: nothing to route around with
+            return []
+        known.sort(key=lambda b: (b in self.unreachable, b))
+        return known[: self.READ_DETOURS]
 
     def _send(self, request: Any, *, node: int | None, timeout_ms: int | None) -> Any:
         client = self.client()
@@ -290,7 +315,7 @@ class Wire:
         self.request_counts[api] += 1
         manager = client._manager
         try:
-            return manager.run(manager.send, request, node, timeout_ms)
+            response = manager.run(manager.send, request, node, timeout_ms)
         except (kafka_errors.IncompatibleBrokerVersion, kafka_errors.UnsupportedVersionError):
             reason = self.unsupported(api) or f"cluster does not support the {api} versions kafka-python speaks"
             raise errors.UnsupportedByCluster(reason) from None
@@ -306,6 +331,8 @@ class Wire:
                 why = f"no answer within the request timeout ({wait:g} ms)"
             reads = ("Describe", "List", "Metadata", "ApiVersions")
             unknown = "" if api.startswith(reads) else "; the request may or may not have been applied"
+            if node is not None:
+                self.unreachable.add(node)
             raise ConnectionLost(f"{api} to {target} failed: {why}{unknown}", api=api, node=node) from None
         except kafka_errors.KafkaError as exc:
             code = int(getattr(exc, "errno", None) or -1)
@@ -316,6 +343,9 @@ class Wire:
                 error_name=error_name(code),
                 retriable=bool(exc.retriable),
             ) from None
+        if node is not None:
+            self.unreachable.discard(node)
+        return response
 
     def refresh_controller(self) -> int:
         """Ask for the controller id (one Metadata request without topics)."""

@@ -144,8 +144,10 @@ def test_reads_go_around_a_broker_that_just_died(kafka_cluster3: KafkaCluster, t
         assert eventually(lambda: topic in (adapter.read_state(kinds=frozenset({"topic"})).topics or {}))
         victim = kafka_cluster3.nodes[0]
         victim.kill()
-        # Point the adapter at the dead broker, as a Metadata answer given just before the kill would.
+        # Point the adapter at the dead broker, as a Metadata answer given just before the kill would; the
+        # client's own metadata still lists it, so the fallback must not pick it again.
         adapter._wire.controller_id = victim.node_id
+        adapter._wire.home = victim.node_id
         live = adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n == topic)
         assert (live.topics or {})[topic].configs["retention.ms"] == OLD_RETENTION
         adapter._wire.controller_id = victim.node_id
