@@ -87,9 +87,27 @@ RotateOpt = Annotated[
 ]
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes each record to ``sys.stderr`` as it is when the record is written, not when logging was set up.
+
+    kafka-python logs from its IO thread, possibly after the command returned; a handler holding the stream of
+    the moment (an embedding program's or a test runner's, since closed) would fail on every such record.
+    """
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def _setup_logging(verbose: int) -> None:
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True)
+    logging.basicConfig(
+        level=level, handlers=[_StderrHandler()], format="%(levelname)s %(name)s: %(message)s", force=True
+    )
     # kafka-python is chatty and its debug output includes raw protocol data; keep it at WARNING
     # unless -vvv asks for it.
     logging.getLogger("kafka").setLevel(logging.DEBUG if verbose >= 3 else logging.WARNING)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -207,3 +208,20 @@ def test_convert_kafka_gitops_then_refuses_non_empty_directory(tmp_path: Path) -
     second = runner.invoke(app, ["convert", "--from", "kafka-gitops", str(sample), "--out", str(out)])
     assert second.exit_code == 1
     assert "Traceback" not in second.output
+
+
+def test_library_warnings_logged_after_a_command_returned_still_reach_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kafka-python logs from its own thread, possibly after the command ended; those records must not hit
+    the stream the command ran with (closed by then) and print "--- Logging error ---" tracebacks."""
+    manifest = tmp_path / "t.yaml"
+    manifest.write_text(TOPICS_YAML)
+    snap = _snapshot(tmp_path, topics={})
+    result = runner.invoke(app, ["plan", str(manifest), "--live-state", str(snap)])
+    assert result.exit_code == 0, result.output
+
+    logging.getLogger("kafka.net.selector").warning("late warning")
+    err = capsys.readouterr().err
+    assert "Logging error" not in err
+    assert "late warning" in err
