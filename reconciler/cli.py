@@ -527,6 +527,11 @@ ApiUrlOpt = Annotated[
 ]
 
 
+class CommentPlatform(str, enum.Enum):
+    github = "github"
+    gitlab = "gitlab"
+
+
 @app.command("comment")
 def comment_cmd(
     plan_file: PlanFileOpt,
@@ -535,20 +540,45 @@ def comment_cmd(
     pr: Annotated[
         int | None, typer.Option("--pr", min=1, help="Pull request number (default: from $GITHUB_EVENT_PATH).")
     ] = None,
-    api_url: ApiUrlOpt = None,
+    api_url: Annotated[
+        str | None,
+        typer.Option(
+            "--api-url",
+            help="API URL (default: $GITHUB_API_URL or https://api.github.com; GitLab: $CI_API_V4_URL or "
+            "https://gitlab.com/api/v4).",
+        ),
+    ] = None,
+    platform: Annotated[
+        CommentPlatform | None,
+        typer.Option(
+            "--platform", help="Where to post (default: gitlab when $GITLAB_CI is set and $GITHUB_ACTIONS is not)."
+        ),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option("--project", help="GitLab project: GROUP/NAME or numeric id (default: $CI_PROJECT_ID)."),
+    ] = None,
+    mr: Annotated[
+        int | None, typer.Option("--mr", min=1, help="GitLab merge request iid (default: $CI_MERGE_REQUEST_IID).")
+    ] = None,
 ) -> None:
-    """Create or update this cluster's plan comment on the pull request ($GITHUB_TOKEN)."""
-    from reconciler.gitops import event as gh_event
+    """Create or update this cluster's plan comment on the pull or merge request ($GITHUB_TOKEN, $GITLAB_TOKEN)."""
     from reconciler.gitops import publish
 
     with _errors_to_exit():
         p = plan_model.Plan.load(plan_file)
-        ctx = gh_event.context_from_env(repo=repo, pr_number=pr, api_url=api_url)
         name = publish.cluster_label(p, cluster)
-        result = publish.post_plan_comment(
-            markdown=_render(p, PlanFormat.markdown, cluster_name=name), cluster=name, ctx=ctx
+        noun, result = publish.publish_plan(
+            markdown=_render(p, PlanFormat.markdown, cluster_name=name),
+            cluster=name,
+            platform=platform.value if platform else None,
+            repo=repo,
+            pr=pr,
+            project=project,
+            mr=mr,
+            api_url=api_url,
         )
-    typer.echo(f"Plan comment for {name} {result.action}: {result.url}")
+    typer.echo(f"Plan {noun} for {name} {result.action}: {result.url or f'id {result.id}'}")
 
 
 @app.command("drift-issue")

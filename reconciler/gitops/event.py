@@ -1,20 +1,24 @@
-"""Reads the GitHub Actions run context: the event payload file and the GITHUB_* environment variables.
+"""Reads the CI run context: GitHub Actions (event payload file, GITHUB_* variables) or GitLab CI (CI_* variables).
 
-Explicit arguments win over the environment, so the same code serves a workflow step and a person
-running ``kafka-reconciler comment`` by hand with ``--repo`` and ``--pr``.
+Explicit arguments win over the environment, so the same code serves a pipeline step and a person
+running ``kafka-reconciler comment`` by hand with ``--repo``/``--pr`` or ``--project``/``--mr``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from reconciler import errors
+from reconciler.gitops import gitlab
 from reconciler.gitops.client import DEFAULT_API_URL
+
+Platform = Literal["github", "gitlab"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,4 +106,93 @@ def context_from_env(
         pr_number=number,
         event_name=env.get("GITHUB_EVENT_NAME"),
         run_url=run_url(env),
+    )
+
+
+# ---------------------------------------------------------------------------------------------- GitLab CI
+@dataclass(frozen=True, slots=True)
+class GitLabContext:
+    """Where to post on GitLab: project (id or encoded path), merge request iid, API URL, token, web links."""
+
+    project: str
+    token: str
+    api_url: str
+    mr_iid: int | None
+    pipeline_source: str | None = None
+    pipeline_url: str | None = None
+    project_url: str | None = None
+
+    def require_mr(self) -> int:
+        """The merge request iid, or a clear error when the pipeline is not a merge-request pipeline."""
+        if self.mr_iid is None:
+            source = self.pipeline_source or "unknown"
+            raise errors.ConfigError(
+                f"no merge request: CI_MERGE_REQUEST_IID is not set (pipeline source '{source}'); pass --mr IID, "
+                "or run this job only in merge-request pipelines "
+                '(rules: - if: $CI_PIPELINE_SOURCE == "merge_request_event")'
+            )
+        return self.mr_iid
+
+    def mr_url(self) -> str:
+        """The merge request's web page, when the project's web address is known; else ``""``."""
+        if self.project_url and self.mr_iid is not None:
+            return f"{self.project_url.rstrip('/')}/-/merge_requests/{self.mr_iid}"
+        return ""
+
+
+def detect_platform(requested: str | None = None, environ: Mapping[str, str] | None = None) -> Platform:
+    """``requested`` when given; else ``gitlab`` inside GitLab CI (``GITLAB_CI`` set, ``GITHUB_ACTIONS`` not)."""
+    if requested in ("github", "gitlab"):
+        return "gitlab" if requested == "gitlab" else "github"
+    env = os.environ if environ is None else environ
+    return "gitlab" if env.get("GITLAB_CI") and not env.get("GITHUB_ACTIONS") else "github"
+
+
+def gitlab_context_from_env(
+    environ: Mapping[str, str] | None = None,
+    *,
+    project: str | None = None,
+    mr_iid: int | None = None,
+    api_url: str | None = None,
+) -> GitLabContext:
+    """Build the context from explicit values, falling back to GitLab CI's predefined variables.
+
+    The project defaults to the merge request's own project (``CI_MERGE_REQUEST_PROJECT_ID``, which
+    differs from ``CI_PROJECT_ID`` for a merge request from a fork), then ``CI_PROJECT_ID``.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("CI_MERGE_REQUEST_PROJECT_ID"):
+        env_id, env_url = env["CI_MERGE_REQUEST_PROJECT_ID"], env.get("CI_MERGE_REQUEST_PROJECT_URL")
+    else:
+        env_id, env_url = env.get("CI_PROJECT_ID", ""), env.get("CI_PROJECT_URL")
+    chosen = project or env_id
+    if not chosen:
+        raise errors.ConfigError(
+            "no GitLab project: pass --project GROUP/NAME (or its numeric id) or set CI_PROJECT_ID"
+        )
+    pid = gitlab.project_id(chosen)
+    token = env.get("GITLAB_TOKEN", "")
+    if not token:
+        raise errors.ConfigError(gitlab.GitLabClient.missing_token)
+    number = mr_iid
+    raw_iid = env.get("CI_MERGE_REQUEST_IID", "")
+    if number is None and raw_iid:
+        if not raw_iid.isdigit():
+            raise errors.ConfigError(f"CI_MERGE_REQUEST_IID must be a number, got {raw_iid!r}")
+        number = int(raw_iid)
+    api = (api_url or env.get("CI_API_V4_URL") or gitlab.DEFAULT_API_URL).rstrip("/")
+    if pid == env_id:
+        project_url = env_url
+    elif not pid.isdigit() and api.endswith("/api/v4"):
+        project_url = f"{api.removesuffix('/api/v4')}/{urllib.parse.unquote(pid)}"
+    else:
+        project_url = None
+    return GitLabContext(
+        project=pid,
+        token=token,
+        api_url=api,
+        mr_iid=number,
+        pipeline_source=env.get("CI_PIPELINE_SOURCE"),
+        pipeline_url=env.get("CI_PIPELINE_URL"),
+        project_url=project_url,
     )

@@ -3,7 +3,8 @@
 Each comment or issue carries a hidden HTML marker naming the cluster; a later run finds it by that
 marker and edits it in place instead of adding another. Bodies are capped at GitHub's 65,536-character
 limit: a longer body is cut at a line boundary, open code fences and ``<details>`` blocks are closed,
-and a note says how much was left out.
+and a note says how much was left out. The markers, the size guard and the duplicate-free create
+serve GitLab merge-request notes (``gitlab``) as well.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from reconciler import errors
-from reconciler.gitops.client import DEFAULT_API_URL, GitHubClient, GitHubError
+from reconciler.gitops.client import DEFAULT_API_URL, ApiError, GitHubClient, GitHubError, RestClient
 
 MAX_BODY_CHARS = 65_536
 DRIFT_LABEL = "kafka-drift"
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _TRUNCATION_NOTE = (
-    "\n\n> **Note:** this text was cut to fit GitHub's {limit:,}-character limit; {omitted:,} characters were "
+    "\n\n> **Note:** this text was cut to fit {product}'s {limit:,}-character limit; {omitted:,} characters were "
     "left out. The full plan is in the job log and in the plan artifact.\n"
 )
 
@@ -33,10 +34,13 @@ __all__ = [
     "GitHubError",
     "IssueResult",
     "comment_marker",
+    "create_once",
     "drift_marker",
+    "find_marked",
     "fit_body",
     "upsert_drift_issue",
     "upsert_pr_comment",
+    "with_marker",
 ]
 
 
@@ -94,18 +98,21 @@ def _closers(kept: str) -> str:
     return closing
 
 
-def fit_body(body: str, *, limit: int = MAX_BODY_CHARS) -> str:
-    """``body`` unchanged when it fits in ``limit`` characters, else its first part plus a truncation note."""
+def fit_body(body: str, *, limit: int = MAX_BODY_CHARS, product: str = "GitHub") -> str:
+    """``body`` unchanged when it fits in ``limit`` characters, else its first part plus a truncation note.
+
+    ``product`` names whose limit it is in that note.
+    """
     if _units(body) <= limit:
         return body
-    reserve = _units(_TRUNCATION_NOTE.format(limit=limit, omitted=len(body))) + 64
+    reserve = _units(_TRUNCATION_NOTE.format(product=product, limit=limit, omitted=len(body))) + 64
     budget = max(0, limit - reserve)
     kept = body[:budget]
     while _units(kept) > budget:
         kept = kept[: len(kept) - (_units(kept) - budget)]  # each character is at least one unit
     if "\n" in kept:
         kept = kept[: kept.rindex("\n")]
-    note = _TRUNCATION_NOTE.format(limit=limit, omitted=len(body) - len(kept))
+    note = _TRUNCATION_NOTE.format(product=product, limit=limit, omitted=len(body) - len(kept))
     result = kept + _closers(kept) + note
     while _units(result) > limit:  # only reachable with absurdly small limits
         kept = kept[: len(kept) // 2]
@@ -124,25 +131,26 @@ def _client(client: GitHubClient | None, token: str, api_url: str) -> GitHubClie
     return client if client is not None else GitHubClient(token=token, api_url=api_url)
 
 
-def _with_marker(body: str, marker: str) -> str:
+def with_marker(body: str, marker: str) -> str:
+    """``body`` starting with ``marker`` unless it already carries it."""
     return body if marker in body else f"{marker}\n{body}"
 
 
 CREATE_ATTEMPTS = 3
 
 
-def _create(
-    gh: GitHubClient, path: str, payload: dict[str, Any], recheck: Callable[[], dict[str, Any] | None]
+def create_once(
+    api: RestClient, path: str, payload: dict[str, Any], recheck: Callable[[], dict[str, Any] | None]
 ) -> dict[str, Any]:
     """POST ``payload``; after a server error, look for the item first so a retry never makes a duplicate."""
     for attempt in range(CREATE_ATTEMPTS):
         try:
-            created = gh.request("POST", path, body=payload).body
+            created = api.request("POST", path, body=payload).body
             return dict(created)
-        except GitHubError as exc:
+        except ApiError as exc:
             if exc.status < 500 or attempt == CREATE_ATTEMPTS - 1:
                 raise
-        gh.backoff(attempt)
+        api.backoff(attempt)
         found = recheck()
         if found is not None:
             return found
@@ -168,11 +176,11 @@ def upsert_pr_comment(
     if pr_number <= 0:
         raise errors.ConfigError(f"pull request number must be positive, got {pr_number}")
     gh = _client(client, token, api_url)
-    text = fit_body(_with_marker(body, marker))
+    text = fit_body(with_marker(body, marker))
     comments = f"repos/{repo}/issues/{pr_number}/comments"
-    existing = _find(gh.paginate(comments), marker)
+    existing = find_marked(gh.paginate(comments), marker)
     if existing is None:
-        created = _create(gh, comments, {"body": text}, lambda: _find(gh.paginate(comments), marker))
+        created = create_once(gh, comments, {"body": text}, lambda: find_marked(gh.paginate(comments), marker))
         return CommentResult("created", int(created["id"]), str(created.get("html_url", "")))
     if existing.get("body") == text:
         return CommentResult("unchanged", int(existing["id"]), str(existing.get("html_url", "")))
@@ -180,7 +188,8 @@ def upsert_pr_comment(
     return CommentResult("updated", int(updated["id"]), str(updated.get("html_url", "")))
 
 
-def _find(items: Any, marker: str) -> dict[str, Any] | None:
+def find_marked(items: Any, marker: str) -> dict[str, Any] | None:
+    """The first item whose ``body`` contains ``marker``."""
     for item in items:
         if marker in (item.get("body") or ""):
             return dict(item)
@@ -208,7 +217,7 @@ def upsert_drift_issue(
     """
     _check_repo(repo)
     gh = _client(client, token, api_url)
-    text = fit_body(_with_marker(body, marker))
+    text = fit_body(with_marker(body, marker))
 
     def find_open() -> dict[str, Any] | None:
         issues = (
@@ -216,13 +225,13 @@ def upsert_drift_issue(
             for item in gh.paginate(f"repos/{repo}/issues", {"state": "open", "labels": label})
             if "pull_request" not in item  # the issues endpoint lists pull requests too
         )
-        return _find(issues, marker)
+        return find_marked(issues, marker)
 
     existing = find_open()
     if existing is None:
         if not drift:
             return IssueResult("none", None, None)
-        created = _create(gh, f"repos/{repo}/issues", {"title": title, "body": text, "labels": [label]}, find_open)
+        created = create_once(gh, f"repos/{repo}/issues", {"title": title, "body": text, "labels": [label]}, find_open)
         return IssueResult("created", int(created["number"]), str(created.get("html_url", "")))
     number, url = int(existing["number"]), str(existing.get("html_url", ""))
     if not drift:

@@ -1,14 +1,18 @@
-"""Publishes a rendered plan where reviewers see it: the pull request's plan comment, or the cluster's drift issue.
+"""Publishes a rendered plan where reviewers see it: the plan comment or note on the change, or the drift issue.
 
-The CLI commands ``comment`` and ``drift-issue`` are thin wrappers over ``post_plan_comment`` and
-``report_drift``: they load the plan, render it to markdown, and pass the run context from ``event``.
+The CLI commands ``comment`` and ``drift-issue`` are thin wrappers over ``publish_plan`` (a GitHub pull
+request comment or a GitLab merge request note) and ``report_drift``: they load the plan, render it
+to markdown, and the run context comes from ``event``.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
+from reconciler import errors
 from reconciler import plan as plan_mod
-from reconciler.gitops import github
-from reconciler.gitops.event import GitHubContext
+from reconciler.gitops import event, github, gitlab
+from reconciler.gitops.event import GitHubContext, GitLabContext
 
 
 def cluster_label(plan: plan_mod.Plan, cluster: str | None) -> str:
@@ -24,16 +28,21 @@ def has_drift(plan: plan_mod.Plan) -> bool:
     return plan.summary().has_changes or bool(plan.blocked)
 
 
-def _footer(cluster: str, run_url: str | None, tail: str) -> str:
+def _footer(cluster: str, run_url: str | None, tail: str, *, run_label: str = "workflow run") -> str:
     text = f"<sub>kafka-reconciler · cluster `{cluster}`"
     if run_url:
-        text += f" · [workflow run]({run_url})"
+        text += f" · [{run_label}]({run_url})"
     return f"{text} · {tail}</sub>"
 
 
-def plan_comment_body(markdown: str, *, cluster: str, run_url: str | None = None) -> str:
-    """The pull-request comment: marker, the rendered plan, and a footer linking the run."""
-    footer = _footer(cluster, run_url, "updated on every push to this pull request")
+def plan_comment_body(
+    markdown: str, *, cluster: str, run_url: str | None = None, platform: event.Platform = "github"
+) -> str:
+    """The pull-request comment (merge-request note on GitLab): marker, the rendered plan, a footer linking the run."""
+    if platform == "gitlab":
+        footer = _footer(cluster, run_url, "updated on every push to this merge request", run_label="pipeline")
+    else:
+        footer = _footer(cluster, run_url, "updated on every push to this pull request")
     return f"{github.comment_marker(cluster)}\n{markdown.rstrip()}\n\n---\n{footer}\n"
 
 
@@ -66,6 +75,50 @@ def post_plan_comment(*, markdown: str, cluster: str, ctx: GitHubContext) -> git
         token=ctx.token,
         api_url=ctx.api_url,
     )
+
+
+def post_plan_note(*, markdown: str, cluster: str, ctx: GitLabContext) -> github.CommentResult:
+    """Create or update the plan note of ``cluster`` on the merge request named by ``ctx``."""
+    return gitlab.upsert_mr_note(
+        body=plan_comment_body(markdown, cluster=cluster, run_url=ctx.pipeline_url, platform="gitlab"),
+        marker=github.comment_marker(cluster),
+        project=ctx.project,
+        mr_iid=ctx.require_mr(),
+        token=ctx.token,
+        api_url=ctx.api_url,
+        mr_url=ctx.mr_url(),
+    )
+
+
+def publish_plan(
+    *,
+    markdown: str,
+    cluster: str,
+    platform: str | None = None,
+    repo: str | None = None,
+    pr: int | None = None,
+    project: str | None = None,
+    mr: int | None = None,
+    api_url: str | None = None,
+) -> tuple[Literal["comment", "note"], github.CommentResult]:
+    """Post the plan on the change under review: a pull-request comment, or a merge-request note on GitLab.
+
+    ``platform`` defaults to what the flags name (``repo``/``pr``: GitHub, ``project``/``mr``: GitLab),
+    else to the CI system the run is in (see ``event.detect_platform``). Returns what was posted
+    (``comment`` or ``note``) and the result.
+    """
+    github_flags, gitlab_flags = (repo, pr) != (None, None), (project, mr) != (None, None)
+    if platform is None and github_flags != gitlab_flags:
+        platform = "gitlab" if gitlab_flags else "github"
+    if event.detect_platform(platform) == "gitlab":
+        if github_flags:
+            raise errors.ConfigError("--repo and --pr name a GitHub pull request; on GitLab use --project and --mr")
+        lab = event.gitlab_context_from_env(project=project, mr_iid=mr, api_url=api_url)
+        return "note", post_plan_note(markdown=markdown, cluster=cluster, ctx=lab)
+    if gitlab_flags:
+        raise errors.ConfigError("--project and --mr name a GitLab merge request; on GitHub use --repo and --pr")
+    hub = event.context_from_env(repo=repo, pr_number=pr, api_url=api_url)
+    return "comment", post_plan_comment(markdown=markdown, cluster=cluster, ctx=hub)
 
 
 def report_drift(

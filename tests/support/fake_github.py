@@ -4,96 +4,31 @@ The real API is unreachable from the test machines, so the comment and drift-iss
 against this server: issue comments (list with pagination and ``Link`` headers, create, update) and
 issues (list filtered by state and label, create, update). It checks the ``Authorization`` header,
 rejects bodies over 65,536 characters as GitHub does (HTTP 422), records every request, and can be
-told to fail the next matching requests (e.g. 500 twice, or 403 with ``Retry-After``).
+told to fail the next matching requests (e.g. 500 twice, or 403 with ``Retry-After``); that plumbing
+lives in ``fake_api``.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import re
-import threading
-import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.fake_api import Answer, FakeApi, Recorded
 
 GITHUB_BODY_LIMIT = 65_536
 
-
-@dataclasses.dataclass
-class Recorded:
-    method: str
-    path: str
-    query: dict[str, str]
-    authorization: str | None
-    body: Any
+__all__ = ["GITHUB_BODY_LIMIT", "FakeGitHub", "Recorded"]
 
 
-@dataclasses.dataclass
-class _Failure:
-    method: str
-    path_pattern: str
-    status: int
-    headers: dict[str, str]
-    body: Any
-    remaining: int
-    after: bool
-
-
-class FakeGitHub:
+class FakeGitHub(FakeApi):
     """Start with ``with FakeGitHub(token="t") as gh:``; point the client at ``gh.url``."""
 
     def __init__(self, *, token: str, default_per_page: int = 30, link_headers: bool = True) -> None:
-        self.token = token
-        self.default_per_page = default_per_page
-        self.link_headers = link_headers
-        self.requests: list[Recorded] = []
+        super().__init__(token=token, default_per_page=default_per_page, link_headers=link_headers)
         self.comments: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self.issues: dict[str, list[dict[str, Any]]] = {}
-        self._failures: list[_Failure] = []
-        self._next_id = 1000
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    # ---------------------------------------------------------------------------------- lifecycle
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> FakeGitHub:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
     # ---------------------------------------------------------------------------------- test setup
-    def fail_next(
-        self,
-        *,
-        method: str,
-        path_pattern: str,
-        status: int,
-        times: int = 1,
-        headers: dict[str, str] | None = None,
-        body: Any = None,
-        after: bool = False,
-    ) -> None:
-        """Answer the next ``times`` requests matching ``method`` and the regex ``path_pattern`` with an error.
-
-        With ``after`` the request is carried out first and the error reported anyway, as when a proxy
-        times out on a request the API completed.
-        """
-        self._failures.append(
-            _Failure(
-                method, path_pattern, status, headers or {}, body or {"message": f"injected {status}"}, times, after
-            )
-        )
-
     def add_comment(self, repo: str, number: int, body: str, *, user: str = "someone") -> dict[str, Any]:
         with self._lock:
             return self._new_comment(repo, number, body, user)
@@ -107,14 +42,7 @@ class FakeGitHub:
                 issue["pull_request"] = {"url": f"{self.url}/repos/{repo}/pulls/{issue['number']}"}
             return issue
 
-    def calls(self, method: str | None = None) -> list[Recorded]:
-        return [r for r in self.requests if method is None or r.method == method]
-
     # ---------------------------------------------------------------------------------- state
-    def _id(self) -> int:
-        self._next_id += 1
-        return self._next_id
-
     def _new_comment(self, repo: str, number: int, body: str, user: str) -> dict[str, Any]:
         cid = self._id()
         comment = {
@@ -141,55 +69,8 @@ class FakeGitHub:
         existing.append(issue)
         return issue
 
-    # ---------------------------------------------------------------------------------- HTTP
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                fake._dispatch(self, "GET")
-
-            def do_POST(self) -> None:
-                fake._dispatch(self, "POST")
-
-            def do_PATCH(self) -> None:
-                fake._dispatch(self, "PATCH")
-
-        return Handler
-
-    def _dispatch(self, handler: BaseHTTPRequestHandler, method: str) -> None:
-        split = urllib.parse.urlsplit(handler.path)
-        query = dict(urllib.parse.parse_qsl(split.query))
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        with self._lock:
-            self.requests.append(Recorded(method, split.path, query, handler.headers.get("Authorization"), body))
-            status, headers, payload = self._answer(method, split.path, query, body)
-        data = json.dumps(payload).encode("utf-8")
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json; charset=utf-8")
-        handler.send_header("Content-Length", str(len(data)))
-        for name, value in headers.items():
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(data)
-
-    def _answer(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, dict[str, str], Any]:
-        for failure in self._failures:
-            if failure.remaining > 0 and failure.method == method and re.search(failure.path_pattern, path):
-                failure.remaining -= 1
-                if failure.after:
-                    self._serve(method, path, query, body)
-                return failure.status, failure.headers, failure.body
-        return self._serve(method, path, query, body)
-
-    def _serve(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, dict[str, str], Any]:
-        if self.token and self._auth_bad():
-            return 401, {}, {"message": "Bad credentials"}
+    # ---------------------------------------------------------------------------------- endpoints
+    def _serve(self, method: str, path: str, query: dict[str, str], body: Any) -> Answer:
         if isinstance(body, dict) and len(str(body.get("body") or "")) > GITHUB_BODY_LIMIT:
             return (
                 422,
@@ -233,26 +114,3 @@ class FakeGitHub:
                     issue.update({k: v for k, v in body.items() if k in ("title", "body", "state", "state_reason")})
                     return 200, {}, issue
         return 404, {}, {"message": "Not Found"}
-
-    def _auth_bad(self) -> bool:
-        return self.requests[-1].authorization != f"Bearer {self.token}"
-
-    def _page(self, path: str, query: dict[str, str], items: list[dict[str, Any]]) -> tuple[int, dict[str, str], Any]:
-        per_page = int(query.get("per_page", self.default_per_page))
-        page = int(query.get("page", 1))
-        chunk = items[(page - 1) * per_page : page * per_page]
-        headers: dict[str, str] = {}
-        last = max(1, -(-len(items) // per_page))
-        if self.link_headers and last > 1:
-            links = []
-            if page < last:
-                links.append(f'<{self._page_url(path, query, page + 1)}>; rel="next"')
-                links.append(f'<{self._page_url(path, query, last)}>; rel="last"')
-            if page > 1:
-                links.append(f'<{self._page_url(path, query, 1)}>; rel="first"')
-                links.append(f'<{self._page_url(path, query, page - 1)}>; rel="prev"')
-            headers["Link"] = ", ".join(links)
-        return 200, headers, chunk
-
-    def _page_url(self, path: str, query: dict[str, str], page: int) -> str:
-        return f"{self.url}{path}?{urllib.parse.urlencode({**query, 'page': page})}"
