@@ -88,15 +88,16 @@ def lint(ctx: common.Context) -> None:
 def _warn_below_isr(ctx: common.Context, below: dict[tuple[int, int], list[str]]) -> None:
     """One warning per topic, or one per (replication factor, min.insync.replicas) pair past a few topics."""
     for (rf, min_isr), names in sorted(below.items()):
-        consequence = (
-            "producers with acks=all are always refused"
-            if rf < min_isr
-            else "producers with acks=all are refused while any one replica is down"
-        )
+        if rf < min_isr:
+            relation = f"below min.insync.replicas {min_isr}"
+            consequence = "producers with acks=all are always refused"
+        else:
+            relation = f"equal to min.insync.replicas {min_isr}"
+            consequence = "producers with acks=all are refused while any one replica is down"
         if len(names) <= _BELOW_ISR_EACH:
             for name in names:
                 ctx.warn(
-                    f"topic {name}: replication factor {rf} is below min.insync.replicas {min_isr} + 1; {consequence}",
+                    f"topic {name}: replication factor {rf} is {relation}; {consequence}",
                     code="replication-below-min-isr",
                     address=views.address(desired.KIND_TOPIC, name),
                 )
@@ -104,7 +105,7 @@ def _warn_below_isr(ctx: common.Context, below: dict[tuple[int, int], list[str]]
         ordered = sorted(names)
         shown = ", ".join(ordered[:_BELOW_ISR_EACH])
         ctx.warn(
-            f"{len(names)} topics have replication factor {rf}, below min.insync.replicas {min_isr} + 1 "
+            f"{len(names)} topics have replication factor {rf}, {relation} "
             f"({shown} and {len(names) - _BELOW_ISR_EACH} more); {consequence}",
             code="replication-below-min-isr",
         )

@@ -18,12 +18,15 @@ def _warnings(count: int) -> list[plan.PlanWarning]:
 def test_few_topics_get_one_warning_each_with_their_address() -> None:
     warnings = _warnings(3)
     assert [w.address for w in warnings] == ["topic/t00", "topic/t01", "topic/t02"]
-    assert warnings[0].message.startswith("topic t00: replication factor 1 is below min.insync.replicas 1 + 1")
+    assert warnings[0].message == (
+        "topic t00: replication factor 1 is equal to min.insync.replicas 1; "
+        "producers with acks=all are refused while any one replica is down"
+    )
 
 
 def test_many_topics_share_one_warning_that_counts_them() -> None:
     [warning] = _warnings(40)
     assert warning.address is None
     assert warning.message.startswith(
-        "40 topics have replication factor 1, below min.insync.replicas 1 + 1 (t00, t01, t02 and 37 more)"
+        "40 topics have replication factor 1, equal to min.insync.replicas 1 (t00, t01, t02 and 37 more)"
     )
