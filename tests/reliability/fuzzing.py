@@ -259,7 +259,7 @@ def edited_plans(draw: st.DrawFn) -> dict[str, Any]:
         for part in path[:-1]:
             parent = parent[part]
         if draw(st.booleans()):
-            parent[path[-1]] = draw(st.sampled_from(ODD))
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(ODD)))  # later edits must not change ODD
         else:
             del parent[path[-1]]
     return reseal(doc)
