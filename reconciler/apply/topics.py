@@ -4,6 +4,9 @@ Each runner sends its phase as one batched request (the adapter splits only for 
 retries of transient failures, and returns one outcome per change. Deletion is asynchronous in
 Kafka: after deleting, the runner waits until the names are gone so a re-create in the same apply
 does not collide. A create or delete that timed out is checked over Metadata before it is resent.
+A create refused with ``TOPIC_ALREADY_EXISTS`` for a name that was free when the plan was made lost a
+race with another writer: the topic is read back, and if it is exactly what the plan declares the change
+is reported ``unchanged`` (nothing left to do), otherwise failed with the differences.
 """
 
 from __future__ import annotations
@@ -12,10 +15,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from reconciler import state
-from reconciler.apply import outcomes, translate
+from reconciler import errors, state
+from reconciler.apply import outcomes, translate, verify
 from reconciler.apply.batch import ApplyContext, send_batched
-from reconciler.apply.report import ItemOutcome
+from reconciler.apply.report import ItemOutcome, Outcome
 from reconciler.plan import Change, Phase
 
 PROBE_WAIT_S = 10.0
@@ -114,9 +117,49 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
                 out.append(dataclasses.replace(outcomes.client_check(change, None), message=note))
                 continue
         out.append(outcomes.from_result(change, r, dry_run=ctx.dry_run, details=details))
+    raced = [
+        by_name[n]
+        for n, r in results.items()
+        if not ctx.dry_run and not r.ok and r.error_name == "TOPIC_ALREADY_EXISTS" and n not in existing
+    ]
+    if raced:
+        out = _judge_raced_creates(ctx, out, raced)
     # No wait for the new topics' leaders here: no later phase of this apply needs them, and the read-back
     # at the end re-reads until they show (see engine._verify).
     return out
+
+
+def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[Change]) -> list[ItemOutcome]:
+    """Outcomes for creates another writer beat: ``unchanged`` where the topic is exactly as planned."""
+    names = {c.name for c in raced}
+    try:
+        now = ctx.adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n in names)
+    except errors.ReconcilerError as exc:
+        ctx.notes.append(f"could not read back {len(names)} topic(s) another writer created: {exc}")
+        return out
+    finally:
+        ctx.count_request()
+    differs = {m.address: m.detail for m in verify.not_converged(raced, now)}
+    for c in raced:
+        topic = (now.topics or {}).get(c.name)
+        declared = set((c.after or {}).get("configs") or {})
+        declared |= {a.name.removeprefix(translate.CONFIG_PREFIX) for a in c.attributes}
+        extra = sorted(set(topic.configs) - declared) if topic is not None else []
+        if extra and c.address not in differs:
+            differs[c.address] = f"also sets {', '.join(extra)}"
+    judged = []
+    for item in out:
+        if item.address not in {c.address for c in raced}:
+            judged.append(item)
+        elif item.address in differs:
+            note = f"another writer created it after the plan was made, and it differs: {differs[item.address]}"
+            judged.append(dataclasses.replace(item, message=f"{item.message}; {note}; run plan again"))
+        else:
+            note = "another writer created it after the plan was made, exactly as planned; nothing left to do"
+            judged.append(
+                dataclasses.replace(item, outcome=Outcome.UNCHANGED, error_code=None, error_name=None, message=note)
+            )
+    return judged
 
 
 def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:

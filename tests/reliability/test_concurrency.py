@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -91,13 +92,17 @@ def test_two_applies_of_the_same_plan_at_the_same_instant(kafka_single: KafkaClu
     assert len(reports) == 2
     summary = [r.counts() if isinstance(r, ApplyReport) else f"{type(r).__name__}: {r}"[:120] for r in reports]
     print(f"\nsame instant: {summary}")
-    winners = [r for r in reports if isinstance(r, ApplyReport) and r.exit_code == 0]
-    assert winners, summary
+    done = [r for r in reports if isinstance(r, ApplyReport)]
+    assert done, summary
     for r in reports:
         if not isinstance(r, ApplyReport):
             assert isinstance(r, errors.StalePlan) and r.exit_code == 1
-        elif r.exit_code:
-            # Whatever the loser could not do, it names: the other apply created the topic first.
-            assert {i.error_name for i in r.items if i.outcome is Outcome.FAILED} <= {"TOPIC_ALREADY_EXISTS"}
+        else:
+            # The loser's creates answer TOPIC_ALREADY_EXISTS; it reads the winner's topics back, finds them
+            # exactly as planned, and reports them unchanged: nothing failed, nothing left to do.
+            assert r.exit_code == 0, r.to_json()
+            assert {i.outcome for i in r.items} <= {Outcome.APPLIED, Outcome.UNCHANGED}, r.to_json()
+    created = Counter(i.name for r in done for i in r.items if i.outcome is Outcome.APPLIED)
+    assert created == dict.fromkeys(wanted.topics, 1)  # each topic created by exactly one of the two
     with KafkaAdapter(settings(kafka_single)) as adapter:
         assert plan_now(adapter, wanted).actionable == ()

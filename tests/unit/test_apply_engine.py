@@ -172,6 +172,53 @@ def test_a_timed_out_create_that_completed_is_reported_applied_without_resending
     assert "timed out" in (item.message or "")
 
 
+def test_a_create_beaten_by_another_writer_to_the_same_topic_is_unchanged_not_failed() -> None:
+    """Two applies of one plan at once: the loser's creates answer TOPIC_ALREADY_EXISTS for topics the winner
+    made exactly as declared; the loser reads them back and reports nothing left to do (exit 0)."""
+    adapter = RecordingAdapter(script={"create_topics": [{"t-a": "TOPIC_ALREADY_EXISTS+applied"}]})
+    report = run(adapter, DesiredState(topics=topics("t-a", "t-b", **{"retention.ms": "1000"}), ownership=OWN_ALL))
+
+    item = next(i for i in report.items if i.address == "topic/t-a")
+    assert item.outcome is Outcome.UNCHANGED, item
+    assert item.error_name is None
+    assert "another writer created it after the plan was made, exactly as planned" in (item.message or "")
+    assert report.exit_code == 0 and report.converged
+    assert {k: v for k, v in report.counts().items() if v} == {"applied": 1, "unchanged": 1}
+
+
+def test_a_create_beaten_by_another_writer_with_a_different_topic_fails_naming_the_differences() -> None:
+    adapter = RecordingAdapter()
+    wanted = DesiredState(topics=topics("t-a", partitions=3, **{"retention.ms": "1000"}), ownership=OWN_ALL)
+
+    def other_writer(event: ApplyEvent) -> None:
+        if event.kind is EventKind.PHASE_STARTED:
+            adapter.topics["t-a"] = live_topic("t-a", 1, **{"retention.ms": "1000", "cleanup.policy": "compact"})
+
+    p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    report = apply_plan(p, adapter, options=options(), events=other_writer)
+
+    [item] = report.items
+    assert item.outcome is Outcome.FAILED
+    assert item.error_name == "TOPIC_ALREADY_EXISTS"
+    assert "another writer created it after the plan was made, and it differs" in (item.message or "")
+    assert "1 partition(s), wanted 3" in (item.message or "")
+    assert report.exit_code == 3
+
+
+def test_a_create_beaten_by_a_writer_that_set_extra_configs_fails_naming_them() -> None:
+    adapter = RecordingAdapter()
+    wanted = DesiredState(topics=topics("t-a", **{"retention.ms": "1000"}), ownership=OWN_ALL)
+
+    def other_writer(event: ApplyEvent) -> None:
+        if event.kind is EventKind.PHASE_STARTED:
+            adapter.topics["t-a"] = live_topic("t-a", 1, **{"retention.ms": "1000", "cleanup.policy": "compact"})
+
+    p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    [item] = apply_plan(p, adapter, options=options(), events=other_writer).items
+    assert item.outcome is Outcome.FAILED
+    assert "also sets cleanup.policy" in (item.message or "")
+
+
 def test_retries_stop_at_the_deadline_and_report_the_last_error() -> None:
     clock = FakeClock()
     adapter = RecordingAdapter(script={"create_topics": [{"t-a": "NOT_CONTROLLER"}] * 50})
