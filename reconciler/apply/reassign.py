@@ -5,22 +5,27 @@ request, then polls ListPartitionReassignments until none of them is moving or t
 passes, emitting progress events. With a throttle it first sets
 ``leader/follower.replication.throttled.rate`` on the brokers involved and the throttled-replica
 lists on each topic, and removes them once the data has moved (it leaves them in place, and says so,
-when partitions are still moving at the deadline).
+when partitions are still moving at the deadline). A removal the broker refuses is named in the report's
+notes; an accepted one is read back until the brokers no longer show it, so a plan made right after the
+apply does not find the throttle as an undeclared topic config.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from reconciler import state
+from reconciler import errors, state
 from reconciler.apply import dryrun, outcomes, translate
 from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.events import ApplyEvent, EventKind
+from reconciler.apply.ports import ItemResultLike
 from reconciler.apply.report import ItemOutcome
 from reconciler.kafka import results
 from reconciler.plan import Change, Phase
 
 POLL_S = 1.0
+THROTTLE_SETTLE_S = 15.0
+THROTTLE_POLL_S = 0.5
 RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 REPLICA_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 
@@ -106,8 +111,9 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
     submitted = {(t, p) for t, p in targets if answers[partition_key(t, p)].ok}
     moving = _wait(ctx, submitted)
     if throttle and not moving:
-        ctx.adapter.incremental_alter_configs(_targets(_removal(throttle)), validate_only=False)
+        answers_removal = ctx.adapter.incremental_alter_configs(_targets(_removal(throttle)), validate_only=False)
         ctx.count_request()
+        _confirm_throttle_removed(ctx, answers_removal, topics={t for t, _ in targets})
     elif throttle:
         ctx.notes.append("replication throttle left in place: partitions are still moving; re-run apply to finish")
     ctx.still_moving.extend(partition_key(t, p) for t, p in sorted(moving))
@@ -141,6 +147,37 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
         else:
             out.append(outcomes.from_result(c, Result(ok=True, attempts=1), dry_run=False))
     return out
+
+
+def _confirm_throttle_removed(ctx: ApplyContext, answers: Sequence[ItemResultLike], *, topics: set[str]) -> None:
+    """Note a refused throttle removal; otherwise re-read the topics until no throttled-replica list shows."""
+    refused = [a for a in answers if a.error_code]
+    if refused:
+        first = refused[0]
+        ctx.notes.append(
+            f"replication throttle not removed from {', '.join(a.key for a in refused)}: "
+            f"{first.error_name}: {first.message or 'no message'}; the next plan shows it, re-run apply to remove it"
+        )
+        return
+    settle_until = ctx.deadline.clock() + min(THROTTLE_SETTLE_S, ctx.deadline.remaining())
+    while True:
+        try:
+            now = ctx.adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n in topics)
+        except errors.ReconcilerError as exc:
+            ctx.notes.append(f"could not read back the replication throttle's removal: {exc}")
+            return
+        finally:
+            ctx.count_request()
+        left = sorted(n for n, t in (now.topics or {}).items() if set(REPLICA_KEYS) & set(t.configs))
+        if not left:
+            return
+        if ctx.deadline.clock() + THROTTLE_POLL_S > settle_until:
+            ctx.notes.append(
+                f"the brokers still showed the replication throttle on {', '.join(left)} "
+                f"{THROTTLE_SETTLE_S:g} s after its removal was accepted; the next plan may show it"
+            )
+            return
+        ctx.pacer.sleep(THROTTLE_POLL_S)
 
 
 def _wait(ctx: ApplyContext, submitted: set[tuple[str, int]]) -> set[tuple[str, int]]:

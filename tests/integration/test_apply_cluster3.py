@@ -9,6 +9,7 @@ from reconciler import desired, plan, planner
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.admin import KafkaAdapter
+from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -36,8 +37,12 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
     wanted = desired.DesiredState(topics={topic: desired.DesiredTopic(topic, 4, 3)})
     events: list[ApplyEvent] = []
     with KafkaAdapter(kafka_cluster3.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
-        p = planner.plan(wanted, adapter.read_state(kinds=frozenset({"topic"})))
-        assert [c.phase for c in p.actionable] == [plan.Phase.REASSIGN]
+        # The broker the adapter reads from learns of the new topic from the metadata log a moment later.
+        def reassign_plan() -> plan.Plan | None:
+            p = planner.plan(wanted, adapter.read_state(kinds=frozenset({"topic"})))
+            return p if [c.phase for c in p.actionable] == [plan.Phase.REASSIGN] else None
+
+        p = eventually(reassign_plan, what="a plan that only reassigns the new topic")
         report = apply_plan(
             p, adapter, options=ApplyOptions(deadline_s=120, replication_throttle=throttle), events=events.append
         )

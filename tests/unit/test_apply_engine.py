@@ -280,6 +280,40 @@ def test_failed_partition_increase_skips_the_reassignment_of_that_topic() -> Non
     assert "alter_partition_reassignments" not in adapter.names()
 
 
+def _throttled_growth(script: dict[str, list[dict[str, str]]], clock: FakeClock | None = None):  # type: ignore[no-untyped-def]
+    """Replication factor 1 -> 2 of one topic with a replication throttle; ``script`` scripts the config calls."""
+    adapter = RecordingAdapter(
+        topics={"t-a": live_topic("t-a", 1)},
+        brokers=(state.Broker(1, "h", 1), state.Broker(2, "h", 2)),
+        script=script,
+    )
+    wanted = DesiredState(topics={"t-a": DesiredTopic("t-a", 1, 2)}, ownership=OWN_ALL)
+    return adapter, run(adapter, wanted, options(clock, replication_throttle=1_000_000))
+
+
+def test_the_replication_throttle_is_removed_and_read_back_after_the_move() -> None:
+    adapter, report = _throttled_growth({})
+    assert report.exit_code == 0 and report.notes == ()
+    assert adapter.topics["t-a"].configs == {}
+    after_move = adapter.names()[adapter.names().index("alter_partition_reassignments") :]
+    assert after_move.count("incremental_alter_configs") == 1
+
+
+def test_a_refused_throttle_removal_is_named_in_the_notes() -> None:
+    adapter, report = _throttled_growth({"incremental_alter_configs": [{}, {"topic:t-a": "INVALID_CONFIG"}]})
+    [note] = report.notes
+    assert note.startswith("replication throttle not removed from topic:t-a: INVALID_CONFIG")
+    assert "leader.replication.throttled.replicas" in adapter.topics["t-a"].configs
+
+
+def test_a_throttle_the_brokers_keep_showing_after_its_removal_is_named_in_the_notes() -> None:
+    clock = FakeClock()
+    _adapter, report = _throttled_growth({"incremental_alter_configs": [{}, {"topic:t-a": "OK+ignored"}]}, clock)
+    [note] = report.notes
+    assert note.startswith("the brokers still showed the replication throttle on t-a 15 s after its removal")
+    assert sum(clock.slept) >= 14
+
+
 def test_dry_run_validates_on_the_broker_where_possible_and_writes_nothing() -> None:
     adapter = RecordingAdapter(
         topics={"t-cfg": live_topic("t-cfg", **{"retention.ms": "1"})},
