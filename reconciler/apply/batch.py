@@ -21,6 +21,7 @@ from reconciler.connection import Secret
 from reconciler.plan import Phase
 
 K = TypeVar("K", bound=Hashable)
+T = TypeVar("T")
 
 CONNECTION_ERROR = "CONNECTION_ERROR"
 REQUEST_FAILED = "REQUEST_FAILED"
@@ -79,6 +80,17 @@ class ApplyContext:
 
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)
+
+    def settle(self, check: Callable[[], list[T]], *, settle_s: float, poll_s: float) -> list[T]:
+        """Call ``check`` (a read-back returning what is not yet as wanted) until it returns nothing or
+        ``settle_s`` (at most the apply's remaining time) has passed; its last answer. Brokers learn of a
+        change from the metadata log a moment after the controller accepted it."""
+        settle_until = self.deadline.clock() + min(settle_s, self.deadline.remaining())
+        while True:
+            left = check()
+            if not left or self.deadline.clock() + poll_s > settle_until:
+                return left
+            self.pacer.sleep(poll_s)
 
 
 Call = Callable[[list[K]], Sequence[ItemResultLike]]

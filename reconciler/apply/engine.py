@@ -217,17 +217,18 @@ def apply_plan(
 
 def _verify(ctx: ApplyContext, applied: Sequence[plan.Change], *, settle_s: float) -> list[NotConverged]:
     """Read the applied resources back; re-read for a short while, since configs reach brokers asynchronously."""
-    settle_until = ctx.deadline.clock() + min(settle_s, ctx.deadline.remaining())
     pending = list(applied)
-    while True:
+
+    def not_yet() -> list[NotConverged]:
+        nonlocal pending
         after = _read(ctx.adapter, pending)
         ctx.count_request()
         missing = verify.not_converged(pending, after)
-        if not missing or ctx.deadline.clock() + VERIFY_POLL_S > settle_until:
-            return missing
         still = {m.address for m in missing}
-        pending = [c for c in pending if c.address in still]
-        ctx.pacer.sleep(VERIFY_POLL_S)
+        pending = [c for c in pending if c.address in still]  # the next read asks only for these
+        return missing
+
+    return ctx.settle(not_yet, settle_s=settle_s, poll_s=VERIFY_POLL_S)
 
 
 def zip_outcomes(changes: Sequence[plan.Change], items: Sequence[ItemOutcome]) -> list[tuple[plan.Change, ItemOutcome]]:

@@ -159,25 +159,24 @@ def _confirm_throttle_removed(ctx: ApplyContext, answers: Sequence[ItemResultLik
             f"{first.error_name}: {first.message or 'no message'}; the next plan shows it, re-run apply to remove it"
         )
         return
-    settle_until = ctx.deadline.clock() + min(THROTTLE_SETTLE_S, ctx.deadline.remaining())
-    while True:
+
+    def still_shown() -> list[str]:
         try:
             now = ctx.adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n in topics)
-        except errors.ReconcilerError as exc:
-            ctx.notes.append(f"could not read back the replication throttle's removal: {exc}")
-            return
         finally:
             ctx.count_request()
-        left = sorted(n for n, t in (now.topics or {}).items() if set(REPLICA_KEYS) & set(t.configs))
-        if not left:
-            return
-        if ctx.deadline.clock() + THROTTLE_POLL_S > settle_until:
-            ctx.notes.append(
-                f"the brokers still showed the replication throttle on {', '.join(left)} "
-                f"{THROTTLE_SETTLE_S:g} s after its removal was accepted; the next plan may show it"
-            )
-            return
-        ctx.pacer.sleep(THROTTLE_POLL_S)
+        return sorted(n for n, t in (now.topics or {}).items() if set(REPLICA_KEYS) & set(t.configs))
+
+    try:
+        left = ctx.settle(still_shown, settle_s=THROTTLE_SETTLE_S, poll_s=THROTTLE_POLL_S)
+    except errors.ReconcilerError as exc:
+        ctx.notes.append(f"could not read back the replication throttle's removal: {exc}")
+        return
+    if left:
+        ctx.notes.append(
+            f"the brokers still showed the replication throttle on {', '.join(left)} "
+            f"{THROTTLE_SETTLE_S:g} s after its removal was accepted; the next plan may show it"
+        )
 
 
 def _wait(ctx: ApplyContext, submitted: set[tuple[str, int]]) -> set[tuple[str, int]]:

@@ -132,6 +132,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
 def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[Change]) -> list[ItemOutcome]:
     """Outcomes for creates another writer beat: ``unchanged`` where the topic is exactly as planned."""
     names = {c.name for c in raced}
+    addresses = {c.address for c in raced}
     try:
         now = ctx.adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n in names)
     except errors.ReconcilerError as exc:
@@ -143,13 +144,12 @@ def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[
     for c in raced:
         topic = (now.topics or {}).get(c.name)
         declared = set((c.after or {}).get("configs") or {})
-        declared |= {a.name.removeprefix(translate.CONFIG_PREFIX) for a in c.attributes}
         extra = sorted(set(topic.configs) - declared) if topic is not None else []
         if extra and c.address not in differs:
             differs[c.address] = f"also sets {', '.join(extra)}"
     judged = []
     for item in out:
-        if item.address not in {c.address for c in raced}:
+        if item.address not in addresses:
             judged.append(item)
         elif item.address in differs:
             note = f"another writer created it after the plan was made, and it differs: {differs[item.address]}"

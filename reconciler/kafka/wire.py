@@ -53,6 +53,8 @@ _CONNECTION_ERRORS = (
     kafka_errors.RequestTimedOutError,
     kafka_errors.UnknownBrokerIdError,  # a broker this client has not seen in its own metadata yet
 )
+# Requests that only read: resending one elsewhere is safe, and a lost answer leaves nothing in doubt.
+_READ_APIS = ("Describe", "List", "Metadata", "ApiVersions")
 _AUTH_ERRORS = (
     kafka_errors.SaslAuthenticationFailedError,
     kafka_errors.UnsupportedSaslMechanismError,
@@ -135,6 +137,8 @@ class _BootstrapWatch(logging.Handler):
 
 class Wire:
     """Owns the kafka-python client for one cluster; ``send`` is the only way a request leaves the process."""
+
+    READ_DETOURS = 3  # other brokers a free-to-route read tries after its first broker failed
 
     def __init__(self, settings: ConnectionSettings) -> None:
         self.settings = settings
@@ -284,7 +288,7 @@ class Wire:
             return self._send(request, node=first, timeout_ms=timeout_ms)
         except ConnectionLost as lost:
             self.home = None
-            if not api_name(request).startswith(("Describe", "List", "Metadata")):
+            if not api_name(request).startswith(_READ_APIS):
                 raise
             failure = lost
         for other in self._detours(exclude=first):
@@ -296,8 +300,6 @@ class Wire:
             self.home = other
             return response
         raise failure
-
-    READ_DETOURS = 3
 
     def _detours(self, *, exclude: int | None) -> list[int]:
         """Brokers to try a read on after a failure: known-good ones first, at most ``READ_DETOURS``."""
@@ -329,8 +331,7 @@ class Wire:
             if isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError)):
                 wait = timeout_ms if timeout_ms is not None else self.settings.request_timeout_ms
                 why = f"no answer within the request timeout ({wait:g} ms)"
-            reads = ("Describe", "List", "Metadata", "ApiVersions")
-            unknown = "" if api.startswith(reads) else "; the request may or may not have been applied"
+            unknown = "" if api.startswith(_READ_APIS) else "; the request may or may not have been applied"
             if node is not None:
                 self.unreachable.add(node)
             raise ConnectionLost(f"{api} to {target} failed: {why}{unknown}", api=api, node=node) from None

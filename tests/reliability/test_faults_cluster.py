@@ -90,9 +90,14 @@ def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, 
     expected = {plan.Phase.TOPIC_CREATE: NEW, plan.Phase.PARTITIONS: EXISTING, plan.Phase.TOPIC_CONFIG: EXISTING}
     with KafkaAdapter(settings(kafka_cluster3, request_timeout_ms=10_000)) as adapter:
         # The broker the adapter reads from may learn of the 60 new topics a moment after the one asked above.
-        assert eventually(lambda: Counter(c.phase for c in plan_now(adapter, wanted).actionable) == expected)
-        p = plan_now(adapter, wanted)
-        assert Counter(c.phase for c in p.actionable) == expected
+        plans: list[plan.Plan] = []
+
+        def planned_as_expected() -> bool:
+            plans.append(plan_now(adapter, wanted))
+            return Counter(c.phase for c in plans[-1].actionable) == expected
+
+        assert eventually(planned_as_expected)
+        p = plans[-1]
         victim = pick_victim(
             kafka_cluster3, controller=victim_kind == "controller", routed_to=adapter._wire.controller_id
         )
