@@ -25,6 +25,7 @@ from reconciler import errors, manifests, state, workflow
 from reconciler import plan as plan_model
 
 if TYPE_CHECKING:
+    from reconciler.apply.report import ApplyReport
     from reconciler.kafka.admin import KafkaAdapter
 
 app = typer.Typer(
@@ -309,7 +310,9 @@ def plan(
         if validate_on_broker:
             if live_state is not None:
                 raise errors.ConfigError("--validate needs a live cluster, not --live-state")
-            rejected = _run_apply(
+            from reconciler.apply.report import Outcome as ApplyOutcome
+
+            checked = _run_apply(
                 p,
                 dry_run=True,
                 cluster=cluster,
@@ -321,7 +324,7 @@ def plan(
                 timeout=120.0,
                 console=out if fmt is PlanFormat.text else err,
             )
-            if rejected:
+            if any(i.outcome is ApplyOutcome.DRY_RUN_REJECTED for i in checked.items):
                 err.print("error: the broker rejected part of this plan (see the dry run above)", markup=False)
                 raise typer.Exit(code=1)
     if detailed_exitcode and p.summary().has_changes:
@@ -398,7 +401,7 @@ def _run_apply(
     timeout: float,
     replication_throttle: int | None = None,
     console: Console = out,
-) -> int:
+) -> ApplyReport:
     from reconciler import apply as apply_mod
     from reconciler.render import apply as render_apply
 
@@ -427,7 +430,7 @@ def _run_apply(
         console.print(render_apply.summary_line(report), markup=False)
     else:
         console.print(render_apply.report_text(report), markup=False, end="")
-    return int(report.exit_code)
+    return report
 
 
 @app.command()
@@ -489,17 +492,19 @@ def apply(
             raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
         if fmt == "text":
             _echo(_render(p, PlanFormat.text))
-        if not p.actionable:
+        if not (p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings)):
             if fmt == "json":
                 typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
             return
-        if not dry_run and not auto_approve:
+        # A plan with error-level findings is refused by apply (exit 1); one with only blocked changes is
+        # reported as such (exit 3): nothing applied while the manifests want a change is never a success.
+        if p.actionable and not dry_run and not auto_approve:
             if not sys.stdin.isatty():
                 raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
             if not typer.confirm("Apply these changes?", default=False):
                 err.print("Apply cancelled; nothing was written.", markup=False)
                 raise typer.Exit(code=1)
-        code = _run_apply(
+        report = _run_apply(
             p,
             dry_run=dry_run,
             cluster=cluster,
@@ -511,8 +516,8 @@ def apply(
             timeout=timeout,
             replication_throttle=replication_throttle,
         )
-    if code:
-        raise typer.Exit(code=code)
+    if report.exit_code:
+        raise typer.Exit(code=report.exit_code)
 
 
 # ---------------------------------------------------------------------------------------- GitHub

@@ -126,9 +126,16 @@ def apply_plan(
     preflight.check_shape(p)
     changes = plan.sort_changes(p.actionable)
     preflight.check_translatable(changes)
+    blocked = [outcomes.blocked(c) for c in p.blocked]
     if not changes:
+        # Nothing to send; a blocked change still leaves the cluster different from the manifests (exit 3).
         return ApplyReport(
-            cluster_id=p.cluster.cluster_id, dry_run=options.dry_run, items=(), phases=(), converged=True, requests=0
+            cluster_id=p.cluster.cluster_id,
+            dry_run=options.dry_run,
+            items=tuple(blocked),
+            phases=(),
+            converged=None if blocked else True,
+            requests=0,
         )
 
     live = _read(adapter, changes)
@@ -174,11 +181,6 @@ def apply_plan(
         reveal=reveal,
     )
     ctx.requests = 1  # the pre-write read
-    if p.blocked:
-        ctx.notes.append(
-            f"{len(p.blocked)} blocked change(s) in the plan were not applied: "
-            + ", ".join(plan.addresses(p.blocked)[:5])
-        )
     items, phases = _run_phases(ctx, changes, live)
 
     converged: bool | None = None
@@ -194,6 +196,7 @@ def apply_plan(
             not_converged = [NotConverged("(read-back)", f"the read-back after the apply failed: {exc}")]
     elif not options.dry_run and not applied:
         converged = not any(i.outcome.is_problem for i in items)
+    items += blocked
 
     adapter_requests = _adapter_requests(adapter)
     if adapter_requests is None or requests_at_start is None:

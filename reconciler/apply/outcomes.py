@@ -70,6 +70,11 @@ def skipped(change: Change, reason: str) -> ItemOutcome:
     return _outcome(change, Outcome.SKIPPED, message=reason)
 
 
+def blocked(change: Change) -> ItemOutcome:
+    """A blocked change of the plan: not sent; its reasons say why and what to do instead."""
+    return _outcome(change, Outcome.BLOCKED, message="; ".join(change.reasons) or "blocked in the plan")
+
+
 def _outcome(change: Change, outcome: Outcome, **fields: Any) -> ItemOutcome:
     """``outcome`` for ``change``, identified by its address, kind, name, phase and action."""
     return ItemOutcome(

@@ -27,6 +27,7 @@ STYLES = {
     Outcome.UNCHANGED: "dim",
     Outcome.DRY_RUN_ACCEPTED: "green",
     Outcome.DRY_RUN_REJECTED: "bold red",
+    Outcome.BLOCKED: "bold red",
 }
 
 

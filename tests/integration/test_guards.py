@@ -1,0 +1,84 @@
+"""Guards on a real single-node cluster, through the command line: no false green, names colliding with live topics.
+
+Each test declares what an operator would and checks the exit status and what the cluster holds afterwards
+with plain kafka-python.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from kafka.admin import NewTopic
+from typer.testing import CliRunner
+
+from reconciler.cli import app
+from tests.integration.test_apply import describe_topics
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+runner = CliRunner()
+
+
+def write(directory: Path, text: str) -> str:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "m.yaml").write_text(textwrap.dedent(text))
+    return str(directory)
+
+
+def topic(name: str, *, partitions: int = 3, rf: int = 1, extra: str = "") -> str:
+    return f"""
+        ---
+        apiVersion: kafka-reconciler/v1
+        kind: Topic
+        metadata: {{name: "{name}"}}
+        spec:
+          partitions: {partitions}
+          replicationFactor: {rf}
+          configs: {{retention.ms: 1d, cleanup.policy: delete}}
+        {extra}"""
+
+
+def create_live(cluster: KafkaCluster, name: str, partitions: int = 3) -> None:
+    with cluster.admin_session() as admin:
+        admin.create_topics([NewTopic(name, partitions, 1)])
+
+
+@pytest.mark.parametrize("saved_plan", [False, True], ids=["apply", "apply-plan"])
+def test_replication_factor_above_the_broker_count_is_never_a_green_apply(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path, saved_plan: bool
+) -> None:
+    name = f"{topic_prefix}orders"
+    path = write(tmp_path / "m", topic(name, rf=3))
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    if saved_plan:
+        out = tmp_path / "plan.json"
+        planned = runner.invoke(app, ["plan", path, *conn, "--out", str(out)])
+        assert planned.exit_code == 0, planned.output
+        assert "1 blocked" in planned.stdout
+        result = runner.invoke(app, ["apply", "--plan", str(out), *conn, "--auto-approve"])
+    else:
+        result = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
+    assert result.exit_code == 1, result.output
+    assert "replication factor 3 exceeds the 1 broker(s)" in result.output
+    assert name not in describe_topics(kafka_single, [name])
+
+
+def test_a_plan_whose_only_change_is_blocked_exits_3_and_writes_nothing(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}shrink"
+    create_live(kafka_single, name, partitions=6)
+    path = write(tmp_path / "m", topic(name, partitions=3))
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    runner.invoke(app, ["apply", path, *conn, "--auto-approve"])  # sets the declared configs
+    text = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
+    assert text.exit_code == 3, text.output
+    assert f"blocked          partitions     topic/{name}  Kafka cannot remove partitions" in text.stdout
+    as_json = runner.invoke(app, ["apply", path, *conn, "--auto-approve", "--format", "json"])
+    assert as_json.exit_code == 3, as_json.output
+    report = json.loads(as_json.stdout)
+    assert report["exit_code"] == 3 and report["counts"]["blocked"] == 1
+    assert describe_topics(kafka_single, [name]) == {name: 6}
