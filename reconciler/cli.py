@@ -2,7 +2,8 @@
 
 This is the only module that prints. Commands stay thin; the work lives in ``reconciler.workflow``,
 the planner, the apply engine and the renderers. Exit codes: 0 success, 1 error before any write,
-2 changes present (``plan --detailed-exitcode``), 3 partial failure (apply) or partial result (fleet).
+2 changes present (``plan --detailed-exitcode``), 3 partial failure (apply) or partial result (fleet),
+4 partial result with changes present (``fleet plan --detailed-exitcode``).
 """
 
 from __future__ import annotations
@@ -707,11 +708,31 @@ def fleet_plan(
     fmt: Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")] = FleetFormat.text,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
     detailed_exitcode: Annotated[
-        bool, typer.Option("--detailed-exitcode", help="Exit 2 when some cluster has changes (3 still wins).")
+        bool,
+        typer.Option(
+            "--detailed-exitcode", help="Exit 2 when some cluster has changes; 4 when partial and some has changes."
+        ),
     ] = False,
+    clusters: Annotated[
+        str | None, typer.Option("--clusters", help="Plan only these clusters (comma-separated names).")
+    ] = None,
+    read_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--read-concurrency", min=1, help="Clusters read at once (local default 8; spark: one task per cluster)."
+        ),
+    ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not read by then: skipped."),
+    ] = None,
+    conf: Annotated[
+        list[str] | None,
+        typer.Option("--conf", help="A Spark setting key=value (repeatable); only with --engine spark."),
+    ] = None,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Plan every cluster of a fleet; exit 0 when all were planned, 3 when some could not be (partial), 1 on error."""
+    """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
     _setup_logging(verbose)
     if verbose < 3:  # a cluster that is down is reported once, with its reason; not by the client's retry log
         logging.getLogger("kafka").setLevel(logging.CRITICAL)
@@ -723,10 +744,21 @@ def fleet_plan(
             err.print(f"[{event.stage}] {event.message}", style=style, markup=False)
 
     with _errors_to_exit():
-        if master is not None and engine is not FleetEngine.spark:
-            raise errors.ConfigError("--master needs --engine spark")
-        spec = fleet_mod.load_fleet(fleet_file)
-        result = fleet_mod.run_fleet_plan(spec, engine=engine.value, master=master, out_dir=out_dir, progress=progress)
+        if (master is not None or conf) and engine is not FleetEngine.spark:
+            raise errors.ConfigError("--master and --conf need --engine spark")
+        spark_conf = _spark_conf(conf or [])
+        names = [n.strip() for n in clusters.split(",") if n.strip()] if clusters is not None else None
+        spec = fleet_mod.select_clusters(fleet_mod.load_fleet(fleet_file), names)
+        result = fleet_mod.run_fleet_plan(
+            spec,
+            engine=engine.value,
+            master=master,
+            out_dir=out_dir,
+            progress=progress,
+            spark_conf=spark_conf,
+            read_concurrency=read_concurrency,
+            deadline_s=deadline,
+        )
     summary = result.summary
     if fmt is FleetFormat.json:
         typer.echo(json.dumps({k: v for k, v in summary.items() if k != "drift"}, indent=2))
@@ -741,15 +773,26 @@ def fleet_plan(
                 )
             else:
                 out.print(f"{c.name}: {c.status.upper()}: {c.reason}", style="yellow", markup=False)
+        status = "PARTIAL" if result.partial else "complete"
+        changes = "changes present" if result.has_changes else "no changes"
         out.print(
-            f"Fleet: {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) planned, "
-            f"{summary['clusters_with_changes']} with changes, in {result.seconds:.1f} s ({result.engine} engine). "
-            f"Report: {out_dir / 'report.md'}",
+            f"Fleet: {status}, {changes}: {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) "
+            f"planned, {summary['clusters_with_changes']} with changes, in {result.seconds:.1f} s "
+            f"({result.engine} engine, run {summary['run']['id']}). Report: {out_dir / 'report.md'}",
             markup=False,
         )
         for note in result.notes:
             err.print(note, markup=False)
-    if result.partial:
-        raise typer.Exit(code=3)
-    if detailed_exitcode and result.has_changes:
-        raise typer.Exit(code=2)
+    code = result.detailed_exit_code if detailed_exitcode else result.exit_code
+    if code:
+        raise typer.Exit(code=code)
+
+
+def _spark_conf(items: list[str]) -> dict[str, str]:
+    settings: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise errors.ConfigError(f"--conf {item!r}: expected key=value, e.g. --conf spark.executor.memory=2g")
+        settings[key.strip()] = value
+    return settings

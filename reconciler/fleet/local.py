@@ -11,9 +11,15 @@ import collections
 import concurrent.futures
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
+from reconciler import desired
 from reconciler.fleet import planning, rows, sources
 
 READ_AHEAD = 8
+
+
+def _read(task: sources.ClusterTask, wanted: desired.DesiredState, deadline_at: float | None) -> list[rows.Row] | None:
+    bounded = sources.within_deadline(task, deadline_at)
+    return None if bounded is None else sources.read_live_rows(bounded, wanted)
 
 
 def run_local(
@@ -22,14 +28,19 @@ def run_local(
     *,
     on_read: Callable[[str, int], None] | None = None,
     read_ahead: int = READ_AHEAD,
+    deadline_at: float | None = None,
 ) -> Iterator[planning.ClusterOutcome]:
-    """Plan each task's cluster; yields outcomes in task order. ``on_read(cluster, rows)`` after each read."""
+    """Plan each task's cluster; yields outcomes in task order. ``on_read(cluster, rows)`` after each read.
+
+    At most ``read_ahead`` clusters are read at once. A cluster whose read would start after
+    ``deadline_at`` (epoch seconds) is not read and comes out ``skipped``.
+    """
     desired_rows: dict[str, list[rows.Row]] = {}
     if not tasks:
         return
     workers = max(1, min(read_ahead, len(tasks)))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fleet-read") as pool:
-        pending: collections.deque[tuple[sources.ClusterTask, concurrent.futures.Future[list[rows.Row]]]]
+        pending: collections.deque[tuple[sources.ClusterTask, concurrent.futures.Future[list[rows.Row] | None]]]
         pending = collections.deque()
         queue = iter(tasks)
 
@@ -38,7 +49,7 @@ def run_local(
             if task is not None:
                 wanted = desired_sets[task.desired_key].desired
                 assert wanted is not None  # tasks are only made for manifest sets that loaded
-                pending.append((task, pool.submit(sources.read_live_rows, task, wanted)))
+                pending.append((task, pool.submit(_read, task, wanted, deadline_at)))
 
         for _ in range(workers):
             submit()
@@ -46,6 +57,9 @@ def run_local(
             task, future = pending.popleft()
             live = future.result()
             submit()
+            if live is None:
+                yield planning.skipped(task.name)
+                continue
             if on_read is not None:
                 on_read(task.name, len(live))
             want = desired_rows.get(task.desired_key)

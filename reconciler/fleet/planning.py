@@ -16,9 +16,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from reconciler import desired, planner
 from reconciler import plan as plan_model
-from reconciler import planner
-from reconciler.fleet import rows
+from reconciler.fleet import rows, sources
 
 # (kind, name, attribute, desired present, desired value, live present, live value)
 Joined = tuple[str, str, str, bool, str | None, bool, str | None]
@@ -26,6 +26,8 @@ Joined = tuple[str, str, str, bool, str | None, bool, str | None]
 STATUS_PLANNED = "planned"
 STATUS_UNREADABLE = "unreadable"
 STATUS_FAILED = "failed"
+STATUS_SKIPPED = "skipped"  # not read: the run's deadline had passed
+ACTIONS = ("create", "update", "delete", "blocked", "unmanaged", "unchanged")
 _RANK = {"no-op": 0, "unmanaged": 1, "update": 2, "create": 3, "delete": 4, "blocked": 5}
 MAX_DRIFT_ATTRIBUTES = 20
 
@@ -59,33 +61,53 @@ class ClusterOutcome:
     drift: tuple[Drift, ...] = ()
     rows: int = 0  # joined rows planned
     differing: int = 0  # resources the join found different (owned or not)
+    digest: PlanDigest | None = None  # what the summary needs from the plan, so the driver never re-parses it
 
     def plan(self) -> plan_model.Plan | None:
         return None if self.plan_json is None else plan_model.Plan.from_json_dict(json.loads(self.plan_json))
 
-    def to_record(self) -> dict[str, Any]:
-        """A flat record (strings and numbers) for engines that move results as table rows."""
-        return {
-            "cluster": self.cluster,
-            "status": self.status,
-            "reason": self.reason,
-            "plan_json": self.plan_json,
-            "drift_json": json.dumps([d.to_dict() for d in self.drift]),
-            "rows": self.rows,
-            "differing": self.differing,
-        }
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlanDigest:
+    """The numbers the fleet summary takes from one plan, computed where the plan is made."""
+
+    cluster_id: str | None
+    checksum: str  # the plan file's checksum: the plan's fingerprint
+    counts: dict[str, int]  # action -> resources (the plan summary's rules)
+    by_kind: dict[str, dict[str, int]]  # kind -> action -> resources
+    warnings: int
+    errors: int
 
     @classmethod
-    def from_record(cls, r: dict[str, Any]) -> ClusterOutcome:
+    def of(cls, p: plan_model.Plan, checksum: str) -> PlanDigest:
+        summary = p.summary()
         return cls(
-            cluster=str(r["cluster"]),
-            status=str(r["status"]),
-            reason=None if r.get("reason") is None else str(r["reason"]),
-            plan_json=None if r.get("plan_json") is None else str(r["plan_json"]),
-            drift=tuple(Drift.from_dict(d) for d in json.loads(r.get("drift_json") or "[]")),
-            rows=int(r.get("rows") or 0),
-            differing=int(r.get("differing") or 0),
+            cluster_id=p.cluster.cluster_id,
+            checksum=checksum,
+            counts={a: int(getattr(summary, a)) for a in ACTIONS},
+            by_kind=counts_by_kind(p),
+            warnings=len(p.warnings),
+            errors=sum(1 for w in p.warnings if w.severity == "error"),
         )
+
+    @property
+    def has_changes(self) -> bool:
+        return any(self.counts[a] for a in ("create", "update", "delete"))
+
+
+def counts_by_kind(p: plan_model.Plan) -> dict[str, dict[str, int]]:
+    """Per kind: distinct addresses per action (the plan summary's rules), unmanaged and unchanged."""
+    kinds = sorted({c.kind for c in p.changes} | {u.kind for u in p.unmanaged} | set(p.unchanged))
+    out: dict[str, dict[str, int]] = {}
+    for kind in kinds:
+        part = plan_model.Plan(
+            cluster=p.cluster,
+            changes=tuple(c for c in p.changes if c.kind == kind),
+            unmanaged=tuple(u for u in p.unmanaged if u.kind == kind),
+            unchanged={kind: p.unchanged.get(kind, 0)},
+        ).summary()
+        out[kind] = {a: int(getattr(part, a)) for a in ACTIONS}
+    return out
 
 
 def hash_join(desired_rows: Iterable[rows.Row], live_rows: Iterable[rows.Row]) -> list[Joined]:
@@ -160,11 +182,33 @@ def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
     live = rows.rebuild_live(live_rows)
     result = planner.plan(wanted, live)
     differing = differing_attributes(joined)
+    doc = result.to_json_dict()
     return ClusterOutcome(
         cluster=cluster,
         status=STATUS_PLANNED,
-        plan_json=result.to_json(),
+        plan_json=json.dumps(doc, indent=2) + "\n",  # exactly Plan.to_json()
         drift=_drift(result, differing),
         rows=len(joined),
         differing=len(differing),
+        digest=PlanDigest.of(result, str(doc["checksum"])),
+    )
+
+
+def plan_cluster(
+    task: sources.ClusterTask,
+    wanted: desired.DesiredState,
+    want_rows: Sequence[rows.Row],
+    *,
+    deadline_at: float | None = None,
+) -> ClusterOutcome:
+    """Read one cluster (unless the run's deadline has passed), join its rows with ``want_rows`` and plan it."""
+    bounded = sources.within_deadline(task, deadline_at)
+    if bounded is None:
+        return skipped(task.name)
+    return plan_joined(task.name, hash_join(want_rows, sources.read_live_rows(bounded, wanted)))
+
+
+def skipped(cluster: str) -> ClusterOutcome:
+    return ClusterOutcome(
+        cluster=cluster, status=STATUS_SKIPPED, reason="not read: the run's deadline (--deadline) had passed"
     )

@@ -2,67 +2,71 @@
 
 Written three ways from one summary document: ``summary.json`` (the document), Parquet tables
 (``clusters.parquet``, ``drift.parquet``; needs pyarrow, which the ``spark`` extra installs; without
-it they are skipped and the result says so) and ``report.md`` for people. The document depends only
-on the plans, so both engines write the same summary for the same fleet.
+it they are skipped and the result says so) and ``report.md`` for people. Apart from the run's
+metadata (id, UTC start time, engine; in every Parquet row too, with the cluster id and the plan's
+checksum) the document depends only on the plans, so both engines write the same summary for the
+same fleet.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.fleet import planning, sources
 
 SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"
 SUMMARY_VERSION = 1
 TOP_DRIFTED = 25
-ACTIONS = ("create", "update", "delete", "blocked", "unmanaged", "unchanged")
+ACTIONS = planning.ACTIONS
+RUN_COLUMNS = ("run_id", "run_at", "engine", "cluster_id", "plan_checksum")
 
 
-def _counts_by_kind(p: plan_model.Plan) -> dict[str, dict[str, int]]:
-    """Per kind: distinct addresses per action (the plan summary's rules), unmanaged and unchanged."""
-    kinds = sorted({c.kind for c in p.changes} | {u.kind for u in p.unmanaged} | set(p.unchanged))
-    out: dict[str, dict[str, int]] = {}
-    for kind in kinds:
-        part = plan_model.Plan(
-            cluster=p.cluster,
-            changes=tuple(c for c in p.changes if c.kind == kind),
-            unmanaged=tuple(u for u in p.unmanaged if u.kind == kind),
-            unchanged={kind: p.unchanged.get(kind, 0)},
-        ).summary()
-        out[kind] = {a: int(getattr(part, a)) for a in ACTIONS}
-    return out
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunInfo:
+    """What identifies one run in every output: a random id, its UTC start time and the engine."""
+
+    run_id: str
+    started_at: datetime.datetime  # timezone-aware, UTC
+    engine: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.run_id, "started_at": self.started_at.isoformat(), "engine": self.engine}
 
 
-def build_summary(outcomes: Sequence[planning.ClusterOutcome], *, engine: str) -> dict[str, Any]:
-    """The summary document; clusters in name order, so it does not depend on the engine's order."""
+def build_summary(
+    outcomes: Sequence[planning.ClusterOutcome], *, run: RunInfo, stale_removed: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The summary document; clusters in name order, so it does not depend on the engine's order.
+
+    Built from each outcome's ``digest`` (computed where the plan was made): no plan is parsed here.
+    """
     clusters: list[dict[str, Any]] = []
     totals = dict.fromkeys(ACTIONS, 0)
     by_kind: dict[str, dict[str, int]] = {}
     drifted: list[dict[str, Any]] = []
     for outcome in sorted(outcomes, key=lambda o: o.cluster):
         entry: dict[str, Any] = {"name": outcome.cluster, "status": outcome.status, "reason": outcome.reason}
-        p = outcome.plan()
-        if p is not None:
-            summary = p.summary()
-            counts = {a: int(getattr(summary, a)) for a in ACTIONS}
-            kinds = _counts_by_kind(p)
+        digest = outcome.digest
+        if digest is not None:
             entry.update(
                 plan=f"{outcome.cluster}/plan.json",
-                cluster_id=p.cluster.cluster_id,
-                counts=counts,
-                by_kind=kinds,
-                warnings=len(p.warnings),
-                errors=sum(1 for w in p.warnings if w.severity == "error"),
+                cluster_id=digest.cluster_id,
+                plan_checksum=digest.checksum,
+                counts=dict(digest.counts),
+                by_kind={k: dict(v) for k, v in digest.by_kind.items()},
+                warnings=digest.warnings,
+                errors=digest.errors,
                 resources_differing=outcome.differing,
             )
-            for action, n in counts.items():
+            for action, n in digest.counts.items():
                 totals[action] += n
-            for kind, numbers in kinds.items():
+            for kind, numbers in digest.by_kind.items():
                 slot = by_kind.setdefault(kind, dict.fromkeys(ACTIONS, 0))
                 for action, n in numbers.items():
                     slot[action] += n
@@ -71,23 +75,36 @@ def build_summary(outcomes: Sequence[planning.ClusterOutcome], *, engine: str) -
         clusters.append(entry)
     drifted.sort(key=lambda d: (-d["attributes"], d["cluster"], d["kind"], d["name"]))
     unreadable = [{"name": c["name"], "status": c["status"], "reason": c["reason"]} for c in clusters if c["reason"]]
+    with_changes = sum(
+        1 for c in clusters if c.get("counts") and any(c["counts"][a] for a in ("create", "update", "delete"))
+    )
     return {
         "format": SUMMARY_FORMAT,
         "version": SUMMARY_VERSION,
-        "engine": engine,
+        "run": run.to_dict(),
+        "engine": run.engine,
         "status": "partial" if unreadable else "complete",
+        "changes": with_changes > 0,
         "clusters_total": len(clusters),
         "clusters_planned": sum(1 for c in clusters if c["status"] == planning.STATUS_PLANNED),
-        "clusters_with_changes": sum(
-            1 for c in clusters if c.get("counts") and any(c["counts"][a] for a in ("create", "update", "delete"))
-        ),
+        "clusters_with_changes": with_changes,
         "totals": totals,
         "by_kind": dict(sorted(by_kind.items())),
         "unreadable": unreadable,
+        "stale_plans_removed": list(stale_removed),
         "most_drifted": drifted[:TOP_DRIFTED],
         "clusters": clusters,
         "drift": drifted,
     }
+
+
+def is_fleet_output(out_dir: Path) -> bool:
+    """Whether ``out_dir`` holds the summary of an earlier fleet run."""
+    try:
+        doc = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == SUMMARY_FORMAT
 
 
 def write_json(summary: dict[str, Any], path: Path) -> None:
@@ -100,16 +117,45 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    run = summary["run"]
+    run_at = datetime.datetime.fromisoformat(run["started_at"])
+    meta = {c["name"]: (c.get("cluster_id"), c.get("plan_checksum")) for c in summary["clusters"]}
+
+    def stamped(cluster: str) -> dict[str, Any]:
+        cluster_id, checksum = meta.get(cluster, (None, None))
+        return {
+            "run_id": run["id"],
+            "run_at": run_at,
+            "engine": run["engine"],
+            "cluster_id": cluster_id,
+            "plan_checksum": checksum,
+        }
+
+    run_schema = [
+        ("run_id", pa.string()),
+        ("run_at", pa.timestamp("s", tz="UTC")),
+        ("engine", pa.string()),
+        ("cluster_id", pa.string()),
+        ("plan_checksum", pa.string()),
+    ]
     cluster_rows: list[dict[str, Any]] = []
     for c in summary["clusters"]:
         kinds = c.get("by_kind") or {None: dict.fromkeys(ACTIONS, None)}
         for kind, numbers in kinds.items():
             cluster_rows.append(
-                {"cluster": c["name"], "status": c["status"], "reason": c["reason"], "kind": kind, **numbers}
+                {
+                    "cluster": c["name"],
+                    "status": c["status"],
+                    "reason": c["reason"],
+                    "kind": kind,
+                    **numbers,
+                    **stamped(c["name"]),
+                }
             )
     schema = pa.schema(
         [("cluster", pa.string()), ("status", pa.string()), ("reason", pa.string()), ("kind", pa.string())]
         + [(a, pa.int64()) for a in ACTIONS]
+        + run_schema
     )
     clusters_path = out_dir / "clusters.parquet"
     pq.write_table(pa.Table.from_pylist(cluster_rows, schema=schema), str(clusters_path))
@@ -121,10 +167,12 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
             ("action", pa.string()),
             ("attributes", pa.int64()),
             ("names", pa.list_(pa.string())),
+            *run_schema,
         ]
     )
+    drift_rows = [{**d, **stamped(d["cluster"])} for d in summary["drift"]]
     drift_path = out_dir / "drift.parquet"
-    pq.write_table(pa.Table.from_pylist(summary["drift"], schema=drift_schema), str(drift_path))
+    pq.write_table(pa.Table.from_pylist(drift_rows, schema=drift_schema), str(drift_path))
     return [clusters_path, drift_path]
 
 
@@ -137,9 +185,13 @@ def render_markdown(summary: dict[str, Any]) -> str:
     lines = ["# Kafka fleet plan", ""]
     planned, total = summary["clusters_planned"], summary["clusters_total"]
     status = "complete" if summary["status"] == "complete" else "PARTIAL: some clusters could not be planned"
+    changes = "changes present" if summary["changes"] else "no changes"
+    run = summary["run"]
     lines += [
-        f"**Status:** {status}. {planned} of {total} cluster(s) planned, "
+        f"**Status:** {status}; {changes}. {planned} of {total} cluster(s) planned, "
         f"{summary['clusters_with_changes']} with changes (engine: {summary['engine']}).",
+        "",
+        f"Run `{run['id']}`, started {run['started_at']}.",
         "",
     ]
     t = summary["totals"]

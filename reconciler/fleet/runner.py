@@ -2,15 +2,19 @@
 
 Steps: load each distinct manifest set once; make one task per cluster; let the engine read live
 state, join and plan; write ``<out_dir>/<cluster>/plan.json`` (the single-cluster plan format, so
-``show`` and ``apply --plan`` take it) and the summary files. A cluster whose manifests are invalid
-or whose live state cannot be read is reported with the reason and the result is ``partial``.
+``show`` and ``apply --plan`` take it) and the summary files; remove the ``plan.json`` a previous
+run left for a cluster this run did not plan. A cluster whose manifests are invalid, whose live
+state cannot be read or that the run's deadline left unread is reported with the reason and the
+result is ``partial``. Every run has an id and a UTC start time, written into every output.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import time
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,7 +50,7 @@ class ClusterResult:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class FleetResult:
-    """What a fleet plan produced; ``partial`` when any cluster could not be planned (CLI exit code 3)."""
+    """What a fleet plan produced; ``partial`` when any cluster could not be planned (see ``exit_code``)."""
 
     engine: str
     clusters: tuple[ClusterResult, ...]
@@ -66,7 +70,13 @@ class FleetResult:
 
     @property
     def exit_code(self) -> int:
+        """0 every cluster planned, 3 partial."""
         return 3 if self.partial else 0
+
+    @property
+    def detailed_exit_code(self) -> int:
+        """0 complete without changes, 2 complete with changes, 3 partial without changes, 4 partial with changes."""
+        return (3 if self.partial else 0) + (1 if self.partial else 2) * self.has_changes
 
 
 def _emit(progress: Progress | None, event: FleetEvent) -> None:
@@ -84,6 +94,40 @@ def _write_plan(out_dir: Path, outcome: planning.ClusterOutcome) -> Path | None:
     return path
 
 
+def _remove_stale_plans(out_dir: Path, planned: set[str]) -> list[str]:
+    """Remove ``<cluster>/plan.json`` left by an earlier run for a cluster this run did not plan.
+
+    Only in a folder that an earlier fleet run wrote (its ``summary.json`` says so), and only the
+    plan files (a directory left empty goes too): nothing else a user keeps there is touched.
+    """
+    if not report.is_fleet_output(out_dir):
+        return []
+    removed = []
+    for stale in sorted(out_dir.glob("*/plan.json")):
+        name = stale.parent.name
+        if name in planned or not spec.valid_name(name):
+            continue
+        stale.unlink()
+        removed.append(name)
+        if not any(stale.parent.iterdir()):
+            stale.parent.rmdir()
+    return removed
+
+
+def select_clusters(fleet: spec.FleetSpec, names: Sequence[str] | None) -> spec.FleetSpec:
+    """The fleet restricted to ``names`` (in file order); unknown names raise ``ConfigError``."""
+    if not names:
+        return fleet
+    known = {c.name for c in fleet.clusters}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise errors.ConfigError(
+            f"--clusters names cluster(s) not in {fleet.source or 'the fleet file'}: {', '.join(unknown)}"
+        )
+    wanted = set(names)
+    return dataclasses.replace(fleet, clusters=tuple(c for c in fleet.clusters if c.name in wanted))
+
+
 def run_fleet_plan(
     fleet: spec.FleetSpec,
     *,
@@ -94,15 +138,30 @@ def run_fleet_plan(
     spark_session: Any = None,
     spark_conf: Mapping[str, str] | None = None,
     env: Mapping[str, str] | None = None,
+    read_concurrency: int | None = None,
+    deadline_s: float | None = None,
 ) -> FleetResult:
     """Plan every cluster of ``fleet`` and write plans and summary under ``out_dir``.
 
-    ``engine="spark"`` runs on ``master`` (default ``local[*]``), or on ``spark_session`` when given
-    (it is then left running). ``env`` feeds ``${VAR}`` in the manifests (default: the process environment).
+    ``engine="spark"`` runs on ``master`` (default ``local[*]``) with ``spark_conf``, or on
+    ``spark_session`` when given (it is then left running). ``env`` feeds ``${VAR}`` in the manifests
+    (default: the process environment). ``read_concurrency`` bounds how many clusters are read at
+    once (local default 8; Spark default one task per cluster, as many at once as executor cores).
+    ``deadline_s`` bounds the run: a cluster not yet read by then is reported ``skipped``.
     """
     if engine not in ("local", "spark"):
         raise errors.ConfigError(f"unknown engine {engine!r}: use local or spark")
+    if read_concurrency is not None and read_concurrency < 1:
+        raise errors.ConfigError(f"read concurrency must be at least 1, got {read_concurrency}")
+    if deadline_s is not None and deadline_s <= 0:
+        raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
     started = time.perf_counter()
+    run = report.RunInfo(
+        run_id=uuid.uuid4().hex,
+        started_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0),
+        engine=engine,
+    )
+    deadline_at = None if deadline_s is None else time.time() + deadline_s
     out_dir.mkdir(parents=True, exist_ok=True)
     _emit(progress, FleetEvent("load", f"loading manifests for {len(fleet.clusters)} cluster(s)"))
     desired_sets = sources.load_desired(fleet.clusters, env=env)
@@ -121,37 +180,58 @@ def run_fleet_plan(
     def on_read(name: str, rows: int) -> None:
         _emit(progress, FleetEvent("read", f"read {name} ({rows} live rows)", cluster=name, rows=rows))
 
-    session = None
+    def on_progress(done: int, total: int) -> None:
+        _emit(progress, FleetEvent("plan", f"{done} of {total} Spark task(s) finished"))
+
+    produced: Iterable[planning.ClusterOutcome]
     if engine == "spark" and tasks:
         from reconciler.fleet import spark as spark_engine
 
         session = spark_session or spark_engine.session(master, conf=spark_conf)
-        _emit(progress, FleetEvent("load", f"Spark on {session.sparkContext.master}: {len(tasks)} cluster task(s)"))
-        produced = spark_engine.run_spark(tasks, desired_sets, spark=session)
+        try:
+            _emit(
+                progress,
+                FleetEvent("load", f"Spark on {session.sparkContext.master}: {len(tasks)} cluster task(s)"),
+            )
+            produced = spark_engine.run_spark(
+                tasks,
+                desired_sets,
+                spark=session,
+                max_parallel=read_concurrency,
+                deadline_at=deadline_at,
+                on_progress=on_progress,
+            )
+        finally:
+            if spark_session is None:
+                session.stop()
     else:
-        produced = local.run_local(tasks, desired_sets, on_read=on_read)
+        produced = local.run_local(
+            tasks,
+            desired_sets,
+            on_read=on_read,
+            read_ahead=read_concurrency or local.READ_AHEAD,
+            deadline_at=deadline_at,
+        )
     total_rows = 0
     plan_paths: dict[str, Path | None] = {}
-    try:
-        for outcome in produced:
-            outcomes.append(outcome)
-            total_rows += outcome.rows
-            plan_paths[outcome.cluster] = _write_plan(out_dir, outcome)
-            if outcome.status == planning.STATUS_PLANNED:
-                _emit(
-                    progress,
-                    FleetEvent(
-                        "plan", f"planned {outcome.cluster} ({outcome.rows} rows)", outcome.cluster, outcome.rows
-                    ),
-                )
-            else:
-                _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
-    finally:
-        if session is not None and spark_session is None:
-            session.stop()
-    summary = report.build_summary(outcomes, engine=engine)
+    for outcome in produced:
+        outcomes.append(outcome)
+        total_rows += outcome.rows
+        plan_paths[outcome.cluster] = _write_plan(out_dir, outcome)
+        if outcome.status == planning.STATUS_PLANNED:
+            _emit(
+                progress,
+                FleetEvent("plan", f"planned {outcome.cluster} ({outcome.rows} rows)", outcome.cluster, outcome.rows),
+            )
+        else:
+            _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
+    removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
+    summary = report.build_summary(outcomes, run=run, stale_removed=removed)
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
     outputs, note = report.write_outputs(summary, out_dir)
+    notes = [note] if note else []
+    if removed:
+        notes.append(f"removed {len(removed)} plan file(s) an earlier run left for clusters not planned now")
     order = {c.name: i for i, c in enumerate(fleet.clusters)}
     counts = {c["name"]: c.get("counts", {}) for c in summary["clusters"]}
     results = tuple(
@@ -169,7 +249,7 @@ def run_fleet_plan(
         clusters=results,
         summary=summary,
         outputs=tuple(outputs),
-        notes=(note,) if note else (),
+        notes=tuple(notes),
         rows=total_rows,
         seconds=time.perf_counter() - started,
     )

@@ -11,6 +11,7 @@ are resolved where the task runs (on Spark, in the executor) from the environmen
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
+MIN_REQUEST_TIMEOUT_MS = 1000  # a read that starts just before the deadline still gets this long per request
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -34,6 +36,7 @@ class ClusterTask:
     profile: str | None = None
     profiles: Mapping[str, ClusterProfile] = dataclasses.field(default_factory=dict)
     request_timeout_ms: int | None = None
+    deadline_at: float | None = None  # the run's deadline (epoch seconds): no request waits past it
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,8 +97,20 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
     )
     if task.request_timeout_ms is not None:
         settings = dataclasses.replace(settings, request_timeout_ms=task.request_timeout_ms)
+    if task.deadline_at is not None:
+        left_ms = max(MIN_REQUEST_TIMEOUT_MS, int((task.deadline_at - time.time()) * 1000))
+        settings = dataclasses.replace(settings, request_timeout_ms=min(settings.request_timeout_ms, left_ms))
     with KafkaAdapter(settings) as adapter:
         return workflow.read_live(adapter, wanted)
+
+
+def within_deadline(task: ClusterTask, deadline_at: float | None) -> ClusterTask | None:
+    """``task`` bounded by the run's deadline (epoch seconds), or ``None`` when the deadline has passed."""
+    if deadline_at is None:
+        return task
+    if time.time() >= deadline_at:
+        return None
+    return dataclasses.replace(task, deadline_at=deadline_at)
 
 
 def read_live_rows(task: ClusterTask, wanted: desired.DesiredState) -> list[rows.Row]:

@@ -1,36 +1,46 @@
-"""The Apache Spark fleet engine (PySpark): reads in executor tasks, a DataFrame full outer join, plans per group.
+"""The Apache Spark fleet engine (PySpark): one stage of cluster tasks, run as wide as the executor cores.
 
-Pipeline: one Spark task per cluster turns it into rows where it runs (live state read over the
-wire or from a snapshot, and the desired state broadcast from the driver), ``mapInArrow`` hands
-those rows to the JVM as Arrow batches; desired and live rows are joined with a full outer join on
-``(cluster, kind, name, attribute)``; ``groupBy(cluster).applyInPandas`` gives each cluster's joined
-rows to ``planning.plan_joined``, the same function the local engine calls. Only plan texts and
-drift records come back to the driver.
+Pipeline: the driver loads each distinct manifest set once, builds its desired rows once, and
+broadcasts both (one broadcast per set; an executor loads only the sets of the clusters it plans).
+The clusters are spread over the executors as an RDD, one partition per cluster (or at most
+``max_parallel`` partitions); each task reads its cluster where it runs (over the wire or from a
+snapshot), joins the live rows with its set's desired rows (``planning.hash_join``) and plans them
+(``planning.plan_joined``), the functions the local engine calls, so both engines write the same plans.
+One ``collect()`` runs the stage as a single job: every task slot works at once, there is no shuffle,
+and the driver receives only each cluster's plan text, drift records and summary numbers.
 
-Spark's own console output is kept quiet: log level ERROR (a log4j2 file written at start), no
-console progress bar, no web UI, py4j's Python logger at ERROR. Needs the ``spark`` extra and Java 17.
+Before that job a one-task probe checks that the executors' Python can import this package; when it
+cannot, or the job fails in an executor, the error names the executor's own exception, the Python it
+ran and the setting to change (``spark.pyspark.python``). Executors run the driver's interpreter
+(``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
+
+Spark's own console output is kept quiet: log level ERROR (a log4j2 file, deleted once the JVM has
+read it), no console progress bar, no web UI, py4j's Python logger at ERROR. Needs the ``spark`` extra
+and Java 17.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import pickle
+import re
+import shutil
 import sys
 import tempfile
+import threading
+import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import reconciler
 from reconciler import desired, errors
 from reconciler.fleet import planning, rows, sources
 
-ROW_SCHEMA = "cluster string, kind string, name string, attribute string, value string"
-OUT_SCHEMA = (
-    "cluster string, status string, reason string, plan_json string, drift_json string, rows long, differing long"
-)
-BATCH_ROWS = 65_536
-KEYS = ["cluster", "kind", "name", "attribute"]
+JOB_GROUP_PREFIX = "kafka-reconciler-plan"
+PYTHON_SETTING = "spark.pyspark.python"
+CANCEL_GRACE_S = 30.0  # after the run's deadline, how long tasks already reading may take before the job is cancelled
 
 # WARN at start-up (at ERROR, PySpark prints a notice about the shell's log level), ERROR once running.
 _LOG4J2 = """\
@@ -60,19 +70,22 @@ def _require_pyspark() -> Any:
     return pyspark
 
 
+def executor_python(conf: Mapping[str, str] | None = None) -> str:
+    """The Python the executors will run: ``spark.pyspark.python``, else ``PYSPARK_PYTHON``, else this one."""
+    return (conf or {}).get(PYTHON_SETTING) or os.environ.get("PYSPARK_PYTHON") or sys.executable
+
+
 def session(master: str | None = None, *, conf: Mapping[str, str] | None = None) -> Any:
-    """A quiet SparkSession on ``master``; raises ``ConfigError`` without PySpark.
+    """A quiet SparkSession on ``master``; raises ``ConfigError`` without PySpark or when Spark cannot start.
 
     Without ``master`` the session is the one ``spark-submit`` configured, or ``local[*]`` when run
-    from a plain Python process (PySpark's default).
+    from a plain Python process (PySpark's default). ``conf`` entries are passed to Spark as they are.
     """
     _require_pyspark()
     from pyspark.sql import SparkSession
 
-    if master is None or master.startswith("local"):
-        # Python workers of a local master run this interpreter, so they see the same packages.
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.ERROR)
+    python = executor_python(conf)
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"
     log_file.write_text(_LOG4J2, encoding="utf-8")
@@ -81,95 +94,131 @@ def session(master: str | None = None, *, conf: Mapping[str, str] | None = None)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_file.as_uri()}")
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config(PYTHON_SETTING, python)
     )
     if master is not None:
         builder = builder.master(master)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
+    # PySpark takes the executors' Python from PYSPARK_PYTHON when the context starts (not from the
+    # setting), so it is set for that moment only.
+    before = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = python
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # the JVM failed to start: no Java, wrong Java, bad master URL
         raise errors.ConfigError(
             f"cannot start Spark on {master or 'the default master'}: {str(exc).splitlines()[0]}"
         ) from None
+    finally:
+        if before is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
+        else:
+            os.environ["PYSPARK_PYTHON"] = before
+        shutil.rmtree(log_dir, ignore_errors=True)  # read once by the JVM at start
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
 
-def _batches(records: Iterator[tuple[str, rows.Row]]) -> Iterator[Any]:
-    import pyarrow as pa
-
-    names = ["cluster", "kind", "name", "attribute", "value"]
-    columns: list[list[str | None]] = [[], [], [], [], []]
-    count = 0
-    for cluster, (kind, name, attribute, value) in records:
-        columns[0].append(cluster)
-        columns[1].append(kind)
-        columns[2].append(name)
-        columns[3].append(attribute)
-        columns[4].append(value)
-        count += 1
-        if count == BATCH_ROWS:
-            yield pa.RecordBatch.from_arrays([pa.array(c, type=pa.string()) for c in columns], names=names)
-            columns = [[], [], [], [], []]
-            count = 0
-    if count:
-        yield pa.RecordBatch.from_arrays([pa.array(c, type=pa.string()) for c in columns], names=names)
+# ------------------------------------------------------------------------------ executor environment
+_PYTHON_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)): (.*)$")
+_JVM_PREFIXES = ("org.", "java.", "scala.", "py4j.", "Caused by", "\tat ")
 
 
-def _tasks_of(batches: Iterator[Any]) -> Iterator[sources.ClusterTask]:
-    for batch in batches:
-        for blob in batch.column(1).to_pylist():
-            task = pickle.loads(blob)
-            assert isinstance(task, sources.ClusterTask)
-            yield task
+def executor_error(exc: BaseException) -> str:
+    """The executor's own error in a failed Spark job: the last Python exception line of its traceback,
+    else the JVM's innermost cause (e.g. ``Cannot run program "python9"``), else the first line."""
+    text = str(exc)
+    python = [m.group(0) for line in text.splitlines() if (m := _PYTHON_ERROR.match(line.strip()))]
+    python = [p for p in python if not p.startswith(_JVM_PREFIXES)]
+    if python:
+        return python[-1]
+    program = re.search(r"Cannot run program [^\n]*", text)
+    if program:
+        return program.group(0)
+    causes = [line.strip().removeprefix("Caused by: ") for line in text.splitlines() if "Caused by: " in line]
+    if causes:
+        return causes[-1]
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
 
 
-def _live_side(wanted_by_key: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
+def _advice(python: str) -> str:
+    return (
+        f"set {PYTHON_SETTING} (--conf {PYTHON_SETTING}=/path/to/python, or PYSPARK_PYTHON) to a Python that has "
+        f"kafka-reconciler {reconciler.__version__} installed on every Spark worker (this driver runs {sys.executable})"
+    )
+
+
+def _probe() -> Callable[[int], tuple[str, str, str, str]]:
+    # Defined inside a function so that cloudpickle ships it by value: it runs even where this
+    # package cannot be imported, and says so.
+    def probe(_: int) -> tuple[str, str, str, str]:
+        import socket
+        import sys
+
+        try:
+            import reconciler as found
+            import reconciler.fleet.planning  # noqa: F401 (and with it pydantic, kafka-python, pyarrow)
+
+            outcome = f"ok {found.__version__}"
+        except Exception as exc:
+            outcome = f"{type(exc).__name__}: {exc}"
+        return socket.gethostname(), sys.executable, sys.version.split()[0], outcome
+
+    return probe
+
+
+_checked: set[str] = set()  # Spark applications whose executors passed the check
+
+
+def check_executors(spark: Any) -> None:
+    """Run one small task (once per Spark application); raise ``ConfigError`` naming the problem if the
+    executors cannot run this package."""
+    sc = spark.sparkContext
+    if sc.applicationId in _checked:
+        return
+    python = str(sc.pythonExec)
+    sc.setLogLevel("OFF")  # a failure is explained below, once, instead of Spark's stack traces
+    try:
+        host, ran, version, outcome = sc.parallelize([0], 1).map(_probe()).collect()[0]
+    except Exception as exc:
+        raise errors.ConfigError(
+            f"Spark executors cannot start Python {python}: {executor_error(exc)}; {_advice(python)}"
+        ) from None
+    finally:
+        sc.setLogLevel("ERROR")
+    if outcome != f"ok {reconciler.__version__}":
+        found = outcome if not outcome.startswith("ok ") else f"kafka-reconciler {outcome[3:]} (not the driver's)"
+        raise errors.ConfigError(
+            f"the Spark executor on {host} ran {ran} (Python {version}) and found {found}; {_advice(python)}"
+        )
+    _checked.add(sc.applicationId)
+
+
+# ------------------------------------------------------------------------------------------- the job
+def _plan_partition(
+    sets: Mapping[str, Any], deadline_at: float | None
+) -> Callable[[Iterator[sources.ClusterTask]], Iterator[planning.ClusterOutcome]]:
+    def run(tasks: Iterator[sources.ClusterTask]) -> Iterator[planning.ClusterOutcome]:
         # A cluster that is down is reported by its error row; kafka-python's retry log lines would
         # only repeat that on the console of every executor.
         logging.getLogger("kafka").setLevel(logging.CRITICAL)
-        table: Mapping[str, desired.DesiredState] = wanted_by_key.value
-        for task in _tasks_of(batches):
-            yield from _batches((task.name, r) for r in sources.read_live_rows(task, table[task.desired_key]))
+        for task in tasks:
+            wanted, want_rows = sets[task.desired_key].value
+            yield planning.plan_cluster(task, wanted, want_rows, deadline_at=deadline_at)
 
     return run
 
 
-def _desired_side(wanted_by_key: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
-        table: Mapping[str, desired.DesiredState] = wanted_by_key.value
-        for task in _tasks_of(batches):
-            yield from _batches((task.name, r) for r in rows.desired_rows(table[task.desired_key]))
-
-    return run
-
-
-def _column(frame: Any, name: str) -> list[Any]:
-    series = frame[name]
-    return [None if v is None or v != v else v for v in series.astype(object).tolist()]  # NaN -> None
-
-
-def _plan_group(frame: Any) -> Any:
-    import pandas as pd
-
-    cluster = str(frame["cluster"].iloc[0])
-    joined: list[planning.Joined] = list(
-        zip(
-            _column(frame, "kind"),
-            _column(frame, "name"),
-            _column(frame, "attribute"),
-            [bool(v) for v in _column(frame, "d_has")],
-            _column(frame, "d_value"),
-            [bool(v) for v in _column(frame, "l_has")],
-            _column(frame, "l_value"),
-            strict=True,
-        )
-    )
-    record = planning.plan_joined(cluster, joined).to_record()
-    return pd.DataFrame([record])
+def _finished_tasks(sc: Any, group: str) -> int:
+    tracker = sc.statusTracker()
+    done = 0
+    for job in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(job)
+        for stage in info.stageIds if info else ():
+            stage_info = tracker.getStageInfo(stage)
+            done += stage_info.numCompletedTasks if stage_info else 0
+    return done
 
 
 def run_spark(
@@ -177,33 +226,67 @@ def run_spark(
     desired_sets: Mapping[str, sources.DesiredSet],
     *,
     spark: Any,
-    shuffle_partitions: int | None = None,
-) -> Iterator[planning.ClusterOutcome]:
-    """Plan every task's cluster on ``spark``; yields outcomes as they reach the driver (any order)."""
-    if not tasks:
-        return
-    from pyspark.sql import functions as F
+    max_parallel: int | None = None,
+    deadline_at: float | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[planning.ClusterOutcome]:
+    """Plan every task's cluster on ``spark`` in one job; outcomes in task order.
 
+    ``max_parallel`` caps how many clusters are read at once (partitions; each plans its clusters
+    one after another); by default every cluster is its own task. ``on_progress(done, total)``
+    reports finished tasks while the job runs. Clusters whose task starts after ``deadline_at``
+    (epoch seconds) come out ``skipped``; if the job is still running ``CANCEL_GRACE_S`` later it is
+    cancelled and every cluster comes out ``skipped``.
+    """
+    if not tasks:
+        return []
+    check_executors(spark)
     sc = spark.sparkContext
-    parts = shuffle_partitions or max(1, min(len(tasks), 4 * sc.defaultParallelism))
-    spark.conf.set("spark.sql.shuffle.partitions", str(parts))
-    wanted = sc.broadcast({k: s.desired for k, s in desired_sets.items() if s.desired is not None})
-    blobs = [(t.name, pickle.dumps(t)) for t in tasks]
-    task_df = sc.parallelize(blobs, numSlices=len(blobs)).toDF("cluster string, task binary")
-    want = (
-        task_df.mapInArrow(_desired_side(wanted), ROW_SCHEMA)
-        .withColumnRenamed("value", "d_value")
-        .withColumn("d_has", F.lit(True))
-    )
-    have = (
-        task_df.mapInArrow(_live_side(wanted), ROW_SCHEMA)
-        .withColumnRenamed("value", "l_value")
-        .withColumn("l_has", F.lit(True))
-    )
-    joined = want.join(have, on=KEYS, how="full_outer")
-    planned = joined.groupBy("cluster").applyInPandas(_plan_group, OUT_SCHEMA)
+    ordered = sorted(tasks, key=lambda t: t.desired_key)  # a partition's clusters share manifest sets
+    broadcasts: dict[str, Any] = {}
+    for task in ordered:
+        if task.desired_key not in broadcasts:
+            wanted: desired.DesiredState | None = desired_sets[task.desired_key].desired
+            assert wanted is not None  # tasks are only made for manifest sets that loaded
+            broadcasts[task.desired_key] = sc.broadcast((wanted, list(rows.desired_rows(wanted))))
+    slices = len(ordered) if max_parallel is None else max(1, min(max_parallel, len(ordered)))
+    group = f"{JOB_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}"
+    produced: list[planning.ClusterOutcome] = []
+    failure: list[BaseException] = []
+
+    def job() -> None:
+        sc.setJobGroup(group, f"kafka-reconciler: plan {len(ordered)} cluster(s)", interruptOnCancel=True)
+        try:
+            rdd = sc.parallelize(ordered, numSlices=slices)
+            produced.extend(rdd.mapPartitions(_plan_partition(broadcasts, deadline_at)).collect())
+        except BaseException as exc:  # re-raised on the calling thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=job, name="fleet-spark-job", daemon=True)
+    cancelled = False
     try:
-        for row in planned.toLocalIterator():
-            yield planning.ClusterOutcome.from_record(row.asDict())
+        worker.start()
+        reported = -1
+        while worker.is_alive():
+            worker.join(timeout=0.5)
+            if on_progress is not None:
+                done = _finished_tasks(sc, group)
+                if done != reported:
+                    on_progress(done, slices)
+                    reported = done
+            if deadline_at is not None and not cancelled and time.time() > deadline_at + CANCEL_GRACE_S:
+                sc.cancelJobGroup(group)
+                cancelled = True
     finally:
-        wanted.unpersist()
+        for broadcast in broadcasts.values():
+            broadcast.unpersist()
+    if cancelled:
+        return [planning.skipped(t.name) for t in tasks]
+    if failure:
+        python = str(sc.pythonExec)
+        raise errors.ConfigError(
+            f"the Spark job failed in an executor running {python}: {executor_error(failure[0])}; "
+            f"if that is an import or version error, {_advice(python)}"
+        ) from None
+    by_name = {o.cluster: o for o in produced}
+    return [by_name[t.name] for t in tasks]

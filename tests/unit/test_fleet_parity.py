@@ -242,8 +242,12 @@ def test_local_engine_plans_each_cluster_like_the_planner(
     pairs: list[tuple[d.DesiredState, s.ClusterState]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     tasks, desired_sets, expected = fleet_inputs(pairs, tmp_path_factory.mktemp("fleet"))
-    got = {o.cluster: o.plan_json for o in local.run_local(tasks, desired_sets)}
-    assert got == expected
+    outcomes = list(local.run_local(tasks, desired_sets))
+    assert {o.cluster: o.plan_json for o in outcomes} == expected
+    for o in outcomes:  # the summary's numbers, computed with the plan, are what the plan file says
+        parsed = o.plan()
+        assert parsed is not None
+        assert o.digest == planning.PlanDigest.of(parsed, json.loads(str(o.plan_json))["checksum"])
 
 
 def test_parquet_snapshot_keeps_null_values_and_every_section(tmp_path: Path) -> None:
@@ -288,4 +292,6 @@ def test_drift_names_the_differing_attributes_of_changed_resources() -> None:
     (drift,) = outcome.drift
     assert (drift.kind, drift.name, drift.action) == ("topic", "orders", "update")
     assert drift.names == ("configs.cleanup.policy", "configs.retention.ms", "configs.segment.ms")
-    assert json.loads(outcome.to_record()["drift_json"])[0]["attributes"] == 3
+    assert drift.attributes == 3
+    assert outcome.digest is not None and outcome.digest.counts["update"] == 1 and outcome.digest.has_changes
+    assert outcome.digest.checksum == json.loads(str(outcome.plan_json))["checksum"]

@@ -6,7 +6,11 @@ are few because each one is a Spark job of a second or more.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+import venv
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,15 @@ def spark() -> Iterator[Any]:
     )
     yield session
     session.stop()
+
+
+def without_run(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A summary without what differs from run to run (its id, start time and engine)."""
+    return {k: v for k, v in summary.items() if k not in ("run", "engine")}
+
+
+def without_run_line(report: Path) -> str:
+    return "\n".join(line for line in report.read_text().splitlines() if not line.startswith("Run `"))
 
 
 @settings(
@@ -73,11 +86,39 @@ def test_fleet_run_on_spark_writes_the_same_files_as_the_local_engine(spark: Any
         assert (fleet_dir / "spark" / cluster / "plan.json").read_bytes() == (
             fleet_dir / "local" / cluster / "plan.json"
         ).read_bytes()
-    assert {**on_spark.summary, "engine": "local"} == on_local.summary
+    assert without_run(on_spark.summary) == without_run(on_local.summary)
     assert [(c.name, c.status, c.reason) for c in on_spark.clusters] == [
         (c.name, c.status, c.reason) for c in on_local.clusters
     ]
     assert on_spark.exit_code == 3
-    assert (fleet_dir / "spark" / "report.md").read_text().replace("engine: spark", "engine: local") == (
-        fleet_dir / "local" / "report.md"
-    ).read_text()
+    assert without_run_line(fleet_dir / "spark" / "report.md").replace(
+        "engine: spark", "engine: local"
+    ) == without_run_line(fleet_dir / "local" / "report.md")
+
+
+def test_an_executor_python_without_the_package_is_named_with_the_setting_to_change(
+    fleet_dir: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    bare = tmp_path / "bare"
+    venv.create(bare, with_pip=False)  # a Python without this package or its dependencies
+    python = bare / "bin" / "python"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    command = [sys.executable, "-m", "reconciler", "fleet", "plan", str(fleet_dir / "fleet.yaml"), "-q"]
+    command += ["--engine", "spark", "--master", "local[1]", "--conf", f"spark.pyspark.python={python}"]
+    command += ["--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert f"ran {python}" in done.stderr and "ModuleNotFoundError: No module named" in done.stderr
+    assert "--conf spark.pyspark.python=" in done.stderr and "internal error" not in done.stderr
+    assert not (tmp_path / "out" / "eu-1").exists()
+    assert not list(scratch.glob("kafka-reconciler-spark-*"))  # the log4j2 folder is not left behind
