@@ -158,7 +158,7 @@ def _probe() -> Callable[[int], tuple[str, str, str, str]]:
 
         try:
             import reconciler as found
-            import reconciler.fleet.planning  # noqa: F401 (and with it pydantic, kafka-python, pyarrow)
+            import reconciler.fleet.planning  # and with it pydantic, kafka-python, pyarrow
 
             outcome = f"ok {found.__version__}"
         except Exception as exc:
