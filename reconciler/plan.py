@@ -329,10 +329,14 @@ class Plan:
         except UnicodeDecodeError:
             raise errors.PlanFileError(f"plan {path} is not UTF-8 text") from None
         try:
-            doc = json.loads(text)
+            doc = state.parse_json(text)
         except json.JSONDecodeError as exc:
             raise errors.PlanFileError(
                 f"{path}:{exc.lineno}:{exc.colno}: plan file is not valid JSON (truncated?): {exc.msg}"
+            ) from None
+        except state.JsonLimitError as exc:
+            raise errors.PlanFileError(
+                f"{path}: refused: the plan file {exc}; plans written by this tool never do"
             ) from None
         try:
             return cls.from_json_dict(doc)

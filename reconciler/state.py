@@ -321,6 +321,44 @@ def write_private_file(path: Path, text: str) -> None:
         handle.write(text)
 
 
+MAX_JSON_DEPTH = 32  # plans and snapshots nest about 6 levels
+MAX_JSON_DIGITS = 30  # the longest integer they hold is a 64-bit offset or timestamp (19 digits)
+
+
+class JsonLimitError(ValueError):
+    """A plan or snapshot file beyond what this tool ever writes (nesting, number size): refused before use."""
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` with limits: nesting at most ``MAX_JSON_DEPTH``, integers at most ``MAX_JSON_DIGITS`` digits.
+
+    Raises ``json.JSONDecodeError`` for invalid JSON and ``JsonLimitError`` (with the reason) past a limit, so a
+    hostile file is a plain refusal rather than a RecursionError or Python's integer-conversion ValueError.
+    """
+
+    def parse_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
+            raise JsonLimitError(
+                f"holds a number of {len(digits.lstrip('-'))} digits (at most {MAX_JSON_DIGITS} are accepted)"
+            )
+        return int(digits)
+
+    try:
+        doc = json.loads(text, parse_int=parse_int)
+    except RecursionError:
+        raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels") from None
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > MAX_JSON_DEPTH:
+                    raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels")
+                stack.append((child, depth + 1))
+    return doc
+
+
 def write_snapshot(state: ClusterState, path: Path) -> None:
     """Write a snapshot file (user-only permissions, no symlink following)."""
     write_private_file(path, json.dumps(state.to_json_dict(), indent=2, sort_keys=False) + "\n")
@@ -335,9 +373,11 @@ def read_snapshot(path: Path) -> ClusterState:
     except UnicodeDecodeError:
         raise errors.SnapshotError(f"snapshot {path} is not UTF-8 text") from None
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except json.JSONDecodeError as exc:
         raise errors.SnapshotError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    except JsonLimitError as exc:
+        raise errors.SnapshotError(f"{path}: refused: the snapshot {exc}") from None
     try:
         return ClusterState.from_json_dict(doc)
     except errors.SnapshotError as exc:

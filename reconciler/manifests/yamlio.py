@@ -10,12 +10,13 @@ must fail fast, not eat the machine) and substitute ``${VAR}`` from the environm
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML, nodes
+from ruamel.yaml import YAML, events, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from reconciler import errors
@@ -30,6 +31,10 @@ except ImportError:  # pragma: no cover
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ALIAS_NODES = 100_000  # values produced by alias expansion, per file
 MAX_DEPTH = 64
+# Nesting the parsers compose safely: libyaml's composer recurses in C (30,000 levels overflow the stack and kill
+# the process), the pure one in Python. Deeper files are refused from the event stream before composing.
+_COMPOSE_SAFE_DEPTH = {False: 1000, True: 200}  # keyed by "pure parser"
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
 
 Path_ = tuple[str | int, ...]
 # file, value line, value column, key line, key column (1-based; for list items key == value)
@@ -118,7 +123,7 @@ class _Converter:
             )
         )
 
-    def convert(self, node: nodes.Node, path: Path_, *, aliased: bool = False) -> Any:
+    def convert(self, node: nodes.Node, path: Path_, *, aliased: bool = False, depth: int = 0) -> Any:
         ident = id(node)
         if ident in self.active:
             self.error(node, "an alias refers to a node that contains it (recursive alias)", path=path)
@@ -136,7 +141,7 @@ class _Converter:
                     hint="anchors and aliases that multiply (a 'billion laughs' document) are refused",
                 )
                 raise _Abort
-        if len(path) > MAX_DEPTH:
+        if depth > MAX_DEPTH:  # counts merge keys too: a chain of merges recurses without lengthening the path
             self.error(node, f"nesting deeper than {MAX_DEPTH} levels", path=path)
             raise _Abort
         if isinstance(node, nodes.ScalarNode):
@@ -156,14 +161,14 @@ class _Converter:
                             mark.line + 1,
                             mark.column + 1,
                         )
-                    items.append(self.convert(child, sub, aliased=aliased))
+                    items.append(self.convert(child, sub, aliased=aliased, depth=depth + 1))
                 return items
             assert isinstance(node, nodes.MappingNode)
-            return self.mapping(node, path, aliased=aliased)
+            return self.mapping(node, path, aliased=aliased, depth=depth)
         finally:
             self.active.discard(ident)
 
-    def mapping(self, node: nodes.MappingNode, path: Path_, *, aliased: bool) -> dict[str, Any]:
+    def mapping(self, node: nodes.MappingNode, path: Path_, *, aliased: bool, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         where: dict[str, nodes.Node] = {}
         merged: dict[str, Any] = {}
@@ -171,7 +176,7 @@ class _Converter:
             if key_node.tag == _TAG + "merge":
                 sources = value_node.value if isinstance(value_node, nodes.SequenceNode) else [value_node]
                 for source in sources:
-                    value = self.convert(source, path, aliased=True)
+                    value = self.convert(source, path, aliased=True, depth=depth + 1)
                     if not isinstance(value, dict):
                         self.error(source, "a merge key (<<) needs a mapping or a list of mappings", path=path)
                         continue
@@ -197,7 +202,7 @@ class _Converter:
             if not aliased:
                 km, vm = key_node.start_mark, value_node.start_mark
                 self.positions[sub] = (self.file, vm.line + 1, vm.column + 1, km.line + 1, km.column + 1)
-            result[key] = self.convert(value_node, sub, aliased=aliased)
+            result[key] = self.convert(value_node, sub, aliased=aliased, depth=depth + 1)
         for k, v in merged.items():
             result.setdefault(k, v)
         return result
@@ -246,6 +251,53 @@ class _Converter:
         return _VAR.sub(replace, text)
 
 
+def too_deep(text: str, *, pure: bool) -> tuple[int, int] | None:
+    """The 1-based (line, column) of the first collection nested deeper than ``MAX_DEPTH``, or None.
+
+    Runs before composing, in time linear in the text. A cheap bound comes first: a document cannot nest
+    deeper than its count of ``[`` and ``{`` (flow levels) plus twice its longest line (block levels: a
+    nested block collection starts to the right of its parent, or at its column for a sequence under a
+    mapping key). Only when that bound is above what the composer survives is the event stream read
+    (libyaml's parser keeps a stack, it does not recurse), stopping at the first level too deep.
+    """
+    limit = _COMPOSE_SAFE_DEPTH[pure]
+    starts = [0, *(m.start() for m in _DOCUMENT_MARKER.finditer(text)), len(text)]
+    for begin, end in itertools.pairwise(starts):
+        chunk = text[begin:end]
+        longest = max(map(len, chunk.split("\n")))
+        if chunk.count("[") + chunk.count("{") + 2 * (longest + 1) > limit:
+            break
+    else:
+        return None
+    opened = (events.SequenceStartEvent, events.MappingStartEvent)
+    closed = (events.SequenceEndEvent, events.MappingEndEvent)
+    depth = 0
+    try:
+        for event in _events(text, pure=pure):
+            if isinstance(event, opened):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    return mark.line + 1, mark.column + 1
+            elif isinstance(event, closed):
+                depth -= 1
+    except (YAMLError, ValueError):
+        return None  # a syntax error before any level too deep: composing reports it at its place
+    return None
+
+
+def _events(text: str, *, pure: bool) -> Iterator[events.Event]:
+    if pure:
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    loader = CSafeLoader(text)
+    try:
+        while loader.check_event():
+            yield loader.get_event()
+    finally:
+        loader.dispose()
+
+
 def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:
     """The node graph of each document, from the C parser when available (much faster) or the pure one."""
     if pure:
@@ -290,6 +342,15 @@ def read_documents(
         line = blob.count(b"\n", 0, exc.start) + 1
         column = exc.start - (blob.rfind(b"\n", 0, exc.start) + 1) + 1
         fail(f"not UTF-8 text (byte 0x{blob[exc.start]:02x} cannot be decoded)", line=line, column=column)
+        return []
+    deep = too_deep(text, pure=not HAVE_C_PARSER)
+    if deep is not None:
+        fail(
+            f"nesting deeper than {MAX_DEPTH} levels",
+            line=deep[0],
+            column=deep[1],
+            hint="manifests need a few levels; this file is refused before it is parsed",
+        )
         return []
     converter = _Converter(file=display, env=env, diags=diags)
     documents: list[RawDocument] = []
