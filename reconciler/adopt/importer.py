@@ -31,7 +31,6 @@ _KIND_FIELDS = {
 }
 _OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}
 _TYPE_ORDER = {t: i for i, t in enumerate(state.ACL_RESOURCE_TYPES)}
-ImportReport = AdoptionReport
 
 
 class _Import:

@@ -66,7 +66,6 @@ class ApplyContext:
     dry_run: bool
     requests: int = 0
     phase_requests: int = 0
-    failed_addresses: set[str] = dataclasses.field(default_factory=set)
     notes: list[str] = dataclasses.field(default_factory=list)
     still_moving: list[str] = dataclasses.field(default_factory=list)
     throttle_rate: int | None = None

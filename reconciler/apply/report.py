@@ -18,7 +18,6 @@ from typing import Any
 from reconciler.plan import Action, Phase
 
 EXIT_OK = 0
-EXIT_BEFORE_WRITE = 1
 EXIT_PARTIAL = 3
 
 

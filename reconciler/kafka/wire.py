@@ -184,10 +184,6 @@ class Wire:
                 text = text.replace(secret.reveal(), "***")
         return text
 
-    @property
-    def connected(self) -> bool:
-        return self._client is not None
-
     def client(self) -> KafkaAdminClient:
         """The connected client, connecting on first use; ``ConnectionFailed`` with a plain message otherwise."""
         if self._client is not None:
