@@ -37,7 +37,8 @@ class ItemResultLike(Protocol):
 
 
 class AdminPort(Protocol):
-    """Every wire call apply makes. Each write is one batched request per call (split only for size)."""
+    """Every wire call apply makes. Each write is one call per batch; the adapter splits it into as few
+    requests as the controller's limits allow."""
 
     @property
     def request_count(self) -> int: ...
@@ -61,6 +62,7 @@ class AdminPort(Protocol):
         counts: Mapping[str, int],
         *,
         assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        current: Mapping[str, int] | None = None,
         validate_only: bool = False,
     ) -> Sequence[ItemResultLike]: ...
 

@@ -1,6 +1,6 @@
 """Phase runners for topics: delete, create, add partitions, alter configs.
 
-Each runner sends its phase as one batched request (the adapter splits only for size), with
+Each runner sends its phase as one batched call (the adapter splits it under the controller's limits), with
 retries of transient failures, and returns one outcome per change. Deletion is asynchronous in
 Kafka: after deleting, the runner waits until the names are gone so a re-create in the same apply
 does not collide. A create or delete that timed out is checked over Metadata before it is resent.
@@ -167,6 +167,7 @@ def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.
     totals: dict[str, int] = {}
     placed: dict[str, list[list[int]]] = {}
     by_name: dict[str, Change] = {}
+    now = {name: t.partitions for name, t in (live.topics or {}).items()}
     for c in changes:
         try:
             totals[c.name] = translate.partitions_total(c)
@@ -184,6 +185,7 @@ def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.
             call=lambda names: ctx.adapter.create_partitions(
                 {n: totals[n] for n in names},
                 assignments={n: placed[n] for n in names if n in placed} or None,
+                current={n: now[n] for n in names if n in now},
                 validate_only=ctx.dry_run,
             ),
         )

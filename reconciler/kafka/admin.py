@@ -130,11 +130,17 @@ class KafkaAdapter:
         counts: Mapping[str, int],
         *,
         assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        current: Mapping[str, int] | None = None,
         validate_only: bool = False,
         timeout_ms: int | None = None,
     ) -> list[ItemResult]:
         return write.create_partitions(
-            self._wire, counts, assignments=assignments, validate_only=validate_only, timeout_ms=timeout_ms
+            self._wire,
+            counts,
+            assignments=assignments,
+            current=current,
+            validate_only=validate_only,
+            timeout_ms=timeout_ms,
         )
 
     def incremental_alter_configs(

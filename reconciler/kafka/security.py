@@ -2,7 +2,8 @@
 
 Reads: one DescribeAcls with an ANY filter (``SECURITY_DISABLED`` becomes a plain reason, not an error), one
 DescribeClientQuotas matching every entity, one DescribeUserScramCredentials for all users. Writes follow the
-rules of ``reconciler.kafka.write``: one request per call, one ``ItemResult`` per entity, in input order.
+rules of ``reconciler.kafka.write``: packed under the controller's limits (``limits``), one ``ItemResult`` per
+entity, in input order.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from kafka.protocol.admin import (
 )
 
 from reconciler import state
+from reconciler.kafka import limits, write
 from reconciler.kafka import wire as wire_mod
-from reconciler.kafka import write
 from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
 
 NameFilter = Callable[[str], bool]
@@ -190,31 +191,43 @@ def _acl_fields(binding: state.AclBinding, names: tuple[str, ...]) -> dict[str, 
 def create_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
     """CreateAcls; the response lists results in request order."""
     creation_cls = CreateAclsRequest.AclCreation
-    out: list[ItemResult] = []
-    for chunk in write.batches(bindings):
+
+    def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
         creations = [creation_cls(**_acl_fields(b, _CREATION_FIELDS)) for b in chunk]
         response = wire.send(CreateAclsRequest(creations=creations))
         throttle = wire_mod.throttle_of(response)
-        for b, r in zip(chunk, response.results, strict=True):
-            out.append(write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle))
-    return out
+        return [
+            write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle)
+            for b, r in zip(chunk, response.results, strict=True)
+        ]
+
+    return limits.send_within_limit(bindings, weight=write.one_record, send=send)
 
 
 def delete_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
     """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
     filter_cls = DeleteAclsRequest.DeleteAclsFilter
-    out: list[ItemResult] = []
-    for chunk in write.batches(bindings):
+
+    def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
         filters = [filter_cls(**_acl_fields(b, _FILTER_FIELDS)) for b in chunk]
         response = wire.send(DeleteAclsRequest(filters=filters))
         throttle = wire_mod.throttle_of(response)
+        out: list[ItemResult] = []
         for b, r in zip(chunk, response.filter_results, strict=True):
             code, message = int(r.error_code), r.error_message
             failed = next((m for m in r.matching_acls if m.error_code), None)
             if not code and failed is not None:
                 code, message = int(failed.error_code), failed.error_message
             out.append(write.item(b.address, code, message, throttle_ms=throttle, deleted=len(r.matching_acls)))
-    return out
+        return out
+
+    # An exact filter matches at most one binding: one record each.
+    return limits.send_within_limit(
+        bindings,
+        weight=write.one_record,
+        send=send,
+        refused=lambda r: limits.too_large(r, overflow_per_item=True),
+    )
 
 
 # ------------------------------------------------------------------------------ quotas and SCRAM
@@ -226,9 +239,8 @@ def alter_client_quotas(
 ) -> list[ItemResult]:
     """AlterClientQuotas: per entity, ``key -> value`` sets and ``key -> None`` removes."""
     entry_cls = AlterClientQuotasRequest.EntryData
-    entities = list(changes)
-    results: dict[state.QuotaEntity, ItemResult] = {}
-    for chunk in write.batches(entities):
+
+    def send(chunk: Sequence[state.QuotaEntity]) -> list[ItemResult]:
         entries = [
             entry_cls(
                 entity=[entry_cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.parts],
@@ -241,10 +253,14 @@ def alter_client_quotas(
         ]
         response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
         throttle = wire_mod.throttle_of(response)
+        found: dict[state.QuotaEntity, ItemResult] = {}
         for r in response.entries:
             entity = state.QuotaEntity(tuple(sorted((str(e.entity_type), e.entity_name) for e in r.entity)))
-            results[entity] = write.item(entity.address, r.error_code, r.error_message, throttle_ms=throttle)
-    return [results.get(e) or write.item(e.address, -1, "no result for this entity in the response") for e in entities]
+            found[entity] = write.item(entity.address, r.error_code, r.error_message, throttle_ms=throttle)
+        return [found.get(e) or write.item(e.address, -1, "no result for this entity in the response") for e in chunk]
+
+    # One ClientQuotaRecord per key.
+    return limits.send_within_limit(list(changes), weight=lambda e: len(changes[e]), send=send)
 
 
 def alter_scram_credentials(

@@ -1,12 +1,13 @@
-"""Batched writes: each call sends ONE request for all its entities (split only beyond ``MAX_BATCH``).
+"""Batched writes: each call sends as few requests as the controller's limits allow (see ``limits``).
 
-Every function returns one ``ItemResult`` per entity, in input order, and raises only when the whole request
+Every function returns one ``ItemResult`` per entity, in input order, and raises only when a whole request
 fails. Controller-bound APIs (CreateTopics, DeleteTopics, CreatePartitions, AlterPartitionReassignments) go to
 the controller; per-broker config changes go to that broker; everything else to the least-loaded broker.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -24,18 +25,28 @@ from kafka.protocol.admin import (
 
 from reconciler import state
 from reconciler.connection import Secret
+from reconciler.kafka import limits
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, TopicSpec
 
-# Entities per request: keeps one request well below the broker's socket.request.max.bytes (100 MiB).
-MAX_BATCH = 2_000
 _NOT_CONTROLLER = 41
 _CONFIG_OPS = {"SET": 0, "DELETE": 1, "APPEND": 2, "SUBTRACT": 3}
 T = TypeVar("T")
 
 
-def batches(items: Sequence[T]) -> list[Sequence[T]]:
-    return [items[i : i + MAX_BATCH] for i in range(0, len(items), MAX_BATCH)]
+def one_record(_: object) -> int:
+    """The weight of an entity that is one metadata record (a topic to delete, an ACL binding)."""
+    return 1
+
+
+def topic_records(spec: TopicSpec) -> int:
+    """Records a CreateTopics writes for ``spec``: the topic, one per config, one per partition.
+
+    A spec that leaves the partition count to the broker's default counts as one partition (the default is not
+    known here); should the request then be refused as too large, it is split further.
+    """
+    partitions = len(spec.assignment) if spec.assignment else spec.partitions or 1
+    return 1 + len(spec.configs) + partitions
 
 
 def item(key: str, code: int, message: str | None, *, throttle_ms: int = 0, **extra: Any) -> ItemResult:
@@ -75,23 +86,32 @@ def _per_topic_batches(
     entries: Callable[[Any], Sequence[Any]],
     result: Callable[[Any, int], ItemResult],
     timeout_ms: int,
+    weight: Callable[[T], int],
+    overflow_per_item: bool,
 ) -> list[ItemResult]:
-    """Send ``request(chunk)`` to the controller per batch of ``items``; one result per item, in input order.
+    """Send ``request(chunk)`` to the controller per packed chunk of ``items``; one result per item, in order.
 
     ``entries`` picks the per-topic answers (each with ``name`` and ``error_code``) out of a response and
-    ``result`` turns one of them, with the response's throttle time, into an ``ItemResult``.
+    ``result`` turns one of them, with the response's throttle time, into an ``ItemResult``. ``weight`` counts
+    an item's metadata records; ``overflow_per_item`` says how the controller refuses too many (``limits``).
     """
-    results: dict[str, ItemResult] = {}
-    for chunk in batches(items):
+
+    def send(chunk: Sequence[T]) -> list[ItemResult]:
         response = wire.send_to_controller(
             request(chunk),
             not_controller=_all_not_controller(lambda r: [t.error_code for t in entries(r)]),
             timeout_ms=timeout_ms,
         )
         throttle = wire_mod.throttle_of(response)
-        for t in entries(response):
-            results[str(t.name)] = result(t, throttle)
-    return [results.get(key(i)) or item(key(i), -1, "no result for this topic in the response") for i in items]
+        found = {str(t.name): result(t, throttle) for t in entries(response)}
+        return [found.get(key(i)) or item(key(i), -1, "no result for this topic in the response") for i in chunk]
+
+    return limits.send_within_limit(
+        items,
+        weight=weight,
+        send=send,
+        refused=lambda r: limits.too_large(r, overflow_per_item=overflow_per_item),
+    )
 
 
 # ----------------------------------------------------------------------------------------- topics
@@ -146,6 +166,8 @@ def create_topics(
         entries=lambda r: r.topics,
         result=result,
         timeout_ms=client_timeout,
+        weight=topic_records,
+        overflow_per_item=False,
     )
 
 
@@ -165,6 +187,8 @@ def delete_topics(wire: wire_mod.Wire, names: Sequence[str], *, timeout_ms: int 
             str(t.name), t.error_code, getattr(t, "error_message", None), throttle_ms=throttle
         ),
         timeout_ms=client_timeout,
+        weight=one_record,
+        overflow_per_item=True,
     )
 
 
@@ -173,11 +197,23 @@ def create_partitions(
     counts: Mapping[str, int],
     *,
     assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+    current: Mapping[str, int] | None = None,
     validate_only: bool = False,
     timeout_ms: int | None = None,
 ) -> list[ItemResult]:
-    """CreatePartitions: ``counts`` maps a topic to its new TOTAL partition count."""
+    """CreatePartitions: ``counts`` maps a topic to its new TOTAL partition count.
+
+    ``current`` (a topic's partition count now) lets requests be packed by the partitions they add; without
+    it a topic counts with its new total, which can only over-count.
+    """
     topic_cls = CreatePartitionsRequest.CreatePartitionsTopic
+
+    def added(name: str) -> int:
+        placed = (assignments or {}).get(name)
+        if placed is not None:
+            return len(placed)
+        return int(counts[name]) - int((current or {}).get(name, 0))
+
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
 
     def request(chunk: Sequence[str]) -> Any:
@@ -203,6 +239,8 @@ def create_partitions(
         entries=lambda r: r.results,
         result=lambda t, throttle: item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle),
         timeout_ms=client_timeout,
+        weight=added,
+        overflow_per_item=True,
     )
 
 
@@ -235,29 +273,41 @@ def incremental_alter_configs(
         node = int(wire_name) if rtype in ("BROKER", "BROKER_LOGGER") and wire_name else None
         groups.setdefault(node, []).append((rtype, name))
     results: dict[str, ItemResult] = {}
+
+    def send(node: int | None, chunk: Sequence[tuple[str, str]]) -> list[ItemResult]:
+        resources = [
+            resource_cls(
+                resource_type=int(ConfigResourceType[rtype]),
+                resource_name="" if name == state.CLUSTER_DEFAULT else name,
+                configs=[
+                    resource_cls.AlterableConfig(
+                        name=op.key, config_operation=_CONFIG_OPS[op.op], value=_reveal(op.value)
+                    )
+                    for op in changes[(rtype, name)]
+                ],
+            )
+            for rtype, name in chunk
+        ]
+        request = IncrementalAlterConfigsRequest(resources=resources, validate_only=validate_only)
+        response = wire.send(request, node=node)
+        throttle = wire_mod.throttle_of(response)
+        found: dict[str, ItemResult] = {}
+        for r in response.responses:
+            key = config_key(ConfigResourceType(r.resource_type).name, str(r.resource_name))
+            found[key] = item(key, r.error_code, _scrub(r.error_message, secrets), throttle_ms=throttle)
+        return [
+            found.get(k) or item(k, -1, "no result for this resource in the response")
+            for k in (config_key(rtype, name) for rtype, name in chunk)
+        ]
+
     for node, keys in groups.items():
-        for chunk in batches(keys):
-            resources = [
-                resource_cls(
-                    resource_type=int(ConfigResourceType[rtype]),
-                    resource_name="" if name == state.CLUSTER_DEFAULT else name,
-                    configs=[
-                        resource_cls.AlterableConfig(
-                            name=op.key, config_operation=_CONFIG_OPS[op.op], value=_reveal(op.value)
-                        )
-                        for op in changes[(rtype, name)]
-                    ],
-                )
-                for rtype, name in chunk
-            ]
-            request = IncrementalAlterConfigsRequest(resources=resources, validate_only=validate_only)
-            response = wire.send(request, node=node)
-            throttle = wire_mod.throttle_of(response)
-            for r in response.responses:
-                key = config_key(ConfigResourceType(r.resource_type).name, str(r.resource_name))
-                results[key] = item(key, r.error_code, _scrub(r.error_message, secrets), throttle_ms=throttle)
-    ordered = [config_key(rtype, name) for rtype, name in changes]
-    return [results.get(k) or item(k, -1, "no result for this resource in the response") for k in ordered]
+        answers = limits.send_within_limit(
+            keys,
+            weight=lambda k: len(changes[k]),
+            send=functools.partial(send, node),
+        )
+        results.update((r.key, r) for r in answers)
+    return [results[config_key(rtype, name)] for rtype, name in changes]
 
 
 def _reveal(value: str | Secret | None) -> str | None:
@@ -277,28 +327,37 @@ def alter_partition_reassignments(
 ) -> list[ItemResult]:
     """AlterPartitionReassignments: ``(topic, partition) -> replicas``, or ``None`` to cancel one in progress."""
     topic_cls = AlterPartitionReassignmentsRequest.ReassignableTopic
-    by_topic: dict[str, list[Any]] = {}
-    for (topic, partition), replicas in changes.items():
-        by_topic.setdefault(topic, []).append(
-            topic_cls.ReassignablePartition(
-                partition_index=int(partition), replicas=None if replicas is None else [int(r) for r in replicas]
-            )
-        )
-    if not by_topic:
-        return []
     broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-    request = AlterPartitionReassignmentsRequest(
-        timeout_ms=broker_timeout, topics=[topic_cls(name=t, partitions=ps) for t, ps in by_topic.items()]
+
+    def send(chunk: Sequence[tuple[str, int]]) -> list[ItemResult]:
+        by_topic: dict[str, list[Any]] = {}
+        for topic, partition in chunk:
+            replicas = changes[(topic, partition)]
+            by_topic.setdefault(topic, []).append(
+                topic_cls.ReassignablePartition(
+                    partition_index=int(partition), replicas=None if replicas is None else [int(r) for r in replicas]
+                )
+            )
+        request = AlterPartitionReassignmentsRequest(
+            timeout_ms=broker_timeout, topics=[topic_cls(name=t, partitions=ps) for t, ps in by_topic.items()]
+        )
+        response = wire.send_to_controller(
+            request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER, timeout_ms=client_timeout
+        )
+        wire.check_top_level(response, api="AlterPartitionReassignments")
+        throttle = wire_mod.throttle_of(response)
+        found: dict[str, ItemResult] = {}
+        for t in response.responses:
+            for p in t.partitions:
+                key = f"{t.name}:{p.partition_index}"
+                found[key] = item(key, p.error_code, p.error_message, throttle_ms=throttle)
+        keys = [f"{t}:{p}" for t, p in chunk]
+        return [found.get(k) or item(k, -1, "no result for this partition in the response") for k in keys]
+
+    # One PartitionChangeRecord per partition at most.
+    return limits.send_within_limit(
+        list(changes),
+        weight=one_record,
+        send=send,
+        refused=lambda r: limits.too_large(r, overflow_per_item=True),
     )
-    response = wire.send_to_controller(
-        request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER, timeout_ms=client_timeout
-    )
-    wire.check_top_level(response, api="AlterPartitionReassignments")
-    throttle = wire_mod.throttle_of(response)
-    results: dict[str, ItemResult] = {}
-    for t in response.responses:
-        for p in t.partitions:
-            key = f"{t.name}:{p.partition_index}"
-            results[key] = item(key, p.error_code, p.error_message, throttle_ms=throttle)
-    keys = [f"{t}:{p}" for t, p in changes]
-    return [results.get(k) or item(k, -1, "no result for this partition in the response") for k in keys]

@@ -167,6 +167,7 @@ class RecordingAdapter:
         counts: Mapping[str, int],
         *,
         assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        current: Mapping[str, int] | None = None,
         validate_only: bool = False,
     ) -> list[results.ItemResult]:
         self.calls.append(("create_partitions", {"counts": dict(counts), "validate_only": validate_only}))

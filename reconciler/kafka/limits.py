@@ -1,0 +1,161 @@
+"""How much one write request may carry, counted the way the KRaft controller counts it, and how to split.
+
+The controller turns each admin write into metadata records and refuses an operation that would write more
+than ``MAX_RECORDS_PER_REQUEST`` of them: ``QuorumController.MAX_RECORDS_PER_USER_OP`` (10,000 in Kafka 3.9.x
+and every 4.x release read so far, up to 4.4). The records are collected in a ``BoundedList``; what happens when
+it overflows depends on the API (``ReplicationControlManager``, ``ConfigurationControlManager``,
+``AclControlManager``, ``ClientQuotaControlManager``):
+
+================================  ==========================================  =================================
+request                           records                                     when there are too many
+================================  ==========================================  =================================
+CreateTopics                      per topic: 1 TopicRecord + 1 ConfigRecord   every topic POLICY_VIOLATION
+                                  per config + 1 PartitionRecord per          "Unable to perform excessively
+                                  partition (not per replica)                 large batch operation."
+CreatePartitions                  1 PartitionRecord per new partition         UNKNOWN_SERVER_ERROR for the
+                                                                              topics past the limit
+DeleteTopics                      1 RemoveTopicRecord per topic               UNKNOWN_SERVER_ERROR for the
+                                                                              topics past the limit
+IncrementalAlterConfigs           1 ConfigRecord per key (changed values;     every resource POLICY_VIOLATION
+                                  every key of a broker resource)
+CreateAcls                        1 AccessControlEntryRecord per binding      every binding POLICY_VIOLATION
+DeleteAcls                        1 RemoveAccessControlEntryRecord per        3.9: UNKNOWN_SERVER_ERROR past the
+                                  binding a filter matches                    limit; 4.x: INVALID_REQUEST
+                                                                              "Cannot remove more than ..."
+AlterClientQuotas                 1 ClientQuotaRecord per key                 every entity POLICY_VIOLATION
+AlterPartitionReassignments       1 PartitionChangeRecord per partition       UNKNOWN_SERVER_ERROR past the limit
+================================  ==========================================  =================================
+
+So every write is cut into requests of at most ``MAX_RECORDS_PER_REQUEST`` records (each entity counted from
+what it asks for, an upper bound where the broker may skip a record) and ``MAX_ENTITIES_PER_REQUEST``
+entities, packed in order, each request as full as it can be: for items kept in order that is the fewest
+requests the limit allows. Should the broker still refuse a request as too large (a cluster with a lower limit,
+an estimate that was short), ``send_within_limit`` halves the request size, sends what was refused again and
+carries on with the rest under that smaller size. An entity refused on its own is reported with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from reconciler.kafka.results import ItemResult
+
+T = TypeVar("T")
+
+# QuorumController.MAX_RECORDS_PER_USER_OP (= MAX_RECORDS_PER_BATCH), Kafka 3.9.x and 4.x.
+MAX_RECORDS_PER_REQUEST = 10_000
+# Entities per request whatever their records: keeps requests and answers (a CreateTopics answer lists every
+# topic's resolved configs, KIP-525) a few MB at most, far below socket.request.max.bytes (100 MiB).
+MAX_ENTITIES_PER_REQUEST = 5_000
+
+_POLICY_VIOLATION = 44
+_INVALID_REQUEST = 42
+_UNKNOWN_SERVER_ERROR = -1
+
+Weight = Callable[[T], int]
+Send = Callable[[Sequence[T]], Sequence[ItemResult]]
+
+
+def too_large(result: ItemResult, *, overflow_per_item: bool = False) -> bool:
+    """True when the broker refused ``result``'s entity because its request carried too many records.
+
+    ``overflow_per_item`` is for the APIs whose controller code fails only the entities past the limit with a
+    bare ``UNKNOWN_SERVER_ERROR`` (CreatePartitions, DeleteTopics, DeleteAcls on 3.9, reassignments).
+    """
+    message = result.message or ""
+    if result.error_code == _POLICY_VIOLATION and "excessively large" in message:
+        return True
+    if result.error_code == _INVALID_REQUEST and "Cannot remove more than" in message:
+        return True
+    return overflow_per_item and result.error_code == _UNKNOWN_SERVER_ERROR and not message
+
+
+def pack(
+    items: Sequence[T],
+    weight: Weight[T],
+    *,
+    max_records: int | None = None,
+    max_entities: int | None = None,
+) -> list[list[T]]:
+    """``items`` in order, cut into runs of at most ``max_records`` records and ``max_entities`` items.
+
+    Each run takes items until the next would not fit (an item heavier than the limit goes alone), which
+    gives the fewest runs any cut that keeps the order can give.
+    """
+    runs: list[list[T]] = []
+    start = 0
+    while start < len(items):
+        run = _first_run(items[start:], weight, max_records=max_records, max_entities=max_entities)
+        runs.append(run)
+        start += len(run)
+    return runs
+
+
+def _first_run(items: Sequence[T], weight: Weight[T], *, max_records: int | None, max_entities: int | None) -> list[T]:
+    records_cap = MAX_RECORDS_PER_REQUEST if max_records is None else max_records
+    entities_cap = MAX_ENTITIES_PER_REQUEST if max_entities is None else max_entities
+    run: list[T] = []
+    load = 0
+    for item in items:
+        w = max(0, weight(item))
+        if run and (load + w > records_cap or len(run) >= entities_cap):
+            break
+        run.append(item)
+        load += w
+    return run
+
+
+def send_within_limit(
+    items: Sequence[T],
+    *,
+    weight: Weight[T],
+    send: Send[T],
+    refused: Callable[[ItemResult], bool] = too_large,
+    max_records: int | None = None,
+    max_entities: int | None = None,
+) -> list[ItemResult]:
+    """Send ``items`` in packed requests through ``send``; one ``ItemResult`` per item, in input order.
+
+    ``send(run)`` sends one request and returns one result per item of ``run``, in order. When items of a
+    request of several are ``refused`` as too large, the size is halved (at most half the records of the
+    refused request) and they are sent again, first, with everything after them packed to the new size. An
+    item refused on its own keeps the broker's answer, with the reason.
+    """
+    limit = MAX_RECORDS_PER_REQUEST if max_records is None else max_records
+    entities = MAX_ENTITIES_PER_REQUEST if max_entities is None else max_entities
+    results: dict[int, ItemResult] = {}
+    rest = list(range(len(items)))  # indices of the items still to send, in order
+    while rest:
+        run = _first_run(rest, lambda i: weight(items[i]), max_records=limit, max_entities=entities)
+        rest = rest[len(run) :]
+        answers = send([items[i] for i in run])
+        for i, r in zip(run, answers, strict=True):
+            results[i] = r
+        again = [i for i in run if refused(results[i])]
+        if not again:
+            continue
+        if len(run) == 1:
+            (i,) = again
+            if too_large(results[i]) or weight(items[i]) > MAX_RECORDS_PER_REQUEST:
+                results[i] = _alone(results[i], weight(items[i]))
+            continue
+        # The controller takes fewer records than this run had: halve the size and send the refused first.
+        limit = max(1, sum(weight(items[i]) for i in run) // 2)
+        rest = again + rest
+    return [results[i] for i in range(len(items))]
+
+
+def _alone(result: ItemResult, records: int) -> ItemResult:
+    reason = (
+        f"refused as too large on its own: it needs {records} metadata record(s) and the controller accepts at "
+        f"most {MAX_RECORDS_PER_REQUEST} per request"
+    )
+    return ItemResult(
+        key=result.key,
+        error_code=result.error_code,
+        error_name=result.error_name,
+        message=f"{result.message}; {reason}" if result.message else reason,
+        extra=result.extra,
+        retriable=False,
+    )
