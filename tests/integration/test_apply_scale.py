@@ -18,19 +18,20 @@ from reconciler.kafka.admin import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
 from tests.integration.helpers import make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.kinds import single_node
 
-pytestmark = pytest.mark.kafka
+pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 CONFIGS = {"retention.ms": "86400000", "cleanup.policy": "delete", "max.message.bytes": "2097152"}
 
 
-@pytest.fixture
-def cleanup(kafka_single: KafkaCluster, topic_prefix: str) -> Iterator[None]:
-    """Delete this test's topics afterwards, so later tests do not carry thousands of partitions."""
-    yield
-    with kafka_single.admin_session() as admin:
-        names = [t for t in admin.list_topics() if t.startswith(topic_prefix)]
-        for start in range(0, len(names), 500):
-            admin.delete_topics(names[start : start + 500])
+@pytest.fixture(scope="module")
+def kafka_scale() -> Iterator[KafkaCluster]:
+    """A node of its own: the session's shared node would carry (or spend minutes deleting) 12,000 partitions."""
+    cluster = single_node()
+    try:
+        yield cluster
+    finally:
+        cluster.close()
 
 
 def manifests_of(prefix: str, count: int, *, partitions: int) -> str:
@@ -71,13 +72,38 @@ def described(cluster: KafkaCluster, names: list[str]) -> tuple[dict[str, int], 
     return counts, configs
 
 
+def test_a_request_the_broker_refuses_as_too_large_is_halved_and_sent_again(
+    kafka_scale: KafkaCluster, topic_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pretend the controller took 100,000 records: the first request (12,000 records) goes out whole.
+    monkeypatch.setattr(limits, "MAX_RECORDS_PER_REQUEST", 100_000)
+    ten = {f"segment.{k}": v for k, v in {"ms": "3600000", "bytes": "104857600", "jitter.ms": "0"}.items()}
+    ten |= {"retention.ms": "86400000", "retention.bytes": "-1", "cleanup.policy": "delete"}
+    ten |= {"max.message.bytes": "2097152", "min.insync.replicas": "1", "flush.ms": "9223372036854775807"}
+    ten |= {"message.timestamp.type": "CreateTime"}
+    assert len(ten) == 10
+    specs = [TopicSpec(f"{topic_prefix}t{i:04}", partitions=1, replication_factor=1, configs=ten) for i in range(1000)]
+    with KafkaAdapter(kafka_scale.connection_settings()) as adapter:
+        results = adapter.create_topics(specs)
+        requests = adapter.request_counts["CreateTopics"]
+        assert adapter.wait_topics_present([s.name for s in specs], timeout_s=120) == frozenset()
+
+    assert [r.key for r in results] == [s.name for s in specs]
+    assert [r.describe() for r in results if not r.ok] == []
+    # Refused whole (POLICY_VIOLATION), then two requests of 500 topics (6,000 records) each.
+    assert requests == 3
+    counts, configs = described(kafka_scale, [s.name for s in specs])
+    assert counts == {s.name: 1 for s in specs}
+    assert all(found == ten for found in configs.values())
+
+
 def test_a_thousand_topics_of_twelve_partitions_apply_in_two_requests_and_converge(
-    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path, cleanup: None
+    kafka_scale: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     # 1,000 x (1 topic + 3 configs + 12 partitions) = 16,000 records: one request would be refused.
     directory = write_manifests(tmp_path / "m", manifests_of(topic_prefix, 1000, partitions=12))
     names = [f"{topic_prefix}t{i:04}" for i in range(1000)]
-    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+    with KafkaAdapter(kafka_scale.connection_settings()) as adapter:
         p = make_plan(adapter, directory)
         assert len(p.actionable) == 1000
         report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=240))
@@ -93,31 +119,6 @@ def test_a_thousand_topics_of_twelve_partitions_apply_in_two_requests_and_conver
         assert adapter.wait_topics_present(names, timeout_s=240) == frozenset()
         assert make_plan(adapter, directory).actionable == ()
 
-    counts, configs = described(kafka_single, names)
+    counts, configs = described(kafka_scale, names)
     assert counts == dict.fromkeys(names, 12)
     assert configs == dict.fromkeys(names, CONFIGS)
-
-
-def test_a_request_the_broker_refuses_as_too_large_is_halved_and_sent_again(
-    kafka_single: KafkaCluster, topic_prefix: str, monkeypatch: pytest.MonkeyPatch, cleanup: None
-) -> None:
-    # Pretend the controller took 100,000 records: the first request (12,000 records) goes out whole.
-    monkeypatch.setattr(limits, "MAX_RECORDS_PER_REQUEST", 100_000)
-    ten = {f"segment.{k}": v for k, v in {"ms": "3600000", "bytes": "104857600", "jitter.ms": "0"}.items()}
-    ten |= {"retention.ms": "86400000", "retention.bytes": "-1", "cleanup.policy": "delete"}
-    ten |= {"max.message.bytes": "2097152", "min.insync.replicas": "1", "flush.ms": "9223372036854775807"}
-    ten |= {"message.timestamp.type": "CreateTime"}
-    assert len(ten) == 10
-    specs = [TopicSpec(f"{topic_prefix}t{i:04}", partitions=1, replication_factor=1, configs=ten) for i in range(1000)]
-    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-        results = adapter.create_topics(specs)
-        requests = adapter.request_counts["CreateTopics"]
-        assert adapter.wait_topics_present([s.name for s in specs], timeout_s=60) == frozenset()
-
-    assert [r.key for r in results] == [s.name for s in specs]
-    assert [r.describe() for r in results if not r.ok] == []
-    # Refused whole (POLICY_VIOLATION), then two requests of 500 topics (6,000 records) each.
-    assert requests == 3
-    counts, configs = described(kafka_single, [s.name for s in specs])
-    assert counts == {s.name: 1 for s in specs}
-    assert all(found == ten for found in configs.values())
