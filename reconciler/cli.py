@@ -6,11 +6,8 @@ the planner, the apply engine and the renderers. Exit codes: 0 success, 1 error 
 4 partial result with changes present (``fleet plan --detailed-exitcode``).
 """
 
-from __future__ import annotations
-
 import enum
-import json
-import logging
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -19,13 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 
 import reconciler
-from reconciler import errors, manifests, state, workflow
-from reconciler import plan as plan_model
+from reconciler import errors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used, so --help, --version and validate start fast (docs/benchmarks.md)
+    import logging
+
+    from rich.console import Console
+
+    from reconciler import manifests
+    from reconciler import plan as plan_model
     from reconciler.apply.report import ApplyReport
     from reconciler.kafka.admin import KafkaAdapter
 
@@ -37,9 +38,35 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-log = logging.getLogger("reconciler")
+
+
+@functools.cache
+def _console(*, stderr: bool = False) -> "Console":
+    """The rich console for tables and progress (apply); plain lines go through ``_say``."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+def _colour() -> bool | None:
+    """None: colour when the stream is a terminal (click's rule); False when NO_COLOR is set."""
+    return False if os.environ.get("NO_COLOR") else None
+
+
+def _say(text: str, *, err: bool = False, style: str | None = None) -> None:
+    """Print one line as it is (no markup), on stderr when ``err``, in ``style`` colour on a terminal."""
+    typer.secho(text, fg=style, err=err, color=_colour())
+
+
+def _log() -> "logging.Logger":
+    import logging
+
+    return logging.getLogger("reconciler")
+
+
+def _stdout_is_terminal() -> bool:
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,36 +116,16 @@ RotateOpt = Annotated[
 ]
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Writes each record to ``sys.stderr`` as it is when the record is written, not when logging was set up.
+def _setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
+    from reconciler import logs
 
-    kafka-python logs from its IO thread, possibly after the command returned; a handler holding the stream of
-    the moment (an embedding program's or a test runner's, since closed) would fail on every such record.
-    """
-
-    @property
-    def stream(self) -> Any:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, _value: Any) -> None:
-        pass
-
-
-def _setup_logging(verbose: int) -> None:
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(
-        level=level, handlers=[_StderrHandler()], format="%(levelname)s %(name)s: %(message)s", force=True
-    )
-    # kafka-python is chatty and its debug output includes raw protocol data; keep it at WARNING
-    # unless -vvv asks for it.
-    logging.getLogger("kafka").setLevel(logging.DEBUG if verbose >= 3 else logging.WARNING)
+    logs.setup(verbose, quiet_kafka=quiet_kafka)
 
 
 def _print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
     for d in diagnostics:
         style = "red" if d.severity is errors.Severity.ERROR else "yellow"
-        err.print(d.format(), style=style, markup=False)
+        _say(d.format(), err=True, style=style)
 
 
 @contextmanager
@@ -131,21 +138,18 @@ def _errors_to_exit() -> Iterator[None]:
     except errors.ValidationFailed as exc:
         _print_diagnostics(exc.diagnostics)
         n = len(errors.errors_only(exc.diagnostics))
-        err.print(f"error: {n} problem(s) in the manifests; nothing was sent to any cluster.", markup=False)
+        _say(f"error: {n} problem(s) in the manifests; nothing was sent to any cluster.", err=True)
         raise typer.Exit(code=1) from None
     except errors.ReconcilerError as exc:
-        err.print(f"error: {exc}", markup=False)
+        _say(f"error: {exc}", err=True)
         raise typer.Exit(code=exc.exit_code) from None
     except KeyboardInterrupt:
-        err.print("interrupted", markup=False)
+        _say("interrupted", err=True)
         raise typer.Exit(code=130) from None
     except Exception as exc:
         if os.environ.get("KAFKA_RECONCILER_DEBUG"):
             raise
-        err.print(
-            f"internal error: {type(exc).__name__} (set KAFKA_RECONCILER_DEBUG=1 for details and report it)",
-            markup=False,
-        )
+        _say(f"internal error: {type(exc).__name__} (set KAFKA_RECONCILER_DEBUG=1 for details and report it)", err=True)
         raise typer.Exit(code=1) from None
 
 
@@ -173,11 +177,13 @@ def validate(
     fmt: Annotated[DiagFormat, typer.Option("--format", help="Diagnostics format.")] = DiagFormat.text,
 ) -> None:
     """Validate manifests offline: exit 0 when valid, 1 otherwise."""
+    from reconciler import manifests  # not workflow: validate needs neither the planner nor a Kafka client
+
     diagnostics: list[errors.Diagnostic] = []
     summary = ""
     with _errors_to_exit():
         try:
-            result = workflow.load_manifests(paths, environment=environment)
+            result = manifests.load(paths, environment=environment)
             diagnostics = result.diagnostics
             d = result.desired
             summary = (
@@ -190,6 +196,8 @@ def validate(
             diagnostics = exc.diagnostics
             failed = True
     if fmt is DiagFormat.json:
+        import json
+
         typer.echo(json.dumps({"valid": not failed, "diagnostics": [d.to_dict() for d in diagnostics]}, indent=2))
     elif fmt in (DiagFormat.github, DiagFormat.gitlab):
         from reconciler.gitops import annotations as gh_annotations
@@ -199,12 +207,14 @@ def validate(
             for line in gh_annotations.github_annotations(diagnostics, workspace=workspace):
                 typer.echo(line)
         else:
+            import json
+
             typer.echo(json.dumps(gh_annotations.gitlab_code_quality(diagnostics, workspace=workspace), indent=2))
         _print_diagnostics(diagnostics)
     else:
         _print_diagnostics(diagnostics)
         if not failed:
-            out.print(summary, markup=False)
+            _say(summary)
     if failed:
         raise typer.Exit(code=1)
 
@@ -214,7 +224,7 @@ def _echo(text: str) -> None:
     typer.echo(text, nl=not text.endswith("\n"))
 
 
-def _render(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = None) -> str:
+def _render(p: "plan_model.Plan", fmt: PlanFormat, *, cluster_name: str | None = None) -> str:
     from reconciler.render import json as render_json
     from reconciler.render import markdown as render_markdown
     from reconciler.render import text as render_text
@@ -223,10 +233,12 @@ def _render(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = N
         return render_json.render(p)
     if fmt is PlanFormat.markdown:
         return render_markdown.render(p, title=cluster_name)
-    return render_text.render(p, color=out.is_terminal and not os.environ.get("NO_COLOR"))
+    return render_text.render(p, color=_stdout_is_terminal() and not os.environ.get("NO_COLOR"))
 
 
-def _load(paths: list[Path], environment: str | None) -> manifests.LoadResult:
+def _load(paths: list[Path], environment: str | None) -> "manifests.LoadResult":
+    from reconciler import workflow
+
     result = workflow.load_manifests(paths, environment=environment)
     _print_diagnostics(result.diagnostics)
     return result
@@ -237,12 +249,13 @@ def _connect(
     bootstrap_server: str | None,
     command_config: Path | None,
     cluster: str | None = None,
-    profiles: Mapping[str, manifests.ClusterProfile] | None = None,
-) -> KafkaAdapter:
+    profiles: "Mapping[str, manifests.ClusterProfile] | None" = None,
+) -> "KafkaAdapter":
     """An adapter for the cluster chosen by the flags, ``--command-config``, a profile or the environment.
 
     It connects on its first request; use it as a context manager so the connection is closed.
     """
+    from reconciler import workflow
     from reconciler.kafka.admin import KafkaAdapter
 
     settings = workflow.resolve_connection(
@@ -252,14 +265,16 @@ def _connect(
 
 
 def _compute_plan(
-    loaded: manifests.LoadResult,
+    loaded: "manifests.LoadResult",
     *,
     cluster: str | None,
     bootstrap_server: str | None,
     command_config: Path | None,
     live_state: Path | None,
     rotate: list[str] | None,
-) -> plan_model.Plan:
+) -> "plan_model.Plan":
+    from reconciler import state, workflow
+
     result = loaded
     if live_state is not None:
         live = state.read_snapshot(live_state)
@@ -268,7 +283,9 @@ def _compute_plan(
         bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=result.profiles
     ) as adapter:
         live = workflow.read_live(adapter, result.desired)
-        log.info("read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count)
+        _log().info(
+            "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
+        )
     return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
 
 
@@ -307,7 +324,7 @@ def plan(
             p.save(out_file)
         _echo(_render(p, fmt, cluster_name=cluster))
         if out_file is not None and fmt is PlanFormat.text:
-            err.print(f"Saved the plan to {out_file}.", markup=False)
+            _say(f"Saved the plan to {out_file}.", err=True)
         if validate_on_broker:
             if live_state is not None:
                 raise errors.ConfigError("--validate needs a live cluster, not --live-state")
@@ -323,10 +340,10 @@ def plan(
                 fmt="text",
                 allow_self_lockout=False,
                 timeout=120.0,
-                console=out if fmt is PlanFormat.text else err,
+                console=_console(stderr=fmt is not PlanFormat.text),
             )
             if any(i.outcome is ApplyOutcome.DRY_RUN_REJECTED for i in checked.items):
-                err.print("error: the broker rejected part of this plan (see the dry run above)", markup=False)
+                _say("error: the broker rejected part of this plan (see the dry run above)", err=True)
                 raise typer.Exit(code=1)
     if detailed_exitcode and p.summary().has_changes:
         raise typer.Exit(code=2)
@@ -341,6 +358,8 @@ def show(
     fmt: Annotated[PlanFormat, typer.Option("--format", help="Output format.")] = PlanFormat.text,
 ) -> None:
     """Render a saved plan."""
+    from reconciler import plan as plan_model
+
     with _errors_to_exit():
         p = plan_model.Plan.load(plan_file)
         _echo(_render(p, fmt))
@@ -362,7 +381,7 @@ def snapshot(
 ) -> None:
     """Write the live state of a cluster as a versioned JSON snapshot (for offline plans and reviews)."""
     _setup_logging(verbose)
-    from reconciler import desired
+    from reconciler import desired, state, workflow
 
     with _errors_to_exit():
         profiles = {}
@@ -381,31 +400,32 @@ def snapshot(
         state.write_snapshot(live, out_file)
         topics = len(live.topics or {})
         acls = "not read" if live.acls is None else str(len(live.acls))
-        err.print(
+        _say(
             f"Wrote {out_file}: cluster {live.cluster_id}, {len(live.brokers)} brokers, {topics} topics, "
             f"{acls} ACLs ({requests} admin requests).",
-            markup=False,
+            err=True,
         )
 
 
 # ----------------------------------------------------------------------------------------- apply
 def _run_apply(
-    p: plan_model.Plan,
+    p: "plan_model.Plan",
     *,
     dry_run: bool,
     cluster: str | None,
-    loaded: manifests.LoadResult | None,
+    loaded: "manifests.LoadResult | None",
     bootstrap_server: str | None,
     command_config: Path | None,
     fmt: str,
     allow_self_lockout: bool,
     timeout: float,
     replication_throttle: int | None = None,
-    console: Console = out,
-) -> ApplyReport:
+    console: "Console | None" = None,
+) -> "ApplyReport":
     from reconciler import apply as apply_mod
     from reconciler.render import apply as render_apply
 
+    console = console or _console()
     profiles = loaded.profiles if loaded is not None else {}
     wanted = loaded.desired if loaded is not None else None
     adapter = _connect(
@@ -420,7 +440,7 @@ def _run_apply(
     )
     with adapter:
         if fmt == "text" and p.actionable:
-            with render_apply.progress(err) as sink:
+            with render_apply.progress(_console(stderr=True)) as sink:
                 report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
         else:
             report = apply_mod.apply_plan(p, adapter, options=options)
@@ -472,9 +492,11 @@ def apply(
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back."""
+    from reconciler import plan as plan_model
+
     _setup_logging(verbose)
     if fmt not in ("text", "json"):
-        err.print("error: --format must be text or json", markup=False)
+        _say("error: --format must be text or json", err=True)
         raise typer.Exit(code=1)
     with _errors_to_exit():
         loaded = _load(paths, environment) if paths else None
@@ -495,6 +517,8 @@ def apply(
             _echo(_render(p, PlanFormat.text))
         if not (p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings)):
             if fmt == "json":
+                import json
+
                 typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
             return
         # A plan with error-level findings is refused by apply (exit 1); one with only blocked changes is
@@ -503,7 +527,7 @@ def apply(
             if not sys.stdin.isatty():
                 raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
             if not typer.confirm("Apply these changes?", default=False):
-                err.print("Apply cancelled; nothing was written.", markup=False)
+                _say("Apply cancelled; nothing was written.", err=True)
                 raise typer.Exit(code=1)
         report = _run_apply(
             p,
@@ -569,6 +593,7 @@ def comment_cmd(
     ] = None,
 ) -> None:
     """Create or update this cluster's plan comment on the pull or merge request ($GITHUB_TOKEN, $GITLAB_TOKEN)."""
+    from reconciler import plan as plan_model
     from reconciler.gitops import publish
 
     with _errors_to_exit():
@@ -599,6 +624,7 @@ def drift_issue_cmd(
     api_url: ApiUrlOpt = None,
 ) -> None:
     """Open, update or close this cluster's drift issue from a saved plan ($GITHUB_TOKEN)."""
+    from reconciler import plan as plan_model
     from reconciler.gitops import event as gh_event
     from reconciler.gitops import publish
 
@@ -631,8 +657,8 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Write into a non-empty 
 
 def _print_adoption(report: Any, *, written: Path) -> None:
     for line in report.lines():
-        out.print(line, markup=False)
-    err.print(f"Details and next steps: {written}", markup=False)
+        _say(line)
+    _say(f"Details and next steps: {written}", err=True)
 
 
 @app.command(name="import")
@@ -733,15 +759,13 @@ def fleet_plan(
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
-    _setup_logging(verbose)
-    if verbose < 3:  # a cluster that is down is reported once, with its reason; not by the client's retry log
-        logging.getLogger("kafka").setLevel(logging.CRITICAL)
+    _setup_logging(verbose, quiet_kafka=True)  # a cluster that is down is reported once, with its reason
     from reconciler import fleet as fleet_mod
 
     def progress(event: fleet_mod.FleetEvent) -> None:
         if not quiet:
             style = "yellow" if event.stage == "unreadable" else None
-            err.print(f"[{event.stage}] {event.message}", style=style, markup=False)
+            _say(f"[{event.stage}] {event.message}", err=True, style=style)
 
     with _errors_to_exit():
         if (master is not None or conf) and engine is not FleetEngine.spark:
@@ -761,28 +785,28 @@ def fleet_plan(
         )
     summary = result.summary
     if fmt is FleetFormat.json:
+        import json
+
         typer.echo(json.dumps({k: v for k, v in summary.items() if k != "drift"}, indent=2))
     else:
         for c in result.clusters:
             if c.status == "planned":
                 n = c.counts
-                out.print(
+                _say(
                     f"{c.name}: {n['create']} to create, {n['update']} to update, {n['delete']} to delete, "
-                    f"{n['blocked']} blocked ({c.plan_path})",
-                    markup=False,
+                    f"{n['blocked']} blocked ({c.plan_path})"
                 )
             else:
-                out.print(f"{c.name}: {c.status.upper()}: {c.reason}", style="yellow", markup=False)
+                _say(f"{c.name}: {c.status.upper()}: {c.reason}", style="yellow")
         status = "PARTIAL" if result.partial else "complete"
         changes = "changes present" if result.has_changes else "no changes"
-        out.print(
+        _say(
             f"Fleet: {status}, {changes}: {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) "
             f"planned, {summary['clusters_with_changes']} with changes, in {result.seconds:.1f} s "
-            f"({result.engine} engine, run {summary['run']['id']}). Report: {out_dir / 'report.md'}",
-            markup=False,
+            f"({result.engine} engine, run {summary['run']['id']}). Report: {out_dir / 'report.md'}"
         )
         for note in result.notes:
-            err.print(note, markup=False)
+            _say(note, err=True)
     code = result.detailed_exit_code if detailed_exitcode else result.exit_code
     if code:
         raise typer.Exit(code=code)

@@ -27,6 +27,7 @@ class Strict(BaseModel):
         populate_by_name=True,
         coerce_numbers_to_str=True,
         frozen=True,
+        defer_build=True,  # built on first use: a run validates only the kinds its manifests contain
     )
 
 

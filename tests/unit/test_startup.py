@@ -1,0 +1,73 @@
+"""Start-up stays light: ``--help``, ``--version`` and ``validate`` do not import what they do not use.
+
+Each command runs in a fresh interpreter, which then lists the modules it imported. Asserting which modules
+are absent (not how long start-up took) keeps this a fast, deterministic guard; the times themselves are
+measured by ``benchmarks/apply_bench.py`` (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
+
+_RUN = """
+import json, sys
+sys.argv = ["kafka-reconciler", *json.loads(sys.argv[1])]
+from reconciler.cli import app
+try:
+    app()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+# Packages only plan/apply/fleet need; the Kafka client, rich's renderers and Spark are the heavy ones.
+HEAVY = ("kafka", "rich", "deepdiff", "pyspark", "pandas", "pyarrow")
+NOT_FOR_VALIDATE = (
+    "reconciler.kafka",
+    "reconciler.planner",
+    "reconciler.apply",
+    "reconciler.render",
+    "reconciler.fleet",
+)
+
+
+def run_cli(*args: str) -> tuple[int, set[str], str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN, json.dumps(list(args))], capture_output=True, text=True, timeout=120, check=False
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["modules"]), done.stdout
+
+
+def imported(modules: set[str], prefixes: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes))
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_import_neither_models_nor_clients(flag: str) -> None:
+    code, modules, stdout = run_cli(flag)
+    assert code == 0
+    assert "kafka-reconciler" in stdout
+    assert imported(modules, (*HEAVY, "pydantic", "pydantic_core", "ruamel")) == []
+    assert sorted(m for m in modules if m.startswith("reconciler")) == [
+        "reconciler",
+        "reconciler.cli",
+        "reconciler.errors",
+    ]
+
+
+def test_validate_imports_the_manifest_models_but_no_kafka_client_planner_or_renderer() -> None:
+    code, modules, stdout = run_cli("validate", str(EXAMPLES))
+    assert code == 0
+    assert stdout.startswith("valid: ")
+    assert "reconciler.manifests.models" in modules  # it did validate
+    assert imported(modules, (*HEAVY, *NOT_FOR_VALIDATE)) == []
