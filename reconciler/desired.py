@@ -52,6 +52,13 @@ class DesiredTopic:
     configs: Mapping[str, str] = dataclasses.field(default_factory=dict)
     assignment: tuple[tuple[int, ...], ...] | None = None  # explicit replica assignment, if declared
     source: Source | None = None
+    allow_internal: bool = False  # the manifests allow creating and changing this internal topic
+
+
+def topic_collision_key(name: str) -> str:
+    """Topic names equal once '.' and '_' are treated alike collide in Kafka's metric names (the broker refuses
+    the second with INVALID_TOPIC_EXCEPTION)."""
+    return name.replace(".", "_")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -132,6 +139,7 @@ class Ownership:
     delete: Mapping[str, bool] = dataclasses.field(default_factory=dict)
     managed_kinds: frozenset[str] = frozenset(KINDS)
     source: Source | None = None
+    internal_topics: tuple[NamePattern, ...] = ()  # more names to treat as internal (custom Connect topics)
 
     def owns_topic(self, name: str) -> bool:
         return any(p.matches(name) for p in self.topics)
@@ -141,6 +149,10 @@ class Ownership:
 
     def may_delete(self, kind: str) -> bool:
         return bool(self.delete.get(kind, False))
+
+    def declares_internal(self, name: str) -> bool:
+        """Whether ``name`` is internal by the manifests' own rules (``internalTopics``, Connect storage topics)."""
+        return any(p.matches(name) for p in self.internal_topics)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

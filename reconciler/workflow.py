@@ -101,6 +101,9 @@ def read_filters(
 ) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
     """Topic and principal filters so the read covers only what the manifests and ownership rules need."""
     declared_topics = frozenset(wanted.topics)
+    # Live topics whose names collide with a declared one ('.' and '_' alike) are read too: the planner blocks
+    # such a create instead of letting the broker refuse it at apply.
+    collision_keys = frozenset(desired.topic_collision_key(n) for n in declared_topics)
     ownership = wanted.ownership
     principals = {b.principal for b in wanted.acls}
     principals |= {f"User:{name}" for name in wanted.scram_users}
@@ -108,7 +111,9 @@ def read_filters(
         principals |= {f"User:{n}" for t, n in entity.parts if t == "user" and n is not None}
 
     def topic_filter(name: str) -> bool:
-        return name in declared_topics or ownership.owns_topic(name)
+        return (
+            name in declared_topics or ownership.owns_topic(name) or desired.topic_collision_key(name) in collision_keys
+        )
 
     def principal_filter(principal: str) -> bool:
         return principal in principals or ownership.owns_principal(principal)

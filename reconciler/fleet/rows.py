@@ -69,6 +69,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
                 "principals": _patterns(own.principals),
                 "delete": dict(sorted(own.delete.items())),
                 "managed_kinds": sorted(own.managed_kinds),
+                "internal_topics": _patterns(own.internal_topics),
                 "source": None if own.source is None else dataclasses.asdict(own.source),
             }
         ),
@@ -83,6 +84,8 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
             yield (kind, name, CONFIG_PREFIX + key, value)
         if topic.source is not None:
             yield (kind, name, "@source", _source(topic.source))
+        if topic.allow_internal:
+            yield (kind, name, "@allow_internal", "true")
     for binding, source in wanted.acls.items():
         name = views.acl_name(binding)
         yield (desired.KIND_ACL, name, "binding", _j(binding.to_dict()))
@@ -148,6 +151,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
         delete={str(k): bool(v) for k, v in own_doc.get("delete", {}).items()},
         managed_kinds=frozenset(own_doc.get("managed_kinds", desired.KINDS)),
         source=None if own_doc.get("source") is None else desired.Source(**own_doc["source"]),
+        internal_topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("internal_topics", [])),
     )
     topics = {
         name: desired.DesiredTopic(
@@ -159,6 +163,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
             if "assignment" not in e
             else tuple(tuple(int(b) for b in r) for r in json.loads(_text(e["assignment"]))),
             source=_unsource(e.get("@source")),
+            allow_internal="@allow_internal" in e,
         )
         for name, e in grouped[desired.KIND_TOPIC].items()
     }

@@ -6,6 +6,7 @@ the cross-document rules that span them (grants naming topics nobody declares or
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -41,6 +42,7 @@ class Builder:
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
         self._grant_topics: list[tuple[loader.Document, tuple[str | int, ...], str]] = []
+        self._connect_topics: list[desired.NamePattern] = []  # storage topics a ConnectWorker names: internal
 
     @property
     def topics(self) -> dict[str, desired.DesiredTopic]:
@@ -111,6 +113,10 @@ class Builder:
         }
         for binding in roles.expand(doc.spec):
             self.add_binding(doc, binding, paths, origin)
+        if isinstance(doc.spec, models.ConnectWorkerSpec):
+            spec = doc.spec
+            names = (spec.config_storage_topic, spec.offset_storage_topic, spec.status_storage_topic)
+            self._connect_topics.extend(desired.NamePattern("exact", n) for n in names)
         self._grant_topics.extend((doc, path, name) for path, name in roles.literal_topics(doc.spec))
 
     def check_grant_topics(self) -> None:
@@ -232,6 +238,7 @@ class Builder:
             delete={_KIND_NAMES[k]: bool(getattr(spec.delete, _KIND_NAMES[k])) for k in _KIND_NAMES},
             managed_kinds=frozenset(kinds),
             source=source(doc),
+            internal_topics=tuple(self._patterns(doc, "internalTopics", spec.internal_topics)),
         )
 
     def _patterns(
@@ -259,5 +266,7 @@ class Builder:
             quotas=self.quotas,
             scram_users=self.scram,
             broker_configs=self.brokers,
-            ownership=self.ownership,
+            ownership=dataclasses.replace(
+                self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
+            ),
         )

@@ -122,6 +122,11 @@ class TopicSpec(Strict):
     configs: Configs = Field(default_factory=dict)
     replica_assignment: list[list[int]] | None = None
     defaults: Name | None = None
+    allow_internal: bool = Field(
+        default=False,
+        description="Allow the tool to create and change this topic although it is internal to Kafka or a tool "
+        "around it (__consumer_offsets, _schemas, Connect storage, Kafka Streams changelog/repartition topics).",
+    )
 
 
 class TopicDefaultsSpec(Strict):
@@ -293,6 +298,10 @@ class OwnershipSpec(Strict):
     principals: list[NamePatternSpec] = Field(default_factory=list)
     managed_kinds: list[ManagedKind] | None = None
     delete: DeletePolicySpec = Field(default_factory=DeletePolicySpec)
+    internal_topics: list[NamePatternSpec] = Field(
+        default_factory=list,
+        description="More topic names to treat as internal (e.g. Kafka Connect storage topics with custom names).",
+    )
 
 
 # -------------------------------------------------------------------------------------- documents

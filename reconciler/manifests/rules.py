@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from reconciler import configs
+from reconciler import configs, desired
 
 TOPIC_NAME_MAX = 249
 _TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")
@@ -57,7 +57,7 @@ def topic_name_problems(name: str) -> list[str]:
 
 def collision_key(name: str) -> str:
     """Topic names equal once '.' and '_' are treated alike collide in Kafka's metric names."""
-    return name.replace(".", "_")
+    return desired.topic_collision_key(name)
 
 
 def principal_problems(principal: str) -> list[str]:

@@ -157,6 +157,7 @@ class TopicBuilder:
             configs=merged,
             assignment=assignment,
             source=source(doc),
+            allow_internal=spec.allow_internal,
         )
 
     def _assignment(

@@ -116,6 +116,8 @@ def diff_configs(
 ) -> ConfigDiff:
     """Set what differs, reset what is set live but not declared (when ``reset_undeclared``).
 
+    A key set live to exactly the value it would fall back to is not reset: that is no change.
+
     A sensitive key cannot be compared: the cluster never returns its value. It is set when it is
     not set on the resource yet and otherwise left alone (change it by removing and re-adding the
     key, or by rotating the secret outside the plan).
@@ -147,6 +149,8 @@ def diff_configs(
             continue
         secret = sensitive(key)
         default = default_of(key)
+        if not secret and default is not None and same_value(key, default, have[key]):
+            continue  # removing it changes nothing: the value it falls back to is the one it has
         out.append(
             plan.AttributeChange(
                 name=f"configs.{key}",

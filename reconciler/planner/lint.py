@@ -3,8 +3,8 @@
 Checks: ``auto.create.topics.enable=true`` on the cluster; a declared replication factor below
 ``min.insync.replicas + 1`` (the topic's own value, else the cluster's, else Kafka's default 1);
 a replication factor above the broker count (error); partitions whose replicas all sit on one rack
-while the cluster spans several racks (for live topics the plan does not reassign, and for
-reassignment targets).
+while the cluster spans several racks (for live topics the plan does not reassign, for
+reassignment targets, and for the declared ``replicaAssignment`` of topics the plan creates).
 """
 
 from __future__ import annotations
@@ -72,8 +72,9 @@ def lint(ctx: common.Context) -> None:
         if single_rack is None or rf < 2:
             continue
         layout = targets.get(name)
-        if layout is None and live is not None:
-            layout = live.assignment
+        if layout is None:
+            # a live topic the plan does not reassign keeps its layout; a new one gets the declared one, if any
+            layout = live.assignment if live is not None else topic.assignment
         single = single_rack.count(layout) if layout else 0
         if single:
             ctx.warn(

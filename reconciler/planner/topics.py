@@ -7,28 +7,16 @@ only counted, so a plan over 100,000 topics stays small.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler import configs, desired, plan, state
-from reconciler.planner import assignment, common, views
+from reconciler.planner import assignment, common, guards, views
 
-# Topics run by Kafka itself or by well-known tools around it. When undeclared they are never
-# deleted, reset or listed, whatever the ownership rules say; declaring one manages it as usual.
-INTERNAL_TOPIC_PATTERNS = (
-    r"__.*",  # __consumer_offsets, __transaction_state, __cluster_metadata, __share_group_state, ...
-    r"_schemas",  # Schema Registry
-    r"_confluent.*",  # Confluent Platform components
-    r"(?:.*[-_.])?connect(?:[-_.].*)?-(?:configs|offsets|status)",  # Kafka Connect storage topics
-    r".*\.internal",  # MirrorMaker 2: mm2-offset-syncs.<cluster>.internal, <alias>.checkpoints.internal, ...
-)
-_INTERNAL = re.compile("|".join(f"(?:{p})" for p in INTERNAL_TOPIC_PATTERNS))
-
-
-def is_internal(name: str, topic: state.TopicState | None = None) -> bool:
-    """Whether a topic is internal: flagged so by the broker, or named like a tool's internal topic."""
-    return (topic is not None and topic.internal) or _INTERNAL.fullmatch(name) is not None
+# Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
+# undeclared they are never deleted, reset or listed, whatever the ownership rules say; a declared one is
+# created or changed only when its manifest allows it (``allowInternal: true``).
+is_internal = guards.is_internal
 
 
 def _configs_shown(values: Mapping[str, str | None], sensitive: frozenset[str]) -> dict[str, str | None]:
@@ -48,11 +36,14 @@ def plan_topics(ctx: common.Context) -> None:
             )
         return
     broker_ids = {b.id for b in ctx.live.brokers}
+    ownership = ctx.desired.ownership
+    colliding = guards.live_collisions((n for n in wanted if n not in live_topics), live_topics)
     unchanged = 0
     for name, want in wanted.items():
         have = live_topics.get(name)
+        start = len(ctx.changes)
         if have is None:
-            _create(ctx, want, broker_ids)
+            _create(ctx, want, broker_ids, collides_with=colliding.get(name))
         elif (
             want.configs == have.configs
             and want.assignment is None
@@ -62,6 +53,10 @@ def plan_topics(ctx: common.Context) -> None:
             unchanged += 1  # the common case, kept cheap: 100,000 topics are compared in well under a second
         else:
             _update(ctx, want, have, broker_ids)
+        if len(ctx.changes) > start and not want.allow_internal:
+            reason = guards.internal_reason(name, have, ownership)
+            if reason is not None:
+                guards.block(ctx.changes, start, reason)
     if unchanged:
         ctx.unchanged[desired.KIND_TOPIC] += unchanged
     if not ctx.manages_undeclared(desired.KIND_TOPIC):
@@ -69,7 +64,7 @@ def plan_topics(ctx: common.Context) -> None:
     owns = ctx.desired.ownership.owns_topic
     deletable = ctx.may_delete(desired.KIND_TOPIC)
     for name, have in live_topics.items():
-        if name in wanted or not owns(name) or is_internal(name, have):
+        if name in wanted or not owns(name) or is_internal(name, have) or ownership.declares_internal(name):
             continue
         addr = views.address(desired.KIND_TOPIC, name)
         if not deletable:
@@ -121,7 +116,9 @@ def _rf_problem(rf: int, broker_ids: set[int]) -> str | None:
     return None
 
 
-def _create(ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int]) -> None:
+def _create(
+    ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int], *, collides_with: str | None
+) -> None:
     addr = views.address(desired.KIND_TOPIC, want.name)
     after: dict[str, Any] = {
         "partitions": want.partitions,
@@ -137,7 +134,11 @@ def _create(ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int
     if want.assignment is not None:
         after["assignment"] = [list(r) for r in want.assignment]
         attrs.append(plan.AttributeChange("assignment", None, after["assignment"]))
-    problem = _rf_problem(want.replication_factor, broker_ids) or _assignment_problem(want, broker_ids)
+    problem = (
+        (guards.collision_problem(want.name, collides_with) if collides_with else None)
+        or _rf_problem(want.replication_factor, broker_ids)
+        or _assignment_problem(want, broker_ids)
+    )
     ctx.changes.append(
         plan.Change(
             address=addr,

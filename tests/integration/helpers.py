@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from kafka import KafkaConsumer, KafkaProducer
 from kafka.admin import (
     ACL,
     ACLFilter,
@@ -75,3 +76,38 @@ def acls_of(cluster: KafkaCluster, principal: str) -> list[ACL]:
     with cluster.admin_session() as admin:
         found, _ = admin.describe_acls(any_filter)
     return list(found)
+
+
+def produce_records(cluster: KafkaCluster, topic: str, values: list[bytes]) -> None:
+    """Write ``values`` to ``topic`` with a real producer (acks=all) and wait until every one is acknowledged."""
+    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap, acks="all", **cluster.client_kwargs())
+    try:
+        futures = [producer.send(topic, value) for value in values]
+        producer.flush(timeout=30)
+        for future in futures:
+            future.get(timeout=30)
+    finally:
+        producer.close()
+
+
+def consume_and_commit(cluster: KafkaCluster, topic: str, *, group: str, expected: int) -> None:
+    """Read ``expected`` records of ``topic`` as a member of consumer group ``group`` and commit its offsets."""
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=cluster.bootstrap,
+        group_id=group,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        consumer_timeout_ms=30_000,
+        **cluster.client_kwargs(),
+    )
+    try:
+        seen = 0
+        for _record in consumer:
+            seen += 1
+            if seen >= expected:
+                break
+        assert seen >= expected, f"read {seen} of {expected} record(s) of {topic}"
+        consumer.commit()
+    finally:
+        consumer.close()

@@ -15,6 +15,7 @@ from kafka.admin import NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
+from tests.integration.helpers import consume_and_commit, produce_records
 from tests.integration.test_apply import describe_topics
 from tests.kafka.cluster import KafkaCluster
 
@@ -82,3 +83,51 @@ def test_a_plan_whose_only_change_is_blocked_exits_3_and_writes_nothing(
     report = json.loads(as_json.stdout)
     assert report["exit_code"] == 3 and report["counts"]["blocked"] == 1
     assert describe_topics(kafka_single, [name]) == {name: 6}
+
+
+def test_declaring_consumer_offsets_with_more_partitions_is_refused_with_the_reason(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    source = f"{topic_prefix}events"
+    create_live(kafka_single, source, partitions=1)
+    produce_records(kafka_single, source, [b"e1"])
+    consume_and_commit(kafka_single, source, group=f"{topic_prefix}group", expected=1)  # __consumer_offsets exists
+    before = describe_topics(kafka_single, ["__consumer_offsets"])["__consumer_offsets"]
+    declared = f"""
+        apiVersion: kafka-reconciler/v1
+        kind: Topic
+        metadata: {{name: __consumer_offsets}}
+        spec: {{partitions: {before + 10}, replicationFactor: 1}}
+        """
+    path = write(tmp_path / "m", declared)
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    planned = runner.invoke(app, ["plan", path, *conn])
+    assert planned.exit_code == 0, planned.output
+    assert "! topic/__consumer_offsets" in planned.stdout
+    assert "__consumer_offsets is an internal topic, run by Kafka itself" in planned.stdout
+    assert "allowInternal: true" in planned.stdout
+    # The topic's own compression.type=producer equals what it would fall back to: not listed as a change.
+    assert "compression.type" not in planned.stdout
+    applied = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
+    assert applied.exit_code == 3, applied.output
+    assert describe_topics(kafka_single, ["__consumer_offsets"]) == {"__consumer_offsets": before}
+
+
+def test_a_name_colliding_with_a_live_topic_is_blocked_not_refused_at_apply(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    existing = f"{topic_prefix}acc_col"
+    declared = f"{topic_prefix}acc.col"
+    create_live(kafka_single, existing)
+    # No ownership rule covers the live topic: the collision is found all the same.
+    path = write(tmp_path / "m", topic(declared))
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    planned = runner.invoke(app, ["plan", path, *conn, "--format", "json"])
+    assert planned.exit_code == 0, planned.output
+    [change] = json.loads(planned.stdout)["changes"]
+    assert (change["address"], change["action"]) == (f"topic/{declared}", "blocked")
+    assert f"collides with the live topic '{existing}'" in change["reasons"][0]
+    applied = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
+    assert applied.exit_code == 3, applied.output
+    assert "INVALID_TOPIC" not in applied.stdout.replace("(INVALID_TOPIC_EXCEPTION)", "")
+    assert describe_topics(kafka_single, [declared, existing]) == {existing: 3}

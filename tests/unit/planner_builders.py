@@ -50,6 +50,7 @@ def topic(
     *,
     configs: Mapping[str, str] | None = None,
     assignment: tuple[tuple[int, ...], ...] | None = None,
+    allow_internal: bool = False,
 ) -> d.DesiredTopic:
     return d.DesiredTopic(
         name=name,
@@ -58,6 +59,7 @@ def topic(
         configs=dict(configs or {}),
         assignment=assignment,
         source=d.Source("topics.yaml", 3),
+        allow_internal=allow_internal,
     )
 
 

@@ -171,9 +171,10 @@ def test_owned_internal_topics_are_never_touched_even_with_deletion_enabled() ->
     assert result.changes == () and result.unmanaged == ()
 
 
-def test_declared_internal_topic_is_managed() -> None:
+def test_declared_internal_topic_is_managed_when_its_manifest_allows_it() -> None:
     live = live_topic("_schemas", 1, 3, configs={"cleanup.policy": "delete"})
-    result = plan(want(topics=[topic("_schemas", 1, 3, configs={"cleanup.policy": "compact"})]), cluster(topics=[live]))
+    declared = topic("_schemas", 1, 3, configs={"cleanup.policy": "compact"}, allow_internal=True)
+    result = plan(want(topics=[declared]), cluster(topics=[live]))
     assert rows(result) == [("~", "TOPIC_CONFIG", "topic/_schemas")]
 
 
@@ -190,6 +191,9 @@ def test_declared_internal_topic_is_managed() -> None:
         ("connect-status", True),
         ("my-connect-cluster-status", True),
         ("mm2-offset-syncs.east.internal", True),
+        ("orders-enricher-store-changelog", True),
+        ("orders-enricher-KSTREAM-KEY-SELECT-0000000002-repartition", True),
+        ("changelog", False),
         ("orders-status", False),
         ("payments-configs", False),
         ("reconnect-events", False),
