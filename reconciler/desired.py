@@ -140,6 +140,7 @@ class Ownership:
     managed_kinds: frozenset[str] = frozenset(KINDS)
     source: Source | None = None
     internal_topics: tuple[NamePattern, ...] = ()  # more names to treat as internal (custom Connect topics)
+    quota_entities: tuple[NamePattern, ...] = ()  # quota entities by name (``client-id=batch``, ``ip=<default>``)
 
     def owns_topic(self, name: str) -> bool:
         return any(p.matches(name) for p in self.topics)
@@ -149,6 +150,10 @@ class Ownership:
 
     def may_delete(self, kind: str) -> bool:
         return bool(self.delete.get(kind, False))
+
+    def owns_quota_entity(self, name: str) -> bool:
+        """Whether a quota entity, by its plan name (``user=<default>``, ``client-id=x,user=y``), is owned by name."""
+        return any(p.matches(name) for p in self.quota_entities)
 
     def declares_internal(self, name: str) -> bool:
         """Whether ``name`` is internal by the manifests' own rules (``internalTopics``, Connect storage topics)."""
@@ -178,7 +183,7 @@ class DesiredState:
         owned = {
             KIND_TOPIC: bool(self.ownership.topics),
             KIND_ACL: bool(self.ownership.principals),
-            KIND_QUOTA: bool(self.ownership.principals),
+            KIND_QUOTA: bool(self.ownership.principals or self.ownership.quota_entities),
             KIND_SCRAM: bool(self.ownership.principals),
             KIND_BROKER_CONFIG: False,
         }

@@ -115,6 +115,10 @@ def read_filters(
             name in declared_topics or ownership.owns_topic(name) or desired.topic_collision_key(name) in collision_keys
         )
 
+    if ownership.quota_entities:
+        # Quota entities owned by name may name any user: read every principal (the planner applies ownership).
+        return topic_filter, lambda _principal: True
+
     def principal_filter(principal: str) -> bool:
         return principal in principals or ownership.owns_principal(principal)
 

@@ -70,6 +70,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
                 "delete": dict(sorted(own.delete.items())),
                 "managed_kinds": sorted(own.managed_kinds),
                 "internal_topics": _patterns(own.internal_topics),
+                "quota_entities": _patterns(own.quota_entities),
                 "source": None if own.source is None else dataclasses.asdict(own.source),
             }
         ),
@@ -152,6 +153,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
         managed_kinds=frozenset(own_doc.get("managed_kinds", desired.KINDS)),
         source=None if own_doc.get("source") is None else desired.Source(**own_doc["source"]),
         internal_topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("internal_topics", [])),
+        quota_entities=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("quota_entities", [])),
     )
     topics = {
         name: desired.DesiredTopic(

@@ -22,7 +22,7 @@ from kafka.protocol.admin import (
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, state
-from reconciler.kafka import security
+from reconciler.kafka import rights, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
@@ -244,7 +244,7 @@ def _read_configs_via(
 
     for node, resources in per_node:
         for res in _describe_configs(wire, node=node, resources=resources):
-            _sort_config_result(res, result, lint_broker=str(first))
+            _sort_config_result(res, result, lint_broker=str(first), settings=wire.settings)
     return result
 
 
@@ -266,7 +266,7 @@ def _describe_configs(wire: wire_mod.Wire, *, node: int | None, resources: list[
     return results
 
 
-def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str) -> None:
+def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, settings: Any = None) -> None:
     name = str(res.resource_name)
     kind = "topic" if res.resource_type == _TOPIC_RESOURCE else "broker"
     if res.error_code:
@@ -274,9 +274,13 @@ def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str) -> None
             result.missing_topics.add(name)  # deleted since the Metadata answer
             return
         label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
+        hint = None
+        if rights.is_authorization_error(wire_mod.error_name(res.error_code)):
+            hint = rights.grant_hint(f"DescribeConfigs:{kind}", settings=settings, name=name)
         raise RequestFailed(
             f"cannot describe the configs of {label}: {wire_mod.error_name(res.error_code)}"
-            + (f": {res.error_message}" if res.error_message else ""),
+            + (f": {res.error_message}" if res.error_message else "")
+            + (f"; {hint}" if hint else ""),
             api="DescribeConfigs",
             error_code=int(res.error_code),
             error_name=wire_mod.error_name(res.error_code),

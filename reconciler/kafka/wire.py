@@ -23,7 +23,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import errors
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka import redact
+from reconciler.kafka import redact, rights
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 # The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
@@ -381,8 +381,12 @@ class Wire:
         """Raise ``RequestFailed`` when a response carries a top-level error code."""
         code = int(getattr(response, "error_code", 0) or 0)
         if code:
+            message = f"{api} failed: {error_name(code)}: {getattr(response, 'error_message', None) or ''}".rstrip(": ")
+            if rights.is_authorization_error(error_name(code)):
+                hint = rights.grant_hint(api, settings=self.settings)
+                message += f"; {hint}" if hint else ""
             raise RequestFailed(
-                f"{api} failed: {error_name(code)}: {getattr(response, 'error_message', None) or ''}".rstrip(": "),
+                message,
                 api=api,
                 error_code=code,
                 error_name=error_name(code),

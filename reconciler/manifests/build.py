@@ -178,26 +178,24 @@ class Builder:
         out: dict[str, str] = {}
         for key, value in spec.configs.items():
             path = ("spec", "configs", key)
-            meta = configs.BROKER_CONFIGS.get(key)
+            meta = configs.BROKER_CONFIGS.get(_listener_base(key))
             if configs.is_sensitive(key):
                 self.error(
                     doc, path, f"{key} is a secret; sensitive broker configs are not managed from manifests", key=True
                 )
                 continue
             if meta is None:
+                # The broker stores an unknown key but treats it as a secret: it never shows the value again, so
+                # the tool could neither check that the apply took effect nor see a later change.
                 hint = configs.suggest(key, list(configs.BROKER_CONFIGS))
                 self.error(
                     doc,
                     path,
-                    f"{key!r} is not a known dynamic broker config; it is passed to Kafka as written",
+                    f"{key!r} is not a dynamic broker config Kafka knows; the broker would store it as a secret "
+                    "and never show its value, so it cannot be managed from manifests",
                     key=True,
-                    severity=WARNING,
-                    hint=f"did you mean {hint}?" if hint else None,
+                    hint=f"did you mean {hint}?" if hint else "set a custom plugin config in server.properties",
                 )
-                try:
-                    out[key] = configs.canonical(key, value)
-                except ValueError as exc:
-                    self.error(doc, path, str(exc))
                 continue
             if meta.update_mode == "read-only":
                 self.error(doc, path, f"{key} is read-only: it can only be set in server.properties", key=True)
@@ -239,6 +237,7 @@ class Builder:
             managed_kinds=frozenset(kinds),
             source=source(doc),
             internal_topics=tuple(self._patterns(doc, "internalTopics", spec.internal_topics)),
+            quota_entities=tuple(self._patterns(doc, "quotaEntities", spec.quota_entities)),
         )
 
     def _patterns(
@@ -270,3 +269,12 @@ class Builder:
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),
         )
+
+
+_LISTENER_PREFIX = re.compile(r"listener\.name\.[^.]+\.(?:[a-z0-9-]+\.(?=sasl\.))?")
+
+
+def _listener_base(key: str) -> str:
+    """``ssl.keystore.type`` for ``listener.name.internal.ssl.keystore.type``: a per-listener override of a known
+    config (``listener.name.<l>.<mechanism>.sasl.*`` included) is known to the broker as its base config."""
+    return _LISTENER_PREFIX.sub("", key, count=1) if key.startswith("listener.name.") else key

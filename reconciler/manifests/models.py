@@ -222,7 +222,10 @@ class ClientQuotaSpec(Strict):
     """``ClientQuota`` spec: the entity and its quota values by Kafka key."""
 
     entity: QuotaEntitySpec
-    values: Annotated[dict[str, float | int | str], Field(min_length=1)]
+    values: Annotated[
+        dict[str, float | int | str],
+        Field(description="Quota values by Kafka key; {} removes every quota of the entity."),
+    ]
 
 
 class ScramUserSpec(Strict):
@@ -298,6 +301,11 @@ class OwnershipSpec(Strict):
     principals: list[NamePatternSpec] = Field(default_factory=list)
     managed_kinds: list[ManagedKind] | None = None
     delete: DeletePolicySpec = Field(default_factory=DeletePolicySpec)
+    quota_entities: list[NamePatternSpec] = Field(
+        default_factory=list,
+        description="Client-quota entities managed by name, whatever their kind: user=<default>, client-id=batch, "
+        "client-id=<default>, ip=10.0.0.1, ip=<default>, client-id=x,user=y (types in this order).",
+    )
     internal_topics: list[NamePatternSpec] = Field(
         default_factory=list,
         description="More topic names to treat as internal (e.g. Kafka Connect storage topics with custom names).",

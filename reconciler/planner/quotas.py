@@ -1,8 +1,9 @@
 """Client-quota changes: per entity, per key set or remove, compared numerically.
 
 Ownership: an entity whose ``user`` part names a user is owned when ``User:<name>`` matches the
-principal rules. Entities without a named user (the default user, client-id-only and ip-only
-entities) are managed only when declared: undeclared ones are never deleted nor listed.
+principal rules; an entity of any kind is owned when its name (``user=<default>``, ``client-id=batch``,
+``ip=<default>``, ``client-id=x,user=y``) matches the ``quotaEntities`` rules. Other entities are managed
+only when declared. A declared entity with no values (``values: {}``) has every quota removed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from reconciler.planner import common, views
 def owned_entity(ownership: desired.Ownership, entity: state.QuotaEntity) -> bool:
     """Whether an undeclared live quota entity falls under the ownership rules."""
     user = dict(entity.parts).get("user")
-    return user is not None and ownership.owns_principal(f"User:{user}")
+    if user is not None and ownership.owns_principal(f"User:{user}"):
+        return True
+    return ownership.owns_quota_entity(views.quota_name(entity))
 
 
 def _address(entity: state.QuotaEntity) -> str:
@@ -58,6 +61,16 @@ def plan_quotas(ctx: common.Context) -> None:
         if not attrs:
             ctx.unchanged[desired.KIND_QUOTA] += 1
             continue
+        if not want:
+            ctx.changes.append(
+                _delete(
+                    entity,
+                    have,
+                    reason="declared with values: {}: every quota of the entity is removed",
+                    source=common.source_text(wanted[entity].source),
+                )
+            )
+            continue
         ctx.changes.append(
             plan.Change(
                 address=entity.address,
@@ -82,16 +95,21 @@ def plan_quotas(ctx: common.Context) -> None:
         if not ctx.may_delete(desired.KIND_QUOTA):
             ctx.keep_unmanaged(kind=desired.KIND_QUOTA, name=views.quota_name(entity), address=entity.address)
             continue
-        ctx.changes.append(
-            plan.Change(
-                address=entity.address,
-                kind=desired.KIND_QUOTA,
-                name=views.quota_name(entity),
-                action=plan.Action.DELETE,
-                phase=plan.Phase.QUOTA,
-                before=dict(sorted(values.items())),
-                attributes=tuple(plan.AttributeChange(k, v, None) for k, v in sorted(values.items())),
-                reasons=("not declared; deletion is enabled for quotas",),
-                fingerprint=views.fingerprint_of(views.quota_view(entity, values)),
-            )
-        )
+        ctx.changes.append(_delete(entity, values, reason="not declared; deletion is enabled for quotas"))
+
+
+def _delete(
+    entity: state.QuotaEntity, values: Mapping[str, float], *, reason: str, source: str | None = None
+) -> plan.Change:
+    return plan.Change(
+        address=entity.address,
+        kind=desired.KIND_QUOTA,
+        name=views.quota_name(entity),
+        action=plan.Action.DELETE,
+        phase=plan.Phase.QUOTA,
+        before=dict(sorted(values.items())),
+        attributes=tuple(plan.AttributeChange(k, v, None) for k, v in sorted(values.items())),
+        reasons=(reason,),
+        fingerprint=views.fingerprint_of(views.quota_view(entity, values)),
+        source=source,
+    )

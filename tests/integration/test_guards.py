@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from kafka.admin import NewTopic
+from kafka.admin import ConfigResource, NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
@@ -131,3 +131,31 @@ def test_a_name_colliding_with_a_live_topic_is_blocked_not_refused_at_apply(
     assert applied.exit_code == 3, applied.output
     assert "INVALID_TOPIC" not in applied.stdout.replace("(INVALID_TOPIC_EXCEPTION)", "")
     assert describe_topics(kafka_single, [declared, existing]) == {existing: 3}
+
+
+def test_an_unknown_broker_config_is_refused_before_anything_is_sent(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    # The broker would store it, answer "applied", then describe it only as a secret with no value: the tool
+    # reported it applied, then "did not converge", then never showed it again.
+    key = f"{topic_prefix.replace('-', '.')}custom.setting"
+    path = write(
+        tmp_path / "m",
+        f"""
+        apiVersion: kafka-reconciler/v1
+        kind: BrokerConfig
+        metadata: {{name: defaults}}
+        spec:
+          broker: default
+          configs: {{log.cleaner.threads: 1, "{key}": "on"}}
+        """,
+    )
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    for command in (["plan", path], ["apply", path, "--auto-approve"]):
+        result = runner.invoke(app, [*command, *conn])
+        assert result.exit_code == 1, result.output
+        assert f"'{key}' is not a dynamic broker config Kafka knows" in result.output
+        assert "nothing was sent to any cluster" in result.output
+    with kafka_single.admin_session() as admin:
+        described = admin.describe_configs([ConfigResource("BROKER", "1")])["broker"]
+    assert all(key not in entries for entries in described.values())  # broker 1 lists the cluster defaults too

@@ -313,7 +313,7 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
         [("m.yaml", 6, 5, "error", "listeners can only be set for one broker id, not as the cluster default")],
     ),
     (
-        "unknown broker config is a warning",
+        "unknown broker config is refused (the broker would hide its value)",
         {
             "m.yaml": H
             + "kind: BrokerConfig\nmetadata: {name: b}\nspec:\n  broker: 1\n  configs:\n    retention.ms: 1d\n"
@@ -323,8 +323,9 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
                 "m.yaml",
                 7,
                 5,
-                "warning",
-                "'retention.ms' is not a known dynamic broker config; it is passed to Kafka as written",
+                "error",
+                "'retention.ms' is not a dynamic broker config Kafka knows; the broker would store it as a secret "
+                "and never show its value, so it cannot be managed from manifests",
             )
         ],
     ),

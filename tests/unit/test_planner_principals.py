@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from reconciler import desired as d
 from reconciler import plan as p
 from reconciler.planner import PlanOptions, plan
 from reconciler.state import QuotaEntity, ScramCredential
@@ -59,6 +62,37 @@ def test_quota_update_sets_and_removes_keys() -> None:
     live = cluster(quotas={ALICE: {"producer_byte_rate": 1e6, "consumer_byte_rate": 5e6}})
     change = only(plan(desired, live), ALICE.address)
     assert attrs(change) == {"consumer_byte_rate": (5e6, None), "producer_byte_rate": (1e6, 2e6)}
+
+
+def test_a_declared_entity_with_no_values_has_every_quota_removed() -> None:
+    desired = want(quotas={APP: {}, QuotaEntity.of(ip=None): {}})
+    live = cluster(quotas={APP: {"producer_byte_rate": 1e6, "request_percentage": 50.0}})
+    result = plan(desired, live)
+    assert rows(result) == [("-", "QUOTA", APP.address)]  # ip=<default> holds none: nothing to do
+    assert attrs(result.changes[0]) == {"producer_byte_rate": (1e6, None), "request_percentage": (50.0, None)}
+    assert result.changes[0].reasons == ("declared with values: {}: every quota of the entity is removed",)
+
+
+@pytest.mark.parametrize(
+    "entity",
+    [
+        QuotaEntity.of(user=None),
+        QuotaEntity.of(client_id="batch"),
+        QuotaEntity.of(client_id=None),
+        QuotaEntity.of(ip="10.0.0.1"),
+        QuotaEntity.of(ip=None),
+        QuotaEntity.of(user=None, client_id=None),
+        QuotaEntity.of(user="bob", client_id="batch"),
+    ],
+    ids=lambda e: e.address,
+)
+def test_quota_entity_rules_own_every_entity_kind(entity: QuotaEntity) -> None:
+    base = want(delete=["quota"])
+    rule = d.NamePattern("exact", entity.address.removeprefix("quota/"))
+    owned = dataclasses.replace(base, ownership=dataclasses.replace(base.ownership, quota_entities=(rule,)))
+    live = cluster(quotas={entity: {"request_percentage": 50.0}, APP: {"request_percentage": 5.0}})
+    assert rows(plan(owned, live)) == [("-", "QUOTA", entity.address)]
+    assert rows(plan(base, live)) == []
 
 
 # ----------------------------------------------------------------------------------------------- SCRAM
