@@ -11,8 +11,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from kafka.admin import ACL, ACLFilter, ACLOperation, ACLPermissionType, ACLResourcePatternType, NewTopic
-from kafka.admin import ResourcePattern, ResourcePatternFilter
+from kafka.admin import (
+    ACL,
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    NewTopic,
+    ResourcePattern,
+    ResourcePatternFilter,
+)
 from kafka.admin import ResourceType as KafkaResourceType
 from typer.testing import CliRunner
 
