@@ -250,10 +250,12 @@ def _connect(
     command_config: Path | None,
     cluster: str | None = None,
     profiles: "Mapping[str, manifests.ClusterProfile] | None" = None,
+    connect_timeout_s: float | None = None,
 ) -> "KafkaAdapter":
     """An adapter for the cluster chosen by the flags, ``--command-config``, a profile or the environment.
 
-    It connects on its first request; use it as a context manager so the connection is closed.
+    It connects on its first request, giving up after ``connect_timeout_s`` (default: the request timeout);
+    use it as a context manager so the connection is closed.
     """
     from reconciler import workflow
     from reconciler.kafka.admin import KafkaAdapter
@@ -261,7 +263,7 @@ def _connect(
     settings = workflow.resolve_connection(
         bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
     )
-    return KafkaAdapter(settings)
+    return KafkaAdapter(settings, connect_timeout_s=connect_timeout_s)
 
 
 def _compute_plan(
@@ -272,6 +274,7 @@ def _compute_plan(
     command_config: Path | None,
     live_state: Path | None,
     rotate: list[str] | None,
+    connect_timeout_s: float | None = None,
 ) -> "plan_model.Plan":
     from reconciler import state, workflow
 
@@ -280,13 +283,18 @@ def _compute_plan(
         live = state.read_snapshot(live_state)
         return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
     with _connect(
-        bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=result.profiles
+        bootstrap_server=bootstrap_server,
+        command_config=command_config,
+        cluster=cluster,
+        profiles=result.profiles,
+        connect_timeout_s=connect_timeout_s,
     ) as adapter:
         live = workflow.read_live(adapter, result.desired)
         _log().info(
             "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
         )
-    return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
+        target = adapter.settings.target()
+    return workflow.make_plan(result.desired, live, rotate_passwords=rotate or (), target=target)
 
 
 @app.command()
@@ -429,7 +437,15 @@ def _run_apply(
     profiles = loaded.profiles if loaded is not None else {}
     wanted = loaded.desired if loaded is not None else None
     adapter = _connect(
-        bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=profiles
+        bootstrap_server=bootstrap_server,
+        command_config=command_config,
+        cluster=cluster,
+        profiles=profiles,
+        connect_timeout_s=timeout,
+    )
+    head = "Dry run against" if dry_run else "Applying to"
+    (err if fmt == "json" else console).print(
+        f"{head} {adapter.settings.target()}, cluster {p.cluster.cluster_id or '(unknown id)'}", markup=False
     )
     options = apply_mod.ApplyOptions(
         dry_run=dry_run,
@@ -510,6 +526,7 @@ def apply(
                 command_config=command_config,
                 live_state=None,
                 rotate=rotate_password,
+                connect_timeout_s=timeout,
             )
         else:
             raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")

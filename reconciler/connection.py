@@ -103,6 +103,9 @@ class ConnectionSettings:
     ssl_check_hostname: bool = True
     client_id: str = DEFAULT_CLIENT_ID
     request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS
+    # Where these settings came from when a Cluster profile was involved, e.g. "Cluster profile 'prod'";
+    # shown in the plan and apply headers, never used to connect.
+    origin: str | None = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.bootstrap_servers, str):
@@ -112,8 +115,14 @@ class ConnectionSettings:
         if not self.bootstrap_servers:
             raise errors.ConfigError("no bootstrap servers given (set --bootstrap-server or KAFKA_BOOTSTRAP_SERVERS)")
         for server in self.bootstrap_servers:
-            if not re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[^\s:,\[\]]+)(:\d{1,5})?", server):
+            match = re.fullmatch(r"(\[[0-9a-fA-F:.]+\]|[^\s:,\[\]]+)(:(\d{1,5}))?", server)
+            if match is None:
                 raise errors.ConfigError(f"bootstrap server {server!r} is not of the form host:port")
+            if match.group(3) is None:
+                # Kafka's own clients refuse an address without a port rather than guess 9092; so does this tool.
+                raise errors.ConfigError(f"bootstrap server {server!r} has no port; write it as host:port")
+            if not 0 < int(match.group(3)) < 65536:
+                raise errors.ConfigError(f"bootstrap server {server!r}: port must be between 1 and 65535")
         if self.security_protocol not in SECURITY_PROTOCOLS:
             raise errors.ConfigError(
                 f"security protocol {self.security_protocol!r} is not one of {', '.join(SECURITY_PROTOCOLS)}"
@@ -146,6 +155,10 @@ class ConnectionSettings:
         if self.uses_sasl:
             return f"{servers} ({self.security_protocol}, {self.sasl_mechanism} as {self.username})"
         return f"{servers} ({self.security_protocol})"
+
+    def target(self) -> str:
+        """The plan/apply header's target line: the address and protocol, then the profile they came from."""
+        return self.describe() + (f", from {self.origin}" if self.origin else "")
 
     # ------------------------------------------------------------------------------------- builders
     @classmethod

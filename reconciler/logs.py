@@ -26,12 +26,21 @@ class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+def _is_library(record: logging.LogRecord) -> bool:
+    return record.name == "kafka" or record.name.startswith("kafka.")
+
+
 def setup(verbose: int, *, quiet_kafka: bool = False) -> None:
-    """WARNING by default, INFO with -v, DEBUG with -vv; kafka-python at WARNING (CRITICAL when ``quiet_kafka``)."""
+    """WARNING by default, INFO with -v, DEBUG with -vv; kafka-python at WARNING (CRITICAL when ``quiet_kafka``).
+
+    kafka-python's own records are shown only with -v: without it the tool names connection failures itself,
+    with their cause, and the library's retries would only repeat them.
+    """
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(
-        level=level, handlers=[StderrHandler()], format="%(levelname)s %(name)s: %(message)s", force=True
-    )
+    handler = StderrHandler()
+    if verbose == 0:
+        handler.addFilter(lambda record: not _is_library(record))
+    logging.basicConfig(level=level, handlers=[handler], format="%(levelname)s %(name)s: %(message)s", force=True)
     # kafka-python is chatty and its debug output includes raw protocol data; keep it quiet unless -vvv asks.
     floor = logging.CRITICAL if quiet_kafka else logging.WARNING
     logging.getLogger("kafka").setLevel(logging.DEBUG if verbose >= 3 else floor)

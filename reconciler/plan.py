@@ -181,13 +181,18 @@ class ClusterInfo:
     cluster_id: str | None
     controller_id: int | None
     brokers: tuple[state.Broker, ...] = ()
+    # How the cluster was reached: address, protocol and the Cluster profile they came from (None: not recorded).
+    target: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "cluster_id": self.cluster_id,
             "controller_id": self.controller_id,
             "brokers": [dataclasses.asdict(b) for b in self.brokers],
         }
+        if self.target is not None:
+            body["target"] = self.target
+        return body
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ClusterInfo:
@@ -195,6 +200,7 @@ class ClusterInfo:
             cluster_id=d.get("cluster_id"),
             controller_id=d.get("controller_id"),
             brokers=tuple(state.Broker(**b) for b in d.get("brokers", [])),
+            target=d.get("target"),
         )
 
 

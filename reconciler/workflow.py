@@ -7,6 +7,7 @@ runner and tests call the same code with the same precedence rules.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -62,16 +63,19 @@ def resolve_connection(
     """Connection settings with the documented precedence: flags > --command-config > profile > environment.
 
     ``profile_name`` selects a ``Cluster`` profile from the manifests; when it is not given and the manifests
-    declare exactly one profile and no flag or ``KAFKA_BOOTSTRAP_SERVERS`` names a cluster, that profile is used.
+    declare exactly one profile and no flag or ``KAFKA_BOOTSTRAP_SERVERS`` names a cluster, that profile is used,
+    and the settings' ``origin`` says so (the plan and apply headers show it).
     """
     env = os.environ if environ is None else environ
     available = dict(profiles or {})
     chosen: manifests.ClusterProfile | None = None
+    origin: str | None = None
     if profile_name is not None:
         if profile_name not in available:
             known = ", ".join(sorted(available)) or "none declared"
             raise errors.ConfigError(f"no Cluster profile named {profile_name!r} in the manifests (known: {known})")
         chosen = available[profile_name]
+        origin = f"Cluster profile {profile_name!r} (--cluster)"
     elif (
         len(available) == 1
         and not bootstrap_server
@@ -79,6 +83,10 @@ def resolve_connection(
         and not env.get("KAFKA_BOOTSTRAP_SERVERS")
     ):
         chosen = next(iter(available.values()))
+        origin = (
+            f"Cluster profile {chosen.name!r}, the only one in the manifests "
+            "(no --cluster, --bootstrap-server, --command-config or KAFKA_BOOTSTRAP_SERVERS given)"
+        )
     profile: dict[str, Any] = {}
     profile_properties: Path | None = None
     if chosen is not None:
@@ -93,6 +101,7 @@ def resolve_connection(
     if profile_properties is not None:
         layers.append(connection.properties_layer(profile_properties))
     layers.append(connection.env_layer(env))
+    layers.append({"origin": origin})
     return connection.ConnectionSettings.from_layers(*layers)
 
 
@@ -141,12 +150,17 @@ def make_plan(
     live: state.ClusterState,
     *,
     rotate_passwords: Sequence[str] = (),
+    target: str | None = None,
 ) -> plan_model.Plan:
-    """Run the pure planner with the command-line options."""
+    """Run the pure planner with the command-line options; ``target`` (how the cluster was reached) goes into
+    the plan's header."""
     unknown = sorted(set(rotate_passwords) - set(wanted.scram_users))
     if unknown:
         raise errors.ConfigError(
             f"--rotate-password names SCRAM user(s) not declared in the manifests: {', '.join(unknown)}"
         )
     options = planner.PlanOptions(rotate_scram_users=frozenset(rotate_passwords))
-    return planner.plan(wanted, live, options=options)
+    result = planner.plan(wanted, live, options=options)
+    if target is None:
+        return result
+    return dataclasses.replace(result, cluster=dataclasses.replace(result.cluster, target=target))

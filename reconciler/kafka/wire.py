@@ -23,7 +23,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import errors
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka import redact, rights
+from reconciler.kafka import bootstrap, redact, rights
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 # The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
@@ -99,49 +99,17 @@ def _quiet_library_logs() -> None:
         library.setLevel(logging.INFO)
 
 
-class _BootstrapWatch(logging.Handler):
-    """Stops kafka-python's bootstrap at a handshake failure instead of retrying until the timeout.
-
-    kafka-python 3.0.12 treats a failed SASL handshake during bootstrap like a dropped connection and keeps
-    retrying until ``bootstrap_timeout_ms``. Worse, the broker sends its authentication error and closes the
-    socket at the same moment, and the client often sees only the close ("socket disconnected"). The failure
-    is visible only in the warning kafka-python logs, with the exception as an argument. This handler reads
-    those warnings: at a SASL error, or after ``MAX_DROPS`` connections that were accepted and then closed
-    by the broker (wrong credentials, mechanism or security protocol), it closes the connection manager,
-    which ends the bootstrap loop at once, and keeps what it saw for a plain message.
-    """
-
-    MAX_DROPS = 3
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.WARNING)
-        self.auth_error: BaseException | None = None
-        self.drops = 0
-        self.managers: list[Any] = []
-
-    @property
-    def gave_up(self) -> bool:
-        return self.auth_error is not None or self.drops >= self.MAX_DROPS
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not record.getMessage().startswith("Bootstrap connection to") or self.gave_up:
-            return
-        args = record.args if isinstance(record.args, tuple) else ()
-        self.auth_error = next((a for a in args if isinstance(a, _AUTH_ERRORS)), None)
-        if any(isinstance(a, kafka_errors.KafkaConnectionError) and "socket disconnected" in str(a) for a in args):
-            self.drops += 1
-        if self.gave_up:
-            for manager in self.managers:
-                manager.close()
-
-
 class Wire:
     """Owns the kafka-python client for one cluster; ``send`` is the only way a request leaves the process."""
 
     READ_DETOURS = 3  # other brokers a free-to-route read tries after its first broker failed
 
-    def __init__(self, settings: ConnectionSettings) -> None:
+    def __init__(self, settings: ConnectionSettings, *, connect_timeout_s: float | None = None) -> None:
         self.settings = settings
+        # Bound on connecting (bootstrap), at most the request timeout; e.g. apply's --timeout.
+        self.connect_timeout_ms = settings.request_timeout_ms
+        if connect_timeout_s is not None:
+            self.connect_timeout_ms = max(1, min(self.connect_timeout_ms, int(connect_timeout_s * 1000)))
         self.request_count = 0
         self.request_counts: collections.Counter[str] = collections.Counter()
         self.controller_id: int | None = None
@@ -162,7 +130,7 @@ class Wire:
             "client_id": s.client_id,
             "security_protocol": s.security_protocol,
             "request_timeout_ms": s.request_timeout_ms,
-            "bootstrap_timeout_ms": s.request_timeout_ms,
+            "bootstrap_timeout_ms": self.connect_timeout_ms,
             "reconnect_backoff_max_ms": 2_000,
         }
         if s.uses_sasl:
@@ -190,7 +158,7 @@ class Wire:
             return self._client
         created: list[KafkaNetClient] = []
 
-        watch = _BootstrapWatch()
+        watch = bootstrap.BootstrapWatch(self.settings.bootstrap_servers)
 
         def factory(**configs: Any) -> KafkaNetClient:
             net_client = KafkaNetClient(**configs)
@@ -201,6 +169,12 @@ class Wire:
         where = self.settings.describe()
         manager_log = logging.getLogger("kafka.net.manager")
         manager_log.addHandler(watch)
+        # The watch reads the manager's warnings; when the application silenced them (a level above WARNING),
+        # let them be made for the watch alone while connecting, without passing them on to other handlers.
+        saved = (manager_log.level, manager_log.propagate)
+        if not manager_log.isEnabledFor(logging.WARNING):
+            manager_log.setLevel(logging.WARNING)
+            manager_log.propagate = False
         try:
             self._client = KafkaAdminClient(kafka_client=factory, **self._client_kwargs())
         except _AUTH_ERRORS as exc:
@@ -210,22 +184,7 @@ class Wire:
             ) from None
         except kafka_errors.KafkaTimeoutError:
             self._discard(created)
-            if watch.auth_error is not None:
-                raise errors.ConnectionFailed(
-                    f"authentication failed at {where}: {self.scrub(_broker_message(watch.auth_error))}; "
-                    "check the username, the password and the SASL mechanism"
-                ) from None
-            if watch.drops >= watch.MAX_DROPS:
-                suspects = "username, password, SASL mechanism or" if self.settings.uses_sasl else "the"
-                raise errors.ConnectionFailed(
-                    f"authentication failed at {where}: the broker closed the connection during the handshake "
-                    f"{watch.drops} times; check the {suspects} security protocol"
-                ) from None
-            seconds = self.settings.request_timeout_ms / 1000
-            raise errors.ConnectionFailed(
-                f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
-                "(check the address, the port and the security protocol)"
-            ) from None
+            raise errors.ConnectionFailed(self.scrub(self._bootstrap_failure(watch, where))) from None
         except Exception as exc:  # kafka-python raises assorted types for SSL and configuration problems
             self._discard(created)
             raise errors.ConnectionFailed(
@@ -233,7 +192,37 @@ class Wire:
             ) from None
         finally:
             manager_log.removeHandler(watch)
+            manager_log.setLevel(saved[0])
+            manager_log.propagate = saved[1]
         return self._client
+
+    def _bootstrap_failure(self, watch: bootstrap.BootstrapWatch, where: str) -> str:
+        """The sentence for a bootstrap that ended without a client: the cause seen, else the timeout."""
+        if watch.auth_error is not None:
+            return (
+                f"authentication failed at {where}: {_broker_message(watch.auth_error)}; "
+                "check the username, the password and the SASL mechanism"
+            )
+        drops = sum(f.kind == "dropped" for f in watch.failures)
+        if watch.gave_up and drops >= watch.MAX_DROPS and self.settings.uses_sasl:
+            return (
+                f"authentication failed at {where}: the broker closed the connection during the handshake "
+                f"{drops} times; check the username, password, SASL mechanism and security protocol"
+            )
+        if watch.gave_up and drops >= watch.MAX_DROPS:
+            return (
+                f"cannot connect to Kafka at {where}: the other end closed the connection before answering, "
+                f"{drops} times (a SASL or TLS listener, or not Kafka at all?); check the port and security.protocol"
+            )
+        named = watch.failure_message(where)
+        if named is not None:
+            return named
+        seconds = self.connect_timeout_ms / 1000
+        seen = "; last error: " + watch.failures[-1].detail if watch.failures else ""
+        return (
+            f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
+            f"(check the address, the port and the security protocol){seen}"
+        )
 
     @staticmethod
     def _discard(created: list[KafkaNetClient]) -> None:

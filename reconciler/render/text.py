@@ -32,11 +32,12 @@ class _Style:
 
 
 def header_lines(info: plan.ClusterInfo) -> list[str]:
-    """``Cluster <id> (controller 1)`` and the broker list with racks."""
+    """``Target: <address, protocol, profile>`` (when known), ``Cluster <id>, controller 1``, the brokers with racks."""
     cluster = info.cluster_id or "(unknown id)"
     controller = "unknown" if info.controller_id is None else str(info.controller_id)
     brokers = ", ".join(f"{b.id}" + (f" (rack {b.rack})" if b.rack else "") for b in info.brokers) or "(none read)"
-    return [f"Cluster {cluster}, controller {controller}", f"Brokers: {brokers}"]
+    target = [f"Target: {info.target}"] if info.target else []
+    return [*target, f"Cluster {cluster}, controller {controller}", f"Brokers: {brokers}"]
 
 
 def group_lines(address: str, changes: list[plan.Change], *, color: bool = False) -> list[str]:

@@ -80,7 +80,9 @@ def test_unreachable_cluster_fails_plainly_with_exit_1(tmp_path: Path, command: 
     }[command]
     result = cli([*args, "--bootstrap-server", f"127.0.0.1:{port}"], env={"KAFKA_REQUEST_TIMEOUT_MS": "3000"})
     assert result.returncode == 1, result.stderr
-    assert f"cannot reach Kafka at 127.0.0.1:{port}" in result.stderr
+    assert f"cannot connect to Kafka at 127.0.0.1:{port} (PLAINTEXT): 127.0.0.1:{port}: connection refused" in (
+        result.stderr
+    )
     assert "Traceback" not in result.stderr + result.stdout
     assert not (tmp_path / "s.json").exists()
 

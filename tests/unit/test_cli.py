@@ -218,10 +218,25 @@ def test_library_warnings_logged_after_a_command_returned_still_reach_stderr(
     manifest = tmp_path / "t.yaml"
     manifest.write_text(TOPICS_YAML)
     snap = _snapshot(tmp_path, topics={})
-    result = runner.invoke(app, ["plan", str(manifest), "--live-state", str(snap)])
+    result = runner.invoke(app, ["plan", str(manifest), "--live-state", str(snap), "-v"])
     assert result.exit_code == 0, result.output
 
     logging.getLogger("kafka.net.selector").warning("late warning")
     err = capsys.readouterr().err
     assert "Logging error" not in err
     assert "late warning" in err
+
+
+def test_library_log_lines_are_hidden_without_verbose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The tool names connection failures itself; kafka-python's own lines appear only with -v."""
+    manifest = tmp_path / "t.yaml"
+    manifest.write_text(TOPICS_YAML)
+    snap = _snapshot(tmp_path, topics={})
+    result = runner.invoke(app, ["plan", str(manifest), "--live-state", str(snap)])
+    assert result.exit_code == 0, result.output
+
+    logging.getLogger("kafka.net.manager").warning("library warning")
+    logging.getLogger("reconciler").warning("tool warning")
+    err = capsys.readouterr().err
+    assert "library warning" not in err
+    assert "tool warning" in err

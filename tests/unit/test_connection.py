@@ -235,6 +235,11 @@ def test_sasl_without_credentials_is_refused() -> None:
         ({"bootstrap_servers": ("b:1",), "security_protocol": "TLS"}, "security protocol 'TLS'"),
         ({"bootstrap_servers": ("b:1",), "sasl_mechanism": "GSSAPI"}, "SASL mechanism 'GSSAPI' is not supported"),
         ({"bootstrap_servers": ("b :1",)}, "not of the form host:port"),
+        ({"bootstrap_servers": ("127.0.0.1",)}, "bootstrap server '127.0.0.1' has no port; write it as host:port"),
+        ({"bootstrap_servers": ("b:1", "kafka-2")}, "bootstrap server 'kafka-2' has no port"),
+        ({"bootstrap_servers": ("[::1]",)}, r"bootstrap server '\[::1\]' has no port"),
+        ({"bootstrap_servers": ("b:0",)}, "port must be between 1 and 65535"),
+        ({"bootstrap_servers": ("b:70000",)}, "port must be between 1 and 65535"),
         ({"bootstrap_servers": ("b:1",), "request_timeout_ms": 0}, "request timeout must be positive"),
     ],
 )

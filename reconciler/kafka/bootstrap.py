@@ -1,0 +1,153 @@
+"""Names why connecting to a cluster failed, and stops kafka-python's bootstrap as soon as the cause is known.
+
+kafka-python 3 retries every bootstrap failure until ``bootstrap_timeout_ms`` and then reports only "Unable to
+bootstrap". The cause (connection refused, DNS lookup failed, TLS handshake failed, SASL refused) appears only in
+the warning its connection manager logs for each attempt, with the exception as an argument. ``BootstrapWatch``
+is a logging handler that reads those warnings, classifies each failure per address, and closes the connection
+manager (which ends the bootstrap loop at once) when retrying cannot help:
+
+- a SASL authentication error, at once;
+- a listener that does not speak what the client speaks (a SASL client on a PLAINTEXT or SSL listener, a TLS
+  client on a plaintext listener), at once;
+- refused connections and unknown hosts, once every bootstrap address has failed at least once and there were
+  ``ATTEMPTS`` such failures per address in all (so a broker that is restarting gets a second chance);
+- ``MAX_DROPS`` connections that the broker accepted and then closed during the handshake (wrong credentials,
+  mechanism or security protocol: the broker closes without saying why);
+- ``ATTEMPTS`` connections closed at the first request after ApiVersions (a client without SASL on a SASL
+  listener: the broker answers the greeting, then drops the unauthenticated Metadata request).
+
+``failure_message`` turns what was seen into one sentence naming the addresses tried.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from typing import Any
+
+import kafka.errors as kafka_errors
+
+_AFTER_HELLO = re.compile(r"Bootstrap attempt to (\S+) failed: (.*)")
+AUTH_ERRORS = (kafka_errors.SaslAuthenticationFailedError, kafka_errors.UnsupportedSaslMechanismError)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Failure:
+    """One failed attempt at one bootstrap address, classified."""
+
+    address: str
+    kind: str  # "refused", "unknown-host", "tls", "mismatch", "auth", "dropped", "unauthenticated", "other"
+    detail: str
+
+
+def classify(address: str, exc: BaseException) -> Failure:
+    """What one exception from a bootstrap attempt means, in the user's terms."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, AUTH_ERRORS):
+        return Failure(address, "auth", text)
+    if isinstance(exc, kafka_errors.IllegalSaslStateError):
+        # The broker answered SaslHandshake with ILLEGAL_SASL_STATE: this listener does not do SASL.
+        return Failure(
+            address,
+            "mismatch",
+            "protocol mismatch: the listener does not accept SASL (a PLAINTEXT or SSL listener?); "
+            "check security.protocol",
+        )
+    if "ECONNREFUSED" in text or "Connection refused" in text:
+        return Failure(address, "refused", "connection refused (is a broker listening on that port?)")
+    if "DNS Resolution failure" in text or "Name or service not known" in text:
+        host = address.rsplit(":", 1)[0]
+        return Failure(address, "unknown-host", f"unknown host {host!r} (DNS lookup failed)")
+    if "Handshake failed" in text or "SSL" in text:
+        reason = text.split("Handshake failed:", 1)[-1].strip()
+        if "EOF" in reason or "reset" in reason.lower():
+            return Failure(
+                address,
+                "mismatch",
+                "protocol mismatch: the broker closed the connection during the TLS handshake "
+                "(a PLAINTEXT or SASL_PLAINTEXT listener?); check security.protocol",
+            )
+        return Failure(address, "tls", f"TLS handshake failed: {reason}")
+    if "socket disconnected" in text:
+        return Failure(address, "dropped", text)
+    return Failure(address, "other", text)
+
+
+class BootstrapWatch(logging.Handler):
+    """Attach to the ``kafka.net.manager`` logger while a client bootstraps; see the module docstring."""
+
+    ATTEMPTS = 2
+    MAX_DROPS = 3
+    _AT_ONCE = ("auth", "mismatch", "tls")
+    _DEFINITE = ("refused", "unknown-host")
+
+    def __init__(self, addresses: tuple[str, ...]) -> None:
+        super().__init__(level=logging.WARNING)
+        self.addresses = addresses
+        self.failures: list[Failure] = []
+        self.auth_error: BaseException | None = None
+        self.managers: list[Any] = []
+        self.gave_up = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.gave_up:
+            return
+        message = record.getMessage()
+        if message.startswith("Bootstrap connection to"):
+            args = record.args if isinstance(record.args, tuple) else ()
+            exc = next((a for a in args if isinstance(a, BaseException)), None)
+            if exc is None:
+                return
+            failure = classify(self._address_of(str(args[0])), exc)
+        elif (after := _AFTER_HELLO.match(message)) is not None and "socket disconnected" in after.group(2):
+            # The broker answered ApiVersions, then closed the connection at the first real request (Metadata):
+            # what a SASL listener does to a client that did not authenticate.
+            failure = Failure(
+                self._address_of(after.group(1)),
+                "unauthenticated",
+                "protocol mismatch: the broker closed the connection at the first request after the greeting "
+                "(a SASL listener? set security.protocol and the SASL settings)",
+            )
+        else:
+            return
+        self.failures.append(failure)
+        if failure.kind == "auth":
+            self.auth_error = exc
+        if self._should_stop():
+            self.gave_up = True
+            for manager in self.managers:
+                manager.close()
+
+    def _should_stop(self) -> bool:
+        kinds = [f.kind for f in self.failures]
+        if any(k in self._AT_ONCE for k in kinds):
+            return True
+        if kinds.count("dropped") >= self.MAX_DROPS or kinds.count("unauthenticated") >= self.ATTEMPTS:
+            return True
+        definite = [f for f in self.failures if f.kind in self._DEFINITE]
+        failed = {f.address for f in definite}
+        return failed >= set(self.addresses) and len(definite) >= self.ATTEMPTS * len(self.addresses)
+
+    def _address_of(self, node: str) -> str:
+        """``host:port`` of kafka-python's synthetic bootstrap node id (``bootstrap-0``)."""
+        for manager in self.managers:
+            for broker in manager.cluster.bootstrap_brokers():
+                if str(broker.node_id) == node:
+                    return f"{broker.host}:{broker.port}"
+        return node
+
+    def failure_message(self, where: str) -> str | None:
+        """One sentence for the failure that ended the bootstrap, or ``None`` when nothing definite was seen."""
+        if not self.gave_up:
+            return None
+        decisive = next((f for f in reversed(self.failures) if f.kind in (*self._AT_ONCE, "unauthenticated")), None)
+        if decisive is not None and decisive.kind != "auth":  # auth: the caller words it, with the broker's reason
+            return f"cannot connect to Kafka at {where}: {decisive.address}: {decisive.detail}"
+        if decisive is not None:
+            return None
+        if sum(f.kind == "dropped" for f in self.failures) >= self.MAX_DROPS:
+            return None  # the caller words it: it depends on the SASL settings
+        latest = {f.address: f for f in self.failures if f.kind in self._DEFINITE}
+        causes = "; ".join(f"{address}: {latest[address].detail}" for address in self.addresses if address in latest)
+        return f"cannot connect to Kafka at {where}: {causes}"
