@@ -444,7 +444,7 @@ def _run_apply(
         connect_timeout_s=timeout,
     )
     head = "Dry run against" if dry_run else "Applying to"
-    (err if fmt == "json" else console).print(
+    (_console(stderr=True) if fmt == "json" else console).print(
         f"{head} {adapter.settings.target()}, cluster {p.cluster.cluster_id or '(unknown id)'}", markup=False
     )
     options = apply_mod.ApplyOptions(
