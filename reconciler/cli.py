@@ -110,6 +110,21 @@ LiveStateOpt = Annotated[
     typer.Option("--live-state", help="Plan offline against a snapshot written by 'snapshot --out'."),
 ]
 VerboseOpt = Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logging on stderr (-v, -vv).")]
+AllowInUseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-deleting-topics-in-use",
+        help="Delete topics the plan would delete even when consumer groups hold offsets on them or they were "
+        "written to within --in-use-window.",
+    ),
+]
+InUseWindowOpt = Annotated[
+    str,
+    typer.Option(
+        "--in-use-window",
+        help="A topic whose latest record is newer than this (e.g. 7d, 12h; 0 turns the test off) is in use.",
+    ),
+]
 RotateOpt = Annotated[
     list[str] | None,
     typer.Option("--rotate-password", help="Re-set the password of this SCRAM user (repeatable)."),
@@ -266,6 +281,19 @@ def _connect(
     return KafkaAdapter(settings, connect_timeout_s=connect_timeout_s)
 
 
+def _window_ms(text: str) -> int:
+    """``--in-use-window`` in milliseconds: a duration as in manifests (``7d``, ``12h``, ``0``)."""
+    from reconciler import configs
+
+    try:
+        window = int(configs.canonical("retention.ms", text))
+    except ValueError:
+        raise errors.ConfigError(f"--in-use-window: {text!r} is not a duration (e.g. 7d, 12h, 30m, 0)") from None
+    if window < 0:
+        raise errors.ConfigError("--in-use-window must not be negative")
+    return window
+
+
 def _compute_plan(
     loaded: "manifests.LoadResult",
     *,
@@ -275,13 +303,22 @@ def _compute_plan(
     live_state: Path | None,
     rotate: list[str] | None,
     connect_timeout_s: float | None = None,
+    allow_in_use: bool = False,
+    in_use_window: str = "7d",
 ) -> "plan_model.Plan":
     from reconciler import state, workflow
 
     result = loaded
+    window = _window_ms(in_use_window)
     if live_state is not None:
         live = state.read_snapshot(live_state)
-        return workflow.make_plan(result.desired, live, rotate_passwords=rotate or ())
+        return workflow.make_plan(
+            result.desired,
+            live,
+            rotate_passwords=rotate or (),
+            allow_delete_in_use=allow_in_use,
+            in_use_window_ms=window,
+        )
     with _connect(
         bootstrap_server=bootstrap_server,
         command_config=command_config,
@@ -294,7 +331,16 @@ def _compute_plan(
             "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
         )
         target = adapter.settings.target()
-    return workflow.make_plan(result.desired, live, rotate_passwords=rotate or (), target=target)
+        # A plan that deletes topics reads their usage evidence through the same connection.
+        return workflow.make_plan(
+            result.desired,
+            live,
+            rotate_passwords=rotate or (),
+            target=target,
+            adapter=adapter,
+            allow_delete_in_use=allow_in_use,
+            in_use_window_ms=window,
+        )
 
 
 @app.command()
@@ -314,6 +360,8 @@ def plan(
         bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
     ] = False,
     rotate_password: RotateOpt = None,
+    allow_in_use: AllowInUseOpt = False,
+    in_use_window: InUseWindowOpt = "7d",
     verbose: VerboseOpt = 0,
 ) -> None:
     """Compare the manifests with the live cluster (or a snapshot) and show what apply would do."""
@@ -327,6 +375,8 @@ def plan(
             command_config=command_config,
             live_state=live_state,
             rotate=rotate_password,
+            allow_in_use=allow_in_use,
+            in_use_window=in_use_window,
         )
         if out_file is not None:
             p.save(out_file)
@@ -400,7 +450,7 @@ def snapshot(
             bootstrap_server=bootstrap_server, command_config=command_config, cluster=cluster, profiles=profiles
         ) as adapter:
             if paths:
-                live = workflow.read_live(adapter, result.desired)
+                live = workflow.with_usage(adapter, result.desired, workflow.read_live(adapter, result.desired))
             else:
                 kinds = frozenset(k for k in desired.KINDS if not adapter.missing_apis([k]))
                 live = adapter.read_state(kinds=kinds)
@@ -505,6 +555,8 @@ def apply(
         ),
     ] = None,
     rotate_password: RotateOpt = None,
+    allow_in_use: AllowInUseOpt = False,
+    in_use_window: InUseWindowOpt = "7d",
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back."""
@@ -527,6 +579,8 @@ def apply(
                 live_state=None,
                 rotate=rotate_password,
                 connect_timeout_s=timeout,
+                allow_in_use=allow_in_use,
+                in_use_window=in_use_window,
             )
         else:
             raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")

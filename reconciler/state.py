@@ -162,6 +162,29 @@ class Reassignment:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class TopicUsage:
+    """Evidence that a topic is in use, read for topics a plan would delete (``reconciler.kafka.usage``).
+
+    ``end_offsets[p]`` is partition ``p``'s end offset (``-1`` unknown); ``latest_timestamp_ms`` the timestamp of
+    its newest record (``None``: no record, or a broker too old to say); ``groups`` the consumer groups holding
+    committed offsets on it; ``read_at_ms`` when the evidence was read (wall clock, ms since the epoch).
+    """
+
+    end_offsets: tuple[int, ...]
+    latest_timestamp_ms: int | None
+    groups: tuple[str, ...]
+    read_at_ms: int
+
+    def evidence(self) -> dict[str, Any]:
+        """The facts as plain data (a plan's ``before.usage``; when they were read is left out)."""
+        return {
+            "groups": list(self.groups),
+            "end_offsets": list(self.end_offsets),
+            "latest_timestamp_ms": self.latest_timestamp_ms,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ClusterState:
     """Everything read from one cluster. A section that was not read (not needed, or unsupported) is ``None``.
 
@@ -187,6 +210,8 @@ class ClusterState:
     capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
     # kind (desired.KIND_*) -> plain reason why that section could not be read (e.g. no authorizer).
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # Usage evidence of the topics a plan would delete (read after a first plan); None when not read.
+    topic_usage: Mapping[str, TopicUsage] | None = None
 
     # ----------------------------------------------------------------------------------------- JSON
     def to_json_dict(self) -> dict[str, Any]:
@@ -231,6 +256,9 @@ class ClusterState:
             "reassignments": [dataclasses.asdict(r) for r in self.reassignments],
             "capabilities": dict(sorted(self.capabilities.items())),
             "unavailable": dict(sorted(self.unavailable.items())),
+            "topic_usage": None
+            if self.topic_usage is None
+            else {name: {**u.evidence(), "read_at_ms": u.read_at_ms} for name, u in sorted(self.topic_usage.items())},
         }
 
     @classmethod
@@ -294,6 +322,17 @@ class ClusterState:
                 ),
                 capabilities={str(k): int(v) for k, v in doc.get("capabilities", {}).items()},
                 unavailable={str(k): str(v) for k, v in doc.get("unavailable", {}).items()},
+                topic_usage=None
+                if doc.get("topic_usage") is None
+                else {
+                    str(name): TopicUsage(
+                        end_offsets=tuple(int(o) for o in u["end_offsets"]),
+                        latest_timestamp_ms=None if u["latest_timestamp_ms"] is None else int(u["latest_timestamp_ms"]),
+                        groups=tuple(str(g) for g in u["groups"]),
+                        read_at_ms=int(u["read_at_ms"]),
+                    )
+                    for name, u in doc["topic_usage"].items()
+                },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise errors.SnapshotError(f"malformed snapshot: {type(exc).__name__}: {exc}") from None

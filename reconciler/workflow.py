@@ -151,16 +151,45 @@ def make_plan(
     *,
     rotate_passwords: Sequence[str] = (),
     target: str | None = None,
+    adapter: Any = None,
+    allow_delete_in_use: bool = False,
+    in_use_window_ms: int | None = None,
 ) -> plan_model.Plan:
     """Run the pure planner with the command-line options; ``target`` (how the cluster was reached) goes into
-    the plan's header."""
+    the plan's header.
+
+    With an ``adapter``, the usage evidence of the topics the plan deletes is read first (``with_usage``), so
+    each delete shows what it would destroy and one of a topic in use is blocked unless ``allow_delete_in_use``.
+    """
     unknown = sorted(set(rotate_passwords) - set(wanted.scram_users))
     if unknown:
         raise errors.ConfigError(
             f"--rotate-password names SCRAM user(s) not declared in the manifests: {', '.join(unknown)}"
         )
-    options = planner.PlanOptions(rotate_scram_users=frozenset(rotate_passwords))
+    options = planner.PlanOptions(
+        rotate_scram_users=frozenset(rotate_passwords),
+        allow_delete_in_use=allow_delete_in_use,
+        **({} if in_use_window_ms is None else {"in_use_window_ms": in_use_window_ms}),
+    )
+    if adapter is not None:
+        live = with_usage(adapter, wanted, live)
     result = planner.plan(wanted, live, options=options)
     if target is None:
         return result
     return dataclasses.replace(result, cluster=dataclasses.replace(result.cluster, target=target))
+
+
+def with_usage(adapter: Any, wanted: desired.DesiredState, live: state.ClusterState) -> state.ClusterState:
+    """``live`` with the usage evidence of the topics a plan would delete (unchanged when it deletes none).
+
+    The topics come from a first plan; the evidence is read for exactly those, in batched requests.
+    """
+    if live.topic_usage is not None:
+        return live
+    first = planner.plan(wanted, live)
+    deleted = sorted(
+        c.name for c in first.changes if c.kind == desired.KIND_TOPIC and c.phase is plan_model.Phase.TOPIC_DELETE
+    )
+    if not deleted:
+        return live
+    return dataclasses.replace(live, topic_usage=adapter.read_topic_usage(deleted))

@@ -18,7 +18,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka import access, read, security, write
+from reconciler.kafka import access, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 
@@ -112,6 +112,10 @@ class KafkaAdapter:
     def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations:
         """What the connecting principal may do on the cluster and on each existing topic (2 requests)."""
         return access.read_authorized_operations(self._wire, topics)
+
+    def read_topic_usage(self, topics: Sequence[str]) -> dict[str, state.TopicUsage]:
+        """Evidence that ``topics`` are in use (groups with committed offsets, end offsets, latest record)."""
+        return usage.read_usage(self._wire, topics)
 
     def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
         return read.read_reassignments(self._wire)

@@ -21,13 +21,20 @@ class PlanOptions:
 
     ``rotate_scram_users`` names SCRAM users whose password is re-set even though nothing else
     changed (``--rotate-password USER``): a password cannot be read back, so the planner never
-    detects password drift by itself.
+    detects password drift by itself. ``allow_delete_in_use`` and ``in_use_window_ms`` decide whether a topic
+    the usage evidence shows in use may be deleted (see ``reconciler.planner.usage``).
     """
 
     rotate_scram_users: frozenset[str] = frozenset()
+    allow_delete_in_use: bool = False  # delete topics even when the evidence says they are in use
+    in_use_window_ms: int = 7 * 24 * 3600 * 1000  # a record newer than this makes a topic in use (0: off)
 
     def to_dict(self) -> dict[str, object]:
-        return {"rotate_scram_users": sorted(self.rotate_scram_users)}
+        return {
+            "rotate_scram_users": sorted(self.rotate_scram_users),
+            "allow_delete_in_use": self.allow_delete_in_use,
+            "in_use_window_ms": self.in_use_window_ms,
+        }
 
 
 @dataclasses.dataclass(slots=True)

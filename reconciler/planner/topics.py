@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler import configs, desired, plan, state
-from reconciler.planner import assignment, common, guards, views
+from reconciler.planner import assignment, common, guards, usage, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
 # undeclared they are never deleted, reset or listed, whatever the ownership rules say; a declared one is
@@ -70,20 +70,45 @@ def plan_topics(ctx: common.Context) -> None:
         if not deletable:
             ctx.keep_unmanaged(kind=desired.KIND_TOPIC, name=name, address=addr)
             continue
-        view = views.topic_view(have)
-        ctx.changes.append(
-            plan.Change(
-                address=addr,
-                kind=desired.KIND_TOPIC,
-                name=name,
-                action=plan.Action.DELETE,
-                phase=plan.Phase.TOPIC_DELETE,
-                before=_summary(have),
-                reasons=("not declared in the manifests; deletion is enabled for topics",),
-                warnings=(f"deleting the topic deletes its {have.partitions} partition(s) and all their data",),
-                fingerprint=views.fingerprint_of(view),
-            )
-        )
+        ctx.changes.append(_delete(ctx, name, have, addr))
+
+
+def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -> plan.Change:
+    """A topic delete with the evidence of use; blocked when the topic is in use and that is not allowed."""
+    before = _summary(have)
+    reasons = ["not declared in the manifests; deletion is enabled for topics"]
+    warnings = [f"deleting the topic deletes its {have.partitions} partition(s) and all their data"]
+    action = plan.Action.DELETE
+    found = None if ctx.live.topic_usage is None else ctx.live.topic_usage.get(name)
+    if found is None:
+        warnings.append("whether the topic is in use was not checked (no usage evidence was read)")
+    else:
+        before["usage"] = found.evidence()
+        lines = [f"evidence: {line}" for line in usage.evidence(found)]
+        why = usage.in_use(found, window_ms=ctx.options.in_use_window_ms)
+        if why and not ctx.options.allow_delete_in_use:
+            action = plan.Action.BLOCKED
+            reasons = [
+                "the topic is in use: " + "; ".join(why),
+                *lines,
+                "stop its producers and consumers (and delete the groups' offsets) first, or plan with "
+                "--allow-deleting-topics-in-use to delete it anyway",
+            ]
+        else:
+            warnings += lines
+            if why:
+                warnings.append("in use (" + "; ".join(why) + "), deleted anyway: --allow-deleting-topics-in-use")
+    return plan.Change(
+        address=addr,
+        kind=desired.KIND_TOPIC,
+        name=name,
+        action=action,
+        phase=plan.Phase.TOPIC_DELETE,
+        before=before,
+        reasons=tuple(reasons),
+        warnings=tuple(warnings),
+        fingerprint=views.fingerprint_of(views.topic_view(have)),
+    )
 
 
 def _summary(topic: state.TopicState) -> dict[str, Any]:

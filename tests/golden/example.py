@@ -116,6 +116,8 @@ def live_state() -> s.ClusterState:
             "payments-batch": (s.ScramCredential("SCRAM-SHA-512", 4096),),
             "payments-ops": (s.ScramCredential("SCRAM-SHA-256", 4096),),
         },
+        # The evidence of use read for the topic the plan deletes: no group, last written 40 days before the plan.
+        topic_usage={"payments.legacy": s.TopicUsage((1520, 1498), 1_791_544_000_000, (), 1_795_000_000_000)},
     )
 
 

@@ -210,7 +210,12 @@ def test_plan_records_cluster_options_and_unchanged_counts() -> None:
     assert result.unchanged == {"scram_user": 1, "topic": 1}
     assert result.summary().unchanged == 2
     assert result.summary().line() == "No changes. The cluster matches the manifests."
-    assert result.options == {"rotate_scram_users": [], "kinds": ["scram_user", "topic"]}
+    assert result.options == {
+        "rotate_scram_users": [],
+        "allow_delete_in_use": False,
+        "in_use_window_ms": 7 * 24 * 3600 * 1000,
+        "kinds": ["scram_user", "topic"],
+    }
     assert result.live_fingerprint == live_fingerprint(live, kinds=["scram_user", "topic"])
 
 
