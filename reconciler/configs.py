@@ -122,10 +122,20 @@ def _yaml_scalar(value: object) -> str:
     return str(value)
 
 
+def _short(value: object) -> str:
+    """``repr(value)``, cut to 40 characters (a hostile value may be thousands of digits long)."""
+    if isinstance(value, int) and abs(value) >= 10**30:  # str() of a huge int is slow, past 4,300 digits refused
+        return f"a {len(str(abs(value))) if abs(value).bit_length() < 14_000 else 'many'}-digit number"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _with_unit(key: str, value: object, *, unit: str) -> str:
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number, got a boolean")
     if isinstance(value, int):
+        if abs(value) > LONG_MAX:
+            raise ValueError(f"{key}: {_short(value)} is out of range for a Kafka long")
         return str(value)
     if isinstance(value, float):
         if not value.is_integer():
@@ -134,7 +144,9 @@ def _with_unit(key: str, value: object, *, unit: str) -> str:
     text = str(value)
     match = _NUMBER_UNIT.match(text)
     if not match:
-        raise ValueError(f"{key}: cannot read {text!r} as a {_unit_word(unit)}")
+        raise ValueError(f"{key}: cannot read {_short(text)} as a {_unit_word(unit)}")
+    if len(match.group(1)) > 40:
+        raise ValueError(f"{key}: {_short(text)} is out of range for a Kafka long")
     number, suffix = match.group(1), match.group(2)
     if not suffix:
         if not _INTEGER.match(number):
@@ -214,7 +226,11 @@ def canonical(key: str, value: object) -> str:
         try:
             number = float(value) if isinstance(value, (int, float)) else float(str(value).strip())
         except ValueError:
-            raise ValueError(f"{key}: expected a decimal number, got {value!r}") from None
+            raise ValueError(f"{key}: expected a decimal number, got {_short(value)}") from None
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise ValueError(f"{key}: {_short(value)} is not a finite number (out of range for a Kafka double)")
         return _java_double(number)
     if spec.unit in ("ms", "bytes"):
         return _with_unit(key, value, unit=spec.unit)
@@ -268,18 +284,30 @@ def quota_value(key: str, value: object) -> float:
     """A client-quota value as a float; byte rates accept sizes (``10MiB`` per second)."""
     if isinstance(value, bool):
         raise ValueError(f"{key}: expected a number, got a boolean")
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif key in _QUOTA_BYTE_RATES and isinstance(value, str) and _NUMBER_UNIT.match(value):
-        number = float(_with_unit(key, value, unit="bytes"))
-    else:
-        try:
-            number = float(str(value))
-        except ValueError:
-            raise ValueError(f"{key}: expected a number, got {value!r}") from None
+    try:
+        if isinstance(value, (int, float)):
+            number = float(value)
+        elif key in _QUOTA_BYTE_RATES and isinstance(value, str) and _NUMBER_UNIT.match(value):
+            number = float(_with_unit(key, value, unit="bytes"))
+        else:
+            try:
+                number = float(str(value))
+            except ValueError:
+                raise ValueError(f"{key}: expected a number, got {_short(value)}") from None
+    except OverflowError:
+        number = math.inf
     if math.isnan(number) or math.isinf(number) or number < 0:
-        raise ValueError(f"{key}: expected a non-negative number, got {value!r}")
+        raise ValueError(f"{key}: expected a finite, non-negative number, got {_short(value)}")
+    high = _QUOTA_MAX.get(key)
+    if high is not None and number > high:
+        raise ValueError(f"{key}: {_short(value)} is out of range (at most {high}, Kafka's {_QUOTA_TYPE[key]} limit)")
     return number
+
+
+# Quota values travel as doubles; the broker checks them against each key's config type (long byte rates, int
+# connection rate).
+_QUOTA_TYPE = {"producer_byte_rate": "long", "consumer_byte_rate": "long", "connection_creation_rate": "int"}
+_QUOTA_MAX = {key: LONG_MAX if kind == "long" else INT_MAX for key, kind in _QUOTA_TYPE.items()}
 
 
 # ------------------------------------------------------------------------------------- humanize

@@ -52,6 +52,9 @@ ENV_VARS = {
 }
 
 
+SECRET_ENV_VARS = frozenset(var for var, field in ENV_VARS.items() if field in ("password", "ssl_key_password"))
+
+
 class Secret:
     """A secret string whose ``repr``/``str`` are ``Secret(***)``; ``reveal()`` is the only way to read it."""
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from reconciler import desired, errors
+from reconciler import desired, errors, secrets
 from reconciler.manifests import build, loader, models, yamlio
 from reconciler.manifests.profiles import ClusterProfile
 
@@ -49,8 +49,10 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
     files = loader.discover([Path(p) for p in paths], environment=environment, diags=diags)
     documents: dict[tuple[str, str], yamlio.RawDocument] = {}
     order: list[tuple[str, str]] = []
+    everything: list[yamlio.RawDocument] = []
     for path, overlay in files:
         for raw in yamlio.read_documents(path, display=str(path), env=variables, diags=diags):
+            everything.append(raw)
             ident = loader.identity(raw, diags)
             if ident is None:
                 continue
@@ -64,6 +66,7 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
                 where = f"{first.file}:{first.line}:{first.column}"
                 message = f"{ident[0]} {ident[1]!r} is declared twice (first at {where})"
                 diags.append(raw.diagnostic(("metadata", "name"), message))
+    _refuse_referenced_secrets(everything, diags)
     validated: dict[str, list[loader.Document]] = {kind: [] for kind in _ORDER}
     builder = build.Builder(diags)
     for ident in order:
@@ -73,12 +76,8 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
         doc = loader.validate(raw, ident[0], ident[1], diags)
         if doc is not None:
             validated[doc.kind].append(doc)
-        elif ident[0] in ("Topic", "TopicDefaults"):
-            spec = raw.data.get("spec")
-            topic_configs = spec.get("configs") if isinstance(spec, dict) else None
-            if isinstance(topic_configs, dict):
-                readable = {k: v for k, v in topic_configs.items() if not isinstance(v, dict)}
-                builder.topic_builder.check_raw_configs(raw, readable)
+        else:
+            builder.check_failed_document(raw, ident[0], ident[1])
     handlers: dict[str, Callable[[loader.Document], None]] = {
         "TopicDefaults": builder.topic_builder.add_defaults,
         "Ownership": builder.add_ownership,
@@ -99,3 +98,31 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
     if errors.errors_only(diags):
         raise errors.ValidationFailed(diags)
     return LoadResult(desired=builder.result(), profiles=builder.profiles, diagnostics=diags)
+
+
+def _refuse_referenced_secrets(documents: list[yamlio.RawDocument], diags: list[errors.Diagnostic]) -> None:
+    """A variable some manifest names as a secret (``passwordFrom: {env: NAME}``) is refused in ``${NAME}`` too:
+    substituted, its value would be written into plans, PR comments and logs."""
+    referenced: set[str] = set()
+    for raw in documents:
+        spec = raw.data.get("spec") if isinstance(raw.data, dict) else None
+        for field in ("passwordFrom", "username"):
+            ref = spec.get(field) if isinstance(spec, dict) else None
+            if isinstance(ref, dict) and isinstance(ref.get("env"), str):
+                referenced.add(ref["env"])
+    for raw in documents:
+        for name, path, line, column in raw.variables:
+            if name in referenced and not secrets.is_secret_variable(name):  # those are refused while reading
+                raw.broken = True
+                diags.append(
+                    errors.Diagnostic(
+                        message=f"environment variable {name!r} holds a secret and cannot be substituted "
+                        "into a manifest",
+                        file=raw.file,
+                        line=line,
+                        column=column,
+                        path=yamlio.format_path(path) or None,
+                        hint="a manifest reads it as a secret (passwordFrom: {env: " + name + "}); "
+                        "values in manifests end up in plans, PR comments and logs",
+                    )
+                )

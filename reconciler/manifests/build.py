@@ -11,8 +11,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import pydantic
+
 from reconciler import configs, desired, errors
-from reconciler.manifests import loader, models, profiles, roles, rules, topics
+from reconciler.manifests import loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
@@ -26,6 +28,26 @@ _KIND_NAMES = {
 
 
 source = topics.source
+
+
+class _Only:
+    """Stands in for a document model whose ``spec`` holds only some of the document's parts."""
+
+    def __init__(self, spec: Any) -> None:
+        self.spec = spec
+
+
+def _written(doc: loader.Document, path: tuple[str | int, ...]) -> dict[str, object]:
+    """The mapping written at ``path`` in the document (empty if none)."""
+    value: object = doc.raw.data
+    for part in path:
+        if isinstance(value, dict) and isinstance(part, str):
+            value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+            value = value[part]
+        else:
+            return {}
+    return value if isinstance(value, dict) else {}
 
 
 class Builder:
@@ -56,35 +78,66 @@ class Builder:
             self._reported.add(key)
             self.diags.append(diag)
 
+    def check_failed_document(self, raw: yamlio.RawDocument, kind: str, name: str) -> None:
+        """Kafka's rules on the readable parts of a document that failed its model, so every error is reported.
+
+        Topics: the name and the config values; Acl: every binding that is well-formed on its own.
+        Nothing is added to the desired state (a failed document makes the whole load fail anyway).
+        """
+        spec = raw.data.get("spec")
+        if not isinstance(spec, dict):
+            return
+        if kind in ("Topic", "TopicDefaults"):
+            if kind == "Topic":
+                doc = loader.Document(raw=raw, kind=kind, name=name, model=None)
+                for problem in rules.topic_name_problems(name):
+                    self.error(doc, ("metadata", "name"), problem)
+            topic_configs = spec.get("configs")
+            if isinstance(topic_configs, dict):
+                readable = {k: v for k, v in topic_configs.items() if not isinstance(v, dict)}
+                self.topic_builder.check_raw_configs(raw, readable)
+        elif kind == "Acl" and isinstance(spec.get("bindings"), list):
+            for index, item in enumerate(spec["bindings"]):
+                try:
+                    binding = models.AclBindingSpec.model_validate(item)
+                except pydantic.ValidationError:
+                    continue  # its errors are already reported
+                bindings = models.AclSpec.model_construct(bindings=[binding])
+                single = loader.Document(raw=raw, kind=kind, name=name, model=_Only(bindings))
+                self.add_acl(single, indices=[index], record=False)
+
     # ------------------------------------------------------------------------------------ ACLs
     def add_binding(
-        self, doc: loader.Document, binding: AclBinding, paths: dict[str, tuple[str | int, ...]], origin: str | None
+        self,
+        doc: loader.Document,
+        binding: AclBinding,
+        paths: dict[str, tuple[str | int, ...]],
+        origin: str | None,
+        *,
+        record: bool = True,
     ) -> None:
-        """Check one binding's principal, host and operation; positions come from ``paths`` by field."""
-        found = [
-            (paths["principal"], rules.principal_problems(binding.principal)),
-            (paths["host"], rules.host_problems(binding.host)),
-            (
-                paths["operation"],
-                rules.acl_problems(
-                    resource_type=binding.resource_type,
-                    pattern_type=binding.pattern_type,
-                    resource_name=binding.resource_name,
-                    operation=binding.operation,
-                ),
-            ),
-        ]
+        """Check one binding's principal, host, operation, name and pattern; positions come from ``paths`` by field
+        (a field without its own path, as in a role grant, is reported at the ``operation`` path)."""
+        found = [("principal", p) for p in rules.principal_problems(binding.principal)]
+        found += [("host", p) for p in rules.host_problems(binding.host)]
+        found += rules.acl_problems_by_field(
+            resource_type=binding.resource_type,
+            pattern_type=binding.pattern_type,
+            resource_name=binding.resource_name,
+            operation=binding.operation,
+        )
         bad = False
-        for path, problems in found:
-            for problem in problems:
-                self.error(doc, path, problem)
-                bad = True
-        if not bad:
+        for field, problem in found:
+            self.error(doc, paths.get(field, paths["operation"]), problem)
+            bad = True
+        if not bad and record:
             self.acls.setdefault(binding, source(doc, origin))
 
-    def add_acl(self, doc: loader.Document) -> None:
+    def add_acl(self, doc: loader.Document, *, indices: list[int] | None = None, record: bool = True) -> None:
+        """Every binding of an Acl document; ``indices`` gives the bindings' places when ``doc.spec`` is a subset."""
         spec: models.AclSpec = doc.spec
-        for index, b in enumerate(spec.bindings):
+        for position, b in enumerate(spec.bindings):
+            index = position if indices is None else indices[position]
             at: tuple[str | int, ...] = ("spec", "bindings", index)
             name = b.resource_name
             if name is None:
@@ -98,11 +151,18 @@ class Builder:
             for op, op_path in ops:
                 binding = AclBinding(b.resource_type, b.pattern_type, name, b.principal, b.host, op, b.permission)
                 first = self.acls.get(binding)
-                if first is not None:
+                if first is not None and record:
                     self.error(doc, op_path, f"ACL {binding.address} is already declared at {first}", severity=WARNING)
                     continue
-                paths = {"principal": (*at, "principal"), "host": (*at, "host"), "operation": op_path}
-                self.add_binding(doc, binding, paths, None)
+                pattern_at = "patternType" if "patternType" in _written(doc, at) else "resourceName"
+                paths = {
+                    "principal": (*at, "principal"),
+                    "host": (*at, "host"),
+                    "operation": op_path,
+                    "resourceName": (*at, "resourceName"),
+                    "patternType": (*at, pattern_at),
+                }
+                self.add_binding(doc, binding, paths, None, record=record)
 
     def add_grant(self, doc: loader.Document) -> None:
         origin = f"{doc.kind} {doc.name}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -284,6 +285,11 @@ def _one(raw: yamlio.RawDocument, kind: str, path: tuple[Any, ...], err: Mapping
         message = f"{field} needs at least {ctx.get('min_length')} item(s)"
     elif kind_of == "literal_error":
         message = f"{field} must be {ctx.get('expected')}, got {got}"
+        value = _value_at(raw.data, path)
+        allowed = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        close = difflib.get_close_matches(value, allowed, n=1, cutoff=0.6) if isinstance(value, str) else []
+        if close:
+            return raw.diagnostic(path, message, hint=f"did you mean {close[0]}?")
     elif kind_of == "string_pattern_mismatch":
         message = _PATTERN_MESSAGES.get(field, f"{field} {got} does not match {ctx.get('pattern')}")
     return raw.diagnostic(path, message)

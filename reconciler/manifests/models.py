@@ -8,12 +8,24 @@ Field names are snake_case in Python and camelCase in YAML.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from reconciler import state
+from reconciler.manifests import rules
 
 API_VERSION = "kafka-reconciler/v1"
 
@@ -40,7 +52,9 @@ def _normaliser(values: tuple[str, ...], *, what: str) -> BeforeValidator:
             return raw
         found = table.get(raw.replace("_", "").replace("-", "").lower())
         if found is None:
-            raise ValueError(f"{raw!r} is not a valid {what}; expected one of {', '.join(values)}")
+            close = difflib.get_close_matches(raw.upper().replace("-", "_"), values, n=1, cutoff=0.6)
+            guess = f"did you mean {close[0]}? " if close else ""
+            raise ValueError(f"{raw!r} is not a valid {what}; {guess}expected one of {', '.join(values)}")
         return found
 
     return BeforeValidator(normalise)
@@ -75,6 +89,15 @@ ConfigValue = Annotated[
 ]
 Configs = dict[str, ConfigValue]
 Name = Annotated[str, Field(min_length=1)]
+
+# Integer fields are strict (``true`` and ``"3"`` are refused, not read as 1 and 3) and bounded by the type Kafka's
+# wire protocol gives them, so a value the encoder cannot write is refused at validate with its position.
+INT16_MAX = 32767
+INT32_MAX = 2147483647
+Partitions = Annotated[int, Field(strict=True, ge=1, le=INT32_MAX)]  # CreateTopics / CreatePartitions: INT32
+ReplicationFactor = Annotated[int, Field(strict=True, ge=1, le=INT16_MAX)]  # CreateTopics: INT16
+BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]  # replica assignments: INT32
+Flag = Annotated[bool, Field(strict=True)]  # only YAML true/false, not "yes" or 1
 
 
 class Metadata(Strict):
@@ -113,14 +136,30 @@ class ResourceRef(Strict):
 RefField = Name | ResourceRef
 
 
+def _checked(check: Callable[[str], list[str]]) -> AfterValidator:
+    """A field validator from one of Kafka's rules in ``rules.py`` (so it is reported with the other field errors)."""
+
+    def validate(value: str) -> str:
+        problems = check(value)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value
+
+    return AfterValidator(validate)
+
+
+Principal = Annotated[str, Field(min_length=1), _checked(rules.principal_problems)]
+Host = Annotated[str, Field(min_length=1), _checked(rules.host_problems)]
+
+
 # ----------------------------------------------------------------------------------------- topics
 class TopicSpec(Strict):
     """``Topic`` spec. Unset partitions/replicationFactor/configs come from TopicDefaults."""
 
-    partitions: Annotated[int, Field(ge=1)] | None = None
-    replication_factor: Annotated[int, Field(ge=1, le=32767)] | None = None
+    partitions: Partitions | None = None
+    replication_factor: ReplicationFactor | None = None
     configs: Configs = Field(default_factory=dict)
-    replica_assignment: list[list[int]] | None = None
+    replica_assignment: list[list[BrokerId]] | None = None
     defaults: Name | None = None
     allow_internal: bool = Field(
         default=False,
@@ -133,8 +172,8 @@ class TopicDefaultsSpec(Strict):
     """``TopicDefaults`` spec: shared topic settings, used by name or for a directory subtree."""
 
     scope: Literal["named", "directory"] = "named"
-    partitions: Annotated[int, Field(ge=1)] | None = None
-    replication_factor: Annotated[int, Field(ge=1, le=32767)] | None = None
+    partitions: Partitions | None = None
+    replication_factor: ReplicationFactor | None = None
     configs: Configs = Field(default_factory=dict)
 
 
@@ -142,8 +181,8 @@ class TopicDefaultsSpec(Strict):
 class AclBindingSpec(Strict):
     """One exact ACL binding, or several when ``operations`` lists more than one operation."""
 
-    principal: Name
-    host: Name = "*"
+    principal: Principal
+    host: Host = "*"
     operation: Operation | None = None
     operations: list[Operation] | None = None
     permission: Permission = "ALLOW"
@@ -169,8 +208,8 @@ class AclSpec(Strict):
 class GrantBase(Strict):
     """Fields shared by the role grants: who gets the rights, from which host."""
 
-    principal: Name
-    host: Name = "*"
+    principal: Principal
+    host: Host = "*"
 
 
 class ProducerSpec(GrantBase):
@@ -178,7 +217,7 @@ class ProducerSpec(GrantBase):
 
     topics: Annotated[list[RefField], Field(min_length=1)]
     transactional_id: RefField | None = None
-    idempotent: bool = False
+    idempotent: Flag = False
 
 
 class ConsumerSpec(GrantBase):
@@ -194,7 +233,7 @@ class StreamsAppSpec(GrantBase):
     application_id: Name
     input_topics: list[RefField] = Field(default_factory=list)
     output_topics: list[RefField] = Field(default_factory=list)
-    exactly_once: bool = False
+    exactly_once: Flag = False
 
 
 class ConnectWorkerSpec(GrantBase):
@@ -232,7 +271,7 @@ class ScramUserSpec(Strict):
     """``ScramUser`` spec: one SCRAM credential; the password only by reference."""
 
     mechanism: Mechanism = "SCRAM-SHA-512"
-    iterations: Annotated[int, Field(ge=4096, le=16384)] = 8192
+    iterations: Annotated[int, Field(strict=True, ge=4096, le=16384)] = 8192
     password_from: SecretRefSpec
     rotation: str | None = None
 
@@ -242,6 +281,13 @@ class BrokerConfigSpec(Strict):
 
     broker: Annotated[str, Field(pattern=r"^(default|[0-9]+)$")] = "default"
     configs: Annotated[Configs, Field(min_length=1)]
+
+    @field_validator("broker")
+    @classmethod
+    def _broker_id_fits(cls, broker: str) -> str:
+        if broker != "default" and (len(broker) > 10 or int(broker) > INT32_MAX):
+            raise ValueError(f"broker id {broker} is out of range (a broker id is an INT32, at most {INT32_MAX})")
+        return broker
 
 
 # ------------------------------------------------------------------------------ cluster profiles
@@ -287,11 +333,11 @@ ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig"]
 class DeletePolicySpec(Strict):
     """Per kind, whether undeclared live resources matched by the ownership rules are deleted (default no)."""
 
-    topic: bool = False
-    acl: bool = False
-    quota: bool = False
-    scram_user: bool = False
-    broker_config: bool = False
+    topic: Flag = False
+    acl: Flag = False
+    quota: Flag = False
+    scram_user: Flag = False
+    broker_config: Flag = False
 
 
 class OwnershipSpec(Strict):

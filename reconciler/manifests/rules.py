@@ -83,16 +83,28 @@ def host_problems(host: str) -> list[str]:
 
 def acl_problems(*, resource_type: str, pattern_type: str, resource_name: str, operation: str) -> list[str]:
     """Problems with one binding: operation valid for the resource type, cluster name, wildcard patterns."""
+    found = acl_problems_by_field(
+        resource_type=resource_type, pattern_type=pattern_type, resource_name=resource_name, operation=operation
+    )
+    return [problem for _field, problem in found]
+
+
+def acl_problems_by_field(
+    *, resource_type: str, pattern_type: str, resource_name: str, operation: str
+) -> list[tuple[str, str]]:
+    """As ``acl_problems``, each with the binding field it is about: operation, resourceName or patternType."""
     problems = []
     allowed = OPERATIONS_BY_RESOURCE.get(resource_type, frozenset())
     if operation not in allowed:
+        valid = ", ".join(sorted(allowed))
         problems.append(
-            f"operation {operation} does not apply to {resource_type} resources; valid: {', '.join(sorted(allowed))}"
+            ("operation", f"operation {operation} does not apply to {resource_type} resources; valid: {valid}")
         )
     if resource_type == "CLUSTER" and (resource_name != CLUSTER_RESOURCE or pattern_type != "LITERAL"):
-        problems.append(f"the CLUSTER resource is the literal name {CLUSTER_RESOURCE!r}")
+        field = "resourceName" if resource_name != CLUSTER_RESOURCE else "patternType"
+        problems.append((field, f"the CLUSTER resource is the literal name {CLUSTER_RESOURCE!r}"))
     if resource_name == "*" and pattern_type == "PREFIXED":
-        problems.append("the wildcard '*' is only valid with patternType LITERAL")
+        problems.append(("patternType", "the wildcard '*' is only valid with patternType LITERAL"))
     return problems
 
 

@@ -24,7 +24,45 @@ def kind_schema(kind: str) -> dict[str, Any]:
         spec = schema.get("$defs", {}).get(name)
         if spec is not None:
             spec["properties"]["configs"]["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
+    for definition in schema.get("$defs", {}).values():
+        _nullable_optionals(definition)
     return schema
+
+
+_META = ("default", "description", "title")
+
+
+def _nullable_optionals(schema: dict[str, Any]) -> None:
+    """Let every optional field and every map value be ``null``: in an environment overlay ``null`` removes the
+    key from the base document (``cleanup.policy: null`` goes back to the default), and the same schema serves
+    base and overlay files. A base document that keeps a ``null`` where a value is needed is refused by the tool.
+    """
+    for value in schema.values():
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, dict):
+                _nullable_optionals(child)
+    required = set(schema.get("required", []))
+    for name, field in schema.get("properties", {}).items():
+        if name not in required:
+            schema["properties"][name] = _or_null(field)
+    extra = schema.get("additionalProperties")
+    if isinstance(extra, dict):
+        schema["additionalProperties"] = _or_null(extra)
+
+
+def _or_null(field: dict[str, Any]) -> dict[str, Any]:
+    if _accepts_null(field):
+        return field
+    meta = {k: v for k, v in field.items() if k in _META}
+    body = {k: v for k, v in field.items() if k not in _META}
+    return {"anyOf": [body, {"type": "null"}], **meta}
+
+
+def _accepts_null(field: dict[str, Any]) -> bool:
+    kind = field.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(_accepts_null(option) for option in field.get("anyOf", []) + field.get("oneOf", []))
 
 
 def all_schemas() -> dict[str, dict[str, Any]]:

@@ -10,16 +10,16 @@ must fail fast, not eat the machine) and substitute ``${VAR}`` from the environm
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML, events, nodes
+from ruamel.yaml import YAML, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from reconciler import errors
+from reconciler import errors, secrets
+from reconciler.manifests.depth import too_deep
 
 try:  # pragma: no cover - depends on the installed wheel
     from ruamel.yaml.cyaml import CSafeLoader
@@ -31,16 +31,15 @@ except ImportError:  # pragma: no cover
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ALIAS_NODES = 100_000  # values produced by alias expansion, per file
 MAX_DEPTH = 64
-# Nesting the parsers compose safely: libyaml's composer recurses in C (30,000 levels overflow the stack and kill
-# the process), the pure one in Python. Deeper files are refused from the event stream before composing.
-_COMPOSE_SAFE_DEPTH = {False: 1000, True: 200}  # keyed by "pure parser"
-_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|$)", re.MULTILINE)
 
 Path_ = tuple[str | int, ...]
 # file, value line, value column, key line, key column (1-based; for list items key == value)
 Position = tuple[str, int, int, int, int]
 
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# YAML 1.2 core schema: an unquoted value that is wholly a number or a boolean once substituted is read as one.
+_PLAIN_INT = re.compile(r"[-+]?[0-9]{1,30}")
+_PLAIN_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _TAG = "tag:yaml.org,2002:"
 
 
@@ -54,7 +53,8 @@ class RawDocument:
     column: int
     data: Any
     positions: dict[Path_, Position]
-    broken: bool = False  # conversion reported errors (duplicate keys, unset variables): not validated further
+    broken: bool = False  # a value could not be read (an unset variable): not validated further
+    variables: list[tuple[str, Path_, int, int]] = dataclasses.field(default_factory=list)  # ${NAME}, path, line, col
 
     def position(self, path: Path_, *, key: bool = False) -> tuple[str, int, int]:
         """The (file, line, column) of ``path``, or of its nearest recorded ancestor."""
@@ -109,6 +109,11 @@ class _Converter:
         self.seen: set[int] = set()
         self.active: set[int] = set()
         self.alias_budget = MAX_ALIAS_NODES
+        # Values that could not be read (unset variables): the document is not validated further, since every
+        # check of such a value would report a second, misleading error. Other problems (a duplicate key keeps
+        # its first value) leave the document readable, so its other errors are still reported.
+        self.unreadable = 0
+        self.variables: list[tuple[str, Path_, int, int]] = []
 
     def error(self, node: nodes.Node, message: str, *, path: Path_, hint: str | None = None) -> None:
         mark = node.start_mark
@@ -210,7 +215,17 @@ class _Converter:
     def scalar(self, node: nodes.ScalarNode, path: Path_) -> Any:
         tag, text = str(node.tag), str(node.value)
         if tag == _TAG + "str" or not tag.startswith(_TAG):
-            return self.substitute(node, text, path) if "$" in text else text
+            if "$" not in text:
+                return text
+            value = self.substitute(node, text, path)
+            if not node.style and value != text:  # plain (unquoted): the result is typed as YAML would type it
+                if value in ("true", "false"):
+                    return value == "true"
+                if _PLAIN_INT.fullmatch(value):
+                    return int(value)
+                if _PLAIN_FLOAT.fullmatch(value):
+                    return float(value)
+            return value
         kind = tag[len(_TAG) :]
         if kind == "null":
             return None
@@ -236,10 +251,22 @@ class _Converter:
             escaped, name, fallback = match.group(1), match.group(2), match.group(3)
             if escaped:
                 return match.group(0)[1:]
+            self.variables.append((name, path, node.start_mark.line + 1, node.start_mark.column + 1))
+            if secrets.is_secret_variable(name):
+                self.unreadable += 1
+                self.error(
+                    node,
+                    f"environment variable {name!r} holds a secret and cannot be substituted into a manifest",
+                    path=path,
+                    hint="values in manifests end up in plans, PR comments and logs; "
+                    "give a secret by reference (passwordFrom: {env: NAME}) where the manifest accepts one",
+                )
+                return match.group(0)
             if name in self.env:
                 return self.env[name]
             if fallback is not None:
                 return fallback
+            self.unreadable += 1
             self.error(
                 node,
                 f"environment variable {name!r} is not set",
@@ -249,53 +276,6 @@ class _Converter:
             return match.group(0)
 
         return _VAR.sub(replace, text)
-
-
-def too_deep(text: str, *, pure: bool) -> tuple[int, int] | None:
-    """The 1-based (line, column) of the first collection nested deeper than ``MAX_DEPTH``, or None.
-
-    Runs before composing, in time linear in the text. A cheap bound comes first: a document cannot nest
-    deeper than its count of ``[`` and ``{`` (flow levels) plus twice its longest line (block levels: a
-    nested block collection starts to the right of its parent, or at its column for a sequence under a
-    mapping key). Only when that bound is above what the composer survives is the event stream read
-    (libyaml's parser keeps a stack, it does not recurse), stopping at the first level too deep.
-    """
-    limit = _COMPOSE_SAFE_DEPTH[pure]
-    starts = [0, *(m.start() for m in _DOCUMENT_MARKER.finditer(text)), len(text)]
-    for begin, end in itertools.pairwise(starts):
-        chunk = text[begin:end]
-        longest = max(map(len, chunk.split("\n")))
-        if chunk.count("[") + chunk.count("{") + 2 * (longest + 1) > limit:
-            break
-    else:
-        return None
-    opened = (events.SequenceStartEvent, events.MappingStartEvent)
-    closed = (events.SequenceEndEvent, events.MappingEndEvent)
-    depth = 0
-    try:
-        for event in _events(text, pure=pure):
-            if isinstance(event, opened):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    mark = event.start_mark
-                    return mark.line + 1, mark.column + 1
-            elif isinstance(event, closed):
-                depth -= 1
-    except (YAMLError, ValueError):
-        return None  # a syntax error before any level too deep: composing reports it at its place
-    return None
-
-
-def _events(text: str, *, pure: bool) -> Iterator[events.Event]:
-    if pure:
-        yield from YAML(typ="safe", pure=True).parse(text)
-        return
-    loader = CSafeLoader(text)
-    try:
-        while loader.check_event():
-            yield loader.get_event()
-    finally:
-        loader.dispose()
 
 
 def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:
@@ -343,7 +323,7 @@ def read_documents(
         column = exc.start - (blob.rfind(b"\n", 0, exc.start) + 1) + 1
         fail(f"not UTF-8 text (byte 0x{blob[exc.start]:02x} cannot be decoded)", line=line, column=column)
         return []
-    deep = too_deep(text, pure=not HAVE_C_PARSER)
+    deep = too_deep(text, pure=not HAVE_C_PARSER, limit=MAX_DEPTH)
     if deep is not None:
         fail(
             f"nesting deeper than {MAX_DEPTH} levels",
@@ -359,7 +339,8 @@ def read_documents(
             if node is None or (isinstance(node, nodes.ScalarNode) and node.tag == _TAG + "null"):
                 continue
             converter.positions = {}
-            errors_before = len(diags)
+            converter.unreadable = 0
+            converter.variables = []
             converter.seen = set()
             converter.alias_budget = MAX_ALIAS_NODES
             try:
@@ -375,7 +356,8 @@ def read_documents(
                     column=mark.column + 1,
                     data=data,
                     positions=converter.positions,
-                    broken=len(diags) > errors_before,
+                    broken=converter.unreadable > 0,
+                    variables=converter.variables,
                 )
             )
     except MarkedYAMLError as exc:

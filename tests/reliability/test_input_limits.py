@@ -12,6 +12,7 @@ import pytest
 
 from reconciler import errors, state
 from reconciler.manifests import yamlio
+from reconciler.manifests.depth import too_deep
 from tests.reliability.helpers import cli
 
 HEADER = "apiVersion: kafka-reconciler/v1\nkind: Topic\nmetadata: {name: orders}\nspec:\n  partitions: 3\n"
@@ -71,8 +72,8 @@ def test_nesting_at_the_limit_and_long_lines_still_load(tmp_path: Path) -> None:
     at_limit = HEADER + "  replicationFactor: 1\n  configs:\n    x: " + "[" * 61 + "1" + "]" * 61 + "\n"
     long_label = at_limit.replace("{name: orders}", "{name: orders, labels: {note: '" + "x" * 5_000 + "'}}")
     for text in (at_limit, long_label):
-        assert yamlio.too_deep(text, pure=False) is None
-        assert yamlio.too_deep(text, pure=True) is None
+        assert too_deep(text, pure=False, limit=yamlio.MAX_DEPTH) is None
+        assert too_deep(text, pure=True, limit=yamlio.MAX_DEPTH) is None
     over = at_limit.replace("[" * 61 + "1" + "]" * 61, "[" * 62 + "1" + "]" * 62)
     (tmp_path / "over.yaml").write_text(over, encoding="utf-8")
     diags: list[errors.Diagnostic] = []

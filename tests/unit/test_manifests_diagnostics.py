@@ -203,7 +203,8 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
                 7,
                 18,
                 "error",
-                "'reed' is not a valid ACL operation; expected one of ALL, READ, WRITE, CREATE, DELETE, ALTER, "
+                "'reed' is not a valid ACL operation; did you mean READ? "
+                "expected one of ALL, READ, WRITE, CREATE, DELETE, ALTER, "
                 "DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, CREATE_TOKENS, "
                 "DESCRIBE_TOKENS",
             )
@@ -382,7 +383,10 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
     (
         "duplicate key",
         {"m.yaml": H + "kind: Topic\nmetadata: {name: a}\nspec:\n  partitions: 1\n  partitions: 2\n"},
-        [("m.yaml", 6, 3, "error", "duplicate key 'partitions' (first defined at line 5, column 3)")],
+        [
+            ("m.yaml", 4, 1, "error", "missing required field 'replicationFactor'"),
+            ("m.yaml", 6, 3, "error", "duplicate key 'partitions' (first defined at line 5, column 3)"),
+        ],
     ),
     (
         "unset variable",
