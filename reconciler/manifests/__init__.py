@@ -112,7 +112,7 @@ def _refuse_referenced_secrets(documents: list[yamlio.RawDocument], diags: list[
                 referenced.add(ref["env"])
     for raw in documents:
         for name, path, line, column in raw.variables:
-            if name in referenced and not secrets.is_secret_variable(name):  # those are refused while reading
+            if name in referenced and not secrets.is_secret_variable(name) and not yamlio.redacted(path):
                 raw.broken = True
                 diags.append(
                     errors.Diagnostic(

@@ -18,7 +18,7 @@ from typing import Any
 from ruamel.yaml import YAML, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from reconciler import errors, secrets
+from reconciler import configs, errors, secrets
 from reconciler.manifests.depth import too_deep
 
 try:  # pragma: no cover - depends on the installed wheel
@@ -252,7 +252,7 @@ class _Converter:
             if escaped:
                 return match.group(0)[1:]
             self.variables.append((name, path, node.start_mark.line + 1, node.start_mark.column + 1))
-            if secrets.is_secret_variable(name):
+            if secrets.is_secret_variable(name) and not redacted(path):
                 self.unreadable += 1
                 self.error(
                     node,
@@ -276,6 +276,11 @@ class _Converter:
             return match.group(0)
 
         return _VAR.sub(replace, text)
+
+
+def redacted(path: Path_) -> bool:
+    """Whether the value at ``path`` is a sensitive config value, which plans, comments and logs never show."""
+    return len(path) == 3 and path[:2] == ("spec", "configs") and configs.is_sensitive(str(path[2]))
 
 
 def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:

@@ -281,3 +281,13 @@ def test_the_schema_accepts_the_documented_null_overlay(tmp_path: Path) -> None:
     assert [e.message for e in validator.iter_errors(document)] == []
     document["spec"]["partitions"] = 2147483648
     assert len(list(validator.iter_errors(document))) == 1
+
+
+def test_a_secret_variable_may_fill_a_sensitive_config_value(tmp_path: Path) -> None:
+    """Plans show sensitive config values as a redaction marker, so a secret may be substituted there (this is
+    what ``import`` writes for a sensitive topic config); the error about the unknown key does not show it."""
+    text = TOPIC + "  partitions: 1\n  replicationFactor: 1\n  configs:\n    x.password: ${VAULT_PASSWORD}\n"
+    with pytest.raises(errors.ValidationFailed) as failed:
+        _load(tmp_path, text, {"VAULT_PASSWORD": SECRET_VALUE})
+    assert [d.message for d in failed.value.diagnostics] == ["unknown topic config 'x.password'"]
+    assert SECRET_VALUE not in str([d.format() for d in failed.value.diagnostics])
