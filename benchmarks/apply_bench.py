@@ -1,17 +1,22 @@
-"""Benchmark apply against a real broker: this tool vs a naive per-resource loop vs Kafka's topic CLI.
+"""Benchmark apply at production shape on a real broker, side by side, printing each figure as soon as it is measured.
 
-Scenarios, each on fresh names: create 1,000 topics; add 5,000 ACLs; change a config on 1,000 topics.
-Contenders:
+Starts one KRaft node of the test harness (StandardAuthorizer, every PLAINTEXT client a super user, free ports,
+1 GiB heap) and runs, ``--runs`` times each:
 
-* ``reconciler``: ``planner.plan`` + ``apply_plan`` (batched requests, read-back verification included);
-* ``naive loop``: plain kafka-python, one admin request per resource;
-* ``topic CLI``: ``org.apache.kafka.tools.TopicCommand --create`` run once per topic (a JVM each time) for a
-  sample of topics, extrapolated linearly to the full count (the output says so).
+3. start-up (first, on a fresh broker): ``python -c pass``, ``kafka-reconciler --help``, ``--version``,
+   ``validate examples/platform``, the import floor (typer + pydantic + ruamel.yaml), then a no-change ``plan`` of
+   ``--plan-topics`` topics vs Kafka's ``kafka-topics --describe`` (TopicCommand from the kafka-tools jars), each a
+   fresh process, interleaved; ratios to ``python -c pass`` and to ``--describe`` of the same run;
+1. the shape (``apply_shape``: ``--topics`` topics with 1-48 partitions, 3 configs each, ``--acls`` bindings,
+   ownership on): create all from nothing, change 1% of the configs, delete 10% of the topics, each applied with
+   ``plan`` + ``apply_plan`` in this process and then planned again, which must find no change (convergence);
+   topicctl does the same on ``--topicctl-sample`` topics of its own, extrapolated to the shape (labelled so);
+2. 10 config changes on that cluster: the requests and response bytes of ``apply_plan`` for the saved plan vs one
+   full read of the live state (what ``plan`` reads).
 
-The broker is the harness's SASL node (the authorizer is needed for ACLs), started and stopped here on free
-ports. Prints admin request counts and wall times per run and the medians; never asserts a time.
+Asserts nothing; exits 1 when a scenario does not exit 0 or does not converge (after printing what it measured).
 
-    .venv/bin/python -m benchmarks.apply_bench --runs 3 [--cli-sample 50] [--json out.json]
+    .venv/bin/python -m benchmarks.apply_bench [--topics 10000] [--acls 20000] [--runs 3] [--json out.json]
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import argparse
 import json
 import os
 import platform
-import statistics
+import resource
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -29,248 +35,280 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kafka.admin import (
-    ACL,
-    ACLOperation,
-    ACLPermissionType,
-    ACLResourcePatternType,
-    ConfigResource,
-    NewTopic,
-    ResourcePattern,
-)
-from kafka.admin import ResourceType as KafkaResourceType
-
-from reconciler import desired, planner, state
+from benchmarks import apply_bench_tools as tools
+from benchmarks.apply_shape import Shape, topicctl_files
+from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.kafka.admin import KafkaAdapter
+from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
-from tests.kafka.kinds import sasl_node
+from tests.kafka.kinds import single_node
 
-REPO = Path(__file__).resolve().parents[1]
-TOOLS_VERSION = "4.3.1"
-TOOLS_POM = REPO / "benchmarks" / "kafka-tools-pom.xml"
-TOOLS_LIBS = REPO / ".cache" / "kafka-tools" / TOOLS_VERSION / "libs"
-
-TOPICS = 1_000
-ACLS = 5_000
+TIMEOUT_MS = 300_000
+FAILURES: list[str] = []
 
 
-# ----------------------------------------------------------------------------------------- set-up
-def tools_classpath() -> str:
-    """Kafka's tools jars (resolved once with Maven into .cache/kafka-tools)."""
-    if not TOOLS_LIBS.is_dir() or not any(TOOLS_LIBS.glob("kafka-tools-*.jar")):
-        subprocess.run(
-            ["mvn", "-q", "-f", str(TOOLS_POM), "dependency:copy-dependencies", f"-DoutputDirectory={TOOLS_LIBS}"],
-            check=True,
-        )
-    return os.pathsep.join(str(p) for p in sorted(TOOLS_LIBS.glob("*.jar")))
+def say(text: str) -> None:
+    print(text, flush=True)
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
-
-
-# ------------------------------------------------------------------------------------- contenders
-def reconciler_apply(cluster: KafkaCluster, wanted: desired.DesiredState) -> dict[str, Any]:
-    """Plan and apply ``wanted``; wall time of plan + apply, admin requests sent."""
-    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=60_000)) as adapter:
-        adapter.connect()
-        adapter.reset_request_count()
-
-        def run() -> Any:
-            p = planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
-            return apply_plan(p, adapter, options=ApplyOptions(deadline_s=600))
-
-        seconds, report = timed(run)
-        if report.exit_code != 0:
-            raise SystemExit(f"reconciler apply did not succeed:\n{report.to_json()}")
-        return {"seconds": seconds, "requests": adapter.request_count, "by_api": adapter.request_counts}
-
-
-def naive_topics(cluster: KafkaCluster, names: list[str]) -> dict[str, Any]:
-    with cluster.admin_session(request_timeout_ms=60_000) as admin:
-        admin.list_topics()  # connect before timing
-        seconds, _ = timed(lambda: [admin.create_topics([NewTopic(n, 1, 1)]) for n in names])
-    return {"seconds": seconds, "requests": len(names)}
-
-
-def naive_acls(cluster: KafkaCluster, bindings: list[state.AclBinding]) -> dict[str, Any]:
-    acls = [
-        ACL(
-            b.principal,
-            b.host,
-            ACLOperation[b.operation],
-            ACLPermissionType[b.permission],
-            ResourcePattern(
-                KafkaResourceType[b.resource_type], b.resource_name, ACLResourcePatternType[b.pattern_type]
-            ),
-        )
-        for b in bindings
-    ]
-    with cluster.admin_session(request_timeout_ms=60_000) as admin:
-        admin.list_topics()
-        seconds, _ = timed(lambda: [admin.create_acls([a]) for a in acls])
-    return {"seconds": seconds, "requests": len(acls)}
-
-
-def naive_configs(cluster: KafkaCluster, names: list[str], value: str) -> dict[str, Any]:
-    with cluster.admin_session(request_timeout_ms=60_000) as admin:
-        admin.list_topics()
-        seconds, _ = timed(
-            lambda: [
-                admin.alter_configs([ConfigResource("TOPIC", n, configs={"retention.ms": value})], incremental=True)
-                for n in names
-            ]
-        )
-    return {"seconds": seconds, "requests": len(names)}
-
-
-def cli_topics(
-    cluster: KafkaCluster, names: list[str], *, sample: int, classpath: str, workdir: Path
-) -> dict[str, Any]:
-    """``TopicCommand --create`` once per topic for ``sample`` topics, extrapolated to ``len(names)``."""
-    props = cluster.write_command_config(workdir / "client.properties")
-    java = ["java", "-Xms64m", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath]
-    chosen = names[:sample]
-
-    def run() -> None:
-        for name in chosen:
-            subprocess.run(
-                [
-                    *java,
-                    "org.apache.kafka.tools.TopicCommand",
-                    "--bootstrap-server",
-                    cluster.bootstrap,
-                    "--command-config",
-                    str(props),
-                    "--create",
-                    "--topic",
-                    name,
-                    "--partitions",
-                    "1",
-                    "--replication-factor",
-                    "1",
-                ],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-
-    seconds, _ = timed(run)
-    return {
-        "seconds": seconds * len(names) / len(chosen),
-        "measured_seconds": seconds,
-        "sample": len(chosen),
-        "extrapolated": True,
-        # each JVM: ApiVersions + Metadata + CreateTopics at least
-        "requests": None,
+# ---------------------------------------------------------------------------------------- reconciler
+def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float) -> dict[str, Any]:
+    """Load, plan, apply; then plan again (convergence). Time of load+plan+apply; requests and bytes of it."""
+    adapter.reset_request_count()
+    tools.ByteMeter.total = 0
+    started = time.perf_counter()
+    wanted = workflow.load_manifests([tree]).desired
+    planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
+    report = apply_plan(planned, adapter, options=ApplyOptions(deadline_s=deadline_s, desired=wanted))
+    seconds = time.perf_counter() - started
+    figure: dict[str, Any] = {
+        "seconds": seconds,
+        "requests": adapter.request_count,
+        "by_api": adapter.request_counts,
+        "bytes_read": tools.ByteMeter.total,
+        "exit": int(report.exit_code),
+        "changes": len(planned.changes),
+        "outcomes": {k: v for k, v in report.counts().items() if v},
+        "too_large": sum(1 for i in report.items if "large" in (i.message or "") or i.error_name == "POLICY_VIOLATION"),
     }
+    again = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
+    figure["converged"] = bool(report.converged is not False and not again.summary().has_changes)
+    if figure["exit"] != 0 or not figure["converged"] or figure["too_large"]:
+        figure["problems"] = [f"{i.address}: {i.outcome.value} {i.message or ''}" for i in report.items][:5]
+    return figure
 
 
-# -------------------------------------------------------------------------------------- scenarios
-def one_run(cluster: KafkaCluster, *, cli_sample: int, classpath: str | None, workdir: Path) -> dict[str, Any]:
-    tag = uuid.uuid4().hex[:6]
-    tool_topics = [f"bench-{tag}-r-{i:04d}" for i in range(TOPICS)]
-    naive_names = [f"bench-{tag}-n-{i:04d}" for i in range(TOPICS)]
-    cli_names = [f"bench-{tag}-c-{i:04d}" for i in range(TOPICS)]
-    out: dict[str, Any] = {}
+def show(scenario: str, tool: str, fig: dict[str, Any], extra: str = "") -> None:
+    if "error" in fig:
+        say(f"  {scenario:<28} {tool:<22} FAILED: {fig['error']}")
+        FAILURES.append(f"{scenario} / {tool}")
+        return
+    parts = [f"{fig['seconds']:8.2f}s"]
+    for key in ("requests", "bytes_read", "exit", "converged", "verified", "too_large", "changes"):
+        if key in fig:
+            parts.append(f"{key}={fig[key]}")
+    say(f"  {scenario:<28} {tool:<22} " + "  ".join(parts) + extra)
+    if "by_api" in fig:
+        say(f"  {'':<28} {'':<22} by API: {fig['by_api']}  outcomes: {fig.get('outcomes')}")
+    if fig.get("exit", 0) != 0 or fig.get("converged") is False or fig.get("verified") is False or fig.get("too_large"):
+        FAILURES.append(f"{scenario} / {tool}")
+        say(f"  {'':<28} problems: {fig.get('problems')}")
 
-    topics = {n: desired.DesiredTopic(n, 1, 1) for n in tool_topics}
-    out["create 1,000 topics"] = {
-        "reconciler": reconciler_apply(cluster, desired.DesiredState(topics=topics)),
-        "naive loop": naive_topics(cluster, naive_names),
+
+# ---------------------------------------------------------------------------------------------- start-up
+def startup(cluster: KafkaCluster, *, workdir: Path, plan_topics: int, repeat: int, classpath: str | None) -> Any:
+    """Scenario 3: each command a fresh process, interleaved, ratios in the same run."""
+    py = str(tools.BIN / "python")
+    cli = str(tools.BIN / "kafka-reconciler")
+    commands = {
+        "python -c pass": [py, "-c", "pass"],
+        "--help": [cli, "--help"],
+        "--version": [cli, "--version"],
+        "validate examples/platform": [cli, "validate", str(tools.REPO / "examples" / "platform")],
+        "import floor": [py, "-c", "import typer, ruamel.yaml; from pydantic import BaseModel"],
     }
+    times = tools.time_commands(commands, repeat=repeat)
+    base = tools.median(times["python -c pass"])
+    say(f"start-up, {repeat} interleaved runs each (median, min-max; ratio of medians to python -c pass):")
+    for name, values in times.items():
+        say(f"  {name:<28} {tools.median(values):6.3f}s ({min(values):.3f}-{max(values):.3f})  "
+            f"{tools.median(values) / base:5.2f}x")  # fmt: skip
+    out: dict[str, Any] = {"startup": times}
+
+    shape = Shape(prefix="plan1k", topics=plan_topics, acls=0)
+    tree = workdir / "plan1k"
+    shape.write(tree)
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
+        created = reconciler_apply(adapter, tree, deadline_s=1800)
+    show(f"set-up: {plan_topics} topics", "reconciler", created)
+    plan = [cli, "plan", str(tree), "--bootstrap-server", cluster.bootstrap, "--detailed-exitcode"]
+    contenders = {"plan (no change)": plan}
     if classpath is not None:
-        out["create 1,000 topics"]["topic CLI"] = cli_topics(
-            cluster, cli_names, sample=cli_sample, classpath=classpath, workdir=workdir
-        )
-
-    def bindings(who: str) -> list[state.AclBinding]:
-        return [
-            state.AclBinding(
-                "TOPIC", "LITERAL", f"bench-{tag}-{i % 100}", f"User:{who}-{tag}-{i // 100}", "*", "READ", "ALLOW"
-            )
-            for i in range(ACLS)
-        ]
-
-    out["add 5,000 ACLs"] = {
-        "reconciler": reconciler_apply(cluster, desired.DesiredState(acls=dict.fromkeys(bindings("r")))),
-        "naive loop": naive_acls(cluster, bindings("n")),
-    }
-
-    changed = {n: desired.DesiredTopic(n, 1, 1, {"retention.ms": "3600000"}) for n in tool_topics}
-    out["change configs on 1,000 topics"] = {
-        "reconciler": reconciler_apply(cluster, desired.DesiredState(topics=changed)),
-        "naive loop": naive_configs(cluster, naive_names, "3600000"),
-    }
-    cleanup(cluster, tag, [*tool_topics, *naive_names, *cli_names[:cli_sample]])
+        contenders["kafka-topics --describe"] = tools.topic_command(classpath, cluster.bootstrap, "--describe")
+    env = tools.startup_env()
+    check = subprocess.run(plan, env=env, capture_output=True, text=True, check=False)
+    if check.returncode != 0:
+        FAILURES.append("no-change plan")
+        say(f"  the no-change plan exited {check.returncode} (expected 0): {check.stdout[-300:]}")
+    plan_times = tools.time_commands(contenders, repeat=repeat)
+    say(f"no-change plan of {plan_topics} topics vs kafka-topics --describe, {repeat} interleaved runs:")
+    for name, values in plan_times.items():
+        ratio = tools.median(values) / base
+        say(f"  {name:<28} {tools.median(values):6.3f}s ({min(values):.3f}-{max(values):.3f})  {ratio:5.1f}x pass")
+    if classpath is not None:
+        pairs = zip(plan_times["plan (no change)"], plan_times["kafka-topics --describe"], strict=True)
+        ratios = sorted(p / d for p, d in pairs)
+        say(f"  plan / describe in the same run: median {tools.median(ratios):.2f}, max {ratios[-1]:.2f}")
+    out["plan_vs_describe"] = plan_times
     return out
 
 
-def cleanup(cluster: KafkaCluster, tag: str, names: list[str]) -> None:
-    """Remove the run's topics and ACLs so runs do not slow each other down."""
-    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=60_000)) as adapter:
-        live = adapter.read_state(kinds=frozenset({"topic", "acl"}), topic_filter=lambda n: tag in n)
-        adapter.delete_topics(sorted(set(names) & set(live.topics or {})))
-        adapter.delete_acls(sorted(b for b in live.acls or () if tag in b.principal))
+# ------------------------------------------------------------------------------------------ the shape
+def shape_run(cluster: KafkaCluster, args: argparse.Namespace, *, workdir: Path, run: int) -> dict[str, Any]:
+    """Scenarios 1 and 2 on fresh names."""
+    tag = uuid.uuid4().hex[:4]
+    shape = Shape(prefix=f"r{run}{tag}", topics=args.topics, acls=args.acls)
+    tree = workdir / f"shape-{run}"
+    out: dict[str, Any] = {}
+    scale = f"{shape.topics:,} topics, {shape.partitions_total:,} partitions, {shape.acls:,} ACLs"
+    say(f"run {run}: {scale}")
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
+        shape.write(tree)
+        out["create"] = reconciler_apply(adapter, tree, deadline_s=args.deadline)
+        show("create all", "reconciler", out["create"])
+        changed = {i: 30 for i in range(0, shape.topics, 100)}  # 1%: retention 30 days instead of 1-7
+        shape.write(tree, retention_days=changed)
+        out["change 1%"] = reconciler_apply(adapter, tree, deadline_s=args.deadline)
+        show("change 1% of configs", "reconciler", out["change 1%"])
+
+        ten = {**changed, **{i: 60 for i in range(1, shape.topics, shape.topics // 10)}}
+        shape.write(tree, retention_days=ten)
+        out["10 changes"] = ten_changes(adapter, tree)
+
+        gone = set(range(5, shape.topics, 10))  # 10%
+        shape.write(tree, retention_days=ten, left_out=gone)
+        out["delete 10%"] = reconciler_apply(adapter, tree, deadline_s=args.deadline)
+        show("delete 10% (ownership)", "reconciler", out["delete 10%"])
+    out["topicctl"] = topicctl_run(cluster, args, workdir=workdir, run=run, shape=shape)
+    return out
 
 
-def median_table(runs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    table: dict[str, dict[str, dict[str, Any]]] = {}
-    for scenario in runs[0]:
-        table[scenario] = {}
-        for tool in runs[0][scenario]:
-            seconds = [r[scenario][tool]["seconds"] for r in runs]
-            table[scenario][tool] = {
-                "median_s": statistics.median(seconds),
-                "runs_s": seconds,
-                "requests": runs[-1][scenario][tool].get("requests"),
-                "extrapolated": runs[-1][scenario][tool].get("extrapolated", False),
-            }
-    return table
+def ten_changes(adapter: KafkaAdapter, tree: Path) -> dict[str, Any]:
+    """Scenario 2: apply a saved plan of 10 changes; requests and bytes vs one full read (the plan's)."""
+    wanted = workflow.load_manifests([tree]).desired
+    tools.ByteMeter.total = 0
+    adapter.reset_request_count()
+    planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
+    full = {"bytes": tools.ByteMeter.total, "requests": adapter.request_count}
+    tools.ByteMeter.total = 0
+    adapter.reset_request_count()
+    started = time.perf_counter()
+    report = apply_plan(planned, adapter, options=ApplyOptions(deadline_s=600, desired=wanted))
+    seconds = time.perf_counter() - started
+    fig = {"seconds": seconds, "requests": adapter.request_count, "by_api": adapter.request_counts,
+           "bytes_read": tools.ByteMeter.total, "exit": int(report.exit_code), "changes": len(planned.changes),
+           "full_read": full, "converged": report.converged is not False}  # fmt: skip
+    share = 100 * fig["bytes_read"] / max(1, full["bytes"])
+    show("apply 10 changes (saved)", "reconciler", fig,
+         f"  vs one full read: {full['bytes']:,} bytes in {full['requests']} requests -> {share:.2f}%")  # fmt: skip
+    fig["share_percent"] = share
+    return fig
 
 
+def topicctl_run(
+    cluster: KafkaCluster, args: argparse.Namespace, *, workdir: Path, run: int, shape: Shape
+) -> dict[str, Any]:
+    """topicctl on a sample of the shape's topics (own names), each step extrapolated to the full shape."""
+    binary, why = tools.topicctl_binary()
+    if binary is None or args.topicctl_sample == 0:
+        say(f"  topicctl: skipped: {why if binary is None else '--topicctl-sample 0'}")
+        return {"skipped": why}
+    sample = args.topicctl_sample
+    names = [f"t{run}{uuid.uuid4().hex[:4]}.events-{i:06d}" for i in range(sample)]
+    cfg = workdir / f"topicctl-{run}"
+    topicctl_files(cfg, bootstrap=cluster.bootstrap, names=names, first_index=0)
+    apply = ["apply", "--skip-confirm", "--cluster-config", str(cfg / "cluster.yaml")]
+    out: dict[str, Any] = {"version": why, "sample": sample}
+    label = f"topicctl (x{shape.topics / sample:.0f} of {sample})"
+    fig = tools.run_topicctl(binary, [*apply, *(str(cfg / f"{n}.yaml") for n in names)])
+    fig["verified"] = check_topics(cluster, names, lambda t: t is not None)
+    out["create"] = extrapolate(fig, shape.topics / sample)
+    show("create all", label, out["create"], f"  measured {fig['seconds']:.1f}s on {sample} topics")
+    few = names[: max(1, sample // 10)]
+    topicctl_files(cfg, bootstrap=cluster.bootstrap, names=few, first_index=0, retention_days=30)
+    fig = tools.run_topicctl(binary, [*apply, *(str(cfg / f"{n}.yaml") for n in few)])
+    month = str(30 * 24 * 3600 * 1000)
+    fig["verified"] = check_topics(cluster, few, lambda t: t is not None and t.configs.get("retention.ms") == month)
+    out["change 1%"] = extrapolate(fig, (shape.topics // 100) / len(few))
+    show("change 1% of configs", f"topicctl (x{(shape.topics // 100) / len(few):.0f} of {len(few)})",
+         out["change 1%"], f"  measured {fig['seconds']:.1f}s on {len(few)} topics")  # fmt: skip
+    started = time.perf_counter()
+    codes = [tools.run_topicctl(binary, ["delete", "topic", n, "--cluster-config", str(cfg / "cluster.yaml")],
+                                stdin="yes\n") for n in few]  # fmt: skip
+    fig = {"seconds": time.perf_counter() - started, "exit": max(c["exit"] for c in codes)}
+    if fig["exit"]:
+        fig["error"] = next(c["error"] for c in codes if c["exit"])
+    fig["verified"] = check_topics(cluster, few, lambda t: t is None)
+    out["delete 10%"] = extrapolate(fig, (shape.topics // 10) / len(few))
+    show("delete 10% (ownership)", f"topicctl (x{(shape.topics // 10) / len(few):.0f} of {len(few)})",
+         out["delete 10%"], f"  measured {fig['seconds']:.1f}s on {len(few)} topics, one run each")  # fmt: skip
+    return out
+
+
+def check_topics(cluster: KafkaCluster, names: list[str], good: Callable[[Any], bool]) -> bool:
+    """Whether every named topic is as a step should have left it (``good`` gets the live topic or None)."""
+    wanted = set(names)
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
+        deadline = time.monotonic() + 60
+        while True:  # the broker's metadata may lag the controller a moment after the tool returned
+            live = adapter.read_state(kinds=frozenset({"topic"}), topic_filter=wanted.__contains__).topics or {}
+            if all(good(live.get(n)) for n in names) or time.monotonic() > deadline:
+                return all(good(live.get(n)) for n in names)
+            time.sleep(1.0)
+
+
+def extrapolate(fig: dict[str, Any], factor: float) -> dict[str, Any]:
+    return {**fig, "measured_seconds": fig["seconds"], "seconds": fig["seconds"] * factor, "extrapolated": factor}
+
+
+def cleanup(cluster: KafkaCluster) -> None:
+    """Delete every topic and ACL a run made, so the next run starts from nothing."""
+    with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
+        live = adapter.read_state(kinds=frozenset({"topic", "acl"}), topic_filter=lambda n: not n.startswith("plan1k"))
+        adapter.delete_topics(sorted(live.topics or {}))
+        adapter.delete_acls(sorted(live.acls or ()))
+
+
+# ---------------------------------------------------------------------------------------------- main
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--cli-sample", type=int, default=50, help="topics created with the CLI per run")
-    parser.add_argument("--no-cli", action="store_true", help="skip Kafka's topic CLI")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--topics", type=int, default=10_000)
+    parser.add_argument("--acls", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=3, help="repetitions of the shape scenarios")
+    parser.add_argument("--startup-runs", type=int, default=15, help="interleaved repetitions of each start-up")
+    parser.add_argument("--plan-topics", type=int, default=1_000)
+    parser.add_argument("--topicctl-sample", type=int, default=20, help="0: skip topicctl")
+    parser.add_argument("--no-describe", action="store_true", help="skip Kafka's kafka-topics --describe")
+    parser.add_argument("--deadline", type=float, default=1800.0, help="apply deadline (s) per step")
+    parser.add_argument("--broker-heap", default="1g")
+    parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    classpath = None if args.no_cli else tools_classpath()
-    cluster = sasl_node()
-    runs: list[dict[str, Any]] = []
+    fds = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    shape = Shape(prefix="x", topics=args.topics, acls=args.acls)
+    if shape.partitions_total + args.plan_topics * 6 > 0.8 * fds:
+        raise SystemExit(
+            f"{shape.partitions_total:,} partitions need about as many open files in the broker; this machine "
+            f"allows {fds:,} per process (ulimit -n). Use fewer --topics or raise the limit."
+        )
+    tools.ByteMeter.install()
+    load = os.getloadavg()
+    say(f"machine: {os.cpu_count()} CPUs, load {load}, Python {platform.python_version()}, {platform.node()}")
+    classpath = None if args.no_describe else tools.tools_classpath()
+    heap = tuple(f"-Xmx{args.broker_heap}" if o.startswith("-Xmx") else o for o in node_mod.JVM_OPTIONS)
+    node_mod.JVM_OPTIONS = heap  # type: ignore[assignment]  # the harness's options, another heap size
+    cluster = single_node(authorizer=True)
+    out: dict[str, Any] = {"args": vars(args) | {"json": str(args.json)}, "load_before": load, "runs": []}
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for i in range(args.runs):
-                result = one_run(cluster, cli_sample=args.cli_sample, classpath=classpath, workdir=Path(tmp))
-                runs.append(result)
-                print(f"run {i + 1}/{args.runs}")
-                for scenario, tools in result.items():
-                    for tool, fig in tools.items():
-                        req = "-" if fig.get("requests") is None else fig["requests"]
-                        print(f"  {scenario:<32} {tool:<11} {fig['seconds']:8.2f}s  requests={req}")
-                        if "by_api" in fig:
-                            print(f"  {'':<32} {'':<11} by API: {fig['by_api']}")
+        say(f"Kafka {cluster.version}, one KRaft node, heap {args.broker_heap}, {cluster.bootstrap}")
+        with tempfile.TemporaryDirectory(prefix="apply-bench-") as tmp:
+            out["startup"] = startup(
+                cluster, workdir=Path(tmp), plan_topics=args.plan_topics, repeat=args.startup_runs, classpath=classpath
+            )
+            for run in range(1, args.runs + 1):
+                out["runs"].append(shape_run(cluster, args, workdir=Path(tmp), run=run))
+                if run < args.runs:
+                    cleanup(cluster)
     finally:
         cluster.close()
-
-    table = median_table(runs)
-    print(
-        f"\nmedians over {len(runs)} run(s); Kafka {cluster.version}, one SASL node; {platform.node()}, "
-        f"{os.cpu_count()} CPUs, Python {platform.python_version()}"
-    )
-    for scenario, tools in table.items():
-        base = tools["reconciler"]["median_s"]
-        for tool, fig in tools.items():
-            ratio = "" if tool == "reconciler" else f"  ({fig['median_s'] / base:.1f}x the reconciler's time)"
-            note = " (extrapolated from a sample)" if fig["extrapolated"] else ""
-            print(f"  {scenario:<32} {tool:<11} {fig['median_s']:8.2f}s  requests={fig['requests']}{ratio}{note}")
-    if args.json:
-        args.json.write_text(json.dumps({"runs": runs, "medians": table}, indent=2, default=str) + "\n")
+        out["load_after"] = os.getloadavg()
+        say(f"load after: {out['load_after']}")
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2, default=str) + "\n")
+    if FAILURES:
+        say(f"NOT MET: {FAILURES}")
+        sys.exit(1)
 
 
 if __name__ == "__main__":
