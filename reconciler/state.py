@@ -185,6 +185,22 @@ class TopicUsage:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ReadScope:
+    """The resources a targeted read asks for; a field left ``None`` reads that kind whole.
+
+    ``topics`` are topic names, ``brokers`` broker ids as strings or ``CLUSTER_DEFAULT``, ``principals`` the ACL
+    principals whose bindings are read (``User:alice``), ``quota_entities`` and ``scram_users`` the entities and
+    users. An empty set reads none of that kind.
+    """
+
+    topics: frozenset[str] | None = None
+    brokers: frozenset[str] | None = None
+    principals: frozenset[str] | None = None
+    quota_entities: frozenset[QuotaEntity] | None = None
+    scram_users: frozenset[str] | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ClusterState:
     """Everything read from one cluster. A section that was not read (not needed, or unsupported) is ``None``.
 

@@ -117,7 +117,9 @@ def check_access(
         and "CREATE" not in ops.cluster
     ):
         # Whether the principal may create these names is in its ACLs (if it may read them).
-        mine = adapter.read_state(kinds=frozenset({"acl"}), principal_filter=lambda p: p in (principal, "User:*"))
+        mine = adapter.read_state(
+            kinds=frozenset({"acl"}), scope=state.ReadScope(principals=frozenset({principal, "User:*"}))
+        )
         acls = mine.acls
     missing = missing_access(
         changes, cluster_ops=ops.cluster, topic_ops=ops.topics, principal=principal, live_acls=acls, throttled=throttled

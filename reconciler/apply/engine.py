@@ -14,7 +14,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from reconciler import errors, plan, state
+from reconciler import desired, errors, plan, state
 from reconciler.apply import (
     access,
     deps,
@@ -105,10 +105,31 @@ def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int
     return {api: n - before.get(api, 0) for api, n in after.items() if n - before.get(api, 0)}
 
 
-def _read(adapter: AdminPort, changes: Sequence[plan.Change]) -> state.ClusterState:
+def _read(
+    adapter: AdminPort, changes: Sequence[plan.Change], *, principals: Sequence[str | None] = ()
+) -> state.ClusterState:
+    """A targeted read of the resources ``changes`` touch (and, for ACLs, the bindings of ``principals``)."""
     kinds = frozenset(c.kind for c in changes)
-    names = {c.name for c in changes if c.kind == "topic"}
-    return adapter.read_state(kinds=kinds, topic_filter=lambda n: n in names)
+    return adapter.read_state(kinds=kinds, scope=read_scope(changes, principals=principals))
+
+
+def read_scope(changes: Sequence[plan.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
+    """What a targeted read of ``changes`` asks for. ACL bindings are read per principal: those of the changed
+    bindings plus ``principals`` (the tool's own and ``User:*``, which the self-lockout guard weighs)."""
+
+    def named(kind: str) -> frozenset[str]:
+        return frozenset(c.name for c in changes if c.kind == kind)
+
+    acl_principals = {translate.acl_binding(c).principal for c in changes if c.kind == desired.KIND_ACL}
+    if acl_principals:
+        acl_principals |= {p for p in principals if p}
+    return state.ReadScope(
+        topics=named(desired.KIND_TOPIC),
+        brokers=named(desired.KIND_BROKER_CONFIG),
+        principals=frozenset(acl_principals),
+        quota_entities=frozenset(translate.quota_entity(c) for c in changes if c.kind == desired.KIND_QUOTA),
+        scram_users=named(desired.KIND_SCRAM),
+    )
 
 
 def apply_plan(
@@ -138,7 +159,8 @@ def apply_plan(
             requests=0,
         )
 
-    live = _read(adapter, changes)
+    own = options.principal or connection_principal(adapter)
+    live = _read(adapter, changes, principals=(own, guard.ANY_PRINCIPAL))
     preflight.check_cluster(p, live)
     if options.check_staleness:
         preflight.check_fresh(changes, live)

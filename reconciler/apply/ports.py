@@ -49,6 +49,7 @@ class AdminPort(Protocol):
         kinds: frozenset[str],
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
+        scope: state.ReadScope | None = None,
     ) -> state.ClusterState: ...
 
     def create_topics(

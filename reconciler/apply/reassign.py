@@ -162,7 +162,7 @@ def _confirm_throttle_removed(ctx: ApplyContext, answers: Sequence[ItemResultLik
 
     def still_shown() -> list[str]:
         try:
-            now = ctx.adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n in topics)
+            now = ctx.adapter.read_state(kinds=frozenset({"topic"}), scope=state.ReadScope(topics=frozenset(topics)))
         finally:
             ctx.count_request()
         return sorted(n for n, t in (now.topics or {}).items() if set(REPLICA_KEYS) & set(t.configs))

@@ -134,7 +134,7 @@ def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[
     names = {c.name for c in raced}
     addresses = {c.address for c in raced}
     try:
-        now = ctx.adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n in names)
+        now = ctx.adapter.read_state(kinds=frozenset({"topic"}), scope=state.ReadScope(topics=frozenset(names)))
     except errors.ReconcilerError as exc:
         ctx.notes.append(f"could not read back {len(names)} topic(s) another writer created: {exc}")
         return out

@@ -98,6 +98,7 @@ class KafkaAdapter:
         kinds: frozenset[str],
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
+        scope: state.ReadScope | None = None,
     ) -> state.ClusterState:
         """The live state of what ``kinds`` need, in a number of requests that does not depend on the data.
 
@@ -106,8 +107,11 @@ class KafkaAdapter:
 
         ``topic_filter`` limits topics (and their configs and reassignments) to the names it accepts;
         ``principal_filter`` limits ACLs, SCRAM users and user quotas to principals (``User:alice``) it accepts.
+        ``scope`` asks only for the named resources (a targeted read: small requests on a large cluster).
         """
-        return read.read_state(self._wire, kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter)
+        return read.read_state(
+            self._wire, kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter, scope=scope
+        )
 
     def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations:
         """What the connecting principal may do on the cluster and on each existing topic (2 requests)."""

@@ -6,6 +6,11 @@ along in the first one; topics are split over several requests only beyond ``MAX
 DescribeAcls with an ANY filter, one DescribeClientQuotas matching everything, one
 DescribeUserScramCredentials for all users and one ListPartitionReassignments. Sections that were not asked
 for stay ``None``; a section that could not be read says why in ``ClusterState.unavailable``.
+
+A targeted read (``state.ReadScope``) asks only for named resources: Metadata and DescribeConfigs for the named
+topics, ListPartitionReassignments for their partitions, DescribeConfigs for the named brokers, and (up to
+``security.MAX_TARGETED`` each) one DescribeAcls per principal and one DescribeClientQuotas per entity, one
+DescribeUserScramCredentials for the named users.
 """
 
 from __future__ import annotations
@@ -57,16 +62,27 @@ def read_state(
     kinds: frozenset[str],
     topic_filter: NameFilter | None = None,
     principal_filter: NameFilter | None = None,
+    scope: state.ReadScope | None = None,
 ) -> state.ClusterState:
     """Read what ``kinds`` need (``desired.KIND_*``); see the module docstring for the requests sent."""
     unknown = set(kinds) - set(desired.KINDS)
     if unknown:
         raise ValueError(f"unknown kinds: {sorted(unknown)}")
+    scope = scope or state.ReadScope()
     need_topics = desired.KIND_TOPIC in kinds
     need_brokers = desired.KIND_BROKER_CONFIG in kinds
     unavailable: dict[str, str] = {}
+    named = scope.topics
+    if named is not None:
+        topic_filter = _within(named, topic_filter)
 
-    metadata = wire.send(MetadataRequest(topics=None if need_topics else [], allow_auto_topic_creation=False))
+    if not need_topics:
+        wanted: list[Any] | None = []
+    elif named is None:
+        wanted = None
+    else:
+        wanted = [MetadataRequest.MetadataRequestTopic(name=n) for n in sorted(named)]
+    metadata = wire.send(MetadataRequest(topics=wanted, allow_auto_topic_creation=False))
     wire.check_top_level(metadata, api="Metadata")
     wire.note_metadata(metadata)
     brokers = tuple(
@@ -85,17 +101,19 @@ def read_state(
         topics=topics,
         broker_ids=[b.id for b in brokers],
         all_brokers=need_brokers,
+        named_brokers=scope.brokers,
     )
     if topics is not None:
         topics = configs.apply_to(topics)
 
     reassignments: tuple[state.Reassignment, ...] = ()
-    if need_topics and wire.unsupported("ListPartitionReassignments") is None:
-        reassignments = read_reassignments(wire, topic_filter=topic_filter)
+    if need_topics and wire.unsupported("ListPartitionReassignments") is None and (named is None or topics):
+        partitions = None if named is None else {n: t.partitions for n, t in (topics or {}).items()}
+        reassignments = read_reassignments(wire, topic_filter=topic_filter, partitions=partitions)
 
     acls = None
     if desired.KIND_ACL in kinds:
-        acls, reason = security.read_acls(wire, principal_filter=principal_filter)
+        acls, reason = security.read_acls(wire, principal_filter=principal_filter, principals=scope.principals)
         if reason:
             unavailable[desired.KIND_ACL] = reason
     quotas = None
@@ -103,7 +121,7 @@ def read_state(
         quotas = _if_supported(
             wire,
             "DescribeClientQuotas",
-            lambda: security.read_quotas(wire, principal_filter=principal_filter),
+            lambda: security.read_quotas(wire, principal_filter=principal_filter, entities=scope.quota_entities),
             unavailable=unavailable,
             kind=desired.KIND_QUOTA,
         )
@@ -112,7 +130,7 @@ def read_state(
         scram = _if_supported(
             wire,
             "DescribeUserScramCredentials",
-            lambda: security.read_scram(wire, principal_filter=principal_filter),
+            lambda: security.read_scram(wire, principal_filter=principal_filter, users=scope.scram_users),
             unavailable=unavailable,
             kind=desired.KIND_SCRAM,
         )
@@ -132,6 +150,10 @@ def read_state(
         capabilities=wire.capabilities(),
         unavailable=unavailable,
     )
+
+
+def _within(names: frozenset[str], outer: NameFilter | None) -> NameFilter:
+    return lambda n: n in names and (outer is None or outer(n))
 
 
 def _if_supported(
@@ -201,6 +223,7 @@ def _read_configs(
     topics: dict[str, state.TopicState] | None,
     broker_ids: list[int],
     all_brokers: bool,
+    named_brokers: frozenset[str] | None = None,
 ) -> _Configs:
     if not broker_ids:
         return _Configs()
@@ -210,7 +233,14 @@ def _read_configs(
     candidates = [preferred, *(b for b in broker_ids if b != preferred)]
     for index, first in enumerate(candidates):
         try:
-            return _read_configs_via(wire, first=first, topics=topics, broker_ids=broker_ids, all_brokers=all_brokers)
+            return _read_configs_via(
+                wire,
+                first=first,
+                topics=topics,
+                broker_ids=broker_ids,
+                all_brokers=all_brokers,
+                named_brokers=named_brokers,
+            )
         except ConnectionLost as exc:
             if exc.node != first or index == len(candidates) - 1:
                 raise
@@ -224,23 +254,27 @@ def _read_configs_via(
     topics: dict[str, state.TopicState] | None,
     broker_ids: list[int],
     all_brokers: bool,
+    named_brokers: frozenset[str] | None,
 ) -> _Configs:
     result = _Configs()
+
+    def wanted(broker: str) -> bool:
+        return all_brokers and (named_brokers is None or broker in named_brokers)
+
     # The request to the first broker carries the topics, the cluster default and that broker's own configs
     # (for the lint keys); every other broker is asked only for its own dynamic configs.
     per_node: list[tuple[int | None, list[tuple[int, str]]]] = []
     topic_names = sorted(topics) if topics is not None else []
     chunks = [topic_names[i : i + MAX_CONFIG_RESOURCES] for i in range(0, len(topic_names), MAX_CONFIG_RESOURCES)]
     head: list[tuple[int, str]] = [(_TOPIC_RESOURCE, n) for n in (chunks[0] if chunks else [])]
-    if all_brokers:
+    if wanted(state.CLUSTER_DEFAULT):
         head.append((_BROKER_RESOURCE, ""))
     if topics is not None or all_brokers:
         head.append((_BROKER_RESOURCE, str(first)))
         per_node.append((first, head))
     for chunk in chunks[1:]:
         per_node.append((None, [(_TOPIC_RESOURCE, n) for n in chunk]))
-    if all_brokers:
-        per_node.extend((b, [(_BROKER_RESOURCE, str(b))]) for b in broker_ids if b != first)
+    per_node.extend((b, [(_BROKER_RESOURCE, str(b))]) for b in broker_ids if b != first and wanted(str(b)))
 
     for node, resources in per_node:
         for res in _describe_configs(wire, node=node, resources=resources):
@@ -330,10 +364,19 @@ def _same_unit_fallback(synonym: Any) -> bool:
 
 
 def read_reassignments(
-    wire: wire_mod.Wire, *, topic_filter: NameFilter | None = None
+    wire: wire_mod.Wire, *, topic_filter: NameFilter | None = None, partitions: dict[str, int] | None = None
 ) -> tuple[state.Reassignment, ...]:
-    """Ongoing partition reassignments (one ListPartitionReassignments to the controller)."""
-    request = ListPartitionReassignmentsRequest(timeout_ms=wire.settings.request_timeout_ms, topics=None)
+    """Ongoing partition reassignments (one ListPartitionReassignments to the controller).
+
+    ``partitions`` (topic -> partition count) asks about those partitions only, instead of every one.
+    """
+    topic_cls = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
+    asked = (
+        None
+        if partitions is None
+        else [topic_cls(name=n, partition_indexes=list(range(c))) for n, c in sorted(partitions.items())]
+    )
+    request = ListPartitionReassignmentsRequest(timeout_ms=wire.settings.request_timeout_ms, topics=asked)
     try:
         response = wire.send_to_controller(request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER)
     except ConnectionLost:

@@ -35,21 +35,52 @@ from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
 
 NameFilter = Callable[[str], bool]
 
+# Targeted ACL and quota reads send one request per principal or entity; beyond this many, one full read.
+MAX_TARGETED = 20
 _SECURITY_DISABLED = 54
+_MATCH_EXACT = 0
+_MATCH_DEFAULT = 1
 _SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
 _SCRAM_MECHANISM_CODES = {name: code for code, name in _SCRAM_MECHANISMS.items()}
 
 
 # ------------------------------------------------------------------------------------------- reads
 def read_acls(
-    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+    wire: wire_mod.Wire,
+    *,
+    principal_filter: NameFilter | None = None,
+    principals: frozenset[str] | None = None,
 ) -> tuple[frozenset[state.AclBinding] | None, str | None]:
-    """Every ACL binding (one DescribeAcls, ANY filter), or ``(None, reason)`` when there is no authorizer."""
+    """Every ACL binding (one DescribeAcls, ANY filter), or ``(None, reason)`` when there is no authorizer.
+
+    With ``principals`` (at most ``MAX_TARGETED`` of them), only their bindings: one DescribeAcls each.
+    """
+    if principals is not None and len(principals) <= MAX_TARGETED:
+        found: set[state.AclBinding] = set()
+        for principal in sorted(principals):
+            some, reason = _describe_acls(wire, principal=principal, principal_filter=principal_filter)
+            if some is None:
+                return None, reason
+            found |= some
+        return frozenset(found), None
+    if principals is not None:
+        wanted = principals
+        principal_filter = _and(principal_filter, lambda p: p in wanted)
+    return _describe_acls(wire, principal=None, principal_filter=principal_filter)
+
+
+def _and(first: NameFilter | None, second: NameFilter) -> NameFilter:
+    return second if first is None else (lambda n: first(n) and second(n))
+
+
+def _describe_acls(
+    wire: wire_mod.Wire, *, principal: str | None, principal_filter: NameFilter | None
+) -> tuple[frozenset[state.AclBinding] | None, str | None]:
     request = DescribeAclsRequest(
         resource_type_filter=ResourceType.ANY,
         resource_name_filter=None,
         pattern_type_filter=ACLResourcePatternType.ANY,
-        principal_filter=None,
+        principal_filter=principal,
         host_filter=None,
         operation=ACLOperation.ANY,
         permission_type=ACLPermissionType.ANY,
@@ -82,14 +113,36 @@ def read_acls(
 
 
 def read_quotas(
-    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+    wire: wire_mod.Wire,
+    *,
+    principal_filter: NameFilter | None = None,
+    entities: frozenset[state.QuotaEntity] | None = None,
 ) -> dict[state.QuotaEntity, dict[str, float]]:
     """Every client-quota entity and its values (one DescribeClientQuotas matching everything).
 
     With a ``principal_filter``, entities naming a user are kept only when ``User:<name>`` matches; entities
-    without a named user (client-id, ip, default user) are always kept.
+    without a named user (client-id, ip, default user) are always kept. With ``entities`` (at most
+    ``MAX_TARGETED``), only those: one strict DescribeClientQuotas each.
     """
-    response = wire.send(DescribeClientQuotasRequest(components=[], strict=False))
+    if entities is not None and len(entities) <= MAX_TARGETED:
+        found: dict[state.QuotaEntity, dict[str, float]] = {}
+        for entity in sorted(entities):
+            components = [
+                DescribeClientQuotasRequest.ComponentData(
+                    entity_type=t, match_type=_MATCH_DEFAULT if n is None else _MATCH_EXACT, match=n
+                )
+                for t, n in entity.parts
+            ]
+            found |= _describe_quotas(wire, components=components, strict=True, principal_filter=principal_filter)
+        return found
+    everything = _describe_quotas(wire, components=[], strict=False, principal_filter=principal_filter)
+    return everything if entities is None else {e: v for e, v in everything.items() if e in entities}
+
+
+def _describe_quotas(
+    wire: wire_mod.Wire, *, components: list[Any], strict: bool, principal_filter: NameFilter | None
+) -> dict[state.QuotaEntity, dict[str, float]]:
+    response = wire.send(DescribeClientQuotasRequest(components=components, strict=strict))
     wire.check_top_level(response, api="DescribeClientQuotas")
     quotas: dict[state.QuotaEntity, dict[str, float]] = {}
     for entry in response.entries or []:
@@ -104,17 +157,21 @@ def read_quotas(
 
 
 def read_scram(
-    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None
+    wire: wire_mod.Wire, *, principal_filter: NameFilter | None = None, users: frozenset[str] | None = None
 ) -> dict[str, tuple[state.ScramCredential, ...]]:
-    """Every SCRAM user with its mechanisms and iterations (one DescribeUserScramCredentials, all users)."""
-    response = wire.send(DescribeUserScramCredentialsRequest(users=None))
+    """Every SCRAM user with its mechanisms and iterations (one DescribeUserScramCredentials, all users);
+    with ``users``, only those (an empty list would mean every user, so none sends nothing)."""
+    if users is not None and not users:
+        return {}
+    named = None if users is None else [DescribeUserScramCredentialsRequest.UserName(name=u) for u in sorted(users)]
+    response = wire.send(DescribeUserScramCredentialsRequest(users=named))
     wire.check_top_level(response, api="DescribeUserScramCredentials")
-    users: dict[str, tuple[state.ScramCredential, ...]] = {}
+    found: dict[str, tuple[state.ScramCredential, ...]] = {}
     for result in response.results:
         user = str(result.user)
         if result.error_code or (principal_filter is not None and not principal_filter(f"User:{user}")):
             continue
-        users[user] = tuple(
+        found[user] = tuple(
             sorted(
                 (
                     state.ScramCredential(_SCRAM_MECHANISMS.get(int(c.mechanism), "UNKNOWN"), int(c.iterations))
@@ -123,7 +180,7 @@ def read_scram(
                 key=lambda c: c.mechanism,
             )
         )
-    return users
+    return found
 
 
 def _enum_name(enum_cls: Any, value: int) -> str:

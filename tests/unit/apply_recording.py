@@ -46,6 +46,7 @@ class RecordingAdapter:
     script: dict[str, list[dict[str, str]]] = dataclasses.field(default_factory=dict)
     throttle_ms: int = 0
     calls: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
+    scopes: list[state.ReadScope | None] = dataclasses.field(default_factory=list)
     request_count: int = 0
     settings: Any = None
 
@@ -98,8 +99,10 @@ class RecordingAdapter:
         kinds: frozenset[str],
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
+        scope: state.ReadScope | None = None,
     ) -> state.ClusterState:
         self.calls.append(("read_state", {"kinds": sorted(kinds)}))
+        self.scopes.append(scope)
         self.request_count += 1
         keep = topic_filter or (lambda _n: True)
         return state.ClusterState(

@@ -1,0 +1,140 @@
+"""Apply reads only what the plan touches: the staleness check and the read-back are targeted reads.
+
+A targeted read must see each touched resource exactly as a full read does (the stale-plan check compares
+fingerprints), and must not see the rest: a change elsewhere on the cluster does not make a plan stale.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kafka.admin import ConfigResource, NewTopic
+
+from reconciler import desired, errors, plan, state
+from reconciler.connection import Secret
+from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.results import ConfigOp, ScramUpsert
+from reconciler.planner import views
+from tests.integration.helpers import apply, eventually, make_plan, write_manifests
+from tests.integration.test_apply import WRITE_APIS, ownership, topic_configs, topic_doc
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+
+
+def _alter(cluster: KafkaCluster, name: str, value: str) -> None:
+    with cluster.admin_session() as admin:
+        done = admin.alter_configs([ConfigResource("TOPIC", name, configs={"retention.ms": value})], incremental=True)
+    assert done["topic"][name] == "OK"
+    eventually(lambda: topic_configs(cluster, name) == {"retention.ms": value}, what=f"retention.ms={value} on {name}")
+
+
+def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothing_else(
+    kafka_single: KafkaCluster, topic_prefix: str
+) -> None:
+    names = [f"{topic_prefix}{i}" for i in range(4)]
+    user = f"{topic_prefix}svc"
+    entity = state.QuotaEntity.of(user=user)
+    with kafka_single.admin_session() as admin:
+        admin.create_topics(
+            [NewTopic(n, 3, 1, topic_configs={"retention.ms": "3600000"}) for n in names], wait_for_metadata=True
+        )
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        assert all(r.ok for r in adapter.alter_client_quotas({entity: {"producer_byte_rate": 1024.0}}))
+        upsert = ScramUpsert(user=user, mechanism="SCRAM-SHA-256", iterations=4096, password=Secret("pw-123456"))
+        assert all(r.ok for r in adapter.alter_scram_credentials(upserts=[upsert]))
+        assert all(
+            r.ok
+            for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("SET", "log.cleaner.threads", "2")]})
+        )
+        kinds = frozenset({desired.KIND_TOPIC, desired.KIND_QUOTA, desired.KIND_SCRAM, desired.KIND_BROKER_CONFIG})
+        touched = [(desired.KIND_TOPIC, names[0]), (desired.KIND_TOPIC, names[2]), (desired.KIND_TOPIC, "absent")]
+        touched += [(desired.KIND_QUOTA, views.quota_name(entity)), (desired.KIND_SCRAM, user)]
+        touched += [(desired.KIND_BROKER_CONFIG, "1"), (desired.KIND_BROKER_CONFIG, state.CLUSTER_DEFAULT)]
+        scope = state.ReadScope(
+            topics=frozenset({names[0], names[2], "absent"}),
+            brokers=frozenset({"1", state.CLUSTER_DEFAULT}),
+            quota_entities=frozenset({entity}),
+            scram_users=frozenset({user}),
+        )
+
+        def both() -> tuple[state.ClusterState, state.ClusterState] | None:
+            full, targeted = adapter.read_state(kinds=kinds), adapter.read_state(kinds=kinds, scope=scope)
+            return (full, targeted) if user in (targeted.scram_users or {}) else None
+
+        full, targeted = eventually(both, what="the SCRAM credential to be readable")
+
+    assert sorted(targeted.topics or {}) == [names[0], names[2]]
+    assert list(targeted.quotas or {}) == [entity] and list(targeted.scram_users or {}) == [user]
+    for kind, name in touched:
+        assert views.live_view(targeted, kind=kind, name=name) == views.live_view(full, kind=kind, name=name), name
+    assert views.live_view(targeted, kind=desired.KIND_TOPIC, name=names[0]) is not None
+
+
+def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_nothing_is_written(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    mine, other = f"{topic_prefix}mine", f"{topic_prefix}other"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics(
+            [NewTopic(n, 2, 1, topic_configs={"retention.ms": "1000"}) for n in (mine, other)], wait_for_metadata=True
+        )
+    # The manifests change only `mine`; `other` is declared as it is, so the plan does not touch it.
+    directory = write_manifests(
+        tmp_path / "m",
+        ownership(topic_prefix)
+        + topic_doc(mine, partitions=2, configs={"retention.ms": "2000"})
+        + topic_doc(other, partitions=2, configs={"retention.ms": "1000"}),
+    )
+    saved = tmp_path / "plan.json"
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        p = make_plan(adapter, directory)
+        assert [c.address for c in p.actionable] == [f"topic/{mine}"]
+        p.save(saved)
+
+    _alter(kafka_single, other, "5000")  # outside the plan
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        report = apply(adapter, plan.Plan.load(saved))
+    assert report.exit_code == 0 and report.converged
+    assert topic_configs(kafka_single, mine) == {"retention.ms": "2000"}
+
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        make_plan(
+            adapter,
+            write_manifests(
+                tmp_path / "m2",
+                ownership(topic_prefix)
+                + topic_doc(mine, partitions=2, configs={"retention.ms": "3000"})
+                + topic_doc(other, partitions=2, configs={"retention.ms": "5000"}),
+            ),
+        ).save(saved)
+    _alter(kafka_single, mine, "4000")  # inside the plan
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        with pytest.raises(errors.StalePlan, match=rf"topic/{mine} \(changed\)"):
+            apply(adapter, plan.Plan.load(saved))
+        assert WRITE_APIS.isdisjoint(adapter.request_counts)
+    assert topic_configs(kafka_single, mine) == {"retention.ms": "4000"}
+
+
+def test_a_targeted_acl_read_asks_per_principal_and_sees_their_bindings_as_a_full_read_does(
+    kafka_sasl: KafkaCluster, topic_prefix: str
+) -> None:
+    alice, bob = f"User:{topic_prefix}alice", f"User:{topic_prefix}bob"
+    bindings = [
+        state.AclBinding("TOPIC", "PREFIXED", f"{topic_prefix}orders", who, "*", op, "ALLOW")
+        for who in (alice, bob)
+        for op in ("READ", "DESCRIBE")
+    ]
+    with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
+        assert all(r.ok for r in adapter.create_acls(bindings))
+        kinds = frozenset({desired.KIND_ACL})
+
+        def both() -> tuple[state.ClusterState, state.ClusterState] | None:
+            targeted = adapter.read_state(kinds=kinds, scope=state.ReadScope(principals=frozenset({alice})))
+            full = adapter.read_state(kinds=kinds)
+            return (full, targeted) if len(targeted.acls or ()) == 2 else None
+
+        full, targeted = eventually(both, what="alice's bindings to be readable")
+    assert targeted.acls == frozenset(b for b in bindings if b.principal == alice)
+    assert targeted.acls == frozenset(b for b in full.acls or () if b.principal == alice)
