@@ -478,6 +478,7 @@ def _run_apply(
     allow_self_lockout: bool,
     timeout: float,
     replication_throttle: int | None = None,
+    read_back_timeout: float | None = None,
     console: "Console | None" = None,
 ) -> "ApplyReport":
     from reconciler import apply as apply_mod
@@ -502,6 +503,7 @@ def _run_apply(
         allow_self_lockout=allow_self_lockout,
         deadline_s=timeout,
         replication_throttle=replication_throttle,
+        settle_s=read_back_timeout,
         desired=wanted,
     )
     with adapter:
@@ -546,6 +548,17 @@ def apply(
     command_config: CommandConfigOpt = None,
     fmt: Annotated[str, typer.Option("--format", help="Report format: text or json.")] = "text",
     timeout: Annotated[float, typer.Option("--timeout", help="Bound on the whole apply, in seconds.")] = 300.0,
+    read_back_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--read-back-timeout",
+            min=0,
+            help="Bound, in seconds, on the read-back that waits for the brokers to show every change (default: "
+            "as long as the work needs, until nothing more converges for 15 s + 20 ms per partition and change; "
+            "always within --timeout).",
+            show_default=False,
+        ),
+    ] = None,
     replication_throttle: Annotated[
         int | None,
         typer.Option(
@@ -611,6 +624,7 @@ def apply(
             allow_self_lockout=allow_self_lockout,
             timeout=timeout,
             replication_throttle=replication_throttle,
+            read_back_timeout=read_back_timeout,
         )
     if report.exit_code:
         raise typer.Exit(code=report.exit_code)

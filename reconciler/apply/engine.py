@@ -21,21 +21,19 @@ from reconciler.apply import (
     guard,
     outcomes,
     preflight,
+    readback,
     reassign,
     resources,
     retry,
     secretref,
     topics,
     translate,
-    verify,
 )
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
 from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.desired import DesiredState
-
-VERIFY_POLL_S = 0.5
 
 RUNNERS = {
     plan.Phase.ACL_DELETE: resources.run_acls,
@@ -58,8 +56,9 @@ class ApplyOptions:
     ``principal`` is the ACL principal the tool connects as (``User:<name>``); when ``None`` it is
     derived from the adapter's connection settings. ``deadline_s`` bounds the whole apply, waits and
     retries included. ``replication_throttle`` (bytes/s) throttles reassignment traffic while it runs.
-    ``settle_s`` is how long the read-back keeps re-reading resources that have not converged yet (configs
-    reach brokers asynchronously). ``desired`` (the manifests' state) supplies sensitive config values,
+    ``settle_s`` bounds how long the read-back keeps re-reading resources that have not converged yet (brokers
+    learn of changes asynchronously); ``None`` waits as long as the work needs (``readback``), within
+    ``deadline_s``. ``desired`` (the manifests' state) supplies sensitive config values,
     which a plan holds only redacted.
     """
 
@@ -74,7 +73,7 @@ class ApplyOptions:
     pacer: retry.Pacer = dataclasses.field(default_factory=retry.Pacer)
     clock: Callable[[], float] = time.monotonic
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
-    settle_s: float = 15.0
+    settle_s: float | None = None
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
 
 
@@ -210,8 +209,15 @@ def apply_plan(
     applied = [c for c, o in zip_outcomes(changes, items) if o.outcome is Outcome.APPLIED]
     if options.verify and not options.dry_run and applied:
         try:
-            not_converged = _verify(ctx, applied, settle_s=options.settle_s)
+            not_converged, why = readback.read_back(
+                ctx, applied, read=lambda pending: _read(adapter, pending), limit_s=options.settle_s
+            )
             converged = not not_converged
+            if why is not None:
+                ctx.notes.append(
+                    f"{len(not_converged)} resource(s) did not converge: {why}. What the controller accepted may "
+                    "still show later (KIP-4): run plan again to check, or allow more time with --read-back-timeout"
+                )
         except errors.ReconcilerError as exc:
             # Convergence cannot be confirmed, so the apply does not count as complete.
             converged = False
@@ -238,22 +244,6 @@ def apply_plan(
         notes=tuple(ctx.notes),
         requests_by_api=_delta(_adapter_counts(adapter), counts_at_start),
     )
-
-
-def _verify(ctx: ApplyContext, applied: Sequence[plan.Change], *, settle_s: float) -> list[NotConverged]:
-    """Read the applied resources back; re-read for a short while, since configs reach brokers asynchronously."""
-    pending = list(applied)
-
-    def not_yet() -> list[NotConverged]:
-        nonlocal pending
-        after = _read(ctx.adapter, pending)
-        ctx.count_request()
-        missing = verify.not_converged(pending, after)
-        still = {m.address for m in missing}
-        pending = [c for c in pending if c.address in still]  # the next read asks only for these
-        return missing
-
-    return ctx.settle(not_yet, settle_s=settle_s, poll_s=VERIFY_POLL_S)
 
 
 def zip_outcomes(changes: Sequence[plan.Change], items: Sequence[ItemOutcome]) -> list[tuple[plan.Change, ItemOutcome]]:

@@ -125,7 +125,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
     if raced:
         out = _judge_raced_creates(ctx, out, raced)
     # No wait for the new topics' leaders here: no later phase of this apply needs them, and the read-back
-    # at the end re-reads until they show (see engine._verify).
+    # at the end re-reads until they show (see readback).
     return out
 
 

@@ -1,0 +1,85 @@
+"""The read-back after the writes: re-read what has not converged yet, with backoff, as long as the work needs.
+
+Brokers learn of a change from the metadata log after the controller accepted it, and what the controller
+accepted (or a create whose answer timed out, KIP-4) may show only later: a single broker creating 12,000
+partition logs shows the last new topics a minute or more after CreateTopics answered. So the read-back does
+not stop at a fixed time. It re-reads the resources that do not match yet (a targeted read, shrinking as they
+converge), waiting 0.5 s between reads at first and 1.5 times longer each time up to 5 s, and stops when
+
+- every resource converged;
+- nothing more converged for ``window_s(applied)``: 15 s plus 20 ms per partition created or added and per
+  other applied change (15 s for a few changes, 3.6 minutes for 10,000 new topics);
+- or the read-back deadline passed: ``limit_s`` (``--read-back-timeout``), and never past the apply's own
+  deadline (``--timeout``).
+
+What did not converge is reported per resource (how it differs) with the reason the read-back stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from reconciler import plan, state
+from reconciler.apply import verify
+from reconciler.apply.batch import ApplyContext
+from reconciler.apply.report import NotConverged
+
+BASE_S = 15.0
+PER_UNIT_S = 0.02
+FIRST_POLL_S = 0.5
+MAX_POLL_S = 5.0
+BACKOFF = 1.5
+
+Read = Callable[[Sequence[plan.Change]], state.ClusterState]
+
+
+def work_units(applied: Sequence[plan.Change]) -> int:
+    """Partitions created or added, plus one per other applied change."""
+    units = 0
+    for c in applied:
+        after = c.after or {}
+        before = c.before or {}
+        if c.phase is plan.Phase.TOPIC_CREATE:
+            units += len(after.get("assignment") or ()) or int(after.get("partitions") or 1)
+        elif c.phase is plan.Phase.PARTITIONS:
+            units += max(1, int(after.get("partitions") or 0) - int(before.get("partitions") or 0))
+        else:
+            units += 1
+    return units
+
+
+def window_s(applied: Sequence[plan.Change]) -> float:
+    """How long the read-back keeps going while nothing more converges."""
+    return BASE_S + PER_UNIT_S * work_units(applied)
+
+
+def read_back(
+    ctx: ApplyContext, applied: Sequence[plan.Change], *, read: Read, limit_s: float | None
+) -> tuple[list[NotConverged], str | None]:
+    """What has not converged when the read-back stops, and why it stopped (``None`` when all converged)."""
+    clock = ctx.deadline.clock
+    started = clock()
+    remaining = ctx.deadline.remaining()
+    cap = remaining if limit_s is None else min(limit_s, remaining)
+    which = "--read-back-timeout" if limit_s is not None and limit_s <= remaining else "the apply's --timeout"
+    window = window_s(applied)
+    pending = list(applied)
+    poll = FIRST_POLL_S
+    last_progress = started
+    while True:
+        missing = verify.not_converged(pending, read(pending))
+        ctx.count_request()
+        if not missing:
+            return [], None
+        still = {m.address for m in missing}
+        if len(still) < len(pending):
+            last_progress = clock()
+        pending = [c for c in pending if c.address in still]  # the next read asks only for these
+        now = clock()
+        if now >= started + cap:
+            return missing, f"the read-back deadline was reached after {now - started:.0f} s ({which})"
+        if now >= last_progress + window:
+            return missing, f"nothing more converged in the last {window:.0f} s"
+        # The last read falls on the deadline or the end of the window, not a backoff step before it.
+        ctx.pacer.sleep(max(0.0, min(poll, started + cap - now, last_progress + window - now)))
+        poll = min(MAX_POLL_S, poll * BACKOFF)

@@ -1,0 +1,120 @@
+"""The read-back waits in proportion to the work, with backoff, within a deadline the user can set.
+
+A stand-in cluster shows new topics only some (fake) seconds after they were created, as a broker that is
+still creating partition logs does; a config that never takes stands for a change that cannot converge.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import pytest
+
+from reconciler import plan as plan_mod
+from reconciler import state
+from reconciler.apply import ApplyOptions, apply_plan, readback, retry
+from reconciler.desired import DesiredState, DesiredTopic, NamePattern, Ownership
+from reconciler.planner import plan
+from tests.unit.apply_recording import RecordingAdapter
+from tests.unit.test_apply_engine import FakeClock
+
+OWN = Ownership(topics=(NamePattern("prefix", "t"),))
+
+
+@dataclasses.dataclass
+class SlowBroker(RecordingAdapter):
+    """Shows a created topic ``lag_s`` after the create, and ignores writes of ``stuck`` configs."""
+
+    clock: Callable[[], float] = lambda: 0.0
+    lag_s: float = 0.0
+    created_at: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def read_state(self, **kwargs):  # type: ignore[no-untyped-def,override]
+        live = super().read_state(**kwargs)
+        if live.topics is None:
+            return live
+        now = self.clock()
+        shown = {n: t for n, t in live.topics.items() if now >= self.created_at.get(n, -1e9) + self.lag_s}
+        return dataclasses.replace(live, topics=shown)
+
+    def create_topics(self, specs, *, validate_only=False):  # type: ignore[no-untyped-def,override]
+        for s in specs:
+            self.created_at.setdefault(s.name, self.clock())
+        return super().create_topics(specs, validate_only=validate_only)
+
+
+def wanted(count: int, *, partitions: int = 1) -> DesiredState:
+    return DesiredState(
+        topics={f"t{i:05}": DesiredTopic(f"t{i:05}", partitions, 1, {}) for i in range(count)}, ownership=OWN
+    )
+
+
+def run(adapter: SlowBroker, want: DesiredState, clock: FakeClock, **kw: object):  # type: ignore[no-untyped-def]
+    p = plan(want, adapter.read_state(kinds=want.needs()))
+    adapter.calls.clear()
+    opts = ApplyOptions(pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5), clock=clock, **kw)  # type: ignore[arg-type]
+    return apply_plan(p, adapter, options=opts)
+
+
+def test_the_window_grows_with_the_partitions_created() -> None:
+    small = plan(wanted(3), state.ClusterState(cluster_id="c", controller_id=1, brokers=(), topics={}))
+    large = plan(
+        wanted(10_000, partitions=3), state.ClusterState(cluster_id="c", controller_id=1, brokers=(), topics={})
+    )
+    assert readback.window_s(small.actionable) == pytest.approx(15.06)
+    assert readback.window_s(large.actionable) == pytest.approx(15 + 600)
+
+
+def test_ten_thousand_topics_that_show_after_two_minutes_converge_and_exit_0() -> None:
+    clock = FakeClock()
+    adapter = SlowBroker(clock=clock, lag_s=120.0)
+    report = run(adapter, wanted(10_000), clock, deadline_s=300)
+    assert report.converged is True and report.exit_code == 0, report.notes
+    assert not report.not_converged
+    # Polled with backoff: 0.5 s, then 1.5 times longer each time, never more than 5 s apart.
+    assert clock.slept[:4] == [0.5, 0.75, 1.125, 1.6875]
+    assert max(clock.slept) == 5.0
+    assert 120 <= clock.now < 130
+
+
+def test_what_never_converges_is_named_with_why_the_read_back_stopped() -> None:
+    clock = FakeClock()
+    adapter = SlowBroker(clock=clock, lag_s=1e9)  # the brokers never show the new topics
+    report = run(adapter, wanted(2), clock, deadline_s=300)
+    assert report.converged is False and report.exit_code == 3
+    assert [n.address for n in report.not_converged] == ["topic/t00000", "topic/t00001"]
+    assert all("does not exist" in n.detail for n in report.not_converged)
+    # A small apply gives up after 15 s without progress, as before, not at the apply's deadline.
+    assert 15 <= clock.now < 21
+    (note,) = [n for n in report.notes if "did not converge" in n]
+    assert "nothing more converged in the last 15 s" in note and "--read-back-timeout" in note
+
+
+def test_the_users_read_back_timeout_bounds_the_wait() -> None:
+    clock = FakeClock()
+    adapter = SlowBroker(clock=clock, lag_s=120.0)
+    report = run(adapter, wanted(2_000), clock, deadline_s=300, settle_s=30.0)
+    assert report.converged is False and len(report.not_converged) == 2_000
+    assert clock.now <= 31
+    (note,) = [n for n in report.notes if "did not converge" in n]
+    assert "deadline was reached" in note and "(--read-back-timeout)" in note
+
+
+def test_the_apply_deadline_bounds_the_read_back_too() -> None:
+    clock = FakeClock()
+    adapter = SlowBroker(clock=clock, lag_s=120.0)
+    report = run(adapter, wanted(2_000), clock, deadline_s=40)
+    assert report.converged is False and clock.now <= 41
+    (note,) = [n for n in report.notes if "did not converge" in n]
+    assert "--timeout" in note
+
+
+def test_the_read_back_asks_only_for_what_has_not_converged() -> None:
+    clock = FakeClock()
+    adapter = SlowBroker(clock=clock, lag_s=3.0)
+    report = run(adapter, wanted(5), clock)
+    assert report.converged is True
+    scopes = [s for s in adapter.scopes if s is not None]
+    assert scopes[-1].topics == frozenset(f"t{i:05}" for i in range(5))
+    assert plan_mod.Phase.TOPIC_CREATE in {p.phase for p in report.phases}
