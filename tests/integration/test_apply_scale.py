@@ -114,9 +114,9 @@ def test_a_thousand_topics_of_twelve_partitions_apply_in_two_requests_and_conver
         assert sorted(i.address for i in report.items) == [f"topic/{n}" for n in names]
         (phase,) = report.phases
         assert phase.requests_by_api.get("CreateTopics") == 2  # 625 + 375 topics, under 10,000 records each
-
-        # A single broker creates 12,000 partition logs before its metadata shows the last topics.
-        assert adapter.wait_topics_present(names, timeout_s=240) == frozenset()
+        # A single broker creates 12,000 partition logs before its metadata shows the last topics: the read-back
+        # waits for them (in proportion to the partitions created) and reports the cluster converged.
+        assert report.converged and report.exit_code == 0, report.notes
         assert make_plan(adapter, directory).actionable == ()
 
     counts, configs = described(kafka_scale, names)
