@@ -32,14 +32,18 @@ entities, packed in order, each request as full as it can be: for items kept in 
 requests the limit allows. Should the broker still refuse a request as too large (a cluster with a lower limit,
 an estimate that was short), ``send_within_limit`` halves the request size, sends what was refused again and
 carries on with the rest under that smaller size. An entity refused on its own is reported with the reason.
+
+Reads adapt too (``split_on_timeout``): a read the broker does not answer within the request timeout, or
+answers by failing every entity with UNKNOWN_SERVER_ERROR (a broker short of memory), is halved and each half
+read the same way, down to a floor; a request of that size still unanswered fails with the cause named.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from reconciler.kafka.results import ItemResult
+from reconciler.kafka.results import ConnectionLost, ItemResult
 
 T = TypeVar("T")
 
@@ -159,3 +163,34 @@ def _alone(result: ItemResult, records: int) -> ItemResult:
         extra=result.extra,
         retriable=False,
     )
+
+
+def split_on_timeout(items: list[T], send: Callable[[list[T]], list[Any]], *, what: str, min_items: int) -> list[Any]:
+    """``send(items)``; when that request gets no answer in time, or every entity fails with
+    UNKNOWN_SERVER_ERROR (a broker out of memory answers so), the items are halved and each half sent the same
+    way, down to ``min_items`` items. A request of that size still unanswered raises ``ConnectionLost`` naming
+    the cause."""
+    try:
+        results = send(items)
+    except ConnectionLost as exc:
+        if not exc.timed_out:
+            raise
+        if len(items) <= min_items:
+            raise ConnectionLost(
+                f"{what} of {len(items)} resource(s) got no answer within the request timeout, also when split "
+                f"into requests of at most {min_items}: the broker may be overloaded (a long garbage collection, "
+                f"too little heap); retry later, or raise request.timeout.ms ({exc})",
+                api=exc.api,
+                node=exc.node,
+                timed_out=True,
+            ) from None
+        results = None
+    if results is not None and not (
+        len(items) > min_items and results and all(r.error_code == _UNKNOWN_SERVER_ERROR for r in results)
+    ):
+        return results
+    half = len(items) // 2
+    return [
+        *split_on_timeout(items[:half], send, what=what, min_items=min_items),
+        *split_on_timeout(items[half:], send, what=what, min_items=min_items),
+    ]

@@ -27,7 +27,7 @@ from kafka.protocol.admin import (
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, state
-from reconciler.kafka import rights, security
+from reconciler.kafka import limits, rights, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
@@ -44,8 +44,9 @@ LINT_KEYS = (
 )
 # Topic resources per DescribeConfigs request. Measured on one Kafka 4.4 broker with a 384 MiB heap, with
 # synonyms: 2 000 topics answer in ~2 s (~4.6 MB of config data), 5 000 in ~3.5 s, 10 000 in ~23 s (~23 MB), and
-# a 10 000-topic request sent while the broker was busy failed every resource with UNKNOWN_SERVER_ERROR. So a
-# request holds at most 5 000 topics, and a batch that fails as a whole that way is halved and sent again.
+# a 10 000-topic request sent while the broker was busy failed every resource with UNKNOWN_SERVER_ERROR, and a
+# 5 000-topic one got no answer within 30 s from a broker in long garbage collection. So a request holds at most
+# 5 000 topics, and a batch that fails as a whole that way, or times out, is halved and sent again.
 MAX_CONFIG_RESOURCES = 5_000
 MIN_SPLIT = 250
 
@@ -283,21 +284,18 @@ def _read_configs_via(
 
 
 def _describe_configs(wire: wire_mod.Wire, *, node: int | None, resources: list[tuple[int, str]]) -> list[Any]:
-    """One DescribeConfigs; halved and resent when the broker fails every resource of a large batch."""
+    """DescribeConfigs of ``resources``, split in halves while the broker times out or fails them all."""
     resource_cls = DescribeConfigsRequest.DescribeConfigsResource
-    request = DescribeConfigsRequest(
-        resources=[resource_cls(resource_type=t, resource_name=n, configuration_keys=None) for t, n in resources],
-        include_synonyms=True,
-        include_documentation=False,
-    )
-    results = list(wire.send(request, node=node).results)
-    if len(resources) > MIN_SPLIT and results and all(r.error_code == _UNKNOWN_SERVER_ERROR for r in results):
-        half = len(resources) // 2
-        return [
-            *_describe_configs(wire, node=node, resources=resources[:half]),
-            *_describe_configs(wire, node=node, resources=resources[half:]),
-        ]
-    return results
+
+    def send(part: list[tuple[int, str]]) -> list[Any]:
+        request = DescribeConfigsRequest(
+            resources=[resource_cls(resource_type=t, resource_name=n, configuration_keys=None) for t, n in part],
+            include_synonyms=True,
+            include_documentation=False,
+        )
+        return list(wire.send(request, node=node).results)
+
+    return limits.split_on_timeout(resources, send, what="DescribeConfigs", min_items=MIN_SPLIT)
 
 
 def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, settings: Any = None) -> None:

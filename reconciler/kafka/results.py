@@ -125,7 +125,8 @@ class ConnectionLost(errors.ConnectionFailed):
 
     retriable = True
 
-    def __init__(self, message: str, *, api: str, node: int | None = None) -> None:
+    def __init__(self, message: str, *, api: str, node: int | None = None, timed_out: bool = False) -> None:
         super().__init__(message)
         self.api = api
         self.node = node  # the broker the request was sent to, when it was sent to a chosen one
+        self.timed_out = timed_out  # no answer within the request timeout (rather than a broken connection)

@@ -319,7 +319,10 @@ class Wire:
             unknown = "" if api.startswith(_READ_APIS) else "; the request may or may not have been applied"
             if node is not None:
                 self.unreachable.add(node)
-            raise ConnectionLost(f"{api} to {target} failed: {why}{unknown}", api=api, node=node) from None
+            timed_out = isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError))
+            raise ConnectionLost(
+                f"{api} to {target} failed: {why}{unknown}", api=api, node=node, timed_out=timed_out
+            ) from None
         except kafka_errors.KafkaError as exc:
             code = int(getattr(exc, "errno", None) or -1)
             raise RequestFailed(

@@ -6,11 +6,12 @@ import itertools
 import math
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from reconciler.kafka import limits, write
-from reconciler.kafka.results import ItemResult, TopicSpec
+from reconciler.kafka.results import ConnectionLost, ItemResult, TopicSpec
 
 TOO_LARGE = "Unable to perform excessively large batch operation."
 
@@ -143,3 +144,59 @@ def test_nothing_to_send_sends_nothing() -> None:
     broker = Controller(limit=10)
     assert limits.send_within_limit([], weight=write.one_record, send=broker.send({})) == []
     assert broker.requests == []
+
+
+class SlowBroker:
+    """Answers a read of at most ``fits`` items; a larger one gets no answer within the request timeout."""
+
+    def __init__(self, fits: int) -> None:
+        self.fits = fits
+        self.sizes: list[int] = []
+
+    def send(self, items: list[int]) -> list[ItemResult]:
+        self.sizes.append(len(items))
+        if len(items) > self.fits:
+            raise ConnectionLost(
+                "DescribeConfigs to broker 1 failed: no answer within the request timeout (30000 ms)",
+                api="DescribeConfigs",
+                node=1,
+                timed_out=True,
+            )
+        return [ok(str(i)) for i in items]
+
+
+def test_a_read_that_times_out_is_halved_until_the_broker_answers() -> None:
+    broker = SlowBroker(fits=1_500)
+    answers = limits.split_on_timeout(list(range(5_000)), broker.send, what="DescribeConfigs", min_items=250)
+    assert [r.key for r in answers] == [str(i) for i in range(5_000)]
+    assert broker.sizes == [5_000, 2_500, 1_250, 1_250, 2_500, 1_250, 1_250]
+
+
+def test_a_read_still_unanswered_at_the_floor_names_the_cause() -> None:
+    broker = SlowBroker(fits=100)
+    with pytest.raises(ConnectionLost) as raised:
+        limits.split_on_timeout(list(range(1_000)), broker.send, what="DescribeConfigs", min_items=250)
+    message = str(raised.value)
+    assert "DescribeConfigs of 250 resource(s) got no answer within the request timeout" in message
+    assert "split into requests of at most 250" in message and "request.timeout.ms" in message
+    assert raised.value.node == 1 and raised.value.timed_out
+
+
+def test_a_broken_connection_is_not_split() -> None:
+    def refuse(items: list[int]) -> list[ItemResult]:
+        raise ConnectionLost("DescribeConfigs to broker 1 failed: connection refused", api="DescribeConfigs", node=1)
+
+    with pytest.raises(ConnectionLost, match="connection refused"):
+        limits.split_on_timeout(list(range(1_000)), refuse, what="DescribeConfigs", min_items=250)
+
+
+def test_a_read_failing_every_entity_with_a_server_error_is_halved() -> None:
+    sizes: list[int] = []
+
+    def short_of_memory(items: list[int]) -> list[ItemResult]:
+        sizes.append(len(items))
+        code = -1 if len(items) > 600 else 0
+        return [ItemResult(key=str(i), error_code=code, error_name=None, message=None) for i in items]
+
+    answers = limits.split_on_timeout(list(range(1_000)), short_of_memory, what="DescribeConfigs", min_items=250)
+    assert all(r.ok for r in answers) and sizes == [1_000, 500, 500]
