@@ -44,10 +44,9 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
         assert all(r.ok for r in adapter.alter_client_quotas({entity: {"producer_byte_rate": 1024.0}}))
         upsert = ScramUpsert(user=user, mechanism="SCRAM-SHA-256", iterations=4096, password=Secret("pw-123456"))
         assert all(r.ok for r in adapter.alter_scram_credentials(upserts=[upsert]))
-        assert all(
-            r.ok
-            for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("SET", "log.cleaner.threads", "2")]})
-        )
+        # A broker config no other test uses, removed again at the end (the node is shared by the session).
+        key = "log.cleaner.io.buffer.load.factor"
+        assert all(r.ok for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("SET", key, "0.8")]}))
         kinds = frozenset({desired.KIND_TOPIC, desired.KIND_QUOTA, desired.KIND_SCRAM, desired.KIND_BROKER_CONFIG})
         touched = [(desired.KIND_TOPIC, names[0]), (desired.KIND_TOPIC, names[2]), (desired.KIND_TOPIC, "absent")]
         touched += [(desired.KIND_QUOTA, views.quota_name(entity)), (desired.KIND_SCRAM, user)]
@@ -63,10 +62,14 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
             full, targeted = adapter.read_state(kinds=kinds), adapter.read_state(kinds=kinds, scope=scope)
             return (full, targeted) if user in (targeted.scram_users or {}) else None
 
-        full, targeted = eventually(both, what="the SCRAM credential to be readable")
+        try:
+            full, targeted = eventually(both, what="the SCRAM credential to be readable")
+        finally:
+            adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("DELETE", key)]})
 
     assert sorted(targeted.topics or {}) == [names[0], names[2]]
     assert list(targeted.quotas or {}) == [entity] and list(targeted.scram_users or {}) == [user]
+    assert (targeted.broker_configs or {}).get("1", {}).get(key) == "0.8"
     for kind, name in touched:
         assert views.live_view(targeted, kind=kind, name=name) == views.live_view(full, kind=kind, name=name), name
     assert views.live_view(targeted, kind=desired.KIND_TOPIC, name=names[0]) is not None
