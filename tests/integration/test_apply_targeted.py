@@ -60,10 +60,16 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
 
         def both() -> tuple[state.ClusterState, state.ClusterState] | None:
             full, targeted = adapter.read_state(kinds=kinds), adapter.read_state(kinds=kinds, scope=scope)
-            return (full, targeted) if user in (targeted.scram_users or {}) else None
+            if user not in (targeted.scram_users or {}):
+                return None
+            # Two reads are two moments: compare once the new resources have settled on the broker.
+            same = all(
+                views.live_view(targeted, kind=k, name=n) == views.live_view(full, kind=k, name=n) for k, n in touched
+            )
+            return (full, targeted) if same else None
 
         try:
-            full, targeted = eventually(both, what="the SCRAM credential to be readable")
+            full, targeted = eventually(both, what="a targeted read showing what a full read shows")
         finally:
             adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("DELETE", key)]})
 
