@@ -141,11 +141,24 @@ class Change:
             before=d.get("before"),
             after=d.get("after"),
             attributes=tuple(AttributeChange.from_dict(a) for a in d.get("attributes", [])),
-            reasons=tuple(d.get("reasons", [])),
-            warnings=tuple(d.get("warnings", [])),
-            fingerprint=d.get("fingerprint"),
-            source=d.get("source"),
+            reasons=_texts(d.get("reasons", []), "reasons"),
+            warnings=_texts(d.get("warnings", []), "warnings"),
+            fingerprint=_optional_text(d.get("fingerprint"), "fingerprint"),
+            source=_optional_text(d.get("source"), "source"),
         )
+
+
+def _texts(value: Any, field: str) -> tuple[str, ...]:
+    """A plan file's list of strings; ``TypeError`` (a malformed plan) for anything else."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError(f"a change's {field!r} must be a list of strings")
+    return tuple(value)
+
+
+def _optional_text(value: Any, field: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a change's {field!r} must be a string or null")
+    return value
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

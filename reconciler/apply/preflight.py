@@ -73,7 +73,9 @@ def check_translatable(changes: Iterable[plan.Change]) -> None:
             translate.redacted_keys(c)
             if c.kind == desired.KIND_ACL:
                 translate.acl_binding(c)
-            elif c.phase is plan.Phase.SCRAM and c.action is not plan.Action.DELETE:
+            elif c.kind == desired.KIND_QUOTA:
+                translate.quota_entity(c)  # the targeted read asks for the entity by name
+            if c.phase is plan.Phase.SCRAM and c.action is not plan.Action.DELETE:
                 translate.scram_change(c)
         except translate.CannotTranslate as exc:
             problems.append(str(exc))

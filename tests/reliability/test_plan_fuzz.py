@@ -35,6 +35,17 @@ def test_a_section_of_the_wrong_type_is_a_malformed_plan(tmp_path: Path) -> None
     assert "malformed plan file" in result.stderr and "internal error" not in result.stderr
 
 
+def test_a_reason_that_is_not_text_is_a_malformed_plan(tmp_path: Path) -> None:
+    """Regression: ``"reasons": [null]`` in a resealed plan with a blocked change crashed apply (TypeError)."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    doc["changes"][0]["reasons"] = [None]
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(reseal(doc)))
+    result = cli(["show", str(path)])
+    assert result.returncode == 1
+    assert "malformed plan file" in result.stderr and "'reasons' must be a list of strings" in result.stderr
+
+
 def test_an_acl_change_without_its_binding_is_refused_before_writing() -> None:
     """Regression: an ACL change whose data lacked a field crashed apply with KeyError before its first write."""
     doc = copy.deepcopy(GOLDEN_PLAN)
@@ -48,6 +59,22 @@ def test_an_acl_change_without_its_binding_is_refused_before_writing() -> None:
         apply_plan(p, adapter, options=ApplyOptions(check_staleness=False))
     except errors.ReconcilerError as exc:
         assert "the plan cannot be applied as written" in str(exc) and acl["address"] in str(exc)
+    else:
+        raise AssertionError("the plan was accepted")
+    assert adapter.writes() == [] and adapter.calls == []
+
+
+def test_a_quota_change_not_naming_an_entity_is_refused_before_reading() -> None:
+    """Regression: a quota change named ``user=x`` with a mangled type crashed the targeted read (CannotTranslate)."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    quota = next(c for c in doc["changes"] if c["kind"] == "quota")
+    quota["name"] = "usr=" + quota["name"].partition("=")[2]
+    p = plan.Plan.from_json_dict(reseal(doc))
+    adapter = RecordingAdapter(cluster_id=p.cluster.cluster_id or "cluster-a")
+    try:
+        apply_plan(p, adapter, options=ApplyOptions(check_staleness=False))
+    except errors.ReconcilerError as exc:
+        assert "the plan cannot be applied as written" in str(exc) and "not a quota entity" in str(exc)
     else:
         raise AssertionError("the plan was accepted")
     assert adapter.writes() == [] and adapter.calls == []
