@@ -126,7 +126,7 @@ def read_quotas(
     """
     if entities is not None and len(entities) <= MAX_TARGETED:
         found: dict[state.QuotaEntity, dict[str, float]] = {}
-        for entity in sorted(entities):
+        for entity in sorted(entities, key=lambda e: e.address):  # a default entity's name is None: no "<"
             components = [
                 DescribeClientQuotasRequest.ComponentData(
                     entity_type=t, match_type=_MATCH_DEFAULT if n is None else _MATCH_EXACT, match=n
