@@ -1,9 +1,13 @@
 """Fuzz campaign: hostile manifests never crash the tool, every error is located, invalid input writes nothing.
 
 Runs ``--cases`` generated inputs (hypothesis strategies plus mutations of the real examples, see
-``tests/reliability/fuzzing.py``) through the manifest loader every command uses, then runs the CLI ``apply``
-on a sample of the rejected ones against a real Kafka node (SASL with an authorizer, started here on free
-ports) and compares the cluster's topics, configs, ACLs, quotas and SCRAM users before and after.
+``tests/reliability/fuzzing.py``; deep nesting, huge numbers and values at the wire types' limits, see
+``tests/reliability/fuzz_edges.py``) through the manifest loader every command uses, each in a forked child with
+a deadline so that a crash of the C parser or a hang is counted rather than ending the run. A manifest found
+valid must hold only numbers that fit their wire type. Then hand-edited plan files (resealed, and with deep
+nesting or huge numbers spliced in) go through the plan loader and apply's checks, and the CLI ``apply`` runs
+on a sample of the rejected manifests against a real Kafka node (SASL with an authorizer, started here on free
+ports), comparing the cluster's topics, configs, ACLs, quotas and SCRAM users before and after.
 
     .venv/bin/python benchmarks/fuzz_campaign.py                 # 10,000 cases, 200 applied
     .venv/bin/python benchmarks/fuzz_campaign.py --cases 1000 --apply-sample 20
@@ -38,7 +42,16 @@ from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
-from tests.reliability.fuzzing import STRATEGIES, Case, Tally, check_case, check_plan, edited_plans
+from tests.reliability.fuzz_edges import (
+    ALL_STRATEGIES,
+    check_edge_case,
+    check_plan_text,
+    hostile_plan_texts,
+    isolated,
+)
+from tests.reliability.fuzzing import Case, Tally, check_plan, edited_plans
+
+CASE_DEADLINE_S = 60.0  # a case without a verdict after this long is a hang
 
 
 def _campaign(strategy: Any, *, tally: Tally, rejected: list[Case], examples: int, rng_seed: int) -> Callable[[], None]:
@@ -46,7 +59,7 @@ def _campaign(strategy: Any, *, tally: Tally, rejected: list[Case], examples: in
     @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(strategy)
     def one(case: Case) -> None:
-        verdict, detail = check_case(case)
+        verdict, detail = isolated(check_edge_case, case, deadline_s=CASE_DEADLINE_S)
         tally.add(verdict, detail)
         if verdict == "rejected":
             rejected.append(dict(case))
@@ -62,7 +75,22 @@ def run_plans(total: int, *, rng_seed: int) -> Tally:
     @settings(max_examples=total, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(edited_plans())
     def one(doc: dict[str, Any]) -> None:
-        verdict, detail = check_plan(doc)
+        verdict, detail = isolated(check_plan, doc, deadline_s=CASE_DEADLINE_S)
+        tally.add(verdict, detail)
+
+    one()
+    return tally
+
+
+def run_hostile_plans(total: int, *, rng_seed: int) -> Tally:
+    """Plan files with deep nesting, huge numbers or wire-limit values, read from disk as ``apply --plan`` does."""
+    tally = Tally()
+
+    @seed(rng_seed)
+    @settings(max_examples=total, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(hostile_plan_texts())
+    def one(text: str) -> None:
+        verdict, detail = isolated(check_plan_text, text, deadline_s=CASE_DEADLINE_S)
         tally.add(verdict, detail)
 
     one()
@@ -71,10 +99,10 @@ def run_plans(total: int, *, rng_seed: int) -> Tally:
 
 def run_offline(total: int, *, rng_seed: int) -> tuple[dict[str, Tally], list[Case]]:
     """Every strategy gets an equal share of ``total``; returns the tallies and the rejected cases."""
-    share = max(1, total // len(STRATEGIES))
+    share = max(1, total // len(ALL_STRATEGIES))
     tallies: dict[str, Tally] = {}
     rejected: list[Case] = []
-    for name, strategy in STRATEGIES.items():
+    for name, strategy in ALL_STRATEGIES.items():
         tally = Tally()
         started = time.monotonic()
         _campaign(strategy, tally=tally, rejected=rejected, examples=share, rng_seed=rng_seed)()
@@ -147,9 +175,10 @@ def run_applies(cases: list[Case], *, cluster: KafkaCluster, every: int) -> dict
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--cases", type=int, default=16_000)
     parser.add_argument("--apply-sample", type=int, default=200, help="rejected cases applied to a real broker")
     parser.add_argument("--plan-cases", type=int, default=5_000, help="hand-edited, resealed plan files")
+    parser.add_argument("--hostile-plan-cases", type=int, default=1_000, help="plans with deep nesting, huge numbers")
     parser.add_argument("--seed", type=int, default=20261122)
     args = parser.parse_args()
 
@@ -160,6 +189,10 @@ def main() -> int:
     plans = run_plans(args.plan_cases, rng_seed=args.seed)
     plans_s = time.monotonic() - started
     print(f"edited plans: {plans.cases} cases in {plans_s:.1f}s {dict(plans.classes)}", flush=True)
+    started = time.monotonic()
+    hostile = run_hostile_plans(args.hostile_plan_cases, rng_seed=args.seed)
+    hostile_s = time.monotonic() - started
+    print(f"hostile plan files: {hostile.cases} cases in {hostile_s:.1f}s {dict(hostile.classes)}", flush=True)
     sample = rejected[:: max(1, len(rejected) // max(args.apply_sample, 1))][: args.apply_sample]
     cluster = sasl_node()
     try:
@@ -172,17 +205,25 @@ def main() -> int:
 
     total = sum(t.cases for t in tallies.values())
     crashes = sum(t.classes["crash"] for t in tallies.values())
+    hangs = sum(t.classes["hang"] for t in tallies.values())
     unlocated = sum(t.classes["unlocated"] for t in tallies.values())
+    out_of_range = sum(t.classes["out of range"] for t in tallies.values())
     print()
     print(f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; Kafka {version}")
     print(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; seed {args.seed}")
     print()
-    print("| input class | cases | valid | rejected, located | error without file:line | crashes |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| input class | cases | valid | rejected, located | error without file:line | valid but out of wire range "
+        "| crashes | hangs |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, t in tallies.items():
         c = t.classes
-        print(f"| {name} | {t.cases:,} | {c['valid']:,} | {c['rejected']:,} | {c['unlocated']} | {c['crash']} |")
-    print(f"| **total** | **{total:,}** | | | **{unlocated}** | **{crashes}** |")
+        print(
+            f"| {name} | {t.cases:,} | {c['valid']:,} | {c['rejected']:,} | {c['unlocated']} | {c['out of range']} "
+            f"| {c['crash']} | {c['hang']} |"
+        )
+    print(f"| **total** | **{total:,}** | | | **{unlocated}** | **{out_of_range}** | **{crashes}** | **{hangs}** |")
     print()
     print(
         f"Offline: {total:,} cases in {offline_s:.0f}s. CLI apply of {applied['applied_cases']} rejected cases against "
@@ -194,13 +235,25 @@ def main() -> int:
         f"Edited and resealed plan files: {plans.cases:,} in {plans_s:.0f}s: "
         f"refused at load {pc['refused at load']:,}, "
         f"refused before writing {pc['refused before writing']:,}, passed the checks {pc['passed the checks']:,}, "
-        f"crashes {pc['crash']}."
+        f"crashes {pc['crash']}, hangs {pc['hang']}."
     )
-    for t in [*tallies.values(), plans]:
+    hc = hostile.classes
+    print(
+        f"Plan files with deep nesting, huge numbers or wire-limit values: {hostile.cases:,} in {hostile_s:.0f}s: "
+        f"refused at load {hc['refused at load']:,}, refused before writing {hc['refused before writing']:,}, "
+        f"passed the checks {hc['passed the checks']:,}, crashes {hc['crash']}, hangs {hc['hang']}."
+    )
+    for t in [*tallies.values(), plans, hostile]:
         for problem in t.problems[:3]:
             print("\nPROBLEM:", problem[:1200])
-    print(json.dumps({"cases": total, "crashes": crashes, "unlocated": unlocated, "plans": dict(pc), **applied}))
-    bad = crashes or unlocated or plans.classes["crash"] or applied["tracebacks"] or applied["changed"]
+    print(
+        json.dumps(
+            {"cases": total, "crashes": crashes, "hangs": hangs, "unlocated": unlocated, "out_of_range": out_of_range,
+             "plans": dict(pc), "hostile_plans": dict(hc), **applied}
+        )
+    )  # fmt: skip
+    bad = crashes or hangs or unlocated or out_of_range or applied["tracebacks"] or applied["changed"]
+    bad = bad or any(t.classes["crash"] or t.classes["hang"] for t in (plans, hostile))
     bad = bad or applied["exit_1"] != applied["applied_cases"]
     return 1 if bad else 0
 

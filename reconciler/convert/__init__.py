@@ -19,6 +19,8 @@ from reconciler.adopt import output
 from reconciler.adopt.output import ManifestFile
 from reconciler.adopt.report import AdoptionReport
 from reconciler.convert import kafka_gitops, strimzi
+from reconciler.manifests import yamlio
+from reconciler.manifests.depth import too_deep
 
 FORMATS = ("strimzi", "kafka-gitops")
 Input = tuple[str, Any]  # (where: "file" or "file#N", document)
@@ -49,6 +51,9 @@ def read_inputs(paths: Sequence[Path]) -> list[Input]:
             raise errors.ConfigError(f"{path}: cannot read: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise errors.ConfigError(f"{path}: not UTF-8 text") from None
+        deep = too_deep(text, pure=True, limit=yamlio.MAX_DEPTH)
+        if deep is not None:
+            raise errors.ConfigError(f"{path}:{deep[0]}:{deep[1]}: nesting deeper than {yamlio.MAX_DEPTH} levels")
         try:
             documents = [d for d in yaml.load_all(text) if d is not None]
         except MarkedYAMLError as exc:

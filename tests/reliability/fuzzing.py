@@ -293,14 +293,19 @@ def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
     loaded, then applied through the unit tests' in-memory adapter until its first write (staleness is not
     checked, so the checks behind it are reached). A refusal must be a ``ReconcilerError``; anything else is a
     crash."""
-    from tests.unit.apply_recording import RecordingAdapter
-
     try:
         p = plan.Plan.from_json_dict(doc)
     except errors.PlanFileError:
         return "refused at load", None
     except Exception:
         return "crash", traceback.format_exc(limit=-3)
+    return check_loaded_plan(p)
+
+
+def check_loaded_plan(p: plan.Plan) -> tuple[str, str | None]:
+    """The second half of ``check_plan``: a loaded plan through apply's checks, up to its first write."""
+    from tests.unit.apply_recording import RecordingAdapter
+
     adapter = _StopAtFirstWrite(RecordingAdapter(cluster_id=p.cluster.cluster_id or "cluster-a"))
     options = ApplyOptions(
         check_staleness=False,

@@ -26,7 +26,8 @@ from reconciler.kafka import wire
 from reconciler.kafka.admin import KafkaAdapter
 from reconciler.plan import Action, Change, Phase
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.fuzzing import STRATEGIES, Case, check_case
+from tests.reliability.fuzz_edges import ALL_STRATEGIES, check_edge_case
+from tests.reliability.fuzzing import Case, check_case
 from tests.reliability.helpers import cli, topic_documents, topics_state
 from tests.reliability.helpers import settings as connection
 
@@ -40,12 +41,14 @@ def runner() -> Iterator[CliRunner]:
 
 
 # ------------------------------------------------------------------------------------------- fuzzing
-@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("strategy", sorted(ALL_STRATEGIES))
 def test_fuzzed_manifests_are_valid_or_rejected_with_located_errors(strategy: str) -> None:
+    """Deep nesting, huge numbers and wire limits included: valid means every number fits its wire type."""
+
     @SAMPLE
-    @given(STRATEGIES[strategy])
+    @given(ALL_STRATEGIES[strategy])
     def one(case: Case) -> None:
-        verdict, detail = check_case(case)
+        verdict, detail = check_edge_case(case)
         assert verdict in ("valid", "rejected"), detail
 
     one()

@@ -46,6 +46,16 @@ def test_deep_nesting_is_refused_with_its_position(shape: str, command: str, tmp
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
 
 
+def test_convert_refuses_deep_nesting_too(tmp_path: Path) -> None:
+    """Regression: ``convert`` reads other tools' YAML with the pure parser: "internal error: RecursionError"."""
+    path = tmp_path / "topics.yaml"
+    path.write_text("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nspec: " + "[" * 5_000 + "\n")
+    result = cli(["convert", "--from", "strimzi", str(path), "--out", str(tmp_path / "out")], timeout=60)
+    assert result.returncode == 1, result.stderr[-500:]
+    assert f"error: {path}:3:{7 + yamlio.MAX_DEPTH - 1}: nesting deeper than {yamlio.MAX_DEPTH} levels" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("pure", [False, True], ids=["libyaml", "pure-python"])
 @pytest.mark.parametrize("shape", sorted(DEEP))
 def test_deep_nesting_is_refused_before_the_parser_composes_it(

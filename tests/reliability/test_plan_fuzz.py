@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 
 from reconciler import errors, plan
 from reconciler.apply import ApplyOptions, apply_plan
+from tests.reliability.fuzz_edges import check_plan_text, hostile_plan_texts
 from tests.reliability.fuzzing import GOLDEN_PLAN, check_plan, edited_plans, reseal
 from tests.reliability.helpers import cli
 from tests.unit.apply_recording import RecordingAdapter
@@ -22,6 +23,14 @@ from tests.unit.apply_recording import RecordingAdapter
 @given(edited_plans())
 def test_resealed_plans_are_refused_plainly_or_applied(doc: dict[str, Any]) -> None:
     verdict, detail = check_plan(doc)
+    assert verdict != "crash", detail
+
+
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(hostile_plan_texts())
+def test_deep_nesting_huge_numbers_and_wire_limits_in_plan_files_are_never_a_crash(text: str) -> None:
+    """Regression: a plan nested 100,000 deep or holding a 5,000-digit number ended in an internal error."""
+    verdict, detail = check_plan_text(text)
     assert verdict != "crash", detail
 
 
