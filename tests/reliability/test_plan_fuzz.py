@@ -34,6 +34,15 @@ def test_deep_nesting_huge_numbers_and_wire_limits_in_plan_files_are_never_a_cra
     assert verdict != "crash", detail
 
 
+def test_a_quota_change_whose_name_is_not_an_entity_is_refused_before_writing() -> None:
+    """Regression: a resealed quota change named "x" crashed apply with CannotTranslate while it chose what to read."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    quota = next(c for c in doc["changes"] if c["kind"] == "quota")
+    quota["name"] = "x"
+    doc["changes"] = [quota]
+    assert check_plan(reseal(doc)) == ("refused before writing", None)
+
+
 def test_a_section_of_the_wrong_type_is_a_malformed_plan(tmp_path: Path) -> None:
     """Regression: ``"cluster": []`` in a resealed plan ended in "internal error: AttributeError"."""
     doc = reseal({**copy.deepcopy(GOLDEN_PLAN), "cluster": []})
