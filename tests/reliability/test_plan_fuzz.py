@@ -81,18 +81,3 @@ def test_an_acl_change_without_its_binding_is_refused_before_writing() -> None:
         raise AssertionError("the plan was accepted")
     assert adapter.writes() == [] and adapter.calls == []
 
-
-def test_a_quota_change_not_naming_an_entity_is_refused_before_reading() -> None:
-    """Regression: a quota change named ``user=x`` with a mangled type crashed the targeted read (CannotTranslate)."""
-    doc = copy.deepcopy(GOLDEN_PLAN)
-    quota = next(c for c in doc["changes"] if c["kind"] == "quota")
-    quota["name"] = "usr=" + quota["name"].partition("=")[2]
-    p = plan.Plan.from_json_dict(reseal(doc))
-    adapter = RecordingAdapter(cluster_id=p.cluster.cluster_id or "cluster-a")
-    try:
-        apply_plan(p, adapter, options=ApplyOptions(check_staleness=False))
-    except errors.ReconcilerError as exc:
-        assert "the plan cannot be applied as written" in str(exc) and "not a quota entity" in str(exc)
-    else:
-        raise AssertionError("the plan was accepted")
-    assert adapter.writes() == [] and adapter.calls == []
