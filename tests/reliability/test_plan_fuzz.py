@@ -80,4 +80,3 @@ def test_an_acl_change_without_its_binding_is_refused_before_writing() -> None:
     else:
         raise AssertionError("the plan was accepted")
     assert adapter.writes() == [] and adapter.calls == []
-
