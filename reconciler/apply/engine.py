@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from reconciler import desired, errors, plan, state
 from reconciler.apply import (
@@ -34,6 +35,8 @@ from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
 from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.desired import DesiredState
+
+T = TypeVar("T")
 
 RUNNERS = {
     plan.Phase.ACL_DELETE: resources.run_acls,
@@ -114,19 +117,26 @@ def _read(
 
 def read_scope(changes: Sequence[plan.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
     """What a targeted read of ``changes`` asks for. ACL bindings are read per principal: those of the changed
-    bindings plus ``principals`` (the tool's own and ``User:*``, which the self-lockout guard weighs)."""
+    bindings plus ``principals`` (the tool's own and ``User:*``, which the self-lockout guard weighs). A kind
+    whose change data cannot be read here (a hand-edited plan) is read whole; its phase reports the change."""
 
     def named(kind: str) -> frozenset[str]:
         return frozenset(c.name for c in changes if c.kind == kind)
 
-    acl_principals = {translate.acl_binding(c).principal for c in changes if c.kind == desired.KIND_ACL}
+    def each(kind: str, key: Callable[[plan.Change], T]) -> frozenset[T] | None:
+        try:
+            return frozenset(key(c) for c in changes if c.kind == kind)
+        except (translate.CannotTranslate, KeyError, ValueError, TypeError, AttributeError):
+            return None
+
+    acl_principals = each(desired.KIND_ACL, lambda c: translate.acl_binding(c).principal)
     if acl_principals:
         acl_principals |= {p for p in principals if p}
     return state.ReadScope(
         topics=named(desired.KIND_TOPIC),
         brokers=named(desired.KIND_BROKER_CONFIG),
-        principals=frozenset(acl_principals),
-        quota_entities=frozenset(translate.quota_entity(c) for c in changes if c.kind == desired.KIND_QUOTA),
+        principals=acl_principals,
+        quota_entities=each(desired.KIND_QUOTA, translate.quota_entity),
         scram_users=named(desired.KIND_SCRAM),
     )
 

@@ -13,7 +13,7 @@ import pytest
 
 from reconciler import plan as plan_mod
 from reconciler import state
-from reconciler.apply import ApplyOptions, apply_plan, readback, retry
+from reconciler.apply import ApplyOptions, apply_plan, engine, readback, retry
 from reconciler.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.planner import plan
 from tests.unit.apply_recording import RecordingAdapter
@@ -118,3 +118,19 @@ def test_the_read_back_asks_only_for_what_has_not_converged() -> None:
     scopes = [s for s in adapter.scopes if s is not None]
     assert scopes[-1].topics == frozenset(f"t{i:05}" for i in range(5))
     assert plan_mod.Phase.TOPIC_CREATE in {p.phase for p in report.phases}
+
+
+def test_a_change_whose_resource_cannot_be_named_reads_its_kind_whole() -> None:
+    odd = plan_mod.Change(
+        address="quota/payments-api",
+        kind="quota",
+        name="payments-api",  # no entity type: a hand-edited plan
+        action=plan_mod.Action.CREATE,
+        phase=plan_mod.Phase.QUOTA,
+    )
+    topic = plan_mod.Change(
+        address="topic/t1", kind="topic", name="t1", action=plan_mod.Action.CREATE, phase=plan_mod.Phase.TOPIC_CREATE
+    )
+    scope = engine.read_scope([odd, topic])
+    assert scope.quota_entities is None  # read whole; the quota phase then reports the change it cannot send
+    assert scope.topics == frozenset({"t1"}) and scope.principals == frozenset()
