@@ -1,6 +1,6 @@
 """Shared pytest fixtures: real Kafka clusters (started lazily, once per session) and unique topic prefixes.
 
-``kafka_single``, ``kafka_sasl`` and ``kafka_cluster3`` start on first use and stop at the end of the session,
+``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end of the session,
 also when tests fail. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"`` runs the pure
 tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.2 is also supported).
 """
@@ -19,6 +19,7 @@ from hypothesis import settings as hypothesis_settings
 
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node, single_node, three_node_cluster
+from tests.kafka.secure import SecureCluster, secure_node
 
 # The suite is a regression gate: by default every run draws the same property-test examples, so a red run is
 # a real regression that reruns the same way. HYPOTHESIS_PROFILE=explore draws new examples on each run (as
@@ -27,7 +28,7 @@ hypothesis_settings.register_profile("gate", derandomize=True)
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
-KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3"})
+KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure"})
 _started: list[KafkaCluster] = []
 _session_began = time.monotonic()
 
@@ -84,6 +85,12 @@ def kafka_sasl() -> Iterator[KafkaCluster]:
 def kafka_cluster3() -> Iterator[KafkaCluster]:
     """Three combined nodes, racks r1, r1, r2. Tests that stop nodes must restart them (``ensure_running``)."""
     yield from _session_cluster(three_node_cluster())
+
+
+@pytest.fixture(scope="session")
+def kafka_secure() -> Iterator[SecureCluster]:
+    """One node with TLS, mTLS, SASL_SSL/SCRAM and SASL_SSL/OAUTHBEARER listeners, a test PKI and an OIDC server."""
+    yield from _session_cluster(secure_node())
 
 
 @pytest.fixture(autouse=True)

@@ -53,6 +53,7 @@ class KafkaCluster:
         users: dict[str, str] | None = None,
         fixed_port: int | None = None,
         remove_workdir: bool = True,
+        extra_listeners: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.dist = dist
@@ -65,6 +66,7 @@ class KafkaCluster:
         self._make_properties = make_properties
         self._remove_workdir = remove_workdir
         self._fixed_port = fixed_port
+        self.extra_listeners = extra_listeners
         for node in nodes:
             node.ready_check = self._node_registered
             node.after_start = self.wait_ready
@@ -229,10 +231,11 @@ class KafkaCluster:
             node.kill()
 
     def _assign_ports(self) -> None:
-        ports = iter(free_ports(2 * len(self.nodes)))
+        ports = iter(free_ports((2 + len(self.extra_listeners)) * len(self.nodes)))
         for node in self.nodes:
             node.port = next(ports)
             node.controller_port = next(ports)
+            node.listener_ports = {name: next(ports) for name in self.extra_listeners}
         if self._fixed_port is not None:
             if not port_available(self._fixed_port):
                 raise HarnessError(f"port {self._fixed_port} on 127.0.0.1 is already in use; choose another port")

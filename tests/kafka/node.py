@@ -65,6 +65,9 @@ class KafkaNode:
         self.die_with_parent = die_with_parent
         self.port = 0
         self.controller_port = 0
+        # further client listeners (name -> port), for kinds that listen with several security protocols
+        self.listener_ports: dict[str, int] = {}
+        self.extra_jvm_args: list[str] = []
         self.config_path = workdir / "server.properties"
         self.data_dir = workdir / "data"
         self.log_path = workdir / "server.log"
@@ -123,6 +126,7 @@ class KafkaNode:
         command = [
             "java",
             *JVM_OPTIONS,
+            *self.extra_jvm_args,
             *self.dist.logging_jvm_args(),
             "-cp",
             self.dist.classpath,
