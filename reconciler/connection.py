@@ -27,13 +27,25 @@ from reconciler import errors
 from reconciler.properties import parse_jaas, read_properties
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM")
+PASSWORD_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+OAUTH_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+MSK_IAM_MODULE = "software.amazon.msk.auth.iam.IAMLoginModule"
+SECRET_FIELDS = (
+    "password",
+    "ssl_key_password",
+    "ssl_truststore_password",
+    "ssl_keystore_password",
+    "oauth_client_secret",
+)
 DEFAULT_CLIENT_ID = "kafka-reconciler"
 DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
 _JAAS_MODULES = {
     "org.apache.kafka.common.security.plain.PlainLoginModule": ("PLAIN",),
     "org.apache.kafka.common.security.scram.ScramLoginModule": ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+    OAUTH_MODULE: ("OAUTHBEARER",),
+    MSK_IAM_MODULE: ("AWS_MSK_IAM",),
 }
 
 ENV_VARS = {
@@ -47,6 +59,17 @@ ENV_VARS = {
     "KAFKA_SSL_KEYFILE": "ssl_keyfile",
     "KAFKA_SSL_KEY_PASSWORD": "ssl_key_password",
     "KAFKA_SSL_CHECK_HOSTNAME": "ssl_check_hostname",
+    "KAFKA_SSL_TRUSTSTORE_LOCATION": "ssl_truststore_location",
+    "KAFKA_SSL_TRUSTSTORE_TYPE": "ssl_truststore_type",
+    "KAFKA_SSL_TRUSTSTORE_PASSWORD": "ssl_truststore_password",
+    "KAFKA_SSL_KEYSTORE_LOCATION": "ssl_keystore_location",
+    "KAFKA_SSL_KEYSTORE_TYPE": "ssl_keystore_type",
+    "KAFKA_SSL_KEYSTORE_PASSWORD": "ssl_keystore_password",
+    "KAFKA_SSL_PRINCIPAL_MAPPING_RULES": "ssl_principal_mapping_rules",
+    "KAFKA_SASL_OAUTHBEARER_TOKEN_ENDPOINT_URL": "oauth_token_endpoint_url",
+    "KAFKA_SASL_OAUTHBEARER_CLIENT_ID": "oauth_client_id",
+    "KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET": "oauth_client_secret",
+    "KAFKA_SASL_OAUTHBEARER_SCOPE": "oauth_scope",
     "KAFKA_CLIENT_ID": "client_id",
     "KAFKA_REQUEST_TIMEOUT_MS": "request_timeout_ms",
 }
@@ -104,6 +127,17 @@ class ConnectionSettings:
     ssl_keyfile: str | None = None
     ssl_key_password: Secret | None = None
     ssl_check_hostname: bool = True
+    ssl_truststore_location: str | None = None
+    ssl_truststore_type: str | None = None
+    ssl_truststore_password: Secret | None = None
+    ssl_keystore_location: str | None = None
+    ssl_keystore_type: str | None = None
+    ssl_keystore_password: Secret | None = None
+    ssl_principal_mapping_rules: str | None = None
+    oauth_token_endpoint_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: Secret | None = None
+    oauth_scope: str | None = None
     client_id: str = DEFAULT_CLIENT_ID
     request_timeout_ms: int = DEFAULT_REQUEST_TIMEOUT_MS
     # Where these settings came from when a Cluster profile was involved, e.g. "Cluster profile 'prod'";
@@ -135,14 +169,35 @@ class ConnectionSettings:
                 raise errors.ConfigError(
                     f"{self.security_protocol} needs a SASL mechanism ({', '.join(SASL_MECHANISMS)})"
                 )
-            if not self.username or self.password is None:
+            if self.sasl_mechanism in PASSWORD_MECHANISMS and (not self.username or self.password is None):
                 raise errors.ConfigError(f"SASL {self.sasl_mechanism} needs a username and a password")
+            if self.sasl_mechanism == "OAUTHBEARER":
+                self._check_oauth()
+            if self.sasl_mechanism == "AWS_MSK_IAM" and self.security_protocol != "SASL_SSL":
+                raise errors.ConfigError("SASL AWS_MSK_IAM needs security protocol SASL_SSL")
         if self.sasl_mechanism is not None and self.sasl_mechanism not in SASL_MECHANISMS:
             raise errors.ConfigError(
                 f"SASL mechanism {self.sasl_mechanism!r} is not supported (supported: {', '.join(SASL_MECHANISMS)})"
             )
         if self.request_timeout_ms <= 0:
             raise errors.ConfigError(f"request timeout must be positive, got {self.request_timeout_ms} ms")
+
+    def _check_oauth(self) -> None:
+        url = self.oauth_token_endpoint_url
+        if not url:
+            raise errors.ConfigError("SASL OAUTHBEARER needs sasl.oauthbearer.token.endpoint.url")
+        if not url.startswith(("https://", "http://", "file:")):
+            raise errors.ConfigError("sasl.oauthbearer.token.endpoint.url must be an http(s):// or file: URL")
+        if not url.startswith("file:") and (not self.oauth_client_id or self.oauth_client_secret is None):
+            raise errors.ConfigError(
+                "SASL OAUTHBEARER needs clientId and clientSecret (in sasl.jaas.config, or "
+                "KAFKA_SASL_OAUTHBEARER_CLIENT_ID / KAFKA_SASL_OAUTHBEARER_CLIENT_SECRET)"
+            )
+
+    def secrets(self) -> tuple[Secret, ...]:
+        """Every secret these settings hold (to keep them out of messages and logs)."""
+        found = (getattr(self, name) for name in SECRET_FIELDS)
+        return tuple(s for s in found if isinstance(s, Secret))
 
     @property
     def uses_sasl(self) -> bool:
@@ -156,7 +211,9 @@ class ConnectionSettings:
         """One line for messages: ``host:port (SASL_PLAINTEXT, PLAIN as admin)``; never the password."""
         servers = ",".join(self.bootstrap_servers)
         if self.uses_sasl:
-            return f"{servers} ({self.security_protocol}, {self.sasl_mechanism} as {self.username})"
+            who = self.username or self.oauth_client_id
+            as_who = f" as {who}" if who else ""
+            return f"{servers} ({self.security_protocol}, {self.sasl_mechanism}{as_who})"
         return f"{servers} ({self.security_protocol})"
 
     def target(self) -> str:
@@ -176,7 +233,7 @@ class ConnectionSettings:
             raise errors.ConfigError(f"unknown connection setting(s): {', '.join(unknown)}")
         if "bootstrap_servers" not in merged:
             raise errors.ConfigError("no bootstrap servers given (set --bootstrap-server or KAFKA_BOOTSTRAP_SERVERS)")
-        for key in ("password", "ssl_key_password"):
+        for key in SECRET_FIELDS:
             if isinstance(merged.get(key), str):
                 merged[key] = Secret(merged[key])
         if "request_timeout_ms" in merged:
@@ -226,10 +283,9 @@ def env_layer(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         layer["request_timeout_ms"] = _to_int("KAFKA_REQUEST_TIMEOUT_MS", layer["request_timeout_ms"])
     if "ssl_check_hostname" in layer:
         layer["ssl_check_hostname"] = _to_bool("KAFKA_SSL_CHECK_HOSTNAME", layer["ssl_check_hostname"])
-    if "password" in layer:
-        layer["password"] = Secret(env["KAFKA_SASL_PASSWORD"])
-    if "ssl_key_password" in layer:
-        layer["ssl_key_password"] = Secret(env["KAFKA_SSL_KEY_PASSWORD"])
+    for var, field in ENV_VARS.items():
+        if field in SECRET_FIELDS and field in layer:
+            layer[field] = Secret(env[var])  # as given, not stripped
     return layer
 
 
@@ -258,65 +314,67 @@ def properties_layer(path: Path) -> dict[str, Any]:
         layer["request_timeout_ms"] = _to_int(f"{where('request.timeout.ms')}: request.timeout.ms", timeout)
     if get("ssl.endpoint.identification.algorithm") == "":
         layer["ssl_check_hostname"] = False
+    if (rules := get("ssl.principal.mapping.rules")) is not None:
+        layer["ssl_principal_mapping_rules"] = rules
+    if (token_url := get("sasl.oauthbearer.token.endpoint.url")) is not None:
+        layer["oauth_token_endpoint_url"] = token_url
     if "sasl.jaas.config" in props:
         text, line = props["sasl.jaas.config"]
-        module, options = parse_jaas(text, where=f"{path}:{line}", supported=tuple(_JAAS_MODULES))
-        mechanism = layer.get("sasl_mechanism", "PLAIN")
-        if mechanism not in _JAAS_MODULES[module]:
-            raise errors.ConfigError(
-                f"{path}:{line}: sasl.jaas.config uses {module.rsplit('.', 1)[-1]}, "
-                f"which does not match sasl.mechanism {mechanism}"
-            )
-        layer["sasl_mechanism"] = mechanism
-        if "username" not in options or "password" not in options:
-            raise errors.ConfigError(f'{path}:{line}: sasl.jaas.config needs both username="..." and password="..."')
-        layer["username"] = options["username"]
-        layer["password"] = Secret(options["password"])
-    if (cafile := _pem_store(props, path, "truststore")) is not None:
-        layer["ssl_cafile"] = cafile
-    if (certfile := _pem_store(props, path, "keystore")) is not None:
-        layer["ssl_certfile"] = certfile  # the PEM keystore holds the certificate chain and the key
+        layer.update(_jaas_fields(text, where=f"{path}:{line}", mechanism=layer.get("sasl_mechanism", "PLAIN")))
+    for store in ("truststore", "keystore"):
+        if f"ssl.{store}.certificates" in props or f"ssl.{store}.key" in props:
+            line = props.get(f"ssl.{store}.certificates", props.get(f"ssl.{store}.key", ("", 0)))[1]
+            raise errors.ConfigError(f"{path}:{line}: inline PEM in ssl.{store}.* is not supported; use a file")
+        if (location := get(f"ssl.{store}.location")) is not None:
+            layer[f"ssl_{store}_location"] = str(_resolve_file(location, base=path.parent))
+        if (store_type := get(f"ssl.{store}.type")) is not None:
+            if store_type.upper() not in ("PEM", "PKCS12", "JKS"):
+                raise errors.ConfigError(
+                    f"{where(f'ssl.{store}.type')}: ssl.{store}.type {store_type} is not supported (PEM, PKCS12, JKS)"
+                )
+            layer[f"ssl_{store}_type"] = store_type.upper()
+        if f"ssl.{store}.password" in props:
+            layer[f"ssl_{store}_password"] = Secret(props[f"ssl.{store}.password"][0])
     if "ssl.key.password" in props:
         layer["ssl_key_password"] = Secret(props["ssl.key.password"][0])
     return layer
 
 
-_STORE_HELP = {
-    "truststore": "convert it, e.g. keytool -exportcert -rfc -keystore truststore.jks -alias <alias> -file ca.pem",
-    "keystore": "convert it, e.g. openssl pkcs12 -in keystore.p12 -nodes -out client.pem",
-}
-
-
-def _pem_store(props: Mapping[str, tuple[str, int]], path: Path, store: str) -> str | None:
-    """The PEM file named by ``ssl.<store>.location``; JKS/PKCS12 and inline stores are refused plainly."""
-    if f"ssl.{store}.certificates" in props or f"ssl.{store}.key" in props:
-        line = props.get(f"ssl.{store}.certificates", props.get(f"ssl.{store}.key", ("", 0)))[1]
-        raise errors.ConfigError(f"{path}:{line}: inline PEM in ssl.{store}.* is not supported; use a PEM file")
-    if f"ssl.{store}.location" not in props:
-        return None
-    location, line = props[f"ssl.{store}.location"]
-    store_type = props.get(f"ssl.{store}.type", ("", 0))[0].strip().upper()
-    resolved = _resolve_file(location.strip(), base=path.parent)
-    if store_type not in ("", "PEM") or (store_type == "" and not _looks_like_pem(resolved)):
+def _jaas_fields(text: str, *, where: str, mechanism: str) -> dict[str, Any]:
+    """The settings a ``sasl.jaas.config`` line gives: username and password, or OAuth client credentials."""
+    module, options = parse_jaas(text, where=where, supported=tuple(_JAAS_MODULES))
+    if mechanism not in _JAAS_MODULES[module]:
+        short = module.rsplit(".", 1)[-1]
         raise errors.ConfigError(
-            f"{path}:{line}: ssl.{store}.location must be a PEM file: kafka-python cannot read JKS or PKCS12 "
-            f"{store}s ({_STORE_HELP[store]}, and set ssl.{store}.type=PEM)"
+            f"{where}: sasl.jaas.config uses {short}, which does not match sasl.mechanism {mechanism}"
         )
-    return str(resolved)
+    fields: dict[str, Any] = {"sasl_mechanism": mechanism}
+    if module == OAUTH_MODULE:
+        if "clientId" in options:
+            fields["oauth_client_id"] = options["clientId"]
+        if "clientSecret" in options:
+            fields["oauth_client_secret"] = Secret(options["clientSecret"])
+        if "scope" in options:
+            fields["oauth_scope"] = options["scope"]
+        return fields
+    if module == MSK_IAM_MODULE:
+        unsupported = sorted(set(options) - {"awsDebugCreds"})
+        if unsupported:
+            raise errors.ConfigError(
+                f"{where}: IAMLoginModule option(s) {', '.join(unsupported)} are not supported; the AWS credentials "
+                "and region come from the environment (AWS_PROFILE, AWS_ROLE_ARN, AWS_REGION ...) as in botocore"
+            )
+        return fields
+    if "username" not in options or "password" not in options:
+        raise errors.ConfigError(f'{where}: sasl.jaas.config needs both username="..." and password="..."')
+    fields["username"] = options["username"]
+    fields["password"] = Secret(options["password"])
+    return fields
 
 
 def _resolve_file(location: str, *, base: Path) -> Path:
     candidate = Path(location).expanduser()
     return candidate if candidate.is_absolute() else (base / candidate)
-
-
-def _looks_like_pem(path: Path) -> bool:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(65536)
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read {path}: {exc.strerror}") from None
-    return b"-----BEGIN " in head
 
 
 # ------------------------------------------------------------------------------------------ helpers

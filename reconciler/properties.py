@@ -106,7 +106,8 @@ def parse_jaas(text: str, *, where: str, supported: tuple[str, ...]) -> tuple[st
         short = module.rsplit(".", 1)[-1]
         raise errors.ConfigError(
             f"{where}: sasl.jaas.config login module {short} is not supported "
-            "(supported: PlainLoginModule for PLAIN, ScramLoginModule for SCRAM-SHA-256/512)"
+            "(supported: PlainLoginModule for PLAIN, ScramLoginModule for SCRAM-SHA-256/512, "
+            "OAuthBearerLoginModule for OAUTHBEARER, IAMLoginModule for AWS_MSK_IAM)"
         )
     rest = body[match.end() :]
     options: dict[str, str] = {}

@@ -81,7 +81,10 @@ class ApplyOptions:
 
 
 def connection_principal(adapter: object) -> str | None:
-    """``User:<name>`` for a SASL connection, ``User:ANONYMOUS`` for PLAINTEXT, ``None`` when unknown (SSL)."""
+    """The connection's principal: the adapter's own answer (SASL user, OAuth ``sub``, certificate subject), else
+    ``User:<name>`` for a SASL connection and ``User:ANONYMOUS`` for PLAINTEXT; ``None`` when unknown."""
+    if isinstance(known := getattr(adapter, "principal", None), str):
+        return known
     settings = getattr(adapter, "settings", None)
     if settings is None:
         return None

@@ -56,6 +56,11 @@ class KafkaAdapter:
     def __repr__(self) -> str:
         return f"KafkaAdapter({self.settings.describe()})"
 
+    @property
+    def principal(self) -> str | None:
+        """The principal the brokers see for this connection, when the client side can know it (see ``Wire``)."""
+        return self._wire.principal
+
     # -------------------------------------------------------------------------------- counting
     @property
     def request_count(self) -> int:

@@ -68,10 +68,33 @@ def classify(address: str, exc: BaseException) -> Failure:
                 "protocol mismatch: the broker closed the connection during the TLS handshake "
                 "(a PLAINTEXT or SASL_PLAINTEXT listener?); check security.protocol",
             )
-        return Failure(address, "tls", f"TLS handshake failed: {reason}")
+        return Failure(address, "tls", f"TLS handshake failed: {tls_failure(reason) or reason}")
     if "socket disconnected" in text:
         return Failure(address, "dropped", text)
     return Failure(address, "other", text)
+
+
+_TLS_FAILURES = (
+    ("CERTIFICATE_VERIFY_FAILED", "the broker's certificate is not trusted: {detail}; check the trust store "
+     "(ssl.truststore.location / ssl_cafile) holds the CA that signed it"),
+    ("UNKNOWN_CA", "the broker does not trust the client certificate (its CA is unknown to the broker); check the "
+     "key store (ssl.keystore.location / ssl_certfile)"),
+    ("CERTIFICATE_REQUIRED", "the broker requires a client certificate and none was sent; set ssl.keystore.location "
+     "(or ssl_certfile and ssl_keyfile)"),
+    ("BAD_CERTIFICATE", "the broker refused the client certificate; check the key store"),
+    ("CERTIFICATE_EXPIRED", "a certificate has expired: {detail}"),
+    ("WRONG_VERSION_NUMBER", "the port does not speak TLS; check the security protocol and the port"),
+)  # fmt: skip
+
+
+def tls_failure(text: str) -> str | None:
+    """A plain sentence for an OpenSSL handshake error in ``text``, or ``None`` when it is not one."""
+    for marker, sentence in _TLS_FAILURES:
+        if marker in text:
+            match = re.search(r"certificate verify failed: ([^(\])]+)", text)
+            detail = match.group(1).strip() if match else marker.lower().replace("_", " ")
+            return sentence.format(detail=detail)
+    return None
 
 
 class BootstrapWatch(logging.Handler):

@@ -11,6 +11,7 @@ before every AlterConfigs), which would make the request count meaningless. Ever
 from __future__ import annotations
 
 import collections
+import importlib.util
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,7 +24,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import errors
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka import bootstrap, redact, rights
+from reconciler.kafka import bootstrap, oauth, redact, rights, tls
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 # The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
@@ -119,8 +120,11 @@ class Wire:
         # Brokers whose last request failed on the connection; reads route around them first.
         self.unreachable: set[int] = set()
         self._client: KafkaAdminClient | None = None
+        self.token_provider: oauth.ClientCredentialsTokenProvider | None = None
+        if settings.sasl_mechanism == "OAUTHBEARER":
+            self.token_provider = oauth.ClientCredentialsTokenProvider(settings)
         _quiet_library_logs()
-        redact.redact_library_logs(settings.password, settings.ssl_key_password)
+        redact.redact_library_logs(*settings.secrets())
 
     # ------------------------------------------------------------------------------ connection
     def _client_kwargs(self) -> dict[str, Any]:
@@ -135,22 +139,40 @@ class Wire:
         }
         if s.uses_sasl:
             kwargs["sasl_mechanism"] = s.sasl_mechanism
-            kwargs["sasl_plain_username"] = s.username
-            kwargs["sasl_plain_password"] = s.password.reveal() if s.password is not None else None
+            if s.sasl_mechanism == "OAUTHBEARER":
+                kwargs["sasl_oauth_token_provider"] = self.token_provider
+            elif s.sasl_mechanism != "AWS_MSK_IAM":
+                kwargs["sasl_plain_username"] = s.username
+                kwargs["sasl_plain_password"] = s.password.reveal() if s.password is not None else None
         if s.uses_ssl:
-            kwargs["ssl_cafile"] = s.ssl_cafile
-            kwargs["ssl_certfile"] = s.ssl_certfile
-            kwargs["ssl_keyfile"] = s.ssl_keyfile
-            kwargs["ssl_password"] = s.ssl_key_password.reveal() if s.ssl_key_password is not None else None
-            kwargs["ssl_check_hostname"] = s.ssl_check_hostname
+            kwargs["ssl_context"] = tls.ssl_context(s)
         return kwargs
 
     def scrub(self, text: str) -> str:
-        """``text`` with any configured password replaced by ``***`` (defence in depth for error messages)."""
-        for secret in (self.settings.password, self.settings.ssl_key_password):
-            if secret is not None and secret.reveal():
+        """``text`` with any configured secret (and the OAuth token) replaced by ``***`` (defence in depth)."""
+        for secret in self.settings.secrets():
+            if secret.reveal():
                 text = text.replace(secret.reveal(), "***")
-        return text
+        token = self.token_provider._token if self.token_provider is not None else None
+        return text.replace(token, "***") if token else text
+
+    @property
+    def principal(self) -> str | None:
+        """The principal the brokers see for this connection, when it can be known from the client side.
+
+        SASL PLAIN/SCRAM: ``User:<username>``; OAUTHBEARER: ``User:<sub claim>`` (after connecting); TLS without
+        SASL: from the client certificate (``tls.certificate_principal``); PLAINTEXT: ``User:ANONYMOUS``; AWS IAM
+        (whose access is not governed by Kafka ACLs): ``None``.
+        """
+        s = self.settings
+        if s.sasl_mechanism == "OAUTHBEARER" and s.uses_sasl:
+            subject = self.token_provider.subject if self.token_provider is not None else None
+            return f"User:{subject}" if subject else None
+        if s.uses_sasl:
+            return f"User:{s.username}" if s.username and s.sasl_mechanism != "AWS_MSK_IAM" else None
+        if s.security_protocol == "SSL":
+            return tls.certificate_principal(s)
+        return "User:ANONYMOUS"
 
     def client(self) -> KafkaAdminClient:
         """The connected client, connecting on first use; ``ConnectionFailed`` with a plain message otherwise."""
@@ -167,6 +189,14 @@ class Wire:
             return net_client
 
         where = self.settings.describe()
+        kwargs = self._client_kwargs()
+        if self.settings.sasl_mechanism == "AWS_MSK_IAM":
+            _require_botocore()
+        if self.token_provider is not None:
+            try:
+                self.token_provider.token()  # fetched before connecting, so its own failures are named plainly
+            except oauth.OAuthTokenError as exc:
+                raise errors.ConnectionFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
         manager_log = logging.getLogger("kafka.net.manager")
         manager_log.addHandler(watch)
         # The watch reads the manager's warnings; when the application silenced them (a level above WARNING),
@@ -176,11 +206,11 @@ class Wire:
             manager_log.setLevel(logging.WARNING)
             manager_log.propagate = False
         try:
-            self._client = KafkaAdminClient(kafka_client=factory, **self._client_kwargs())
+            self._client = KafkaAdminClient(kafka_client=factory, **kwargs)
         except _AUTH_ERRORS as exc:
             self._discard(created)
             raise errors.ConnectionFailed(
-                f"authentication failed at {where}: {self.scrub(_plain(exc))}; check the username and password"
+                f"authentication failed at {where}: {self.scrub(_plain(exc))}; {self._auth_hint()}"
             ) from None
         except kafka_errors.KafkaTimeoutError:
             self._discard(created)
@@ -199,10 +229,7 @@ class Wire:
     def _bootstrap_failure(self, watch: bootstrap.BootstrapWatch, where: str) -> str:
         """The sentence for a bootstrap that ended without a client: the cause seen, else the timeout."""
         if watch.auth_error is not None:
-            return (
-                f"authentication failed at {where}: {_broker_message(watch.auth_error)}; "
-                "check the username, the password and the SASL mechanism"
-            )
+            return f"authentication failed at {where}: {_broker_message(watch.auth_error)}; {self._auth_hint()}"
         drops = sum(f.kind == "dropped" for f in watch.failures)
         if watch.gave_up and drops >= watch.MAX_DROPS and self.settings.uses_sasl:
             return (
@@ -223,6 +250,16 @@ class Wire:
             f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
             f"(check the address, the port and the security protocol){seen}"
         )
+
+    def _auth_hint(self) -> str:
+        if self.settings.sasl_mechanism == "OAUTHBEARER":
+            return (
+                "the broker rejected the OAuth token; check that its issuer, audience and signing key match the "
+                "broker's sasl.oauthbearer.* settings"
+            )
+        if self.settings.sasl_mechanism == "AWS_MSK_IAM":
+            return "check the AWS credentials and that their IAM policy allows kafka-cluster:Connect"
+        return "check the username, the password and the SASL mechanism"
 
     @staticmethod
     def _discard(created: list[KafkaNetClient]) -> None:
@@ -389,6 +426,11 @@ class Wire:
 
 def throttle_of(response: Any) -> int:
     return int(getattr(response, "throttle_time_ms", 0) or 0)
+
+
+def _require_botocore() -> None:
+    if importlib.util.find_spec("botocore") is None:
+        raise errors.ConfigError("SASL AWS_MSK_IAM needs the botocore package (pip install 'kafka-reconciler[msk]')")
 
 
 def _broker_message(exc: BaseException) -> str:

@@ -105,7 +105,7 @@ class OidcServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
             def _json(self, status: int, body: dict[str, Any]) -> None:

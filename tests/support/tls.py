@@ -119,7 +119,8 @@ def write_pem_key(path: Path, issued: Issued, *, password: str | None) -> Path:
         serialization.BestAvailableEncryption(password.encode()) if password else serialization.NoEncryption()
     )
     path.touch(mode=0o600)
-    path.write_bytes(issued.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption))
+    pkcs8 = serialization.PrivateFormat.PKCS8
+    path.write_bytes(issued.key.private_bytes(serialization.Encoding.PEM, pkcs8, encryption))
     return path
 
 
