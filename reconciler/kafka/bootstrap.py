@@ -79,9 +79,12 @@ _TLS_FAILURES = (
      "(ssl.truststore.location / ssl_cafile) holds the CA that signed it"),
     ("UNKNOWN_CA", "the broker does not trust the client certificate (its CA is unknown to the broker); check the "
      "key store (ssl.keystore.location / ssl_certfile)"),
+    ("CERTIFICATE_UNKNOWN", "the broker does not trust the client certificate (it is not signed by a CA in the "
+     "broker's trust store); check the key store (ssl.keystore.location / ssl_certfile)"),
     ("CERTIFICATE_REQUIRED", "the broker requires a client certificate and none was sent; set ssl.keystore.location "
      "(or ssl_certfile and ssl_keyfile)"),
-    ("BAD_CERTIFICATE", "the broker refused the client certificate; check the key store"),
+    ("BAD_CERTIFICATE", "the broker refused the client certificate, or needs one and none was sent; check the key "
+     "store (ssl.keystore.location / ssl_certfile)"),
     ("CERTIFICATE_EXPIRED", "a certificate has expired: {detail}"),
     ("WRONG_VERSION_NUMBER", "the port does not speak TLS; check the security protocol and the port"),
 )  # fmt: skip

@@ -24,7 +24,7 @@ import struct
 
 MAGIC_JKS = 0xFEEDFEED
 MAGIC_JCEKS = 0xCECECECE
-_KEY_PROTECTOR_OID = bytes.fromhex("2b0601040182a2110101")  # 1.3.6.1.4.1.42.2.17.1.1 (DER body)
+_KEY_PROTECTOR_OID = bytes.fromhex("2b060104012a02110101")  # 1.3.6.1.4.1.42.2.17.1.1 (DER body)
 _WHITENER = b"Mighty Aphrodite"
 
 
