@@ -1,8 +1,8 @@
 """Shared pytest fixtures: real Kafka clusters (started lazily, once per session) and unique topic prefixes.
 
-``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end of the session,
-also when tests fail. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"`` runs the pure
-tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.2 is also supported).
+``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end
+of the session, also when tests fail. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
+runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.2 is also supported).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import signal
 import time
 from collections.abc import Iterator
 from types import FrameType
+from typing import TypeVar
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -30,6 +31,7 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
 KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure"})
 _started: list[KafkaCluster] = []
+C = TypeVar("C", bound=KafkaCluster)
 _session_began = time.monotonic()
 
 
@@ -61,7 +63,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(f"whole test run: {time.monotonic() - _session_began:.1f}s")
 
 
-def _session_cluster(cluster: KafkaCluster) -> Iterator[KafkaCluster]:
+def _session_cluster(cluster: C) -> Iterator[C]:
     _started.append(cluster)
     try:
         yield cluster
