@@ -46,9 +46,19 @@ def profile_layer(
         layer["password"] = connection.Secret(
             secrets.resolve(profile.password, what=f"{what}: password", environ=environ)
         )
-    for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+    for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_truststore_location", "ssl_keystore_location"):
         value = getattr(profile, key)
         layer[key] = None if value is None else str(value)
+    for key in ("ssl_truststore_type", "ssl_keystore_type", "ssl_principal_mapping_rules", "oauth_token_endpoint_url",
+                "oauth_client_id", "oauth_scope"):  # fmt: skip
+        layer[key] = getattr(profile, key)
+    if not profile.ssl_check_hostname:
+        layer["ssl_check_hostname"] = False
+    for key in ("ssl_key_password", "ssl_truststore_password", "ssl_keystore_password", "oauth_client_secret"):
+        ref = getattr(profile, key)
+        if ref is not None:
+            label = key.replace("_", " ")
+            layer[key] = connection.Secret(secrets.resolve(ref, what=f"{what}: {label}", environ=environ))
     return layer, profile.command_config
 
 

@@ -25,7 +25,8 @@ from typing import Any
 
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
-from reconciler.connection import ConnectionSettings
+from reconciler.connection import ConnectionSettings, Secret
+from reconciler.kafka import redact
 
 REFRESH_FRACTION = 0.8
 HTTP_TIMEOUT_S = 10.0
@@ -71,6 +72,7 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
             now = self._clock()
             if self._token is None or now >= self._refresh_at:
                 token = self._fetch()
+                redact.redact_library_logs(Secret(token))  # a bearer token is a credential too
                 payload = claims(token)
                 expires = payload.get("exp")
                 issued = payload.get("iat", now)

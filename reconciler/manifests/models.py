@@ -65,7 +65,8 @@ def _enum_schema(values: tuple[str, ...]) -> WithJsonSchema:
 
 
 _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-_SASL = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "GSSAPI")
+_SASL = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI")
+_STORE_TYPES = ("PEM", "PKCS12", "JKS")
 Operation = Annotated[str, _normaliser(state.ACL_OPERATIONS, what="ACL operation"), _enum_schema(state.ACL_OPERATIONS)]
 ResourceType = Annotated[
     str, _normaliser(state.ACL_RESOURCE_TYPES, what="ACL resource type"), _enum_schema(state.ACL_RESOURCE_TYPES)
@@ -81,6 +82,7 @@ Mechanism = Annotated[
 ]
 SecurityProtocol = Annotated[str, _normaliser(_PROTOCOLS, what="security protocol"), _enum_schema(_PROTOCOLS)]
 SaslMechanism = Annotated[str, _normaliser(_SASL, what="SASL mechanism"), _enum_schema(_SASL)]
+StoreType = Annotated[str, _normaliser(_STORE_TYPES, what="store type"), _enum_schema(_STORE_TYPES)]
 
 Scalar = str | int | float | bool
 ConfigValue = Annotated[
@@ -297,6 +299,24 @@ class TlsSpec(Strict):
     ca_file: Name | None = None
     cert_file: Name | None = None
     key_file: Name | None = None
+    key_password_from: SecretRefSpec | None = None
+    truststore: Name | None = None
+    truststore_type: StoreType | None = None
+    truststore_password_from: SecretRefSpec | None = None
+    keystore: Name | None = None
+    keystore_type: StoreType | None = None
+    keystore_password_from: SecretRefSpec | None = None
+    endpoint_identification: bool = True
+    principal_mapping_rules: Name | None = None
+
+
+class OAuthSpec(Strict):
+    """OAUTHBEARER client credentials of a ``Cluster`` profile, as in the Java client's JAAS line."""
+
+    token_endpoint_url: Name
+    client_id: Name | None = None
+    client_secret_from: SecretRefSpec | None = None
+    scope: Name | None = None
 
 
 class ClusterSpec(Strict):
@@ -308,6 +328,7 @@ class ClusterSpec(Strict):
     username: Name | SecretRefSpec | None = None
     password_from: SecretRefSpec | None = None
     tls: TlsSpec | None = None
+    oauth: OAuthSpec | None = None
     command_config: Name | None = None
 
 

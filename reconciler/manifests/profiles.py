@@ -29,6 +29,19 @@ class ClusterProfile(pydantic.BaseModel):
     ssl_cafile: Path | None = None
     ssl_certfile: Path | None = None
     ssl_keyfile: Path | None = None
+    ssl_key_password: desired.SecretRef | None = None
+    ssl_truststore_location: Path | None = None
+    ssl_truststore_type: str | None = None
+    ssl_truststore_password: desired.SecretRef | None = None
+    ssl_keystore_location: Path | None = None
+    ssl_keystore_type: str | None = None
+    ssl_keystore_password: desired.SecretRef | None = None
+    ssl_check_hostname: bool = True
+    ssl_principal_mapping_rules: str | None = None
+    oauth_token_endpoint_url: str | None = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: desired.SecretRef | None = None
+    oauth_scope: str | None = None
     command_config: Path | None = None
     source: str | None = None
 
@@ -75,6 +88,8 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
             spec.username is None or spec.password_from is None
         ):
             problems.append((("spec", "saslMechanism"), f"{spec.sasl_mechanism} needs username and passwordFrom"))
+    if sasl and spec.command_config is None and spec.sasl_mechanism == "OAUTHBEARER" and spec.oauth is None:
+        problems.append((("spec", "saslMechanism"), "OAUTHBEARER needs oauth.tokenEndpointUrl"))
     if not sasl and spec.sasl_mechanism is not None:
         problems.append(
             (("spec", "saslMechanism"), f"saslMechanism is set but securityProtocol is {spec.security_protocol}")
@@ -89,7 +104,28 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
     else:
         username = spec.username
     tls = spec.tls or models.TlsSpec()
+    oauth = spec.oauth
+
+    def path_of(value: str | None, *at: str) -> Path | None:
+        return None if value is None else _resolve(value, directory_of(doc, ("spec", *at)))
+
+    def ref_of(value: models.SecretRefSpec | None, *at: str) -> desired.SecretRef | None:
+        return None if value is None else secret_ref(value, directory_of(doc, ("spec", *at, "file")))
+
     return ClusterProfile(
+        ssl_key_password=ref_of(tls.key_password_from, "tls", "keyPasswordFrom"),
+        ssl_truststore_location=path_of(tls.truststore, "tls", "truststore"),
+        ssl_truststore_type=tls.truststore_type,
+        ssl_truststore_password=ref_of(tls.truststore_password_from, "tls", "truststorePasswordFrom"),
+        ssl_keystore_location=path_of(tls.keystore, "tls", "keystore"),
+        ssl_keystore_type=tls.keystore_type,
+        ssl_keystore_password=ref_of(tls.keystore_password_from, "tls", "keystorePasswordFrom"),
+        ssl_check_hostname=tls.endpoint_identification,
+        ssl_principal_mapping_rules=tls.principal_mapping_rules,
+        oauth_token_endpoint_url=None if oauth is None else oauth.token_endpoint_url,
+        oauth_client_id=None if oauth is None else oauth.client_id,
+        oauth_client_secret=None if oauth is None else ref_of(oauth.client_secret_from, "oauth", "clientSecretFrom"),
+        oauth_scope=None if oauth is None else oauth.scope,
         name=doc.name,
         bootstrap_servers=bootstrap,
         security_protocol=spec.security_protocol,
