@@ -265,7 +265,7 @@ def test_cluster_profile_with_java_stores_and_oauth(tmp_path: Path) -> None:
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "cluster.yaml").write_text(
         "apiVersion: kafka-reconciler/v1\nkind: Cluster\nmetadata: {name: prod}\nspec:\n"
-        "  bootstrapServers: [\"b-1:9094\"]\n  securityProtocol: SASL_SSL\n  saslMechanism: OAUTHBEARER\n"
+        '  bootstrapServers: ["b-1:9094"]\n  securityProtocol: SASL_SSL\n  saslMechanism: OAUTHBEARER\n'
         "  oauth:\n    tokenEndpointUrl: https://idp/token\n    clientId: reconciler\n"
         "    clientSecretFrom: {env: OAUTH_SECRET}\n    scope: kafka\n"
         "  tls:\n    truststore: stores/truststore.jks\n    truststoreType: jks\n"
