@@ -15,7 +15,8 @@ from cryptography import x509
 from reconciler import errors, manifests, workflow
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka import oauth, stores, tls
-from reconciler.kafka.wire import Wire, tls_failure
+from reconciler.kafka.bootstrap import tls_failure
+from reconciler.kafka.wire import Wire
 from tests.support.oidc import OidcServer
 from tests.support.tls import ClientFiles, TestPki
 
