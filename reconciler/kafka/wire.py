@@ -166,6 +166,8 @@ class Wire:
         """
         s = self.settings
         if s.sasl_mechanism == "OAUTHBEARER" and s.uses_sasl:
+            if self.token_provider is not None and self.token_provider.subject is None:
+                self.client()  # connecting fetches the token, whose claims name the principal
             subject = self.token_provider.subject if self.token_provider is not None else None
             return f"User:{subject}" if subject else None
         if s.uses_sasl:

@@ -232,10 +232,11 @@ def test_oauth_from_the_environment_plans_applies_and_guards_the_token_principal
     settings = ConnectionSettings.from_env(env)
     lockout = write_manifests(tmp_path / "lockout", own_acls_deleted("User:app-client", topic_prefix))
     with KafkaAdapter(settings) as adapter:
+        assert adapter.principal == "User:app-client"  # the token's sub claim (asking connects)
         p = make_plan(adapter, lockout)
-        assert adapter.principal == "User:app-client"  # the token's sub claim
-        with pytest.raises(SelfLockoutRisk, match=r"User:app-client \(the principal this tool connects as\)"):
-            apply(adapter, p)
+    lockout_risk = pytest.raises(SelfLockoutRisk, match=r"User:app-client \(the principal this tool connects as\)")
+    with KafkaAdapter(settings) as adapter, lockout_risk:  # a fresh connection, as apply --plan has
+        apply(adapter, p)
 
 
 FAILURES = ["untrusted-server", "untrusted-client", "expired-token", "wrong-password", "wrong-client-secret"]
