@@ -1,0 +1,1 @@
+"""Spark test harness: a standalone cluster of separate JVMs, and reading Spark event logs."""
