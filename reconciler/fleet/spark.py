@@ -264,9 +264,9 @@ def run_spark(
 
     worker = threading.Thread(target=job, name="fleet-spark-job", daemon=True)
     cancelled = False
+    reported = -1
     try:
         worker.start()
-        reported = -1
         while worker.is_alive():
             worker.join(timeout=0.5)
             if on_progress is not None:
@@ -282,6 +282,8 @@ def run_spark(
             broadcast.unpersist()
     if cancelled:
         return [planning.skipped(t.name) for t in tasks]
+    if on_progress is not None and not failure and reported != slices:
+        on_progress(slices, slices)
     if failure:
         python = str(sc.pythonExec)
         raise errors.ConfigError(

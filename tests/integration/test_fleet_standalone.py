@@ -28,7 +28,8 @@ from tests.spark import events
 from tests.spark.standalone import StandaloneCluster, standalone_cluster
 from tests.unit.test_fleet_run import EXAMPLES, live_from
 
-pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow]
+# Four JVMs start here (master, two workers, the driver) plus the executors: allow more than the default.
+pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(900)]
 
 SNAPSHOT_CLUSTERS = 6
 

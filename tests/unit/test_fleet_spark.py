@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import venv
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -122,3 +123,19 @@ def test_an_executor_python_without_the_package_is_named_with_the_setting_to_cha
     assert "--conf spark.pyspark.python=" in done.stderr and "internal error" not in done.stderr
     assert not (tmp_path / "out" / "eu-1").exists()
     assert not list(scratch.glob("kafka-reconciler-spark-*"))  # the log4j2 folder is not left behind
+
+
+def test_read_concurrency_and_deadline_on_spark(spark: Any, tmp_path: Path) -> None:
+    wanted = d.DesiredState(topics={"orders": d.DesiredTopic("orders", 1, 1)})
+    live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(s.Broker(1, "b1", 9092),), topics={})
+    s.write_snapshot(live, tmp_path / "c.json")
+    desired_sets = {"m": sources.DesiredSet("m", wanted, {})}
+    tasks = [sources.ClusterTask(name=f"c{i}", desired_key="m", snapshot=str(tmp_path / "c.json")) for i in range(4)]
+    progress: list[tuple[int, int]] = []
+    one_task = spark_engine.run_spark(
+        tasks, desired_sets, spark=spark, max_parallel=1, on_progress=lambda done, total: progress.append((done, total))
+    )
+    assert [(o.cluster, o.status) for o in one_task] == [(f"c{i}", "planned") for i in range(4)]
+    assert progress[-1] == (1, 1)  # one task planned all four
+    late = spark_engine.run_spark(tasks, desired_sets, spark=spark, deadline_at=time.time() - 1)
+    assert [(o.cluster, o.status) for o in late] == [(f"c{i}", "skipped") for i in range(4)]
