@@ -227,6 +227,15 @@ def report(results: dict[str, dict[int, dict[str, float]]], *, sizes: list[int],
     for engine, cost in marginal.items():
         ratio = f" ({cost / base:.2f}x the local engine's)" if base else ""
         print(f"marginal cost {small}->{big} clusters, {engine}: {cost:.3f} s per cluster{ratio}", flush=True)
+    for engine, by_size in results.items():  # without Spark's start-up, which varies more than the work
+        if engine == "local" or small not in by_size or big not in by_size or big <= small:
+            continue
+        lo, hi = by_size[small], by_size[big]
+        stage = (hi["span"] - lo["span"]) / (big - small)
+        driver = max(0.0, ((hi["seconds"] - hi["startup"] - hi["span"]) - (lo["seconds"] - lo["startup"] - lo["span"])))
+        driver /= big - small
+        ratio = f" ({(stage + driver) / base:.2f}x the local engine's)" if base else ""
+        print(f"marginal cost {small}->{big}, {engine}: stage {stage:.3f} + driver {driver:.3f} s per cluster{ratio}")
     one, two = results.get("standalone1", {}).get(big), results.get("standalone2", {}).get(big)
     if one and two:
         print(
