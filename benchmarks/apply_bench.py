@@ -61,7 +61,7 @@ def say(text: str) -> None:
 def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float) -> dict[str, Any]:
     """Load, plan, apply; then plan again (convergence). Time of load+plan+apply; requests and bytes of it."""
     adapter.reset_request_count()
-    tools.ByteMeter.total = 0
+    tools.ByteMeter.reset()
     started = time.perf_counter()
     wanted = workflow.load_manifests([tree]).desired
     planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
@@ -183,21 +183,23 @@ def shape_run(cluster: KafkaCluster, args: argparse.Namespace, *, workdir: Path,
 def ten_changes(adapter: KafkaAdapter, tree: Path) -> dict[str, Any]:
     """Scenario 2: apply a saved plan of 10 changes; requests and bytes vs one full read (the plan's)."""
     wanted = workflow.load_manifests([tree]).desired
-    tools.ByteMeter.total = 0
+    tools.ByteMeter.reset()
     adapter.reset_request_count()
     planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
-    full = {"bytes": tools.ByteMeter.total, "requests": adapter.request_count}
-    tools.ByteMeter.total = 0
+    full = {"bytes": tools.ByteMeter.total, "requests": adapter.request_count, "bytes_by_api": tools.ByteMeter.split()}
+    tools.ByteMeter.reset()
     adapter.reset_request_count()
     started = time.perf_counter()
     report = apply_plan(planned, adapter, options=ApplyOptions(deadline_s=600, desired=wanted))
     seconds = time.perf_counter() - started
     fig = {"seconds": seconds, "requests": adapter.request_count, "by_api": adapter.request_counts,
            "bytes_read": tools.ByteMeter.total, "exit": int(report.exit_code), "changes": len(planned.changes),
-           "full_read": full, "converged": report.converged is not False}  # fmt: skip
+           "full_read": full, "converged": report.converged is not False,
+           "bytes_by_api": tools.ByteMeter.split()}  # fmt: skip
     share = 100 * fig["bytes_read"] / max(1, full["bytes"])
     show("apply 10 changes (saved)", "reconciler", fig,
          f"  vs one full read: {full['bytes']:,} bytes in {full['requests']} requests -> {share:.2f}%")  # fmt: skip
+    say(f"  {'':<28} bytes by API: apply {fig['bytes_by_api']}; full read {full['bytes_by_api']}")
     fig["share_percent"] = share
     return fig
 

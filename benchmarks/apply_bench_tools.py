@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import collections
 import os
 import statistics
 import subprocess
@@ -28,21 +29,47 @@ BIN = Path(sys.executable).parent
 
 # ------------------------------------------------------------------------------------------ bytes read
 class ByteMeter:
-    """Counts the bytes of broker responses received by kafka-python in this process."""
+    """Counts the bytes of broker responses received by kafka-python in this process.
+
+    ``by_api`` attributes them to the adapter's request being answered at the time (what arrives while no
+    request of the adapter is waiting, e.g. kafka-python's own metadata refreshes, is under ``other``).
+    """
 
     total = 0
+    by_api: collections.Counter[str] = collections.Counter()
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.total = 0
+        cls.by_api.clear()
 
     @classmethod
     def install(cls) -> None:
         from kafka.net import connection
 
-        plain = connection.KafkaConnection.data_received
+        from reconciler.kafka import wire
 
-        def counted(self: Any, data: bytes) -> Any:
+        plain_received = connection.KafkaConnection.data_received
+        plain_send = wire.Wire._send
+
+        def received(self: Any, data: bytes) -> Any:
             cls.total += len(data)
-            return plain(self, data)
+            return plain_received(self, data)
 
-        connection.KafkaConnection.data_received = counted  # type: ignore[method-assign]
+        def send(self: Any, request: Any, **kwargs: Any) -> Any:
+            before = cls.total
+            try:
+                return plain_send(self, request, **kwargs)
+            finally:
+                cls.by_api[wire.api_name(request)] += cls.total - before
+
+        connection.KafkaConnection.data_received = received  # type: ignore[method-assign]
+        wire.Wire._send = send  # type: ignore[method-assign]
+
+    @classmethod
+    def split(cls) -> dict[str, int]:
+        """Bytes per API, and ``other`` for what arrived outside the adapter's requests."""
+        return {**cls.by_api, "other": cls.total - sum(cls.by_api.values())}
 
 
 # -------------------------------------------------------------------------------------------- start-up
