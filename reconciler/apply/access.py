@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from reconciler import errors, plan, state
 from reconciler.apply import guard
+from reconciler.apply.ports import AdminPort
 
 CLUSTER = "kafka-cluster"
 
@@ -89,24 +89,20 @@ def missing_access(
 
 
 def check_access(
-    adapter: Any,
+    adapter: AdminPort,
     changes: Sequence[plan.Change],
     *,
     principal: str | None,
     live: state.ClusterState,
     throttled: bool = False,
 ) -> int:
-    """Raise ``MissingAccess`` naming what is missing; returns how many requests it sent.
-
-    Skipped for adapters that cannot ask (``authorized_operations`` missing).
-    """
-    ask = getattr(adapter, "authorized_operations", None)
-    if ask is None or not changes:
+    """Raise ``MissingAccess`` naming what is missing; returns how many requests it sent."""
+    if not changes:
         return 0
     topics = sorted(
         {c.name for c in changes if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plan.Phase.REASSIGN)}
     )
-    ops = ask(topics)
+    ops = adapter.authorized_operations(topics)
     acls = live.acls
     new_topics = [c for c in changes if c.phase is plan.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
     if (
@@ -142,7 +138,10 @@ def check_access(
 
 
 def is_super_user(
-    adapter: Any, principal: str, live_acls: Iterable[state.AclBinding] | None, creates: Sequence[state.AclBinding]
+    adapter: AdminPort,
+    principal: str,
+    live_acls: Iterable[state.AclBinding] | None,
+    creates: Sequence[state.AclBinding],
 ) -> bool:
     """True when the brokers give ``principal`` every operation the tool needs where no ACL grants it.
 
@@ -151,13 +150,12 @@ def is_super_user(
     ``allow.everyone.if.no.acl.found``, which a DENY binding ends, so a plan that creates a DENY for the
     principal is never treated this way). Without the brokers' answer or the live ACLs: False.
     """
-    ask = getattr(adapter, "authorized_operations", None)
-    if ask is None or live_acls is None:
+    if live_acls is None:
         return False
     if any(b.permission == "DENY" and b.principal in (principal, guard.ANY_PRINCIPAL) for b in creates):
         return False
     probe = f"__kafka-reconciler-probe-{secrets.token_hex(6)}"
-    ops = ask([probe])
+    ops = adapter.authorized_operations([probe])
     on_topic = ops.topics.get(probe)
     if ops.cluster is None or on_topic is None:
         return False

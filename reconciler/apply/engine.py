@@ -80,30 +80,20 @@ class ApplyOptions:
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
 
 
-def connection_principal(adapter: object) -> str | None:
+def connection_principal(adapter: AdminPort) -> str | None:
     """The connection's principal: the adapter's own answer (SASL user, OAuth ``sub``, certificate subject), else
     ``User:<name>`` for a SASL connection and ``User:ANONYMOUS`` for PLAINTEXT; ``None`` when unknown."""
-    if isinstance(known := getattr(adapter, "principal", None), str):
+    if (known := adapter.principal) is not None:
         return known
-    settings = getattr(adapter, "settings", None)
+    settings = adapter.settings
     if settings is None:
         return None
-    protocol = getattr(settings, "security_protocol", None)
+    protocol = settings.security_protocol
     if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
-        return guard.principal_from_username(getattr(settings, "username", None))
+        return guard.principal_from_username(settings.username)
     if protocol == "PLAINTEXT":
         return "User:ANONYMOUS"
     return None
-
-
-def _adapter_requests(adapter: object) -> int | None:
-    count = getattr(adapter, "request_count", None)
-    return count if isinstance(count, int) else None
-
-
-def _adapter_counts(adapter: object) -> dict[str, int]:
-    counts = getattr(adapter, "request_counts", None)
-    return dict(counts) if isinstance(counts, Mapping) else {}
 
 
 def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
@@ -154,8 +144,8 @@ def apply_plan(
     """Carry out ``p`` through ``adapter``; see the module docstring. Raises before any write, never after."""
     sink = events or discard
     started = options.clock()
-    requests_at_start = _adapter_requests(adapter)
-    counts_at_start = _adapter_counts(adapter)
+    requests_at_start = adapter.request_count
+    counts_at_start = dict(adapter.request_counts)
     preflight.check_shape(p)
     changes = plan.sort_changes(p.actionable)
     preflight.check_translatable(changes)
@@ -239,11 +229,7 @@ def apply_plan(
         converged = not any(i.outcome.is_problem for i in items)
     items += blocked
 
-    adapter_requests = _adapter_requests(adapter)
-    if adapter_requests is None or requests_at_start is None:
-        total = ctx.requests
-    else:
-        total = adapter_requests - requests_at_start
+    total = adapter.request_count - requests_at_start
     return ApplyReport(
         cluster_id=live.cluster_id,
         dry_run=options.dry_run,
@@ -255,7 +241,7 @@ def apply_plan(
         requests=total,
         duration_s=options.clock() - started,
         notes=tuple(ctx.notes),
-        requests_by_api=_delta(_adapter_counts(adapter), counts_at_start),
+        requests_by_api=_delta(adapter.request_counts, counts_at_start),
     )
 
 
@@ -287,7 +273,7 @@ def _run_phases(
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
         ctx.phase_requests = 0
-        at_start = (_adapter_requests(ctx.adapter), _adapter_counts(ctx.adapter))
+        at_start = (ctx.adapter.request_count, dict(ctx.adapter.request_counts))
         send: list[plan.Change] = []
         done: list[ItemOutcome] = []
         for c in batch:
@@ -307,9 +293,8 @@ def _run_phases(
             )
         items += done
         elapsed = ctx.deadline.clock() - t0
-        now = _adapter_requests(ctx.adapter)
-        requests = ctx.phase_requests if now is None or at_start[0] is None else now - at_start[0]
-        by_api = _delta(_adapter_counts(ctx.adapter), at_start[1])
+        requests = ctx.adapter.request_count - at_start[0]
+        by_api = _delta(ctx.adapter.request_counts, at_start[1])
         phases.append(
             PhaseReport(phase=phase, duration_s=elapsed, requests=requests, items=len(batch), requests_by_api=by_api)
         )

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from reconciler import state
-from reconciler.kafka import results
+from reconciler.connection import ConnectionSettings
+from reconciler.kafka import access, results
 
 
 class ItemResultLike(Protocol):
@@ -41,7 +42,26 @@ class AdminPort(Protocol):
     requests as the controller's limits allow."""
 
     @property
-    def request_count(self) -> int: ...
+    def principal(self) -> str | None:
+        """The principal the brokers see for this connection, when the client side can know it."""
+        ...
+
+    @property
+    def settings(self) -> ConnectionSettings | None:
+        """The connection settings (``None`` for an adapter that has none)."""
+        ...
+
+    @property
+    def request_counts(self) -> Mapping[str, int]:
+        """Requests sent so far, by API name."""
+        ...
+
+    @property
+    def request_count(self) -> int:
+        """Requests sent so far (the sum of ``request_counts``)."""
+        ...
+
+    def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations: ...
 
     def read_state(
         self,

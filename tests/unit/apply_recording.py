@@ -10,13 +10,14 @@ reports success without writing.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler import state
-from reconciler.connection import Secret
-from reconciler.kafka import results
+from reconciler.connection import ConnectionSettings, Secret
+from reconciler.kafka import access, results
 
 ERROR_CODES = {
     "UNKNOWN_TOPIC_OR_PARTITION": 3,
@@ -47,8 +48,23 @@ class RecordingAdapter:
     throttle_ms: int = 0
     calls: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
     scopes: list[state.ReadScope | None] = dataclasses.field(default_factory=list)
-    request_count: int = 0
-    settings: Any = None
+    request_counts: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    settings: ConnectionSettings | None = None
+    principal: str | None = None
+    operations: access.AuthorizedOperations | None = None
+
+    @property
+    def request_count(self) -> int:
+        return sum(self.request_counts.values())
+
+    def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations:
+        """``operations`` when a test sets it; otherwise the brokers' answer is "not said" for the cluster and
+        every topic (as from a broker that does not report authorized operations), so no right is missing."""
+        self.calls.append(("authorized_operations", list(topics)))
+        self.request_counts["authorized_operations"] += 2
+        if self.operations is not None:
+            return self.operations
+        return access.AuthorizedOperations(cluster=None, topics=dict.fromkeys(topics))
 
     # ------------------------------------------------------------------------------ recording
     def writes(self) -> list[tuple[str, Any]]:
@@ -56,7 +72,14 @@ class RecordingAdapter:
         return [
             (name, args)
             for name, args in self.calls
-            if name not in ("read_state", "wait_topics_present", "wait_topics_absent", "list_partition_reassignments")
+            if name
+            not in (
+                "read_state",
+                "authorized_operations",
+                "wait_topics_present",
+                "wait_topics_absent",
+                "list_partition_reassignments",
+            )
             and not (isinstance(args, dict) and args.get("validate_only"))
         ]
 
@@ -103,7 +126,7 @@ class RecordingAdapter:
     ) -> state.ClusterState:
         self.calls.append(("read_state", {"kinds": sorted(kinds)}))
         self.scopes.append(scope)
-        self.request_count += 1
+        self.request_counts["read_state"] += 1
         keep = topic_filter or (lambda _n: True)
         return state.ClusterState(
             cluster_id=self.cluster_id,
@@ -122,19 +145,19 @@ class RecordingAdapter:
 
     def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
         self.calls.append(("list_partition_reassignments", {}))
-        self.request_count += 1
+        self.request_counts["list_partition_reassignments"] += 1
         return ()
 
     def wait_topics_present(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]:
         wanted = sorted(names)
         self.calls.append(("wait_topics_present", {"names": wanted}))
-        self.request_count += 1
+        self.request_counts["wait_topics_present"] += 1
         return frozenset(n for n in wanted if n not in self.topics)
 
     def wait_topics_absent(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]:
         wanted = sorted(names)
         self.calls.append(("wait_topics_absent", {"names": wanted}))
-        self.request_count += 1
+        self.request_counts["wait_topics_absent"] += 1
         return frozenset(n for n in wanted if n in self.topics)
 
     # ----------------------------------------------------------------------------------- write
@@ -142,7 +165,7 @@ class RecordingAdapter:
         self, specs: Sequence[results.TopicSpec], *, validate_only: bool = False
     ) -> list[results.ItemResult]:
         self.calls.append(("create_topics", {"names": [s.name for s in specs], "validate_only": validate_only}))
-        self.request_count += 1
+        self.request_counts["create_topics"] += 1
         by_name = {s.name: s for s in specs}
 
         def effect(name: str) -> None:
@@ -162,7 +185,7 @@ class RecordingAdapter:
 
     def delete_topics(self, names: Sequence[str]) -> list[results.ItemResult]:
         self.calls.append(("delete_topics", {"names": list(names)}))
-        self.request_count += 1
+        self.request_counts["delete_topics"] += 1
         return self._answer("delete_topics", list(names), lambda n: self.topics.pop(n, None))
 
     def create_partitions(
@@ -174,7 +197,7 @@ class RecordingAdapter:
         validate_only: bool = False,
     ) -> list[results.ItemResult]:
         self.calls.append(("create_partitions", {"counts": dict(counts), "validate_only": validate_only}))
-        self.request_count += 1
+        self.request_counts["create_partitions"] += 1
 
         def effect(name: str) -> None:
             t = self.topics[name]
@@ -187,7 +210,7 @@ class RecordingAdapter:
         self, changes: Mapping[tuple[str, str], Sequence[results.ConfigOp]], *, validate_only: bool = False
     ) -> list[results.ItemResult]:
         self.calls.append(("incremental_alter_configs", {"resources": sorted(changes), "validate_only": validate_only}))
-        self.request_count += 1
+        self.request_counts["incremental_alter_configs"] += 1
         keys = {f"{rtype.lower()}:{name}": (rtype, name) for rtype, name in changes}
 
         def effect(key: str) -> None:
@@ -204,13 +227,13 @@ class RecordingAdapter:
 
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[results.ItemResult]:
         self.calls.append(("create_acls", {"bindings": list(bindings)}))
-        self.request_count += 1
+        self.request_counts["create_acls"] += 1
         by_key = {b.address: b for b in bindings}
         return self._answer("create_acls", list(by_key), lambda k: self.acls.add(by_key[k]))
 
     def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[results.ItemResult]:
         self.calls.append(("delete_acls", {"bindings": list(bindings)}))
-        self.request_count += 1
+        self.request_counts["delete_acls"] += 1
         by_key = {b.address: b for b in bindings}
         return self._answer("delete_acls", list(by_key), lambda k: self.acls.discard(by_key[k]))
 
@@ -218,7 +241,7 @@ class RecordingAdapter:
         self, changes: Mapping[state.QuotaEntity, Mapping[str, float | None]], *, validate_only: bool = False
     ) -> list[results.ItemResult]:
         self.calls.append(("alter_client_quotas", {"entities": list(changes), "validate_only": validate_only}))
-        self.request_count += 1
+        self.request_counts["alter_client_quotas"] += 1
         by_key = {e.address: e for e in changes}
 
         def effect(key: str) -> None:
@@ -247,7 +270,7 @@ class RecordingAdapter:
                 },
             )
         )
-        self.request_count += 1
+        self.request_counts["alter_scram_credentials"] += 1
         users = list(dict.fromkeys([*(u.user for u in upserts), *(d.user for d in deletions)]))
 
         def effect(user: str) -> None:
@@ -265,7 +288,7 @@ class RecordingAdapter:
         self, changes: Mapping[tuple[str, int], Sequence[int] | None]
     ) -> list[results.ItemResult]:
         self.calls.append(("alter_partition_reassignments", {"changes": dict(changes)}))
-        self.request_count += 1
+        self.request_counts["alter_partition_reassignments"] += 1
         keys = {f"{t}:{p}": (t, p) for t, p in changes}
 
         def effect(key: str) -> None:

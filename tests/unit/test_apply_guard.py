@@ -98,10 +98,9 @@ def test_principal_from_username(username: str | None, principal: str | None) ->
 
 
 def test_the_connection_principal_comes_from_the_settings() -> None:
-    from types import SimpleNamespace
-
     from reconciler.apply.engine import connection_principal
     from reconciler.connection import ConnectionSettings, Secret
+    from tests.unit.apply_recording import RecordingAdapter
 
     sasl = ConnectionSettings(
         bootstrap_servers=("h:1",),
@@ -110,9 +109,9 @@ def test_the_connection_principal_comes_from_the_settings() -> None:
         username="ops",
         password=Secret("x"),
     )
-    assert connection_principal(SimpleNamespace(settings=sasl)) == "User:ops"
-    assert connection_principal(SimpleNamespace(settings=ConnectionSettings(bootstrap_servers=("h:1",)))) == (
+    assert connection_principal(RecordingAdapter(settings=sasl)) == "User:ops"
+    assert connection_principal(RecordingAdapter(settings=ConnectionSettings(bootstrap_servers=("h:1",)))) == (
         "User:ANONYMOUS"
     )
     ssl = ConnectionSettings(bootstrap_servers=("h:1",), security_protocol="SSL")
-    assert connection_principal(SimpleNamespace(settings=ssl)) is None  # the certificate's DN is not known here
+    assert connection_principal(RecordingAdapter(settings=ssl)) is None  # the certificate's DN is not known here
