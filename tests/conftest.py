@@ -2,7 +2,8 @@
 
 ``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end
 of the session, also when tests fail. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
-runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.2 is also supported).
+runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.x and 2.8.x are also
+supported) and ``KAFKA_MODE=zookeeper`` a ZooKeeper-mode cluster (always so for 2.8.x).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from kafka import KafkaAdminClient
 from reconciler.connection import ConnectionSettings, Secret
 from tests.kafka.dist import HarnessError, KafkaDistribution
 from tests.kafka.node import KafkaNode
+from tests.kafka.zookeeper import ZooKeeperServer
 
 SASL_LISTENER = "SASL_PLAINTEXT"
 PORT_ATTEMPTS = 3
@@ -54,6 +55,7 @@ class KafkaCluster:
         fixed_port: int | None = None,
         remove_workdir: bool = True,
         extra_listeners: tuple[str, ...] = (),
+        zookeeper: ZooKeeperServer | None = None,
     ) -> None:
         self.name = name
         self.dist = dist
@@ -67,12 +69,15 @@ class KafkaCluster:
         self._remove_workdir = remove_workdir
         self._fixed_port = fixed_port
         self.extra_listeners = extra_listeners
+        # ZooKeeper mode (Kafka 2.x, 3.x): the brokers' metadata lives in this server instead of a KRaft quorum.
+        self.zookeeper = zookeeper
         for node in nodes:
             node.ready_check = self._node_registered
             node.after_start = self.wait_ready
 
     def __repr__(self) -> str:
-        return f"KafkaCluster({self.name}, Kafka {self.dist.version}, bootstrap={self.bootstrap})"
+        mode = ", ZooKeeper" if self.zookeeper is not None else ""
+        return f"KafkaCluster({self.name}, Kafka {self.dist.version}{mode}, bootstrap={self.bootstrap})"
 
     @property
     def version(self) -> str:
@@ -183,10 +188,13 @@ class KafkaCluster:
         began = time.monotonic()
         for attempt in range(1, PORT_ATTEMPTS + 1):
             self._assign_ports()
+            if self.zookeeper is not None and not self.zookeeper.running:
+                self.zookeeper.start(port=free_ports(1)[0])
             for node in self.nodes:
                 node.write_config(self._make_properties(self, node))
-            with ThreadPoolExecutor(max_workers=len(self.nodes)) as pool:
-                list(pool.map(lambda n: n.format_storage(self.cluster_id), self.nodes))
+            if self.zookeeper is None:
+                with ThreadPoolExecutor(max_workers=len(self.nodes)) as pool:
+                    list(pool.map(lambda n: n.format_storage(self.cluster_id), self.nodes))
             for node in self.nodes:
                 node.launch()
             try:
@@ -200,6 +208,10 @@ class KafkaCluster:
                     continue
                 self._kill_nodes()
                 raise
+        if self.zookeeper is not None:
+            # In ZooKeeper mode the first broker makes up the cluster id; read it back.
+            with self.admin_session() as admin:
+                self.cluster_id = str(admin._manager.cluster.cluster_id)
         self.start_seconds = time.monotonic() - began
 
     def wait_ready(self, *, timeout: float | None = None) -> None:
@@ -218,11 +230,15 @@ class KafkaCluster:
     def live_brokers(self, user: str | None = None) -> set[int]:
         """Node ids of the registered, unfenced brokers, as the cluster reports them."""
         with self.admin_session(user) as admin:
+            if self.zookeeper is not None:
+                return {int(b.node_id) for b in admin._manager.cluster.brokers()}
             return _unfenced(admin.describe_cluster())
 
     def close(self) -> None:
         """Stop every node (SIGKILL: the data is thrown away) and remove the working directory."""
         self._kill_nodes()
+        if self.zookeeper is not None:
+            self.zookeeper.stop()
         if self._remove_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -257,6 +273,10 @@ class KafkaCluster:
             return False
         expected = {n.node_id for n in self.nodes if n.running} | {node.node_id}
         try:
+            if self.zookeeper is not None:
+                # kafka-python's describe_cluster cannot decode DescribeCluster v0 (Kafka 2.8); the bootstrap
+                # Metadata answer lists the registered brokers in ZooKeeper mode (no fencing there).
+                return expected <= {int(b.node_id) for b in admin._manager.cluster.brokers()}
             return expected <= _unfenced(admin.describe_cluster())
         except Exception:
             return False

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_KAFKA_VERSION = "4.4.0"
-SUPPORTED_MAJORS = (3, 4)
+SUPPORTED_MAJORS = (2, 3, 4)
+MODES = ("kraft", "zookeeper")
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
@@ -62,13 +63,26 @@ def selected_version() -> str:
     return os.environ.get("KAFKA_VERSION", "").strip() or DEFAULT_KAFKA_VERSION
 
 
+def selected_mode(version: str | None = None) -> str:
+    """``kraft`` or ``zookeeper``, from ``KAFKA_MODE``; Kafka 2.x always runs with ZooKeeper, 4.x never can."""
+    mode = os.environ.get("KAFKA_MODE", "").strip().lower() or "kraft"
+    if mode not in MODES:
+        raise HarnessError(f"KAFKA_MODE={mode!r} is not one of {', '.join(MODES)}")
+    major = major_of(version or selected_version())
+    if major == 2:
+        return "zookeeper"  # KRaft in 2.8 was an early-access preview
+    if major >= 4 and mode == "zookeeper":
+        raise HarnessError("Kafka 4.x has no ZooKeeper mode; use KAFKA_MODE=kraft or a 3.x/2.8 release")
+    return mode
+
+
 def major_of(version: str) -> int:
     match = _VERSION_RE.match(version)
     if match is None:
         raise HarnessError(f"KAFKA_VERSION={version!r} is not a release version like {DEFAULT_KAFKA_VERSION}")
     major = int(match.group(1))
     if major not in SUPPORTED_MAJORS:
-        raise HarnessError(f"Kafka {version} is not supported by the test harness (supported: 3.9.x and 4.x)")
+        raise HarnessError(f"Kafka {version} is not supported by the test harness (supported: 2.8.x, 3.9.x and 4.x)")
     return major
 
 

@@ -5,6 +5,9 @@
   ``StandardAuthorizer``, super user ``admin`` and least-privilege users alice, bob and carol with random passwords.
 - ``three_node_cluster``: three combined nodes forming a 3-voter quorum, racks r1, r1, r2.
 
+With ``KAFKA_MODE=zookeeper`` (always for Kafka 2.x) each cluster instead runs a ZooKeeper server of its own and
+brokers with ``zookeeper.connect``; the authorizer is then ZooKeeper's ``AclAuthorizer``.
+
 Constructors return a started ``KafkaCluster``; the caller closes it.
 """
 
@@ -15,11 +18,13 @@ import tempfile
 from pathlib import Path
 
 from tests.kafka.cluster import SASL_LISTENER, Credentials, KafkaCluster
-from tests.kafka.dist import resolve
+from tests.kafka.dist import KafkaDistribution, resolve, selected_mode
 from tests.kafka.node import KafkaNode
+from tests.kafka.zookeeper import ZooKeeperServer
 
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+ZK_AUTHORIZER = "kafka.security.authorizer.AclAuthorizer"
 EXTRA_USERS = ("alice", "bob", "carol")
 RACKS = ("r1", "r1", "r2")
 
@@ -49,6 +54,7 @@ def single_node(
         make_properties=open_authorizer_properties if authorizer else plaintext_properties,
         fixed_port=port,
         remove_workdir=workdir is None,
+        zookeeper=_zookeeper(dist, root, die_with_parent=die_with_parent),
     )
     return _started(cluster)
 
@@ -66,6 +72,7 @@ def sasl_node(*, version: str | None = None) -> KafkaCluster:
         make_properties=sasl_properties,
         admin=Credentials("admin", secrets.token_urlsafe(16)),
         users={name: secrets.token_urlsafe(16) for name in EXTRA_USERS},
+        zookeeper=_zookeeper(dist, root),
     )
     return _started(cluster)
 
@@ -77,8 +84,22 @@ def three_node_cluster(*, version: str | None = None) -> KafkaCluster:
     nodes = [
         KafkaNode(dist=dist, node_id=i + 1, workdir=root / f"node-{i + 1}", rack=rack) for i, rack in enumerate(RACKS)
     ]
-    cluster = KafkaCluster(name="cluster3", dist=dist, nodes=nodes, workdir=root, make_properties=plaintext_properties)
+    cluster = KafkaCluster(
+        name="cluster3",
+        dist=dist,
+        nodes=nodes,
+        workdir=root,
+        make_properties=plaintext_properties,
+        zookeeper=_zookeeper(dist, root),
+    )
     return _started(cluster)
+
+
+def _zookeeper(dist: KafkaDistribution, root: Path, *, die_with_parent: bool = True) -> ZooKeeperServer | None:
+    """A ZooKeeper server for the cluster when ``KAFKA_MODE=zookeeper`` (always for Kafka 2.x), else ``None``."""
+    if selected_mode(dist.version) != "zookeeper":
+        return None
+    return ZooKeeperServer(dist=dist, workdir=root / "zookeeper", die_with_parent=die_with_parent)
 
 
 def _workdir(given: Path | None, kind: str) -> Path:
@@ -98,11 +119,20 @@ def _started(cluster: KafkaCluster) -> KafkaCluster:
 
 
 def base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int) -> dict[str, str]:
-    props = {
-        "process.roles": "broker,controller",
-        "node.id": str(node.node_id),
-        "controller.quorum.voters": cluster.voters,
-        "controller.listener.names": "CONTROLLER",
+    if cluster.zookeeper is not None:
+        props = {
+            "broker.id": str(node.node_id),
+            "zookeeper.connect": cluster.zookeeper.connect,
+            "zookeeper.connection.timeout.ms": "30000",
+        }
+    else:
+        props = {
+            "process.roles": "broker,controller",
+            "node.id": str(node.node_id),
+            "controller.quorum.voters": cluster.voters,
+            "controller.listener.names": "CONTROLLER",
+        }
+    props |= {
         "log.dirs": str(node.data_dir),
         "num.partitions": "1",
         "auto.create.topics.enable": "false",
@@ -130,6 +160,14 @@ def base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int)
 
 def plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
     props = base_properties(cluster, node, replication=min(3, len(cluster.nodes)))
+    if cluster.zookeeper is not None:
+        props.update(
+            {
+                "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+            }
+        )
+        return props
     props.update(
         {
             "listeners": f"PLAINTEXT://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
@@ -143,7 +181,8 @@ def plaintext_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, st
 
 def open_authorizer_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
     props = plaintext_properties(cluster, node)
-    props.update({"authorizer.class.name": AUTHORIZER, "super.users": "User:ANONYMOUS"})
+    authorizer = ZK_AUTHORIZER if cluster.zookeeper is not None else AUTHORIZER
+    props.update({"authorizer.class.name": authorizer, "super.users": "User:ANONYMOUS"})
     return props
 
 
@@ -154,11 +193,14 @@ def sasl_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
     plain_users = " ".join(f'user_{name}="{password}"' for name, password in accounts.items())
     prefix = f"listener.name.{SASL_LISTENER.lower()}"
     props = base_properties(cluster, node, replication=1)
+    zk = cluster.zookeeper is not None
+    listeners = f"{SASL_LISTENER}://127.0.0.1:{node.port}"
     props.update(
         {
-            "listeners": f"{SASL_LISTENER}://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
-            "advertised.listeners": f"{SASL_LISTENER}://127.0.0.1:{node.port}",
-            "listener.security.protocol.map": f"{SASL_LISTENER}:{SASL_LISTENER},CONTROLLER:PLAINTEXT",
+            "listeners": listeners if zk else f"{listeners},CONTROLLER://127.0.0.1:{node.controller_port}",
+            "advertised.listeners": listeners,
+            "listener.security.protocol.map": f"{SASL_LISTENER}:{SASL_LISTENER}"
+            + ("" if zk else ",CONTROLLER:PLAINTEXT"),
             "inter.broker.listener.name": SASL_LISTENER,
             "sasl.enabled.mechanisms": ",".join(("PLAIN", *SCRAM_MECHANISMS)),
             "sasl.mechanism.inter.broker.protocol": "PLAIN",
@@ -166,7 +208,7 @@ def sasl_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
                 "org.apache.kafka.common.security.plain.PlainLoginModule required "
                 f'username="{admin.username}" password="{admin.password}" {plain_users};'
             ),
-            "authorizer.class.name": AUTHORIZER,
+            "authorizer.class.name": ZK_AUTHORIZER if zk else AUTHORIZER,
             # The controller listener is PLAINTEXT, so the broker talks to the controller as ANONYMOUS.
             "super.users": f"User:{admin.username};User:ANONYMOUS",
             "allow.everyone.if.no.acl.found": "false",
