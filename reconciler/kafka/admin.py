@@ -64,8 +64,9 @@ class KafkaAdapter:
     # -------------------------------------------------------------------------------- counting
     @property
     def request_count(self) -> int:
-        """Admin requests sent so far (the client's own connection handshakes are not counted)."""
-        return self._wire.request_count
+        """Admin requests sent so far (the client's own connection handshakes are not counted): the sum of
+        ``request_counts``."""
+        return sum(self._wire.request_counts.values())
 
     @property
     def request_counts(self) -> dict[str, int]:
@@ -73,7 +74,6 @@ class KafkaAdapter:
         return dict(self._wire.request_counts)
 
     def reset_request_count(self) -> None:
-        self._wire.request_count = 0
         self._wire.request_counts.clear()
 
     # ---------------------------------------------------------------------------- capabilities

@@ -111,7 +111,6 @@ class Wire:
         self.connect_timeout_ms = settings.request_timeout_ms
         if connect_timeout_s is not None:
             self.connect_timeout_ms = max(1, min(self.connect_timeout_ms, int(connect_timeout_s * 1000)))
-        self.request_count = 0
         self.request_counts: collections.Counter[str] = collections.Counter()
         self.controller_id: int | None = None
         # The broker that answers every request that may go anywhere, so that reads and waits see one
@@ -337,7 +336,6 @@ class Wire:
     def _send(self, request: Any, *, node: int | None, timeout_ms: int | None) -> Any:
         client = self.client()
         api = api_name(request)
-        self.request_count += 1
         self.request_counts[api] += 1
         manager = client._manager
         try:
