@@ -37,6 +37,11 @@ class Action(str, enum.Enum):
     def symbol(self) -> str:
         return {"create": "+", "update": "~", "delete": "-", "no-op": " ", "blocked": "!"}[self.value]
 
+    @property
+    def rank(self) -> int:
+        """Which action an address with several changes shows: blocked > delete > create > update > no-op."""
+        return {"no-op": 0, "update": 1, "create": 2, "delete": 3, "blocked": 4}[self.value]
+
 
 class Phase(enum.IntEnum):
     """Apply order: deletes before adds. A plan's changes are sorted by phase, then address."""
@@ -265,10 +270,9 @@ class Plan:
 
     def summary(self) -> Summary:
         per_address: dict[str, Action] = {}
-        rank = {Action.NOOP: 0, Action.UPDATE: 1, Action.CREATE: 2, Action.DELETE: 3, Action.BLOCKED: 4}
         for c in self.changes:
             prev = per_address.get(c.address)
-            if prev is None or rank[c.action] > rank[prev]:
+            if prev is None or c.action.rank > prev.rank:
                 per_address[c.address] = c.action
         counts = Counter(per_address.values())
         return Summary(

@@ -28,7 +28,6 @@ STATUS_UNREADABLE = "unreadable"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"  # not read: the run's deadline had passed
 ACTIONS = ("create", "update", "delete", "blocked", "unmanaged", "unchanged")
-_RANK = {"no-op": 0, "unmanaged": 1, "update": 2, "create": 3, "delete": 4, "blocked": 5}
 MAX_DRIFT_ATTRIBUTES = 20
 
 
@@ -150,12 +149,13 @@ def differing_attributes(joined: Iterable[Joined]) -> dict[tuple[str, str], list
 
 
 def _drift(plan: plan_model.Plan, differing: dict[tuple[str, str], list[str]]) -> tuple[Drift, ...]:
-    actions: dict[tuple[str, str], str] = {}
+    strongest: dict[tuple[str, str], plan_model.Action] = {}
     for c in plan.changes:
         key = (c.kind, c.name)
-        prev = actions.get(key)
-        if prev is None or _RANK[c.action.value] > _RANK[prev]:
-            actions[key] = c.action.value
+        prev = strongest.get(key)
+        if prev is None or c.action.rank > prev.rank:
+            strongest[key] = c.action
+    actions = {key: a.value for key, a in strongest.items()}
     for u in plan.unmanaged:
         actions.setdefault((u.kind, u.name), "unmanaged")
     out = []

@@ -64,8 +64,7 @@ def attribute_line(attr: plan.AttributeChange) -> tuple[str, str]:
 
 def strongest(changes: list[plan.Change]) -> plan.Action:
     """The action shown for an address with several changes: blocked > delete > create > update."""
-    rank = {plan.Action.NOOP: 0, plan.Action.UPDATE: 1, plan.Action.CREATE: 2, plan.Action.DELETE: 3}
-    return max((c.action for c in changes), key=lambda a: rank.get(a, 4))
+    return max((c.action for c in changes), key=lambda a: a.rank)
 
 
 def grouped(changes: tuple[plan.Change, ...]) -> list[tuple[str, list[plan.Change]]]:
