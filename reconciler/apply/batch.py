@@ -64,18 +64,12 @@ class ApplyContext:
     deadline: retry.Deadline
     events: EventSink
     dry_run: bool
-    requests: int = 0
-    phase_requests: int = 0
     notes: list[str] = dataclasses.field(default_factory=list)
     still_moving: list[str] = dataclasses.field(default_factory=list)
     throttle_rate: int | None = None
     secrets: dict[str, Secret] = dataclasses.field(default_factory=dict, repr=False)
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     reveal: Callable[[str, str, str], str | None] | None = dataclasses.field(default=None, repr=False)
-
-    def count_request(self, n: int = 1) -> None:
-        self.requests += n
-        self.phase_requests += n
 
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)
@@ -142,11 +136,9 @@ def send_batched(
         throttle_ms = 0
         try:
             raw = call(pending)
-            ctx.count_request()
             answered = _match(pending, raw, key_of)
         except errors.ReconcilerError as exc:
             # The whole request failed: every pending item gets the request's error.
-            ctx.count_request()
             answered = {}
             failure = str(exc)
             failure_code = getattr(exc, "error_code", None)

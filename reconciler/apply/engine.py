@@ -204,7 +204,6 @@ def apply_plan(
         throttle_rate=options.replication_throttle,
         reveal=reveal,
     )
-    ctx.requests = 1  # the pre-write read
     items, phases = _run_phases(ctx, changes, live)
 
     converged: bool | None = None
@@ -272,7 +271,6 @@ def _run_phases(
         batch = [c for c in changes if c.phase is phase]
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
-        ctx.phase_requests = 0
         at_start = (ctx.adapter.request_count, dict(ctx.adapter.request_counts))
         send: list[plan.Change] = []
         done: list[ItemOutcome] = []

@@ -68,7 +68,6 @@ def read_back(
     last_progress = started
     while True:
         missing = verify.not_converged(pending, read(pending))
-        ctx.count_request()
         if not missing:
             return [], None
         still = {m.address for m in missing}

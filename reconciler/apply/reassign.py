@@ -70,7 +70,6 @@ def _targets(ops: dict[str, list[results.ConfigOp]]) -> dict[tuple[str, str], li
 
 def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
     ongoing = ctx.adapter.list_partition_reassignments()
-    ctx.count_request()
     return {(r.topic, r.partition) for r in ongoing} & set(wanted)
 
 
@@ -99,7 +98,6 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
     throttle = _throttle_ops(targets, live, rate=ctx.throttle_rate) if ctx.throttle_rate else {}
     if throttle:
         ctx.adapter.incremental_alter_configs(_targets(throttle), validate_only=False)
-        ctx.count_request()
     answers = send_batched(
         ctx,
         phase=Phase.REASSIGN,
@@ -112,7 +110,6 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
     moving = _wait(ctx, submitted)
     if throttle and not moving:
         answers_removal = ctx.adapter.incremental_alter_configs(_targets(_removal(throttle)), validate_only=False)
-        ctx.count_request()
         _confirm_throttle_removed(ctx, answers_removal, topics={t for t, _ in targets})
     elif throttle:
         ctx.notes.append("replication throttle left in place: partitions are still moving; re-run apply to finish")
@@ -161,10 +158,7 @@ def _confirm_throttle_removed(ctx: ApplyContext, answers: Sequence[ItemResultLik
         return
 
     def still_shown() -> list[str]:
-        try:
-            now = ctx.adapter.read_state(kinds=frozenset({"topic"}), scope=state.ReadScope(topics=frozenset(topics)))
-        finally:
-            ctx.count_request()
+        now = ctx.adapter.read_state(kinds=frozenset({"topic"}), scope=state.ReadScope(topics=frozenset(topics)))
         return sorted(n for n, t in (now.topics or {}).items() if set(REPLICA_KEYS) & set(t.configs))
 
     try:

@@ -27,14 +27,12 @@ PROBE_WAIT_S = 10.0
 def _present(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str]:
     """Names that exist, waiting up to ``timeout_s`` for them to appear."""
     missing = ctx.adapter.wait_topics_present(names, timeout_s=max(0.0, timeout_s))
-    ctx.count_request()
     return set(names) - set(missing or ())
 
 
 def _absent(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str]:
     """Names that are gone, waiting up to ``timeout_s`` for them to disappear."""
     remaining = ctx.adapter.wait_topics_absent(names, timeout_s=max(0.0, timeout_s))
-    ctx.count_request()
     return set(names) - set(remaining or ())
 
 
@@ -138,8 +136,6 @@ def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[
     except errors.ReconcilerError as exc:
         ctx.notes.append(f"could not read back {len(names)} topic(s) another writer created: {exc}")
         return out
-    finally:
-        ctx.count_request()
     differs = {m.address: m.detail for m in verify.not_converged(raced, now)}
     for c in raced:
         topic = (now.topics or {}).get(c.name)
