@@ -7,7 +7,6 @@ the planner, the apply engine and the renderers. Exit codes: 0 success, 1 error 
 """
 
 import enum
-import functools
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 import reconciler
-from reconciler import errors
+from reconciler import cli_help, errors, terminal
 
 if TYPE_CHECKING:  # imported where used, so --help, --version and validate start fast (docs/benchmarks.md)
     import logging
@@ -37,25 +36,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    epilog="Colour: --no-color or NO_COLOR=1 turn it off; FORCE_COLOR=1 turns it on for pipes and CI logs. "
+    "Internal errors print one line; KAFKA_RECONCILER_DEBUG=1 shows the Python traceback (for a bug report).",
 )
 
 
-@functools.cache
+_no_color = False  # --no-color, before or after the command name
+
+
 def _console(*, stderr: bool = False) -> "Console":
     """The rich console for tables and progress (apply); plain lines go through ``_say``."""
-    from rich.console import Console
-
-    return Console(stderr=stderr, highlight=False, soft_wrap=True)
+    return terminal.console(stderr=stderr, no_color=_no_color)
 
 
-def _colour() -> bool | None:
-    """None: colour when the stream is a terminal (click's rule); False when NO_COLOR is set."""
-    return False if os.environ.get("NO_COLOR") else None
+def _colour(*, err: bool = False) -> bool:
+    """Colour codes or not (``reconciler.terminal``: --no-color, NO_COLOR, FORCE_COLOR, else a terminal)."""
+    return terminal.color_wanted(sys.stderr if err else sys.stdout, no_color=_no_color)
 
 
 def _say(text: str, *, err: bool = False, style: str | None = None) -> None:
-    """Print one line as it is (no markup), on stderr when ``err``, in ``style`` colour on a terminal."""
-    typer.secho(text, fg=style, err=err, color=_colour())
+    """Print one line as it is (no markup), on stderr when ``err``, in ``style`` colour when colour is wanted."""
+    typer.secho(text, fg=style, err=err, color=_colour(err=err))
 
 
 def _log() -> "logging.Logger":
@@ -64,8 +65,9 @@ def _log() -> "logging.Logger":
     return logging.getLogger("reconciler")
 
 
-def _stdout_is_terminal() -> bool:
-    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+def _use_color(no_color: bool) -> None:
+    global _no_color
+    _no_color = _no_color or no_color
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,6 +76,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 class PlanFormat(str, enum.Enum):
     text = "text"
     markdown = "markdown"
+    json = "json"
+
+
+class ApplyFormat(str, enum.Enum):
+    text = "text"
     json = "json"
 
 
@@ -125,6 +132,12 @@ InUseWindowOpt = Annotated[
         help="A topic whose latest record is newer than this (e.g. 7d, 12h; 0 turns the test off) is in use.",
     ),
 ]
+NoColorOpt = Annotated[
+    bool, typer.Option("--no-color", help="No colour codes in the output (also NO_COLOR=1).", show_default=False)
+]
+CompactOpt = Annotated[
+    bool, typer.Option("--compact", help="Text plan: one line per resource instead of one block.", show_default=False)
+]
 RotateOpt = Annotated[
     list[str] | None,
     typer.Option("--rotate-password", help="Re-set the password of this SCRAM user (repeatable)."),
@@ -153,7 +166,7 @@ def _errors_to_exit() -> Iterator[None]:
     except errors.ValidationFailed as exc:
         _print_diagnostics(exc.diagnostics)
         n = len(errors.errors_only(exc.diagnostics))
-        _say(f"error: {n} problem(s) in the manifests; nothing was sent to any cluster.", err=True)
+        _say(f"error: {terminal.count(n, 'problem')} in the manifests; nothing was sent to any cluster.", err=True)
         raise typer.Exit(code=1) from None
     except errors.ReconcilerError as exc:
         _say(f"error: {exc}", err=True)
@@ -180,12 +193,15 @@ def main(
         bool | None,
         typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version and exit."),
     ] = None,
+    no_color: NoColorOpt = False,
 ) -> None:
     """Declarative GitOps reconciler for Apache Kafka."""
+    global _no_color
+    _no_color = no_color
 
 
 # -------------------------------------------------------------------------------------- validate
-@app.command()
+@app.command(cls=cli_help.PlainCommand)
 def validate(
     paths: PathsArg,
     environment: EnvironmentOpt = None,
@@ -201,10 +217,11 @@ def validate(
             result = manifests.load(paths, environment=environment)
             diagnostics = result.diagnostics
             d = result.desired
+            n = terminal.count
             summary = (
-                f"valid: {len(d.topics)} topics, {len(d.acls)} ACLs, {len(d.quotas)} quotas, "
-                f"{len(d.scram_users)} SCRAM users, {len(d.broker_configs)} broker config sets, "
-                f"{len(result.profiles)} cluster profiles"
+                f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
+                f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "
+                f"{n(len(result.profiles), 'cluster profile')}"
             )
             failed = False
         except errors.ValidationFailed as exc:
@@ -236,10 +253,11 @@ def validate(
 
 # ------------------------------------------------------------------------------------------ plan
 def _echo(text: str) -> None:
-    typer.echo(text, nl=not text.endswith("\n"))
+    # Colour was decided when the text was rendered (reconciler.terminal); click must not strip it again.
+    typer.echo(text, nl=not text.endswith("\n"), color=True)
 
 
-def _render(p: "plan_model.Plan", fmt: PlanFormat, *, cluster_name: str | None = None) -> str:
+def _render(p: "plan_model.Plan", fmt: PlanFormat, *, cluster_name: str | None = None, compact: bool = False) -> str:
     from reconciler.render import json as render_json
     from reconciler.render import markdown as render_markdown
     from reconciler.render import text as render_text
@@ -248,7 +266,7 @@ def _render(p: "plan_model.Plan", fmt: PlanFormat, *, cluster_name: str | None =
         return render_json.render(p)
     if fmt is PlanFormat.markdown:
         return render_markdown.render(p, title=cluster_name)
-    return render_text.render(p, color=_stdout_is_terminal() and not os.environ.get("NO_COLOR"))
+    return render_text.render(p, color=_colour(), compact=compact)
 
 
 def _load(paths: list[Path], environment: str | None) -> "manifests.LoadResult":
@@ -343,7 +361,7 @@ def _compute_plan(
         )
 
 
-@app.command()
+@app.command(cls=cli_help.PlainCommand)
 def plan(
     paths: PathsArg,
     environment: EnvironmentOpt = None,
@@ -362,10 +380,13 @@ def plan(
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = "7d",
+    compact: CompactOpt = False,
+    no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Compare the manifests with the live cluster (or a snapshot) and show what apply would do."""
     _setup_logging(verbose)
+    _use_color(no_color)
     with _errors_to_exit():
         loaded = _load(paths, environment)
         p = _compute_plan(
@@ -380,7 +401,7 @@ def plan(
         )
         if out_file is not None:
             p.save(out_file)
-        _echo(_render(p, fmt, cluster_name=cluster))
+        _echo(_render(p, fmt, cluster_name=cluster, compact=compact))
         if out_file is not None and fmt is PlanFormat.text:
             _say(f"Saved the plan to {out_file}.", err=True)
         if validate_on_broker:
@@ -410,21 +431,24 @@ def plan(
 
 
 # ------------------------------------------------------------------------------------------ show
-@app.command()
+@app.command(cls=cli_help.PlainCommand)
 def show(
     plan_file: Annotated[Path, typer.Argument(help="A plan saved with 'plan --out'.")],
     fmt: Annotated[PlanFormat, typer.Option("--format", help="Output format.")] = PlanFormat.text,
+    compact: CompactOpt = False,
+    no_color: NoColorOpt = False,
 ) -> None:
     """Render a saved plan."""
     from reconciler import plan as plan_model
 
+    _use_color(no_color)
     with _errors_to_exit():
         p = plan_model.Plan.load(plan_file)
-        _echo(_render(p, fmt))
+        _echo(_render(p, fmt, compact=compact))
 
 
 # -------------------------------------------------------------------------------------- snapshot
-@app.command()
+@app.command(cls=cli_help.PlainCommand)
 def snapshot(
     out_file: Annotated[Path, typer.Option("--out", help="Where to write the JSON snapshot.")],
     paths: Annotated[
@@ -456,11 +480,11 @@ def snapshot(
                 live = adapter.read_state(kinds=kinds)
             requests = adapter.request_count
         state.write_snapshot(live, out_file)
-        topics = len(live.topics or {})
-        acls = "not read" if live.acls is None else str(len(live.acls))
+        n = terminal.count
+        acls = "ACLs not read" if live.acls is None else n(len(live.acls), "ACL")
         _say(
-            f"Wrote {out_file}: cluster {live.cluster_id}, {len(live.brokers)} brokers, {topics} topics, "
-            f"{acls} ACLs ({requests} admin requests).",
+            f"Wrote {out_file}: cluster {live.cluster_id}, {n(len(live.brokers), 'broker')}, "
+            f"{n(len(live.topics or {}), 'topic')}, {acls} ({n(requests, 'admin request')}).",
             err=True,
         )
 
@@ -479,6 +503,7 @@ def _run_apply(
     timeout: float,
     replication_throttle: int | None = None,
     read_back_timeout: float | None = None,
+    adapter: "KafkaAdapter | None" = None,
     console: "Console | None" = None,
 ) -> "ApplyReport":
     from reconciler import apply as apply_mod
@@ -487,13 +512,14 @@ def _run_apply(
     console = console or _console()
     profiles = loaded.profiles if loaded is not None else {}
     wanted = loaded.desired if loaded is not None else None
-    adapter = _connect(
-        bootstrap_server=bootstrap_server,
-        command_config=command_config,
-        cluster=cluster,
-        profiles=profiles,
-        connect_timeout_s=timeout,
-    )
+    if adapter is None:
+        adapter = _connect(
+            bootstrap_server=bootstrap_server,
+            command_config=command_config,
+            cluster=cluster,
+            profiles=profiles,
+            connect_timeout_s=timeout,
+        )
     head = "Dry run against" if dry_run else "Applying to"
     (_console(stderr=True) if fmt == "json" else console).print(
         f"{head} {adapter.settings.target()}, cluster {p.cluster.cluster_id or '(unknown id)'}", markup=False
@@ -514,7 +540,7 @@ def _run_apply(
             report = apply_mod.apply_plan(p, adapter, options=options)
     if fmt == "json":
         _echo(report.to_json())
-    elif console.is_terminal:
+    elif terminal.is_tty(console.file):
         console.print(render_apply.report_table(report))
         console.print(render_apply.summary_line(report), markup=False)
     else:
@@ -522,7 +548,7 @@ def _run_apply(
     return report
 
 
-@app.command()
+@app.command(cls=cli_help.PlainCommand)
 def apply(
     paths: Annotated[
         list[Path] | None,
@@ -546,7 +572,7 @@ def apply(
     cluster: ClusterOpt = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="Report format: text or json.")] = "text",
+    fmt: Annotated[ApplyFormat, typer.Option("--format", help="Report format.")] = ApplyFormat.text,
     timeout: Annotated[float, typer.Option("--timeout", help="Bound on the whole apply, in seconds.")] = 300.0,
     read_back_timeout: Annotated[
         float | None,
@@ -570,15 +596,15 @@ def apply(
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = "7d",
+    compact: CompactOpt = False,
+    no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back."""
     from reconciler import plan as plan_model
 
     _setup_logging(verbose)
-    if fmt not in ("text", "json"):
-        _say("error: --format must be text or json", err=True)
-        raise typer.Exit(code=1)
+    _use_color(no_color)
     with _errors_to_exit():
         loaded = _load(paths, environment) if paths else None
         if plan_file is not None:
@@ -597,20 +623,34 @@ def apply(
             )
         else:
             raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
-        if fmt == "text":
-            _echo(_render(p, PlanFormat.text))
+        if fmt is ApplyFormat.text:
+            _echo(_render(p, PlanFormat.text, compact=compact))
         if not (p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings)):
-            if fmt == "json":
+            if fmt is ApplyFormat.json:
                 import json
 
                 typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
             return
+        # Everything that can fail without a cluster (connection settings, profile and SCRAM secrets) is
+        # resolved before the question, so a missing secret is reported before anyone answers it.
+        adapter = _connect(
+            bootstrap_server=bootstrap_server,
+            command_config=command_config,
+            cluster=cluster,
+            profiles=loaded.profiles if loaded is not None else {},
+            connect_timeout_s=timeout,
+        )
+        if p.actionable and not dry_run:
+            from reconciler.apply import preflight
+
+            preflight.resolve_secrets(p.actionable, environ=None)
         # A plan with error-level findings is refused by apply (exit 1); one with only blocked changes is
         # reported as such (exit 3): nothing applied while the manifests want a change is never a success.
         if p.actionable and not dry_run and not auto_approve:
             if not sys.stdin.isatty():
                 raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
-            if not typer.confirm("Apply these changes?", default=False):
+            # The question goes to stderr: with stdout redirected to a file the user still sees it.
+            if not typer.confirm("Apply these changes?", default=False, err=True):
                 _say("Apply cancelled; nothing was written.", err=True)
                 raise typer.Exit(code=1)
         report = _run_apply(
@@ -620,7 +660,8 @@ def apply(
             loaded=loaded,
             bootstrap_server=bootstrap_server,
             command_config=command_config,
-            fmt=fmt,
+            adapter=adapter,
+            fmt=fmt.value,
             allow_self_lockout=allow_self_lockout,
             timeout=timeout,
             replication_throttle=replication_throttle,
@@ -647,7 +688,7 @@ class CommentPlatform(str, enum.Enum):
     gitlab = "gitlab"
 
 
-@app.command("comment")
+@app.command("comment", cls=cli_help.PlainCommand)
 def comment_cmd(
     plan_file: PlanFileOpt,
     cluster: ClusterNameOpt = None,
@@ -697,7 +738,7 @@ def comment_cmd(
     typer.echo(f"Plan {noun} for {name} {result.action}: {result.url or f'id {result.id}'}")
 
 
-@app.command("drift-issue")
+@app.command("drift-issue", cls=cli_help.PlainCommand)
 def drift_issue_cmd(
     plan_file: PlanFileOpt,
     cluster: ClusterNameOpt = None,
@@ -746,7 +787,7 @@ def _print_adoption(report: Any, *, written: Path) -> None:
     _say(f"Details and next steps: {written}", err=True)
 
 
-@app.command(name="import")
+@app.command(name="import", cls=cli_help.PlainCommand)
 def import_cmd(
     out_dir: OutDirOpt,
     force: ForceOpt = False,
@@ -771,7 +812,7 @@ def import_cmd(
     _print_adoption(report, written=out_dir / "IMPORT.md")
 
 
-@app.command(name="convert")
+@app.command(name="convert", cls=cli_help.PlainCommand)
 def convert_cmd(
     inputs: Annotated[
         list[Path], typer.Argument(help="Input YAML files or directories of the other tool.", show_default=False)
@@ -803,7 +844,7 @@ fleet_app = typer.Typer(help="Plan many clusters at once (fleet.yaml).", no_args
 app.add_typer(fleet_app, name="fleet")
 
 
-@fleet_app.command("plan")
+@fleet_app.command("plan", cls=cli_help.PlainCommand)
 def fleet_plan(
     fleet_file: Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")],
     engine: Annotated[

@@ -19,6 +19,7 @@ from rich.table import Table
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.apply.report import ApplyReport, ItemOutcome, Outcome
 from reconciler.plan import Phase
+from reconciler.terminal import count, is_tty
 
 STYLES = {
     Outcome.APPLIED: "green",
@@ -42,7 +43,7 @@ class PlainProgress:
         label = event.phase.label if event.phase is not None else "apply"
         if event.kind is EventKind.PHASE_STARTED:
             self.outcomes.clear()
-            self.console.print(f"{label}: {event.total} item(s)", highlight=False)
+            self.console.print(f"{label}: {count(event.total, 'item')}", highlight=False)
         elif event.kind is EventKind.ITEM_DONE and event.outcome is not None:
             self.outcomes[event.outcome] += 1
         elif event.kind in (EventKind.RETRY, EventKind.WAITING):
@@ -78,7 +79,7 @@ class RichProgress:
 @contextlib.contextmanager
 def progress(console: Console) -> Iterator[EventSink]:
     """An event sink drawing progress on ``console``: bars on a terminal, plain lines otherwise."""
-    if not console.is_terminal:
+    if not (console.is_terminal and is_tty(console.file)):  # FORCE_COLOR colours a CI log; it gets no bars
         yield PlainProgress(console)
         return
     bars = Progress(
@@ -131,10 +132,10 @@ def summary_line(report: ApplyReport) -> str:
     elif report.converged:
         verdict = "the cluster converged"
     elif report.converged is False:
-        verdict = f"{len(report.not_converged)} resource(s) did not converge"
+        verdict = f"{count(len(report.not_converged), 'resource')} did not converge"
     else:
         verdict = "not verified"
-    return f"{head}: {listed}; {verdict}; {report.requests} admin request(s) in {report.duration_s:.1f}s."
+    return f"{head}: {listed}; {verdict}; {count(report.requests, 'admin request')} in {report.duration_s:.1f}s."
 
 
 def report_table(report: ApplyReport) -> Table:
@@ -169,7 +170,8 @@ def report_text(report: ApplyReport) -> str:
     lines += [f"{'still moving':<16} {'reassign':<14} {p}" for p in report.still_moving]
     lines += [f"note: {n}" for n in report.notes]
     lines += [
-        f"phase {p.phase.label}: {p.duration_s:.2f}s, {p.requests} request(s), {p.items} item(s)" for p in report.phases
+        f"phase {p.phase.label}: {p.duration_s:.2f}s, {count(p.requests, 'request')}, {count(p.items, 'item')}"
+        for p in report.phases
     ]
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"

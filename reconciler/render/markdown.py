@@ -1,18 +1,22 @@
 """The pull-request comment view of a plan, always within GitHub's comment size limit.
 
-Summary first; errors and warnings, blocked changes and deletions are always visible (never
-collapsed); the per-kind details follow in ``<details>`` sections. When the comment would exceed
-``max_chars``, the details are cut with a note; the summary is never cut, and the always-visible
-lists are cut to "... and N more" only when they alone would not fit.
+Summary and a table of counts per kind first; errors and warnings, blocked changes and deletions are
+always visible (never collapsed); the per-kind details follow in ``<details>`` sections, with reasons
+shared by many resources stated once per kind rather than once per resource. When the full details
+would exceed ``max_chars``, every kind is still shown, one line per resource, cut to "... and N more"
+within a fair share of the room.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from reconciler import desired, plan
 from reconciler.render import text, values
+from reconciler.terminal import count
+
+Group = tuple[str, list[plan.Change]]
 
 GITHUB_COMMENT_LIMIT = 65_536
 _KIND_TITLES = {
@@ -22,6 +26,7 @@ _KIND_TITLES = {
     desired.KIND_SCRAM: "SCRAM users",
     desired.KIND_BROKER_CONFIG: "Broker configs",
 }
+_COLUMNS = (plan.Action.CREATE, plan.Action.UPDATE, plan.Action.DELETE, plan.Action.BLOCKED)
 _ITEM_LIMIT = 1_000  # one list item never takes more than this many characters
 _RESERVE = 400  # room kept for "... and N more" notes and the truncation note
 
@@ -104,21 +109,100 @@ def _diff_line(line: str) -> str:
     return f"{found.group(2)}{found.group(1)} {found.group(3)}" if found else line
 
 
-def _details(kind: str, groups: list[tuple[str, list[plan.Change]]]) -> tuple[str, Iterator[str]]:
+def _kind_order(kind: str) -> int:
+    return list(_KIND_TITLES).index(kind) if kind in _KIND_TITLES else len(_KIND_TITLES)
+
+
+def _count_table(result: plan.Plan, by_kind: dict[str, list[Group]]) -> str:
+    """One row per kind the plan touches or saw: resources to create, update, delete, blocked, unchanged, unmanaged."""
+    unmanaged: dict[str, int] = {}
+    for u in result.unmanaged:
+        unmanaged[u.kind] = unmanaged.get(u.kind, 0) + 1
+    kinds = sorted(set(by_kind) | set(result.unchanged) | set(unmanaged), key=_kind_order)
+    if not kinds:
+        return ""
+    rows = [
+        "| kind | create | update | delete | blocked | unchanged | unmanaged |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for kind in kinds:
+        actions = [values.strongest(changes) for _, changes in by_kind.get(kind, [])]
+        cells = [sum(1 for a in actions if a is wanted) for wanted in _COLUMNS]
+        cells += [result.unchanged.get(kind, 0), unmanaged.get(kind, 0)]
+        rows.append(f"| {_KIND_TITLES.get(kind, kind)} | " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(rows) + "\n\n"
+
+
+def _shared_reasons(groups: list[Group]) -> list[tuple[str, int]]:
+    """Reasons given for more than one resource of a kind, with how many: stated once, not per resource."""
+    seen: dict[str, int] = {}
+    for _, changes in groups:
+        for reason in {r for c in changes if c.action is not plan.Action.BLOCKED for r in c.reasons}:
+            seen[reason] = seen.get(reason, 0) + 1
+    return [(r, n) for r, n in seen.items() if n > 1]
+
+
+def _opening(kind: str, groups: list[Group], shown: int | None = None) -> str:
     counts: dict[str, int] = {}
     for _, changes in groups:
         action = values.strongest(changes).value
         counts[action] = counts.get(action, 0) + 1
     summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
-    opening = f"<details><summary>{_KIND_TITLES.get(kind, kind)}: {summary}</summary>\n\n```diff\n"
-    blocks = ("\n".join(_diff_line(line) for line in text.group_lines(a, cs)) + "\n" for a, cs in groups)
-    return opening, blocks
+    if shown is not None and shown < len(groups):
+        summary += f" (one line each; {shown} shown)"
+    return f"<details><summary>{_KIND_TITLES.get(kind, kind)}: {summary}</summary>\n\n"
+
+
+def _full_section(kind: str, groups: list[Group]) -> str:
+    shared = _shared_reasons(groups)
+    notes = "".join(f"- reason for {n} of these: {_escape(r)}\n" for r, n in shared)
+    omit = frozenset(r for r, _ in shared)
+    blocks = (
+        "\n".join(_diff_line(line) for line in text.group_lines(a, cs, omit_reasons=omit, implied_phases=False))
+        for a, cs in groups
+    )
+    body = "\n".join(blocks)
+    return _opening(kind, groups) + (notes + "\n" if notes else "") + f"```diff\n{body}\n```\n\n</details>\n\n"
+
+
+def _compact_section(kind: str, groups: list[Group], budget: int) -> str:
+    """One line per resource, as many as ``budget`` characters hold; "... and N more" for the rest."""
+    closing = "```\n\n</details>\n\n"
+    lines: list[str] = []
+    used = len(_opening(kind, groups, 0)) + len("```diff\n") + len(closing) + 60
+    for address, changes in groups:
+        line = _diff_line(_clip(text.one_line(address, changes))) + "\n"
+        if used + len(line) > budget:
+            break
+        lines.append(line)
+        used += len(line)
+    rest = len(groups) - len(lines)
+    more = f"... and {rest} more (kafka-reconciler show PLAN_FILE --compact lists them all)\n" if rest else ""
+    return _opening(kind, groups, len(lines)) + "```diff\n" + "".join(lines) + more + closing
+
+
+def _fair_shares(sizes: dict[str, int], budget: int) -> dict[str, int]:
+    """Split ``budget`` over the kinds: small kinds get all they need, the others equal shares of the rest."""
+    shares: dict[str, int] = {}
+    left = budget
+    pending = sorted(sizes, key=lambda k: sizes[k])
+    while pending:
+        kind = pending.pop(0)
+        share = max(left // (len(pending) + 1), 0)
+        shares[kind] = min(sizes[kind], share)
+        left -= shares[kind]
+    return shares
 
 
 def render_markdown(
     result: plan.Plan, *, max_chars: int = 65_000, title: str | None = None, marker: str | None = None
 ) -> str:
-    """The plan as a GitHub comment of at most ``max_chars`` characters (``marker`` names the cluster)."""
+    """The plan as a GitHub comment of at most ``max_chars`` characters (``marker`` names the cluster).
+
+    Always shown: the summary, a table of counts per kind, errors and warnings, blocked changes and deletions
+    (each list at most a quarter of the room). Then one ``<details>`` section per kind: the full diff when the
+    whole plan fits, otherwise one line per resource, the room shared fairly so that every kind is present.
+    """
     summary = result.summary()
     head: list[str] = []
     if marker is not None:
@@ -129,7 +213,7 @@ def render_markdown(
     head.append("")
     info = result.cluster
     racks = sorted({b.rack for b in info.brokers if b.rack})
-    facts = [f"cluster {_code(info.cluster_id or 'unknown')}", f"{len(info.brokers)} broker(s)"]
+    facts = [f"cluster {_code(info.cluster_id or 'unknown')}", count(len(info.brokers), "broker")]
     if racks:
         facts.append("racks " + ", ".join(_code(r) for r in racks))
     if summary.unchanged:
@@ -138,7 +222,10 @@ def render_markdown(
         facts.append(f"{summary.unmanaged} unmanaged")
     head.append(" · ".join(facts))
     head.append("")
-    out = "\n".join(head) + "\n"
+    by_kind: dict[str, list[Group]] = {}
+    for address, changes in values.grouped(result.changes):
+        by_kind.setdefault(changes[0].kind, []).append((address, changes))
+    out = "\n".join(head) + "\n" + _count_table(result, by_kind)
     budget = max_chars - len(out) - _RESERVE
 
     for heading, items in (
@@ -146,44 +233,26 @@ def render_markdown(
         ("Blocked", _blocked_items(result)),
         ("Deletions", _deletion_items(result)),
     ):
-        section, budget = _fit_list(heading, items, budget)
+        section, _ = _fit_list(heading, items, min(budget, max_chars // 4))
         out += section
+        budget -= len(section)
 
-    by_kind: dict[str, list[tuple[str, list[plan.Change]]]] = {}
-    for address, changes in values.grouped(result.changes):
-        by_kind.setdefault(changes[0].kind, []).append((address, changes))
-    hidden = 0
-    for kind in sorted(by_kind, key=lambda k: list(_KIND_TITLES).index(k) if k in _KIND_TITLES else 99):
-        groups = by_kind[kind]
-        if hidden:
-            hidden += len(groups)
-            continue
-        opening, blocks = _details(kind, groups)
-        closing = "```\n\n</details>\n\n"
-        used = len(opening) + len(closing)
-        shown: list[str] = []
-        for block in blocks:  # rendered lazily: a huge plan stops at the budget
-            if used + len(block) > budget:
-                break
-            shown.append(block)
-            used += len(block)
-        hidden += len(groups) - len(shown)
-        if shown:
-            out += opening + "".join(shown) + closing
-            budget -= used
-    if result.unmanaged and not hidden:
-        items = [_clip(f"- {_code(u.address)}: {_escape(u.reason)}") for u in result.unmanaged]
-        lines = "\n".join(items) + "\n"
-        block = f"<details><summary>Unmanaged: {len(items)}</summary>\n\n{lines}\n</details>\n\n"
-        if len(block) <= budget:
-            out += block
-        else:
-            hidden += len(items)
-    if hidden:
-        out += (
-            f"_{hidden} more resource(s) not shown: the comment is limited to {max_chars} characters. "
-            "Run `kafka-reconciler show` on the plan file for the full plan._\n"
-        )
+    kinds = sorted(by_kind, key=_kind_order)
+    full = {kind: _full_section(kind, by_kind[kind]) for kind in kinds}
+    unmanaged = ""
+    if result.unmanaged:
+        listed = "\n".join(_clip(f"- {_code(u.address)}: {_escape(u.reason)}") for u in result.unmanaged)
+        unmanaged = f"<details><summary>Unmanaged: {len(result.unmanaged)}</summary>\n\n{listed}\n\n</details>\n\n"
+    if sum(map(len, full.values())) + len(unmanaged) <= budget:
+        return out + "".join(full.values()) + unmanaged
+    sizes = {kind: sum(len(text.one_line(a, cs)) + 3 for a, cs in by_kind[kind]) + 400 for kind in kinds}
+    shares = _fair_shares(sizes, budget)
+    for kind in kinds:
+        out += _compact_section(kind, by_kind[kind], shares[kind])
+    out += (
+        "_The full plan is longer than a comment may be: each resource is shown on one line. "
+        "Run `kafka-reconciler show` on the plan file for every detail._\n"
+    )
     return out[:max_chars] if len(out) > max_chars else out
 
 

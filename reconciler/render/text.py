@@ -1,14 +1,16 @@
 """The Terraform-like terminal view of a plan.
 
-``render_text(plan, color=...)`` returns the whole text; the CLI decides whether to colour it (a
-TTY) and prints it. Colour is plain ANSI escape codes, so the text is the same with or without it
-once the codes are stripped. ``group_lines`` renders one address and is reused by the markdown view.
+``render_text(plan, color=..., compact=...)`` returns the whole text; the CLI decides whether to colour
+it (``reconciler.terminal``) and prints it. Colour is plain ANSI escape codes, so the text is the same with
+or without it once the codes are stripped. ``group_lines`` renders one address as a block, ``one_line`` as a
+single line (the compact form, also used by the markdown view of big plans).
 """
 
 from __future__ import annotations
 
 from reconciler import plan
 from reconciler.render import values
+from reconciler.terminal import count
 
 _ANSI = {
     "+": "\x1b[32m",
@@ -40,13 +42,26 @@ def header_lines(info: plan.ClusterInfo) -> list[str]:
     return [*target, f"Cluster {cluster}, controller {controller}", f"Brokers: {brokers}"]
 
 
-def group_lines(address: str, changes: list[plan.Change], *, color: bool = False) -> list[str]:
-    """The lines of one address: header with symbol, then per phase its attributes, reasons and warnings."""
+def group_lines(
+    address: str,
+    changes: list[plan.Change],
+    *,
+    color: bool = False,
+    omit_reasons: frozenset[str] = frozenset(),
+    implied_phases: bool = True,
+) -> list[str]:
+    """The lines of one address: header with symbol, then per phase its attributes, reasons and warnings.
+
+    ``omit_reasons`` are stated elsewhere (once for many resources); ``implied_phases=False`` leaves out the
+    ``# topic create`` line of a resource whose only change is a create or delete (its symbol says so).
+    """
     style = _Style(color)
     action = values.strongest(changes)
     lines = [style(action.symbol, f"{action.symbol} {address}")]
+    implied = len(changes) == 1 and changes[0].action in (plan.Action.CREATE, plan.Action.DELETE)
     for change in changes:
-        lines.append("    " + style("dim", f"# {change.phase.label}"))
+        if implied_phases or not implied:
+            lines.append("    " + style("dim", f"# {change.phase.label}"))
         for attr in change.attributes:
             symbol, text = values.attribute_line(attr)
             if change.action is plan.Action.CREATE:
@@ -57,12 +72,29 @@ def group_lines(address: str, changes: list[plan.Change], *, color: bool = False
             lines.append("    " + style("!", f"blocked: {first}"))
             lines.extend(f"      {r}" for r in rest)
         else:
-            lines.extend(f"    reason: {r}" for r in change.reasons)
+            lines.extend(f"    reason: {r}" for r in change.reasons if r not in omit_reasons)
         lines.extend("    " + style("warning", f"warning: {w}") for w in change.warnings)
     source = next((c.source for c in changes if c.source), None)
     if source:
         lines.append("    " + style("dim", f"declared at {source}"))
     return lines
+
+
+def one_line(address: str, changes: list[plan.Change], *, color: bool = False) -> str:
+    """One address on one line: symbol, address, then what changes (updates), why it is blocked, or warnings."""
+    style = _Style(color)
+    action = values.strongest(changes)
+    details: list[str] = []
+    for change in changes:
+        if change.action is plan.Action.BLOCKED:
+            details.append("blocked: " + (change.reasons[0] if change.reasons else "see the full plan"))
+        elif change.action is plan.Action.UPDATE:
+            details.extend(values.attribute_line(attr)[1] for attr in change.attributes)
+        warnings = len(change.warnings)
+        if warnings:
+            details.append(count(warnings, "warning"))
+    text = f"{action.symbol} {address}" + (f"  ({'; '.join(details)})" if details else "")
+    return style(action.symbol, text)
 
 
 def warning_line(warning: plan.PlanWarning, *, color: bool = False) -> str:
@@ -73,8 +105,8 @@ def warning_line(warning: plan.PlanWarning, *, color: bool = False) -> str:
     )
 
 
-def render_text(result: plan.Plan, *, color: bool = False) -> str:
-    """The full plan as terminal text, ending with the summary line."""
+def render_text(result: plan.Plan, *, color: bool = False, compact: bool = False) -> str:
+    """The full plan as terminal text, ending with the summary line; ``compact``: one line per address."""
     style = _Style(color)
     lines = header_lines(result.cluster)
     lines.append("")
@@ -83,7 +115,12 @@ def render_text(result: plan.Plan, *, color: bool = False) -> str:
         lines.append("Changes, in the order apply runs them (+ create, ~ update, - delete, ! blocked):")
         lines.append("")
         for address, changes in groups:
+            if compact:
+                lines.append("  " + one_line(address, changes, color=color))
+                continue
             lines.extend("  " + line for line in group_lines(address, changes, color=color))
+            lines.append("")
+        if compact:
             lines.append("")
     if result.warnings:
         lines.append(style("bold", "Warnings:"))
@@ -96,7 +133,7 @@ def render_text(result: plan.Plan, *, color: bool = False) -> str:
     summary = result.summary()
     if summary.unchanged:
         detail = ", ".join(f"{kind}: {count}" for kind, count in sorted(result.unchanged.items()))
-        lines.append(f"{summary.unchanged} resource(s) unchanged ({detail}).")
+        lines.append(f"{count(summary.unchanged, 'resource')} unchanged ({detail}).")
     lines.append(style("bold", summary.line()))
     return "\n".join(lines) + "\n"
 

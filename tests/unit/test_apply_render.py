@@ -35,9 +35,9 @@ def test_plain_text_lists_every_outcome_and_a_summary() -> None:
     assert "failed           topic create   topic/b  INVALID_CONFIG (40): bad" in text
     assert "skipped          topic config   topic/b  because" in text
     assert "not converged    read-back      topic/a  topic create: 1 partition(s), wanted 3" in text
-    assert "phase topic create: 0.25s, 2 request(s), 2 item(s)" in text
+    assert "phase topic create: 0.25s, 2 requests, 2 items" in text
     assert text.endswith(
-        "Apply: 1 applied, 1 failed, 1 skipped; 1 resource(s) did not converge; 4 admin request(s) in 1.0s.\n"
+        "Apply: 1 applied, 1 failed, 1 skipped; 1 resource did not converge; 4 admin requests in 1.0s.\n"
     )
 
 
@@ -64,7 +64,7 @@ def test_plain_progress_prints_phase_lines() -> None:
         sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
         sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
         sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=Phase.TOPIC_CREATE, total=2, duration_s=0.5))
-    assert out.getvalue() == "topic create: 2 item(s)\ntopic create: done in 0.5s (1 applied, 1 failed)\n"
+    assert out.getvalue() == "topic create: 2 items\ntopic create: done in 0.5s (1 applied, 1 failed)\n"
 
 
 def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:

@@ -104,7 +104,7 @@ def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials(
     assert "`topic/t-030000` (partitions): Kafka cannot remove partitions" in out
     assert all(f"`topic/t-{20_000 + i:06d}`" in out for i in range(5))
     assert "**error** [acls-unavailable]" in out
-    assert re.search(r"_\d+ more resource\(s\) not shown", out)
+    assert re.search(r"\.\.\. and \d+ more \(kafka-reconciler show PLAN_FILE --compact lists them all\)", out)
     assert out.count("<details>") == out.count("</details>")
     assert out.count("```") % 2 == 0
 

@@ -41,3 +41,58 @@ def test_golden_json_is_a_loadable_plan_equal_to_the_example(tmp_path: Path) -> 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text((GOLDEN / "example-plan.json").read_text(encoding="utf-8"), encoding="utf-8")
     assert p.Plan.load(plan_file) == example_plan()
+
+
+BIG_RENDERS: dict[str, Callable[[p.Plan], str]] = {
+    "big-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for prod-eu", marker="prod-eu"),
+    "big-plan-compact.txt": lambda plan: render_text(plan, compact=True),
+}
+
+
+@pytest.fixture(scope="module")
+def big() -> p.Plan:
+    from tests.golden.big import big_plan
+
+    return big_plan()
+
+
+@pytest.mark.parametrize("name", sorted(BIG_RENDERS))
+def test_big_plan_render_matches_golden_file(name: str, big: p.Plan) -> None:
+    rendered = BIG_RENDERS[name](big)
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(rendered, encoding="utf-8")
+    assert rendered == path.read_text(encoding="utf-8"), f"{name} differs; if intended, regenerate with UPDATE_GOLDEN=1"
+
+
+def test_big_plan_comment_counts_every_kind_first_and_repeats_no_boilerplate(big: p.Plan) -> None:
+    md = (GOLDEN / "big-plan.md").read_text(encoding="utf-8")
+    assert len(big.changes) == 2_000
+    assert len(md) <= 65_000
+    table = md.index("| kind | create | update | delete | blocked | unchanged | unmanaged |")
+    assert table < md.index("####") and table < md.index("<details>")
+    for row in (
+        "| Topics | 600 | 150 | 50 | 0 | 0 | 0 |",
+        "| ACLs | 1000 | 0 | 100 | 0 | 0 | 0 |",
+        "| Client quotas | 66 | 0 | 0 | 0 | 0 | 0 |",
+        "| SCRAM users | 30 | 0 | 0 | 0 | 0 | 0 |",
+        "| Broker configs | 0 | 4 | 0 | 0 | 0 | 0 |",
+    ):
+        assert row in md
+    for title in ("Topics", "ACLs", "Client quotas", "SCRAM users", "Broker configs"):
+        assert f"<details><summary>{title}: " in md
+    acl_lines = [line for line in md.splitlines() if line.startswith("+ acl/User:unitb-app")]
+    assert len(acl_lines) > 100, "ACLs are listed one per line, not dropped"
+    assert "# topic create" not in md and "# acl create" not in md
+    assert md.count("declared in the manifests; not in the cluster") <= 1
+    assert "... and " in md and "more (kafka-reconciler show PLAN_FILE --compact lists them all)" in md
+
+
+def test_compact_terminal_plan_is_one_line_per_resource(big: p.Plan) -> None:
+    full = render_text(big).splitlines()
+    compact = render_text(big, compact=True).splitlines()
+    assert len(full) > 10_000
+    assert len(compact) < 2_000 + 20
+    assert "  + acl/User:unitb-app00/ALLOW/READ/TOPIC:LITERAL:unitb.t0000@*" in compact
+    assert "  ~ topic/unitb.kept000  (configs.retention.ms: 86400000 (1d) -> 259200000 (3d))" in compact
+    assert compact[-1] == "Plan: 1696 to create, 154 to update, 150 to delete."
