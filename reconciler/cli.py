@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 import reconciler
-from reconciler import cli_help, errors, terminal
+from reconciler import cli_help, cli_tools, errors, terminal
 
 if TYPE_CHECKING:  # imported where used, so --help, --version and validate start fast (docs/benchmarks.md)
     import logging
@@ -827,6 +827,11 @@ def convert_cmd(
     with _errors_to_exit():
         report = convert.convert(source.value, inputs, out_dir=out_dir, force=force)
     _print_adoption(report, written=out_dir / "CONVERSION.md")
+
+
+# ------------------------------------------------------------------------------------ schema, diff
+app.command("schema", cls=cli_help.PlainCommand)(cli_tools.schema_cmd)
+app.command("diff", cls=cli_help.PlainCommand)(cli_tools.diff_cmd)
 
 
 # ----------------------------------------------------------------------------------------- fleet

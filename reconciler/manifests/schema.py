@@ -1,7 +1,11 @@
 """JSON Schemas for editors and CI, generated from the manifest models: ``python -m reconciler.manifests.schema [DIR]``.
 
-Writes one ``<Kind>.json`` per kind plus ``manifest.json`` (any kind, dispatched on ``kind``) into
-``DIR`` (default: ``schemas/`` at the repository root). Never edit the output by hand.
+Writes one ``<Kind>.json`` per kind plus ``manifest.json`` (any kind, dispatched on ``kind``) into ``DIR``
+(default: ``reconciler/schemas/``, shipped in the wheel; ``kafka-reconciler schema --out DIR`` copies them out).
+Never edit the output by hand. Every schema has a ``$id`` (``urn:kafka-reconciler:manifest:v1:<Kind>``) and is
+self-contained: ``manifest.json`` carries every kind inside it, so a schema copied anywhere needs no other file.
+Topic and broker config keys are listed with a description built from the config catalogue (type, unit, Kafka's
+default, range or allowed values), which an editor shows on hover and offers in completion.
 """
 
 from __future__ import annotations
@@ -11,25 +15,81 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reconciler import configs
+from reconciler import config_catalogue, configs
+from reconciler.config_catalogue import ConfigSpec
 from reconciler.manifests import models
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+PACKAGED = Path(__file__).resolve().parents[1] / "schemas"
+_UNITS = {
+    "ms": "milliseconds; durations such as 7d or 12h are accepted",
+    "bytes": "bytes; sizes such as 1GiB are accepted",
+}
+
+
+def schema_id(name: str) -> str:
+    """The ``$id`` of a schema: ``urn:kafka-reconciler:manifest:v1:Topic`` (``manifest`` for the combined one)."""
+    return f"urn:kafka-reconciler:manifest:v1:{name}"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def config_description(spec: ConfigSpec) -> str:
+    """One line per fact the catalogue holds about a config key, for an editor's hover."""
+    kind = spec.type + (f", {_UNITS[spec.unit]}" if spec.unit in _UNITS else "")
+    lines = [f"`{spec.name}` ({kind})."]
+    if spec.default is not None:
+        lines.append(f"Kafka's default: {configs.humanize(spec.name, spec.default) if spec.default else '(empty)'}.")
+    if spec.choices:
+        lines.append("Allowed: " + ", ".join(spec.choices) + ".")
+    if spec.minimum is not None and spec.maximum is not None:
+        lines.append(f"Range: {_number(spec.minimum)} to {_number(spec.maximum)}.")
+    elif spec.minimum is not None:
+        lines.append(f"At least {_number(spec.minimum)}.")
+    if spec.update_mode:
+        lines.append(f"Update mode: {spec.update_mode}.")
+    if spec.removed_in:
+        lines.append(f"Removed in Kafka {spec.removed_in}.")
+    if spec.doc:
+        lines.append(spec.doc)
+    return "\n\n".join(lines)
+
+
+def _config_properties(catalogue: Any, value_schema: dict[str, Any]) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for name in sorted(catalogue):
+        text = config_description(catalogue[name])
+        plain = text.replace("\n\n", " ").replace("`", "")
+        props[name] = {**value_schema, "title": name, "description": plain, "markdownDescription": text}
+    return props
 
 
 def kind_schema(kind: str) -> dict[str, Any]:
-    """The JSON Schema of one kind's documents, with topic config names listed for editor completion."""
+    """The JSON Schema of one kind's documents, with config keys listed and described for editors."""
     schema = models.DOCUMENTS[kind].model_json_schema(by_alias=True, mode="validation")
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = kind
-    for name in ("TopicSpec", "TopicDefaultsSpec"):
-        spec = schema.get("$defs", {}).get(name)
-        if spec is not None:
-            spec["properties"]["configs"]["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
+    schema = {"$schema": DRAFT, "$id": schema_id(kind), **schema, "title": kind}
+    defs = schema.get("$defs", {})
+    for name, catalogue, closed in (
+        ("TopicSpec", config_catalogue.TOPIC_CONFIGS, True),
+        ("TopicDefaultsSpec", config_catalogue.TOPIC_CONFIGS, True),
+        ("BrokerConfigSpec", config_catalogue.BROKER_CONFIGS, False),
+    ):
+        spec = defs.get(name)
+        if spec is None:
+            continue
+        field = spec["properties"]["configs"]
+        value = dict(field.get("additionalProperties") or {})
+        field["properties"] = _config_properties(catalogue, value)
+        if closed:
+            field["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
     for definition in schema.get("$defs", {}).values():
         _nullable_optionals(definition)
     return schema
 
 
-_META = ("default", "description", "title")
+_META = ("default", "description", "title", "markdownDescription")
 
 
 def _nullable_optionals(schema: dict[str, Any]) -> None:
@@ -65,20 +125,50 @@ def _accepts_null(field: dict[str, Any]) -> bool:
     return any(_accepts_null(option) for option in field.get("anyOf", []) + field.get("oneOf", []))
 
 
-def all_schemas() -> dict[str, dict[str, Any]]:
-    """File name -> schema, for every kind and the combined ``manifest.json``."""
-    out = {f"{kind}.json": kind_schema(kind) for kind in models.DOCUMENTS}
-    out["manifest.json"] = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
+def _rewrite_refs(node: Any, prefix: str) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: (
+                "#/$defs/" + prefix + v.removeprefix("#/$defs/")
+                if k == "$ref" and isinstance(v, str) and v.startswith("#/$defs/")
+                else _rewrite_refs(v, prefix)
+            )
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_rewrite_refs(v, prefix) for v in node]
+    return node
+
+
+def manifest_schema() -> dict[str, Any]:
+    """Any kind's document, dispatched on ``kind``; every kind's schema is inside, under ``$defs``."""
+    defs: dict[str, Any] = {}
+    for kind in models.DOCUMENTS:
+        body = kind_schema(kind)
+        for name, inner in body.pop("$defs", {}).items():
+            defs[f"{kind}.{name}"] = _rewrite_refs(inner, f"{kind}.")
+        body.pop("$schema")
+        body.pop("$id")
+        defs[kind] = _rewrite_refs(body, f"{kind}.")
+    return {
+        "$schema": DRAFT,
+        "$id": schema_id("manifest"),
         "title": "kafka-reconciler manifest",
         "type": "object",
         "required": ["apiVersion", "kind", "metadata", "spec"],
         "properties": {"kind": {"enum": list(models.DOCUMENTS)}},
         "allOf": [
-            {"if": {"properties": {"kind": {"const": kind}}}, "then": {"$ref": f"{kind}.json"}}
+            {"if": {"properties": {"kind": {"const": kind}}}, "then": {"$ref": f"#/$defs/{kind}"}}
             for kind in models.DOCUMENTS
         ],
+        "$defs": defs,
     }
+
+
+def all_schemas() -> dict[str, dict[str, Any]]:
+    """File name -> schema, for every kind and the combined ``manifest.json``."""
+    out = {f"{kind}.json": kind_schema(kind) for kind in models.DOCUMENTS}
+    out["manifest.json"] = manifest_schema()
     return out
 
 
@@ -98,7 +188,7 @@ def write(directory: Path) -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    target = Path(argv[0]) if argv else Path(__file__).resolve().parents[2] / "schemas"
+    target = Path(argv[0]) if argv else PACKAGED
     for path in write(target):
         print(path)
     return 0
