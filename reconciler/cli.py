@@ -201,32 +201,64 @@ def main(
 
 
 # -------------------------------------------------------------------------------------- validate
+def _validate_once(paths: list[Path], environment: str | None) -> tuple[list[errors.Diagnostic], str | None]:
+    """Diagnostics and the summary line (``None`` when the manifests are invalid)."""
+    from reconciler import manifests  # not workflow: validate needs neither the planner nor a Kafka client
+
+    try:
+        result = manifests.load(paths, environment=environment)
+    except errors.ValidationFailed as exc:
+        return exc.diagnostics, None
+    d, n = result.desired, terminal.count
+    summary = (
+        f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
+        f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "
+        f"{n(len(result.profiles), 'cluster profile')}"
+    )
+    return result.diagnostics, summary
+
+
 @app.command(cls=cli_help.PlainCommand)
 def validate(
     paths: PathsArg,
     environment: EnvironmentOpt = None,
     fmt: Annotated[DiagFormat, typer.Option("--format", help="Diagnostics format.")] = DiagFormat.text,
+    tree: Annotated[
+        bool,
+        typer.Option(
+            "--tree",
+            help="Each file stands for the whole manifest tree it belongs to (its top-level directory, or --root): "
+            "for pre-commit, which passes only the changed files.",
+        ),
+    ] = False,
+    roots: Annotated[
+        list[Path] | None,
+        typer.Option("--root", metavar="DIR", help="With --tree: a directory that is one manifest tree (repeatable)."),
+    ] = None,
 ) -> None:
     """Validate manifests offline: exit 0 when valid, 1 otherwise."""
-    from reconciler import manifests  # not workflow: validate needs neither the planner nor a Kafka client
-
     diagnostics: list[errors.Diagnostic] = []
-    summary = ""
+    summaries: list[str] = []
+    failed = False
     with _errors_to_exit():
-        try:
-            result = manifests.load(paths, environment=environment)
-            diagnostics = result.diagnostics
-            d = result.desired
-            n = terminal.count
-            summary = (
-                f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
-                f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "
-                f"{n(len(result.profiles), 'cluster profile')}"
-            )
-            failed = False
-        except errors.ValidationFailed as exc:
-            diagnostics = exc.diagnostics
-            failed = True
+        runs: list[tuple[list[Path], str | None, str]] = [(list(paths), environment, "")]
+        if tree:
+            from reconciler.manifests import tree as trees_mod
+
+            runs = []
+            for t in trees_mod.trees(paths, roots=roots or ()):
+                envs = [environment] if environment is not None else [None, *t.environments]
+                runs += [(list(t.paths), env, f"{t.label}{f' ({env})' if env else ''}: ") for env in envs]
+        seen: set[str] = set()
+        for run_paths, env, label in runs:
+            found, summary = _validate_once(run_paths, env)
+            for d in found:
+                if d.format() not in seen:  # a base error shows once, not once per environment
+                    seen.add(d.format())
+                    diagnostics.append(d)
+            failed = failed or summary is None
+            if summary is not None:
+                summaries.append(label + summary)
     if fmt is DiagFormat.json:
         import json
 
@@ -246,7 +278,8 @@ def validate(
     else:
         _print_diagnostics(diagnostics)
         if not failed:
-            _say(summary)
+            for summary in summaries:
+                _say(summary)
     if failed:
         raise typer.Exit(code=1)
 
@@ -690,7 +723,19 @@ class CommentPlatform(str, enum.Enum):
 
 @app.command("comment", cls=cli_help.PlainCommand)
 def comment_cmd(
-    plan_file: PlanFileOpt,
+    plan_file: Annotated[
+        Path | None, typer.Option("--plan", dir_okay=False, help="Saved plan file written by 'plan --out'.")
+    ] = None,
+    failed: Annotated[
+        Path | None,
+        typer.Option(
+            "--failed",
+            dir_okay=False,
+            metavar="ERROR_FILE",
+            help="The plan failed: replace the comment's plan with this error output (the plan command's stderr), "
+            "so an old plan never looks current.",
+        ),
+    ] = None,
     cluster: ClusterNameOpt = None,
     repo: RepoOpt = None,
     pr: Annotated[
@@ -723,10 +768,18 @@ def comment_cmd(
     from reconciler.gitops import publish
 
     with _errors_to_exit():
-        p = plan_model.Plan.load(plan_file)
-        name = publish.cluster_label(p, cluster)
+        if (plan_file is None) == (failed is None):
+            raise errors.ConfigError("give --plan PLAN_FILE, or --failed ERROR_FILE when the plan failed")
+        if plan_file is not None:
+            p = plan_model.Plan.load(plan_file)
+            name = publish.cluster_label(p, cluster)
+            markdown = _render(p, PlanFormat.markdown, cluster_name=name)
+        else:
+            assert failed is not None
+            name = cluster or "default"
+            markdown = publish.failed_plan_markdown(publish.read_error_file(failed), cluster=name)
         noun, result = publish.publish_plan(
-            markdown=_render(p, PlanFormat.markdown, cluster_name=name),
+            markdown=markdown,
             cluster=name,
             platform=platform.value if platform else None,
             repo=repo,

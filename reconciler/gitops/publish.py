@@ -7,6 +7,7 @@ to markdown, and the run context comes from ``event``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from reconciler import errors
@@ -41,6 +42,30 @@ def plan_comment_body(
     else:
         footer = _footer(cluster, run_url, "updated on every push to this pull request")
     return f"{github.comment_marker(cluster)}\n{markdown.rstrip()}\n\n---\n{footer}\n"
+
+
+_ERROR_LINES = 40
+_ERROR_CHARS = 6_000
+
+
+def read_error_file(path: Path) -> str:
+    """The failed command's stderr, as saved by CI; a missing file is an empty error, not a new failure."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def failed_plan_markdown(error: str, *, cluster: str) -> str:
+    """The comment when the plan failed: says so first, then the end of the error output, in a code block."""
+    lines = [line for line in error.splitlines() if line.strip()][-_ERROR_LINES:]
+    text = "\n".join(lines)[-_ERROR_CHARS:].replace("```", "'''") or "(no error output was captured)"
+    return (
+        f"### Kafka plan for {cluster}: failed\n\n"
+        "**The plan failed, so this pull request has no current plan.** Any plan shown here before is out of "
+        "date. Fix the error below and push again (or re-run the job if the cluster was unreachable).\n\n"
+        f"```text\n{text}\n```\n"
+    )
 
 
 def drift_issue_title(cluster: str) -> str:

@@ -73,6 +73,7 @@ class ActionRunner:
             "GITHUB_EVENT_NAME": event,
             "INPUT_MANIFESTS": ".",
             "INPUT_CLUSTER": "",
+            "INPUT_PROFILE": "",
             "INPUT_ENVIRONMENT": "",
             "INPUT_PLAN_FILE": "plan.json",
             "INPUT_COMMENT": "true",
@@ -107,8 +108,7 @@ def test_plan_with_changes_comments_on_the_pull_request(run_action: ActionRunner
 
     assert result.returncode == 0
     assert result.calls == [
-        ["plan", "kafka/", "shared/", "--cluster", "prod-eu", "--out", "plan.json", "--format", "markdown",
-         "--detailed-exitcode"],
+        ["plan", "kafka/", "shared/", "--out", "plan.json", "--format", "markdown", "--detailed-exitcode"],
         ["comment", "--plan", "plan.json", "--cluster", "prod-eu"],
     ]  # fmt: skip
     assert result.outputs == {"plan-file": "plan.json", "exit-code": "2", "has-changes": "true"}
@@ -128,8 +128,22 @@ def test_comment_can_be_switched_off(run_action: ActionRunner) -> None:
     assert [c[0] for c in result.calls] == ["plan"]
 
 
-def test_failed_plan_fails_the_step_without_comment(run_action: ActionRunner) -> None:
+def test_profile_is_passed_to_plan_and_apply_the_cluster_only_names_things(run_action: ActionRunner) -> None:
+    result = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="eu", INPUT_PROFILE="prod-eu", FAKE_PLAN_RC="2")
+    assert result.calls[0][:4] == ["plan", ".", "--cluster", "prod-eu"]
+    assert result.calls[1] == ["comment", "--plan", "plan.json", "--cluster", "eu"]
+
+
+def test_failed_plan_fails_the_step_and_says_so_in_the_comment(run_action: ActionRunner) -> None:
+    (run_action.work / "plan.json").write_text("{}", encoding="utf-8")  # left by an earlier run
     result = run_action(INPUT_COMMAND="plan", FAKE_PLAN_RC="1")
+    assert result.returncode == 1
+    assert result.calls[1] == ["comment", "--failed", "kafka-plan.err", "--cluster", "default"]
+    assert not (run_action.work / "plan.json").exists()  # no stale plan for the artifact
+
+
+def test_failed_plan_outside_a_pull_request_posts_nothing(run_action: ActionRunner) -> None:
+    result = run_action(event="push", INPUT_COMMAND="plan", FAKE_PLAN_RC="1")
     assert result.returncode == 1
     assert [c[0] for c in result.calls] == ["plan"]
 
@@ -181,7 +195,7 @@ def test_validate_emits_github_annotations_and_fails_on_errors(run_action: Actio
 
 def test_inputs_are_passed_as_single_arguments_not_as_shell_code(run_action: ActionRunner) -> None:
     hostile = 'prod"; touch pwned; echo "$(id)'
-    result = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER=hostile, FAKE_PLAN_RC="0")
+    result = run_action(INPUT_COMMAND="plan", INPUT_PROFILE=hostile, FAKE_PLAN_RC="0")
     assert result.calls[0][:3] == ["plan", ".", "--cluster"]
     assert result.calls[0][3] == hostile
     assert not (run_action.work / "pwned").exists()

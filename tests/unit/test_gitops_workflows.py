@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -101,9 +102,73 @@ def test_pre_commit_hook_manifest_is_valid() -> None:
 
     [hook] = load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))
     assert hook["id"] == "kafka-reconciler-validate"
-    assert hook["entry"] == "kafka-reconciler validate"
+    assert hook["entry"] == "kafka-reconciler validate --tree"
+    assert hook["require_serial"] is True
     assert hook["language"] == "python"
     assert hook["pass_filenames"] is True
     files = re.compile(hook["files"])
     assert all(files.search(p) for p in ("kafka/topics.yaml", "acls.yml"))
     assert not any(files.search(p) for p in ("plan.json", "topics.yaml.bak", "README.md"))
+
+
+ACTIONLINT_VERSION = "v1.7.7"
+SHA_PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+
+
+def _actionlint() -> Path:
+    """actionlint, built once with the Go toolchain into .cache/ (reused by later runs); skips when not buildable."""
+    binary = ROOT / ".cache" / "actionlint" / ACTIONLINT_VERSION / "actionlint"
+    if binary.exists():
+        return binary
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("actionlint is built from source with the Go toolchain, and 'go' is not installed")
+    built = subprocess.run(
+        [go, "install", f"github.com/rhysd/actionlint/cmd/actionlint@{ACTIONLINT_VERSION}"],
+        env={**os.environ, "GOBIN": str(binary.parent), "GOFLAGS": "-mod=mod"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if built.returncode != 0 or not binary.exists():
+        pytest.skip(
+            f"actionlint {ACTIONLINT_VERSION} could not be built (Go module proxy unreachable?): {built.stderr[-500:]}"
+        )
+    return binary
+
+
+def test_actionlint_finds_nothing_in_the_example_workflows() -> None:
+    result = subprocess.run(
+        [str(_actionlint()), "-no-color", *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_is_a_real_check(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [str(_actionlint()), "-no-color", str(broken)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 1 and "nope" in result.stdout
+
+
+def _third_party_uses(path: Path) -> list[str]:
+    doc = load(path)
+    steps = doc["runs"]["steps"] if "runs" in doc else [s for job in doc["jobs"].values() for s in job.get("steps", [])]
+    return [str(s["uses"]) for s in steps if "uses" in s and "/kafka-reconciler@" not in str(s["uses"])]
+
+
+@pytest.mark.parametrize("path", [ROOT / "action.yml", *WORKFLOWS], ids=lambda p: p.name)
+def test_third_party_actions_are_pinned_by_commit_sha(path: Path) -> None:
+    uses = _third_party_uses(path)
+    assert uses, f"{path.name} uses no third-party action?"
+    assert [u for u in uses if not SHA_PINNED.match(u)] == [], f"{path.name}: pin these by full commit SHA"

@@ -1,0 +1,130 @@
+"""The action's run step with the real ``kafka-reconciler`` against the fake GitHub API, as a pull request lives.
+
+Plan (comment created) -> a push breaks the manifests, the plan fails (the same comment now says the plan failed,
+with the error, instead of showing the old plan as current) -> a fix is pushed, plan again (the comment shows the
+new plan). No Cluster profile is declared: the connection comes from the arguments (here a snapshot via
+``--live-state``), the comment is keyed by the ``cluster`` input alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from reconciler import state
+from tests.support.fake_github import FakeGitHub
+from tests.unit.test_gitops_action import run_script
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "ghs_actionLiveTestToken0123456789"
+REPO = "acme/kafka-config"
+
+DEFAULTS = """\
+apiVersion: kafka-reconciler/v1
+kind: TopicDefaults
+metadata: {name: compacted}
+spec:
+  partitions: 3
+  replicationFactor: 1
+  configs: {cleanup.policy: compact}
+"""
+TOPIC = """\
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {name: orders.state}
+spec:
+  defaults: compacted
+  partitions: PARTITIONS
+"""
+
+
+@pytest.fixture
+def gh() -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN) as server:
+        yield server
+
+
+def _step(work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str) -> subprocess.CompletedProcess[str]:
+    script = tmp_path / "step.sh"
+    script.write_text(run_script(), encoding="utf-8")
+    bindir = Path(sys.executable).parent
+    assert (bindir / "kafka-reconciler").exists(), "the project must be installed (make venv)"
+    output, summary = tmp_path / "output", tmp_path / "summary"
+    env = {
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(ROOT / "tests" / "fixtures" / "github" / "pull_request.json"),
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_API_URL": gh.url,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_RUN_ID": "777",
+        "GITHUB_TOKEN": TOKEN,
+        "INPUT_COMMAND": "plan",
+        "INPUT_MANIFESTS": "kafka/",
+        "INPUT_CLUSTER": cluster,
+        "INPUT_PROFILE": "",
+        "INPUT_ENVIRONMENT": "",
+        "INPUT_PLAN_FILE": "plan.json",
+        "INPUT_COMMENT": "true",
+        "INPUT_CLOSE_DRIFT_ISSUE": "true",
+        "INPUT_FAIL_ON_DRIFT": "false",
+        "INPUT_ARGS": "--live-state live.json",
+        "NO_COLOR": "1",
+        **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+    }
+    bash = shutil.which("bash")
+    assert bash is not None
+    return subprocess.run(
+        [bash, "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path: Path) -> None:
+    work = tmp_path / "repo"
+    (work / "kafka").mkdir(parents=True)
+    (work / "kafka" / "defaults.yaml").write_text(DEFAULTS, encoding="utf-8")
+    topic = work / "kafka" / "topics.yaml"
+    topic.write_text(TOPIC.replace("PARTITIONS", "6"), encoding="utf-8")
+    live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={})
+    state.write_snapshot(live, work / "live.json")
+
+    first = _step(work, gh, tmp_path, cluster="prod-eu")
+    assert first.returncode == 0, first.stdout + first.stderr
+    [comment] = gh.comments[(REPO, 42)]
+    assert "<!-- kafka-reconciler: cluster=prod-eu -->" in comment["body"]
+    assert "+ topic/orders.state" in comment["body"] and "partitions: 6" in comment["body"]
+    assert json.loads((work / "plan.json").read_text(encoding="utf-8"))["changes"]
+
+    topic.write_text(TOPIC.replace("PARTITIONS", "zero"), encoding="utf-8")  # a push breaks the manifests
+    second = _step(work, gh, tmp_path, cluster="prod-eu")
+    assert second.returncode == 1
+    [comment] = gh.comments[(REPO, 42)]  # the same comment, edited
+    body = comment["body"]
+    assert "**The plan failed, so this pull request has no current plan.**" in body
+    assert "kafka/topics.yaml:6:" in body  # the error, with its position
+    assert "+ topic/orders.state" not in body  # the old plan is gone
+    assert not (work / "plan.json").exists()  # and no stale plan file is left to upload
+
+    topic.write_text(TOPIC.replace("PARTITIONS", "12"), encoding="utf-8")
+    third = _step(work, gh, tmp_path, cluster="prod-eu")
+    assert third.returncode == 0, third.stdout + third.stderr
+    [comment] = gh.comments[(REPO, 42)]
+    assert "partitions: 12" in comment["body"] and "plan failed" not in comment["body"]
+    assert len(gh.calls("POST")) == 1 and len(gh.calls("PATCH")) == 2
+    assert TOKEN not in first.stdout + second.stdout + third.stdout + second.stderr
