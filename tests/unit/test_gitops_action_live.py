@@ -20,29 +20,12 @@ import pytest
 
 from reconciler import state
 from tests.support.fake_github import FakeGitHub
+from tests.support.manifest_texts import DEFAULTS, topic_text
 from tests.unit.test_gitops_action import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghs_actionLiveTestToken0123456789"
 REPO = "acme/kafka-config"
-
-DEFAULTS = """\
-apiVersion: kafka-reconciler/v1
-kind: TopicDefaults
-metadata: {name: compacted}
-spec:
-  partitions: 3
-  replicationFactor: 1
-  configs: {cleanup.policy: compact}
-"""
-TOPIC = """\
-apiVersion: kafka-reconciler/v1
-kind: Topic
-metadata: {name: orders.state}
-spec:
-  defaults: compacted
-  partitions: PARTITIONS
-"""
 
 
 @pytest.fixture
@@ -100,7 +83,7 @@ def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path
     (work / "kafka").mkdir(parents=True)
     (work / "kafka" / "defaults.yaml").write_text(DEFAULTS, encoding="utf-8")
     topic = work / "kafka" / "topics.yaml"
-    topic.write_text(TOPIC.replace("PARTITIONS", "6"), encoding="utf-8")
+    topic.write_text(topic_text("6"), encoding="utf-8")
     live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={})
     state.write_snapshot(live, work / "live.json")
 
@@ -111,7 +94,7 @@ def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path
     assert "+ topic/orders.state" in comment["body"] and "partitions: 6" in comment["body"]
     assert json.loads((work / "plan.json").read_text(encoding="utf-8"))["changes"]
 
-    topic.write_text(TOPIC.replace("PARTITIONS", "zero"), encoding="utf-8")  # a push breaks the manifests
+    topic.write_text(topic_text("zero"), encoding="utf-8")  # a push breaks the manifests
     second = _step(work, gh, tmp_path, cluster="prod-eu")
     assert second.returncode == 1
     [comment] = gh.comments[(REPO, 42)]  # the same comment, edited
@@ -121,7 +104,7 @@ def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path
     assert "+ topic/orders.state" not in body  # the old plan is gone
     assert not (work / "plan.json").exists()  # and no stale plan file is left to upload
 
-    topic.write_text(TOPIC.replace("PARTITIONS", "12"), encoding="utf-8")
+    topic.write_text(topic_text("12"), encoding="utf-8")
     third = _step(work, gh, tmp_path, cluster="prod-eu")
     assert third.returncode == 0, third.stdout + third.stderr
     [comment] = gh.comments[(REPO, 42)]

@@ -17,26 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.manifest_texts import DEFAULTS, topic_text
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
-
-DEFAULTS = """\
-apiVersion: kafka-reconciler/v1
-kind: TopicDefaults
-metadata: {name: compacted}
-spec:
-  partitions: 3
-  replicationFactor: 1
-  configs: {cleanup.policy: compact}
-"""
-TOPICS = """\
-apiVersion: kafka-reconciler/v1
-kind: Topic
-metadata: {name: orders.state}
-spec:
-  defaults: compacted
-  partitions: PARTITIONS
-"""
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -50,7 +34,7 @@ def scratch(tmp_path: Path) -> Path:
     repo = tmp_path / "config-repo"
     (repo / "kafka").mkdir(parents=True)
     (repo / "kafka" / "defaults.yaml").write_text(DEFAULTS, encoding="utf-8")
-    (repo / "kafka" / "topics.yaml").write_text(TOPICS.replace("PARTITIONS", "6"), encoding="utf-8")
+    (repo / "kafka" / "topics.yaml").write_text(topic_text("6"), encoding="utf-8")
     (repo / ".github").mkdir()
     (repo / ".github" / "ci.yml").write_text("on: push\n", encoding="utf-8")  # not a manifest: never passed
     _git(repo, "init", "-q", "-b", "main")
@@ -81,13 +65,13 @@ def _try_repo(repo: Path) -> subprocess.CompletedProcess[str]:
 
 def test_a_commit_of_one_file_is_validated_with_its_tree_and_errors_name_the_position(scratch: Path) -> None:
     topics = scratch / "kafka" / "topics.yaml"
-    topics.write_text(TOPICS.replace("PARTITIONS", "12"), encoding="utf-8")
+    topics.write_text(topic_text("12"), encoding="utf-8")
     _git(scratch, "add", "kafka/topics.yaml")  # the commit touches this file only
     passed = _try_repo(scratch)
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "kafka-reconciler validate" in passed.stdout and "Passed" in passed.stdout
 
-    topics.write_text(TOPICS.replace("PARTITIONS", "0"), encoding="utf-8")
+    topics.write_text(topic_text("0"), encoding="utf-8")
     _git(scratch, "add", "kafka/topics.yaml")
     failed = _try_repo(scratch)
     assert failed.returncode == 1

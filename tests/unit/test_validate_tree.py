@@ -10,26 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
+from tests.support.manifest_texts import DEFAULTS, topic_text
 
 runner = CliRunner()
-
-DEFAULTS = """\
-apiVersion: kafka-reconciler/v1
-kind: TopicDefaults
-metadata: {name: compacted}
-spec:
-  partitions: 3
-  replicationFactor: 1
-  configs: {cleanup.policy: compact}
-"""
-TOPIC = """\
-apiVersion: kafka-reconciler/v1
-kind: Topic
-metadata: {name: NAME}
-spec:
-  defaults: compacted
-  partitions: PARTITIONS
-"""
 
 
 @pytest.fixture
@@ -37,8 +20,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
     """A configuration repository: kafka/defaults.yaml, kafka/topics.yaml, kafka/overlays/prod/topics.yaml."""
     (tmp_path / "kafka" / "overlays" / "prod").mkdir(parents=True)
     (tmp_path / "kafka" / "defaults.yaml").write_text(DEFAULTS, encoding="utf-8")
-    topic = TOPIC.replace("NAME", "orders.state")
-    (tmp_path / "kafka" / "topics.yaml").write_text(topic.replace("PARTITIONS", "6"), encoding="utf-8")
+    (tmp_path / "kafka" / "topics.yaml").write_text(topic_text("6"), encoding="utf-8")
     overlay = "apiVersion: kafka-reconciler/v1\nkind: Topic\nmetadata: {name: orders.state}\nspec: {partitions: 12}\n"
     (tmp_path / "kafka" / "overlays" / "prod" / "topics.yaml").write_text(overlay, encoding="utf-8")
     cwd = Path.cwd()
@@ -60,7 +42,7 @@ def test_one_changed_file_alone_fails_but_its_tree_is_valid(repo: Path) -> None:
 
 
 def test_an_error_in_the_tree_names_file_line_and_column_relative_to_the_repository(repo: Path) -> None:
-    (repo / "kafka" / "topics.yaml").write_text(TOPIC.replace("NAME", "a").replace("PARTITIONS", "0"), "utf-8")
+    (repo / "kafka" / "topics.yaml").write_text(topic_text("0", name="a"), "utf-8")
     result = runner.invoke(app, ["validate", "--tree", "kafka/defaults.yaml"])
     assert result.exit_code == 1
     assert "kafka/topics.yaml:6:" in result.output
@@ -86,9 +68,9 @@ def test_a_changed_overlay_also_validates_its_environment(repo: Path) -> None:
 def test_root_names_trees_below_the_top_level(repo: Path) -> None:
     (repo / "envs" / "dev").mkdir(parents=True)
     (repo / "envs" / "dev" / "d.yaml").write_text(DEFAULTS, encoding="utf-8")
-    (repo / "envs" / "dev" / "t.yaml").write_text(TOPIC.replace("NAME", "x").replace("PARTITIONS", "1"), "utf-8")
+    (repo / "envs" / "dev" / "t.yaml").write_text(topic_text("1", name="x"), "utf-8")
     (repo / "envs" / "prod").mkdir()
-    (repo / "envs" / "prod" / "t.yaml").write_text(TOPIC.replace("NAME", "x").replace("PARTITIONS", "1"), "utf-8")
+    (repo / "envs" / "prod" / "t.yaml").write_text(topic_text("1", name="x"), "utf-8")
     # Without --root, envs/ would be one tree: prod's topic would see dev's defaults and two 'x' topics clash.
     one = runner.invoke(app, ["validate", "--tree", "envs/dev/t.yaml"])
     assert one.exit_code == 1
