@@ -25,8 +25,14 @@ from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.report import ApplyReport
 from reconciler.kafka.admin import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster, free_ports
+from tests.kafka.dist import selected_mode
 
 T = TypeVar("T")
+
+
+def kraft_only(reason: str) -> pytest.MarkDecorator:
+    """Skip a test (or module) when the harness runs ZooKeeper-mode clusters, saying why it needs KRaft."""
+    return pytest.mark.skipif(selected_mode() == "zookeeper", reason=f"needs KRaft: {reason}")
 
 
 def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
