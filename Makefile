@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 
 export KAFKA_VERSION KAFKA_PORT
 
-.PHONY: help venv demo test lint pytest kafka-up kafka-down kafka-status bench
+.PHONY: help venv demo test test-legacy lint pytest kafka-up kafka-down kafka-status bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
@@ -31,8 +31,12 @@ $(STAMP): pyproject.toml
 demo: venv kafka-up ## Install, start a local Kafka on 127.0.0.1:9092 (KAFKA_PORT) and run the tool on examples/
 	KAFKA_BOOTSTRAP="$$(cat $(KAFKA_RUN_DIR)/bootstrap)" PATH="$(abspath $(BIN)):$$PATH" scripts/demo.sh
 
-test: lint ## Lint, type-check, then run the whole test suite against real Kafka brokers
+test: lint ## Lint, type-check, run the whole test suite against real Kafka brokers, then test-legacy
 	$(BIN)/pytest $(PYTEST_ARGS)
+	$(MAKE) test-legacy
+
+test-legacy: venv ## The integration tests against Kafka 3.9.2 in ZooKeeper mode
+	KAFKA_VERSION=3.9.2 KAFKA_MODE=zookeeper $(BIN)/pytest -m kafka tests/integration $(PYTEST_ARGS)
 
 pytest: venv ## Run the test suite only (PYTEST_ARGS="-k name" to narrow it)
 	$(BIN)/pytest $(PYTEST_ARGS)
