@@ -88,23 +88,27 @@ def test_unreachable_cluster_fails_plainly_with_exit_1(tmp_path: Path, command: 
 
 
 # ----------------------------------------------------------------------------------------- timeouts
-def test_tiny_request_timeout_gives_a_plain_error_and_writes_nothing(
+def test_tiny_request_timeout_gives_a_plain_error_and_writes_nothing_or_a_truthful_report(
     kafka_single: KafkaCluster, topic_prefix: str
 ) -> None:
     wanted = wanted_topics(topic_prefix, new=5, existing=0)
     with KafkaAdapter(settings(kafka_single)) as adapter:
         p = plan_now(adapter, wanted)
-    with (
-        KafkaAdapter(settings(kafka_single, request_timeout_ms=1)) as adapter,
-        pytest.raises(errors.ReconcilerError) as info,
-    ):
-        apply_plan(p, adapter, options=ApplyOptions(deadline_s=30))
-    assert info.value.exit_code == 1
-    # Depending on where the 1 ms runs out: while connecting, or waiting for the first read's answer.
-    message = str(info.value)
-    assert "no broker answered within 0.001s" in message or "request timeout (1 ms)" in message, message
-    assert "may or may not have been applied" not in message  # a read: nothing can have been applied
-    assert topics_state(kafka_single, topic_prefix) == {}
+    with KafkaAdapter(settings(kafka_single, request_timeout_ms=1)) as adapter:
+        try:
+            report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=30))
+        except errors.ReconcilerError as exc:
+            assert exc.exit_code == 1
+            # Depending on where the 1 ms runs out: while connecting, or waiting for the first read's answer.
+            message = str(exc)
+            assert "no broker answered within 0.001s" in message or "request timeout (1 ms)" in message, message
+            assert "may or may not have been applied" not in message  # a read: nothing can have been applied
+            assert topics_state(kafka_single, topic_prefix) == {}
+            return
+    # A loopback broker sometimes answers within 1 ms (a timed-out read is split and sent again): then the
+    # apply goes on, and its report must tell the truth about every topic.
+    assert len(report.items) == len(wanted.topics)
+    check_truthful(kafka_single, report, wanted, topic_prefix)
 
 
 def test_apply_deadline_reached_reports_the_truth(kafka_single: KafkaCluster, topic_prefix: str) -> None:
