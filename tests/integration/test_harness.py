@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kafka import KafkaConsumer, KafkaProducer
+from kafka import KafkaConsumer
 from kafka.admin import ConfigResource, ConfigResourceType, UserScramCredentialUpsertion
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
+from tests.integration.helpers import produce_records
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka
@@ -44,17 +45,6 @@ def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:
 
     described = eventually(describe, timeout=20, what=f"topic {topic} in the metadata")
     return sorted(described["partitions"], key=lambda p: p["partition_index"])
-
-
-def produce(cluster: KafkaCluster, topic: str, values: list[bytes]) -> None:
-    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap, acks="all", **cluster.client_kwargs())
-    try:
-        futures = [producer.send(topic, value) for value in values]
-        producer.flush(timeout=30)
-        for future in futures:
-            future.get(timeout=30)
-    finally:
-        producer.close()
 
 
 def consume_all(cluster: KafkaCluster, topic: str, *, expected: int) -> list[bytes]:
@@ -158,7 +148,7 @@ def test_three_node_cluster_survives_a_killed_node_which_then_rejoins(
     with kafka_cluster3.admin_session() as admin:
         admin.create_topics({topic: {"num_partitions": 3, "replication_factor": 3}}, wait_for_metadata=True)
         controller = admin.describe_cluster()["controller_id"]
-    produce(kafka_cluster3, topic, values)
+    produce_records(kafka_cluster3, topic, values)
 
     victim = next(node for node in kafka_cluster3.nodes if node.node_id == controller)
     survivors = {1, 2, 3} - {victim.node_id}

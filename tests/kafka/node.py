@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import BinaryIO
 
 from tests.kafka.dist import HarnessError, KafkaDistribution
 
@@ -44,6 +45,21 @@ def _die_with_parent() -> None:
     """Runs in the child between fork and exec: ask the kernel to SIGKILL it when the parent goes away."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def spawn(command: list[str], *, cwd: Path, log: BinaryIO, die_with_parent: bool) -> subprocess.Popen[bytes]:
+    """Start ``command`` from the launcher thread in its own session, output to ``log``, stdin closed; with
+    ``die_with_parent`` the kernel kills it when this process goes away."""
+    return _launcher.submit(
+        subprocess.Popen,
+        command,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_die_with_parent if die_with_parent else None,
+    ).result()
 
 
 class KafkaNode:
@@ -136,16 +152,7 @@ class KafkaNode:
         with self.log_path.open("ab") as log:
             log.write(f"--- harness: starting node {self.node_id} at {time.strftime('%H:%M:%S')} ---\n".encode())
             log.flush()
-            self.process = _launcher.submit(
-                subprocess.Popen,
-                command,
-                cwd=self.dir,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent if self.die_with_parent else None,
-            ).result()
+            self.process = spawn(command, cwd=self.dir, log=log, die_with_parent=self.die_with_parent)
         with _live_lock:
             _live.add(self)
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from tests.kafka.dist import HarnessError, KafkaDistribution
-from tests.kafka.node import TOOL_JVM_OPTIONS, _die_with_parent, _launcher
+from tests.kafka.node import TOOL_JVM_OPTIONS, spawn
 
 
 class ZooKeeperServer:
@@ -59,16 +59,7 @@ class ZooKeeperServer:
             str(self.data_dir),
         ]
         with self.log_path.open("ab") as log:
-            self.process = _launcher.submit(
-                subprocess.Popen,
-                command,
-                cwd=self.dir,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=_die_with_parent if self.die_with_parent else None,
-            ).result()
+            self.process = spawn(command, cwd=self.dir, log=log, die_with_parent=self.die_with_parent)
         deadline = time.monotonic() + timeout
         while not self._answers():
             if self.process.poll() is not None:
