@@ -323,10 +323,10 @@ def _connect(
     It connects on its first request, giving up after ``connect_timeout_s`` (default: the request timeout);
     use it as a context manager so the connection is closed.
     """
-    from reconciler import workflow
+    from reconciler import connection_sources
     from reconciler.kafka.admin import KafkaAdapter
 
-    settings = workflow.resolve_connection(
+    settings = connection_sources.resolve(
         bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles
     )
     return KafkaAdapter(settings, connect_timeout_s=connect_timeout_s)

@@ -1,16 +1,14 @@
-"""Connection settings for one Kafka cluster, and where they come from.
+"""Connection settings for one Kafka cluster, and the layers they are built from.
 
-Settings are assembled from up to four layers, field by field, highest precedence first:
+``ConnectionSettings`` holds how to reach and authenticate to a cluster; ``from_layers`` merges partial
+layers field by field, highest precedence first, a layer overriding only the fields it sets (so a password may
+come from the environment while the rest comes from a properties file). This module builds the layers of a
+Kafka CLI ``--command-config`` properties file (``properties_layer``) and of ``KAFKA_*`` environment variables
+(``env_layer``); the order in which a command stacks them with flags and a ``Cluster`` profile is decided in
+one place, ``reconciler.connection_sources``.
 
-1. command-line flags (``--bootstrap-server`` ...),
-2. a Kafka CLI ``--command-config`` properties file (``bootstrap.servers``, ``security.protocol``,
-   ``sasl.mechanism``, ``sasl.jaas.config``, ``ssl.truststore.location`` ...),
-3. a named profile (a mapping of the field names below),
-4. environment variables (``KAFKA_BOOTSTRAP_SERVERS``, ``KAFKA_SASL_PASSWORD`` ...).
-
-A layer only overrides the fields it sets, so a password may come from the environment while the rest comes
-from a properties file. Passwords are held in ``Secret``, whose ``repr``/``str`` never show the value, and no
-error message built here ever quotes one. The file syntaxes themselves are read by ``reconciler.properties``.
+Passwords are held in ``Secret``, whose ``repr``/``str`` never show the value, and no error message built here
+ever quotes one. The file syntaxes themselves are read by ``reconciler.properties``.
 """
 
 from __future__ import annotations
@@ -251,22 +249,6 @@ class ConnectionSettings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ConnectionSettings:
         """Settings from ``KAFKA_*`` environment variables alone (see ``ENV_VARS``)."""
         return cls.from_layers(env_layer(environ))
-
-
-def resolve_settings(
-    *,
-    cli: Mapping[str, Any] | None = None,
-    properties_file: Path | str | None = None,
-    profile: Mapping[str, Any] | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> ConnectionSettings:
-    """Merge every source with the documented precedence: CLI flag > properties file > profile > env."""
-    layers: list[Mapping[str, Any]] = [cli or {}]
-    if properties_file is not None:
-        layers.append(properties_layer(Path(properties_file)))
-    layers.append(profile or {})
-    layers.append(env_layer(environ))
-    return ConnectionSettings.from_layers(*layers)
 
 
 def env_layer(environ: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -1,19 +1,18 @@
-"""The library steps the commands share: load manifests, resolve a connection, read live state, plan.
+"""The library steps the commands share: load manifests, read live state, plan.
 
-Each function does one step of the flow (manifests -> desired state; connection options ->
-``ConnectionSettings``; adapter -> ``ClusterState``; planner -> ``Plan``) so the CLI, the fleet
-runner and tests call the same code with the same precedence rules.
+Each function does one step of the flow (manifests -> desired state; adapter -> ``ClusterState``;
+planner -> ``Plan``) so the CLI, the fleet runner and tests call the same code. Connection options become
+``ConnectionSettings`` in ``reconciler.connection_sources``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import connection, desired, errors, manifests, planner, secrets, state
+from reconciler import desired, errors, manifests, planner, state
 from reconciler import plan as plan_model
 
 
@@ -22,97 +21,6 @@ def load_manifests(
 ) -> manifests.LoadResult:
     """Load and validate manifests; raises ``ValidationFailed`` with every diagnostic."""
     return manifests.load(list(paths), environment=environment, env=env)
-
-
-def profile_layer(
-    profile: manifests.ClusterProfile, *, environ: Mapping[str, str] | None = None
-) -> tuple[dict[str, Any], Path | None]:
-    """A connection-settings layer from a ``Cluster`` profile, and the properties file it names (if any).
-
-    Secret references are resolved here, at connection time; errors name the profile and reference only.
-    """
-    what = f"cluster profile {profile.name!r}"
-    layer: dict[str, Any] = {}
-    if profile.bootstrap_servers:
-        layer["bootstrap_servers"] = tuple(profile.bootstrap_servers)
-    if profile.command_config is None or profile.security_protocol != "PLAINTEXT":
-        layer["security_protocol"] = profile.security_protocol
-    layer["sasl_mechanism"] = profile.sasl_mechanism
-    if isinstance(profile.username, desired.SecretRef):
-        layer["username"] = secrets.resolve(profile.username, what=f"{what}: username", environ=environ)
-    else:
-        layer["username"] = profile.username
-    if profile.password is not None:
-        layer["password"] = connection.Secret(
-            secrets.resolve(profile.password, what=f"{what}: password", environ=environ)
-        )
-    for key in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_truststore_location", "ssl_keystore_location"):
-        value = getattr(profile, key)
-        layer[key] = None if value is None else str(value)
-    for key in ("ssl_truststore_type", "ssl_keystore_type", "ssl_principal_mapping_rules", "oauth_token_endpoint_url",
-                "oauth_client_id", "oauth_scope"):  # fmt: skip
-        layer[key] = getattr(profile, key)
-    if not profile.ssl_check_hostname:
-        layer["ssl_check_hostname"] = False
-    for key in ("ssl_key_password", "ssl_truststore_password", "ssl_keystore_password", "oauth_client_secret"):
-        ref = getattr(profile, key)
-        if ref is not None:
-            label = key.replace("_", " ")
-            layer[key] = connection.Secret(secrets.resolve(ref, what=f"{what}: {label}", environ=environ))
-    return layer, profile.command_config
-
-
-def resolve_connection(
-    *,
-    bootstrap_server: str | None = None,
-    command_config: Path | None = None,
-    profile_name: str | None = None,
-    profiles: Mapping[str, manifests.ClusterProfile] | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> connection.ConnectionSettings:
-    """Connection settings with the documented precedence: flags > --command-config > profile > environment.
-
-    ``profile_name`` selects a ``Cluster`` profile from the manifests; when it is not given and the manifests
-    declare exactly one profile and no flag or ``KAFKA_BOOTSTRAP_SERVERS`` names a cluster, that profile is used,
-    and the settings' ``origin`` says so (the plan and apply headers show it).
-    """
-    env = os.environ if environ is None else environ
-    available = dict(profiles or {})
-    chosen: manifests.ClusterProfile | None = None
-    origin: str | None = None
-    if profile_name is not None:
-        if profile_name not in available:
-            known = ", ".join(sorted(available)) or "none declared"
-            raise errors.ConfigError(f"no Cluster profile named {profile_name!r} in the manifests (known: {known})")
-        chosen = available[profile_name]
-        origin = f"Cluster profile {profile_name!r} (--cluster)"
-    elif (
-        len(available) == 1
-        and not bootstrap_server
-        and command_config is None
-        and not env.get("KAFKA_BOOTSTRAP_SERVERS")
-    ):
-        chosen = next(iter(available.values()))
-        origin = (
-            f"Cluster profile {chosen.name!r}, the only one in the manifests "
-            "(no --cluster, --bootstrap-server, --command-config or KAFKA_BOOTSTRAP_SERVERS given)"
-        )
-    profile: dict[str, Any] = {}
-    profile_properties: Path | None = None
-    if chosen is not None:
-        profile, profile_properties = profile_layer(chosen, environ=env)
-    cli: dict[str, Any] = {}
-    if bootstrap_server:
-        cli["bootstrap_servers"] = bootstrap_server
-    layers: list[Mapping[str, Any]] = [cli]
-    if command_config is not None:
-        layers.append(connection.properties_layer(command_config))
-    layers.append(profile)
-    if profile_properties is not None:
-        layers.append(connection.properties_layer(profile_properties))
-    layers.append(connection.env_layer(env))
-    layers.append({"origin": origin})
-    return connection.ConnectionSettings.from_layers(*layers)
 
 
 def read_filters(

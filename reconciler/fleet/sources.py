@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import desired, errors, state, workflow
+from reconciler import connection_sources, desired, errors, state, workflow
 from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
 
@@ -89,7 +89,7 @@ def make_task(cluster: spec.ClusterSpec, desired_set: DesiredSet) -> ClusterTask
 def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> state.ClusterState:
     from reconciler.kafka.admin import KafkaAdapter
 
-    settings = workflow.resolve_connection(
+    settings = connection_sources.resolve(
         bootstrap_server=task.bootstrap,
         command_config=None if task.command_config is None else Path(task.command_config),
         profile_name=task.profile,

@@ -1,4 +1,7 @@
-"""Connection settings: properties files, environment, precedence, and passwords that never show."""
+"""Connection settings: properties files, environment variables, layers, and passwords that never show.
+
+Which source wins when several set a field: tests/unit/test_connection_sources.py.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reconciler import errors
-from reconciler.connection import ConnectionSettings, Secret, resolve_settings
+from reconciler.connection import ConnectionSettings, Secret
 from reconciler.properties import parse_jaas, read_properties
 
 PASSWORD = 's3cr3t-Pa55=;"word'
@@ -187,32 +190,9 @@ def test_from_env() -> None:
     assert "env-s3cr3t" not in repr(settings)
 
 
-def test_precedence_cli_over_file_over_profile_over_env(tmp_path: Path) -> None:
-    path = write(tmp_path, "bootstrap.servers=file:9092\nclient.id=from-file\nrequest.timeout.ms=7000\n")
-    env = {
-        "KAFKA_BOOTSTRAP_SERVERS": "env:9092",
-        "KAFKA_CLIENT_ID": "from-env",
-        "KAFKA_REQUEST_TIMEOUT_MS": "1000",
-        "KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
-        "KAFKA_SASL_MECHANISM": "PLAIN",
-        "KAFKA_SASL_USERNAME": "env-user",
-        "KAFKA_SASL_PASSWORD": "env-pass",
-    }
-    profile = {"client_id": "from-profile", "username": "profile-user", "request_timeout_ms": 3000}
-    settings = resolve_settings(
-        cli={"bootstrap_servers": ("cli:9092",)}, properties_file=path, profile=profile, environ=env
-    )
-    assert settings.bootstrap_servers == ("cli:9092",)  # CLI beats file and env
-    assert settings.client_id == "from-file"  # file beats profile and env
-    assert settings.request_timeout_ms == 7000
-    assert settings.username == "profile-user"  # profile beats env
-    assert settings.password == Secret("env-pass")  # only env sets it
-    assert settings.security_protocol == "SASL_PLAINTEXT"
-
-
-def test_unknown_profile_key_is_named() -> None:
+def test_unknown_setting_in_a_layer_is_named() -> None:
     with pytest.raises(errors.ConfigError, match=r"unknown connection setting.*sasl_user"):
-        resolve_settings(profile={"bootstrap_servers": "b:1", "sasl_user": "x"}, environ={})
+        ConnectionSettings.from_layers({}, {"bootstrap_servers": "b:1", "sasl_user": "x"}, {})
 
 
 def test_sasl_without_credentials_is_refused() -> None:
@@ -242,7 +222,7 @@ def test_invalid_settings(kwargs: dict[str, object], message: str) -> None:
 
 def test_no_bootstrap_anywhere() -> None:
     with pytest.raises(errors.ConfigError, match="no bootstrap servers given"):
-        resolve_settings(environ={})
+        ConnectionSettings.from_layers({}, {}, {})
 
 
 def test_bad_number_in_env() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 
-from reconciler import errors, manifests, workflow
+from reconciler import connection_sources, errors, manifests
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka import oauth, stores, tls
 from reconciler.kafka.bootstrap import tls_failure
@@ -274,7 +274,7 @@ def test_cluster_profile_with_java_stores_and_oauth(tmp_path: Path) -> None:
     )
     loaded = manifests.load([tmp_path / "m"])
     env = {"OAUTH_SECRET": "0auth-s3cret", "TRUST_PASS": "trust-s3cret"}
-    settings = workflow.resolve_connection(profiles=loaded.profiles, environ=env)
+    settings = connection_sources.resolve(profiles=loaded.profiles, environ=env)
     assert settings.ssl_truststore_location == str(tmp_path / "m" / "stores" / "truststore.jks")
     assert (settings.ssl_truststore_type, settings.ssl_check_hostname) == ("JKS", False)
     assert (settings.oauth_client_id, settings.oauth_scope) == ("reconciler", "kafka")
