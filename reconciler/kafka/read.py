@@ -10,7 +10,13 @@ for stay ``None``; a section that could not be read says why in ``ClusterState.u
 A targeted read (``state.ReadScope``) asks only for named resources: Metadata and DescribeConfigs for the named
 topics, ListPartitionReassignments for their partitions, DescribeConfigs for the named brokers, and (up to
 ``security.MAX_TARGETED`` each) one DescribeAcls per principal and one DescribeClientQuotas per entity, one
-DescribeUserScramCredentials for the named users.
+DescribeUserScramCredentials for the named users. Its DescribeConfigs leave out the synonyms: a topic's own
+configs, its assignment and every default it does not override are read as a full read reads them, but not the
+value an overridden key would fall back to (``TopicState.defaults`` lacks those keys; only the plan's text of a
+reset shows them, and apply never does), which halves the bytes per topic.
+
+Either way the broker whose own configs are not asked for is asked only for ``LINT_KEYS`` (a few hundred bytes
+instead of every broker setting).
 """
 
 from __future__ import annotations
@@ -20,15 +26,13 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from kafka.admin import ConfigSourceType
-from kafka.protocol.admin import (
-    DescribeConfigsRequest,
-    ListPartitionReassignmentsRequest,
-)
+from kafka.protocol.admin import DescribeConfigsRequest
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import desired, state
 from reconciler.kafka import limits, rights, security
 from reconciler.kafka import wire as wire_mod
+from reconciler.kafka.reassignments import read_reassignments as read_reassignments
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 NameFilter = Callable[[str], bool]
@@ -54,7 +58,6 @@ _TOPIC_RESOURCE = 2
 _BROKER_RESOURCE = 4
 _UNKNOWN_TOPIC = 3
 _UNKNOWN_SERVER_ERROR = -1
-_NOT_CONTROLLER = 41
 
 
 def read_state(
@@ -103,6 +106,7 @@ def read_state(
         broker_ids=[b.id for b in brokers],
         all_brokers=need_brokers,
         named_brokers=scope.brokers,
+        synonyms=named is None,
     )
     if topics is not None:
         topics = configs.apply_to(topics)
@@ -225,6 +229,7 @@ def _read_configs(
     broker_ids: list[int],
     all_brokers: bool,
     named_brokers: frozenset[str] | None = None,
+    synonyms: bool = True,
 ) -> _Configs:
     if not broker_ids:
         return _Configs()
@@ -241,6 +246,7 @@ def _read_configs(
                 broker_ids=broker_ids,
                 all_brokers=all_brokers,
                 named_brokers=named_brokers,
+                synonyms=synonyms,
             )
         except ConnectionLost as exc:
             if exc.node != first or index == len(candidates) - 1:
@@ -256,41 +262,57 @@ def _read_configs_via(
     broker_ids: list[int],
     all_brokers: bool,
     named_brokers: frozenset[str] | None,
+    synonyms: bool,
 ) -> _Configs:
     result = _Configs()
 
     def wanted(broker: str) -> bool:
         return all_brokers and (named_brokers is None or broker in named_brokers)
 
-    # The request to the first broker carries the topics, the cluster default and that broker's own configs
-    # (for the lint keys); every other broker is asked only for its own dynamic configs.
-    per_node: list[tuple[int | None, list[tuple[int, str]]]] = []
+    # The request to the first broker carries the topics, the cluster default and that broker's configs: all of
+    # them when they are wanted, else only the lint keys. Every other broker is asked only for its own configs.
+    per_node: list[tuple[int | None, list[_Resource]]] = []
     topic_names = sorted(topics) if topics is not None else []
     chunks = [topic_names[i : i + MAX_CONFIG_RESOURCES] for i in range(0, len(topic_names), MAX_CONFIG_RESOURCES)]
-    head: list[tuple[int, str]] = [(_TOPIC_RESOURCE, n) for n in (chunks[0] if chunks else [])]
+    head: list[_Resource] = [(_TOPIC_RESOURCE, n, None) for n in (chunks[0] if chunks else [])]
     if wanted(state.CLUSTER_DEFAULT):
-        head.append((_BROKER_RESOURCE, ""))
+        head.append((_BROKER_RESOURCE, "", None))
     if topics is not None or all_brokers:
-        head.append((_BROKER_RESOURCE, str(first)))
+        head.append((_BROKER_RESOURCE, str(first), None if wanted(str(first)) else LINT_KEYS))
         per_node.append((first, head))
     for chunk in chunks[1:]:
-        per_node.append((None, [(_TOPIC_RESOURCE, n) for n in chunk]))
-    per_node.extend((b, [(_BROKER_RESOURCE, str(b))]) for b in broker_ids if b != first and wanted(str(b)))
+        per_node.append((None, [(_TOPIC_RESOURCE, n, None) for n in chunk]))
+    per_node.extend((b, [(_BROKER_RESOURCE, str(b), None)]) for b in broker_ids if b != first and wanted(str(b)))
 
     for node, resources in per_node:
-        for res in _describe_configs(wire, node=node, resources=resources):
-            _sort_config_result(res, result, lint_broker=str(first), settings=wire.settings)
+        for res in _describe_configs(wire, node=node, resources=resources, synonyms=synonyms):
+            _sort_config_result(
+                res,
+                result,
+                lint_broker=str(first),
+                own=wanted(str(res.resource_name) or state.CLUSTER_DEFAULT),
+                settings=wire.settings,
+            )
     return result
 
 
-def _describe_configs(wire: wire_mod.Wire, *, node: int | None, resources: list[tuple[int, str]]) -> list[Any]:
+# (resource type, name, the config keys asked for: None for all of them)
+_Resource = tuple[int, str, tuple[str, ...] | None]
+
+
+def _describe_configs(
+    wire: wire_mod.Wire, *, node: int | None, resources: list[_Resource], synonyms: bool = True
+) -> list[Any]:
     """DescribeConfigs of ``resources``, split in halves while the broker times out or fails them all."""
     resource_cls = DescribeConfigsRequest.DescribeConfigsResource
 
-    def send(part: list[tuple[int, str]]) -> list[Any]:
+    def send(part: list[_Resource]) -> list[Any]:
         request = DescribeConfigsRequest(
-            resources=[resource_cls(resource_type=t, resource_name=n, configuration_keys=None) for t, n in part],
-            include_synonyms=True,
+            resources=[
+                resource_cls(resource_type=t, resource_name=n, configuration_keys=None if k is None else list(k))
+                for t, n, k in part
+            ],
+            include_synonyms=synonyms,
             include_documentation=False,
         )
         return list(wire.send(request, node=node).results)
@@ -298,7 +320,10 @@ def _describe_configs(wire: wire_mod.Wire, *, node: int | None, resources: list[
     return limits.split_on_timeout(resources, send, what="DescribeConfigs", min_items=MIN_SPLIT)
 
 
-def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, settings: Any = None) -> None:
+def _sort_config_result(
+    res: Any, result: _Configs, *, lint_broker: str, own: bool = True, settings: Any = None
+) -> None:
+    """File one DescribeConfigs result; a broker's own configs only when ``own`` (else it was asked for the lint)."""
     name = str(res.resource_name)
     kind = "topic" if res.resource_type == _TOPIC_RESOURCE else "broker"
     if res.error_code:
@@ -343,13 +368,14 @@ def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, setting
     section: dict[str, str | None] = {}
     for entry in res.configs:
         key, secret = str(entry.name), bool(entry.is_sensitive)
-        if entry.config_source == wanted:
+        if own and entry.config_source == wanted:
             section[key] = None if secret else entry.value
             if secret:
                 result.broker_sensitive.add(key)
         if name == lint_broker and key in LINT_KEYS:
             result.cluster_configs[key] = None if secret else entry.value
-    result.broker_configs[name or state.CLUSTER_DEFAULT] = section
+    if own:
+        result.broker_configs[name or state.CLUSTER_DEFAULT] = section
 
 
 def _same_unit_fallback(synonym: Any) -> bool:
@@ -359,39 +385,3 @@ def _same_unit_fallback(synonym: Any) -> bool:
         and synonym.value is not None
         and not str(synonym.name).endswith((".hours", ".minutes"))
     )
-
-
-def read_reassignments(
-    wire: wire_mod.Wire, *, topic_filter: NameFilter | None = None, partitions: dict[str, int] | None = None
-) -> tuple[state.Reassignment, ...]:
-    """Ongoing partition reassignments (one ListPartitionReassignments to the controller).
-
-    ``partitions`` (topic -> partition count) asks about those partitions only, instead of every one.
-    """
-    topic_cls = ListPartitionReassignmentsRequest.ListPartitionReassignmentsTopics
-    asked = (
-        None
-        if partitions is None
-        else [topic_cls(name=n, partition_indexes=list(range(c))) for n, c in sorted(partitions.items())]
-    )
-    request = ListPartitionReassignmentsRequest(timeout_ms=wire.settings.request_timeout_ms, topics=asked)
-    try:
-        response = wire.send_to_controller(request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER)
-    except ConnectionLost:
-        # A read is safe to repeat. A dead broker stays in Metadata until it is fenced, so ask whichever
-        # broker the client is connected to (brokers forward this request to the active controller).
-        response = wire.send(request)
-    wire.check_top_level(response, api="ListPartitionReassignments")
-    found = [
-        state.Reassignment(
-            topic=str(topic.name),
-            partition=int(p.partition_index),
-            replicas=tuple(int(r) for r in p.replicas),
-            adding=tuple(int(r) for r in p.adding_replicas),
-            removing=tuple(int(r) for r in p.removing_replicas),
-        )
-        for topic in response.topics
-        if topic_filter is None or topic_filter(str(topic.name))
-        for p in topic.partitions
-    ]
-    return tuple(sorted(found, key=lambda r: (r.topic, r.partition)))

@@ -147,3 +147,34 @@ def test_a_targeted_acl_read_asks_per_principal_and_sees_their_bindings_as_a_ful
         full, targeted = eventually(both, what="alice's bindings to be readable")
     assert targeted.acls == frozenset(b for b in bindings if b.principal == alice)
     assert targeted.acls == frozenset(b for b in full.acls or () if b.principal == alice)
+
+
+def test_a_targeted_topic_read_asks_the_broker_only_for_the_lint_keys_and_leaves_out_fallback_values(
+    kafka_single: KafkaCluster, topic_prefix: str
+) -> None:
+    name = f"{topic_prefix}lean"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics(
+            [NewTopic(name, 2, 1, topic_configs={"segment.bytes": "268435456"})], wait_for_metadata=True
+        )
+    kinds = frozenset({desired.KIND_TOPIC, desired.KIND_BROKER_CONFIG})
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        full = adapter.read_state(kinds=kinds)
+        targeted = adapter.read_state(
+            kinds=kinds, scope=state.ReadScope(topics=frozenset({name}), brokers=frozenset({state.CLUSTER_DEFAULT}))
+        )
+    have, whole = (targeted.topics or {})[name], (full.topics or {})[name]
+    # What the stale-plan check and the read-back compare is read whole.
+    assert views.live_view(targeted, kind=desired.KIND_TOPIC, name=name) == views.live_view(
+        full, kind=desired.KIND_TOPIC, name=name
+    )
+    assert dict(have.configs) == {"segment.bytes": "268435456"}
+    # The lint values come from the lint keys alone, and equal a full read's.
+    assert targeted.cluster_configs == full.cluster_configs
+    assert targeted.cluster_configs["auto.create.topics.enable"] == "false"
+    # Only the named broker section: broker 1 was asked for the lint keys, not for its own configs.
+    assert set(targeted.broker_configs or {}) == {state.CLUSTER_DEFAULT}
+    assert set(full.broker_configs or {}) == {state.CLUSTER_DEFAULT, "1"}
+    # Without synonyms: the defaults a topic does not override are there, an override's fallback is not.
+    assert have.defaults["cleanup.policy"] == whole.defaults["cleanup.policy"] == "delete"
+    assert whole.defaults["segment.bytes"] == "1073741824" and "segment.bytes" not in have.defaults
