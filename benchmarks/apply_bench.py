@@ -39,7 +39,7 @@ from benchmarks import apply_bench_tools as tools
 from benchmarks.apply_shape import Shape, topicctl_files
 from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node

@@ -39,7 +39,7 @@ from typer.testing import CliRunner
 from reconciler import desired
 from reconciler.cli import app
 from reconciler.connection import ConnectionSettings, Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
 from tests.reliability.fuzz_edges import (

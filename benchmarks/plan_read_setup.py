@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from reconciler import desired
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
 
 TEAMS = ("orders", "payments", "shipping", "search", "billing", "identity", "catalog", "fraud")

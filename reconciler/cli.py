@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # imported where used, so --help, --version and validate star
     from reconciler import manifests
     from reconciler import plan as plan_model
     from reconciler.apply.report import ApplyReport
-    from reconciler.kafka.admin import KafkaAdapter
+    from reconciler.kafka.adapter import KafkaAdapter
 
 app = typer.Typer(
     name="kafka-reconciler",
@@ -324,7 +324,7 @@ def _connect(
     use it as a context manager so the connection is closed.
     """
     from reconciler import connection_sources
-    from reconciler.kafka.admin import KafkaAdapter
+    from reconciler.kafka.adapter import KafkaAdapter
 
     settings = connection_sources.resolve(
         bootstrap_server=bootstrap_server, command_config=command_config, profile_name=cluster, profiles=profiles

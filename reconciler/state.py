@@ -1,6 +1,6 @@
 """Frozen live-state model of one Kafka cluster, its resource identities, and snapshot JSON I/O.
 
-These types are the contract between the wire adapter (``reconciler.kafka.admin``), which fills
+These types are the contract between the wire adapter (``reconciler.kafka.adapter``), which fills
 them, the planner, which compares them with the desired state, and snapshot files, which store
 them. Names of Kafka enums are kept as Kafka spells them (``READ``, ``ALLOW``, ``PREFIXED``).
 """

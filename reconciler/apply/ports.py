@@ -1,6 +1,6 @@
 """The narrow view of the wire adapter that apply depends on (structural types only, no I/O).
 
-``reconciler.kafka.admin.KafkaAdapter`` satisfies these protocols; unit tests of the orchestration
+``reconciler.kafka.adapter.KafkaAdapter`` satisfies these protocols; unit tests of the orchestration
 logic use a small recording stand-in. Keeping the dependency structural lets the engine be tested on
 plain data without importing kafka-python.
 """

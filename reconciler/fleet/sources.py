@@ -87,7 +87,7 @@ def make_task(cluster: spec.ClusterSpec, desired_set: DesiredSet) -> ClusterTask
 
 
 def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> state.ClusterState:
-    from reconciler.kafka.admin import KafkaAdapter
+    from reconciler.kafka.adapter import KafkaAdapter
 
     settings = connection_sources.resolve(
         bootstrap_server=task.bootstrap,

@@ -23,7 +23,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler import manifests, plan, planner
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.report import ApplyReport
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster, free_ports
 from tests.kafka.dist import selected_mode
 

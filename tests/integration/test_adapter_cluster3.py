@@ -8,7 +8,7 @@ import pytest
 from kafka.admin import ConfigResource
 
 from reconciler import desired, state
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, TopicSpec
 from tests.kafka.cluster import KafkaCluster
 

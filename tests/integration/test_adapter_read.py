@@ -16,7 +16,7 @@ from kafka.admin import ConfigResource, UserScramCredentialUpsertion
 
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from reconciler.kafka.wire import explain_unsupported
 from tests.integration.helpers import closed_port, eventually

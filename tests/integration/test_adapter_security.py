@@ -10,7 +10,7 @@ from kafka import KafkaConsumer
 
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings, Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import RequestFailed, ScramUpsert, TopicSpec
 from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster

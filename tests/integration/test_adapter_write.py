@@ -14,7 +14,7 @@ from kafka.admin import ConfigResource
 
 from reconciler import desired, state
 from reconciler.connection import Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
 from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster

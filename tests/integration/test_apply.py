@@ -17,7 +17,7 @@ from kafka.admin import ConfigResource, NewTopic
 from reconciler import errors, manifests, plan, planner
 from reconciler.apply import Outcome
 from reconciler.apply.report import CheckedBy
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.state import QuotaEntity
 from tests.integration.helpers import apply, eventually, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster

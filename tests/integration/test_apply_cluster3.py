@@ -8,7 +8,7 @@ from kafka.admin import NewTopic
 from reconciler import desired, plan, planner
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
 

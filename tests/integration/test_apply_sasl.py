@@ -23,7 +23,7 @@ from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.apply.report import CheckedBy
 from reconciler.connection import ConnectionSettings
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 

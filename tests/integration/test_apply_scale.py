@@ -14,7 +14,7 @@ from kafka.admin import ConfigResource
 
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.kafka import limits
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
 from tests.integration.helpers import kraft_only, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster

@@ -13,7 +13,7 @@ from kafka.admin import ConfigResource, NewTopic
 
 from reconciler import desired, errors, plan, state
 from reconciler.connection import Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramUpsert
 from reconciler.planner import views
 from tests.integration.helpers import apply, eventually, make_plan, write_manifests

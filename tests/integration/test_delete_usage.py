@@ -17,7 +17,7 @@ from kafka.admin import NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import consume_and_commit, produce_records
 from tests.integration.test_apply import describe_topics
 from tests.kafka.cluster import KafkaCluster

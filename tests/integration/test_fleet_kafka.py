@@ -22,7 +22,7 @@ from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS, ConnectionSettings
 from reconciler.fleet import load_fleet, run_fleet_plan
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
 

@@ -25,7 +25,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired, manifests, state, workflow
 from reconciler.adopt import importer
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from tests.kafka.cluster import KafkaCluster
 

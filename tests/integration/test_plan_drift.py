@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from reconciler import state
 from reconciler.cli import app
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka

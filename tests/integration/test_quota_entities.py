@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.state import QuotaEntity
 from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster

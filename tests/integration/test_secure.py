@@ -19,7 +19,7 @@ from reconciler.apply import Outcome
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.connection import ConnectionSettings, Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.secure import MAPPING_RULES, SecureCluster
 from tests.reliability.helpers import cli, topic_configs, topic_documents, topics_state

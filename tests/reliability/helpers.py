@@ -16,7 +16,7 @@ from kafka.errors import KafkaError
 from reconciler import desired, planner
 from reconciler import plan as plan_model
 from reconciler.connection import ConnectionSettings, Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 
 REPO = Path(__file__).resolve().parents[2]

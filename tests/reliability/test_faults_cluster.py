@@ -12,7 +12,7 @@ from kafka.admin import NewTopic
 from reconciler import desired, plan
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.report import ApplyReport
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode
 from tests.reliability.helpers import eventually, plan_now, settings, topic_configs, topics_state

@@ -14,7 +14,7 @@ from kafka.admin import NewTopic
 from reconciler import desired, errors, plan
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.report import ApplyReport
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
 from tests.reliability.helpers import cli, eventually, plan_now, settings, topic_configs, topic_documents, topics_state

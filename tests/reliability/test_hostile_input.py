@@ -23,7 +23,7 @@ from reconciler.apply import outcomes
 from reconciler.apply.batch import Result
 from reconciler.cli import app
 from reconciler.kafka import wire
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.plan import Action, Change, Phase
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.fuzz_edges import ALL_STRATEGIES, check_edge_case

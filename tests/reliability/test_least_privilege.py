@@ -11,7 +11,7 @@ import pytest
 
 from reconciler import state
 from reconciler.connection import Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, eventually, settings, topic_configs, topic_documents, topics_state

@@ -14,7 +14,7 @@ from kafka.admin import NewTopic
 from reconciler import desired, state
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan, retry
 from reconciler.connection import ConnectionSettings, Secret
-from reconciler.kafka.admin import KafkaAdapter
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import plan_now, settings, topics_state
