@@ -13,24 +13,25 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 
-from reconciler import errors, plan, state
+from reconciler import errors, state
+from reconciler import plan as plan_model
 from reconciler.apply import guard
 from reconciler.apply.ports import AdminPort
 
 CLUSTER = "kafka-cluster"
 
 # phase -> (resource type, operation); the resource name is the change's topic for TOPIC, else the cluster.
-NEEDS: dict[plan.Phase, tuple[str, str]] = {
-    plan.Phase.ACL_DELETE: ("CLUSTER", "ALTER"),
-    plan.Phase.TOPIC_DELETE: ("TOPIC", "DELETE"),
-    plan.Phase.TOPIC_CREATE: ("TOPIC", "CREATE"),
-    plan.Phase.PARTITIONS: ("TOPIC", "ALTER"),
-    plan.Phase.TOPIC_CONFIG: ("TOPIC", "ALTER_CONFIGS"),
-    plan.Phase.REASSIGN: ("CLUSTER", "ALTER"),
-    plan.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
-    plan.Phase.SCRAM: ("CLUSTER", "ALTER"),
-    plan.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
-    plan.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
+NEEDS: dict[plan_model.Phase, tuple[str, str]] = {
+    plan_model.Phase.ACL_DELETE: ("CLUSTER", "ALTER"),
+    plan_model.Phase.TOPIC_DELETE: ("TOPIC", "DELETE"),
+    plan_model.Phase.TOPIC_CREATE: ("TOPIC", "CREATE"),
+    plan_model.Phase.PARTITIONS: ("TOPIC", "ALTER"),
+    plan_model.Phase.TOPIC_CONFIG: ("TOPIC", "ALTER_CONFIGS"),
+    plan_model.Phase.REASSIGN: ("CLUSTER", "ALTER"),
+    plan_model.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
+    plan_model.Phase.SCRAM: ("CLUSTER", "ALTER"),
+    plan_model.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
+    plan_model.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
 }
 MAX_LISTED = 10
 
@@ -40,7 +41,7 @@ class MissingAccess(errors.ReconcilerError):
 
 
 def missing_access(
-    changes: Sequence[plan.Change],
+    changes: Sequence[plan_model.Change],
     *,
     cluster_ops: frozenset[str] | None,
     topic_ops: Mapping[str, frozenset[str] | None],
@@ -60,7 +61,7 @@ def missing_access(
 
     for c in changes:
         resource_type, operation = NEEDS[c.phase]
-        if throttled and c.phase is plan.Phase.REASSIGN:
+        if throttled and c.phase is plan_model.Phase.REASSIGN:
             if cluster_ops is not None and "ALTER_CONFIGS" not in cluster_ops:
                 lacks(f"ALTER_CONFIGS on CLUSTER {CLUSTER} (replication throttle)", c.address)
             on_topic = topic_ops.get(c.name)
@@ -70,7 +71,7 @@ def missing_access(
             if cluster_ops is not None and operation not in cluster_ops:
                 lacks(f"{operation} on CLUSTER {CLUSTER}", c.address)
             continue
-        if c.phase is plan.Phase.TOPIC_CREATE:
+        if c.phase is plan_model.Phase.TOPIC_CREATE:
             if cluster_ops is None or "CREATE" in cluster_ops:
                 continue  # allowed, or unknown: the broker decides
             allowed = topic_ops.get(c.name)
@@ -90,7 +91,7 @@ def missing_access(
 
 def check_access(
     adapter: AdminPort,
-    changes: Sequence[plan.Change],
+    changes: Sequence[plan_model.Change],
     *,
     principal: str | None,
     live: state.ClusterState,
@@ -100,11 +101,15 @@ def check_access(
     if not changes:
         return 0
     topics = sorted(
-        {c.name for c in changes if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plan.Phase.REASSIGN)}
+        {
+            c.name
+            for c in changes
+            if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plan_model.Phase.REASSIGN)
+        }
     )
     ops = adapter.authorized_operations(topics)
     acls = live.acls
-    new_topics = [c for c in changes if c.phase is plan.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
+    new_topics = [c for c in changes if c.phase is plan_model.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
     if (
         acls is None
         and new_topics

@@ -14,11 +14,11 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from reconciler import errors
+from reconciler import plan as plan_model
 from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.apply.ports import AdminPort, ItemResultLike
 from reconciler.connection import Secret
-from reconciler.plan import Phase
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
@@ -115,7 +115,7 @@ def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[A
 def send_batched(
     ctx: ApplyContext,
     *,
-    phase: Phase,
+    phase: plan_model.Phase,
     keys: Sequence[K],
     call: Call[K],
     key_of: Callable[[Any], K] = lambda k: k,

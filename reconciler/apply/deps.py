@@ -8,24 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reconciler.plan import Change, Phase
+from reconciler import plan as plan_model
 
 # For a change in the key phase, the phases whose failure on the same address makes it pointless.
-DEPENDS_ON: dict[Phase, tuple[Phase, ...]] = {
-    Phase.TOPIC_CREATE: (Phase.TOPIC_DELETE,),
-    Phase.PARTITIONS: (Phase.TOPIC_DELETE, Phase.TOPIC_CREATE),
-    Phase.TOPIC_CONFIG: (Phase.TOPIC_DELETE, Phase.TOPIC_CREATE),
-    Phase.REASSIGN: (Phase.TOPIC_DELETE, Phase.TOPIC_CREATE, Phase.PARTITIONS),
+DEPENDS_ON: dict[plan_model.Phase, tuple[plan_model.Phase, ...]] = {
+    plan_model.Phase.TOPIC_CREATE: (plan_model.Phase.TOPIC_DELETE,),
+    plan_model.Phase.PARTITIONS: (plan_model.Phase.TOPIC_DELETE, plan_model.Phase.TOPIC_CREATE),
+    plan_model.Phase.TOPIC_CONFIG: (plan_model.Phase.TOPIC_DELETE, plan_model.Phase.TOPIC_CREATE),
+    plan_model.Phase.REASSIGN: (
+        plan_model.Phase.TOPIC_DELETE,
+        plan_model.Phase.TOPIC_CREATE,
+        plan_model.Phase.PARTITIONS,
+    ),
 }
 
 _WHAT = {
-    Phase.TOPIC_DELETE: "deletion",
-    Phase.TOPIC_CREATE: "creation",
-    Phase.PARTITIONS: "partition increase",
+    plan_model.Phase.TOPIC_DELETE: "deletion",
+    plan_model.Phase.TOPIC_CREATE: "creation",
+    plan_model.Phase.PARTITIONS: "partition increase",
 }
 
 
-def skip_reason(change: Change, failures: Mapping[tuple[Phase, str], str]) -> str | None:
+def skip_reason(change: plan_model.Change, failures: Mapping[tuple[plan_model.Phase, str], str]) -> str | None:
     """Why ``change`` must not be sent, given ``(phase, address) -> what went wrong`` so far; ``None`` to send it."""
     for earlier in DEPENDS_ON.get(change.phase, ()):
         why = failures.get((earlier, change.address))

@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from reconciler import desired, errors, plan, state
+from reconciler import desired, errors, state
+from reconciler import plan as plan_model
 from reconciler.apply import (
     access,
     deps,
@@ -39,16 +40,16 @@ from reconciler.desired import DesiredState
 T = TypeVar("T")
 
 RUNNERS = {
-    plan.Phase.ACL_DELETE: resources.run_acls,
-    plan.Phase.TOPIC_DELETE: topics.run_delete,
-    plan.Phase.TOPIC_CREATE: topics.run_create,
-    plan.Phase.PARTITIONS: topics.run_partitions,
-    plan.Phase.TOPIC_CONFIG: resources.run_configs,
-    plan.Phase.REASSIGN: reassign.run_reassign,
-    plan.Phase.QUOTA: resources.run_quotas,
-    plan.Phase.SCRAM: resources.run_scram,
-    plan.Phase.BROKER_CONFIG: resources.run_configs,
-    plan.Phase.ACL_CREATE: resources.run_acls,
+    plan_model.Phase.ACL_DELETE: resources.run_acls,
+    plan_model.Phase.TOPIC_DELETE: topics.run_delete,
+    plan_model.Phase.TOPIC_CREATE: topics.run_create,
+    plan_model.Phase.PARTITIONS: topics.run_partitions,
+    plan_model.Phase.TOPIC_CONFIG: resources.run_configs,
+    plan_model.Phase.REASSIGN: reassign.run_reassign,
+    plan_model.Phase.QUOTA: resources.run_quotas,
+    plan_model.Phase.SCRAM: resources.run_scram,
+    plan_model.Phase.BROKER_CONFIG: resources.run_configs,
+    plan_model.Phase.ACL_CREATE: resources.run_acls,
 }
 
 
@@ -101,14 +102,14 @@ def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int
 
 
 def _read(
-    adapter: AdminPort, changes: Sequence[plan.Change], *, principals: Sequence[str | None] = ()
+    adapter: AdminPort, changes: Sequence[plan_model.Change], *, principals: Sequence[str | None] = ()
 ) -> state.ClusterState:
     """A targeted read of the resources ``changes`` touch (and, for ACLs, the bindings of ``principals``)."""
     kinds = frozenset(c.kind for c in changes)
     return adapter.read_state(kinds=kinds, scope=read_scope(changes, principals=principals))
 
 
-def read_scope(changes: Sequence[plan.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
+def read_scope(changes: Sequence[plan_model.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
     """What a targeted read of ``changes`` asks for. ACL bindings are read per principal: those of the changed
     bindings plus ``principals`` (the tool's own and ``User:*``, which the self-lockout guard weighs). A kind
     whose change data cannot be read here (a hand-edited plan) is read whole; its phase reports the change."""
@@ -116,7 +117,7 @@ def read_scope(changes: Sequence[plan.Change], *, principals: Sequence[str | Non
     def named(kind: str) -> frozenset[str]:
         return frozenset(c.name for c in changes if c.kind == kind)
 
-    def each(kind: str, key: Callable[[plan.Change], T]) -> frozenset[T] | None:
+    def each(kind: str, key: Callable[[plan_model.Change], T]) -> frozenset[T] | None:
         try:
             return frozenset(key(c) for c in changes if c.kind == kind)
         except (translate.CannotTranslate, KeyError, ValueError, TypeError, AttributeError):
@@ -135,7 +136,7 @@ def read_scope(changes: Sequence[plan.Change], *, principals: Sequence[str | Non
 
 
 def apply_plan(
-    p: plan.Plan,
+    p: plan_model.Plan,
     adapter: AdminPort,
     *,
     options: ApplyOptions,
@@ -147,7 +148,7 @@ def apply_plan(
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
     preflight.check_shape(p)
-    changes = plan.sort_changes(p.actionable)
+    changes = plan_model.sort_changes(p.actionable)
     preflight.check_translatable(changes)
     blocked = [outcomes.blocked(c) for c in p.blocked]
     if not changes:
@@ -168,8 +169,8 @@ def apply_plan(
         preflight.check_fresh(changes, live)
     if not options.allow_self_lockout:
         acl_changes = [c for c in changes if c.kind == "acl"]
-        deletes = [translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.DELETE]
-        creates = [translate.acl_binding(c) for c in acl_changes if c.action is plan.Action.CREATE]
+        deletes = [translate.acl_binding(c) for c in acl_changes if c.action is plan_model.Action.DELETE]
+        creates = [translate.acl_binding(c) for c in acl_changes if c.action is plan_model.Action.CREATE]
         principal = options.principal or connection_principal(adapter)
         if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
             principal = None  # ACLs do not bind a super user: no ACL change can lock it out
@@ -244,14 +245,16 @@ def apply_plan(
     )
 
 
-def zip_outcomes(changes: Sequence[plan.Change], items: Sequence[ItemOutcome]) -> list[tuple[plan.Change, ItemOutcome]]:
+def zip_outcomes(
+    changes: Sequence[plan_model.Change], items: Sequence[ItemOutcome]
+) -> list[tuple[plan_model.Change, ItemOutcome]]:
     """Pair each change with its outcome (one outcome per change, matched on phase and address)."""
     by_key = {(i.phase, i.address): i for i in items}
     return [(c, by_key[(c.phase, c.address)]) for c in changes if (c.phase, c.address) in by_key]
 
 
 def _run_phase(
-    ctx: ApplyContext, phase: plan.Phase, send: Sequence[plan.Change], live: state.ClusterState
+    ctx: ApplyContext, phase: plan_model.Phase, send: Sequence[plan_model.Change], live: state.ClusterState
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
     try:
@@ -262,9 +265,9 @@ def _run_phase(
 
 
 def _run_phases(
-    ctx: ApplyContext, changes: Sequence[plan.Change], live: state.ClusterState
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], live: state.ClusterState
 ) -> tuple[list[ItemOutcome], list[PhaseReport]]:
-    failures: dict[tuple[plan.Phase, str], str] = {}
+    failures: dict[tuple[plan_model.Phase, str], str] = {}
     items: list[ItemOutcome] = []
     phases: list[PhaseReport] = []
     for phase in sorted({c.phase for c in changes}):
@@ -272,7 +275,7 @@ def _run_phases(
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
         at_start = (ctx.adapter.request_count, dict(ctx.adapter.request_counts))
-        send: list[plan.Change] = []
+        send: list[plan_model.Change] = []
         done: list[ItemOutcome] = []
         for c in batch:
             why = deps.skip_reason(c, failures)

@@ -6,8 +6,8 @@ import dataclasses
 import enum
 from collections.abc import Callable
 
+from reconciler import plan as plan_model
 from reconciler.apply.report import Outcome
-from reconciler.plan import Phase
 
 
 class EventKind(str, enum.Enum):
@@ -24,7 +24,7 @@ class ApplyEvent:
     ``done``/``total`` give the progress of a ``WAITING`` step (e.g. partitions reassigned)."""
 
     kind: EventKind
-    phase: Phase | None = None
+    phase: plan_model.Phase | None = None
     address: str | None = None
     outcome: Outcome | None = None
     total: int = 0

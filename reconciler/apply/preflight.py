@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from reconciler import desired, errors, plan, state
+from reconciler import desired, errors, state
+from reconciler import plan as plan_model
 from reconciler.apply import secretref, translate
 from reconciler.connection import Secret
 from reconciler.planner import views
@@ -17,17 +18,26 @@ from reconciler.planner import views
 MAX_LISTED = 10
 
 # The (kind, action) pairs each phase may hold.
-PHASE_CONTENTS: dict[plan.Phase, tuple[str, frozenset[plan.Action]]] = {
-    plan.Phase.ACL_DELETE: (desired.KIND_ACL, frozenset({plan.Action.DELETE})),
-    plan.Phase.TOPIC_DELETE: (desired.KIND_TOPIC, frozenset({plan.Action.DELETE})),
-    plan.Phase.TOPIC_CREATE: (desired.KIND_TOPIC, frozenset({plan.Action.CREATE})),
-    plan.Phase.PARTITIONS: (desired.KIND_TOPIC, frozenset({plan.Action.UPDATE})),
-    plan.Phase.TOPIC_CONFIG: (desired.KIND_TOPIC, frozenset({plan.Action.UPDATE})),
-    plan.Phase.REASSIGN: (desired.KIND_TOPIC, frozenset({plan.Action.UPDATE})),
-    plan.Phase.QUOTA: (desired.KIND_QUOTA, frozenset({plan.Action.CREATE, plan.Action.UPDATE, plan.Action.DELETE})),
-    plan.Phase.SCRAM: (desired.KIND_SCRAM, frozenset({plan.Action.CREATE, plan.Action.UPDATE, plan.Action.DELETE})),
-    plan.Phase.BROKER_CONFIG: (desired.KIND_BROKER_CONFIG, frozenset({plan.Action.CREATE, plan.Action.UPDATE})),
-    plan.Phase.ACL_CREATE: (desired.KIND_ACL, frozenset({plan.Action.CREATE})),
+PHASE_CONTENTS: dict[plan_model.Phase, tuple[str, frozenset[plan_model.Action]]] = {
+    plan_model.Phase.ACL_DELETE: (desired.KIND_ACL, frozenset({plan_model.Action.DELETE})),
+    plan_model.Phase.TOPIC_DELETE: (desired.KIND_TOPIC, frozenset({plan_model.Action.DELETE})),
+    plan_model.Phase.TOPIC_CREATE: (desired.KIND_TOPIC, frozenset({plan_model.Action.CREATE})),
+    plan_model.Phase.PARTITIONS: (desired.KIND_TOPIC, frozenset({plan_model.Action.UPDATE})),
+    plan_model.Phase.TOPIC_CONFIG: (desired.KIND_TOPIC, frozenset({plan_model.Action.UPDATE})),
+    plan_model.Phase.REASSIGN: (desired.KIND_TOPIC, frozenset({plan_model.Action.UPDATE})),
+    plan_model.Phase.QUOTA: (
+        desired.KIND_QUOTA,
+        frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE}),
+    ),
+    plan_model.Phase.SCRAM: (
+        desired.KIND_SCRAM,
+        frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE}),
+    ),
+    plan_model.Phase.BROKER_CONFIG: (
+        desired.KIND_BROKER_CONFIG,
+        frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE}),
+    ),
+    plan_model.Phase.ACL_CREATE: (desired.KIND_ACL, frozenset({plan_model.Action.CREATE})),
 }
 
 
@@ -44,7 +54,7 @@ def _listed(items: Sequence[str]) -> str:
     return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
 
 
-def check_shape(p: plan.Plan) -> None:
+def check_shape(p: plan_model.Plan) -> None:
     """Refuse a plan whose phases hold the wrong kind or action, a change twice, or error-level warnings."""
     problems: list[str] = []
     for c in p.actionable:
@@ -64,7 +74,7 @@ def check_shape(p: plan.Plan) -> None:
         )
 
 
-def check_translatable(changes: Iterable[plan.Change]) -> None:
+def check_translatable(changes: Iterable[plan_model.Change]) -> None:
     """Refuse a plan whose change data the checks before writing cannot read (a plan edited and resealed by
     hand, or written by a tool that did not follow the format): each such change is named."""
     problems: list[str] = []
@@ -75,7 +85,7 @@ def check_translatable(changes: Iterable[plan.Change]) -> None:
                 translate.acl_binding(c)
             elif c.kind == desired.KIND_QUOTA:
                 translate.quota_entity(c)  # the targeted read asks for the entity by name
-            if c.phase is plan.Phase.SCRAM and c.action is not plan.Action.DELETE:
+            if c.phase is plan_model.Phase.SCRAM and c.action is not plan_model.Action.DELETE:
                 translate.scram_change(c)
         except translate.CannotTranslate as exc:
             problems.append(str(exc))
@@ -87,7 +97,7 @@ def check_translatable(changes: Iterable[plan.Change]) -> None:
         raise ImpossiblePlan("the plan cannot be applied as written: " + _listed(problems) + "; nothing was written")
 
 
-def check_cluster(p: plan.Plan, live: state.ClusterState) -> None:
+def check_cluster(p: plan_model.Plan, live: state.ClusterState) -> None:
     """Refuse a plan made for another cluster."""
     want, have = p.cluster.cluster_id, live.cluster_id
     if want is not None and have is not None and want != have:
@@ -96,11 +106,11 @@ def check_cluster(p: plan.Plan, live: state.ClusterState) -> None:
         )
 
 
-def check_fresh(changes: Iterable[plan.Change], live: state.ClusterState) -> None:
+def check_fresh(changes: Iterable[plan_model.Change], live: state.ClusterState) -> None:
     """Refuse (``StalePlan``) when any affected resource differs from what the plan was computed from."""
     changed: dict[str, str] = {}
     seen: set[str] = set()
-    for c in plan.sort_changes(changes):
+    for c in plan_model.sort_changes(changes):
         # The first change of a resource (in phase order) was computed from the live resource; a later
         # one may follow it (a re-create after a delete) and describe the state it leaves.
         if c.address in seen:
@@ -127,7 +137,7 @@ def check_fresh(changes: Iterable[plan.Change], live: state.ClusterState) -> Non
         )
 
 
-def check_redacted(changes: Iterable[plan.Change], *, reveal: secretref.ValueLookup | None) -> None:
+def check_redacted(changes: Iterable[plan_model.Change], *, reveal: secretref.ValueLookup | None) -> None:
     """Refuse a plan whose sensitive config values are redacted when the manifests are not at hand to read them."""
     missing = [
         f"{c.address} ({key})"
@@ -142,12 +152,12 @@ def check_redacted(changes: Iterable[plan.Change], *, reveal: secretref.ValueLoo
         )
 
 
-def resolve_secrets(changes: Iterable[plan.Change], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
+def resolve_secrets(changes: Iterable[plan_model.Change], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
     """Every SCRAM password the plan will set (user -> password), resolved now so that a missing one
     stops the apply before any write."""
     out: dict[str, Secret] = {}
     for c in changes:
-        if c.phase is not plan.Phase.SCRAM or c.action is plan.Action.DELETE:
+        if c.phase is not plan_model.Phase.SCRAM or c.action is plan_model.Action.DELETE:
             continue
         try:
             wanted = translate.scram_change(c)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from reconciler import plan, state
+from reconciler import plan as plan_model
+from reconciler import state
 from reconciler.apply import verify
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.report import NotConverged
@@ -30,31 +31,31 @@ FIRST_POLL_S = 0.5
 MAX_POLL_S = 5.0
 BACKOFF = 1.5
 
-Read = Callable[[Sequence[plan.Change]], state.ClusterState]
+Read = Callable[[Sequence[plan_model.Change]], state.ClusterState]
 
 
-def work_units(applied: Sequence[plan.Change]) -> int:
+def work_units(applied: Sequence[plan_model.Change]) -> int:
     """Partitions created or added, plus one per other applied change."""
     units = 0
     for c in applied:
         after = c.after or {}
         before = c.before or {}
-        if c.phase is plan.Phase.TOPIC_CREATE:
+        if c.phase is plan_model.Phase.TOPIC_CREATE:
             units += len(after.get("assignment") or ()) or int(after.get("partitions") or 1)
-        elif c.phase is plan.Phase.PARTITIONS:
+        elif c.phase is plan_model.Phase.PARTITIONS:
             units += max(1, int(after.get("partitions") or 0) - int(before.get("partitions") or 0))
         else:
             units += 1
     return units
 
 
-def window_s(applied: Sequence[plan.Change]) -> float:
+def window_s(applied: Sequence[plan_model.Change]) -> float:
     """How long the read-back keeps going while nothing more converges."""
     return BASE_S + PER_UNIT_S * work_units(applied)
 
 
 def read_back(
-    ctx: ApplyContext, applied: Sequence[plan.Change], *, read: Read, limit_s: float | None
+    ctx: ApplyContext, applied: Sequence[plan_model.Change], *, read: Read, limit_s: float | None
 ) -> tuple[list[NotConverged], str | None]:
     """What has not converged when the read-back stops, and why it stopped (``None`` when all converged)."""
     clock = ctx.deadline.clock

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from reconciler import errors, state
+from reconciler import plan as plan_model
 from reconciler.apply import dryrun, outcomes, translate
 from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.apply.ports import ItemResultLike
 from reconciler.apply.report import ItemOutcome
 from reconciler.kafka import results
-from reconciler.plan import Change, Phase
 
 POLL_S = 1.0
 THROTTLE_SETTLE_S = 15.0
@@ -73,9 +73,11 @@ def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[s
     return {(r.topic, r.partition) for r in ongoing} & set(wanted)
 
 
-def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_reassign(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
-    per_change: dict[str, tuple[Change, dict[int, tuple[int, ...]]]] = {}
+    per_change: dict[str, tuple[plan_model.Change, dict[int, tuple[int, ...]]]] = {}
     for c in changes:
         try:
             per_change[c.name] = (c, translate.reassignment_targets(c))
@@ -100,7 +102,7 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cl
         ctx.adapter.incremental_alter_configs(_targets(throttle), validate_only=False)
     answers = send_batched(
         ctx,
-        phase=Phase.REASSIGN,
+        phase=plan_model.Phase.REASSIGN,
         keys=[partition_key(t, p) for t, p in targets],
         call=lambda keys: ctx.adapter.alter_partition_reassignments(
             {(t, p): r for (t, p), r in targets.items() if partition_key(t, p) in set(keys)}
@@ -182,7 +184,7 @@ def _wait(ctx: ApplyContext, submitted: set[tuple[str, int]]) -> set[tuple[str, 
         ctx.emit(
             ApplyEvent(
                 EventKind.WAITING,
-                phase=Phase.REASSIGN,
+                phase=plan_model.Phase.REASSIGN,
                 total=len(submitted),
                 done=len(submitted) - len(moving),
                 message=f"{len(moving)} of {len(submitted)} partition(s) still moving",

@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from reconciler.plan import Action, Phase
+from reconciler import plan as plan_model
 
 EXIT_OK = 0
 EXIT_PARTIAL = 3
@@ -51,8 +51,8 @@ class ItemOutcome:
     address: str
     kind: str
     name: str
-    phase: Phase
-    action: Action
+    phase: plan_model.Phase
+    action: plan_model.Action
     outcome: Outcome
     error_code: int | None = None
     error_name: str | None = None
@@ -82,7 +82,7 @@ class ItemOutcome:
 class PhaseReport:
     """Timing and request count of one phase."""
 
-    phase: Phase
+    phase: plan_model.Phase
     duration_s: float
     requests: int
     items: int

@@ -10,19 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.apply import dryrun, outcomes, translate
 from reconciler.apply.batch import ApplyContext, send_batched
 from reconciler.apply.ports import ItemResultLike
 from reconciler.apply.report import ItemOutcome
 from reconciler.kafka import results
-from reconciler.plan import Action, Change, Phase
 
 
 def _translate_each(
-    changes: Sequence[Change], ctx: ApplyContext, build: Callable[[Change], Any], key: Callable[[Change], Hashable]
-) -> tuple[dict[Hashable, tuple[Change, Any]], list[ItemOutcome]]:
-    ok: dict[Hashable, tuple[Change, Any]] = {}
+    changes: Sequence[plan_model.Change],
+    ctx: ApplyContext,
+    build: Callable[[plan_model.Change], Any],
+    key: Callable[[plan_model.Change], Hashable],
+) -> tuple[dict[Hashable, tuple[plan_model.Change, Any]], list[ItemOutcome]]:
+    ok: dict[Hashable, tuple[plan_model.Change, Any]] = {}
     bad: list[ItemOutcome] = []
     for c in changes:
         try:
@@ -32,11 +35,13 @@ def _translate_each(
     return ok, bad
 
 
-def run_configs(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_configs(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     """TOPIC_CONFIG and BROKER_CONFIG: one IncrementalAlterConfigs request for all resources."""
 
-    def key(c: Change) -> Hashable:
-        if c.phase is Phase.BROKER_CONFIG:
+    def key(c: plan_model.Change) -> Hashable:
+        if c.phase is plan_model.Phase.BROKER_CONFIG:
             return translate.config_resource("BROKER", translate.broker_resource(c))
         return translate.config_resource("TOPIC", c.name)
 
@@ -55,21 +60,26 @@ def run_configs(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clu
     return out
 
 
-def run_acls(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_acls(ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     """ACL_DELETE (exact-match filters) or ACL_CREATE, one request each."""
     items, out = _translate_each(changes, ctx, translate.acl_binding, lambda c: translate.acl_binding(c).address)
     if ctx.dry_run:
         seen: set[state.AclBinding] = set()
         for c, binding in items.values():
             problem = dryrun.check_acl(binding, seen=seen)
-            if problem is None and c.action is Action.DELETE and live.acls is not None and binding not in live.acls:
+            if (
+                problem is None
+                and c.action is plan_model.Action.DELETE
+                and live.acls is not None
+                and binding not in live.acls
+            ):
                 problem = "the binding does not exist"
             out.append(outcomes.client_check(c, problem))
         return out
     if not items:
         return out
     bindings = {k: b for k, (_, b) in items.items()}
-    deleting = changes[0].phase is Phase.ACL_DELETE
+    deleting = changes[0].phase is plan_model.Phase.ACL_DELETE
     answers = send_batched(
         ctx,
         phase=changes[0].phase,
@@ -82,7 +92,9 @@ def run_acls(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Cluste
     return out
 
 
-def run_quotas(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_quotas(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     items, out = _translate_each(
         changes,
         ctx,
@@ -93,7 +105,7 @@ def run_quotas(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
         return out
     answers = send_batched(
         ctx,
-        phase=Phase.QUOTA,
+        phase=plan_model.Phase.QUOTA,
         keys=list(items),
         call=lambda keys: ctx.adapter.alter_client_quotas(dict(items[k][1] for k in keys), validate_only=ctx.dry_run),
     )
@@ -110,7 +122,9 @@ def _one_per_user(raw: Sequence[ItemResultLike]) -> list[ItemResultLike]:
     return list(chosen.values())
 
 
-def run_scram(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_scram(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     """Upserts and deletions of SCRAM credentials in one AlterUserScramCredentials request."""
     items, out = _translate_each(changes, ctx, translate.scram_change, lambda c: c.name)
     if ctx.dry_run:
@@ -149,6 +163,6 @@ def run_scram(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clust
             ]
         return _one_per_user(ctx.adapter.alter_scram_credentials(upserts=upserts, deletions=deletions))
 
-    answers = send_batched(ctx, phase=Phase.SCRAM, keys=list(items), call=call)
+    answers = send_batched(ctx, phase=plan_model.Phase.SCRAM, keys=list(items), call=call)
     out += [outcomes.from_result(c, answers[k], dry_run=False) for k, (c, _) in items.items()]
     return out

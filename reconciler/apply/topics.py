@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from reconciler import errors, state
+from reconciler import plan as plan_model
 from reconciler.apply import outcomes, translate, verify
 from reconciler.apply.batch import ApplyContext, send_batched
 from reconciler.apply.report import ItemOutcome, Outcome
-from reconciler.plan import Change, Phase
 
 PROBE_WAIT_S = 10.0
 
@@ -36,7 +36,9 @@ def _absent(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str
     return set(names) - set(remaining or ())
 
 
-def run_delete(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_delete(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     by_name = {c.name: c for c in changes}
     if ctx.dry_run:
         topics = live.topics or {}
@@ -52,7 +54,7 @@ def run_delete(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
         return out
     results = send_batched(
         ctx,
-        phase=Phase.TOPIC_DELETE,
+        phase=plan_model.Phase.TOPIC_DELETE,
         keys=list(by_name),
         call=lambda names: ctx.adapter.delete_topics(names),
         probe_done=lambda names: _absent(ctx, names, timeout_s=min(PROBE_WAIT_S, ctx.deadline.remaining())),
@@ -75,10 +77,12 @@ def run_delete(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
     return out
 
 
-def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_create(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
     specs: dict[str, Any] = {}
-    by_name: dict[str, Change] = {}
+    by_name: dict[str, plan_model.Change] = {}
     for c in changes:
         try:
             specs[c.name] = translate.topic_spec(c, ctx.reveal)
@@ -90,7 +94,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
     existing = set(live.topics or {})
     results = send_batched(
         ctx,
-        phase=Phase.TOPIC_CREATE,
+        phase=plan_model.Phase.TOPIC_CREATE,
         keys=list(specs),
         call=lambda names: ctx.adapter.create_topics([specs[n] for n in names], validate_only=ctx.dry_run),
         probe_done=None
@@ -127,7 +131,9 @@ def run_create(ctx: ApplyContext, changes: Sequence[Change], *, live: state.Clus
     return out
 
 
-def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[Change]) -> list[ItemOutcome]:
+def _judge_raced_creates(
+    ctx: ApplyContext, out: list[ItemOutcome], raced: list[plan_model.Change]
+) -> list[ItemOutcome]:
     """Outcomes for creates another writer beat: ``unchanged`` where the topic is exactly as planned."""
     names = {c.name for c in raced}
     addresses = {c.address for c in raced}
@@ -158,11 +164,13 @@ def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[
     return judged
 
 
-def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_partitions(
+    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
     totals: dict[str, int] = {}
     placed: dict[str, list[list[int]]] = {}
-    by_name: dict[str, Change] = {}
+    by_name: dict[str, plan_model.Change] = {}
     now = {name: t.partitions for name, t in (live.topics or {}).items()}
     for c in changes:
         try:
@@ -176,7 +184,7 @@ def run_partitions(ctx: ApplyContext, changes: Sequence[Change], *, live: state.
     if totals:
         results = send_batched(
             ctx,
-            phase=Phase.PARTITIONS,
+            phase=plan_model.Phase.PARTITIONS,
             keys=list(totals),
             call=lambda names: ctx.adapter.create_partitions(
                 {n: totals[n] for n in names},

@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from reconciler import plan, state
+from reconciler import plan as plan_model
+from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka import results
 
@@ -25,7 +26,7 @@ class CannotTranslate(ValueError):
 Reveal = Callable[[str, str, str], "str | None"]
 
 
-def _revealed(change: plan.Change, key: str, reveal: Reveal | None) -> str:
+def _revealed(change: plan_model.Change, key: str, reveal: Reveal | None) -> str:
     value = None if reveal is None else reveal(change.kind, change.name, key)
     if value is None:
         raise CannotTranslate(
@@ -34,23 +35,23 @@ def _revealed(change: plan.Change, key: str, reveal: Reveal | None) -> str:
     return value
 
 
-def redacted_keys(change: plan.Change) -> list[str]:
+def redacted_keys(change: plan_model.Change) -> list[str]:
     """Config keys whose new value the plan holds only as ``plan.REDACTED``."""
     keys = [
         a.name[len(CONFIG_PREFIX) :]
         for a in change.attributes
-        if a.name.startswith(CONFIG_PREFIX) and a.after == plan.REDACTED
+        if a.name.startswith(CONFIG_PREFIX) and a.after == plan_model.REDACTED
     ]
-    if change.phase is plan.Phase.TOPIC_CREATE:
-        keys += [k for k, v in ((change.after or {}).get("configs") or {}).items() if v == plan.REDACTED]
+    if change.phase is plan_model.Phase.TOPIC_CREATE:
+        keys += [k for k, v in ((change.after or {}).get("configs") or {}).items() if v == plan_model.REDACTED]
     return sorted(set(keys))
 
 
-def topic_spec(change: plan.Change, reveal: Reveal | None = None) -> results.TopicSpec:
+def topic_spec(change: plan_model.Change, reveal: Reveal | None = None) -> results.TopicSpec:
     after = change.after or {}
     assignment = after.get("assignment")
     configs = {
-        str(k): _revealed(change, str(k), reveal) if v == plan.REDACTED else str(v)
+        str(k): _revealed(change, str(k), reveal) if v == plan_model.REDACTED else str(v)
         for k, v in (after.get("configs") or {}).items()
         if v is not None
     }
@@ -66,28 +67,28 @@ def topic_spec(change: plan.Change, reveal: Reveal | None = None) -> results.Top
     )
 
 
-def partitions_total(change: plan.Change) -> int:
+def partitions_total(change: plan_model.Change) -> int:
     return int((change.after or {})["partitions"])
 
 
-def config_ops(change: plan.Change, reveal: Reveal | None = None) -> list[results.ConfigOp]:
+def config_ops(change: plan_model.Change, reveal: Reveal | None = None) -> list[results.ConfigOp]:
     """IncrementalAlterConfigs operations from ``configs.<key>`` attributes: SET or DELETE."""
     ops: list[results.ConfigOp] = []
     for attr in change.attributes:
         if not attr.name.startswith(CONFIG_PREFIX):
             continue
         key = attr.name[len(CONFIG_PREFIX) :]
-        if attr.after is None or change.action is plan.Action.DELETE:
+        if attr.after is None or change.action is plan_model.Action.DELETE:
             ops.append(results.ConfigOp("DELETE", key))
-        elif attr.after == plan.REDACTED:
+        elif attr.after == plan_model.REDACTED:
             ops.append(results.ConfigOp("SET", key, Secret(_revealed(change, key, reveal))))
         else:
             ops.append(results.ConfigOp("SET", key, str(attr.after)))
     return ops
 
 
-def acl_binding(change: plan.Change) -> state.AclBinding:
-    data = change.before if change.action is plan.Action.DELETE else change.after
+def acl_binding(change: plan_model.Change) -> state.AclBinding:
+    data = change.before if change.action is plan_model.Action.DELETE else change.after
     if not isinstance(data, Mapping):
         raise CannotTranslate(f"{change.address}: the plan does not describe the binding")
     return state.AclBinding.from_dict(data)
@@ -96,7 +97,7 @@ def acl_binding(change: plan.Change) -> state.AclBinding:
 _QUOTA_PART = re.compile(r",(?=(?:" + "|".join(re.escape(t) for t in state.QUOTA_ENTITY_TYPES) + r")=)")
 
 
-def quota_entity(change: plan.Change) -> state.QuotaEntity:
+def quota_entity(change: plan_model.Change) -> state.QuotaEntity:
     """The entity from the change's name, ``user=alice,client-id=<default>`` (see ``QuotaEntity.address``)."""
     parts = []
     for part in _QUOTA_PART.split(change.name):
@@ -107,16 +108,16 @@ def quota_entity(change: plan.Change) -> state.QuotaEntity:
     return state.QuotaEntity(tuple(sorted(parts, key=lambda p: (p[0], p[1] or ""))))
 
 
-def quota_values(change: plan.Change) -> dict[str, float | None]:
+def quota_values(change: plan_model.Change) -> dict[str, float | None]:
     """Keys to set (float) and keys to remove (``None``)."""
     before = dict(change.before or {})
-    after = {} if change.action is plan.Action.DELETE else dict(change.after or {})
+    after = {} if change.action is plan_model.Action.DELETE else dict(change.after or {})
     out: dict[str, float | None] = {k: float(v) for k, v in after.items()}
     out.update({k: None for k in before if k not in after})
     return out
 
 
-def reassignment_targets(change: plan.Change) -> dict[int, tuple[int, ...]]:
+def reassignment_targets(change: plan_model.Change) -> dict[int, tuple[int, ...]]:
     """Partition -> target replica list, for partitions whose replicas change."""
     before: Sequence[Sequence[int]] = (change.before or {}).get("assignment") or ()
     after: Sequence[Sequence[int]] = (change.after or {}).get("assignment") or ()
@@ -143,11 +144,11 @@ def _credentials(data: Any) -> dict[str, int]:
     return {str(m): int((v or {}).get("iterations") or 0) for m, v in creds.items()}
 
 
-def scram_change(change: plan.Change) -> ScramChange:
+def scram_change(change: plan_model.Change) -> ScramChange:
     """What to upsert and delete for a ``scram_user`` change."""
     before = _credentials(change.before)
-    after = {} if change.action is plan.Action.DELETE else _credentials(change.after)
-    if change.action is not plan.Action.DELETE and not after:
+    after = {} if change.action is plan_model.Action.DELETE else _credentials(change.after)
+    if change.action is not plan_model.Action.DELETE and not after:
         raise CannotTranslate(f"{change.address}: the plan names no credential to set")
     password = (change.after or {}).get("password")
     return ScramChange(
@@ -158,7 +159,7 @@ def scram_change(change: plan.Change) -> ScramChange:
     )
 
 
-def broker_resource(change: plan.Change) -> str:
+def broker_resource(change: plan_model.Change) -> str:
     """The broker id, or ``state.CLUSTER_DEFAULT`` for the cluster-wide default."""
     return change.name
 

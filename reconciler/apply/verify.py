@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler import desired, plan, state
+from reconciler import desired, state
+from reconciler import plan as plan_model
 from reconciler.apply import translate
 from reconciler.apply.report import NotConverged
 from reconciler.planner import common
 
 
-def _configs_mismatch(want: Iterable[plan.AttributeChange], have: Mapping[str, str | None]) -> list[str]:
+def _configs_mismatch(want: Iterable[plan_model.AttributeChange], have: Mapping[str, str | None]) -> list[str]:
     out = []
     for attr in want:
-        if not attr.name.startswith(translate.CONFIG_PREFIX) or attr.after == plan.REDACTED:
+        if not attr.name.startswith(translate.CONFIG_PREFIX) or attr.after == plan_model.REDACTED:
             continue
         key = attr.name[len(translate.CONFIG_PREFIX) :]
         if attr.after is None:
@@ -30,15 +31,15 @@ def _configs_mismatch(want: Iterable[plan.AttributeChange], have: Mapping[str, s
     return out
 
 
-def _topic(c: plan.Change, live: state.ClusterState) -> list[str]:
+def _topic(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     topic = (live.topics or {}).get(c.name)
     after: Mapping[str, Any] = c.after or {}
-    if c.phase is plan.Phase.TOPIC_DELETE:
+    if c.phase is plan_model.Phase.TOPIC_DELETE:
         return ["the topic still exists"] if topic is not None else []
     if topic is None:
         return ["the topic does not exist"]
     problems = []
-    if c.phase is plan.Phase.TOPIC_CREATE:
+    if c.phase is plan_model.Phase.TOPIC_CREATE:
         if "assignment" in after:
             if [list(r) for r in topic.assignment] != after["assignment"]:
                 problems.append("the replica assignment differs")
@@ -49,12 +50,12 @@ def _topic(c: plan.Change, live: state.ClusterState) -> list[str]:
                 want_rf = after.get("replication_factor")
                 problems.append(f"replication factor {topic.replication_factor}, wanted {want_rf}")
         problems += _configs_mismatch(c.attributes, topic.configs)
-    elif c.phase is plan.Phase.PARTITIONS:
+    elif c.phase is plan_model.Phase.PARTITIONS:
         if topic.partitions < int(after["partitions"]):
             problems.append(f"{topic.partitions} partition(s), wanted {after['partitions']}")
-    elif c.phase is plan.Phase.TOPIC_CONFIG:
+    elif c.phase is plan_model.Phase.TOPIC_CONFIG:
         problems += _configs_mismatch(c.attributes, topic.configs)
-    elif c.phase is plan.Phase.REASSIGN:
+    elif c.phase is plan_model.Phase.REASSIGN:
         for p, target in translate.reassignment_targets(c).items():
             have = topic.assignment[p] if p < topic.partitions else ()
             if sorted(have) != sorted(target):
@@ -62,22 +63,22 @@ def _topic(c: plan.Change, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _acl(c: plan.Change, live: state.ClusterState) -> list[str]:
+def _acl(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     binding = translate.acl_binding(c)
     present = live.acls is not None and binding in live.acls
-    if c.action is plan.Action.DELETE:
+    if c.action is plan_model.Action.DELETE:
         return ["the binding still exists"] if present else []
     return [] if present else ["the binding does not exist"]
 
 
-def _quota(c: plan.Change, live: state.ClusterState) -> list[str]:
+def _quota(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     entity = translate.quota_entity(c)
     have = dict((live.quotas or {}).get(entity, {}))
     want = {k: v for k, v in translate.quota_values(c).items() if v is not None}
     return [] if have == want else [f"values are {have}, wanted {want}"]
 
 
-def _scram(c: plan.Change, live: state.ClusterState) -> list[str]:
+def _scram(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     wanted = translate.scram_change(c)
     creds = {cr.mechanism: cr.iterations for cr in (live.scram_users or {}).get(wanted.user, ())}
     problems = [f"the {m} credential still exists" for m in wanted.deletions if m in creds]
@@ -89,7 +90,7 @@ def _scram(c: plan.Change, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _broker(c: plan.Change, live: state.ClusterState) -> list[str]:
+def _broker(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     return _configs_mismatch(c.attributes, (live.broker_configs or {}).get(c.name, {}))
 
 
@@ -102,7 +103,7 @@ CHECKS = {
 }
 
 
-def not_converged(applied: Iterable[plan.Change], live: state.ClusterState) -> list[NotConverged]:
+def not_converged(applied: Iterable[plan_model.Change], live: state.ClusterState) -> list[NotConverged]:
     """One entry per applied change whose resource does not hold what the change asked for."""
     out = []
     for c in applied:

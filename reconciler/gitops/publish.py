@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Literal
 
 from reconciler import errors
-from reconciler import plan as plan_mod
+from reconciler import plan as plan_model
 from reconciler.gitops import event, github, gitlab
 from reconciler.gitops.event import GitHubContext, GitLabContext
 
 
-def cluster_label(plan: plan_mod.Plan, cluster: str | None) -> str:
+def cluster_label(plan: plan_model.Plan, cluster: str | None) -> str:
     """The name that keys the comment and issue: ``--cluster``, else the plan's cluster id."""
     return cluster or plan.cluster.cluster_id or "default"
 
 
-def has_drift(plan: plan_mod.Plan) -> bool:
+def has_drift(plan: plan_model.Plan) -> bool:
     """True when the live cluster differs from the manifests: any create, update, delete or blocked change."""
     return plan.summary().has_changes or bool(plan.blocked)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from reconciler import desired, plan, state
+from reconciler import desired, state
+from reconciler import plan as plan_model
 from reconciler.planner import common, views
 
 # Operations a binding implies besides its own (Kafka's authorizer rules).
@@ -140,12 +141,12 @@ def plan_acls(ctx: common.Context) -> None:
         )
     for b in deleted:
         ctx.changes.append(
-            plan.Change(
+            plan_model.Change(
                 address=b.address,
                 kind=desired.KIND_ACL,
                 name=views.acl_name(b),
-                action=plan.Action.DELETE,
-                phase=plan.Phase.ACL_DELETE,
+                action=plan_model.Action.DELETE,
+                phase=plan_model.Phase.ACL_DELETE,
                 before=b.to_dict(),
                 reasons=("not declared; deletion is enabled for acls",),
                 warnings=tuple(notes.get(b, ())),
@@ -154,12 +155,12 @@ def plan_acls(ctx: common.Context) -> None:
         )
     for b in created:
         ctx.changes.append(
-            plan.Change(
+            plan_model.Change(
                 address=b.address,
                 kind=desired.KIND_ACL,
                 name=views.acl_name(b),
-                action=plan.Action.CREATE,
-                phase=plan.Phase.ACL_CREATE,
+                action=plan_model.Action.CREATE,
+                phase=plan_model.Phase.ACL_CREATE,
                 after=b.to_dict(),
                 reasons=("declared in the manifests; not in the cluster",),
                 warnings=tuple(notes.get(b, ())),

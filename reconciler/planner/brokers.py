@@ -8,7 +8,8 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
-from reconciler import desired, plan, state
+from reconciler import desired, state
+from reconciler import plan as plan_model
 from reconciler.planner import common, views
 
 
@@ -41,12 +42,12 @@ def plan_broker_configs(ctx: common.Context) -> None:
         source = common.source_text(want.source)
         if broker != state.CLUSTER_DEFAULT and broker_ids and broker not in broker_ids:
             ctx.changes.append(
-                plan.Change(
+                plan_model.Change(
                     address=addr,
                     kind=desired.KIND_BROKER_CONFIG,
                     name=broker,
-                    action=plan.Action.BLOCKED,
-                    phase=plan.Phase.BROKER_CONFIG,
+                    action=plan_model.Action.BLOCKED,
+                    phase=plan_model.Phase.BROKER_CONFIG,
                     reasons=(f"broker {broker} is not in the cluster (brokers: {', '.join(sorted(broker_ids))})",),
                     fingerprint=fingerprint,
                     source=source,
@@ -59,7 +60,7 @@ def plan_broker_configs(ctx: common.Context) -> None:
         if diff.kept:
             label = "cluster default" if broker == state.CLUSTER_DEFAULT else f"broker {broker}"
             ctx.unmanaged.append(
-                plan.Unmanaged(
+                plan_model.Unmanaged(
                     address=addr,
                     kind=desired.KIND_BROKER_CONFIG,
                     name=broker,
@@ -72,12 +73,12 @@ def plan_broker_configs(ctx: common.Context) -> None:
             continue
         result = {**{k: have[k] for k in diff.kept}, **want.configs}
         ctx.changes.append(
-            plan.Change(
+            plan_model.Change(
                 address=addr,
                 kind=desired.KIND_BROKER_CONFIG,
                 name=broker,
-                action=plan.Action.UPDATE,
-                phase=plan.Phase.BROKER_CONFIG,
+                action=plan_model.Action.UPDATE,
+                phase=plan_model.Phase.BROKER_CONFIG,
                 before={"configs": {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}},
                 after={"configs": {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())}},
                 attributes=diff.attributes,

@@ -12,7 +12,8 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from reconciler import configs, desired, plan, state
+from reconciler import configs, desired, state
+from reconciler import plan as plan_model
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -44,9 +45,9 @@ class Context:
     desired: desired.DesiredState
     live: state.ClusterState
     options: PlanOptions
-    changes: list[plan.Change] = dataclasses.field(default_factory=list)
-    warnings: list[plan.PlanWarning] = dataclasses.field(default_factory=list)
-    unmanaged: list[plan.Unmanaged] = dataclasses.field(default_factory=list)
+    changes: list[plan_model.Change] = dataclasses.field(default_factory=list)
+    warnings: list[plan_model.PlanWarning] = dataclasses.field(default_factory=list)
+    unmanaged: list[plan_model.Unmanaged] = dataclasses.field(default_factory=list)
     unchanged: Counter[str] = dataclasses.field(default_factory=Counter)
 
     def manages_undeclared(self, kind: str) -> bool:
@@ -59,7 +60,7 @@ class Context:
     def keep_unmanaged(self, *, kind: str, name: str, address: str) -> None:
         label = kind.replace("_", " ") + "s"
         self.unmanaged.append(
-            plan.Unmanaged(
+            plan_model.Unmanaged(
                 address=address,
                 kind=kind,
                 name=name,
@@ -73,7 +74,7 @@ class Context:
         self.warn(f"{message} ({reason})" if reason else message, code=code, severity="error")
 
     def warn(self, message: str, *, code: str, address: str | None = None, severity: str = "warning") -> None:
-        self.warnings.append(plan.PlanWarning(message=message, address=address, code=code, severity=severity))
+        self.warnings.append(plan_model.PlanWarning(message=message, address=address, code=code, severity=severity))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -90,7 +91,7 @@ def shown(value: str | None, *, sensitive: bool) -> str | None:
     """A config value as a plan may hold it: sensitive values become ``plan.REDACTED``."""
     if value is None:
         return None
-    return plan.REDACTED if sensitive else value
+    return plan_model.REDACTED if sensitive else value
 
 
 def same_value(key: str, want: str, have: str | None) -> bool:
@@ -109,7 +110,7 @@ def same_value(key: str, want: str, have: str | None) -> bool:
 class ConfigDiff:
     """Attribute changes of one config map, plus undeclared keys that were left alone."""
 
-    attributes: tuple[plan.AttributeChange, ...]
+    attributes: tuple[plan_model.AttributeChange, ...]
     kept: tuple[str, ...]
 
 
@@ -131,7 +132,7 @@ def diff_configs(
     """
     if want == have:
         return ConfigDiff((), ())
-    out: list[plan.AttributeChange] = []
+    out: list[plan_model.AttributeChange] = []
     for key in sorted(want):
         value = want[key]
         before = have.get(key)
@@ -141,7 +142,7 @@ def diff_configs(
         if key in have and (secret or same_value(key, value, before)):
             continue
         out.append(
-            plan.AttributeChange(
+            plan_model.AttributeChange(
                 name=f"configs.{key}",
                 before=shown(before, sensitive=secret),
                 after=shown(value, sensitive=secret),
@@ -159,9 +160,9 @@ def diff_configs(
         if not secret and default is not None and same_value(key, default, have[key]):
             continue  # removing it changes nothing: the value it falls back to is the one it has
         out.append(
-            plan.AttributeChange(
+            plan_model.AttributeChange(
                 name=f"configs.{key}",
-                before=plan.REDACTED if secret else have[key],
+                before=plan_model.REDACTED if secret else have[key],
                 after=None,
                 default=shown(default, sensitive=secret),
                 sensitive=secret,

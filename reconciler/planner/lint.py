@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconciler import desired, plan
+from reconciler import desired
+from reconciler import plan as plan_model
 from reconciler.planner import common, views
 
 
@@ -39,7 +40,9 @@ def lint(ctx: common.Context) -> None:
     targets = {
         c.name: c.after["assignment"]
         for c in ctx.changes
-        if c.kind == desired.KIND_TOPIC and c.phase is plan.Phase.REASSIGN and c.action is plan.Action.UPDATE
+        if c.kind == desired.KIND_TOPIC
+        and c.phase is plan_model.Phase.REASSIGN
+        and c.action is plan_model.Action.UPDATE
     }
     live_topics = ctx.live.topics or {}
     cluster_min_isr = _parse_int(ctx.live.cluster_configs.get("min.insync.replicas"), default=1)

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from reconciler import desired, plan, state
+from reconciler import desired, state
+from reconciler import plan as plan_model
 from reconciler.planner import common, views
 
 
@@ -32,13 +33,13 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _diff(want: Mapping[str, float], have: Mapping[str, float]) -> tuple[plan.AttributeChange, ...]:
+def _diff(want: Mapping[str, float], have: Mapping[str, float]) -> tuple[plan_model.AttributeChange, ...]:
     out = []
     for key in sorted(want.keys() | have.keys()):
         new, old = want.get(key), have.get(key)
         if new is not None and old is not None and _same(new, old):
             continue
-        out.append(plan.AttributeChange(key, old, new))
+        out.append(plan_model.AttributeChange(key, old, new))
     return tuple(out)
 
 
@@ -72,12 +73,12 @@ def plan_quotas(ctx: common.Context) -> None:
             )
             continue
         ctx.changes.append(
-            plan.Change(
+            plan_model.Change(
                 address=entity.address,
                 kind=desired.KIND_QUOTA,
                 name=views.quota_name(entity),
-                action=plan.Action.UPDATE if have else plan.Action.CREATE,
-                phase=plan.Phase.QUOTA,
+                action=plan_model.Action.UPDATE if have else plan_model.Action.CREATE,
+                phase=plan_model.Phase.QUOTA,
                 before=dict(sorted(have.items())) or None,
                 after=dict(sorted(want.items())),
                 attributes=attrs,
@@ -100,15 +101,15 @@ def plan_quotas(ctx: common.Context) -> None:
 
 def _delete(
     entity: state.QuotaEntity, values: Mapping[str, float], *, reason: str, source: str | None = None
-) -> plan.Change:
-    return plan.Change(
+) -> plan_model.Change:
+    return plan_model.Change(
         address=entity.address,
         kind=desired.KIND_QUOTA,
         name=views.quota_name(entity),
-        action=plan.Action.DELETE,
-        phase=plan.Phase.QUOTA,
+        action=plan_model.Action.DELETE,
+        phase=plan_model.Phase.QUOTA,
         before=dict(sorted(values.items())),
-        attributes=tuple(plan.AttributeChange(k, v, None) for k, v in sorted(values.items())),
+        attributes=tuple(plan_model.AttributeChange(k, v, None) for k, v in sorted(values.items())),
         reasons=(reason,),
         fingerprint=views.fingerprint_of(views.quota_view(entity, values)),
         source=source,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconciler import desired, plan, state
+from reconciler import desired, state
+from reconciler import plan as plan_model
 from reconciler.planner import common, views
 
 
@@ -59,15 +60,15 @@ def plan_scram(ctx: common.Context) -> None:
             continue
         view = views.scram_view(name, creds)
         ctx.changes.append(
-            plan.Change(
+            plan_model.Change(
                 address=addr,
                 kind=desired.KIND_SCRAM,
                 name=name,
-                action=plan.Action.DELETE,
-                phase=plan.Phase.SCRAM,
+                action=plan_model.Action.DELETE,
+                phase=plan_model.Phase.SCRAM,
                 before=view,
                 attributes=tuple(
-                    plan.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
+                    plan_model.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
                     for c in sorted(creds, key=lambda c: c.mechanism)
                 ),
                 reasons=("not declared; deletion is enabled for scram users",),
@@ -82,13 +83,13 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
     view = views.scram_view(want.name, creds)
     by_mech = {c.mechanism: c.iterations for c in creds}
     reasons: list[str] = []
-    attrs: list[plan.AttributeChange] = []
+    attrs: list[plan_model.AttributeChange] = []
     if not creds:
-        action = plan.Action.CREATE
+        action = plan_model.Action.CREATE
         reasons.append("declared in the manifests; the user has no SCRAM credential")
-        attrs.append(plan.AttributeChange(f"credentials.{want.mechanism}", None, {"iterations": want.iterations}))
+        attrs.append(plan_model.AttributeChange(f"credentials.{want.mechanism}", None, {"iterations": want.iterations}))
     else:
-        action = plan.Action.UPDATE
+        action = plan_model.Action.UPDATE
         have = by_mech.get(want.mechanism)
         if have is None:
             reasons.append(f"no {want.mechanism} credential; it is set, with the password")
@@ -96,7 +97,7 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             reasons.append(f"iterations {have} -> {want.iterations}: the credential is re-set, with the password")
         if have != want.iterations:
             attrs.append(
-                plan.AttributeChange(
+                plan_model.AttributeChange(
                     f"credentials.{want.mechanism}",
                     None if have is None else {"iterations": have},
                     {"iterations": want.iterations},
@@ -104,20 +105,20 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             )
         for mech in sorted(by_mech.keys() - {want.mechanism}):
             reasons.append(f"the {mech} credential is not declared and is removed")
-            attrs.append(plan.AttributeChange(f"credentials.{mech}", {"iterations": by_mech[mech]}, None))
+            attrs.append(plan_model.AttributeChange(f"credentials.{mech}", {"iterations": by_mech[mech]}, None))
         if want.name in ctx.options.rotate_scram_users:
             reasons.append("password rotation requested")
     if not reasons:
         ctx.unchanged[desired.KIND_SCRAM] += 1
         return
-    attrs.append(plan.AttributeChange("password", None, want.password.describe()))
+    attrs.append(plan_model.AttributeChange("password", None, want.password.describe()))
     ctx.changes.append(
-        plan.Change(
+        plan_model.Change(
             address=addr,
             kind=desired.KIND_SCRAM,
             name=want.name,
             action=action,
-            phase=plan.Phase.SCRAM,
+            phase=plan_model.Phase.SCRAM,
             before=view,
             after=_after(want),
             attributes=tuple(attrs),

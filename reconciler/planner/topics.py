@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler import configs, desired, plan, state
+from reconciler import configs, desired, state
+from reconciler import plan as plan_model
 from reconciler.planner import assignment, common, guards, usage, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
@@ -73,12 +74,12 @@ def plan_topics(ctx: common.Context) -> None:
         ctx.changes.append(_delete(ctx, name, have, addr))
 
 
-def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -> plan.Change:
+def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -> plan_model.Change:
     """A topic delete with the evidence of use; blocked when the topic is in use and that is not allowed."""
     before = _summary(have)
     reasons = ["not declared in the manifests; deletion is enabled for topics"]
     warnings = [f"deleting the topic deletes its {have.partitions} partition(s) and all their data"]
-    action = plan.Action.DELETE
+    action = plan_model.Action.DELETE
     found = None if ctx.live.topic_usage is None else ctx.live.topic_usage.get(name)
     if found is None:
         warnings.append("whether the topic is in use was not checked (no usage evidence was read)")
@@ -87,7 +88,7 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
         lines = [f"evidence: {line}" for line in usage.evidence(found)]
         why = usage.in_use(found, window_ms=ctx.options.in_use_window_ms)
         if why and not ctx.options.allow_delete_in_use:
-            action = plan.Action.BLOCKED
+            action = plan_model.Action.BLOCKED
             reasons = [
                 "the topic is in use: " + "; ".join(why),
                 *lines,
@@ -98,12 +99,12 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
             warnings += lines
             if why:
                 warnings.append("in use (" + "; ".join(why) + "), deleted anyway: --allow-deleting-topics-in-use")
-    return plan.Change(
+    return plan_model.Change(
         address=addr,
         kind=desired.KIND_TOPIC,
         name=name,
         action=action,
-        phase=plan.Phase.TOPIC_DELETE,
+        phase=plan_model.Phase.TOPIC_DELETE,
         before=before,
         reasons=tuple(reasons),
         warnings=tuple(warnings),
@@ -151,26 +152,26 @@ def _create(
         "configs": _configs_shown(dict(want.configs), frozenset()),
     }
     attrs = [
-        plan.AttributeChange("partitions", None, want.partitions),
-        plan.AttributeChange("replication_factor", None, want.replication_factor),
+        plan_model.AttributeChange("partitions", None, want.partitions),
+        plan_model.AttributeChange("replication_factor", None, want.replication_factor),
     ]
     for key, value in after["configs"].items():
-        attrs.append(plan.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
+        attrs.append(plan_model.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
     if want.assignment is not None:
         after["assignment"] = [list(r) for r in want.assignment]
-        attrs.append(plan.AttributeChange("assignment", None, after["assignment"]))
+        attrs.append(plan_model.AttributeChange("assignment", None, after["assignment"]))
     problem = (
         (guards.collision_problem(want.name, collides_with) if collides_with else None)
         or _rf_problem(want.replication_factor, broker_ids)
         or _assignment_problem(want, broker_ids)
     )
     ctx.changes.append(
-        plan.Change(
+        plan_model.Change(
             address=addr,
             kind=desired.KIND_TOPIC,
             name=want.name,
-            action=plan.Action.BLOCKED if problem else plan.Action.CREATE,
-            phase=plan.Phase.TOPIC_CREATE,
+            action=plan_model.Action.BLOCKED if problem else plan_model.Action.CREATE,
+            phase=plan_model.Phase.TOPIC_CREATE,
             after=after,
             attributes=tuple(attrs),
             reasons=(f"cannot create: {problem}",) if problem else ("declared in the manifests; not in the cluster",),
@@ -185,9 +186,9 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
     addr = views.address(desired.KIND_TOPIC, want.name)
     source = common.source_text(want.source)
 
-    def add(action: plan.Action, phase: plan.Phase, **fields: Any) -> None:
+    def add(action: plan_model.Action, phase: plan_model.Phase, **fields: Any) -> None:
         ctx.changes.append(
-            plan.Change(
+            plan_model.Change(
                 address=addr,
                 kind=desired.KIND_TOPIC,
                 name=want.name,
@@ -208,20 +209,20 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         if want.assignment is not None and len(want.assignment) == want.partitions and not rf_changes:
             after["assignment"] = [list(r) for r in want.assignment[live_n:]]
         add(
-            plan.Action.UPDATE,
-            plan.Phase.PARTITIONS,
+            plan_model.Action.UPDATE,
+            plan_model.Phase.PARTITIONS,
             before={"partitions": live_n},
             after=after,
-            attributes=(plan.AttributeChange("partitions", live_n, want.partitions),),
+            attributes=(plan_model.AttributeChange("partitions", live_n, want.partitions),),
             reasons=(f"add {want.partitions - live_n} partition(s)",),
         )
     elif want.partitions < live_n:
         add(
-            plan.Action.BLOCKED,
-            plan.Phase.PARTITIONS,
+            plan_model.Action.BLOCKED,
+            plan_model.Phase.PARTITIONS,
             before={"partitions": live_n},
             after={"partitions": want.partitions},
-            attributes=(plan.AttributeChange("partitions", live_n, want.partitions),),
+            attributes=(plan_model.AttributeChange("partitions", live_n, want.partitions),),
             reasons=(
                 f"Kafka cannot remove partitions: the topic has {live_n}, the manifests declare {want.partitions}",
                 f"option 1: keep the partitions: declare partitions: {live_n}",
@@ -241,8 +242,8 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
     if diff.attributes:
         secret = have.sensitive
         add(
-            plan.Action.UPDATE,
-            plan.Phase.TOPIC_CONFIG,
+            plan_model.Action.UPDATE,
+            plan_model.Phase.TOPIC_CONFIG,
             before={"configs": _configs_shown(dict(have.configs), secret)},
             after={"configs": _configs_shown(dict(want.configs), secret)},
             attributes=diff.attributes,
@@ -252,7 +253,7 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         ctx.unchanged[desired.KIND_TOPIC] += 1
 
 
-def _config_reasons(attrs: tuple[plan.AttributeChange, ...]) -> tuple[str, ...]:
+def _config_reasons(attrs: tuple[plan_model.AttributeChange, ...]) -> tuple[str, ...]:
     sets = sum(1 for a in attrs if a.after is not None)
     resets = len(attrs) - sets
     out = []
@@ -282,10 +283,12 @@ def _reassign(
         problem = "the cluster's broker list is unknown, so no target assignment can be computed"
     if problem is not None:
         add(
-            plan.Action.BLOCKED,
-            plan.Phase.REASSIGN,
+            plan_model.Action.BLOCKED,
+            plan_model.Phase.REASSIGN,
             before=before,
-            attributes=(plan.AttributeChange("replication_factor", have.replication_factor, want.replication_factor),),
+            attributes=(
+                plan_model.AttributeChange("replication_factor", have.replication_factor, want.replication_factor),
+            ),
             reasons=(f"cannot reassign: {problem}",),
         )
         return
@@ -304,20 +307,20 @@ def _reassign(
             f"replication factor {have.replication_factor} -> {want.replication_factor}: "
             "rack-aware target assignment, existing replicas kept where possible"
         )
-    attrs: list[plan.AttributeChange] = []
+    attrs: list[plan_model.AttributeChange] = []
     if have.replication_factor != want.replication_factor:
-        attrs.append(plan.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
+        attrs.append(plan_model.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
     for p, replicas in enumerate(target):
         current = list(have.assignment[p]) if p < len(have.assignment) else None
         if current != list(replicas):
-            attrs.append(plan.AttributeChange(f"assignment.{p}", current, list(replicas)))
+            attrs.append(plan_model.AttributeChange(f"assignment.{p}", current, list(replicas)))
     warnings = []
     moving = [r for r in ctx.live.reassignments if r.topic == want.name]
     if moving:
         warnings.append(f"{len(moving)} partition reassignment(s) of this topic are still in progress")
     add(
-        plan.Action.UPDATE,
-        plan.Phase.REASSIGN,
+        plan_model.Action.UPDATE,
+        plan_model.Phase.REASSIGN,
         before=before,
         after={"replication_factor": want.replication_factor, "assignment": [list(r) for r in target]},
         attributes=tuple(attrs),

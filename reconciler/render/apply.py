@@ -16,9 +16,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from reconciler import plan as plan_model
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.apply.report import ApplyReport, ItemOutcome, Outcome
-from reconciler.plan import Phase
 from reconciler.terminal import count, is_tty
 
 STYLES = {
@@ -58,7 +58,7 @@ class RichProgress:
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
-        self.tasks: dict[Phase, TaskID] = {}
+        self.tasks: dict[plan_model.Phase, TaskID] = {}
 
     def __call__(self, event: ApplyEvent) -> None:
         phase = event.phase

@@ -10,30 +10,33 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from reconciler import configs, plan
+from reconciler import configs
+from reconciler import plan as plan_model
 from reconciler.render import values
 
 
 def _redact_configs(doc: Any) -> Any:
     if not isinstance(doc, dict) or not isinstance(doc.get("configs"), dict):
         return doc
-    shown = {k: (plan.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in doc["configs"].items()}
+    shown = {
+        k: (plan_model.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in doc["configs"].items()
+    }
     return {**doc, "configs": shown}
 
 
-def _redact_attribute(attr: plan.AttributeChange) -> plan.AttributeChange:
+def _redact_attribute(attr: plan_model.AttributeChange) -> plan_model.AttributeChange:
     if not values.is_secret(attr):
         return attr
 
     def hide(value: Any) -> Any:
-        return None if value is None else plan.REDACTED
+        return None if value is None else plan_model.REDACTED
 
     return dataclasses.replace(
         attr, before=hide(attr.before), after=hide(attr.after), default=hide(attr.default), sensitive=True
     )
 
 
-def redacted(result: plan.Plan) -> plan.Plan:
+def redacted(result: plan_model.Plan) -> plan_model.Plan:
     """The plan with every sensitive attribute and sensitive config value replaced by ``plan.REDACTED``."""
     changes = tuple(
         dataclasses.replace(
@@ -47,7 +50,7 @@ def redacted(result: plan.Plan) -> plan.Plan:
     return dataclasses.replace(result, changes=changes)
 
 
-def render_json(result: plan.Plan) -> str:
+def render_json(result: plan_model.Plan) -> str:
     """The plan file text (indented JSON with a checksum), secrets redacted."""
     return redacted(result).to_json()
 

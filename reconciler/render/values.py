@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reconciler import configs, plan
+from reconciler import configs
+from reconciler import plan as plan_model
 
 CONFIG_PREFIX = "configs."
 
@@ -20,17 +21,17 @@ def config_key(attribute: str) -> str | None:
     return attribute[len(CONFIG_PREFIX) :] if attribute.startswith(CONFIG_PREFIX) else None
 
 
-def is_secret(attr: plan.AttributeChange) -> bool:
+def is_secret(attr: plan_model.AttributeChange) -> bool:
     key = config_key(attr.name)
     return attr.sensitive or (key is not None and configs.is_sensitive(key))
 
 
-def show(attr: plan.AttributeChange, value: Any) -> str:
+def show(attr: plan_model.AttributeChange, value: Any) -> str:
     """One side of an attribute change, ready to print."""
     if value is None:
         return "(unset)"
     if is_secret(attr):
-        return plan.REDACTED
+        return plan_model.REDACTED
     key = config_key(attr.name)
     if key is not None and isinstance(value, str):
         return configs.humanize(key, value)
@@ -50,7 +51,7 @@ def plain(value: Any) -> str:
     return json.dumps(value)
 
 
-def attribute_line(attr: plan.AttributeChange) -> tuple[str, str]:
+def attribute_line(attr: plan_model.AttributeChange) -> tuple[str, str]:
     """``(symbol, text)`` of one attribute: ``+`` set, ``-`` reset or removed, ``~`` changed."""
     if attr.after is None and attr.before is not None:
         if config_key(attr.name) is not None:
@@ -62,14 +63,14 @@ def attribute_line(attr: plan.AttributeChange) -> tuple[str, str]:
     return "~", f"{attr.name}: {show(attr, attr.before)} -> {show(attr, attr.after)}"
 
 
-def strongest(changes: list[plan.Change]) -> plan.Action:
+def strongest(changes: list[plan_model.Change]) -> plan_model.Action:
     """The action shown for an address with several changes: blocked > delete > create > update."""
     return max((c.action for c in changes), key=lambda a: a.rank)
 
 
-def grouped(changes: tuple[plan.Change, ...]) -> list[tuple[str, list[plan.Change]]]:
+def grouped(changes: tuple[plan_model.Change, ...]) -> list[tuple[str, list[plan_model.Change]]]:
     """Changes grouped per address, groups in the order their first change runs."""
-    groups: dict[str, list[plan.Change]] = {}
+    groups: dict[str, list[plan_model.Change]] = {}
     for change in changes:
         groups.setdefault(change.address, []).append(change)
     return list(groups.items())

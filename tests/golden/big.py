@@ -8,7 +8,7 @@ and 4 broker config sets. Every kind is present, and ACLs, the kind a naive cut 
 from __future__ import annotations
 
 from reconciler import desired as d
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import plan
 from tests.golden.example import BROKERS
@@ -92,5 +92,5 @@ def live_state() -> s.ClusterState:
     )
 
 
-def big_plan() -> p.Plan:
+def big_plan() -> plan_model.Plan:
     return plan(desired_state(), live_state())

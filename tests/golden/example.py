@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler import desired as d
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import PlanOptions, plan
 
@@ -121,5 +121,5 @@ def live_state() -> s.ClusterState:
     )
 
 
-def example_plan() -> p.Plan:
+def example_plan() -> plan_model.Plan:
     return plan(desired_state(), live_state(), options=PlanOptions(rotate_scram_users=frozenset({"payments-api"})))

@@ -20,7 +20,8 @@ from kafka.admin import (
 )
 from kafka.admin import ResourceType as KafkaResourceType
 
-from reconciler import manifests, plan, planner
+from reconciler import manifests, planner
+from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
@@ -54,13 +55,13 @@ def write_manifests(directory: Path, text: str) -> Path:
     return directory
 
 
-def make_plan(adapter: KafkaAdapter, directory: Path) -> plan.Plan:
+def make_plan(adapter: KafkaAdapter, directory: Path) -> plan_model.Plan:
     """Plan the manifests in ``directory`` against what ``adapter`` reads from the cluster."""
     wanted = manifests.load([directory]).desired
     return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
 
 
-def apply(adapter: KafkaAdapter, p: plan.Plan, **options: object) -> ApplyReport:
+def apply(adapter: KafkaAdapter, p: plan_model.Plan, **options: object) -> ApplyReport:
     """Apply ``p`` with a 60 s deadline; ``options`` are further ``ApplyOptions`` fields."""
     return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **options))  # type: ignore[arg-type]
 

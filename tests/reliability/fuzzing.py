@@ -23,7 +23,8 @@ from typing import Any
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from reconciler import errors, manifests, plan, state
+from reconciler import errors, manifests, state
+from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, apply_plan, retry
 
 REPO = Path(__file__).resolve().parents[2]
@@ -219,7 +220,7 @@ GOLDEN_PLAN: dict[str, Any] = json.loads((REPO / "tests" / "golden" / "example-p
 APPLICABLE_PLAN: dict[str, Any] = {
     **GOLDEN_PLAN,
     "changes": [
-        c for c in GOLDEN_PLAN["changes"] if plan.REDACTED not in json.dumps(c) and "file:" not in json.dumps(c)
+        c for c in GOLDEN_PLAN["changes"] if plan_model.REDACTED not in json.dumps(c) and "file:" not in json.dumps(c)
     ],
 }
 
@@ -294,7 +295,7 @@ def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
     checked, so the checks behind it are reached). A refusal must be a ``ReconcilerError``; anything else is a
     crash."""
     try:
-        p = plan.Plan.from_json_dict(doc)
+        p = plan_model.Plan.from_json_dict(doc)
     except errors.PlanFileError:
         return "refused at load", None
     except Exception:
@@ -302,7 +303,7 @@ def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
     return check_loaded_plan(p)
 
 
-def check_loaded_plan(p: plan.Plan) -> tuple[str, str | None]:
+def check_loaded_plan(p: plan_model.Plan) -> tuple[str, str | None]:
     """The second half of ``check_plan``: a loaded plan through apply's checks, up to its first write."""
     from tests.unit.apply_recording import RecordingAdapter
 

@@ -3,22 +3,29 @@ names that do not exist yet, nothing claimed where neither says."""
 
 from __future__ import annotations
 
+from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.apply.access import missing_access
-from reconciler.plan import Action, Change, Phase
 
 EVERYTHING = frozenset({"DESCRIBE", "DESCRIBE_CONFIGS", "CREATE", "DELETE", "ALTER", "ALTER_CONFIGS"})
 READ_ONLY = frozenset({"DESCRIBE", "DESCRIBE_CONFIGS"})
 
 
-def change(phase: Phase, name: str, *, kind: str = "topic", action: Action = Action.UPDATE) -> Change:
-    return Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
+def change(
+    phase: plan_model.Phase, name: str, *, kind: str = "topic", action: plan_model.Action = plan_model.Action.UPDATE
+) -> plan_model.Change:
+    return plan_model.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
 
 
-CREATE = change(Phase.TOPIC_CREATE, "orders.new", action=Action.CREATE)
-CONFIG = change(Phase.TOPIC_CONFIG, "orders.old")
-ACL = change(Phase.ACL_CREATE, "User:app/ALLOW/READ/TOPIC:LITERAL:orders@*", kind="acl", action=Action.CREATE)
-REASSIGN = change(Phase.REASSIGN, "orders.old")
+CREATE = change(plan_model.Phase.TOPIC_CREATE, "orders.new", action=plan_model.Action.CREATE)
+CONFIG = change(plan_model.Phase.TOPIC_CONFIG, "orders.old")
+ACL = change(
+    plan_model.Phase.ACL_CREATE,
+    "User:app/ALLOW/READ/TOPIC:LITERAL:orders@*",
+    kind="acl",
+    action=plan_model.Action.CREATE,
+)
+REASSIGN = change(plan_model.Phase.REASSIGN, "orders.old")
 
 
 def test_read_only_principal_lacks_each_write() -> None:

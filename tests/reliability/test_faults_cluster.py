@@ -9,7 +9,8 @@ from collections import Counter
 import pytest
 from kafka.admin import NewTopic
 
-from reconciler import desired, plan
+from reconciler import desired
+from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
@@ -61,8 +62,8 @@ def assert_report_is_true(cluster: KafkaCluster, report: ApplyReport, wanted: de
     """
     applied = [i for i in report.items if i.outcome is Outcome.APPLIED]
     prefix = next(iter(wanted.topics))[:9]
-    shaped = {i.name for i in applied if i.phase in (plan.Phase.TOPIC_CREATE, plan.Phase.PARTITIONS)}
-    configured = {i.name for i in applied if i.phase in (plan.Phase.TOPIC_CREATE, plan.Phase.TOPIC_CONFIG)}
+    shaped = {i.name for i in applied if i.phase in (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.PARTITIONS)}
+    configured = {i.name for i in applied if i.phase in (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.TOPIC_CONFIG)}
 
     def shapes_there() -> bool:
         on_cluster = topics_state(cluster, prefix)
@@ -87,10 +88,14 @@ def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, 
     assert eventually(lambda: len(topics_state(kafka_cluster3, topic_prefix)) == EXISTING)
 
     killed = threading.Event()
-    expected = {plan.Phase.TOPIC_CREATE: NEW, plan.Phase.PARTITIONS: EXISTING, plan.Phase.TOPIC_CONFIG: EXISTING}
+    expected = {
+        plan_model.Phase.TOPIC_CREATE: NEW,
+        plan_model.Phase.PARTITIONS: EXISTING,
+        plan_model.Phase.TOPIC_CONFIG: EXISTING,
+    }
     with KafkaAdapter(settings(kafka_cluster3, request_timeout_ms=10_000)) as adapter:
         # The broker the adapter reads from may learn of the 60 new topics a moment after the one asked above.
-        plans: list[plan.Plan] = []
+        plans: list[plan_model.Plan] = []
 
         def planned_as_expected() -> bool:
             plans.append(plan_now(adapter, wanted))

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from kafka.admin import NewTopic
 
-from reconciler import desired, errors, plan
+from reconciler import desired, errors
+from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
@@ -151,13 +152,13 @@ def test_cluster_unreachable_between_phases(own_node: KafkaCluster, topic_prefix
     def stop_after_first_phase(event: ApplyEvent) -> None:
         if event.kind is EventKind.RETRY:
             retries.append(event)
-        if event.kind is EventKind.PHASE_FINISHED and event.phase is plan.Phase.TOPIC_CREATE:
+        if event.kind is EventKind.PHASE_FINISHED and event.phase is plan_model.Phase.TOPIC_CREATE:
             node.stop()  # the next phase starts against a cluster that is gone; it comes back meanwhile
             threading.Thread(target=restart, daemon=True).start()
 
     with KafkaAdapter(settings(own_node, request_timeout_ms=5_000)) as adapter:
         p = plan_now(adapter, wanted)
-        assert {c.phase for c in p.actionable} == {plan.Phase.TOPIC_CREATE, plan.Phase.TOPIC_CONFIG}
+        assert {c.phase for c in p.actionable} == {plan_model.Phase.TOPIC_CREATE, plan_model.Phase.TOPIC_CONFIG}
         report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=90), events=stop_after_first_phase)
     assert restarted.wait(120), "the node did not come back"
     counts = report.counts()

@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from typer.testing import CliRunner
 
 from reconciler import desired, state
+from reconciler import plan as plan_model
 from reconciler.apply import outcomes
 from reconciler.apply.batch import Result
 from reconciler.cli import app
 from reconciler.kafka import wire
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.plan import Action, Change, Phase
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.fuzz_edges import ALL_STRATEGIES, check_edge_case
 from tests.reliability.fuzzing import Case, check_case
@@ -221,7 +221,9 @@ def test_unknown_error_codes_get_a_plain_explanation() -> None:
     """Regression: an error code kafka-python does not know was reported as a bare "UNKNOWN"."""
     assert wire.error_name(999) == "ERROR_999"
     assert wire.error_name(-1) == "UNKNOWN_SERVER_ERROR"
-    change = Change(address="topic/x", kind="topic", name="x", action=Action.CREATE, phase=Phase.TOPIC_CREATE)
+    change = plan_model.Change(
+        address="topic/x", kind="topic", name="x", action=plan_model.Action.CREATE, phase=plan_model.Phase.TOPIC_CREATE
+    )
     item = outcomes.from_result(
         change, Result(ok=False, error_code=999, error_name=wire.error_name(999), message=None), dry_run=False
     )

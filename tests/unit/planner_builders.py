@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 from reconciler import desired as d
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler import state as s
 
 EMPTY: Mapping[str, object] = MappingProxyType({})
@@ -135,16 +135,16 @@ def want(
     )
 
 
-def rows(result: p.Plan) -> list[tuple[str, str, str]]:
+def rows(result: plan_model.Plan) -> list[tuple[str, str, str]]:
     """``(symbol, phase, address)`` of every change, in plan order."""
     return [(c.action.symbol, c.phase.name, c.address) for c in result.changes]
 
 
-def only(result: p.Plan, address: str, phase: p.Phase | None = None) -> p.Change:
+def only(result: plan_model.Plan, address: str, phase: plan_model.Phase | None = None) -> plan_model.Change:
     found = [c for c in result.changes if c.address == address and (phase is None or c.phase is phase)]
     assert len(found) == 1, [(c.address, c.phase.name) for c in result.changes]
     return found[0]
 
 
-def attrs(change: p.Change) -> dict[str, tuple[object, object]]:
+def attrs(change: plan_model.Change) -> dict[str, tuple[object, object]]:
     return {a.name: (a.before, a.after) for a in change.attributes}

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from reconciler import errors, state
+from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan, retry
 from reconciler.apply.report import CheckedBy
 from reconciler.desired import (
@@ -22,7 +23,6 @@ from reconciler.desired import (
     Ownership,
     SecretRef,
 )
-from reconciler.plan import Phase
 from reconciler.planner import plan
 from tests.unit.apply_recording import RecordingAdapter
 
@@ -256,10 +256,10 @@ def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
     report = apply_plan(p, adapter, options=options())
 
     by = {(i.phase, i.address): i for i in report.items}
-    assert by[(Phase.TOPIC_DELETE, "topic/t-a")].outcome is Outcome.FAILED
-    skipped = by[(Phase.TOPIC_CREATE, "topic/t-a")]
+    assert by[(plan_model.Phase.TOPIC_DELETE, "topic/t-a")].outcome is Outcome.FAILED
+    skipped = by[(plan_model.Phase.TOPIC_CREATE, "topic/t-a")]
     assert skipped.outcome is Outcome.SKIPPED and "deletion of topic/t-a failed" in (skipped.message or "")
-    assert by[(Phase.TOPIC_CREATE, "topic/t-b")].outcome is Outcome.APPLIED
+    assert by[(plan_model.Phase.TOPIC_CREATE, "topic/t-b")].outcome is Outcome.APPLIED
     created = [args["names"] for name, args in adapter.calls if name == "create_topics"]
     assert created == [["t-b"]]
     # the re-create waited for the deleted name to disappear first
@@ -275,8 +275,8 @@ def test_failed_partition_increase_skips_the_reassignment_of_that_topic() -> Non
     )
     report = run(adapter, DesiredState(topics={"t-a": DesiredTopic("t-a", 2, 2)}, ownership=OWN_ALL))
     by = {i.phase: i for i in report.items}
-    assert by[Phase.PARTITIONS].outcome is Outcome.FAILED
-    assert by[Phase.REASSIGN].outcome is Outcome.SKIPPED
+    assert by[plan_model.Phase.PARTITIONS].outcome is Outcome.FAILED
+    assert by[plan_model.Phase.REASSIGN].outcome is Outcome.SKIPPED
     assert "alter_partition_reassignments" not in adapter.names()
 
 
@@ -430,12 +430,12 @@ def test_progress_events_per_phase() -> None:
     run(adapter, DesiredState(topics={**topics("t-b"), **topics("t-a")}, ownership=OWN_ALL), events=events)
     kinds = [(e.kind, e.phase) for e in events if e.kind is not EventKind.RETRY]
     assert kinds == [
-        (EventKind.PHASE_STARTED, Phase.TOPIC_CREATE),
-        (EventKind.ITEM_DONE, Phase.TOPIC_CREATE),
-        (EventKind.PHASE_FINISHED, Phase.TOPIC_CREATE),
-        (EventKind.PHASE_STARTED, Phase.TOPIC_CONFIG),
-        (EventKind.ITEM_DONE, Phase.TOPIC_CONFIG),
-        (EventKind.PHASE_FINISHED, Phase.TOPIC_CONFIG),
+        (EventKind.PHASE_STARTED, plan_model.Phase.TOPIC_CREATE),
+        (EventKind.ITEM_DONE, plan_model.Phase.TOPIC_CREATE),
+        (EventKind.PHASE_FINISHED, plan_model.Phase.TOPIC_CREATE),
+        (EventKind.PHASE_STARTED, plan_model.Phase.TOPIC_CONFIG),
+        (EventKind.ITEM_DONE, plan_model.Phase.TOPIC_CONFIG),
+        (EventKind.PHASE_FINISHED, plan_model.Phase.TOPIC_CONFIG),
     ]
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors, plan
+from reconciler import errors
+from reconciler import plan as plan_model
 from reconciler.apply import deps, dryrun, preflight, retry, secretref, translate
 from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.desired import SecretRef
@@ -79,26 +80,29 @@ def test_deadline_counts_down_on_the_injected_clock() -> None:
 
 
 def change(
-    phase: plan.Phase, name: str = "orders", kind: str = "topic", action: plan.Action = plan.Action.UPDATE
-) -> plan.Change:
-    return plan.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
+    phase: plan_model.Phase,
+    name: str = "orders",
+    kind: str = "topic",
+    action: plan_model.Action = plan_model.Action.UPDATE,
+) -> plan_model.Change:
+    return plan_model.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
 
 
 @pytest.mark.parametrize(
     ("failed_phase", "later_phase", "skipped"),
     [
-        (plan.Phase.TOPIC_DELETE, plan.Phase.TOPIC_CREATE, True),
-        (plan.Phase.TOPIC_CREATE, plan.Phase.PARTITIONS, True),
-        (plan.Phase.TOPIC_CREATE, plan.Phase.TOPIC_CONFIG, True),
-        (plan.Phase.TOPIC_CREATE, plan.Phase.REASSIGN, True),
-        (plan.Phase.PARTITIONS, plan.Phase.REASSIGN, True),
-        (plan.Phase.PARTITIONS, plan.Phase.TOPIC_CONFIG, False),
-        (plan.Phase.TOPIC_CONFIG, plan.Phase.REASSIGN, False),
-        (plan.Phase.ACL_DELETE, plan.Phase.ACL_CREATE, False),
+        (plan_model.Phase.TOPIC_DELETE, plan_model.Phase.TOPIC_CREATE, True),
+        (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.PARTITIONS, True),
+        (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.TOPIC_CONFIG, True),
+        (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.REASSIGN, True),
+        (plan_model.Phase.PARTITIONS, plan_model.Phase.REASSIGN, True),
+        (plan_model.Phase.PARTITIONS, plan_model.Phase.TOPIC_CONFIG, False),
+        (plan_model.Phase.TOPIC_CONFIG, plan_model.Phase.REASSIGN, False),
+        (plan_model.Phase.ACL_DELETE, plan_model.Phase.ACL_CREATE, False),
     ],
 )
 def test_only_dependants_of_a_failure_are_skipped(
-    failed_phase: plan.Phase, later_phase: plan.Phase, skipped: bool
+    failed_phase: plan_model.Phase, later_phase: plan_model.Phase, skipped: bool
 ) -> None:
     failures = {(failed_phase, "topic/orders"): "INVALID_CONFIG"}
     reason = deps.skip_reason(change(later_phase), failures)
@@ -112,7 +116,7 @@ def test_only_dependants_of_a_failure_are_skipped(
 
 
 def outcome(result: Outcome, address: str = "topic/a") -> ItemOutcome:
-    return ItemOutcome(address, "topic", address[6:], plan.Phase.TOPIC_CREATE, plan.Action.CREATE, result)
+    return ItemOutcome(address, "topic", address[6:], plan_model.Phase.TOPIC_CREATE, plan_model.Action.CREATE, result)
 
 
 @pytest.mark.parametrize(
@@ -209,11 +213,11 @@ def test_client_side_scram_checks() -> None:
 
 
 def test_a_change_in_the_wrong_phase_makes_the_plan_impossible() -> None:
-    bad = plan.Plan(
-        cluster=plan.ClusterInfo("c", 1),
+    bad = plan_model.Plan(
+        cluster=plan_model.ClusterInfo("c", 1),
         changes=(
-            change(plan.Phase.TOPIC_DELETE, action=plan.Action.CREATE),
-            change(plan.Phase.ACL_CREATE, kind="topic", action=plan.Action.CREATE),
+            change(plan_model.Phase.TOPIC_DELETE, action=plan_model.Action.CREATE),
+            change(plan_model.Phase.ACL_CREATE, kind="topic", action=plan_model.Action.CREATE),
         ),
     )
     with pytest.raises(
@@ -223,10 +227,10 @@ def test_a_change_in_the_wrong_phase_makes_the_plan_impossible() -> None:
 
 
 def test_error_level_warnings_block_apply() -> None:
-    p = plan.Plan(
-        cluster=plan.ClusterInfo("c", 1),
+    p = plan_model.Plan(
+        cluster=plan_model.ClusterInfo("c", 1),
         changes=(),
-        warnings=(plan.PlanWarning("topics could not be read", code="topics-unreadable", severity="error"),),
+        warnings=(plan_model.PlanWarning("topics could not be read", code="topics-unreadable", severity="error"),),
     )
     with pytest.raises(errors.ReconcilerError, match="topics could not be read"):
         preflight.check_shape(p)
@@ -241,7 +245,9 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
         QuotaEntity.of(user="bob", client_id=None),
         QuotaEntity.of(client_id="app,v2=x"),
     ):
-        c = plan.Change(entity.address, "quota", entity.address[len("quota/") :], plan.Action.CREATE, plan.Phase.QUOTA)
+        c = plan_model.Change(
+            entity.address, "quota", entity.address[len("quota/") :], plan_model.Action.CREATE, plan_model.Phase.QUOTA
+        )
         assert translate.quota_entity(c) == entity
 
 
@@ -249,7 +255,7 @@ def test_authorization_failures_name_the_missing_operation_and_resource() -> Non
     from reconciler.apply import outcomes
     from reconciler.apply.batch import Result
 
-    c = change(plan.Phase.TOPIC_CREATE, name="orders", action=plan.Action.CREATE)
+    c = change(plan_model.Phase.TOPIC_CREATE, name="orders", action=plan_model.Action.CREATE)
     denied = Result(ok=False, error_code=29, error_name="TOPIC_AUTHORIZATION_FAILED", message="Authorization failed.")
     item = outcomes.from_result(c, denied, dry_run=False)
     assert item.message == (

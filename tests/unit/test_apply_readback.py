@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from reconciler import plan as plan_mod
+from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.apply import ApplyOptions, apply_plan, engine, readback, retry
 from reconciler.desired import DesiredState, DesiredTopic, NamePattern, Ownership
@@ -117,19 +117,23 @@ def test_the_read_back_asks_only_for_what_has_not_converged() -> None:
     assert report.converged is True
     scopes = [s for s in adapter.scopes if s is not None]
     assert scopes[-1].topics == frozenset(f"t{i:05}" for i in range(5))
-    assert plan_mod.Phase.TOPIC_CREATE in {p.phase for p in report.phases}
+    assert plan_model.Phase.TOPIC_CREATE in {p.phase for p in report.phases}
 
 
 def test_a_change_whose_resource_cannot_be_named_reads_its_kind_whole() -> None:
-    odd = plan_mod.Change(
+    odd = plan_model.Change(
         address="quota/payments-api",
         kind="quota",
         name="payments-api",  # no entity type: a hand-edited plan
-        action=plan_mod.Action.CREATE,
-        phase=plan_mod.Phase.QUOTA,
+        action=plan_model.Action.CREATE,
+        phase=plan_model.Phase.QUOTA,
     )
-    topic = plan_mod.Change(
-        address="topic/t1", kind="topic", name="t1", action=plan_mod.Action.CREATE, phase=plan_mod.Phase.TOPIC_CREATE
+    topic = plan_model.Change(
+        address="topic/t1",
+        kind="topic",
+        name="t1",
+        action=plan_model.Action.CREATE,
+        phase=plan_model.Phase.TOPIC_CREATE,
     )
     scope = engine.read_scope([odd, topic])
     assert scope.quota_entities is None  # read whole; the quota phase then reports the change it cannot send

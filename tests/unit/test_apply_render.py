@@ -6,22 +6,46 @@ import io
 
 from rich.console import Console
 
+from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, EventKind, Outcome
 from reconciler.apply.report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
-from reconciler.plan import Action, Phase
 from reconciler.render import apply as render
 
 REPORT = ApplyReport(
     cluster_id="c",
     dry_run=False,
     items=(
-        ItemOutcome("topic/a", "topic", "a", Phase.TOPIC_CREATE, Action.CREATE, Outcome.APPLIED, attempts=1),
         ItemOutcome(
-            "topic/b", "topic", "b", Phase.TOPIC_CREATE, Action.CREATE, Outcome.FAILED, 40, "INVALID_CONFIG", "bad"
+            "topic/a",
+            "topic",
+            "a",
+            plan_model.Phase.TOPIC_CREATE,
+            plan_model.Action.CREATE,
+            Outcome.APPLIED,
+            attempts=1,
         ),
-        ItemOutcome("topic/b", "topic", "b", Phase.TOPIC_CONFIG, Action.UPDATE, Outcome.SKIPPED, message="because"),
+        ItemOutcome(
+            "topic/b",
+            "topic",
+            "b",
+            plan_model.Phase.TOPIC_CREATE,
+            plan_model.Action.CREATE,
+            Outcome.FAILED,
+            40,
+            "INVALID_CONFIG",
+            "bad",
+        ),
+        ItemOutcome(
+            "topic/b",
+            "topic",
+            "b",
+            plan_model.Phase.TOPIC_CONFIG,
+            plan_model.Action.UPDATE,
+            Outcome.SKIPPED,
+            message="because",
+        ),
     ),
-    phases=(PhaseReport(Phase.TOPIC_CREATE, 0.25, 2, 2),),
+    phases=(PhaseReport(plan_model.Phase.TOPIC_CREATE, 0.25, 2, 2),),
     converged=False,
     not_converged=(NotConverged("topic/a", "topic create: 1 partition(s), wanted 3"),),
     requests=4,
@@ -43,7 +67,13 @@ def test_plain_text_lists_every_outcome_and_a_summary() -> None:
 
 def test_dry_run_labels_client_side_checks() -> None:
     item = ItemOutcome(
-        "acl/x", "acl", "x", Phase.ACL_CREATE, Action.CREATE, Outcome.DRY_RUN_ACCEPTED, checked_by=CheckedBy.CLIENT
+        "acl/x",
+        "acl",
+        "x",
+        plan_model.Phase.ACL_CREATE,
+        plan_model.Action.CREATE,
+        Outcome.DRY_RUN_ACCEPTED,
+        checked_by=CheckedBy.CLIENT,
     )
     text = render.report_text(ApplyReport("c", True, (item,), (), None))
     assert "[client-side check]" in text and "nothing was written" in text
@@ -60,26 +90,26 @@ def test_plain_progress_prints_phase_lines() -> None:
     out = io.StringIO()
     console = Console(file=out, width=200, color_system=None)
     with render.progress(console) as sink:
-        sink(ApplyEvent(EventKind.PHASE_STARTED, phase=Phase.TOPIC_CREATE, total=2))
-        sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
-        sink(ApplyEvent(EventKind.ITEM_DONE, phase=Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
-        sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=Phase.TOPIC_CREATE, total=2, duration_s=0.5))
+        sink(ApplyEvent(EventKind.PHASE_STARTED, phase=plan_model.Phase.TOPIC_CREATE, total=2))
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=plan_model.Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=plan_model.Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
+        sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=plan_model.Phase.TOPIC_CREATE, total=2, duration_s=0.5))
     assert out.getvalue() == "topic create: 2 items\ntopic create: done in 0.5s (1 applied, 1 failed)\n"
 
 
 def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:
     from rich.console import Console
 
+    from reconciler import plan as plan_model
     from reconciler.apply.report import ApplyReport, CheckedBy, ItemOutcome, Outcome
-    from reconciler.plan import Action, Phase
     from reconciler.render.apply import report_table, report_text
 
     item = ItemOutcome(
         address="topic/orders",
         kind="topic",
         name="orders",
-        phase=Phase.TOPIC_CREATE,
-        action=Action.CREATE,
+        phase=plan_model.Phase.TOPIC_CREATE,
+        action=plan_model.Action.CREATE,
         outcome=Outcome.DRY_RUN_ACCEPTED,
         checked_by=CheckedBy.BROKER,
         message="broker said [/] and [bold]",

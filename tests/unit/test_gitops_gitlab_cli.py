@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler import errors
-from reconciler import plan as plan_mod
+from reconciler import plan as plan_model
 from reconciler.cli import app
 from reconciler.gitops import event, github, publish
 from reconciler.gitops.gitlab import GitLabClient
@@ -113,13 +113,17 @@ runner = CliRunner()
 
 def save_plan(tmp_path: Path, *names: str) -> Path:
     changes = tuple(
-        plan_mod.Change(
-            address=f"topic/{n}", kind="topic", name=n, action=plan_mod.Action.CREATE, phase=plan_mod.Phase.TOPIC_CREATE
+        plan_model.Change(
+            address=f"topic/{n}",
+            kind="topic",
+            name=n,
+            action=plan_model.Action.CREATE,
+            phase=plan_model.Phase.TOPIC_CREATE,
         )
         for n in names
     )
-    plan = plan_mod.Plan(
-        cluster=plan_mod.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1), changes=changes
+    plan = plan_model.Plan(
+        cluster=plan_model.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1), changes=changes
     )
     path = tmp_path / f"plan-{len(names)}.json"
     plan.save(path)

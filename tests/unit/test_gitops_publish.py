@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import plan as plan_mod
+from reconciler import plan as plan_model
 from reconciler.gitops import event, github, publish
 from tests.support.fake_github import FakeGitHub
 
@@ -16,15 +16,15 @@ REPO = "acme/kafka-config"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"
 
 
-def make_plan(*actions: plan_mod.Action, options: dict[str, str] | None = None) -> plan_mod.Plan:
+def make_plan(*actions: plan_model.Action, options: dict[str, str] | None = None) -> plan_model.Plan:
     changes = tuple(
-        plan_mod.Change(
-            address=f"topic/orders-{i}", kind="topic", name=f"orders-{i}", action=a, phase=plan_mod.Phase.TOPIC_CREATE
+        plan_model.Change(
+            address=f"topic/orders-{i}", kind="topic", name=f"orders-{i}", action=a, phase=plan_model.Phase.TOPIC_CREATE
         )
         for i, a in enumerate(actions)
     )
-    return plan_mod.Plan(
-        cluster=plan_mod.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1),
+    return plan_model.Plan(
+        cluster=plan_model.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1),
         changes=changes,
         options=options or {},
     )
@@ -70,8 +70,8 @@ def test_comment_command_on_a_pull_request_comment_event(gh: FakeGitHub) -> None
 
 def test_drift_issue_lifecycle_from_plans(gh: FakeGitHub) -> None:
     ctx = context(gh, "push.json")
-    drifted = make_plan(plan_mod.Action.CREATE, plan_mod.Action.NOOP)
-    clean = make_plan(plan_mod.Action.NOOP)
+    drifted = make_plan(plan_model.Action.CREATE, plan_model.Action.NOOP)
+    clean = make_plan(plan_model.Action.NOOP)
     assert publish.has_drift(drifted) and not publish.has_drift(clean)
 
     opened = publish.report_drift(markdown="+ topic/orders-0", cluster="prod", drift=True, close_if_clean=True, ctx=ctx)
@@ -86,7 +86,7 @@ def test_drift_issue_lifecycle_from_plans(gh: FakeGitHub) -> None:
 
 
 def test_blocked_change_counts_as_drift() -> None:
-    assert publish.has_drift(make_plan(plan_mod.Action.BLOCKED))
+    assert publish.has_drift(make_plan(plan_model.Action.BLOCKED))
 
 
 def test_cluster_label_prefers_the_flag_then_the_plan() -> None:

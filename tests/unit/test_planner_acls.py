@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler.planner import plan
 from tests.unit.planner_builders import acl, cluster, only, rows, want
 
@@ -51,7 +51,7 @@ def test_create_records_source_and_binding() -> None:
     assert change.name == ALICE_READ.address.removeprefix("acl/")
 
 
-def _gap_plan(old: list, new: list, kept: tuple = ()) -> p.Plan:
+def _gap_plan(old: list, new: list, kept: tuple = ()) -> plan_model.Plan:
     desired = want(acls=[*new, *kept], own_principals=["User:alice"], delete=["acl"])
     return plan(desired, cluster(acls=[*old, *kept]))
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import plan as p
+from reconciler import errors
+from reconciler import plan as plan_model
 from reconciler.planner import live_fingerprint, live_view, plan
 from reconciler.planner.views import fingerprint_of
 from reconciler.state import CLUSTER_DEFAULT, QuotaEntity, ScramCredential
@@ -83,7 +84,7 @@ def test_broker_config_rules(
         assert result.changes == ()
     else:
         change = only(result, DEFAULT_ADDR)
-        assert (change.action, change.phase) == (p.Action.UPDATE, p.Phase.BROKER_CONFIG)
+        assert (change.action, change.phase) == (plan_model.Action.UPDATE, plan_model.Phase.BROKER_CONFIG)
         assert attrs(change) == expected_attrs
     assert [u.address for u in result.unmanaged] == unmanaged
 
@@ -91,7 +92,7 @@ def test_broker_config_rules(
 def test_broker_config_for_unknown_broker_is_blocked() -> None:
     result = plan(want(broker_configs={"7": {"log.cleaner.threads": "2"}}), cluster())
     change = only(result, "broker_config/7")
-    assert change.action is p.Action.BLOCKED
+    assert change.action is plan_model.Action.BLOCKED
     assert "broker 7 is not in the cluster" in change.reasons[0]
 
 
@@ -99,13 +100,13 @@ def test_sensitive_broker_config_is_redacted() -> None:
     declared = {"1": {"listener.name.internal.ssl.key.password": "hunter2"}}
     result = plan(want(broker_configs=declared), cluster(broker_configs={}))
     assert attrs(only(result, "broker_config/1")) == {
-        "configs.listener.name.internal.ssl.key.password": (None, p.REDACTED)
+        "configs.listener.name.internal.ssl.key.password": (None, plan_model.REDACTED)
     }
     assert "hunter2" not in result.to_json()
 
 
 # ------------------------------------------------------------------------------------------------ lint
-def _codes(result: p.Plan) -> list[tuple[str, str | None, str]]:
+def _codes(result: plan_model.Plan) -> list[tuple[str, str | None, str]]:
     return [(w.code, w.address, w.severity) for w in result.warnings]
 
 
@@ -195,11 +196,11 @@ def test_same_inputs_give_byte_identical_plans_whatever_the_input_order() -> Non
 def test_plan_json_round_trips_and_detects_tampering() -> None:
     desired, live = _rich_inputs()
     result = plan(desired, live)
-    assert p.Plan.from_json_dict(json.loads(result.to_json())) == result
+    assert plan_model.Plan.from_json_dict(json.loads(result.to_json())) == result
     doc = json.loads(result.to_json())
     doc["changes"][0]["action"] = "create"
-    with pytest.raises(p.errors.PlanFileError, match="checksum mismatch"):
-        p.Plan.from_json_dict(doc)
+    with pytest.raises(errors.PlanFileError, match="checksum mismatch"):
+        plan_model.Plan.from_json_dict(doc)
 
 
 def test_plan_records_cluster_options_and_unchanged_counts() -> None:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconciler import configs
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import plan
 from reconciler.planner.common import same_value
@@ -62,7 +62,7 @@ def scenarios(draw: st.DrawFn) -> tuple:
     return desired, cluster(topics=live, acls=draw(acls_st), quotas=draw(quotas_st))
 
 
-def _carry_out(live: s.ClusterState, result: p.Plan) -> s.ClusterState:
+def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
     topics = dict(live.topics or {})
     acls = set(live.acls or ())
     quotas = dict(live.quotas or {})
@@ -70,17 +70,17 @@ def _carry_out(live: s.ClusterState, result: p.Plan) -> s.ClusterState:
     for c in result.actionable:
         if c.kind == "topic":
             old = topics.get(c.name)
-            if c.action is p.Action.DELETE:
+            if c.action is plan_model.Action.DELETE:
                 del topics[c.name]
-            elif c.phase is p.Phase.TOPIC_CREATE:
+            elif c.phase is plan_model.Phase.TOPIC_CREATE:
                 rf, n = c.after["replication_factor"], c.after["partitions"]
                 assignment = tuple(tuple((i + r) % 3 + 1 for r in range(rf)) for i in range(n))
                 topics[c.name] = s.TopicState(c.name, assignment, configs=dict(c.after["configs"]))
-            elif c.phase is p.Phase.PARTITIONS:
+            elif c.phase is plan_model.Phase.PARTITIONS:
                 assert old is not None
                 extra = tuple(old.assignment[-1] for _ in range(c.after["partitions"] - old.partitions))
                 topics[c.name] = dataclasses.replace(old, assignment=old.assignment + extra)
-            elif c.phase is p.Phase.TOPIC_CONFIG:
+            elif c.phase is plan_model.Phase.TOPIC_CONFIG:
                 assert old is not None
                 configs = dict(old.configs)
                 for a in c.attributes:
@@ -90,15 +90,15 @@ def _carry_out(live: s.ClusterState, result: p.Plan) -> s.ClusterState:
                     else:
                         configs[key] = a.after
                 topics[c.name] = dataclasses.replace(old, configs=configs)
-            elif c.phase is p.Phase.REASSIGN:
+            elif c.phase is plan_model.Phase.REASSIGN:
                 assert old is not None
                 topics[c.name] = dataclasses.replace(old, assignment=tuple(tuple(r) for r in c.after["assignment"]))
         elif c.kind == "acl":
-            binding = s.AclBinding.from_dict(c.before if c.action is p.Action.DELETE else c.after)
-            (acls.discard if c.action is p.Action.DELETE else acls.add)(binding)
+            binding = s.AclBinding.from_dict(c.before if c.action is plan_model.Action.DELETE else c.after)
+            (acls.discard if c.action is plan_model.Action.DELETE else acls.add)(binding)
         elif c.kind == "quota":
             entity = entities[c.address]
-            if c.action is p.Action.DELETE:
+            if c.action is plan_model.Action.DELETE:
                 del quotas[entity]
             else:
                 quotas[entity] = dict(c.after)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from reconciler import desired as d
-from reconciler import plan, planner
+from reconciler import plan as plan_model
+from reconciler import planner
 from reconciler import state as s
 from tests.unit.planner_builders import brokers, topic
 
 
-def _warnings(count: int) -> list[plan.PlanWarning]:
+def _warnings(count: int) -> list[plan_model.PlanWarning]:
     names = [f"t{i:02d}" for i in range(count)]
     wanted = d.DesiredState(topics={n: topic(n, 1, 1) for n in names})
     live = s.ClusterState(cluster_id="c", controller_id=1, brokers=brokers(1), topics={})

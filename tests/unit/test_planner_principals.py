@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from reconciler import desired as d
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler.planner import PlanOptions, plan
 from reconciler.state import QuotaEntity, ScramCredential
 from tests.unit.planner_builders import attrs, cluster, only, rows, scram_user, want
@@ -102,33 +102,35 @@ SHA512 = (ScramCredential("SCRAM-SHA-512", 8192),)
 @pytest.mark.parametrize(
     ("live", "rotate", "expected_action", "reason"),
     [
-        pytest.param({}, (), p.Action.CREATE, "the user has no SCRAM credential", id="missing"),
+        pytest.param({}, (), plan_model.Action.CREATE, "the user has no SCRAM credential", id="missing"),
         pytest.param({"alice": SHA512}, (), None, None, id="equal-no-password-drift"),
         pytest.param(
             {"alice": (ScramCredential("SCRAM-SHA-512", 4096),)},
             (),
-            p.Action.UPDATE,
+            plan_model.Action.UPDATE,
             "iterations 4096 -> 8192",
             id="iterations",
         ),
         pytest.param(
             {"alice": (ScramCredential("SCRAM-SHA-256", 8192),)},
             (),
-            p.Action.UPDATE,
+            plan_model.Action.UPDATE,
             "no SCRAM-SHA-512 credential",
             id="mechanism-missing",
         ),
         pytest.param(
             {"alice": (*SHA512, ScramCredential("SCRAM-SHA-256", 4096))},
             (),
-            p.Action.UPDATE,
+            plan_model.Action.UPDATE,
             "the SCRAM-SHA-256 credential is not declared and is removed",
             id="extra-mechanism",
         ),
-        pytest.param({"alice": SHA512}, ("alice",), p.Action.UPDATE, "password rotation requested", id="rotate"),
+        pytest.param(
+            {"alice": SHA512}, ("alice",), plan_model.Action.UPDATE, "password rotation requested", id="rotate"
+        ),
     ],
 )
-def test_scram_rules(live: dict, rotate: tuple, expected_action: p.Action | None, reason: str | None) -> None:
+def test_scram_rules(live: dict, rotate: tuple, expected_action: plan_model.Action | None, reason: str | None) -> None:
     desired = want(scram=[scram_user("alice", rotation="2024-05")])
     result = plan(desired, cluster(scram=live), options=PlanOptions(rotate_scram_users=frozenset(rotate)))
     if expected_action is None:
@@ -136,7 +138,7 @@ def test_scram_rules(live: dict, rotate: tuple, expected_action: p.Action | None
         assert result.unchanged == {"scram_user": 1}
         return
     change = only(result, "scram_user/alice")
-    assert change.action is expected_action and change.phase is p.Phase.SCRAM
+    assert change.action is expected_action and change.phase is plan_model.Phase.SCRAM
     assert any(reason in r for r in change.reasons), change.reasons
     assert change.after == {
         "credentials": {"SCRAM-SHA-512": {"iterations": 8192}},

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from reconciler import plan as p
+from reconciler import plan as plan_model
 from reconciler.render import render_json, render_markdown, render_text
 from reconciler.render.markdown import GITHUB_COMMENT_LIMIT
 from tests.golden.example import example_plan
@@ -16,23 +16,27 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SECRET = "hunter2-do-not-print"
 
 
-def _change(i: int, action: p.Action = p.Action.UPDATE, **fields: object) -> p.Change:
+def _change(i: int, action: plan_model.Action = plan_model.Action.UPDATE, **fields: object) -> plan_model.Change:
     phase = {
-        p.Action.CREATE: p.Phase.TOPIC_CREATE,
-        p.Action.DELETE: p.Phase.TOPIC_DELETE,
-        p.Action.BLOCKED: p.Phase.PARTITIONS,
-        p.Action.UPDATE: p.Phase.TOPIC_CONFIG,
+        plan_model.Action.CREATE: plan_model.Phase.TOPIC_CREATE,
+        plan_model.Action.DELETE: plan_model.Phase.TOPIC_DELETE,
+        plan_model.Action.BLOCKED: plan_model.Phase.PARTITIONS,
+        plan_model.Action.UPDATE: plan_model.Phase.TOPIC_CONFIG,
     }[action]
     defaults: dict[str, object] = {
-        "attributes": (p.AttributeChange("configs.retention.ms", "86400000", "604800000"),),
+        "attributes": (plan_model.AttributeChange("configs.retention.ms", "86400000", "604800000"),),
         "reasons": ("set 1 config(s) that differ from the manifests",),
     }
     defaults.update(fields)
-    return p.Change(address=f"topic/t-{i:06d}", kind="topic", name=f"t-{i:06d}", action=action, phase=phase, **defaults)  # type: ignore[arg-type]
+    return plan_model.Change(
+        address=f"topic/t-{i:06d}", kind="topic", name=f"t-{i:06d}", action=action, phase=phase, **defaults
+    )  # type: ignore[arg-type]
 
 
-def _plan(changes: list[p.Change], warnings: tuple[p.PlanWarning, ...] = ()) -> p.Plan:
-    return p.Plan(cluster=p.ClusterInfo("cid", 1, ()), changes=p.sort_changes(changes), warnings=warnings)
+def _plan(changes: list[plan_model.Change], warnings: tuple[plan_model.PlanWarning, ...] = ()) -> plan_model.Plan:
+    return plan_model.Plan(
+        cluster=plan_model.ClusterInfo("cid", 1, ()), changes=plan_model.sort_changes(changes), warnings=warnings
+    )
 
 
 def test_text_ends_with_the_summary_line_and_colour_only_adds_escape_codes() -> None:
@@ -55,23 +59,23 @@ def test_text_shows_units_resets_and_header() -> None:
 @pytest.mark.parametrize(
     "attr",
     [
-        p.AttributeChange("configs.ssl.keystore.password", None, SECRET),
-        p.AttributeChange("configs.retention.ms", SECRET, None, default=SECRET, sensitive=True),
-        p.AttributeChange("configs.sasl.jaas.config", SECRET, SECRET),
+        plan_model.AttributeChange("configs.ssl.keystore.password", None, SECRET),
+        plan_model.AttributeChange("configs.retention.ms", SECRET, None, default=SECRET, sensitive=True),
+        plan_model.AttributeChange("configs.sasl.jaas.config", SECRET, SECRET),
     ],
 )
-def test_every_render_redacts_sensitive_values_even_in_a_hand_made_plan(attr: p.AttributeChange) -> None:
+def test_every_render_redacts_sensitive_values_even_in_a_hand_made_plan(attr: plan_model.AttributeChange) -> None:
     change = _change(1, attributes=(attr,), after={"configs": {"ssl.keystore.password": SECRET}})
     result = _plan([change])
     for rendered in (render_text(result), render_markdown(result), render_json(result)):
         assert SECRET not in rendered
-        assert p.REDACTED in rendered
+        assert plan_model.REDACTED in rendered
 
 
 def test_json_render_is_the_plan_file_and_round_trips() -> None:
     result = example_plan()
     assert render_json(result) == result.to_json()
-    assert p.Plan.from_json_dict(json.loads(render_json(result))) == result
+    assert plan_model.Plan.from_json_dict(json.loads(render_json(result))) == result
 
 
 def test_markdown_puts_summary_first_and_keeps_marker() -> None:
@@ -94,9 +98,9 @@ def test_markdown_without_changes_says_so() -> None:
 
 def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials() -> None:
     changes = [_change(i) for i in range(20_000)]
-    changes += [_change(20_000 + i, p.Action.DELETE, attributes=()) for i in range(5)]
-    changes += [_change(30_000, p.Action.BLOCKED, reasons=("Kafka cannot remove partitions",))]
-    warnings = (p.PlanWarning("no authorizer", code="acls-unavailable", severity="error"),)
+    changes += [_change(20_000 + i, plan_model.Action.DELETE, attributes=()) for i in range(5)]
+    changes += [_change(30_000, plan_model.Action.BLOCKED, reasons=("Kafka cannot remove partitions",))]
+    warnings = (plan_model.PlanWarning("no authorizer", code="acls-unavailable", severity="error"),)
     result = _plan(changes, warnings)
     out = render_markdown(result)
     assert len(out) <= 65_000 < GITHUB_COMMENT_LIMIT
@@ -110,7 +114,7 @@ def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials(
 
 
 def test_markdown_cuts_even_the_visible_lists_when_they_alone_are_too_big() -> None:
-    changes = [_change(i, p.Action.DELETE, attributes=(), warnings=("x" * 200,)) for i in range(2_000)]
+    changes = [_change(i, plan_model.Action.DELETE, attributes=(), warnings=("x" * 200,)) for i in range(2_000)]
     out = render_markdown(_plan(changes), max_chars=10_000)
     assert len(out) <= 10_000
     assert "**Plan: 0 to create, 0 to update, 2000 to delete.**" in out
