@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # imported where used, so --help, --version and validate star
 
     from reconciler import manifests
     from reconciler import plan as plan_model
-    from reconciler.apply.report import ApplyReport
+    from reconciler.apply.apply_report import ApplyReport
     from reconciler.kafka.adapter import KafkaAdapter
 
 app = typer.Typer(
@@ -440,7 +440,7 @@ def plan(
         if validate_on_broker:
             if live_state is not None:
                 raise errors.ConfigError("--validate needs a live cluster, not --live-state")
-            from reconciler.apply.report import Outcome as ApplyOutcome
+            from reconciler.apply.apply_report import Outcome as ApplyOutcome
 
             checked = _run_apply(
                 p,
@@ -856,12 +856,12 @@ def import_cmd(
 ) -> None:
     """Write manifests describing an existing cluster, so the first plan against it shows no changes."""
     _setup_logging(verbose)
-    from reconciler.adopt import importer
+    from reconciler.adopt import from_live
 
     with _errors_to_exit():
         with _connect(bootstrap_server=bootstrap_server, command_config=command_config) as adapter:
-            live = importer.read_for_import(adapter)
-        report = importer.import_cluster(live, out_dir=out_dir, force=force, include_tool_topics=include_tool_topics)
+            live = from_live.read_for_adoption(adapter)
+        report = from_live.adopt_cluster(live, out_dir=out_dir, force=force, include_tool_topics=include_tool_topics)
     _print_adoption(report, written=out_dir / "IMPORT.md")
 
 

@@ -1,6 +1,8 @@
-"""Adopting an existing cluster: manifests written from live state (``importer``) and the shared writer.
+"""Adoption: manifests for resources that exist already, so the first plan after adopting them is empty.
 
-``output`` renders documents to deterministic YAML files with schema modelines, ``values`` picks readable
-values that normalise back to Kafka's strings, ``report`` describes what was written and what is left to
-do, and ``importer`` builds the manifests of a ``ClusterState``. ``reconciler.convert`` reuses the writer.
+Users reach it through two commands: ``import`` adopts a live cluster (``from_live``) and ``convert``
+adopts another tool's files (``reconciler.convert``). Both share this package's writer: ``output`` renders
+documents to deterministic YAML files with schema modelines, ``values`` picks readable values that
+normalise back to Kafka's strings, and ``adoption_report`` (``AdoptionReport``) describes what was written
+and what is left to do (``IMPORT.md`` / ``CONVERSION.md``).
 """

@@ -3,8 +3,8 @@
 See ``reconciler.apply.engine`` for the flow and docs/apply.md for the user-facing behaviour.
 """
 
+from reconciler.apply.apply_report import ApplyReport, ItemOutcome, Outcome
 from reconciler.apply.engine import ApplyOptions, apply_plan
 from reconciler.apply.events import ApplyEvent, EventKind
-from reconciler.apply.report import ApplyReport, ItemOutcome, Outcome
 
 __all__ = ["ApplyEvent", "ApplyOptions", "ApplyReport", "EventKind", "ItemOutcome", "Outcome", "apply_plan"]

@@ -31,10 +31,10 @@ from reconciler.apply import (
     topics,
     translate,
 )
+from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
-from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.desired import DesiredState
 
 T = TypeVar("T")

@@ -7,7 +7,7 @@ import enum
 from collections.abc import Callable
 
 from reconciler import plan as plan_model
-from reconciler.apply.report import Outcome
+from reconciler.apply.apply_report import Outcome
 
 
 class EventKind(str, enum.Enum):

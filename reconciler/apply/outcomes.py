@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from reconciler import plan as plan_model
+from reconciler.apply.apply_report import CheckedBy, ItemOutcome, Outcome
 from reconciler.apply.batch import Result
-from reconciler.apply.report import CheckedBy, ItemOutcome, Outcome
 
 # What each phase needs from the authorizer, to name it when the broker says authorization failed.
 REQUIRED_ACCESS: dict[plan_model.Phase, str] = {

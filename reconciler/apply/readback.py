@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.apply import verify
+from reconciler.apply.apply_report import NotConverged
 from reconciler.apply.batch import ApplyContext
-from reconciler.apply.report import NotConverged
 
 BASE_S = 15.0
 PER_UNIT_S = 0.02

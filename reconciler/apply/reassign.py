@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import dryrun, outcomes, translate
+from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.apply.ports import ItemResultLike
-from reconciler.apply.report import ItemOutcome
 from reconciler.kafka import results
 
 POLL_S = 1.0

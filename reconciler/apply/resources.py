@@ -13,9 +13,9 @@ from typing import Any
 from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.apply import dryrun, outcomes, translate
+from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, send_batched
 from reconciler.apply.ports import ItemResultLike
-from reconciler.apply.report import ItemOutcome
 from reconciler.kafka import results
 
 

@@ -18,8 +18,8 @@ from typing import Any
 from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import outcomes, translate, verify
+from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, send_batched
-from reconciler.apply.report import ItemOutcome, Outcome
 
 PROBE_WAIT_S = 10.0
 

@@ -13,7 +13,7 @@ from typing import Any
 from reconciler import desired, state
 from reconciler import plan as plan_model
 from reconciler.apply import translate
-from reconciler.apply.report import NotConverged
+from reconciler.apply.apply_report import NotConverged
 from reconciler.planner import common
 
 

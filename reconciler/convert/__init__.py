@@ -16,8 +16,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from reconciler import errors
 from reconciler.adopt import output
+from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import ManifestFile
-from reconciler.adopt.report import AdoptionReport
 from reconciler.convert import kafka_gitops, strimzi
 from reconciler.manifests import yamlio
 from reconciler.manifests.depth import too_deep

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import configs, state
-from reconciler.adopt import importer, output
+from reconciler.adopt import from_live, output
+from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, FlowMap, ManifestFile, Variable
-from reconciler.adopt.report import AdoptionReport
 from reconciler.manifests import rules
 
 QUOTA_FIELDS = {"user": "user", "client-id": "clientId", "ip": "ip"}
@@ -178,7 +178,7 @@ class Bundle:
         ]
         for principal in sorted(self.acls):
             name = output.unique("all-users" if principal == "User:*" else output.safe_file_name(principal), taken)
-            entries = importer.acl_entries(sorted(self.acls[principal]))
+            entries = from_live.acl_entries(sorted(self.acls[principal]))
             doc = Document("Acl", name, {"bindings": entries}, comments=[f"ACLs of {principal}"])
             out.append(ManifestFile(f"acls/{name}.yaml", [doc]))
         out.append(self._ownership())

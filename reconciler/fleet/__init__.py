@@ -4,7 +4,7 @@
 sides into one row model (``rows``), joins them per cluster (``planning.hash_join``; the ``local``
 engine in this process, the ``spark`` engine in one executor task per cluster), plans each cluster
 with the single-cluster planner (``planning``) and writes one plan per cluster plus a fleet summary
-(``report``). See docs/fleet.md.
+(``summary``). See docs/fleet.md.
 """
 
 from reconciler.fleet.runner import ClusterResult, FleetEvent, FleetResult, run_fleet_plan, select_clusters

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reconciler import errors, state
-from reconciler.fleet import local, planning, report, sources, spec
+from reconciler.fleet import local, planning, sources, spec, summary
 
 Engine = Literal["local", "spark"]
 
@@ -100,7 +100,7 @@ def _remove_stale_plans(out_dir: Path, planned: set[str]) -> list[str]:
     Only in a folder that an earlier fleet run wrote (its ``summary.json`` says so), and only the
     plan files (a directory left empty goes too): nothing else a user keeps there is touched.
     """
-    if not report.is_fleet_output(out_dir):
+    if not summary.is_fleet_output(out_dir):
         return []
     removed = []
     for stale in sorted(out_dir.glob("*/plan.json")):
@@ -156,7 +156,7 @@ def run_fleet_plan(
     if deadline_s is not None and deadline_s <= 0:
         raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
     started = time.perf_counter()
-    run = report.RunInfo(
+    run = summary.RunInfo(
         run_id=uuid.uuid4().hex,
         started_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0),
         engine=engine,
@@ -226,14 +226,14 @@ def run_fleet_plan(
         else:
             _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
     removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
-    summary = report.build_summary(outcomes, run=run, stale_removed=removed)
+    summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed)
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
-    outputs, note = report.write_outputs(summary, out_dir)
+    outputs, note = summary.write_outputs(summary_doc, out_dir)
     notes = [note] if note else []
     if removed:
         notes.append(f"removed {len(removed)} plan file(s) an earlier run left for clusters not planned now")
     order = {c.name: i for i, c in enumerate(fleet.clusters)}
-    counts = {c["name"]: c.get("counts", {}) for c in summary["clusters"]}
+    counts = {c["name"]: c.get("counts", {}) for c in summary_doc["clusters"]}
     results = tuple(
         ClusterResult(
             name=o.cluster,
@@ -247,7 +247,7 @@ def run_fleet_plan(
     return FleetResult(
         engine=engine,
         clusters=results,
-        summary=summary,
+        summary=summary_doc,
         outputs=tuple(outputs),
         notes=tuple(notes),
         rows=total_rows,

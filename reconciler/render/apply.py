@@ -17,8 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from reconciler import plan as plan_model
+from reconciler.apply.apply_report import ApplyReport, ItemOutcome, Outcome
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
-from reconciler.apply.report import ApplyReport, ItemOutcome, Outcome
 from reconciler.terminal import count, is_tty
 
 STYLES = {

@@ -23,7 +23,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler import manifests, planner
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.apply.report import ApplyReport
+from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster, free_ports
 from tests.kafka.dist import selected_mode

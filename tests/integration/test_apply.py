@@ -17,7 +17,7 @@ from kafka.admin import ConfigResource, NewTopic
 from reconciler import errors, manifests, planner
 from reconciler import plan as plan_model
 from reconciler.apply import Outcome
-from reconciler.apply.report import CheckedBy
+from reconciler.apply.apply_report import CheckedBy
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.state import QuotaEntity
 from tests.integration.helpers import apply, eventually, make_plan, write_manifests

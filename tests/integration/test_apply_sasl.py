@@ -21,8 +21,8 @@ from reconciler import errors
 from reconciler import plan as plan_model
 from reconciler.apply import Outcome
 from reconciler.apply.access import MissingAccess
+from reconciler.apply.apply_report import CheckedBy
 from reconciler.apply.guard import SelfLockoutRisk
-from reconciler.apply.report import CheckedBy
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests

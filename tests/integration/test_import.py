@@ -24,7 +24,7 @@ from kafka.admin import (
 from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired, manifests, state, workflow
-from reconciler.adopt import importer
+from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from tests.kafka.cluster import KafkaCluster
@@ -150,8 +150,8 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
 
     began = time.monotonic()
     with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
-        full = importer.read_for_import(adapter)
-    report = importer.import_cluster(full, out_dir=tmp_path / "imported", force=False)
+        full = from_live.read_for_adoption(adapter)
+    report = from_live.adopt_cluster(full, out_dir=tmp_path / "imported", force=False)
     elapsed = time.monotonic() - began
     print(f"\nimport of {report.summary()}: {elapsed:.2f}s (read + write)")
 

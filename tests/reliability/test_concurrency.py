@@ -13,7 +13,7 @@ import pytest
 
 from reconciler import desired, errors
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
-from reconciler.apply.report import ApplyReport
+from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import REPO, cli, plan_now, settings, topic_configs, topic_documents, topics_state

@@ -12,7 +12,7 @@ from kafka.admin import NewTopic
 from reconciler import desired
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
-from reconciler.apply.report import ApplyReport
+from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode

@@ -12,7 +12,7 @@ import pytest
 from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan, retry
-from reconciler.apply.report import CheckedBy
+from reconciler.apply.apply_report import CheckedBy
 from reconciler.desired import (
     DesiredBrokerConfig,
     DesiredQuota,

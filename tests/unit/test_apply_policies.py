@@ -10,7 +10,7 @@ import pytest
 from reconciler import errors
 from reconciler import plan as plan_model
 from reconciler.apply import deps, dryrun, preflight, retry, secretref, translate
-from reconciler.apply.report import ApplyReport, ItemOutcome, NotConverged, Outcome
+from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.desired import SecretRef
 from reconciler.state import AclBinding
 

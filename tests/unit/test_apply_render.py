@@ -8,7 +8,7 @@ from rich.console import Console
 
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, EventKind, Outcome
-from reconciler.apply.report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
+from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
 from reconciler.render import apply as render
 
 REPORT = ApplyReport(
@@ -101,7 +101,7 @@ def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:
     from rich.console import Console
 
     from reconciler import plan as plan_model
-    from reconciler.apply.report import ApplyReport, CheckedBy, ItemOutcome, Outcome
+    from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, Outcome
     from reconciler.render.apply import report_table, report_text
 
     item = ItemOutcome(

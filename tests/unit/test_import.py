@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reconciler import errors, manifests, planner, state
-from reconciler.adopt import importer, values
+from reconciler.adopt import from_live, values
 from reconciler.state import AclBinding, Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
 
 ENV = {"SCRAM_PASSWORD_ALICE": "a", "SCRAM_PASSWORD_SVC_1": "b", "SCRAM_PASSWORD_BOB": "c"}
@@ -105,7 +105,7 @@ def assert_plan_empty(out: Path, live: ClusterState, env: dict[str, str] | None 
 
 def test_plan_right_after_import_shows_no_changes(tmp_path: Path) -> None:
     live = varied_state()
-    report = importer.import_cluster(live, out_dir=tmp_path / "out", force=False)
+    report = from_live.adopt_cluster(live, out_dir=tmp_path / "out", force=False)
     assert_plan_empty(tmp_path / "out", live)
     assert report.counts["topics"] == 3
     assert report.counts["ACL bindings"] == 7
@@ -115,7 +115,7 @@ def test_plan_right_after_import_shows_no_changes(tmp_path: Path) -> None:
 
 def test_desired_state_holds_exactly_what_the_cluster_holds(tmp_path: Path) -> None:
     live = varied_state()
-    importer.import_cluster(live, out_dir=tmp_path, force=False)
+    from_live.adopt_cluster(live, out_dir=tmp_path, force=False)
     d = load(tmp_path).desired
     assert set(d.topics) == {"orders", "audit.log", "plain"}
     assert d.topics["orders"].partitions == 3 and d.topics["orders"].replication_factor == 2
@@ -133,7 +133,7 @@ def test_desired_state_holds_exactly_what_the_cluster_holds(tmp_path: Path) -> N
 
 
 def test_ownership_names_exactly_the_imported_resources_with_deletes_off(tmp_path: Path) -> None:
-    importer.import_cluster(varied_state(), out_dir=tmp_path, force=False)
+    from_live.adopt_cluster(varied_state(), out_dir=tmp_path, force=False)
     ownership = load(tmp_path).desired.ownership
     assert all(ownership.owns_topic(t) for t in ("orders", "audit.log", "plain"))
     assert not any(ownership.owns_topic(t) for t in ("orders2", "connect-offsets", "__consumer_offsets", "audit"))
@@ -143,7 +143,7 @@ def test_ownership_names_exactly_the_imported_resources_with_deletes_off(tmp_pat
 
 
 def test_reviewers_read_grouped_acls_and_readable_values(tmp_path: Path) -> None:
-    importer.import_cluster(varied_state(), out_dir=tmp_path, force=False)
+    from_live.adopt_cluster(varied_state(), out_dir=tmp_path, force=False)
     alice = (tmp_path / "acls" / "alice.yaml").read_text()
     assert alice.startswith("# yaml-language-server: $schema=../schemas/Acl.json\n")
     assert "operations: [READ, DESCRIBE]" in alice
@@ -187,8 +187,8 @@ def test_output_is_deterministic_whatever_the_read_order(tmp_path: Path) -> None
         topics=dict(reversed(list((live.topics or {}).items()))),
         quotas=dict(reversed(list((live.quotas or {}).items()))),
     )
-    importer.import_cluster(live, out_dir=tmp_path / "a", force=False)
-    importer.import_cluster(shuffled, out_dir=tmp_path / "b", force=False)
+    from_live.adopt_cluster(live, out_dir=tmp_path / "a", force=False)
+    from_live.adopt_cluster(shuffled, out_dir=tmp_path / "b", force=False)
     a = {p.relative_to(tmp_path / "a"): p.read_bytes() for p in (tmp_path / "a").rglob("*") if p.is_file()}
     b = {p.relative_to(tmp_path / "b"): p.read_bytes() for p in (tmp_path / "b").rglob("*") if p.is_file()}
     assert a == b
@@ -196,7 +196,7 @@ def test_output_is_deterministic_whatever_the_read_order(tmp_path: Path) -> None
 
 def test_literal_dollar_braces_stay_literal(tmp_path: Path) -> None:
     live = varied_state(acls=frozenset({acl("User:alice", "READ", "grp-${HOME}", rtype="GROUP")}))
-    importer.import_cluster(live, out_dir=tmp_path, force=False)
+    from_live.adopt_cluster(live, out_dir=tmp_path, force=False)
     d = load(tmp_path, env={**ENV, "HOME": "/root"}).desired
     assert {b.resource_name for b in d.acls} == {"grp-${HOME}"}
 
@@ -216,7 +216,7 @@ def test_what_cannot_be_expressed_is_left_out_with_a_note_and_the_rest_loads(tmp
         broker_configs={"1": {"listener.name.x.ssl.keystore.password": None}},
         broker_config_sensitive=frozenset({"listener.name.x.ssl.keystore.password"}),
     )
-    report = importer.import_cluster(live, out_dir=tmp_path, force=False)
+    report = from_live.adopt_cluster(live, out_dir=tmp_path, force=False)
     text = "\n".join(report.lines())
     assert "min.insync.replicas=2 left out" in text
     assert "confluent.placement=x is not a topic config" in text
@@ -235,7 +235,7 @@ def test_what_cannot_be_expressed_is_left_out_with_a_note_and_the_rest_loads(tmp
 def test_secret_topic_config_becomes_a_variable_and_plans_clean(tmp_path: Path) -> None:
     topic = TopicState("vault", ((1,),), configs={"x.password": None}, sensitive=frozenset({"x.password"}))
     live = varied_state(topics={"vault": topic}, acls=frozenset(), quotas={}, scram_users={}, broker_configs={})
-    report = importer.import_cluster(live, out_dir=tmp_path, force=False)
+    report = from_live.adopt_cluster(live, out_dir=tmp_path, force=False)
     assert report.variables == ["TOPIC_VAULT_X_PASSWORD"]
     assert [n.severity for n in report.notes if n.resource == "topic/vault"] == ["todo"]
     assert "x.password: ${TOPIC_VAULT_X_PASSWORD}" in (tmp_path / "topics.yaml").read_text()
@@ -245,7 +245,7 @@ def test_secret_topic_config_becomes_a_variable_and_plans_clean(tmp_path: Path) 
 
 def test_sections_that_could_not_be_read_are_not_managed(tmp_path: Path) -> None:
     live = varied_state(acls=None, unavailable={"acl": "no authorizer"})
-    report = importer.import_cluster(live, out_dir=tmp_path, force=False)
+    report = from_live.adopt_cluster(live, out_dir=tmp_path, force=False)
     ownership = load(tmp_path).desired.ownership
     assert "acl" not in ownership.managed_kinds and "topic" in ownership.managed_kinds
     assert any(n.message == "not imported: no authorizer" for n in report.notes)
@@ -254,9 +254,9 @@ def test_sections_that_could_not_be_read_are_not_managed(tmp_path: Path) -> None
 def test_refuses_a_non_empty_directory_unless_forced(tmp_path: Path) -> None:
     (tmp_path / "old.yaml").write_text("# mine\n")
     with pytest.raises(errors.ConfigError, match="not empty"):
-        importer.import_cluster(varied_state(), out_dir=tmp_path, force=False)
+        from_live.adopt_cluster(varied_state(), out_dir=tmp_path, force=False)
     assert not (tmp_path / "topics.yaml").exists()
-    report = importer.import_cluster(varied_state(), out_dir=tmp_path, force=True)
+    report = from_live.adopt_cluster(varied_state(), out_dir=tmp_path, force=True)
     assert (tmp_path / "topics.yaml").exists()
     assert report.leftovers == [tmp_path / "old.yaml"]
     assert (tmp_path / "old.yaml").read_text() == "# mine\n"
@@ -269,9 +269,9 @@ def test_never_writes_through_a_symlink_and_files_are_user_only(tmp_path: Path) 
     out.mkdir()
     (out / "topics.yaml").symlink_to(target)
     with pytest.raises(errors.ConfigError, match="cannot write"):
-        importer.import_cluster(varied_state(), out_dir=out, force=True)
+        from_live.adopt_cluster(varied_state(), out_dir=out, force=True)
     assert target.read_text() == "keep\n"
     fresh = tmp_path / "fresh"
-    report = importer.import_cluster(varied_state(), out_dir=fresh, force=False)
+    report = from_live.adopt_cluster(varied_state(), out_dir=fresh, force=False)
     assert report.files
     assert {stat.S_IMODE(os.stat(p).st_mode) for p in report.files} == {0o600}

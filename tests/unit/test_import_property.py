@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reconciler import manifests, planner, state
-from reconciler.adopt import importer
+from reconciler.adopt import from_live
 from reconciler.state import AclBinding, Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
 
 # Config values as Kafka returns them, per key.
@@ -114,7 +114,7 @@ def live_states(draw: st.DrawFn) -> ClusterState:
 def test_plan_of_imported_manifests_is_empty(live: ClusterState) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
-        importer.import_cluster(live, out_dir=out, force=False)
+        from_live.adopt_cluster(live, out_dir=out, force=False)
         result = manifests.load([out], env={})
     p = planner.plan(result.desired, live)
     assert [c.address for c in p.actionable] == []

@@ -1,6 +1,6 @@
-"""``import``: manifests that describe an existing cluster exactly, so the first plan after adoption is empty.
+"""Adopting a live cluster (the ``import`` command): manifests that describe it exactly, so the first plan is empty.
 
-``build_import(live)`` turns a ``ClusterState`` into manifest files (pure); ``import_cluster`` also writes
+``build_adoption(live)`` turns a ``ClusterState`` into manifest files (pure); ``adopt_cluster`` also writes
 them. Every resource is checked against the same rules the loader applies, and anything the manifest
 language cannot hold (a secret value, a Group: principal, a config this version does not know) is left
 out with a note instead of producing files that fail to load. The Ownership document names exactly the
@@ -17,8 +17,8 @@ from typing import Any
 
 from reconciler import configs, desired, state
 from reconciler.adopt import output, values
+from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
-from reconciler.adopt.report import AdoptionReport
 from reconciler.manifests import rules
 from reconciler.planner import topics as planner_topics
 
@@ -33,7 +33,7 @@ _OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}
 _TYPE_ORDER = {t: i for i, t in enumerate(state.ACL_RESOURCE_TYPES)}
 
 
-class _Import:
+class _Adoption:
     """The manifests of one import, built section by section."""
 
     def __init__(self, live: state.ClusterState, *, include_tool_topics: bool) -> None:
@@ -326,11 +326,11 @@ def acl_entries(bindings: list[state.AclBinding]) -> list[dict[str, Any]]:
     return out
 
 
-def build_import(
+def build_adoption(
     live: state.ClusterState, *, include_tool_topics: bool = False
 ) -> tuple[list[ManifestFile], AdoptionReport]:
     """The manifest files describing ``live`` and the report of what could not be expressed (no I/O)."""
-    job = _Import(live, include_tool_topics=include_tool_topics)
+    job = _Adoption(live, include_tool_topics=include_tool_topics)
     if live.topics is not None:
         job.add_topics()
     job.add_acls()
@@ -351,18 +351,18 @@ def build_import(
     return job.files, job.report
 
 
-def read_for_import(adapter: Any) -> state.ClusterState:
+def read_for_adoption(adapter: Any) -> state.ClusterState:
     """Everything the cluster lets ``adapter`` read; a kind whose admin APIs are missing is recorded as unavailable."""
     missing = {k: "; ".join(reasons) for k in desired.KINDS if (reasons := adapter.missing_apis([k]))}
     live: state.ClusterState = adapter.read_state(kinds=frozenset(desired.KINDS) - missing.keys())
     return dataclasses.replace(live, unavailable={**missing, **live.unavailable})
 
 
-def import_cluster(
+def adopt_cluster(
     live: state.ClusterState, *, out_dir: Path, force: bool, include_tool_topics: bool = False
 ) -> AdoptionReport:
     """Write manifests for ``live`` into ``out_dir`` (refusing a non-empty directory unless ``force``)."""
-    files, report = build_import(live, include_tool_topics=include_tool_topics)
+    files, report = build_adoption(live, include_tool_topics=include_tool_topics)
     existing = output.prepare_out_dir(out_dir, force=force)
     report.out_dir = out_dir
     report.files, report.leftovers = output.write_output(
