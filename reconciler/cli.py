@@ -540,7 +540,7 @@ def _run_apply(
     console: "Console | None" = None,
 ) -> "ApplyReport":
     from reconciler import apply as apply_mod
-    from reconciler.render import apply as render_apply
+    from reconciler import apply_display
 
     console = console or _console()
     profiles = loaded.profiles if loaded is not None else {}
@@ -567,17 +567,17 @@ def _run_apply(
     )
     with adapter:
         if fmt == "text" and p.actionable:
-            with render_apply.progress(_console(stderr=True)) as sink:
+            with apply_display.progress(_console(stderr=True)) as sink:
                 report = apply_mod.apply_plan(p, adapter, options=options, events=sink)
         else:
             report = apply_mod.apply_plan(p, adapter, options=options)
     if fmt == "json":
         _echo(report.to_json())
     elif terminal.is_tty(console.file):
-        console.print(render_apply.report_table(report))
-        console.print(render_apply.summary_line(report), markup=False)
+        console.print(apply_display.report_table(report))
+        console.print(apply_display.summary_line(report), markup=False)
     else:
-        console.print(render_apply.report_text(report), markup=False, end="")
+        console.print(apply_display.report_text(report), markup=False, end="")
     return report
 
 

@@ -25,10 +25,10 @@ from reconciler.apply import (
     preflight,
     readback,
     reassign,
-    resources,
+    resource_phases,
     retry,
     secretref,
-    topics,
+    topic_phases,
     translate,
 )
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
@@ -40,16 +40,16 @@ from reconciler.desired import DesiredState
 T = TypeVar("T")
 
 RUNNERS = {
-    plan_model.Phase.ACL_DELETE: resources.run_acls,
-    plan_model.Phase.TOPIC_DELETE: topics.run_delete,
-    plan_model.Phase.TOPIC_CREATE: topics.run_create,
-    plan_model.Phase.PARTITIONS: topics.run_partitions,
-    plan_model.Phase.TOPIC_CONFIG: resources.run_configs,
+    plan_model.Phase.ACL_DELETE: resource_phases.run_acls,
+    plan_model.Phase.TOPIC_DELETE: topic_phases.run_delete,
+    plan_model.Phase.TOPIC_CREATE: topic_phases.run_create,
+    plan_model.Phase.PARTITIONS: topic_phases.run_partitions,
+    plan_model.Phase.TOPIC_CONFIG: resource_phases.run_configs,
     plan_model.Phase.REASSIGN: reassign.run_reassign,
-    plan_model.Phase.QUOTA: resources.run_quotas,
-    plan_model.Phase.SCRAM: resources.run_scram,
-    plan_model.Phase.BROKER_CONFIG: resources.run_configs,
-    plan_model.Phase.ACL_CREATE: resources.run_acls,
+    plan_model.Phase.QUOTA: resource_phases.run_quotas,
+    plan_model.Phase.SCRAM: resource_phases.run_scram,
+    plan_model.Phase.BROKER_CONFIG: resource_phases.run_configs,
+    plan_model.Phase.ACL_CREATE: resource_phases.run_acls,
 }
 
 

@@ -3,7 +3,9 @@
 Pipeline: find files (``loader.discover``) -> parse with positions (``yamlio``) -> check each document's
 envelope and apply environment overlays -> validate against the kind's model (``models``) -> build the
 desired state with Kafka's rules and cross-document checks (``build``). Every problem is collected as a
-positioned ``Diagnostic``; any error raises ``errors.ValidationFailed`` carrying all of them.
+positioned ``Diagnostic``; any error raises ``errors.ValidationFailed`` carrying all of them. Kind-specific
+rules have a module per kind: ``topics`` (defaults layering and Kafka's topic rules), ``roles`` (role grants
+expanded to ACLs) and ``profiles`` (the ``Cluster`` kind as connection profiles).
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
+from reconciler import apply_display
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, EventKind, Outcome
 from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
-from reconciler.render import apply as render
 
 REPORT = ApplyReport(
     cluster_id="c",
@@ -54,7 +54,7 @@ REPORT = ApplyReport(
 
 
 def test_plain_text_lists_every_outcome_and_a_summary() -> None:
-    text = render.report_text(REPORT)
+    text = apply_display.report_text(REPORT)
     assert "applied          topic create   topic/a\n" in text
     assert "failed           topic create   topic/b  INVALID_CONFIG (40): bad" in text
     assert "skipped          topic config   topic/b  because" in text
@@ -75,13 +75,13 @@ def test_dry_run_labels_client_side_checks() -> None:
         Outcome.DRY_RUN_ACCEPTED,
         checked_by=CheckedBy.CLIENT,
     )
-    text = render.report_text(ApplyReport("c", True, (item,), (), None))
+    text = apply_display.report_text(ApplyReport("c", True, (item,), (), None))
     assert "[client-side check]" in text and "nothing was written" in text
 
 
 def test_rich_table_has_a_row_per_outcome() -> None:
     out = io.StringIO()
-    Console(file=out, width=200, color_system=None).print(render.report_table(REPORT))
+    Console(file=out, width=200, color_system=None).print(apply_display.report_table(REPORT))
     table = out.getvalue()
     assert table.count("topic/b") == 2 and "not converged" in table and "INVALID_CONFIG (40): bad" in table
 
@@ -89,7 +89,7 @@ def test_rich_table_has_a_row_per_outcome() -> None:
 def test_plain_progress_prints_phase_lines() -> None:
     out = io.StringIO()
     console = Console(file=out, width=200, color_system=None)
-    with render.progress(console) as sink:
+    with apply_display.progress(console) as sink:
         sink(ApplyEvent(EventKind.PHASE_STARTED, phase=plan_model.Phase.TOPIC_CREATE, total=2))
         sink(ApplyEvent(EventKind.ITEM_DONE, phase=plan_model.Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
         sink(ApplyEvent(EventKind.ITEM_DONE, phase=plan_model.Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
@@ -102,7 +102,7 @@ def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:
 
     from reconciler import plan as plan_model
     from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, Outcome
-    from reconciler.render.apply import report_table, report_text
+    from reconciler.apply_display import report_table, report_text
 
     item = ItemOutcome(
         address="topic/orders",

@@ -1,4 +1,7 @@
-"""Render apply progress and the final apply report: rich progress bars and tables on a terminal, plain text in CI.
+"""What ``apply`` shows on the console: live progress while it runs, then the report (bars and tables on a terminal).
+
+Unlike ``reconciler.render`` (pure text renderings of a plan), ``progress`` drives a live display: rich progress bars
+redrawn on a terminal, plain lines in CI.
 
 ``progress(console)`` returns a context manager yielding an event sink for ``apply_plan``: one progress
 bar per phase when the console is a terminal, one plain line per phase step otherwise. ``report_table``
