@@ -86,6 +86,11 @@ _TLS_FAILURES = (
     ("BAD_CERTIFICATE", "the broker refused the client certificate, or needs one and none was sent; check the key "
      "store (ssl.keystore.location / ssl_certfile)"),
     ("CERTIFICATE_EXPIRED", "a certificate has expired: {detail}"),
+    # Kafka 2.8 on a TLS 1.3 JVM refuses a client certificate by closing the session without the alert: the
+    # client reads a broken record. Nothing else in a handshake that got that far gives this error.
+    ("DECRYPTION_FAILED_OR_BAD_RECORD_MAC", "the broker broke off the handshake after the client certificate was "
+     "sent (bad record MAC), as older brokers do when they refuse it; check the key store (ssl.keystore.location / "
+     "ssl_certfile) holds a certificate signed by a CA the broker trusts"),
     ("WRONG_VERSION_NUMBER", "the port does not speak TLS; check the security protocol and the port"),
 )  # fmt: skip
 

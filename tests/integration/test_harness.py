@@ -126,8 +126,7 @@ def test_three_node_cluster_spreads_replicas_across_both_racks(kafka_cluster3: K
     topic = f"{topic_prefix}replicated"
 
     def broker_racks() -> dict[int, str] | None:
-        with kafka_cluster3.admin_session() as admin:
-            racks = {b["broker_id"]: b["rack"] for b in admin.describe_cluster()["brokers"]}
+        racks = {b["broker_id"]: b["rack"] for b in kafka_cluster3.describe()["brokers"]}
         return racks if len(racks) == 3 else None
 
     racks = eventually(broker_racks, timeout=30, what="all three brokers in the cluster description")
@@ -147,7 +146,7 @@ def test_three_node_cluster_survives_a_killed_node_which_then_rejoins(
     values = [f"message-{i}".encode() for i in range(30)]
     with kafka_cluster3.admin_session() as admin:
         admin.create_topics({topic: {"num_partitions": 3, "replication_factor": 3}}, wait_for_metadata=True)
-        controller = admin.describe_cluster()["controller_id"]
+    controller = kafka_cluster3.describe()["controller_id"]
     produce_records(kafka_cluster3, topic, values)
 
     victim = next(node for node in kafka_cluster3.nodes if node.node_id == controller)

@@ -10,7 +10,7 @@ import pytest
 
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import HarnessError, resolve
-from tests.kafka.kinds import plaintext_properties, single_node
+from tests.kafka.kinds import plaintext_properties, single_node, zookeeper_for
 from tests.kafka.node import KafkaNode
 
 
@@ -38,7 +38,14 @@ def test_broker_that_exits_at_start_is_reported_with_its_log() -> None:
     dist = resolve()
     root = Path(tempfile.mkdtemp(prefix="kafka-test-broken-"))
     node = KafkaNode(dist=dist, node_id=1, workdir=root / "node-1")
-    cluster = KafkaCluster(name="broken", dist=dist, nodes=[node], workdir=root, make_properties=broken)
+    cluster = KafkaCluster(
+        name="broken",
+        dist=dist,
+        nodes=[node],
+        workdir=root,
+        make_properties=broken,
+        zookeeper=zookeeper_for(dist, root),
+    )
     try:
         with pytest.raises(HarnessError) as failure:
             cluster.start()

@@ -204,6 +204,9 @@ def test_scram_over_tls_from_a_command_config_file(
 
 
 def oauth_env(cluster: SecureCluster, client_id: str, secret: str) -> dict[str, str]:
+    """Environment for the OAUTH listener; skips the test on a broker without one (Kafka before 3.1)."""
+    if not cluster.has_oauth:
+        pytest.skip(f"Kafka {cluster.version} has no broker-side JWKS validator for OAUTHBEARER (KIP-768, 3.1+)")
     return {
         "KAFKA_BOOTSTRAP_SERVERS": cluster.address("OAUTH"),
         "KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
@@ -221,8 +224,8 @@ def test_oauth_from_the_environment_plans_applies_and_guards_the_token_principal
     kafka_secure: SecureCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     client = kafka_secure.oauth_app
-    grant(kafka_secure, "User:app-client", topic_prefix)
     env = oauth_env(kafka_secure, client.client_id, client.secret)
+    grant(kafka_secure, "User:app-client", topic_prefix)
     directory = write_manifests(tmp_path / "m", topics(topic_prefix))
     applied = cli(["apply", str(directory), "--auto-approve"], env=env)
     assert applied.returncode == 0, applied.stdout + applied.stderr
@@ -265,6 +268,10 @@ def test_each_connection_failure_has_its_own_message_without_secrets(
             "ssl.keystore.password": rogue.store_password,
         }
         expected = "cannot connect to Kafka at .*: TLS handshake failed: the broker does not trust the client cert"
+        if kafka_secure.dist.major < 3:
+            # Kafka 2.8 on Java 17 (TLS 1.3) closes the session without an alert: the client reads a broken record.
+            expected = "cannot connect to Kafka at .*: TLS handshake failed: the broker broke off the handshake after "
+            expected += "the client certificate was sent"
     elif case == "wrong-password":
         wrong = f"not-{kafka_secure.scram['alice']}"
         lines = {

@@ -234,6 +234,22 @@ class KafkaCluster:
                 return {int(b.node_id) for b in admin._manager.cluster.brokers()}
             return _unfenced(admin.describe_cluster())
 
+    def describe(self) -> dict[str, Any]:
+        """``{"controller_id": id, "brokers": [{"broker_id": id, "rack": rack}, ...]}`` as the cluster reports it.
+
+        KRaft: kafka-python's ``describe_cluster``. ZooKeeper mode: the Metadata answer (kafka-python cannot decode
+        Kafka 2.8's DescribeCluster v0, and there the Metadata controller is the real one).
+        """
+        with self.admin_session() as admin:
+            if self.zookeeper is None:
+                return dict(admin.describe_cluster())
+            metadata = admin._manager.cluster
+            controller = metadata.controller
+            return {
+                "controller_id": None if controller is None else int(controller.node_id),
+                "brokers": [{"broker_id": int(b.node_id), "rack": b.rack} for b in metadata.brokers()],
+            }
+
     def close(self) -> None:
         """Stop every node (SIGKILL: the data is thrown away) and remove the working directory."""
         self._kill_nodes()

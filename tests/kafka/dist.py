@@ -47,6 +47,10 @@ class KafkaDistribution:
     def major(self) -> int:
         return major_of(self.version)
 
+    def at_least(self, major: int, minor: int) -> bool:
+        """Whether this release is ``major.minor`` or newer (for features added in a given release)."""
+        return release_of(self.version)[:2] >= (major, minor)
+
     @property
     def classpath(self) -> str:
         return os.pathsep.join(str(jar) for jar in self.jars)
@@ -74,6 +78,19 @@ def selected_mode(version: str | None = None) -> str:
     if major >= 4 and mode == "zookeeper":
         raise HarnessError("Kafka 4.x has no ZooKeeper mode; use KAFKA_MODE=kraft or a 3.x/2.8 release")
     return mode
+
+
+def release_of(version: str) -> tuple[int, int, int]:
+    """``(2, 8, 2)`` for ``"2.8.2"`` (a version the harness supports)."""
+    major_of(version)
+    match = _VERSION_RE.match(version)
+    assert match is not None
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3)))
+
+
+def selected_release() -> tuple[int, int, int]:
+    """The release tuple of ``KAFKA_VERSION`` (or the default), for tests whose expectations differ by release."""
+    return release_of(selected_version())
 
 
 def major_of(version: str) -> int:

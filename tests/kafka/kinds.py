@@ -54,7 +54,7 @@ def single_node(
         make_properties=open_authorizer_properties if authorizer else plaintext_properties,
         fixed_port=port,
         remove_workdir=workdir is None,
-        zookeeper=_zookeeper(dist, root, die_with_parent=die_with_parent),
+        zookeeper=zookeeper_for(dist, root, die_with_parent=die_with_parent),
     )
     return _started(cluster)
 
@@ -72,7 +72,7 @@ def sasl_node(*, version: str | None = None) -> KafkaCluster:
         make_properties=sasl_properties,
         admin=Credentials("admin", secrets.token_urlsafe(16)),
         users={name: secrets.token_urlsafe(16) for name in EXTRA_USERS},
-        zookeeper=_zookeeper(dist, root),
+        zookeeper=zookeeper_for(dist, root),
     )
     return _started(cluster)
 
@@ -90,12 +90,12 @@ def three_node_cluster(*, version: str | None = None) -> KafkaCluster:
         nodes=nodes,
         workdir=root,
         make_properties=plaintext_properties,
-        zookeeper=_zookeeper(dist, root),
+        zookeeper=zookeeper_for(dist, root),
     )
     return _started(cluster)
 
 
-def _zookeeper(dist: KafkaDistribution, root: Path, *, die_with_parent: bool = True) -> ZooKeeperServer | None:
+def zookeeper_for(dist: KafkaDistribution, root: Path, *, die_with_parent: bool = True) -> ZooKeeperServer | None:
     """A ZooKeeper server for the cluster when ``KAFKA_MODE=zookeeper`` (always for Kafka 2.x), else ``None``."""
     if selected_mode(dist.version) != "zookeeper":
         return None
@@ -124,6 +124,8 @@ def base_properties(cluster: KafkaCluster, node: KafkaNode, *, replication: int)
             "broker.id": str(node.node_id),
             "zookeeper.connect": cluster.zookeeper.connect,
             "zookeeper.connection.timeout.ms": "30000",
+            # A killed broker leaves the cluster when its session expires: 10 s instead of the default 18 s.
+            "zookeeper.session.timeout.ms": "10000",
         }
     else:
         props = {

@@ -8,12 +8,14 @@ One JVM serves every TLS-based kind, so the suite pays one start-up for all of t
   for certificates of ``OU=mapped``, through ``ssl.principal.mapping.rules``;
 - ``SCRAM``: SASL_SSL with SCRAM-SHA-256 and SCRAM-SHA-512 (users ``admin``, ``alice``, made after start);
 - ``OAUTH``: SASL_SSL with OAUTHBEARER; the broker validates RS256 JWTs against the JWKS of a local OIDC server
-  (``tests.support.oidc``), checking issuer and audience; the principal is the token's ``sub``.
+  (``tests.support.oidc``), checking issuer and audience; the principal is the token's ``sub``. Only on Kafka
+  3.1+: older brokers have no JWKS validator (KIP-768), only an unsecured one that accepts unsigned tokens, so
+  the listener is left out there (``SecureCluster.has_oauth``).
 
 An ``INTERNAL`` PLAINTEXT listener (``node.port``) serves the harness and the inter-broker traffic; the
-StandardAuthorizer enforces ACLs on every listener, with ``User:ANONYMOUS`` (the harness), SCRAM ``admin``, the
-mTLS ``admin`` certificate and the OAuth client ``admin-client`` as super users. Certificates, stores and the
-token signing key are all generated at start (``tests.support.tls``).
+StandardAuthorizer (ZooKeeper mode: the AclAuthorizer) enforces ACLs on every listener, with ``User:ANONYMOUS``
+(the harness), SCRAM ``admin``, the mTLS ``admin`` certificate and the OAuth client ``admin-client`` as super
+users. Certificates, stores and the token signing key are all generated at start (``tests.support.tls``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from kafka.admin import UserScramCredentialUpsertion
 from reconciler.connection import ConnectionSettings, Secret
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import HarnessError, resolve
-from tests.kafka.kinds import AUTHORIZER, SCRAM_MECHANISMS, base_properties
+from tests.kafka.kinds import AUTHORIZER, SCRAM_MECHANISMS, ZK_AUTHORIZER, base_properties, zookeeper_for
 from tests.kafka.node import KafkaNode
 from tests.support.oidc import OidcServer
 from tests.support.tls import ClientFiles, TestPki
@@ -36,6 +38,7 @@ from tests.support.tls import ClientFiles, TestPki
 LISTENERS = {"TLS": "SSL", "MTLS": "SSL", "SCRAM": "SASL_SSL", "OAUTH": "SASL_SSL"}
 MAPPING_RULES = "RULE:^CN=([^,]+),OU=mapped,.*$/$1/,DEFAULT"
 OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
+OAUTH_SINCE = (3, 1)  # KIP-768: the broker-side JWKS validator
 ALLOWED_URLS_PROPERTY = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
 
 
@@ -45,13 +48,15 @@ class SecureCluster(KafkaCluster):
     def __init__(self, *, root: Path, version: str | None) -> None:
         dist = resolve(version)
         node = KafkaNode(dist=dist, node_id=1, workdir=root / "node-1")
+        self.has_oauth = dist.at_least(*OAUTH_SINCE)
         super().__init__(
             name="secure",
             dist=dist,
             nodes=[node],
             workdir=root,
             make_properties=secure_properties,
-            extra_listeners=tuple(LISTENERS),
+            extra_listeners=tuple(name for name in LISTENERS if self.has_oauth or name != "OAUTH"),
+            zookeeper=zookeeper_for(dist, root),
         )
         self.pki = TestPki(root / "pki")
         self.mtls_admin = self.pki.client("admin", unit="ops")
@@ -116,12 +121,14 @@ def secure_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
     ports = {"INTERNAL": node.port, **node.listener_ports}
     props = base_properties(cluster, node, replication=1)
     listeners = ",".join(f"{name}://127.0.0.1:{port}" for name, port in ports.items())
-    protocols = ",".join(f"{name}:{protocol}" for name, protocol in LISTENERS.items())
+    protocols = ",".join(f"{name}:{LISTENERS[name]}" for name in node.listener_ports)
+    zk = cluster.zookeeper is not None
     props.update(
         {
-            "listeners": f"{listeners},CONTROLLER://127.0.0.1:{node.controller_port}",
+            "listeners": listeners if zk else f"{listeners},CONTROLLER://127.0.0.1:{node.controller_port}",
             "advertised.listeners": listeners,
-            "listener.security.protocol.map": f"INTERNAL:PLAINTEXT,{protocols},CONTROLLER:PLAINTEXT",
+            "listener.security.protocol.map": f"INTERNAL:PLAINTEXT,{protocols}"
+            + ("" if zk else ",CONTROLLER:PLAINTEXT"),
             "inter.broker.listener.name": "INTERNAL",
             "ssl.keystore.type": "PKCS12",
             "ssl.keystore.location": str(pki.broker_keystore),
@@ -132,21 +139,27 @@ def secure_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
             "ssl.truststore.password": pki.store_password,
             "listener.name.mtls.ssl.client.auth": "required",
             "ssl.principal.mapping.rules": MAPPING_RULES,
-            "sasl.enabled.mechanisms": ",".join((*SCRAM_MECHANISMS, "OAUTHBEARER")),
+            "sasl.enabled.mechanisms": ",".join(SCRAM_MECHANISMS),
             "listener.name.scram.sasl.enabled.mechanisms": ",".join(SCRAM_MECHANISMS),
-            "listener.name.oauth.sasl.enabled.mechanisms": "OAUTHBEARER",
-            "listener.name.oauth.oauthbearer.sasl.jaas.config": (
-                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
-            ),
-            "listener.name.oauth.oauthbearer.sasl.server.callback.handler.class": OAUTH_VALIDATOR,
-            "sasl.oauthbearer.jwks.endpoint.url": oidc.jwks_url,
-            "sasl.oauthbearer.expected.audience": oidc.audience,
-            "sasl.oauthbearer.expected.issuer": oidc.issuer,
-            "authorizer.class.name": AUTHORIZER,
+            "authorizer.class.name": ZK_AUTHORIZER if zk else AUTHORIZER,
             "super.users": ";".join(cluster.super_users),
             "allow.everyone.if.no.acl.found": "false",
         }
     )
+    if cluster.has_oauth:
+        props.update(
+            {
+                "sasl.enabled.mechanisms": ",".join((*SCRAM_MECHANISMS, "OAUTHBEARER")),
+                "listener.name.oauth.sasl.enabled.mechanisms": "OAUTHBEARER",
+                "listener.name.oauth.oauthbearer.sasl.jaas.config": (
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
+                ),
+                "listener.name.oauth.oauthbearer.sasl.server.callback.handler.class": OAUTH_VALIDATOR,
+                "sasl.oauthbearer.jwks.endpoint.url": oidc.jwks_url,
+                "sasl.oauthbearer.expected.audience": oidc.audience,
+                "sasl.oauthbearer.expected.issuer": oidc.issuer,
+            }
+        )
     for mechanism in SCRAM_MECHANISMS:
         props[f"listener.name.scram.{mechanism.lower()}.sasl.jaas.config"] = (
             "org.apache.kafka.common.security.scram.ScramLoginModule required;"

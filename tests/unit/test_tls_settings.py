@@ -253,6 +253,8 @@ def test_token_provider_caches_reports_expiry_and_refusal() -> None:
          "in certificate chain (_ssl.c:1006)", "not trusted: self-signed certificate in certificate chain;"),
         ("[SSL: SSLV3_ALERT_CERTIFICATE_UNKNOWN] sslv3 alert certificate unknown", "does not trust the client"),
         ("[SSL: SSLV3_ALERT_BAD_CERTIFICATE] sslv3 alert bad certificate", "needs one and none was sent"),
+        ("KafkaConnectionError: [SSL: DECRYPTION_FAILED_OR_BAD_RECORD_MAC] decryption failed or bad record mac "
+         "(_ssl.c:2580)", "broke off the handshake after the client certificate was sent"),
         ("KafkaConnectionError: socket disconnected", None),
     ],
 )  # fmt: skip
