@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from reconciler import errors
 from reconciler import plan as plan_model
-from reconciler.apply import retry
+from reconciler.apply import retry, secretref
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.apply.ports import AdminPort, ItemResultLike
 from reconciler.connection import Secret
@@ -69,7 +69,7 @@ class ApplyContext:
     throttle_rate: int | None = None
     secrets: dict[str, Secret] = dataclasses.field(default_factory=dict, repr=False)
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
-    reveal: Callable[[str, str, str], str | None] | None = dataclasses.field(default=None, repr=False)
+    reveal: secretref.Reveal | None = dataclasses.field(default=None, repr=False)
 
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)

@@ -137,7 +137,7 @@ def check_fresh(changes: Iterable[plan_model.Change], live: state.ClusterState) 
         )
 
 
-def check_redacted(changes: Iterable[plan_model.Change], *, reveal: secretref.ValueLookup | None) -> None:
+def check_redacted(changes: Iterable[plan_model.Change], *, reveal: secretref.Reveal | None) -> None:
     """Refuse a plan whose sensitive config values are redacted when the manifests are not at hand to read them."""
     missing = [
         f"{c.address} ({key})"

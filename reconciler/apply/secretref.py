@@ -17,8 +17,9 @@ from reconciler.desired import SecretRef
 
 SecretUnavailable = secrets.SecretUnavailable
 
-# (kind, resource name, config key) -> the value declared in the manifests, if any
-ValueLookup = Callable[[str, str, str], str | None]
+# The reveal callback: (kind, resource name, config key) -> the secret value declared in the manifests, if any.
+# Apply passes it to the code that sends a change whose plan holds ``plan.REDACTED`` in place of a value.
+Reveal = Callable[[str, str, str], str | None]
 
 
 def ref_from_data(data: Any) -> SecretRef | None:
@@ -44,7 +45,7 @@ def resolve(ref: SecretRef, *, user: str, environ: Mapping[str, str] | None = No
     return secrets.resolve(ref, what=f"SCRAM user {user!r}: password", environ=environ)
 
 
-def declared_values(wanted: desired.DesiredState) -> ValueLookup:
+def declared_values(wanted: desired.DesiredState) -> Reveal:
     """Look up a config value as the manifests declare it (for values a plan holds redacted)."""
 
     def lookup(kind: str, name: str, key: str) -> str | None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reconciler import plan as plan_model
 from reconciler import state
+from reconciler.apply import secretref
 from reconciler.connection import Secret
 from reconciler.kafka import results
 
@@ -23,10 +24,7 @@ class CannotTranslate(ValueError):
     """A change lacks what is needed to send it (e.g. a redacted value in a saved plan)."""
 
 
-Reveal = Callable[[str, str, str], "str | None"]
-
-
-def _revealed(change: plan_model.Change, key: str, reveal: Reveal | None) -> str:
+def _revealed(change: plan_model.Change, key: str, reveal: secretref.Reveal | None) -> str:
     value = None if reveal is None else reveal(change.kind, change.name, key)
     if value is None:
         raise CannotTranslate(
@@ -47,7 +45,7 @@ def redacted_keys(change: plan_model.Change) -> list[str]:
     return sorted(set(keys))
 
 
-def topic_spec(change: plan_model.Change, reveal: Reveal | None = None) -> results.TopicSpec:
+def topic_spec(change: plan_model.Change, reveal: secretref.Reveal | None = None) -> results.TopicSpec:
     after = change.after or {}
     assignment = after.get("assignment")
     configs = {
@@ -71,7 +69,7 @@ def partitions_total(change: plan_model.Change) -> int:
     return int((change.after or {})["partitions"])
 
 
-def config_ops(change: plan_model.Change, reveal: Reveal | None = None) -> list[results.ConfigOp]:
+def config_ops(change: plan_model.Change, reveal: secretref.Reveal | None = None) -> list[results.ConfigOp]:
     """IncrementalAlterConfigs operations from ``configs.<key>`` attributes: SET or DELETE."""
     ops: list[results.ConfigOp] = []
     for attr in change.attributes:
