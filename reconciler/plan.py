@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors, state
+from reconciler import errors, fileio, state
 
 PLAN_FORMAT = "kafka-reconciler/plan"
 PLAN_FORMAT_VERSION = 1
@@ -351,23 +351,18 @@ class Plan:
             raise errors.PlanFileError(f"malformed plan file: {type(exc).__name__}: {exc}") from None
 
     def save(self, path: Path) -> None:
-        state.write_private_file(path, self.to_json())
+        fileio.write_private_file(path, self.to_json())
 
     @classmethod
     def load(cls, path: Path) -> Plan:
+        text = fileio.read_text(path, what="plan", error=errors.PlanFileError)
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise errors.PlanFileError(f"cannot read plan {path}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise errors.PlanFileError(f"plan {path} is not UTF-8 text") from None
-        try:
-            doc = state.parse_json(text)
+            doc = fileio.parse_json(text)
         except json.JSONDecodeError as exc:
             raise errors.PlanFileError(
                 f"{path}:{exc.lineno}:{exc.colno}: plan file is not valid JSON (truncated?): {exc.msg}"
             ) from None
-        except state.JsonLimitError as exc:
+        except fileio.JsonLimitError as exc:
             raise errors.PlanFileError(
                 f"{path}: refused: the plan file {exc}; plans written by this tool never do"
             ) from None

@@ -11,19 +11,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reconciler import errors
+from reconciler import errors, fileio
 
 
 def read_properties(path: Path) -> dict[str, tuple[str, int]]:
     """Parse a Java ``.properties`` file into ``key -> (value, line)`` (the line where the entry starts)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise errors.ConfigError(f"properties file {path} does not exist") from None
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read properties file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise errors.ConfigError(f"properties file {path} is not UTF-8 text") from None
+    text = fileio.read_text(path, what="properties file")
     result: dict[str, tuple[str, int]] = {}
     lines = text.splitlines()
     index = 0

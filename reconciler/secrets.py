@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from reconciler import errors
+from reconciler import errors, fileio
 from reconciler.connection import SECRET_ENV_VARS
 from reconciler.desired import SecretRef
 
@@ -41,13 +41,9 @@ def resolve(ref: SecretRef, *, what: str, environ: Mapping[str, str] | None = No
             raise SecretUnavailable(f"{where}: environment variable {ref.env} is not set")
     elif ref.file:
         try:
-            value = Path(ref.file).read_text(encoding="utf-8").rstrip("\r\n")
-        except FileNotFoundError:
-            raise SecretUnavailable(f"{where}: file {ref.file} does not exist") from None
-        except OSError as exc:
-            raise SecretUnavailable(f"{where}: cannot read {ref.file}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise SecretUnavailable(f"{where}: {ref.file} is not UTF-8 text") from None
+            value = fileio.read_text(Path(ref.file), what="file", error=SecretUnavailable).rstrip("\r\n")
+        except SecretUnavailable as exc:
+            raise SecretUnavailable(f"{where}: {exc}") from None
     else:
         raise SecretUnavailable(f"{where}: the reference names neither an environment variable nor a file")
     if not value:

@@ -8,15 +8,13 @@ them. Names of Kafka enums are kept as Kafka spells them (``READ``, ``ALLOW``, `
 from __future__ import annotations
 
 import dataclasses
-import errno
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors
+from reconciler import errors, fileio
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
 SNAPSHOT_VERSION = 1
@@ -360,78 +358,19 @@ def fingerprint(value: Any) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def write_private_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` with user-only permissions, refusing to follow a symlink at ``path``."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and path.is_symlink():
-            raise errors.ConfigError(
-                f"cannot write {path}: it is a symlink, which is never followed (remove it or choose another path)"
-            ) from None
-        raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        os.fchmod(handle.fileno(), 0o600)
-        handle.write(text)
-
-
-MAX_JSON_DEPTH = 32  # plans and snapshots nest about 6 levels
-MAX_JSON_DIGITS = 30  # the longest integer they hold is a 64-bit offset or timestamp (19 digits)
-
-
-class JsonLimitError(ValueError):
-    """A plan or snapshot file beyond what this tool ever writes (nesting, number size): refused before use."""
-
-
-def parse_json(text: str) -> Any:
-    """``json.loads`` with limits: nesting at most ``MAX_JSON_DEPTH``, integers at most ``MAX_JSON_DIGITS`` digits.
-
-    Raises ``json.JSONDecodeError`` for invalid JSON and ``JsonLimitError`` (with the reason) past a limit, so a
-    hostile file is a plain refusal rather than a RecursionError or Python's integer-conversion ValueError.
-    """
-
-    def parse_int(digits: str) -> int:
-        if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
-            raise JsonLimitError(
-                f"holds a number of {len(digits.lstrip('-'))} digits (at most {MAX_JSON_DIGITS} are accepted)"
-            )
-        return int(digits)
-
-    try:
-        doc = json.loads(text, parse_int=parse_int)
-    except RecursionError:
-        raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels") from None
-    stack: list[tuple[Any, int]] = [(doc, 1)]
-    while stack:
-        value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        for child in children:
-            if isinstance(child, (dict, list)):
-                if depth + 1 > MAX_JSON_DEPTH:
-                    raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels")
-                stack.append((child, depth + 1))
-    return doc
-
-
 def write_snapshot(state: ClusterState, path: Path) -> None:
     """Write a snapshot file (user-only permissions, no symlink following)."""
-    write_private_file(path, json.dumps(state.to_json_dict(), indent=2, sort_keys=False) + "\n")
+    fileio.write_private_file(path, json.dumps(state.to_json_dict(), indent=2, sort_keys=False) + "\n")
 
 
 def read_snapshot(path: Path) -> ClusterState:
     """Read a snapshot file written by ``write_snapshot`` (or by hand, or by a generator)."""
+    text = fileio.read_text(path, what="snapshot", error=errors.SnapshotError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise errors.SnapshotError(f"cannot read snapshot {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise errors.SnapshotError(f"snapshot {path} is not UTF-8 text") from None
-    try:
-        doc = parse_json(text)
+        doc = fileio.parse_json(text)
     except json.JSONDecodeError as exc:
         raise errors.SnapshotError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    except JsonLimitError as exc:
+    except fileio.JsonLimitError as exc:
         raise errors.SnapshotError(f"{path}: refused: the snapshot {exc}") from None
     try:
         return ClusterState.from_json_dict(doc)

@@ -19,7 +19,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from reconciler import errors, state
+from reconciler import errors, fileio
 from reconciler.manifests import models, schema
 
 SCHEMA_DIR = "schemas"
@@ -207,15 +207,15 @@ def write_output(
             continue
         kinds.update(d.kind for d in file.documents)
         path = _subdirectory(out_dir, file.path)
-        state.write_private_file(path, render_file(file))
+        fileio.write_private_file(path, render_file(file))
         written.append(path)
     for kind in sorted(kinds):
         path = _subdirectory(out_dir, f"{SCHEMA_DIR}/{kind}.json")
-        state.write_private_file(path, schema.render(schema.kind_schema(kind)))
+        fileio.write_private_file(path, schema.render(schema.kind_schema(kind)))
         written.append(path)
     for relative, text in sorted((extra or {}).items()):
         path = _subdirectory(out_dir, relative)
-        state.write_private_file(path, text)
+        fileio.write_private_file(path, text)
         written.append(path)
     done = {p.resolve() for p in written}
     leftovers = [p for p in existing if p.resolve() not in done and p.suffix in (".yaml", ".yml")]

@@ -14,7 +14,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from reconciler import errors
+from reconciler import errors, fileio
 from reconciler.adopt import output
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import ManifestFile
@@ -45,12 +45,7 @@ def read_inputs(paths: Sequence[Path]) -> list[Input]:
     yaml = YAML(typ="safe", pure=True)
     out: list[Input] = []
     for path in _files(paths):
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except OSError as exc:
-            raise errors.ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise errors.ConfigError(f"{path}: not UTF-8 text") from None
+        text = fileio.read_text(path, what="input file", encoding="utf-8-sig")
         deep = too_deep(text, pure=True, limit=yamlio.MAX_DEPTH)
         if deep is not None:
             raise errors.ConfigError(f"{path}:{deep[0]}:{deep[1]}: nesting deeper than {yamlio.MAX_DEPTH} levels")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from reconciler import errors, state
+from reconciler import errors, fileio
 from reconciler.fleet import local, planning, sources, spec, summary
 
 Engine = Literal["local", "spark"]
@@ -90,7 +90,7 @@ def _write_plan(out_dir: Path, outcome: planning.ClusterOutcome) -> Path | None:
     directory = out_dir / outcome.cluster
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "plan.json"
-    state.write_private_file(path, outcome.plan_json)
+    fileio.write_private_file(path, outcome.plan_json)
     return path
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import state
+from reconciler import fileio
 from reconciler.fleet import planning, sources
 
 SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"
@@ -109,7 +109,7 @@ def is_fleet_output(out_dir: Path) -> bool:
 
 def write_json(summary: dict[str, Any], path: Path) -> None:
     doc = {k: v for k, v in summary.items() if k != "drift"}
-    state.write_private_file(path, json.dumps(doc, indent=2) + "\n")
+    fileio.write_private_file(path, json.dumps(doc, indent=2) + "\n")
 
 
 def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
@@ -242,7 +242,7 @@ def write_outputs(summary: dict[str, Any], out_dir: Path) -> tuple[list[Path], s
     """Write every summary file; returns the paths written and a note when Parquet was skipped."""
     written = [out_dir / "summary.json", out_dir / "report.md"]
     write_json(summary, written[0])
-    state.write_private_file(written[1], render_markdown(summary))
+    fileio.write_private_file(written[1], render_markdown(summary))
     if not sources.parquet_available():
         return written, "Parquet summary skipped: pyarrow is not installed (pip install 'kafka-reconciler[spark]')"
     return written + write_parquet(summary, out_dir), None

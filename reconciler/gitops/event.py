@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from reconciler import errors
+from reconciler import errors, fileio
 from reconciler.gitops import gitlab
 from reconciler.gitops.client import DEFAULT_API_URL
 
@@ -45,11 +45,10 @@ class GitHubContext:
 
 def load_event(path: Path) -> dict[str, Any]:
     """The event payload written by the runner at ``GITHUB_EVENT_PATH``."""
+    text = fileio.read_text(path, what="the GitHub event file")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read the GitHub event file {path}: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise errors.ConfigError(f"GitHub event file {path} is not valid JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise errors.ConfigError(f"GitHub event file {path} does not hold a JSON object")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors, state
+from reconciler import errors, fileio, state
 from reconciler.manifests import yamlio
 from reconciler.manifests.depth import too_deep
 from tests.reliability.helpers import cli
@@ -104,10 +104,10 @@ def test_a_chain_of_merge_keys_counts_as_nesting(tmp_path: Path) -> None:
 
 
 PLANS = {
-    "nested 100,000 deep": ("[" * 100_000 + "]" * 100_000, f"nests deeper than {state.MAX_JSON_DEPTH} levels"),
+    "nested 100,000 deep": ("[" * 100_000 + "]" * 100_000, f"nests deeper than {fileio.MAX_JSON_DEPTH} levels"),
     "nested 500 deep": (
         '{"format": "kafka-reconciler/plan", "x": ' + "[" * 500 + "]" * 500 + "}",
-        f"nests deeper than {state.MAX_JSON_DEPTH} levels",
+        f"nests deeper than {fileio.MAX_JSON_DEPTH} levels",
     ),
     "a 5,000-digit number": (
         '{"format": "kafka-reconciler/plan", "format_version": ' + "9" * 5_000 + "}",

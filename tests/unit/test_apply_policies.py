@@ -167,7 +167,11 @@ def test_secret_from_env_and_file(tmp_path: Path) -> None:
     [
         (SecretRef(env="PW"), {}, "SCRAM user 'alice': password reference env:PW: environment variable PW is not set"),
         (SecretRef(env="PW"), {"PW": ""}, "env:PW: the value is empty"),
-        (SecretRef(file="/nonexistent/pw"), {}, "file:/nonexistent/pw: file /nonexistent/pw does not exist"),
+        (
+            SecretRef(file="/nonexistent/pw"),
+            {},
+            "file:/nonexistent/pw: cannot read file /nonexistent/pw: No such file or directory",
+        ),
     ],
 )
 def test_missing_secret_names_user_and_reference(ref: SecretRef, environ: dict[str, str], message: str) -> None:

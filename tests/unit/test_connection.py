@@ -121,7 +121,8 @@ def test_parse_jaas_options_bare_and_quoted() -> None:
 
 
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(errors.ConfigError, match=r"properties file .*nope.properties does not exist"):
+    missing = r"cannot read properties file .*nope.properties: No such file or directory"
+    with pytest.raises(errors.ConfigError, match=missing):
         ConnectionSettings.from_properties_file(tmp_path / "nope.properties")
 
 

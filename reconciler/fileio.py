@@ -1,0 +1,85 @@
+"""File I/O shared by the commands: text files read with their errors mapped, private writes, bounded JSON.
+
+``read_text`` reads a UTF-8 file and turns every failure (missing, unreadable, not UTF-8) into the caller's
+``ReconcilerError`` with one wording; ``write_private_file`` writes with user-only permissions and never
+follows a symlink; ``parse_json`` refuses plan and snapshot files beyond what this tool ever writes.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from reconciler import errors
+
+MAX_JSON_DEPTH = 32  # plans and snapshots nest about 6 levels
+MAX_JSON_DIGITS = 30  # the longest integer they hold is a 64-bit offset or timestamp (19 digits)
+
+
+def read_text(
+    path: Path, *, what: str, error: type[errors.ReconcilerError] = errors.ConfigError, encoding: str = "utf-8"
+) -> str:
+    """The text of ``path``; ``error("cannot read <what> <path>: <reason>")`` or ``"<what> <path> is not UTF-8 text"``.
+
+    ``what`` names the file for the user (``"plan"``, ``"properties file"``); ``encoding`` may be ``utf-8-sig``
+    for inputs that other tools write with a byte-order mark.
+    """
+    try:
+        return path.read_text(encoding=encoding)
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise error(f"{what} {path} is not UTF-8 text") from None
+
+
+def write_private_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` with user-only permissions, refusing to follow a symlink at ``path``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and path.is_symlink():
+            raise errors.ConfigError(
+                f"cannot write {path}: it is a symlink, which is never followed (remove it or choose another path)"
+            ) from None
+        raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(text)
+
+
+class JsonLimitError(ValueError):
+    """A plan or snapshot file beyond what this tool ever writes (nesting, number size): refused before use."""
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` with limits: nesting at most ``MAX_JSON_DEPTH``, integers at most ``MAX_JSON_DIGITS`` digits.
+
+    Raises ``json.JSONDecodeError`` for invalid JSON and ``JsonLimitError`` (with the reason) past a limit, so a
+    hostile file is a plain refusal rather than a RecursionError or Python's integer-conversion ValueError.
+    """
+
+    def parse_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
+            raise JsonLimitError(
+                f"holds a number of {len(digits.lstrip('-'))} digits (at most {MAX_JSON_DIGITS} are accepted)"
+            )
+        return int(digits)
+
+    try:
+        doc = json.loads(text, parse_int=parse_int)
+    except RecursionError:
+        raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels") from None
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > MAX_JSON_DEPTH:
+                    raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels")
+                stack.append((child, depth + 1))
+    return doc
