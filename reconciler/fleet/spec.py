@@ -206,4 +206,5 @@ def load_fleet(path: Path, *, env: Mapping[str, str] | None = None) -> FleetSpec
 
 
 def valid_name(name: str) -> bool:
+    """Whether ``name`` may name a cluster; the runner removes a stale ``<name>/plan.json`` only for such names."""
     return re.fullmatch(NAME_PATTERN, name) is not None
