@@ -7,7 +7,14 @@ with the single-cluster planner (``planning``) and writes one plan per cluster p
 (``summary``). See docs/fleet.md.
 """
 
-from reconciler.fleet.runner import ClusterResult, FleetEvent, FleetResult, run_fleet_plan, select_clusters
+from reconciler.fleet.runner import (
+    ClusterResult,
+    FleetEvent,
+    FleetResult,
+    run_fleet_plan,
+    select_clusters,
+    spark_conf,
+)
 from reconciler.fleet.spec import ClusterSpec, FleetSpec, load_fleet
 
 __all__ = [
@@ -19,4 +26,5 @@ __all__ = [
     "load_fleet",
     "run_fleet_plan",
     "select_clusters",
+    "spark_conf",
 ]

@@ -128,6 +128,17 @@ def select_clusters(fleet: spec.FleetSpec, names: Sequence[str] | None) -> spec.
     return dataclasses.replace(fleet, clusters=tuple(c for c in fleet.clusters if c.name in wanted))
 
 
+def spark_conf(items: Sequence[str]) -> dict[str, str]:
+    """Spark settings from ``--conf key=value`` items (a later key wins)."""
+    settings: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise errors.ConfigError(f"--conf {item!r}: expected key=value, e.g. --conf spark.executor.memory=2g")
+        settings[key.strip()] = value
+    return settings
+
+
 def run_fleet_plan(
     fleet: spec.FleetSpec,
     *,

@@ -1,7 +1,7 @@
 """Commands around the core loop: ``schema`` (copy the packaged JSON Schemas out) and ``diff`` (two snapshots).
 
-They are registered on the main app by ``reconciler.cli``; this module only parses, calls and prints, and
-imports what a command needs when it runs (``--help`` stays light).
+This module only parses, calls and prints, and imports what a command needs when it runs (``--help`` stays
+light).
 """
 
 from __future__ import annotations

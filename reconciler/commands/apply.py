@@ -1,0 +1,214 @@
+"""``apply``: plan now or load a saved plan, confirm, carry it out (``reconciler.operations``) and report.
+
+``run_and_report`` draws the progress and the report of an apply or a dry run; ``plan --validate`` uses it too.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from reconciler.commands import output
+from reconciler.commands.options import (
+    AllowInUseOpt,
+    ApplyFormat,
+    BootstrapOpt,
+    ClusterOpt,
+    CommandConfigOpt,
+    CompactOpt,
+    EnvironmentOpt,
+    InUseWindowOpt,
+    NoColorOpt,
+    PlanFormat,
+    RotateOpt,
+    VerboseOpt,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from reconciler import manifests, operations
+    from reconciler import plan as plan_model
+    from reconciler.apply.apply_report import ApplyReport
+    from reconciler.apply.events import EventSink
+    from reconciler.kafka.adapter import KafkaAdapter
+
+
+def run_and_report(
+    p: plan_model.Plan,
+    adapter: KafkaAdapter,
+    *,
+    dry_run: bool,
+    fmt: ApplyFormat,
+    console: Console,
+    loaded: manifests.LoadResult | None,
+    allow_self_lockout: bool,
+    timeout: float,
+    replication_throttle: int | None = None,
+    read_back_timeout: float | None = None,
+) -> ApplyReport:
+    """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout)."""
+    from reconciler import apply_display, operations, terminal
+
+    head = "Dry run against" if dry_run else "Applying to"
+    (output.console(stderr=True) if fmt is ApplyFormat.json else console).print(
+        f"{head} {adapter.settings.target()}, cluster {p.cluster.cluster_id or '(unknown id)'}", markup=False
+    )
+
+    def run(events: EventSink | None) -> ApplyReport:
+        return operations.apply(
+            p,
+            adapter,
+            dry_run=dry_run,
+            allow_self_lockout=allow_self_lockout,
+            timeout_s=timeout,
+            replication_throttle=replication_throttle,
+            read_back_timeout_s=read_back_timeout,
+            loaded=loaded,
+            events=events,
+        )
+
+    if fmt is ApplyFormat.text and p.actionable:
+        with apply_display.progress(output.console(stderr=True)) as sink:
+            report = run(sink)
+    else:
+        report = run(None)
+    if fmt is ApplyFormat.json:
+        output.echo(report.to_json())
+    elif terminal.is_tty(console.file):
+        console.print(apply_display.report_table(report))
+        console.print(apply_display.summary_line(report), markup=False)
+    else:
+        console.print(apply_display.report_text(report), markup=False, end="")
+    return report
+
+
+def broker_rejects(
+    p: plan_model.Plan, *, target: operations.Target, loaded: manifests.LoadResult, console: Console
+) -> bool:
+    """Dry-run ``p`` (validateOnly requests), print what the brokers say, and whether they rejected any of it."""
+    from reconciler.apply.apply_report import Outcome
+
+    timeout = 120.0
+    checked = run_and_report(
+        p,
+        target.connect(timeout_s=timeout),
+        dry_run=True,
+        fmt=ApplyFormat.text,
+        console=console,
+        loaded=loaded,
+        allow_self_lockout=False,
+        timeout=timeout,
+    )
+    return any(i.outcome is Outcome.DRY_RUN_REJECTED for i in checked.items)
+
+
+def _confirm() -> None:
+    """Ask before writing; refuse without a terminal to ask on."""
+    from reconciler import errors
+
+    if not sys.stdin.isatty():
+        raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
+    # The question goes to stderr: with stdout redirected to a file the user still sees it.
+    if not typer.confirm("Apply these changes?", default=False, err=True):
+        output.say("Apply cancelled; nothing was written.", err=True)
+        raise typer.Exit(code=1)
+
+
+def apply(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Manifest files or directories (not needed with --plan).", show_default=False),
+    ] = None,
+    plan_file: Annotated[
+        Path | None, typer.Option("--plan", help="Apply this saved plan instead of planning now.")
+    ] = None,
+    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Send validateOnly requests; show what the broker says; write nothing.")
+    ] = False,
+    allow_self_lockout: Annotated[
+        bool,
+        typer.Option(
+            "--allow-self-lockout-risk",
+            help="Apply even if it deletes ACLs this tool's own principal needs to keep managing the cluster.",
+        ),
+    ] = False,
+    environment: EnvironmentOpt = None,
+    cluster: ClusterOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    fmt: Annotated[ApplyFormat, typer.Option("--format", help="Report format.")] = ApplyFormat.text,
+    timeout: Annotated[float, typer.Option("--timeout", help="Bound on the whole apply, in seconds.")] = 300.0,
+    read_back_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--read-back-timeout",
+            min=0,
+            help="Bound, in seconds, on the read-back that waits for the brokers to show every change (default: "
+            "as long as the work needs, until nothing more converges for 15 s + 20 ms per partition and change; "
+            "always within --timeout).",
+            show_default=False,
+        ),
+    ] = None,
+    replication_throttle: Annotated[
+        int | None,
+        typer.Option(
+            "--replication-throttle",
+            min=1,
+            help="Throttle reassignment traffic to this many bytes/s per broker while replicas move.",
+        ),
+    ] = None,
+    rotate_password: RotateOpt = None,
+    allow_in_use: AllowInUseOpt = False,
+    in_use_window: InUseWindowOpt = "7d",
+    compact: CompactOpt = False,
+    no_color: NoColorOpt = False,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back."""
+    output.setup_logging(verbose)
+    output.use_color(no_color)
+    with output.errors_to_exit():
+        from reconciler import operations
+
+        loaded = output.load(paths, environment) if paths else None
+        target = operations.Target(
+            cluster=cluster,
+            bootstrap_server=bootstrap_server,
+            command_config=command_config,
+            profiles=loaded.profiles if loaded is not None else {},
+        )
+        request = operations.PlanRequest(
+            rotate_passwords=rotate_password or (), allow_delete_in_use=allow_in_use, in_use_window=in_use_window
+        )
+        p = operations.plan_to_apply(
+            plan_file=plan_file, loaded=loaded, target=target, request=request, timeout_s=timeout
+        )
+        if fmt is ApplyFormat.text:
+            output.echo(output.render_plan(p, PlanFormat.text, compact=compact))
+        if not operations.has_work(p):
+            if fmt is ApplyFormat.json:
+                typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
+            return
+        adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)
+        if p.actionable and not dry_run and not auto_approve:
+            _confirm()
+        report = run_and_report(
+            p,
+            adapter,
+            dry_run=dry_run,
+            fmt=fmt,
+            console=output.console(),
+            loaded=loaded,
+            allow_self_lockout=allow_self_lockout,
+            timeout=timeout,
+            replication_throttle=replication_throttle,
+            read_back_timeout=read_back_timeout,
+        )
+    if report.exit_code:
+        raise typer.Exit(code=report.exit_code)

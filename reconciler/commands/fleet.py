@@ -1,0 +1,121 @@
+"""``fleet plan``: plan every cluster of a fleet file (``reconciler.fleet.run_fleet_plan``) and summarise."""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from reconciler.commands import output
+from reconciler.commands.options import VerboseOpt
+
+if TYPE_CHECKING:
+    from reconciler.fleet import FleetEvent, FleetResult
+
+
+class FleetEngine(str, enum.Enum):
+    local = "local"
+    spark = "spark"
+
+
+class FleetFormat(str, enum.Enum):
+    text = "text"
+    json = "json"
+
+
+def _print_text(result: FleetResult, *, out_dir: Path) -> None:
+    summary = result.summary
+    for c in result.clusters:
+        if c.status == "planned":
+            n = c.counts
+            output.say(
+                f"{c.name}: {n['create']} to create, {n['update']} to update, {n['delete']} to delete, "
+                f"{n['blocked']} blocked ({c.plan_path})"
+            )
+        else:
+            output.say(f"{c.name}: {c.status.upper()}: {c.reason}", style="yellow")
+    status = "PARTIAL" if result.partial else "complete"
+    changes = "changes present" if result.has_changes else "no changes"
+    output.say(
+        f"Fleet: {status}, {changes}: {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) "
+        f"planned, {summary['clusters_with_changes']} with changes, in {result.seconds:.1f} s "
+        f"({result.engine} engine, run {summary['run']['id']}). Report: {out_dir / 'report.md'}"
+    )
+    for note in result.notes:
+        output.say(note, err=True)
+
+
+def plan(
+    fleet_file: Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")],
+    engine: Annotated[
+        FleetEngine,
+        typer.Option("--engine", help="local: in this process; spark: Apache Spark (needs the spark extra)."),
+    ] = FleetEngine.local,
+    master: Annotated[
+        str | None, typer.Option("--master", help="Spark master URL (default local[*]); only with --engine spark.")
+    ] = None,
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Directory for <cluster>/plan.json, summary.json, report.md, *.parquet.")
+    ] = Path("fleet-plan"),
+    fmt: Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")] = FleetFormat.text,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    detailed_exitcode: Annotated[
+        bool,
+        typer.Option(
+            "--detailed-exitcode", help="Exit 2 when some cluster has changes; 4 when partial and some has changes."
+        ),
+    ] = False,
+    clusters: Annotated[
+        str | None, typer.Option("--clusters", help="Plan only these clusters (comma-separated names).")
+    ] = None,
+    read_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--read-concurrency", min=1, help="Clusters read at once (local default 8; spark: one task per cluster)."
+        ),
+    ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not read by then: skipped."),
+    ] = None,
+    conf: Annotated[
+        list[str] | None,
+        typer.Option("--conf", help="A Spark setting key=value (repeatable); only with --engine spark."),
+    ] = None,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
+    output.setup_logging(verbose, quiet_kafka=True)  # a cluster that is down is reported once, with its reason
+    from reconciler import errors, fleet
+
+    def progress(event: FleetEvent) -> None:
+        if not quiet:
+            style = "yellow" if event.stage == "unreadable" else None
+            output.say(f"[{event.stage}] {event.message}", err=True, style=style)
+
+    with output.errors_to_exit():
+        if (master is not None or conf) and engine is not FleetEngine.spark:
+            raise errors.ConfigError("--master and --conf need --engine spark")
+        spark_conf = fleet.spark_conf(conf or [])
+        names = [n.strip() for n in clusters.split(",") if n.strip()] if clusters is not None else None
+        spec = fleet.select_clusters(fleet.load_fleet(fleet_file), names)
+        result = fleet.run_fleet_plan(
+            spec,
+            engine=engine.value,
+            master=master,
+            out_dir=out_dir,
+            progress=progress,
+            spark_conf=spark_conf,
+            read_concurrency=read_concurrency,
+            deadline_s=deadline,
+        )
+    if fmt is FleetFormat.json:
+        typer.echo(json.dumps({k: v for k, v in result.summary.items() if k != "drift"}, indent=2))
+    else:
+        _print_text(result, out_dir=out_dir)
+    code = result.detailed_exit_code if detailed_exitcode else result.exit_code
+    if code:
+        raise typer.Exit(code=code)

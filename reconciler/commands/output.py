@@ -1,0 +1,119 @@
+"""What every command shares for output: ``--no-color``, plain lines, diagnostics, rendered plans, logging, and
+library errors mapped to one plain message and an exit code (never a traceback).
+
+Exit codes: 0 success, 1 error before any write, 2 changes present (``plan --detailed-exitcode``), 3 partial
+failure (apply) or partial result (fleet), 4 partial result with changes present (``fleet plan
+--detailed-exitcode``), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from reconciler import errors, terminal
+from reconciler.commands.options import PlanFormat
+
+if TYPE_CHECKING:  # imported where used, so --help, --version and validate start fast (docs/benchmarks.md)
+    from rich.console import Console
+
+    from reconciler import manifests
+    from reconciler import plan as plan_model
+
+_no_color = False  # --no-color, before or after the command name
+
+
+def reset_color(no_color: bool) -> None:
+    """The main callback's ``--no-color`` (each run starts from it)."""
+    global _no_color
+    _no_color = no_color
+
+
+def use_color(no_color: bool) -> None:
+    """A command's own ``--no-color``: turns colour off, never back on."""
+    global _no_color
+    _no_color = _no_color or no_color
+
+
+def console(*, stderr: bool = False) -> Console:
+    """The rich console for tables and progress (apply); plain lines go through ``say``."""
+    return terminal.console(stderr=stderr, no_color=_no_color)
+
+
+def colour(*, err: bool = False) -> bool:
+    """Colour codes or not (``reconciler.terminal``: --no-color, NO_COLOR, FORCE_COLOR, else a terminal)."""
+    return terminal.color_wanted(sys.stderr if err else sys.stdout, no_color=_no_color)
+
+
+def say(text: str, *, err: bool = False, style: str | None = None) -> None:
+    """Print one line as it is (no markup), on stderr when ``err``, in ``style`` colour when colour is wanted."""
+    typer.secho(text, fg=style, err=err, color=colour(err=err))
+
+
+def echo(text: str) -> None:
+    """Print rendered text; its colour was decided when it was rendered, so click must not strip it again."""
+    typer.echo(text, nl=not text.endswith("\n"), color=True)
+
+
+def setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
+    from reconciler import logs
+
+    logs.setup(verbose, quiet_kafka=quiet_kafka)
+
+
+def print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
+    for d in diagnostics:
+        style = "red" if d.severity is errors.Severity.ERROR else "yellow"
+        say(d.format(), err=True, style=style)
+
+
+def load(paths: list[Path], environment: str | None) -> manifests.LoadResult:
+    """Load and validate the manifests, printing their warnings."""
+    from reconciler import workflow
+
+    result = workflow.load_manifests(paths, environment=environment)
+    print_diagnostics(result.diagnostics)
+    return result
+
+
+def render_plan(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = None, compact: bool = False) -> str:
+    from reconciler.render import json as render_json
+    from reconciler.render import markdown as render_markdown
+    from reconciler.render import text as render_text
+
+    if fmt is PlanFormat.json:
+        return render_json.render(p)
+    if fmt is PlanFormat.markdown:
+        return render_markdown.render(p, title=cluster_name)
+    return render_text.render(p, color=colour(), compact=compact)
+
+
+@contextmanager
+def errors_to_exit() -> Iterator[None]:
+    """Map library errors to exit codes with one plain message; never a traceback."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except errors.ValidationFailed as exc:
+        print_diagnostics(exc.diagnostics)
+        n = len(errors.errors_only(exc.diagnostics))
+        say(f"error: {terminal.count(n, 'problem')} in the manifests; nothing was sent to any cluster.", err=True)
+        raise typer.Exit(code=1) from None
+    except errors.ReconcilerError as exc:
+        say(f"error: {exc}", err=True)
+        raise typer.Exit(code=exc.exit_code) from None
+    except KeyboardInterrupt:
+        say("interrupted", err=True)
+        raise typer.Exit(code=130) from None
+    except Exception as exc:
+        if os.environ.get("KAFKA_RECONCILER_DEBUG"):
+            raise
+        say(f"internal error: {type(exc).__name__} (set KAFKA_RECONCILER_DEBUG=1 for details and report it)", err=True)
+        raise typer.Exit(code=1) from None

@@ -1,0 +1,80 @@
+"""``plan``: compare the manifests with the live cluster or a snapshot (``operations.compute_plan``) and render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reconciler.commands import output
+from reconciler.commands.options import (
+    AllowInUseOpt,
+    BootstrapOpt,
+    ClusterOpt,
+    CommandConfigOpt,
+    CompactOpt,
+    EnvironmentOpt,
+    InUseWindowOpt,
+    LiveStateOpt,
+    NoColorOpt,
+    PathsArg,
+    PlanFormat,
+    PlanFormatOpt,
+    RotateOpt,
+    VerboseOpt,
+)
+
+
+def plan(
+    paths: PathsArg,
+    environment: EnvironmentOpt = None,
+    cluster: ClusterOpt = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    live_state: LiveStateOpt = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Save the plan as JSON for 'apply --plan'.")] = None,
+    fmt: PlanFormatOpt = PlanFormat.text,
+    detailed_exitcode: Annotated[
+        bool, typer.Option("--detailed-exitcode", help="Exit 0 when no changes, 2 when changes, 1 on error.")
+    ] = False,
+    validate_on_broker: Annotated[
+        bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
+    ] = False,
+    rotate_password: RotateOpt = None,
+    allow_in_use: AllowInUseOpt = False,
+    in_use_window: InUseWindowOpt = "7d",
+    compact: CompactOpt = False,
+    no_color: NoColorOpt = False,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Compare the manifests with the live cluster (or a snapshot) and show what apply would do."""
+    output.setup_logging(verbose)
+    output.use_color(no_color)
+    with output.errors_to_exit():
+        from reconciler import errors, operations
+
+        loaded = output.load(paths, environment)
+        target = operations.Target(
+            cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config, profiles=loaded.profiles
+        )
+        request = operations.PlanRequest(
+            rotate_passwords=rotate_password or (), allow_delete_in_use=allow_in_use, in_use_window=in_use_window
+        )
+        p = operations.compute_plan(loaded, target=target, request=request, live_state=live_state)
+        if out_file is not None:
+            p.save(out_file)
+        output.echo(output.render_plan(p, fmt, cluster_name=cluster, compact=compact))
+        if out_file is not None and fmt is PlanFormat.text:
+            output.say(f"Saved the plan to {out_file}.", err=True)
+        if validate_on_broker:
+            if live_state is not None:
+                raise errors.ConfigError("--validate needs a live cluster, not --live-state")
+            from reconciler.commands import apply as apply_cmd
+
+            console = output.console(stderr=fmt is not PlanFormat.text)
+            if apply_cmd.broker_rejects(p, target=target, loaded=loaded, console=console):
+                output.say("error: the broker rejected part of this plan (see the dry run above)", err=True)
+                raise typer.Exit(code=1)
+    if detailed_exitcode and (p.summary().has_changes or p.blocked):
+        raise typer.Exit(code=2)

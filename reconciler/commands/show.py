@@ -1,0 +1,25 @@
+"""``show``: render a saved plan file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reconciler.commands import output
+from reconciler.commands.options import CompactOpt, NoColorOpt, PlanFormat, PlanFormatOpt
+
+
+def show(
+    plan_file: Annotated[Path, typer.Argument(help="A plan saved with 'plan --out'.")],
+    fmt: PlanFormatOpt = PlanFormat.text,
+    compact: CompactOpt = False,
+    no_color: NoColorOpt = False,
+) -> None:
+    """Render a saved plan."""
+    output.use_color(no_color)
+    with output.errors_to_exit():
+        from reconciler import plan as plan_model
+
+        output.echo(output.render_plan(plan_model.Plan.load(plan_file), fmt, compact=compact))

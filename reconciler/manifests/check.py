@@ -1,0 +1,68 @@
+"""``validate`` without a terminal: check manifests, or each manifest tree and environment, offline.
+
+Every problem is reported once even when several environments of a tree share it; each valid run gives one
+summary line of what it declares.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from reconciler import errors, manifests, terminal
+
+
+@dataclasses.dataclass(frozen=True)
+class Validation:
+    """The diagnostics (errors and warnings, each once), one summary per valid run, and whether any run failed."""
+
+    diagnostics: list[errors.Diagnostic]
+    summaries: list[str]
+    failed: bool
+
+
+def summary(result: manifests.LoadResult) -> str:
+    """``valid: 3 topics, 1 ACL, ...``: what valid manifests declare."""
+    d, n = result.desired, terminal.count
+    return (
+        f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
+        f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "
+        f"{n(len(result.profiles), 'cluster profile')}"
+    )
+
+
+def validate(
+    paths: Sequence[Path], *, environment: str | None = None, tree: bool = False, roots: Sequence[Path] = ()
+) -> Validation:
+    """Validate ``paths`` as one set of manifests, or with ``tree`` each file as the whole tree it belongs to.
+
+    A tree is validated in ``environment``, or without one and then in each environment it declares.
+    """
+    runs: list[tuple[list[Path], str | None, str]] = [(list(paths), environment, "")]
+    if tree:
+        from reconciler.manifests import tree as trees
+
+        runs = []
+        for t in trees.trees(paths, roots=roots):
+            envs = [environment] if environment is not None else [None, *t.environments]
+            runs += [(list(t.paths), env, f"{t.label}{f' ({env})' if env else ''}: ") for env in envs]
+    diagnostics: list[errors.Diagnostic] = []
+    summaries: list[str] = []
+    failed = False
+    seen: set[str] = set()
+    for run_paths, env, label in runs:
+        try:
+            result = manifests.load(run_paths, environment=env)
+        except errors.ValidationFailed as exc:
+            found, line = exc.diagnostics, None
+        else:
+            found, line = result.diagnostics, summary(result)
+        for d in found:
+            if d.format() not in seen:  # a base error shows once, not once per environment
+                seen.add(d.format())
+                diagnostics.append(d)
+        failed = failed or line is None
+        if line is not None:
+            summaries.append(label + line)
+    return Validation(diagnostics=diagnostics, summaries=summaries, failed=failed)

@@ -1,0 +1,191 @@
+"""What plan, apply and snapshot do end to end, without a terminal: connect, read, plan, apply, read back.
+
+The commands (``reconciler.commands``) parse options, call these functions and render what they return; tests
+call them directly. The single steps (load, read, plan) are ``reconciler.workflow``'s; connection precedence is
+``reconciler.connection_sources``'. Nothing here prints or asks: the apply command asks for confirmation
+between ``prepare_apply`` (everything that can fail without a cluster) and ``apply``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reconciler import configs, connection_sources, errors, state, workflow
+from reconciler import plan as plan_model
+
+if TYPE_CHECKING:
+    from reconciler import manifests
+    from reconciler.apply.apply_report import ApplyReport
+    from reconciler.apply.events import EventSink
+    from reconciler.kafka.adapter import KafkaAdapter
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Target:
+    """The cluster a command was pointed at: its flags, ``--command-config`` and the manifests' profiles."""
+
+    cluster: str | None = None
+    bootstrap_server: str | None = None
+    command_config: Path | None = None
+    profiles: Mapping[str, manifests.ClusterProfile] = dataclasses.field(default_factory=dict)
+
+    def connect(self, *, timeout_s: float | None = None) -> KafkaAdapter:
+        """An adapter for this cluster (``reconciler.connection_sources`` decides the settings).
+
+        It connects on its first request, giving up after ``timeout_s`` (default: the request timeout); use it
+        as a context manager so the connection is closed.
+        """
+        from reconciler.kafka.adapter import KafkaAdapter
+
+        settings = connection_sources.resolve(
+            bootstrap_server=self.bootstrap_server,
+            command_config=self.command_config,
+            profile_name=self.cluster,
+            profiles=self.profiles,
+        )
+        return KafkaAdapter(settings, connect_timeout_s=timeout_s)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PlanRequest:
+    """The planning options of ``plan`` and ``apply``: SCRAM rotations and the in-use test of topic deletes."""
+
+    rotate_passwords: Sequence[str] = ()
+    allow_delete_in_use: bool = False
+    in_use_window: str = "7d"
+
+
+def in_use_window_ms(text: str) -> int:
+    """``--in-use-window`` in milliseconds: a duration as in manifests (``7d``, ``12h``, ``0``)."""
+    try:
+        window = int(configs.canonical("retention.ms", text))
+    except ValueError:
+        raise errors.ConfigError(f"--in-use-window: {text!r} is not a duration (e.g. 7d, 12h, 30m, 0)") from None
+    if window < 0:
+        raise errors.ConfigError("--in-use-window must not be negative")
+    return window
+
+
+def compute_plan(
+    loaded: manifests.LoadResult,
+    *,
+    target: Target,
+    request: PlanRequest,
+    live_state: Path | None = None,
+    connect_timeout_s: float | None = None,
+) -> plan_model.Plan:
+    """Plan ``loaded`` against a snapshot file (``live_state``) or the live cluster of ``target``.
+
+    Against a cluster, the plan's header names how it was reached, and a plan that deletes topics reads their
+    usage evidence through the same connection.
+    """
+    window = in_use_window_ms(request.in_use_window)
+    with contextlib.ExitStack() as stack:
+        adapter: KafkaAdapter | None = None
+        if live_state is not None:
+            live = state.read_snapshot(live_state)
+        else:
+            adapter = stack.enter_context(target.connect(timeout_s=connect_timeout_s))
+            live = workflow.read_live(adapter, loaded.desired)
+            logging.getLogger("reconciler").info(
+                "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
+            )
+        return workflow.make_plan(
+            loaded.desired,
+            live,
+            rotate_passwords=request.rotate_passwords,
+            target=None if adapter is None else adapter.settings.target(),
+            adapter=adapter,
+            allow_delete_in_use=request.allow_delete_in_use,
+            in_use_window_ms=window,
+        )
+
+
+def plan_to_apply(
+    *,
+    plan_file: Path | None,
+    loaded: manifests.LoadResult | None,
+    target: Target,
+    request: PlanRequest,
+    timeout_s: float,
+) -> plan_model.Plan:
+    """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now."""
+    if plan_file is not None:
+        return plan_model.Plan.load(plan_file)
+    if loaded is not None:
+        return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s)
+    raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
+
+
+def has_work(p: plan_model.Plan) -> bool:
+    """Whether apply has anything to do or report: changes, blocked changes or error-level findings.
+
+    A plan with error-level findings is refused by apply (exit 1); one with only blocked changes is reported as
+    such (exit 3): nothing applied while the manifests want a change is never a success.
+    """
+    return bool(p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings))
+
+
+def prepare_apply(p: plan_model.Plan, *, target: Target, timeout_s: float, dry_run: bool) -> KafkaAdapter:
+    """Everything that can fail without a cluster, before anyone is asked to confirm: the connection settings
+    (profile secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
+    adapter = target.connect(timeout_s=timeout_s)
+    if p.actionable and not dry_run:
+        from reconciler.apply import preflight
+
+        preflight.resolve_secrets(p.actionable, environ=None)
+    return adapter
+
+
+def apply(
+    p: plan_model.Plan,
+    adapter: KafkaAdapter,
+    *,
+    dry_run: bool,
+    allow_self_lockout: bool,
+    timeout_s: float,
+    replication_throttle: int | None = None,
+    read_back_timeout_s: float | None = None,
+    loaded: manifests.LoadResult | None = None,
+    events: EventSink | None = None,
+) -> ApplyReport:
+    """Carry out ``p`` through ``adapter`` (then close it): ordered phases, batched requests, retries, read-back.
+
+    ``loaded`` (the manifests, when apply planned them) supplies the sensitive values a plan holds redacted.
+    """
+    from reconciler import apply as apply_mod
+
+    options = apply_mod.ApplyOptions(
+        dry_run=dry_run,
+        allow_self_lockout=allow_self_lockout,
+        deadline_s=timeout_s,
+        replication_throttle=replication_throttle,
+        settle_s=read_back_timeout_s,
+        desired=None if loaded is None else loaded.desired,
+    )
+    with adapter:
+        return apply_mod.apply_plan(p, adapter, options=options, events=events)
+
+
+def read_snapshot_state(
+    *, target: Target, wanted: manifests.LoadResult | None = None
+) -> tuple[state.ClusterState, int]:
+    """The live state ``snapshot --out`` writes and the number of admin requests it took.
+
+    With manifests, only what they need (and the usage evidence of the topics a plan would delete); without,
+    every kind the cluster supports.
+    """
+    from reconciler import desired
+
+    with target.connect() as adapter:
+        if wanted is not None:
+            live = workflow.with_usage(adapter, wanted.desired, workflow.read_live(adapter, wanted.desired))
+        else:
+            kinds = frozenset(k for k in desired.KINDS if not adapter.missing_apis([k]))
+            live = adapter.read_state(kinds=kinds)
+        return live, adapter.request_count
