@@ -1,4 +1,4 @@
-"""``import`` and ``convert``: write manifests from an existing cluster (``adopt.importer``) or from another
+"""``import`` and ``convert``: write manifests from an existing cluster (``adopt.from_live``) or from another
 tool's files (``reconciler.convert``), then print what was written and what to do next."""
 
 from __future__ import annotations
