@@ -112,7 +112,7 @@ def plan_to_apply(
     loaded: manifests.LoadResult | None,
     target: Target,
     request: PlanRequest,
-    timeout_s: float,
+    timeout_s: float | None,
 ) -> plan_model.Plan:
     """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now."""
     if plan_file is not None:
@@ -131,7 +131,7 @@ def has_work(p: plan_model.Plan) -> bool:
     return bool(p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings))
 
 
-def prepare_apply(p: plan_model.Plan, *, target: Target, timeout_s: float, dry_run: bool) -> KafkaAdapter:
+def prepare_apply(p: plan_model.Plan, *, target: Target, timeout_s: float | None, dry_run: bool) -> KafkaAdapter:
     """Everything that can fail without a cluster, before anyone is asked to confirm: the connection settings
     (profile secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
     adapter = target.connect(timeout_s=timeout_s)
@@ -148,7 +148,7 @@ def apply(
     *,
     dry_run: bool,
     allow_self_lockout: bool,
-    timeout_s: float,
+    timeout_s: float | None,
     replication_throttle: int | None = None,
     read_back_timeout_s: float | None = None,
     loaded: manifests.LoadResult | None = None,

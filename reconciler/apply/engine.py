@@ -39,6 +39,9 @@ from reconciler.desired import DesiredState
 
 T = TypeVar("T")
 
+DEFAULT_DEADLINE_S = 300.0
+DEADLINE_PER_UNIT_S = 0.03
+
 RUNNERS = {
     plan_model.Phase.ACL_DELETE: resource_phases.run_acls,
     plan_model.Phase.TOPIC_DELETE: topic_phases.run_delete,
@@ -59,7 +62,8 @@ class ApplyOptions:
 
     ``principal`` is the ACL principal the tool connects as (``User:<name>``); when ``None`` it is
     derived from the adapter's connection settings. ``deadline_s`` bounds the whole apply, waits and
-    retries included. ``replication_throttle`` (bytes/s) throttles reassignment traffic while it runs.
+    retries included; ``None`` scales it with the work (``default_deadline_s``). ``replication_throttle``
+    (bytes/s) throttles reassignment traffic while it runs.
     ``settle_s`` bounds how long the read-back keeps re-reading resources that have not converged yet (brokers
     learn of changes asynchronously); ``None`` waits as long as the work needs (``readback``), within
     ``deadline_s``. ``desired`` (the manifests' state) supplies sensitive config values,
@@ -67,7 +71,7 @@ class ApplyOptions:
     """
 
     dry_run: bool = False
-    deadline_s: float = 300.0
+    deadline_s: float | None = None
     allow_self_lockout: bool = False
     principal: str | None = None
     check_staleness: bool = True
@@ -79,6 +83,13 @@ class ApplyOptions:
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     settle_s: float | None = None
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
+
+
+def default_deadline_s(changes: Sequence[plan_model.Change]) -> float:
+    """The apply's deadline when none is given: ``DEFAULT_DEADLINE_S`` plus ``DEADLINE_PER_UNIT_S`` per partition
+    created or added and per other change (``readback.work_units``): 300 s for a few changes, 10 minutes for 10,000
+    new one-partition topics, a large create's writes and read-back included."""
+    return DEFAULT_DEADLINE_S + DEADLINE_PER_UNIT_S * readback.work_units(changes)
 
 
 def connection_principal(adapter: AdminPort) -> str | None:
@@ -197,7 +208,9 @@ def apply_plan(
         adapter=adapter,
         policy=options.retry_policy,
         pacer=options.pacer,
-        deadline=retry.Deadline(options.deadline_s, clock=options.clock),
+        deadline=retry.Deadline(
+            default_deadline_s(changes) if options.deadline_s is None else options.deadline_s, clock=options.clock
+        ),
         events=sink,
         dry_run=options.dry_run,
         secrets=secrets,

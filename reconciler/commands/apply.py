@@ -47,7 +47,7 @@ def run_and_report(
     console: Console,
     loaded: manifests.LoadResult | None,
     allow_self_lockout: bool,
-    timeout: float,
+    timeout: float | None,
     replication_throttle: int | None = None,
     read_back_timeout: float | None = None,
 ) -> ApplyReport:
@@ -143,7 +143,15 @@ def apply(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     fmt: Annotated[ApplyFormat, typer.Option("--format", help="Report format.")] = ApplyFormat.text,
-    timeout: Annotated[float, typer.Option("--timeout", help="Bound on the whole apply, in seconds.")] = 300.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Bound on the whole apply, in seconds (default: 300 s + 30 ms per partition created or added and "
+            "per other change).",
+            show_default=False,
+        ),
+    ] = None,
     read_back_timeout: Annotated[
         float | None,
         typer.Option(

@@ -110,6 +110,36 @@ def test_the_apply_deadline_bounds_the_read_back_too() -> None:
     assert "--timeout" in note
 
 
+@dataclasses.dataclass
+class SlowController(SlowBroker):
+    """Each CreateTopics also takes ``write_s`` (fake) seconds to answer, as on a loaded controller."""
+
+    write_s: float = 0.0
+
+    def create_topics(self, specs, *, validate_only=False):  # type: ignore[no-untyped-def,override]
+        self.clock.now += self.write_s  # type: ignore[attr-defined]
+        return super().create_topics(specs, validate_only=validate_only)
+
+
+def test_without_a_timeout_the_deadline_grows_with_the_work_so_a_slow_large_create_converges() -> None:
+    # 10,000 new topics: the create answers after 200 s, the topics show 120 s after it.
+    # 320 s in all: past a fixed 300 s, within the default of 300 s + 30 ms x 10,000 = 600 s.
+    clock = FakeClock()
+    adapter = SlowController(clock=clock, lag_s=120.0, write_s=200.0)
+    p = plan(wanted(10_000), adapter.read_state(kinds=wanted(10_000).needs()))
+    assert engine.default_deadline_s(p.actionable) == pytest.approx(600.0)
+    assert engine.default_deadline_s(p.actionable[:3]) == pytest.approx(300.09)
+    report = run(adapter, wanted(10_000), clock)
+    assert report.converged is True and report.exit_code == 0, report.notes
+    assert 320 <= clock.now < 600
+
+    fixed = FakeClock()
+    report = run(SlowController(clock=fixed, lag_s=120.0, write_s=200.0), wanted(10_000), fixed, deadline_s=300)
+    assert report.converged is False and report.exit_code == 3
+    (note,) = [n for n in report.notes if "did not converge" in n]
+    assert "--timeout" in note
+
+
 def test_the_read_back_asks_only_for_what_has_not_converged() -> None:
     clock = FakeClock()
     adapter = SlowBroker(clock=clock, lag_s=3.0)
