@@ -1,7 +1,8 @@
 """Benchmark apply at production shape on a real broker, side by side, printing each figure as soon as it is measured.
 
-Starts one KRaft node of the test harness (StandardAuthorizer, every PLAINTEXT client a super user, free ports,
-1 GiB heap) and runs, ``--runs`` times each:
+Starts one KRaft node of the test harness, or ``--brokers`` of them (combined broker+controller nodes, each its own
+JVM, so the partitions spread over several processes' open-file limits; topics keep RF 1), with the StandardAuthorizer,
+every PLAINTEXT client a super user, free ports, a 1 GiB heap each, and runs, ``--runs`` times each:
 
 3. start-up (first, on a fresh broker): ``python -c pass``, ``kafka-reconciler --help``, ``--version``,
    ``validate examples/platform``, the import floor (typer + pydantic + ruamel.yaml), then a no-change ``plan`` of
@@ -42,7 +43,7 @@ from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
-from tests.kafka.kinds import single_node
+from tests.kafka.kinds import multi_node, single_node
 
 TIMEOUT_MS = 300_000
 FAILURES: list[str] = []
@@ -281,16 +282,19 @@ def main() -> None:
     parser.add_argument("--skip-startup", action="store_true", help="run only the shape scenarios (1 and 2)")
     parser.add_argument("--deadline", type=float, default=1800.0, help="apply deadline (s) per step")
     parser.add_argument("--broker-heap", default="1g")
+    parser.add_argument("--brokers", type=int, default=1, help="broker processes the partitions spread over")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
     fds = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     shape = Shape(prefix="x", topics=args.topics, acls=args.acls)
     plan_partitions = 0 if args.skip_startup else Shape(prefix="x", topics=args.plan_topics, acls=0).partitions_total
-    if shape.partitions_total + plan_partitions > 0.8 * fds:
+    per_broker = (shape.partitions_total + plan_partitions) / args.brokers
+    if per_broker > 0.8 * fds:
         raise SystemExit(
-            f"{shape.partitions_total:,} partitions need about as many open files in the broker; this machine "
-            f"allows {fds:,} per process (ulimit -n). Use fewer --topics or raise the limit."
+            f"{shape.partitions_total:,} partitions need about {per_broker:,.0f} open files in each of {args.brokers} "
+            f"broker(s); this machine allows {fds:,} per process (ulimit -n). Use more --brokers, fewer --topics "
+            "or raise the limit."
         )
     tools.ByteMeter.install()
     load = os.getloadavg()
@@ -298,10 +302,10 @@ def main() -> None:
     path = None if args.no_describe or args.skip_startup else tools.tools_classpath()
     heap = tuple(f"-Xmx{args.broker_heap}" if o.startswith("-Xmx") else o for o in node_mod.JVM_OPTIONS)
     node_mod.JVM_OPTIONS = heap  # type: ignore[assignment]  # the harness's options, another heap size
-    cluster = single_node(authorizer=True)
+    cluster = single_node(authorizer=True) if args.brokers == 1 else multi_node(args.brokers, authorizer=True)
     out: dict[str, Any] = {"args": vars(args) | {"json": str(args.json)}, "load_before": load, "runs": []}
     try:
-        say(f"Kafka {cluster.version}, one KRaft node, heap {args.broker_heap}, {cluster.bootstrap}")
+        say(f"Kafka {cluster.version}, {args.brokers} KRaft node(s), heap {args.broker_heap} each, {cluster.bootstrap}")
         with tempfile.TemporaryDirectory(prefix="apply-bench-") as tmp:
             if not args.skip_startup:
                 out["startup"] = startup(

@@ -3,7 +3,8 @@
 - ``single_node``: one combined broker+controller, PLAINTEXT.
 - ``sasl_node``: one node with a SASL_PLAINTEXT client listener (PLAIN and SCRAM-SHA-256/512), the KRaft
   ``StandardAuthorizer``, super user ``admin`` and least-privilege users alice, bob and carol with random passwords.
-- ``three_node_cluster``: three combined nodes forming a 3-voter quorum, racks r1, r1, r2.
+- ``three_node_cluster``: three combined nodes forming a 3-voter quorum, racks r1, r1, r2; ``multi_node`` any
+  number of them (the benchmarks spread many partitions over several broker processes).
 
 With ``KAFKA_MODE=zookeeper`` (always for Kafka 2.x) each cluster instead runs a ZooKeeper server of its own and
 brokers with ``zookeeper.connect``; the authorizer is then ZooKeeper's ``AclAuthorizer``.
@@ -79,17 +80,27 @@ def sasl_node(*, version: str | None = None) -> KafkaCluster:
 
 def three_node_cluster(*, version: str | None = None) -> KafkaCluster:
     """Start three combined nodes (a 3-voter quorum) with ``broker.rack`` r1, r1, r2."""
+    return multi_node(len(RACKS), version=version)
+
+
+def multi_node(count: int, *, version: str | None = None, authorizer: bool = False) -> KafkaCluster:
+    """Start ``count`` combined nodes (a ``count``-voter quorum), racks r1, r1, r2 and then r3, r4, ...
+
+    Each node is its own JVM, so partitions spread over several processes (each has its own open-file limit).
+    ``authorizer`` as in ``single_node``.
+    """
     dist = resolve(version)
-    root = _workdir(None, "cluster3")
+    root = _workdir(None, f"cluster{count}")
+    racks = [*RACKS, *(f"r{i}" for i in range(3, count + 1))][:count]
     nodes = [
-        KafkaNode(dist=dist, node_id=i + 1, workdir=root / f"node-{i + 1}", rack=rack) for i, rack in enumerate(RACKS)
+        KafkaNode(dist=dist, node_id=i + 1, workdir=root / f"node-{i + 1}", rack=rack) for i, rack in enumerate(racks)
     ]
     cluster = KafkaCluster(
-        name="cluster3",
+        name=f"cluster{count}",
         dist=dist,
         nodes=nodes,
         workdir=root,
-        make_properties=plaintext_properties,
+        make_properties=open_authorizer_properties if authorizer else plaintext_properties,
         zookeeper=zookeeper_for(dist, root),
     )
     return _started(cluster)
