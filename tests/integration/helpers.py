@@ -1,12 +1,9 @@
-"""Steps shared by the integration tests: polling for asynchronous effects, manifests to plans, ACL look-ups."""
+"""Steps shared by the integration tests: manifests to plans, ACL look-ups, records in and out, KRaft-only marks."""
 
 from __future__ import annotations
 
 import textwrap
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 from kafka import KafkaConsumer, KafkaProducer
@@ -28,24 +25,10 @@ from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster, free_ports
 from tests.kafka.dist import selected_mode
 
-T = TypeVar("T")
-
 
 def kraft_only(reason: str) -> pytest.MarkDecorator:
     """Skip a test (or module) when the harness runs ZooKeeper-mode clusters, saying why it needs KRaft."""
     return pytest.mark.skipif(selected_mode() == "zookeeper", reason=f"needs KRaft: {reason}")
-
-
-def eventually(check: Callable[[], T | None], *, what: str, timeout: float = 20.0) -> T:
-    """Poll ``check`` until it returns something truthy (changes reach brokers asynchronously), at most ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)
 
 
 def write_manifests(directory: Path, text: str) -> Path:

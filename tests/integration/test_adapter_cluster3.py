@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+from typing import Any
 
 import pytest
 from kafka.admin import ConfigResource
@@ -11,6 +11,7 @@ from reconciler import desired, state
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, TopicSpec
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 
@@ -49,14 +50,13 @@ def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> 
         assert results[0].ok, results[0].describe()
         assert results[1].error_name == "INVALID_REQUEST" and "soon" in (results[1].message or "")
 
-        deadline = time.monotonic() + 20
-        while True:
+        def on_broker_2() -> dict[str, Any] | None:
             with kafka_cluster3.admin_session() as admin:
                 found = admin.describe_configs([ConfigResource("BROKER", "2")])["broker"]["2"]
-            if found.get(key, {}).get("value") == "21000" or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        assert found[key]["value"] == "21000" and found[key]["config_source"] == "DYNAMIC_BROKER_CONFIG"
+            return dict(found[key]) if found.get(key, {}).get("value") == "21000" else None
+
+        entry = eventually(on_broker_2, what=f"{key}=21000 on broker 2")
+        assert entry["value"] == "21000" and entry["config_source"] == "DYNAMIC_BROKER_CONFIG"
 
         with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
             live = adapter.read_state(kinds=frozenset({desired.KIND_BROKER_CONFIG}))
@@ -78,14 +78,14 @@ def test_reassignment_moves_replicas_and_is_listed_until_done(kafka_cluster3: Ka
         assert moved.ok, moved.describe()
         assert bad.key == f"{name}:1" and not bad.ok
 
-        deadline = time.monotonic() + 30
-        while True:
+        def moved_and_done() -> state.ClusterState | None:
             live = adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n == name)
-            done = (live.topics or {})[name].assignment[0] == (3, 1) and not live.reassignments
-            if done or time.monotonic() > deadline:
-                break
+            if (live.topics or {})[name].assignment[0] == (3, 1) and not live.reassignments:
+                return live
             assert all(r.topic == name and r.partition == 0 for r in live.reassignments)
-            time.sleep(0.3)
+            return None
+
+        live = eventually(moved_and_done, what=f"{name}:0 moved to [3, 1] with no reassignment listed", timeout=30)
         assert (live.topics or {})[name].assignment == ((3, 1), (2, 3))
         assert live.reassignments == ()
         assert adapter.list_partition_reassignments() == ()

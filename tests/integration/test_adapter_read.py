@@ -19,8 +19,9 @@ from reconciler.connection import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from reconciler.kafka.wire import explain_unsupported
-from tests.integration.helpers import closed_port, eventually
+from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 ALL_KINDS = frozenset(desired.KINDS)
@@ -225,7 +226,6 @@ def test_unreachable_cluster_fails_plainly_without_leaking_threads() -> None:
     )
     assert info.value.__cause__ is None and info.value.__suppress_context__
     adapter.close()
-    deadline = time.monotonic() + 5
-    while threading.active_count() > threads_before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert threading.active_count() <= threads_before
+    eventually(
+        lambda: threading.active_count() <= threads_before, what="the client's threads to end", timeout=5, interval=0.1
+    )

@@ -11,9 +11,10 @@ from kafka import KafkaConsumer
 from reconciler import desired, errors, state
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kafka.results import RequestFailed, ScramUpsert, TopicSpec
+from reconciler.kafka.results import ItemResult, RequestFailed, ScramUpsert, TopicSpec
 from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 
@@ -46,10 +47,7 @@ def test_acls_read_and_created_with_a_bad_binding_in_the_batch(kafka_sasl: Kafka
     assert results[1].error_name == "INVALID_REQUEST"
 
     expected = {(f"{topic_prefix}orders", "LITERAL", "READ", "*"), (topic_prefix, "PREFIXED", "WRITE", "*")}
-    deadline = time.monotonic() + 20
-    while acls_on_cluster(kafka_sasl, principal) != expected and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert acls_on_cluster(kafka_sasl, principal) == expected
+    eventually(lambda: acls_on_cluster(kafka_sasl, principal) == expected, what="the two good bindings")
 
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
         live = adapter.read_state(kinds=frozenset({desired.KIND_ACL}), principal_filter=lambda p: p == principal)
@@ -66,16 +64,18 @@ def test_delete_acls_removes_only_the_exact_binding(kafka_sasl: KafkaCluster, to
     never_created = acl(principal, "WRITE", topic)
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
         assert all(r.ok for r in adapter.create_acls([read, describe, prefixed]))
-        time.sleep(0.5)
+        created = {
+            (topic, "LITERAL", "READ", "*"),
+            (topic, "LITERAL", "DESCRIBE", "*"),
+            (topic, "PREFIXED", "READ", "*"),
+        }
+        eventually(lambda: acls_on_cluster(kafka_sasl, principal) == created, what="the three bindings created")
         results = adapter.delete_acls([read, never_created])
     assert [r.ok for r in results] == [True, True]
     assert results[0].extra["deleted"] == 1 and results[1].extra["deleted"] == 0
 
     remaining = {(topic, "LITERAL", "DESCRIBE", "*"), (topic, "PREFIXED", "READ", "*")}
-    deadline = time.monotonic() + 20
-    while acls_on_cluster(kafka_sasl, principal) != remaining and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert acls_on_cluster(kafka_sasl, principal) == remaining
+    eventually(lambda: acls_on_cluster(kafka_sasl, principal) == remaining, what="only the exact binding deleted")
 
 
 def test_wildcard_bindings_are_refused_before_sending(kafka_sasl: KafkaCluster) -> None:
@@ -98,20 +98,16 @@ def test_scram_credential_set_by_the_adapter_logs_in(kafka_sasl: KafkaCluster, t
     settings = kafka_sasl.connection_settings(
         user, mechanism="SCRAM-SHA-256", password=password.reveal(), request_timeout_ms=10_000
     )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            consumer = KafkaConsumer(
-                bootstrap_servers=kafka_sasl.bootstrap,
-                **kafka_sasl.client_kwargs(user, mechanism="SCRAM-SHA-256", password=password.reveal()),
-            )
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
-        else:
-            consumer.close()
-            break
+
+    def logs_in() -> bool:
+        consumer = KafkaConsumer(
+            bootstrap_servers=kafka_sasl.bootstrap,
+            **kafka_sasl.client_kwargs(user, mechanism="SCRAM-SHA-256", password=password.reveal()),
+        )
+        consumer.close()
+        return True
+
+    eventually(logs_in, what=f"a SCRAM-SHA-256 login of {user}", retry_on=(Exception,))
     # The new user may log in but has no ACLs: reading ACLs is refused for the whole request.
     with KafkaAdapter(settings) as adapter, pytest.raises(RequestFailed) as info:
         adapter.read_state(kinds=frozenset({desired.KIND_ACL}))
@@ -168,18 +164,17 @@ def test_controller_mutation_quota_throttles_per_topic(kafka_sasl: KafkaCluster,
         assert all(r.ok for r in admin.create_acls(grants))
         assert admin.alter_client_quotas({bob: {"controller_mutation_rate": 1.0}})[0].ok
     try:
-        deadline = time.monotonic() + 20
-        attempt = 0
-        while True:  # the ACLs and the quota reach the broker asynchronously: fresh names on each attempt
-            attempt += 1
-            names = [f"{topic_prefix}q{attempt}a", f"{topic_prefix}q{attempt}b"]
+        attempts: list[list[ItemResult]] = []
+
+        def throttled_create() -> list[ItemResult]:
+            # The ACLs and the quota reach the broker asynchronously: fresh names on each attempt.
+            names = [f"{topic_prefix}q{len(attempts) + 1}a", f"{topic_prefix}q{len(attempts) + 1}b"]
             with KafkaAdapter(sasl(kafka_sasl, "bob")) as adapter:
                 results = adapter.create_topics([TopicSpec(n, partitions=10, replication_factor=1) for n in names])
-            throttled = [r for r in results if r.error_name == "THROTTLING_QUOTA_EXCEEDED"]
-            if throttled or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        assert throttled, [r.describe() for r in results]
+            attempts.append(results)
+            return [r for r in results if r.error_name == "THROTTLING_QUOTA_EXCEEDED"]
+
+        throttled = eventually(throttled_create, what="a topic creation throttled by bob's quota", interval=0.5)
         assert all(r.retriable and r.extra["throttle_time_ms"] > 0 for r in throttled)
         with kafka_sasl.admin_session() as admin:
             existing = set(admin.list_topics())

@@ -6,7 +6,6 @@ that the others were applied and the failing one was not.
 
 from __future__ import annotations
 
-import time
 from typing import Any, TypeVar
 
 import pytest
@@ -16,9 +15,9 @@ from reconciler import desired, state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
-from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 T = TypeVar("T")
@@ -85,8 +84,13 @@ def test_create_topics_validate_only_creates_nothing(kafka_single: KafkaCluster,
         )
     assert ok.ok and ok.extra["partitions"] == 4 and ok.extra["configs"]["segment.ms"] == "600000"
     assert too_many_replicas.error_name == "INVALID_REPLICATION_FACTOR"
-    time.sleep(1)  # a real create would show in metadata by now
-    assert topic_names(kafka_single, topic_prefix) == set()
+    # A barrier instead of a pause: the broker publishes topic creations in order, so once a topic created after
+    # the dry run shows in the metadata, a topic the dry run had created would show too.
+    marker = f"{topic_prefix}marker"
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        assert adapter.create_topics([TopicSpec(marker, partitions=1, replication_factor=1)])[0].ok
+    eventually(lambda: marker in topic_names(kafka_single, topic_prefix), what=f"{marker} in the metadata")
+    assert topic_names(kafka_single, topic_prefix) == {marker}
 
 
 def test_delete_topics_reports_unknown_topics_and_waits_until_gone(

@@ -8,8 +8,8 @@ second adapter instance).
 from __future__ import annotations
 
 import dataclasses
-import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafka.admin import ConfigResource, NewTopic
@@ -20,8 +20,9 @@ from reconciler.apply import Outcome
 from reconciler.apply.apply_report import CheckedBy
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.state import QuotaEntity
-from tests.integration.helpers import apply, eventually, make_plan, write_manifests
+from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 WRITE_APIS = {
@@ -83,14 +84,13 @@ def describe_topics(cluster: KafkaCluster, names: list[str]) -> dict[str, int]:
 
 def broker_config_source(cluster: KafkaCluster, key: str, value: str, *, timeout: float = 20.0) -> str:
     """Where broker 1 takes ``key`` from once it shows ``value`` (dynamic configs reach brokers asynchronously)."""
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def shown() -> dict[str, Any] | None:
         with cluster.admin_session() as admin:
             entry = admin.describe_configs([ConfigResource("BROKER", "1")], config_filter="all")["broker"]["1"][key]
-        if entry["value"] == value or time.monotonic() > deadline:
-            assert entry["value"] == value
-            return str(entry["config_source"])
-        time.sleep(0.3)
+        return dict(entry) if entry["value"] == value else None
+
+    return str(eventually(shown, what=f"{key}={value} on broker 1", timeout=timeout)["config_source"])
 
 
 def test_every_kind_converges_and_a_second_plan_shows_no_changes(

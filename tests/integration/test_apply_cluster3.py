@@ -10,8 +10,8 @@ from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.adapter import KafkaAdapter
-from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 

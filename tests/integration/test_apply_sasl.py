@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from reconciler.connection import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 
@@ -123,10 +123,7 @@ def remove_all_acls(cluster: KafkaCluster, principal: str) -> None:
 
 
 def wait_acl_count(cluster: KafkaCluster, principal: str, count: int) -> None:
-    deadline = time.monotonic() + 20
-    while len(acls_on_cluster(cluster, principal)) != count and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert len(acls_on_cluster(cluster, principal)) == count
+    eventually(lambda: len(acls_on_cluster(cluster, principal)) == count, what=f"{count} ACL(s) of {principal}")
 
 
 def test_a_principal_without_rights_gets_the_missing_operation_named(

@@ -17,9 +17,10 @@ from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramUpsert
 from reconciler.planner import views
-from tests.integration.helpers import apply, eventually, make_plan, write_manifests
+from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.integration.test_apply import WRITE_APIS, ownership, topic_configs, topic_doc
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,25 +12,9 @@ from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
 from tests.integration.helpers import produce_records
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
-
-
-def eventually(check: Callable[[], Any], *, timeout: float = 60.0, what: str) -> Any:
-    """Retry ``check`` until it returns a truthy value; fail with ``what`` and the last error after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    last: object = None
-    while time.monotonic() < deadline:
-        try:
-            result = check()
-        except KafkaError as exc:
-            last = exc
-        else:
-            if result:
-                return result
-            last = result
-        time.sleep(0.5)
-    pytest.fail(f"timed out after {timeout:.0f}s waiting for {what}; last result: {last!r}")
 
 
 def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:
@@ -43,7 +25,7 @@ def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:
             (described,) = admin.describe_topics([topic])
         return described if described["error_code"] == 0 and described["partitions"] else None
 
-    described = eventually(describe, timeout=20, what=f"topic {topic} in the metadata")
+    described = eventually(describe, timeout=20, what=f"topic {topic} in the metadata", retry_on=(KafkaError,))
     return sorted(described["partitions"], key=lambda p: p["partition_index"])
 
 
@@ -119,7 +101,7 @@ def test_sasl_node_accepts_a_scram_user_created_by_admin(
         finally:
             client.close()
 
-    assert eventually(scram_login_works, timeout=20, what=f"{mechanism} login of {user}")
+    assert eventually(scram_login_works, timeout=20, what=f"{mechanism} login of {user}", retry_on=(KafkaError,))
 
 
 def test_three_node_cluster_spreads_replicas_across_both_racks(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
@@ -129,7 +111,9 @@ def test_three_node_cluster_spreads_replicas_across_both_racks(kafka_cluster3: K
         racks = {b["broker_id"]: b["rack"] for b in kafka_cluster3.describe()["brokers"]}
         return racks if len(racks) == 3 else None
 
-    racks = eventually(broker_racks, timeout=30, what="all three brokers in the cluster description")
+    racks = eventually(
+        broker_racks, timeout=30, what="all three brokers in the cluster description", retry_on=(KafkaError,)
+    )
     assert sorted(racks.values()) == ["r1", "r1", "r2"]
     with kafka_cluster3.admin_session() as admin:
         admin.create_topics({topic: {"num_partitions": 2, "replication_factor": 3}}, wait_for_metadata=True)
@@ -154,10 +138,17 @@ def test_three_node_cluster_survives_a_killed_node_which_then_rejoins(
     try:
         victim.kill()
         assert not victim.running
-        eventually(lambda: kafka_cluster3.live_brokers() == survivors, what=f"broker {victim.node_id} to be fenced")
+        eventually(
+            lambda: kafka_cluster3.live_brokers() == survivors,
+            what=f"broker {victim.node_id} to be fenced",
+            timeout=60,
+            retry_on=(KafkaError,),
+        )
         eventually(
             lambda: all(p["leader_id"] in survivors for p in partitions_of(kafka_cluster3, topic)),
             what="new partition leaders on the surviving brokers",
+            timeout=60,
+            retry_on=(KafkaError,),
         )
         assert sorted(consume_all(kafka_cluster3, topic, expected=len(values))) == sorted(values)
 
@@ -166,6 +157,8 @@ def test_three_node_cluster_survives_a_killed_node_which_then_rejoins(
         eventually(
             lambda: all(sorted(p["isr_nodes"]) == [1, 2, 3] for p in partitions_of(kafka_cluster3, topic)),
             what=f"broker {victim.node_id} back in every in-sync replica set",
+            timeout=60,
+            retry_on=(KafkaError,),
         )
     finally:
         kafka_cluster3.ensure_running()
@@ -176,7 +169,12 @@ def test_three_node_cluster_node_stops_gracefully_and_restarts(kafka_cluster3: K
     try:
         node.stop()
         assert not node.running
-        eventually(lambda: kafka_cluster3.live_brokers() == {1, 2}, what="broker 3 to leave the cluster")
+        eventually(
+            lambda: kafka_cluster3.live_brokers() == {1, 2},
+            what="broker 3 to leave the cluster",
+            timeout=60,
+            retry_on=(KafkaError,),
+        )
         node.start()
         assert kafka_cluster3.live_brokers() == {1, 2, 3}
     finally:

@@ -28,6 +28,7 @@ from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 
@@ -130,16 +131,16 @@ def create_everything(cluster: KafkaCluster, prefix: str) -> dict[str, int]:
 
 def read_settled(cluster: KafkaCluster, prefix: str, expected_acls: int) -> state.ClusterState:
     """The whole cluster, once the ACLs and broker configs created above are visible (KRaft applies them async)."""
-    deadline = time.monotonic() + 30
-    while True:
+
+    def settled() -> state.ClusterState | None:
         with KafkaAdapter(cluster.connection_settings()) as adapter:
             live = adapter.read_state(kinds=frozenset(desired.KINDS))
         mine = [b for b in live.acls or () if b.principal.startswith(f"User:{prefix}")]
         configs = live.broker_configs or {}
-        settled = len(mine) == expected_acls and all(BROKER_KEY in v for v in configs.values() if v is not None)
-        if (settled and len(configs) >= 2) or time.monotonic() > deadline:
-            return live
-        time.sleep(0.3)
+        shown = len(mine) == expected_acls and all(BROKER_KEY in v for v in configs.values() if v is not None)
+        return live if shown and len(configs) >= 2 else None
+
+    return eventually(settled, what=f"{expected_acls} ACLs and {BROKER_KEY} on every broker", timeout=30)
 
 
 def test_plan_after_importing_a_busy_cluster_is_empty(

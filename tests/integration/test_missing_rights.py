@@ -25,8 +25,9 @@ from kafka.admin import ResourceType as KafkaResourceType
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from tests.integration.helpers import acls_of, eventually
+from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from reconciler.cli import app
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.state import QuotaEntity
-from tests.integration.helpers import eventually
 from tests.kafka.cluster import KafkaCluster
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()

@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from kafka.admin import ConfigResource
-from kafka.errors import KafkaError
 
 from reconciler import desired, planner
 from reconciler import plan as plan_model
@@ -63,23 +61,6 @@ def topic_configs(cluster: KafkaCluster, names: Iterable[str]) -> dict[str, dict
         name: {k: v["value"] for k, v in found.get(name, {}).items() if v["config_source"] == "DYNAMIC_TOPIC_CONFIG"}
         for name in wanted
     }
-
-
-def eventually(check: Callable[[], bool], *, timeout: float = 20.0, poll: float = 0.5) -> bool:
-    """True as soon as ``check()`` is, False if it never is within ``timeout`` seconds.
-
-    A Kafka client error inside ``check`` (a broker that was just killed) counts as "not yet".
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if check():
-                return True
-        except KafkaError:
-            pass
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(poll)
 
 
 def cli(

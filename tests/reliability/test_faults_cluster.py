@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 from kafka.admin import NewTopic
+from kafka.errors import KafkaError
 
 from reconciler import desired
 from reconciler import plan as plan_model
@@ -16,7 +17,8 @@ from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode
-from tests.reliability.helpers import eventually, plan_now, settings, topic_configs, topics_state
+from tests.reliability.helpers import plan_now, settings, topic_configs, topics_state
+from tests.support.polling import eventually
 
 EXISTING = 60
 NEW = 240
@@ -73,8 +75,10 @@ def assert_report_is_true(cluster: KafkaCluster, report: ApplyReport, wanted: de
         found = topic_configs(cluster, configured)
         return all(found[n].get("retention.ms") == wanted.topics[n].configs["retention.ms"] for n in configured)
 
-    assert eventually(shapes_there, timeout=30), "a topic or partition count reported applied is not on the cluster"
-    assert eventually(configs_there, timeout=30), "a config reported applied is not on the cluster"
+    eventually(
+        shapes_there, what="every topic and partition count reported applied", timeout=30, retry_on=(KafkaError,)
+    )
+    eventually(configs_there, what="every config reported applied", timeout=30, retry_on=(KafkaError,))
 
 
 @pytest.mark.slow
@@ -85,7 +89,11 @@ def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, 
         admin.create_topics(
             [NewTopic(n, 1, 2, topic_configs={"retention.ms": "60000"}) for n in wanted.topics if "e" in n[9:10]]
         )
-    assert eventually(lambda: len(topics_state(kafka_cluster3, topic_prefix)) == EXISTING)
+    eventually(
+        lambda: len(topics_state(kafka_cluster3, topic_prefix)) == EXISTING,
+        what="the existing topics",
+        retry_on=(KafkaError,),
+    )
 
     killed = threading.Event()
     expected = {
@@ -101,7 +109,7 @@ def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, 
             plans.append(plan_now(adapter, wanted))
             return Counter(c.phase for c in plans[-1].actionable) == expected
 
-        assert eventually(planned_as_expected)
+        eventually(planned_as_expected, what="a plan with the expected phases", retry_on=(KafkaError,))
         p = plans[-1]
         victim = pick_victim(
             kafka_cluster3, controller=victim_kind == "controller", routed_to=adapter._wire.controller_id
@@ -149,7 +157,11 @@ def test_reads_go_around_a_broker_that_just_died(kafka_cluster3: KafkaCluster, t
     with kafka_cluster3.admin_session() as admin:
         admin.create_topics([NewTopic(topic, 1, 3, topic_configs={"retention.ms": OLD_RETENTION})])
     with KafkaAdapter(settings(kafka_cluster3, request_timeout_ms=5_000)) as adapter:
-        assert eventually(lambda: topic in (adapter.read_state(kinds=frozenset({"topic"})).topics or {}))
+        eventually(
+            lambda: topic in (adapter.read_state(kinds=frozenset({"topic"})).topics or {}),
+            what=f"{topic} in the adapter's read",
+            retry_on=(KafkaError,),
+        )
         victim = kafka_cluster3.nodes[0]
         victim.kill()
         # Point the adapter at the dead broker, as a Metadata answer given just before the kill would; the

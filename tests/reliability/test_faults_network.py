@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from kafka.admin import NewTopic
+from kafka.errors import KafkaError
 
 from reconciler import desired, errors
 from reconciler import plan as plan_model
@@ -18,7 +19,8 @@ from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
-from tests.reliability.helpers import cli, eventually, plan_now, settings, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import cli, plan_now, settings, topic_configs, topic_documents, topics_state
+from tests.support.polling import eventually
 
 
 def closed_port() -> int:
@@ -48,13 +50,18 @@ def check_truthful(cluster: KafkaCluster, report: ApplyReport, wanted: desired.D
         if item.outcome is Outcome.FAILED:
             assert item.error_name and item.message, item
     names = {i.name for i in applied}
-    assert eventually(lambda: names <= set(topics_state(cluster, prefix)), timeout=30)
+    eventually(
+        lambda: names <= set(topics_state(cluster, prefix)),
+        what="the topics reported applied",
+        timeout=30,
+        retry_on=(KafkaError,),
+    )
 
     def configs() -> bool:
         found = topic_configs(cluster, names)
         return all(found[n].get("retention.ms") == wanted.topics[n].configs["retention.ms"] for n in names)
 
-    assert eventually(configs, timeout=30)
+    eventually(configs, what="the configs reported applied", timeout=30, retry_on=(KafkaError,))
 
 
 def converge(cluster: KafkaCluster, wanted: desired.DesiredState) -> int:
@@ -140,7 +147,9 @@ def test_cluster_unreachable_between_phases(own_node: KafkaCluster, topic_prefix
     wanted = wanted_topics(topic_prefix, new=40, existing=40)
     with own_node.admin_session() as admin:
         admin.create_topics([NewTopic(n, 1, 1) for n in wanted.topics if n.startswith(f"{topic_prefix}e")])
-    assert eventually(lambda: len(topics_state(own_node, topic_prefix)) == 40)
+    eventually(
+        lambda: len(topics_state(own_node, topic_prefix)) == 40, what="the 40 existing topics", retry_on=(KafkaError,)
+    )
     node = own_node.nodes[0]
     restarted = threading.Event()
     retries: list[ApplyEvent] = []

@@ -8,13 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kafka.errors import KafkaError
 
 from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, eventually, settings, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import cli, settings, topic_configs, topic_documents, topics_state
+from tests.support.polling import eventually
 
 PLAN_OPS: dict[str, tuple[str, ...]] = {
     "TOPIC": ("DESCRIBE", "DESCRIBE_CONFIGS"),
@@ -130,9 +132,11 @@ def test_plan_needs_only_describe_and_apply_is_refused_before_any_write(
 
     applied = cli(["apply", str(root), "--auto-approve", "--command-config", str(principals["writer"])])
     assert applied.returncode == 0, applied.stdout + applied.stderr
-    assert eventually(
+    eventually(
         lambda: (
             cli(["plan", str(root), "--command-config", str(principals["reader"]), "--detailed-exitcode"]).returncode
             == 0
-        )
+        ),
+        what="a plan by the reader that shows no changes",
+        retry_on=(KafkaError,),
     )

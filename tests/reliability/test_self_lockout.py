@@ -9,13 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kafka.errors import KafkaError
 
 from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, eventually, settings
+from tests.reliability.helpers import cli, settings
+from tests.support.polling import eventually
 
 
 def acls_of(cluster: KafkaCluster, principal: str) -> frozenset[state.AclBinding]:
@@ -76,7 +78,11 @@ def test_a_deny_on_the_tools_own_principal_is_refused_unless_overridden(
     forced = cli(["apply", str(root), "--auto-approve", "--allow-self-lockout-risk", "--command-config", str(props)])
     assert forced.returncode == 0, forced.stdout + forced.stderr
     deny = state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", principal, "*", "ALTER", "DENY")
-    assert eventually(lambda: acls_of(kafka_sasl, principal) == before | {deny})
+    eventually(
+        lambda: acls_of(kafka_sasl, principal) == before | {deny},
+        what="the DENY binding applied",
+        retry_on=(KafkaError,),
+    )
 
 
 def test_a_super_user_is_never_refused(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> None:

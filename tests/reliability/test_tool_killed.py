@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 from kafka.admin import NewTopic
+from kafka.errors import KafkaError
 
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import REPO, cli, eventually, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import REPO, cli, topic_configs, topic_documents, topics_state
+from tests.support.polling import eventually
 
 
 @pytest.mark.parametrize("when", ["topic create: ", "topic config: "])
@@ -24,7 +26,11 @@ def test_apply_killed_mid_phase_then_rerun(
     new = {f"{topic_prefix}n{i:03d}": (1, 1, {"retention.ms": "7200000"}) for i in range(200)}
     with kafka_single.admin_session() as admin:
         admin.create_topics([NewTopic(n, 1, 1) for n in existing])
-    assert eventually(lambda: len(topics_state(kafka_single, topic_prefix)) == 100)
+    eventually(
+        lambda: len(topics_state(kafka_single, topic_prefix)) == 100,
+        what="the 100 existing topics",
+        retry_on=(KafkaError,),
+    )
     (tmp_path / "m.yaml").write_text(topic_documents(existing | new))
     target = ["--bootstrap-server", kafka_single.bootstrap]
 
