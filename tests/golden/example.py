@@ -6,6 +6,7 @@ from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import PlanOptions, plan
+from tests.support.builders import acl
 
 BROKERS = (
     s.Broker(1, "kafka-1.internal", 9092, "eu-west-1a"),
@@ -16,10 +17,6 @@ BROKERS = (
 
 def _src(line: int, origin: str | None = None) -> d.Source:
     return d.Source("manifests/payments.yaml", line, 3, origin)
-
-
-def _acl(principal: str, op: str, name: str, pattern: str = "LITERAL") -> s.AclBinding:
-    return s.AclBinding("TOPIC", pattern, name, principal, "*", op, "ALLOW")
 
 
 def desired_state() -> d.DesiredState:
@@ -33,8 +30,8 @@ def desired_state() -> d.DesiredState:
         d.DesiredTopic("payments.clicks", 3, 2, {"segment.bytes": "1073741824"}, None, _src(32)),
     ]
     acls = {
-        _acl("User:payments-api", "READ", "payments.", "PREFIXED"): _src(40, "grant consumer payments-api"),
-        _acl("User:payments-api", "WRITE", "payments.orders"): _src(41, "grant producer payments-api"),
+        acl("User:payments-api", "READ", "payments.", pattern="PREFIXED"): _src(40, "grant consumer payments-api"),
+        acl("User:payments-api", "WRITE", "payments.orders"): _src(41, "grant producer payments-api"),
     }
     quotas = {
         s.QuotaEntity.of(user="payments-api"): d.DesiredQuota(
@@ -101,10 +98,10 @@ def live_state() -> s.ClusterState:
         cluster_configs={"auto.create.topics.enable": "true", "min.insync.replicas": "2"},
         acls=frozenset(
             {
-                _acl("User:payments-api", "READ", "payments.orders"),
-                _acl("User:payments-api", "WRITE", "payments.orders"),
-                _acl("User:payments-old", "READ", "payments.events"),
-                _acl("User:shipping", "READ", "shipping.orders"),
+                acl("User:payments-api", "READ", "payments.orders"),
+                acl("User:payments-api", "WRITE", "payments.orders"),
+                acl("User:payments-old", "READ", "payments.events"),
+                acl("User:shipping", "READ", "shipping.orders"),
             }
         ),
         quotas={

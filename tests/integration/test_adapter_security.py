@@ -14,6 +14,7 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ItemResult, RequestFailed, ScramUpsert, TopicSpec
 from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
+from tests.support.builders import acl
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
@@ -21,10 +22,6 @@ pytestmark = pytest.mark.kafka
 
 def sasl(cluster: KafkaCluster, user: str | None = None, password: str | None = None) -> ConnectionSettings:
     return cluster.connection_settings(user, password=password, request_timeout_ms=15_000)
-
-
-def acl(principal: str, operation: str, topic: str, *, pattern: str = "LITERAL") -> state.AclBinding:
-    return state.AclBinding("TOPIC", pattern, topic, principal, "*", operation, "ALLOW")
 
 
 def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str, str, str]]:
@@ -38,7 +35,7 @@ def acls_on_cluster(cluster: KafkaCluster, principal: str) -> set[tuple[str, str
 def test_acls_read_and_created_with_a_bad_binding_in_the_batch(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
     principal = f"User:{topic_prefix}svc"
     good = [acl(principal, "READ", f"{topic_prefix}orders"), acl(principal, "WRITE", topic_prefix, pattern="PREFIXED")]
-    invalid = state.AclBinding("CLUSTER", "LITERAL", "not-the-cluster", principal, "*", "ALTER", "ALLOW")
+    invalid = acl(principal, "ALTER", "not-the-cluster", resource="CLUSTER")
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
         results = adapter.create_acls([good[0], invalid, good[1]])
         assert adapter.request_counts == {"CreateAcls": 1}

@@ -6,12 +6,10 @@ from pathlib import Path
 
 import pytest
 from kafka.admin import (
-    ACL,
     ACLFilter,
     ACLOperation,
     ACLPermissionType,
     ACLResourcePatternType,
-    ResourcePattern,
     ResourcePatternFilter,
 )
 from kafka.admin import ResourceType as KafkaResourceType
@@ -26,6 +24,7 @@ from reconciler.connection import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
+from tests.support.builders import acl, all_rights, kafka_acl
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
@@ -110,11 +109,6 @@ def test_acls_converge_and_dry_run_leaves_them_alone(
     assert ("TOPIC", topic_prefix, "PREFIXED", "DESCRIBE", "ALLOW") not in acls_on_cluster(kafka_sasl, principal)
 
 
-def cluster_acl(principal: str, operation: ACLOperation) -> ACL:
-    pattern = ResourcePattern(KafkaResourceType.CLUSTER, "kafka-cluster", ACLResourcePatternType.LITERAL)
-    return ACL(principal, "*", operation, ACLPermissionType.ALLOW, pattern)
-
-
 def remove_all_acls(cluster: KafkaCluster, principal: str) -> None:
     any_resource = ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY)
     with cluster.admin_session() as admin:
@@ -152,7 +146,7 @@ def test_a_principal_without_rights_gets_the_missing_operation_named(
     alice = "User:alice"
     with kafka_sasl.admin_session() as admin:
         admin.create_acls(
-            [cluster_acl(alice, ACLOperation.DESCRIBE), cluster_acl(alice, ACLOperation.DESCRIBE_CONFIGS)]
+            [kafka_acl(acl(alice, op, "kafka-cluster", resource="CLUSTER")) for op in ("DESCRIBE", "DESCRIBE_CONFIGS")]
         )
     try:
         wait_acl_count(kafka_sasl, alice, 2)
@@ -171,22 +165,7 @@ def test_self_lockout_guard_refuses_to_delete_the_tools_own_access(
     kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     carol = "User:carol"
-    grants = [
-        ACL(
-            carol,
-            "*",
-            ACLOperation.ALL,
-            ACLPermissionType.ALLOW,
-            ResourcePattern(KafkaResourceType.CLUSTER, "kafka-cluster", ACLResourcePatternType.LITERAL),
-        ),
-        ACL(
-            carol,
-            "*",
-            ACLOperation.ALL,
-            ACLPermissionType.ALLOW,
-            ResourcePattern(KafkaResourceType.TOPIC, topic_prefix, ACLResourcePatternType.PREFIXED),
-        ),
-    ]
+    grants = [kafka_acl(b) for b in all_rights(carol, topic_prefix)]
     with kafka_sasl.admin_session() as admin:
         admin.create_acls(grants)
     try:

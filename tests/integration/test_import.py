@@ -15,19 +15,15 @@ from pathlib import Path
 import pytest
 from kafka.admin import (
     ACL,
-    ACLOperation,
-    ACLPermissionType,
-    ACLResourcePatternType,
-    ResourcePattern,
     UserScramCredentialUpsertion,
 )
-from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired, manifests, state, workflow
 from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from tests.kafka.cluster import KafkaCluster
+from tests.support import builders
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
@@ -51,14 +47,17 @@ BROKER_KEY = "log.cleaner.backoff.ms"
 
 
 def acl(principal: str, op: str, rtype: str, name: str, *, prefixed: bool = False, deny: bool = False) -> ACL:
-    pattern = ACLResourcePatternType.PREFIXED if prefixed else ACLResourcePatternType.LITERAL
-    return ACL(
-        principal=principal,
+    """A plain kafka-python ACL; a DENY is from host 10.0.0.9."""
+    binding = builders.acl(
+        principal,
+        op,
+        name,
+        resource=rtype,
+        pattern="PREFIXED" if prefixed else "LITERAL",
         host="10.0.0.9" if deny else "*",
-        operation=ACLOperation[op],
-        permission_type=ACLPermissionType.DENY if deny else ACLPermissionType.ALLOW,
-        resource_pattern=ResourcePattern(KafkaResourceType[rtype], name, pattern),
+        permission="DENY" if deny else "ALLOW",
     )
+    return builders.kafka_acl(binding)
 
 
 def bindings_for(prefix: str, i: int) -> list[ACL]:

@@ -22,7 +22,8 @@ from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.secure import MAPPING_RULES, SecureCluster
-from tests.reliability.helpers import cli, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import cli, topic_configs, topics_state
+from tests.support.manifest_texts import topic_documents
 
 pytestmark = pytest.mark.kafka
 

@@ -80,22 +80,3 @@ def cli(
         stdin=subprocess.DEVNULL,
         check=False,
     )
-
-
-def topic_documents(specs: Mapping[str, tuple[int, int, Mapping[str, str]]]) -> str:
-    """Topic manifests, one document per ``name -> (partitions, replication factor, configs)``."""
-    docs = []
-    for name, (partitions, rf, configs) in specs.items():
-        lines = [
-            "apiVersion: kafka-reconciler/v1",
-            "kind: Topic",
-            f'metadata: {{name: "{name}"}}',
-            "spec:",
-            f"  partitions: {partitions}",
-            f"  replicationFactor: {rf}",
-        ]
-        if configs:
-            lines.append("  configs:")
-            lines += [f'    {k}: "{v}"' for k, v in configs.items()]
-        docs.append("\n".join(lines))
-    return "\n---\n".join(docs) + "\n"

@@ -16,7 +16,8 @@ from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import REPO, cli, plan_now, settings, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import REPO, cli, plan_now, settings, topic_configs, topics_state
+from tests.support.manifest_texts import topic_documents
 
 LOSER_WORDS = ("TOPIC_ALREADY_EXISTS", "the cluster changed since the plan was made", "No changes")
 

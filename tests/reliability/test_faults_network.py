@@ -19,7 +19,8 @@ from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
-from tests.reliability.helpers import cli, plan_now, settings, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import cli, plan_now, settings, topic_configs, topics_state
+from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 
 

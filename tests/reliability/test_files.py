@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, topic_documents
+from tests.reliability.helpers import cli
+from tests.support.manifest_texts import topic_documents
 
 
 def mode(path: Path) -> int:

@@ -15,7 +15,9 @@ from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, settings, topic_configs, topic_documents, topics_state
+from tests.reliability.helpers import cli, settings, topic_configs, topics_state
+from tests.support.builders import acl
+from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 
 PLAN_OPS: dict[str, tuple[str, ...]] = {
@@ -30,8 +32,8 @@ APPLY_OPS: dict[str, tuple[str, ...]] = {
 
 def documented_acls(principal: str, prefix: str, ops: dict[str, tuple[str, ...]]) -> list[state.AclBinding]:
     """The bindings docs/security.md gives for a principal managing topics that start with ``prefix``."""
-    return [state.AclBinding("TOPIC", "PREFIXED", prefix, principal, "*", op, "ALLOW") for op in ops["TOPIC"]] + [
-        state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", principal, "*", op, "ALLOW") for op in ops["CLUSTER"]
+    return [acl(principal, op, prefix, pattern="PREFIXED") for op in ops["TOPIC"]] + [
+        acl(principal, op, "kafka-cluster", resource="CLUSTER") for op in ops["CLUSTER"]
     ]
 
 
@@ -69,7 +71,7 @@ def principals(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> I
 
 
 def wanted_acls(prefix: str) -> list[state.AclBinding]:
-    return [state.AclBinding("TOPIC", "PREFIXED", prefix, f"User:{prefix}app", "*", "READ", "ALLOW")]
+    return [acl(f"User:{prefix}app", "READ", prefix, pattern="PREFIXED")]
 
 
 def manifests(root: Path, prefix: str) -> Path:

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, settings, topic_documents, topics_state
+from tests.reliability.helpers import cli, settings, topics_state
+from tests.support.builders import all_rights
 from tests.support.fake_github import FakeGitHub
+from tests.support.manifest_texts import topic_documents
 
 VERBOSITY = ["", "-v", "-vv", "-vvv"]
 
@@ -48,13 +49,6 @@ class Planted:
         return [self.login_512, self.login_256, self.scram, self.broker, self.wrong, self.github]
 
 
-def grants(principal: str, prefix: str) -> list[state.AclBinding]:
-    return [
-        state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", principal, "*", "ALL", "ALLOW"),
-        state.AclBinding("TOPIC", "PREFIXED", prefix, principal, "*", "ALL", "ALLOW"),
-    ]
-
-
 @pytest.fixture
 def planted(kafka_sasl: KafkaCluster, topic_prefix: str) -> Iterator[Planted]:
     p = Planted(topic_prefix)
@@ -66,12 +60,12 @@ def planted(kafka_sasl: KafkaCluster, topic_prefix: str) -> Iterator[Planted]:
             ]
         )
         assert all(r.ok for r in results), results
-        assert all(r.ok for r in admin.create_acls(grants(f"User:{p.user}", topic_prefix)))
+        assert all(r.ok for r in admin.create_acls(all_rights(f"User:{p.user}", topic_prefix)))
     try:
         yield p
     finally:
         with KafkaAdapter(settings(kafka_sasl)) as admin:
-            admin.delete_acls(grants(f"User:{p.user}", topic_prefix))
+            admin.delete_acls(all_rights(f"User:{p.user}", topic_prefix))
             admin.alter_scram_credentials(
                 deletions=[ScramDeletion(p.user, m) for m in ("SCRAM-SHA-512", "SCRAM-SHA-256")]
             )

@@ -17,6 +17,7 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, settings
+from tests.support.builders import acl, all_rights
 from tests.support.polling import eventually
 
 
@@ -31,10 +32,7 @@ def operator(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> Ite
     """A SCRAM user with ALL on the cluster and its topics (granted outside the manifests); its properties file."""
     user = f"{topic_prefix}operator"
     password = secrets.token_urlsafe(12)
-    grants = [
-        state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", f"User:{user}", "*", "ALL", "ALLOW"),
-        state.AclBinding("TOPIC", "PREFIXED", topic_prefix, f"User:{user}", "*", "ALL", "ALLOW"),
-    ]
+    grants = all_rights(f"User:{user}", topic_prefix)
     with KafkaAdapter(settings(kafka_sasl)) as admin:
         [r] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])
         assert r.ok
@@ -77,7 +75,7 @@ def test_a_deny_on_the_tools_own_principal_is_refused_unless_overridden(
 
     forced = cli(["apply", str(root), "--auto-approve", "--allow-self-lockout-risk", "--command-config", str(props)])
     assert forced.returncode == 0, forced.stdout + forced.stderr
-    deny = state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", principal, "*", "ALTER", "DENY")
+    deny = acl(principal, "ALTER", "kafka-cluster", resource="CLUSTER", permission="DENY")
     eventually(
         lambda: acls_of(kafka_sasl, principal) == before | {deny},
         what="the DENY binding applied",
@@ -88,7 +86,7 @@ def test_a_deny_on_the_tools_own_principal_is_refused_unless_overridden(
 def test_a_super_user_is_never_refused(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> None:
     """``admin`` is in super.users: removing ACLs that name it cannot lock it out, so the guard lets it pass."""
     admin_principal = "User:admin"
-    own = state.AclBinding("TOPIC", "PREFIXED", topic_prefix, admin_principal, "*", "ALL", "ALLOW")
+    own = acl(admin_principal, "ALL", topic_prefix, pattern="PREFIXED")
     with KafkaAdapter(settings(kafka_sasl)) as admin:
         assert all(r.ok for r in admin.create_acls([own]))
     try:

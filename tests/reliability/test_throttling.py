@@ -18,6 +18,7 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import plan_now, settings, topics_state
+from tests.support.builders import all_rights
 
 # 200 topics in CI; `benchmarks/fuzz_campaign.py` is not about this, see docs/reliability.md for the 1,000 run.
 TOPICS = int(os.environ.get("RELIABILITY_THROTTLE_TOPICS", "200"))
@@ -26,13 +27,6 @@ GROWN = 50
 # Kafka accepts a whole request while the quota's bucket is not yet empty and charges it afterwards (KIP-599), so
 # the 200 creates go through in one CreateTopics and the next mutation, the CreatePartitions for 50 existing
 # topics, is refused with THROTTLING_QUOTA_EXCEEDED and a throttle time of about (200 - burst) / rate seconds.
-
-
-def grant(cluster: KafkaCluster, principal: str, prefix: str) -> list[state.AclBinding]:
-    return [
-        state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", principal, "*", "ALL", "ALLOW"),
-        state.AclBinding("TOPIC", "PREFIXED", prefix, principal, "*", "ALL", "ALLOW"),
-    ]
 
 
 @pytest.fixture
@@ -45,7 +39,7 @@ def throttled_user(kafka_sasl: KafkaCluster, topic_prefix: str) -> Iterator[Conn
     with KafkaAdapter(settings(kafka_sasl)) as admin:
         [scram] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])
         assert scram.ok, scram.describe()
-        assert all(r.ok for r in admin.create_acls(grant(kafka_sasl, principal, topic_prefix)))
+        assert all(r.ok for r in admin.create_acls(all_rights(principal, topic_prefix)))
         [quota] = admin.alter_client_quotas({entity: {"controller_mutation_rate": RATE}})
         assert quota.ok, quota.describe()
     tool = ConnectionSettings(
@@ -59,7 +53,7 @@ def throttled_user(kafka_sasl: KafkaCluster, topic_prefix: str) -> Iterator[Conn
         yield tool
     finally:
         with KafkaAdapter(settings(kafka_sasl)) as admin:
-            admin.delete_acls(grant(kafka_sasl, principal, topic_prefix))
+            admin.delete_acls(all_rights(principal, topic_prefix))
             admin.alter_client_quotas({entity: {"controller_mutation_rate": None}})
             admin.alter_scram_credentials(deletions=[ScramDeletion(user, "SCRAM-SHA-256")])
             admin.delete_topics(sorted(topics_state(kafka_sasl, topic_prefix)))

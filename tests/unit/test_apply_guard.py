@@ -6,6 +6,7 @@ import pytest
 
 from reconciler.apply import guard
 from reconciler.state import AclBinding
+from tests.support import builders
 
 ADMIN = "User:admin"
 
@@ -19,7 +20,7 @@ def acl(
     perm: str = "ALLOW",
     pattern: str = "LITERAL",
 ) -> AclBinding:
-    return AclBinding(rtype, pattern, name, principal, "*", op, perm)
+    return builders.acl(principal, op, name, resource=rtype, pattern=pattern, permission=perm)
 
 
 def lost(

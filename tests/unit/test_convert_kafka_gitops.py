@@ -13,12 +13,9 @@ import pytest
 from reconciler import manifests
 from reconciler.convert import build_conversion, convert
 from reconciler.state import AclBinding
+from tests.support.builders import allow
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "convert" / "kafka-gitops"
-
-
-def allow(principal: str, rtype: str, name: str, *ops: str, pattern: str = "LITERAL") -> set[AclBinding]:
-    return {AclBinding(rtype, pattern, name, principal, "*", op, "ALLOW") for op in ops}
 
 
 @pytest.fixture

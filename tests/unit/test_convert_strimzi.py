@@ -9,14 +9,11 @@ import pytest
 
 from reconciler import errors, manifests
 from reconciler.convert import build_conversion, convert
-from reconciler.state import AclBinding, QuotaEntity
+from reconciler.state import QuotaEntity
+from tests.support.builders import acl
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "convert" / "strimzi"
 ENV = {"SCRAM_PASSWORD_ORDERS_SERVICE": "x", "SCRAM_PASSWORD_LEGACY_BATCH": "y"}
-
-
-def allow(principal: str, rtype: str, name: str, op: str, pattern: str = "LITERAL", **kw: str) -> AclBinding:
-    return AclBinding(rtype, pattern, name, principal, kw.get("host", "*"), op, kw.get("permission", "ALLOW"))
 
 
 @pytest.fixture
@@ -55,19 +52,19 @@ def test_user_acls_become_exact_bindings_per_principal(converted: tuple[manifest
     result, out, _ = converted
     orders, analytics, batch = "User:orders-service", "User:CN=analytics", "User:legacy-batch"
     assert set(result.desired.acls) == {
-        allow(orders, "TOPIC", "orders.created", "WRITE"),
-        allow(orders, "TOPIC", "orders.created", "DESCRIBE"),
-        allow(orders, "TRANSACTIONAL_ID", "orders-tx-", "WRITE", "PREFIXED"),
-        allow(orders, "TRANSACTIONAL_ID", "orders-tx-", "DESCRIBE", "PREFIXED"),
-        allow(orders, "CLUSTER", "kafka-cluster", "IDEMPOTENT_WRITE"),
-        allow(analytics, "TOPIC", "orders.", "READ", "PREFIXED"),
-        allow(analytics, "TOPIC", "orders.", "DESCRIBE", "PREFIXED"),
-        allow(analytics, "TOPIC", "orders.", "DESCRIBE_CONFIGS", "PREFIXED"),
-        allow(analytics, "GROUP", "analytics-", "READ", "PREFIXED"),
-        allow(analytics, "TOPIC", "customer-profiles", "WRITE", host="10.20.30.40", permission="DENY"),
-        allow(batch, "TOPIC", "audit-log", "READ"),
-        allow(batch, "TOPIC", "audit-log", "WRITE"),
-        allow(batch, "GROUP", "legacy-batch", "READ"),
+        acl(orders, "WRITE", "orders.created"),
+        acl(orders, "DESCRIBE", "orders.created"),
+        acl(orders, "WRITE", "orders-tx-", resource="TRANSACTIONAL_ID", pattern="PREFIXED"),
+        acl(orders, "DESCRIBE", "orders-tx-", resource="TRANSACTIONAL_ID", pattern="PREFIXED"),
+        acl(orders, "IDEMPOTENT_WRITE", "kafka-cluster", resource="CLUSTER"),
+        acl(analytics, "READ", "orders.", pattern="PREFIXED"),
+        acl(analytics, "DESCRIBE", "orders.", pattern="PREFIXED"),
+        acl(analytics, "DESCRIBE_CONFIGS", "orders.", pattern="PREFIXED"),
+        acl(analytics, "READ", "analytics-", resource="GROUP", pattern="PREFIXED"),
+        acl(analytics, "WRITE", "customer-profiles", host="10.20.30.40", permission="DENY"),
+        acl(batch, "READ", "audit-log"),
+        acl(batch, "WRITE", "audit-log"),
+        acl(batch, "READ", "legacy-batch", resource="GROUP"),
     }
     assert sorted(p.name for p in (out / "acls").iterdir()) == [
         "CN-analytics.yaml",

@@ -14,21 +14,10 @@ import pytest
 
 from reconciler import errors, manifests, planner, state
 from reconciler.adopt import from_live, values
-from reconciler.state import AclBinding, Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
+from reconciler.state import Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
+from tests.support.builders import acl
 
 ENV = {"SCRAM_PASSWORD_ALICE": "a", "SCRAM_PASSWORD_SVC_1": "b", "SCRAM_PASSWORD_BOB": "c"}
-
-
-def acl(principal: str, op: str, name: str, **kw: str) -> AclBinding:
-    return AclBinding(
-        kw.get("rtype", "TOPIC"),
-        kw.get("pattern", "LITERAL"),
-        name,
-        principal,
-        kw.get("host", "*"),
-        op,
-        kw.get("permission", "ALLOW"),
-    )
 
 
 def varied_state(**overrides: object) -> ClusterState:
@@ -66,9 +55,9 @@ def varied_state(**overrides: object) -> ClusterState:
                 acl("User:alice", "READ", "orders"),
                 acl("User:alice", "DESCRIBE", "orders"),
                 acl("User:alice", "WRITE", "orders.", pattern="PREFIXED"),
-                acl("User:alice", "IDEMPOTENT_WRITE", "kafka-cluster", rtype="CLUSTER"),
-                acl("User:alice", "READ", "payments", rtype="GROUP"),
-                acl("User:svc-1", "WRITE", "tx-", rtype="TRANSACTIONAL_ID", pattern="PREFIXED"),
+                acl("User:alice", "IDEMPOTENT_WRITE", "kafka-cluster", resource="CLUSTER"),
+                acl("User:alice", "READ", "payments", resource="GROUP"),
+                acl("User:svc-1", "WRITE", "tx-", resource="TRANSACTIONAL_ID", pattern="PREFIXED"),
                 acl("User:*", "DESCRIBE", "*", host="10.0.0.7", permission="DENY"),
             }
         ),
@@ -195,7 +184,7 @@ def test_output_is_deterministic_whatever_the_read_order(tmp_path: Path) -> None
 
 
 def test_literal_dollar_braces_stay_literal(tmp_path: Path) -> None:
-    live = varied_state(acls=frozenset({acl("User:alice", "READ", "grp-${HOME}", rtype="GROUP")}))
+    live = varied_state(acls=frozenset({acl("User:alice", "READ", "grp-${HOME}", resource="GROUP")}))
     from_live.adopt_cluster(live, out_dir=tmp_path, force=False)
     d = load(tmp_path, env={**ENV, "HOME": "/root"}).desired
     assert {b.resource_name for b in d.acls} == {"grp-${HOME}"}

@@ -152,10 +152,6 @@ def test_process_environment_is_the_default(tmp_path: Path, monkeypatch: pytest.
     assert list(manifests.load([tmp_path]).desired.topics) == ["from-env"]
 
 
-def _acl(*args: str) -> AclBinding:
-    return AclBinding(*args)
-
-
 def test_grants_expand_into_exact_acls(tmp_path: Path) -> None:
     result = _load(
         tmp_path,
@@ -170,20 +166,20 @@ def test_grants_expand_into_exact_acls(tmp_path: Path) -> None:
     u = "User:billing"
     consumer = {a for a, s in result.desired.acls.items() if s is not None and s.origin == "Consumer billing"}
     assert consumer == {
-        _acl("TOPIC", "LITERAL", "orders", u, "*", "READ", "ALLOW"),
-        _acl("TOPIC", "LITERAL", "orders", u, "*", "DESCRIBE", "ALLOW"),
-        _acl("TOPIC", "PREFIXED", "audit.", u, "*", "READ", "ALLOW"),
-        _acl("TOPIC", "PREFIXED", "audit.", u, "*", "DESCRIBE", "ALLOW"),
-        _acl("GROUP", "LITERAL", "billing", u, "*", "READ", "ALLOW"),
+        AclBinding("TOPIC", "LITERAL", "orders", u, "*", "READ", "ALLOW"),
+        AclBinding("TOPIC", "LITERAL", "orders", u, "*", "DESCRIBE", "ALLOW"),
+        AclBinding("TOPIC", "PREFIXED", "audit.", u, "*", "READ", "ALLOW"),
+        AclBinding("TOPIC", "PREFIXED", "audit.", u, "*", "DESCRIBE", "ALLOW"),
+        AclBinding("GROUP", "LITERAL", "billing", u, "*", "READ", "ALLOW"),
     }
     p = "User:shop"
     producer = {a for a, s in result.desired.acls.items() if s is not None and s.origin == "Producer shop"}
     assert producer == {
-        _acl("TOPIC", "LITERAL", "orders", p, "10.0.0.7", "WRITE", "ALLOW"),
-        _acl("TOPIC", "LITERAL", "orders", p, "10.0.0.7", "DESCRIBE", "ALLOW"),
-        _acl("TRANSACTIONAL_ID", "PREFIXED", "shop-", p, "10.0.0.7", "WRITE", "ALLOW"),
-        _acl("TRANSACTIONAL_ID", "PREFIXED", "shop-", p, "10.0.0.7", "DESCRIBE", "ALLOW"),
-        _acl("CLUSTER", "LITERAL", "kafka-cluster", p, "10.0.0.7", "IDEMPOTENT_WRITE", "ALLOW"),
+        AclBinding("TOPIC", "LITERAL", "orders", p, "10.0.0.7", "WRITE", "ALLOW"),
+        AclBinding("TOPIC", "LITERAL", "orders", p, "10.0.0.7", "DESCRIBE", "ALLOW"),
+        AclBinding("TRANSACTIONAL_ID", "PREFIXED", "shop-", p, "10.0.0.7", "WRITE", "ALLOW"),
+        AclBinding("TRANSACTIONAL_ID", "PREFIXED", "shop-", p, "10.0.0.7", "DESCRIBE", "ALLOW"),
+        AclBinding("CLUSTER", "LITERAL", "kafka-cluster", p, "10.0.0.7", "IDEMPOTENT_WRITE", "ALLOW"),
     }
 
 
@@ -264,9 +260,9 @@ def test_acl_compact_form(tmp_path: Path) -> None:
         },
     )
     assert set(result.desired.acls) == {
-        _acl("TOPIC", "PREFIXED", "orders", "User:ops", "*", "READ", "DENY"),
-        _acl("TOPIC", "PREFIXED", "orders", "User:ops", "*", "DESCRIBE_CONFIGS", "DENY"),
-        _acl("CLUSTER", "LITERAL", "kafka-cluster", "User:*", "*", "DESCRIBE", "ALLOW"),
+        AclBinding("TOPIC", "PREFIXED", "orders", "User:ops", "*", "READ", "DENY"),
+        AclBinding("TOPIC", "PREFIXED", "orders", "User:ops", "*", "DESCRIBE_CONFIGS", "DENY"),
+        AclBinding("CLUSTER", "LITERAL", "kafka-cluster", "User:*", "*", "DESCRIBE", "ALLOW"),
     }
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from reconciler import plan as plan_model
 from reconciler.planner import plan
-from tests.unit.planner_builders import acl, cluster, only, rows, want
+from tests.support.builders import acl, cluster, only, rows, want
 
 ALICE_READ = acl("User:alice", "READ", "orders")
 

@@ -13,7 +13,7 @@ from reconciler import plan as plan_model
 from reconciler.planner import live_fingerprint, live_view, plan
 from reconciler.planner.views import fingerprint_of
 from reconciler.state import CLUSTER_DEFAULT, QuotaEntity, ScramCredential
-from tests.unit.planner_builders import (
+from tests.support.builders import (
     acl,
     attrs,
     brokers,

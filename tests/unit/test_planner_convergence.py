@@ -17,7 +17,7 @@ from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import plan
 from reconciler.planner.common import same_value
-from tests.unit.planner_builders import acl, cluster, live_topic, topic, want
+from tests.support.builders import acl, cluster, live_topic, topic, want
 
 NAMES = ("a", "b", "c", "d")
 CONFIGS = {"retention.ms": ("1000", "604800000"), "cleanup.policy": ("delete", "compact")}

@@ -11,7 +11,7 @@ from reconciler import desired as d
 from reconciler import manifests
 from reconciler import plan as plan_model
 from reconciler.planner import plan
-from tests.unit.planner_builders import brokers, cluster, live_topic, only, rows, topic, want
+from tests.support.builders import brokers, cluster, live_topic, only, rows, topic, want
 
 
 @pytest.mark.parametrize(

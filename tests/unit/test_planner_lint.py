@@ -6,7 +6,7 @@ from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler import planner
 from reconciler import state as s
-from tests.unit.planner_builders import brokers, topic
+from tests.support.builders import brokers, topic
 
 
 def _warnings(count: int) -> list[plan_model.PlanWarning]:

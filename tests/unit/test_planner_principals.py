@@ -10,7 +10,7 @@ from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler.planner import PlanOptions, plan
 from reconciler.state import QuotaEntity, ScramCredential
-from tests.unit.planner_builders import attrs, cluster, only, rows, scram_user, want
+from tests.support.builders import attrs, cluster, only, rows, scram_user, want
 
 ALICE = QuotaEntity.of(user="alice")
 ALICE_APP = QuotaEntity.of(user="alice", client_id="app")

@@ -8,7 +8,7 @@ from reconciler import plan as plan_model
 from reconciler.planner import live_view, plan
 from reconciler.planner.topics import is_internal
 from reconciler.planner.views import fingerprint_of
-from tests.unit.planner_builders import attrs, brokers, cluster, live_topic, only, rows, topic, want
+from tests.support.builders import attrs, brokers, cluster, live_topic, only, rows, topic, want
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import PlanOptions, plan
-from tests.unit.planner_builders import cluster, live_topic, want
+from tests.support.builders import cluster, live_topic, want
 
 NOW = 1_795_000_000_000
 HOUR = 3_600_000

@@ -1,9 +1,13 @@
-"""Small builders for planner and render tests: desired and live state in one line each."""
+"""Builders for test data in one line each: ACL bindings (as the tool and as plain kafka-python see them), desired
+and live topics, whole desired and live states, and the plan look-ups the planner tests share."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+
+from kafka.admin import ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePattern
+from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import desired as d
 from reconciler import plan as plan_model
@@ -73,7 +77,38 @@ def acl(
     host: str = "*",
     permission: str = "ALLOW",
 ) -> s.AclBinding:
+    """One exact binding; by default a literal topic ALLOW from any host."""
     return s.AclBinding(resource, pattern, name, principal, host, operation, permission)
+
+
+def allow(
+    principal: str, resource: str, name: str, *operations: str, pattern: str = "LITERAL", host: str = "*"
+) -> set[s.AclBinding]:
+    """The ALLOW bindings of each of ``operations`` on one resource, as a manifest grant expands into."""
+    return {acl(principal, op, name, resource=resource, pattern=pattern, host=host) for op in operations}
+
+
+def all_rights(principal: str, prefix: str) -> list[s.AclBinding]:
+    """ALL on the cluster and on the topics starting with ``prefix``: what a tool principal gets in a test."""
+    return [
+        acl(principal, "ALL", "kafka-cluster", resource="CLUSTER"),
+        acl(principal, "ALL", prefix, pattern="PREFIXED"),
+    ]
+
+
+def kafka_acl(binding: s.AclBinding) -> ACL:
+    """``binding`` as plain kafka-python's ``ACL``, for setting a cluster up without the tool's own code."""
+    return ACL(
+        principal=binding.principal,
+        host=binding.host,
+        operation=ACLOperation[binding.operation],
+        permission_type=ACLPermissionType[binding.permission],
+        resource_pattern=ResourcePattern(
+            KafkaResourceType[binding.resource_type],
+            binding.resource_name,
+            ACLResourcePatternType[binding.pattern_type],
+        ),
+    )
 
 
 def scram_user(
