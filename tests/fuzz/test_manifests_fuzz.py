@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from reconciler import errors, manifests
-from tests.reliability.fuzzing import TOKENS, copy_tree, dump_yaml, mutate_once
+from tests.support.strategies import (
+    copy_tree,
+    dump_yaml,
+    manifest_bytes,
+    manifest_documents,
+    manifest_text,
+    mutate_once,
+    yaml_values,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SEEDS: list[Any] = [
@@ -21,22 +29,6 @@ SEEDS: list[Any] = [
     for doc in YAML(typ="safe").load_all(path.read_text())
 ]
 FUZZ = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
-
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=20),
-    st.sampled_from(["7d", "1GiB", "-1", "${X}", "$${X}", "User:*", "*", "default", "compact,delete", "", "0.5"]),
-)
-values = st.recursive(
-    scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
-    ),
-    max_leaves=12,
-)
 
 
 def _load_text(text: str | bytes) -> None:
@@ -63,7 +55,7 @@ def mutated(draw: st.DrawFn) -> list[Any]:
     document = draw(st.sampled_from(SEEDS))
     data = copy_tree(document)
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
-        data = mutate_once(draw, data, values)
+        data = mutate_once(draw, data, yaml_values)
     return [data]
 
 
@@ -74,7 +66,7 @@ def test_mutated_examples(documents: list[Any]) -> None:
 
 
 @FUZZ
-@given(st.lists(st.dictionaries(st.sampled_from(["apiVersion", "kind", "metadata", "spec"]), values), max_size=3))
+@given(manifest_documents)
 def test_random_documents(documents: list[Any]) -> None:
     for document in documents:
         document.setdefault("apiVersion", "kafka-reconciler/v1")
@@ -82,12 +74,12 @@ def test_random_documents(documents: list[Any]) -> None:
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(TOKENS), max_size=80).map("".join))
+@given(manifest_text)
 def test_random_yaml_text(text: str) -> None:
     _load_text(text)
 
 
 @FUZZ
-@given(st.binary(max_size=200))
+@given(manifest_bytes)
 def test_random_bytes(blob: bytes) -> None:
     _load_text(blob)

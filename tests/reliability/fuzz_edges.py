@@ -34,8 +34,8 @@ from tests.reliability.fuzzing import (
     check_case,
     check_loaded_plan,
     reseal,
-    tree_paths,
 )
+from tests.support.strategies import tree_paths
 
 H = "apiVersion: kafka-reconciler/v1\n"
 TOPIC = H + "kind: Topic\nmetadata: {name: orders}\nspec:\n  partitions: 3\n  replicationFactor: 1\n"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import io
 import json
 import tempfile
 import traceback
@@ -26,6 +25,16 @@ from ruamel.yaml import YAML
 from reconciler import errors, manifests, state
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, apply_plan, retry
+from tests.support.strategies import (
+    copy_tree,
+    dump_yaml,
+    manifest_bytes,
+    manifest_documents,
+    manifest_text,
+    mutate_once,
+    tree_paths,
+    yaml_values,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -89,78 +98,13 @@ def _preview(case: Case) -> str:
     return text[:600]
 
 
-# ---------------------------------------------------------------------------------------- strategies
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=20),
-    st.sampled_from(
-        ["7d", "1GiB", "-1", "${X}", "${MISSING}", "$${X}", "User:*", "*", "default", "compact,delete", "", "0.5"]
-    ),
-)
-values = st.recursive(
-    scalars,
-    lambda children: st.one_of(
-        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
-    ),
-    max_leaves=12,
-)
-
-
-def dump_yaml(documents: list[Any]) -> str:
-    out = io.StringIO()
-    YAML(typ="safe", pure=True).dump_all(documents, out)
-    return out.getvalue()
-
-
-def copy_tree(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: copy_tree(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_tree(v) for v in value]
-    return value
-
-
-def tree_paths(value: Any, prefix: tuple[Any, ...] = ()) -> Any:
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from tree_paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from tree_paths(v, (*prefix, i))
-
-
-def mutate_once(draw: st.DrawFn, data: Any, replacements: st.SearchStrategy[Any]) -> Any:
-    """Replace, delete or insert one value at a drawn place in ``data``; returns the root (new if it was replaced)."""
-    path = draw(st.sampled_from(list(tree_paths(data))))
-    if not path:
-        return draw(replacements)
-    parent = data
-    for part in path[:-1]:
-        parent = parent[part]
-    key = path[-1]
-    action = draw(st.sampled_from(["replace", "delete", "insert"]))
-    if action == "replace":
-        parent[key] = draw(replacements)
-    elif action == "delete":
-        del parent[key]
-    elif isinstance(parent, dict):
-        parent[draw(st.text(max_size=16))] = draw(replacements)
-    else:
-        parent.insert(int(key), draw(replacements))
-    return data
-
-
 @st.composite
 def structural_mutation(draw: st.DrawFn) -> Case:
     """Two example documents, with up to four values replaced, deleted or inserted."""
     docs = [copy_tree(draw(st.sampled_from(SEED_DOCS))) for _ in range(2)]
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
         i = draw(st.integers(0, 1))
-        docs[i] = mutate_once(draw, docs[i], values)
+        docs[i] = mutate_once(draw, docs[i], yaml_values)
     return {"m.yaml": dump_yaml(docs)}
 
 
@@ -197,12 +141,11 @@ def textual_mutation(draw: st.DrawFn) -> Case:
     return {name.replace("/", "_"): "".join(lines)}
 
 
-random_documents = st.lists(
-    st.dictionaries(st.sampled_from(["apiVersion", "kind", "metadata", "spec"]), values), max_size=3
-).map(lambda docs: {"m.yaml": dump_yaml([{"apiVersion": "kafka-reconciler/v1", **d} for d in docs])})
-TOKENS = [*"ab:-[]{}&*!|>'\"#%@`, \n\t?$", "---", "\n  ", "<<", "kind: Topic", "apiVersion: kafka-reconciler/v1"]
-random_text = st.lists(st.sampled_from(TOKENS), max_size=80).map(lambda t: {"m.yaml": "".join(t)})
-random_bytes = st.binary(max_size=200).map(lambda b: {"m.yaml": b})
+random_documents = manifest_documents.map(
+    lambda docs: {"m.yaml": dump_yaml([{"apiVersion": "kafka-reconciler/v1", **d} for d in docs])}
+)
+random_text = manifest_text.map(lambda t: {"m.yaml": t})
+random_bytes = manifest_bytes.map(lambda b: {"m.yaml": b})
 
 STRATEGIES: dict[str, st.SearchStrategy[Case]] = {
     "structural mutation of the examples": structural_mutation(),
