@@ -26,7 +26,7 @@ from tests.integration.test_fleet_kafka import write_fleet
 from tests.kafka.cluster import KafkaCluster
 from tests.spark import events
 from tests.spark.standalone import StandaloneCluster, standalone_cluster
-from tests.unit.test_fleet_run import EXAMPLES, live_from
+from tests.support.fleet import EXAMPLES, live_from
 
 # Four JVMs start here (master, two workers, the driver) plus the executors: allow more than the default.
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(900)]

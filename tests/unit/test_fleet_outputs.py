@@ -20,10 +20,9 @@ from reconciler import desired as d
 from reconciler import errors
 from reconciler.cli import app
 from reconciler.fleet import load_fleet, local, planning, run_fleet_plan, select_clusters, sources
-from tests.unit.test_fleet_run import fleet_dir  # noqa: F401 (fixture)
 
 
-def test_a_reused_output_folder_keeps_no_plan_of_a_cluster_that_was_not_planned(fleet_dir: Path) -> None:  # noqa: F811
+def test_a_reused_output_folder_keeps_no_plan_of_a_cluster_that_was_not_planned(fleet_dir: Path) -> None:
     out = fleet_dir / "out"
     shutil.copy(fleet_dir / "eu.json", fleet_dir / "ap.json")
     first = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
@@ -47,7 +46,7 @@ def test_a_reused_output_folder_keeps_no_plan_of_a_cluster_that_was_not_planned(
     assert (out / "eu-1" / "notes.txt").is_file()
 
 
-def test_a_folder_that_no_fleet_run_wrote_is_left_alone(fleet_dir: Path) -> None:  # noqa: F811
+def test_a_folder_that_no_fleet_run_wrote_is_left_alone(fleet_dir: Path) -> None:
     out = fleet_dir / "out"
     (out / "other").mkdir(parents=True)
     (out / "other" / "plan.json").write_text("{}")
@@ -55,7 +54,7 @@ def test_a_folder_that_no_fleet_run_wrote_is_left_alone(fleet_dir: Path) -> None
     assert (out / "other" / "plan.json").read_text() == "{}"
 
 
-def test_every_parquet_row_names_the_run_engine_cluster_and_plan(fleet_dir: Path) -> None:  # noqa: F811
+def test_every_parquet_row_names_the_run_engine_cluster_and_plan(fleet_dir: Path) -> None:
     out = fleet_dir / "out"
     before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     result = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
@@ -77,7 +76,7 @@ def test_every_parquet_row_names_the_run_engine_cluster_and_plan(fleet_dir: Path
     assert f"Run `{run['id']}`" in (out / "report.md").read_text()
 
 
-def test_exit_status_and_summary_show_partial_and_changes_together(fleet_dir: Path) -> None:  # noqa: F811
+def test_exit_status_and_summary_show_partial_and_changes_together(fleet_dir: Path) -> None:
     fleet = load_fleet(fleet_dir / "fleet.yaml", env={})
     partial = run_fleet_plan(fleet, out_dir=fleet_dir / "a", env={})
     assert (partial.exit_code, partial.detailed_exit_code) == (3, 4)
@@ -88,7 +87,7 @@ def test_exit_status_and_summary_show_partial_and_changes_together(fleet_dir: Pa
     assert (complete.summary["status"], complete.summary["changes"]) == ("complete", True)
 
 
-def test_unknown_cluster_names_are_refused(fleet_dir: Path) -> None:  # noqa: F811
+def test_unknown_cluster_names_are_refused(fleet_dir: Path) -> None:
     with pytest.raises(errors.ConfigError, match=r"not in .*fleet\.yaml: mars-1, venus-2"):
         select_clusters(load_fleet(fleet_dir / "fleet.yaml", env={}), ["eu-1", "mars-1", "venus-2"])
 
@@ -108,7 +107,7 @@ def test_clusters_not_read_before_the_deadline_are_skipped(tmp_path: Path) -> No
 runner = CliRunner()
 
 
-def test_cli_options_subset_detailed_exit_codes_and_bad_conf(fleet_dir: Path) -> None:  # noqa: F811
+def test_cli_options_subset_detailed_exit_codes_and_bad_conf(fleet_dir: Path) -> None:
     fleet, out = str(fleet_dir / "fleet.yaml"), str(fleet_dir / "out")
     both = runner.invoke(app, ["fleet", "plan", fleet, "--out", out, "--quiet", "--detailed-exitcode"])
     assert both.exit_code == 4, both.output

@@ -1,6 +1,6 @@
 """Fleet row model and local engine: generated desired/live pairs plan exactly like the single-cluster planner.
 
-The strategies here (``cluster_pairs``, ``fleets``) are shared with the Spark parity tests.
+The strategies (``cluster_pairs``, ``fleets``) live in tests/support/fleet.py; the Spark parity tests share them.
 """
 
 from __future__ import annotations
@@ -10,171 +10,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from reconciler import desired as d
 from reconciler import planner
 from reconciler import state as s
 from reconciler.fleet import local, planning, rows, sources
+from tests.support.fleet import cluster_pairs, fleet_inputs, fleets, write_snapshot
 
-TOPICS = ("orders", "payments", "team.audit", "team.clicks", "__consumer_offsets", "app-connect-configs", "x.internal")
-CONFIG_KEYS = ("retention.ms", "cleanup.policy", "min.insync.replicas", "segment.bytes")
-CONFIG_VALUES = ("1", "2", "delete", "compact", "604800000", "86400000", "1073741824")
-PRINCIPALS = ("User:alice", "User:bob", "User:team-x", "User:*")
-USERS = ("alice", "bob", "team-x")
-KINDS = d.KINDS
-
-names = st.sampled_from
-configs = st.dictionaries(names(CONFIG_KEYS), names(CONFIG_VALUES), max_size=3)
-sources_ = st.one_of(st.none(), st.builds(d.Source, st.just("topics.yaml"), st.integers(1, 50)))
-
-
-@st.composite
-def brokers(draw: st.DrawFn) -> tuple[s.Broker, ...]:
-    count = draw(st.integers(1, 3))
-    racked = draw(st.booleans())
-    return tuple(s.Broker(i, f"b{i}", 9092, f"r{i % 2}" if racked else None) for i in range(1, count + 1))
-
-
-@st.composite
-def live_topic(draw: st.DrawFn, name: str) -> s.TopicState:
-    partitions = draw(st.integers(1, 4))
-    replicas = st.lists(st.integers(1, 3), min_size=1, max_size=3, unique=True).map(tuple)
-    assignment = tuple(draw(replicas) for _ in range(partitions))
-    cfg: dict[str, str | None] = dict(draw(configs))
-    sensitive: frozenset[str] = frozenset()
-    if draw(st.booleans()) and cfg:
-        key = sorted(cfg)[0]
-        cfg[key] = None
-        sensitive = frozenset({key})
-    return s.TopicState(
-        name=name,
-        assignment=assignment,
-        internal=draw(st.booleans()) if name.startswith("__") else False,
-        configs=cfg,
-        defaults=draw(st.dictionaries(names(CONFIG_KEYS), names(CONFIG_VALUES), max_size=2)),
-        sensitive=sensitive,
-        topic_id=draw(st.one_of(st.none(), st.just("AAAAAAAAAAAAAAAAAAAAAA"))),
-    )
-
-
-@st.composite
-def desired_topic(draw: st.DrawFn, name: str) -> d.DesiredTopic:
-    partitions = draw(st.integers(1, 4))
-    rf = draw(st.integers(1, 3))
-    assignment = None
-    if draw(st.integers(0, 4)) == 0:
-        assignment = tuple(tuple((p + r) % 3 + 1 for r in range(rf)) for p in range(partitions))
-    return d.DesiredTopic(name, partitions, rf, draw(configs), assignment, draw(sources_))
-
-
-acl_bindings = st.builds(
-    s.AclBinding,
-    names(("TOPIC", "GROUP")),
-    names(("LITERAL", "PREFIXED")),
-    names(("orders", "team.", "*")),
-    names(PRINCIPALS),
-    names(("*", "10.0.0.1")),
-    names(("READ", "WRITE", "DESCRIBE", "ALL")),
-    names(("ALLOW", "DENY")),
-)
-# Named users, the default user (None) and a user's default client-id, side by side.
-quota_entities = st.one_of(
-    st.builds(lambda u: s.QuotaEntity.of(user=u), st.one_of(names(USERS), st.none())),
-    st.builds(lambda u: s.QuotaEntity.of(user=u, client_id=None), names(USERS)),
-)
-quota_values = st.dictionaries(
-    names(("producer_byte_rate", "consumer_byte_rate")), st.sampled_from((1024.0, 2048.0, 1e6)), min_size=1
-)
-patterns = st.builds(d.NamePattern, st.just("prefix"), names(("team.", "orders", "User:", "User:team", "")))
-
-
-@st.composite
-def cluster_pairs(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
-    """One cluster's desired state and live state, overlapping, with ownership and sections not read."""
-    topic_names = draw(st.lists(names(TOPICS), unique=True, max_size=5))
-    live_names = draw(st.lists(names(TOPICS), unique=True, max_size=5))
-    want_topics = {n: draw(desired_topic(n)) for n in topic_names}
-    live_topics = {n: draw(live_topic(n)) for n in live_names}
-    want_acls = draw(st.lists(acl_bindings, unique=True, max_size=4))
-    live_acls = draw(st.lists(acl_bindings, unique=True, max_size=4))
-    want_quotas = draw(st.dictionaries(quota_entities, quota_values, max_size=2))
-    live_quotas = draw(st.dictionaries(quota_entities, quota_values, max_size=2))
-    want_users = draw(st.lists(names(USERS), unique=True, max_size=2))
-    live_users = draw(
-        st.dictionaries(
-            names(USERS),
-            st.lists(
-                st.builds(s.ScramCredential, names(s.SCRAM_MECHANISMS), names((4096, 8192))),
-                max_size=2,
-                unique_by=lambda c: c.mechanism,
-            ).map(tuple),
-            max_size=2,
-        )
-    )
-    broker_keys = names((s.CLUSTER_DEFAULT, "1"))
-    want_brokers = draw(
-        st.dictionaries(
-            broker_keys,
-            st.dictionaries(names(("log.cleaner.threads", "message.max.bytes")), names(("1", "2"))),
-            max_size=2,
-        )
-    )
-    live_brokers = draw(
-        st.dictionaries(
-            broker_keys,
-            st.dictionaries(names(("log.cleaner.threads", "message.max.bytes")), names(("1", "2", None))),
-            max_size=2,
-        )
-    )
-    ownership = d.Ownership(
-        topics=tuple(draw(st.lists(patterns, max_size=2))),
-        principals=tuple(draw(st.lists(patterns, max_size=2))),
-        delete={k: True for k in draw(st.lists(names(KINDS), unique=True))},
-        managed_kinds=frozenset(draw(st.lists(names(KINDS), unique=True, min_size=3))),
-    )
-    wanted = d.DesiredState(
-        topics=want_topics,
-        acls={b: draw(sources_) for b in want_acls},
-        quotas={e: d.DesiredQuota(e, v, draw(sources_)) for e, v in want_quotas.items()},
-        scram_users={
-            u: d.DesiredScramUser(
-                u,
-                draw(names(s.SCRAM_MECHANISMS)),
-                draw(names((4096, 8192))),
-                d.SecretRef(env=f"{u.upper().replace('-', '_')}_PASSWORD"),
-                draw(st.one_of(st.none(), st.just("2024-01"))),
-                draw(sources_),
-            )
-            for u in want_users
-        },
-        broker_configs={b: d.DesiredBrokerConfig(b, c, draw(sources_)) for b, c in want_brokers.items()},
-        ownership=ownership,
-    )
-    unread = draw(st.sets(names(("acls", "quotas", "scram_users", "topics"))))
-    live = s.ClusterState(
-        cluster_id=draw(st.one_of(st.none(), st.just("c-1"))),
-        controller_id=1,
-        brokers=draw(brokers()),
-        topics=None if "topics" in unread else live_topics,
-        broker_configs=live_brokers,
-        broker_config_sensitive=frozenset(draw(st.sets(names(("message.max.bytes",))))),
-        cluster_configs=draw(
-            st.dictionaries(names(("min.insync.replicas", "auto.create.topics.enable")), names(("1", "2", "true")))
-        ),
-        acls=None if "acls" in unread else frozenset(live_acls),
-        quotas=None if "quotas" in unread else live_quotas,
-        scram_users=None if "scram_users" in unread else live_users,
-        reassignments=tuple(
-            s.Reassignment(t, 0, (1, 2), (2,), ()) for t in draw(st.lists(names(TOPICS), unique=True, max_size=1))
-        ),
-        capabilities={"CreateTopics": 7},
-        unavailable={"acl": "no authorizer"} if "acls" in unread else {},
-    )
-    return wanted, live
-
-
-fleets = st.lists(cluster_pairs(), min_size=1, max_size=3)
 RELAXED = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -208,30 +50,6 @@ def test_joined_rows_plan_like_the_planner_and_flag_every_changed_resource(
         assert (change.kind, change.name) in differing, f"the join calls {change.address} equal"
     for unmanaged in plan.unmanaged:
         assert (unmanaged.kind, unmanaged.name) in differing
-
-
-def write_snapshot(live: s.ClusterState, path: Path) -> Path:
-    """JSON for ``.json`` paths, the Parquet row model for ``.parquet``."""
-    if path.suffix == ".parquet":
-        sources.write_parquet_snapshot(live, path)
-    else:
-        s.write_snapshot(live, path)
-    return path
-
-
-def fleet_inputs(
-    pairs: list[tuple[d.DesiredState, s.ClusterState]], directory: Path
-) -> tuple[list[sources.ClusterTask], dict[str, sources.DesiredSet], dict[str, str]]:
-    """Tasks reading snapshot files (JSON and Parquet in turn), and the single-cluster plan of each."""
-    tasks, desired_sets, expected = [], {}, {}
-    for i, (wanted, live) in enumerate(pairs):
-        name = f"cluster-{i}"
-        path = write_snapshot(live, directory / f"{name}.{'parquet' if i % 2 else 'json'}")
-        key = f"manifests-{i}"
-        desired_sets[key] = sources.DesiredSet(key, wanted, {})
-        tasks.append(sources.ClusterTask(name=name, desired_key=key, snapshot=str(path)))
-        expected[name] = planner.plan(wanted, s.read_snapshot(path) if path.suffix == ".json" else live).to_json()
-    return tasks, desired_sets, expected
 
 
 @settings(

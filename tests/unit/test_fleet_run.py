@@ -9,66 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
-import pytest
 
 from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler import workflow
 from reconciler.fleet import FleetEvent, load_fleet, run_fleet_plan, sources
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
-
-
-def live_from(manifests: Path, *, drop: str, extra_topic: str, retention: str) -> s.ClusterState:
-    """A live state that matches the manifests except: one topic missing, one undeclared, one config changed."""
-    wanted = workflow.load_manifests([manifests], env={}).desired
-    brokers = tuple(s.Broker(i, f"b{i}", 9092, f"rack-{i % 2}") for i in (1, 2, 3))
-    topics = {}
-    for name, t in wanted.topics.items():
-        if name == drop:
-            continue
-        layout = tuple(tuple((p + r) % 3 + 1 for r in range(t.replication_factor)) for p in range(t.partitions))
-        configs = dict(t.configs)
-        if name == "orders.created":
-            configs["retention.ms"] = retention
-        topics[name] = s.TopicState(name=name, assignment=layout, configs=configs)
-    topics[extra_topic] = s.TopicState(name=extra_topic, assignment=((1, 2, 3),))
-    topics["__consumer_offsets"] = s.TopicState(name="__consumer_offsets", assignment=((1, 2, 3),), internal=True)
-    return s.ClusterState(
-        cluster_id=f"id-{drop}",
-        controller_id=1,
-        brokers=brokers,
-        topics=topics,
-        broker_configs={},
-        acls=frozenset(list(wanted.acls)[1:]),
-        quotas={},
-        scram_users={},
-    )
-
-
-@pytest.fixture
-def fleet_dir(tmp_path: Path) -> Path:
-    shutil.copytree(EXAMPLES, tmp_path / "manifests")
-    eu = live_from(tmp_path / "manifests", drop="orders.shipped", extra_topic="orders.legacy", retention="1000")
-    us = live_from(tmp_path / "manifests", drop="payments.settled", extra_topic="payments.old", retention="2000")
-    s.write_snapshot(eu, tmp_path / "eu.json")
-    sources.write_parquet_snapshot(us, tmp_path / "us.parquet")
-    (tmp_path / "fleet.yaml").write_text(
-        "defaults:\n"
-        "  manifests: manifests\n"
-        "clusters:\n"
-        "  - name: eu-1\n"
-        "    snapshot: eu.json\n"
-        "  - name: us-1\n"
-        "    snapshot: us.parquet\n"
-        "  - name: ap-1\n"
-        "    snapshot: ap.json\n"
-    )
-    return tmp_path
 
 
 def single_cluster_plan(fleet_dir: Path, snapshot: Path) -> str:

@@ -22,8 +22,7 @@ from reconciler import desired as d
 from reconciler import state as s
 from reconciler.fleet import load_fleet, local, planning, rows, run_fleet_plan, sources
 from reconciler.fleet import spark as spark_engine
-from tests.unit.test_fleet_parity import fleet_inputs, fleets
-from tests.unit.test_fleet_run import fleet_dir  # noqa: F401 (fixture)
+from tests.support.fleet import fleet_inputs, fleets
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -79,7 +78,7 @@ def test_unreadable_cluster_is_reported_and_the_others_are_planned(spark: Any, t
     assert rows.ERROR not in str(got["down"].plan_json)
 
 
-def test_fleet_run_on_spark_writes_the_same_files_as_the_local_engine(spark: Any, fleet_dir: Path) -> None:  # noqa: F811
+def test_fleet_run_on_spark_writes_the_same_files_as_the_local_engine(spark: Any, fleet_dir: Path) -> None:
     fleet = load_fleet(fleet_dir / "fleet.yaml", env={})
     on_local = run_fleet_plan(fleet, engine="local", out_dir=fleet_dir / "local", env={})
     on_spark = run_fleet_plan(fleet, engine="spark", spark_session=spark, out_dir=fleet_dir / "spark", env={})
@@ -98,7 +97,7 @@ def test_fleet_run_on_spark_writes_the_same_files_as_the_local_engine(spark: Any
 
 
 def test_an_executor_python_without_the_package_is_named_with_the_setting_to_change(
-    fleet_dir: Path,  # noqa: F811
+    fleet_dir: Path,
     tmp_path: Path,
 ) -> None:
     bare = tmp_path / "bare"
