@@ -40,6 +40,7 @@ from benchmarks import apply_bench_tools as tools
 from benchmarks.apply_shape import Shape, topicctl_files
 from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
+from reconciler.apply.engine import default_deadline_s
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
@@ -59,7 +60,7 @@ def say(text: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------- reconciler
-def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float) -> dict[str, Any]:
+def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float | None) -> dict[str, Any]:
     """Load, plan, apply; then plan again (convergence). Time of load+plan+apply; requests and bytes of it."""
     adapter.reset_request_count()
     tools.ByteMeter.reset()
@@ -70,6 +71,7 @@ def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float) ->
     seconds = time.perf_counter() - started
     figure: dict[str, Any] = {
         "seconds": seconds,
+        "deadline": deadline_s if deadline_s is not None else round(default_deadline_s(planned.actionable)),
         "requests": adapter.request_count,
         "by_api": adapter.request_counts,
         "bytes_read": tools.ByteMeter.total,
@@ -91,9 +93,10 @@ def show(scenario: str, tool: str, fig: dict[str, Any], extra: str = "") -> None
         FAILURES.append(f"{scenario} / {tool}")
         return
     parts = [f"{fig['seconds']:8.2f}s"]
-    for key in ("requests", "bytes_read", "exit", "converged", "verified", "too_large", "changes"):
+    for key in ("requests", "bytes_read", "exit", "converged", "verified", "too_large", "changes", "deadline"):
         if key in fig:
             parts.append(f"{key}={fig[key]}")
+    parts.append(f"load={os.getloadavg()[0]:.1f}")
     say(f"  {scenario:<28} {tool:<22} " + "  ".join(parts) + extra)
     if "by_api" in fig:
         say(f"  {'':<28} {'':<22} by API: {fig['by_api']}  outcomes: {fig.get('outcomes')}")
@@ -280,7 +283,9 @@ def main() -> None:
     parser.add_argument("--topicctl-sample", type=int, default=20, help="0: skip topicctl")
     parser.add_argument("--no-describe", action="store_true", help="skip Kafka's kafka-topics --describe")
     parser.add_argument("--skip-startup", action="store_true", help="run only the shape scenarios (1 and 2)")
-    parser.add_argument("--deadline", type=float, default=1800.0, help="apply deadline (s) per step")
+    parser.add_argument(
+        "--deadline", type=float, default=None, help="apply deadline (s) per step (default: apply's own, by the work)"
+    )
     parser.add_argument("--broker-heap", default="1g")
     parser.add_argument("--brokers", type=int, default=1, help="broker processes the partitions spread over")
     parser.add_argument("--json", type=Path)
