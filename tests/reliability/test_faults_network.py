@@ -3,10 +3,13 @@ report, nothing written when the first read fails, and a re-run that converges."
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafka.admin import NewTopic
@@ -16,6 +19,7 @@ from reconciler import desired, errors
 from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
+from reconciler.kafka import read
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
@@ -179,3 +183,44 @@ def test_cluster_unreachable_between_phases(own_node: KafkaCluster, topic_prefix
     left = converge(own_node, wanted)
     print(f"re-run had {left} change(s) left")
     assert topics_state(own_node, topic_prefix) == {n: 1 for n in wanted.topics}
+
+
+# -------------------------------------------------------------------- a broker that stops answering a read
+def test_a_config_read_the_broker_does_not_answer_in_time_is_split_and_read_again(
+    own_node: KafkaCluster, topic_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = [f"{topic_prefix}s{i:02d}" for i in range(12)]
+    with own_node.admin_session() as admin:
+        admin.create_topics([NewTopic(n, 1, 1, topic_configs={"retention.ms": "3600000"}) for n in names])
+    assert eventually(lambda: len(topics_state(own_node, topic_prefix)) == 12)
+    # 12 topics split as 5,000 would (halves down to 4 resources instead of 250), so the test stays small.
+    monkeypatch.setattr(read, "MIN_SPLIT", 4)
+    pid = own_node.nodes[0].pid
+    assert pid is not None
+    sizes: list[int] = []
+    with KafkaAdapter(settings(own_node)) as adapter:
+        wire = adapter._wire
+        plain = wire._send
+
+        def send(request: Any, *, node: int | None, timeout_ms: int | None) -> Any:
+            if type(request).__name__ != "DescribeConfigsRequest":
+                return plain(request, node=node, timeout_ms=timeout_ms)
+            sizes.append(len(request.resources))
+            if len(sizes) > 1:
+                return plain(request, node=node, timeout_ms=timeout_ms)
+            # The broker is stopped while the first DescribeConfigs waits: no answer within its (2 s) timeout.
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                return plain(request, node=node, timeout_ms=2_000)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+
+        monkeypatch.setattr(wire, "_send", send)
+        live = adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n in names)
+        counts = dict(adapter.request_counts)
+    # 12 topics and the broker's lint keys in one request; unanswered, it was sent again as two halves.
+    assert sizes == [13, 6, 7]
+    assert counts["DescribeConfigs"] == 3
+    assert sorted(live.topics or {}) == names
+    assert all(dict(t.configs) == {"retention.ms": "3600000"} for t in (live.topics or {}).values())
+    assert live.cluster_configs["auto.create.topics.enable"] == "false"
