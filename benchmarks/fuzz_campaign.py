@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hypothesis import HealthCheck, given, seed, settings
 from typer.testing import CliRunner
 
-from reconciler import desired
 from reconciler.cli import app
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
 from tests.reliability.fuzz_edges import (
@@ -123,7 +123,7 @@ def cluster_state(cluster: KafkaCluster) -> dict[str, Any]:
         password=Secret(admin.password),
     )
     with KafkaAdapter(settings_) as adapter:
-        live = adapter.read_state(kinds=frozenset(desired.KINDS))
+        live = adapter.read_state(kinds=frozenset(Kind))
     doc = live.to_json_dict()
     return {k: doc.get(k) for k in ("topics", "acls", "quotas", "scram_users", "broker_configs")}
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from reconciler import desired
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
+from reconciler.kinds import Kind
 
 TEAMS = ("orders", "payments", "shipping", "search", "billing", "identity", "catalog", "fraud")
 OPERATIONS = ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS")
@@ -70,7 +71,7 @@ def create_state(adapter: KafkaAdapter, wanted: desired.DesiredState, *, batch: 
         raise SystemExit(f"cannot create ACLs: {failed[:5]}")
     # The authorizer learns new bindings from the metadata log a moment after CreateAcls answers.
     deadline = time.monotonic() + 300
-    while len(adapter.read_state(kinds=frozenset({desired.KIND_ACL})).acls or ()) < len(wanted.acls):
+    while len(adapter.read_state(kinds=frozenset({Kind.ACL})).acls or ()) < len(wanted.acls):
         if time.monotonic() > deadline:
             raise SystemExit("the created ACLs are not all visible after 5 minutes")
         time.sleep(1.0)

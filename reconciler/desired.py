@@ -13,15 +13,8 @@ import fnmatch
 import re
 from collections.abc import Mapping
 
+from reconciler.kinds import Kind
 from reconciler.state import AclBinding, QuotaEntity
-
-# Kinds as they appear in ownership rules, delete policies and plan addresses.
-KIND_TOPIC = "topic"
-KIND_ACL = "acl"
-KIND_QUOTA = "quota"
-KIND_SCRAM = "scram_user"
-KIND_BROKER_CONFIG = "broker_config"
-KINDS = (KIND_TOPIC, KIND_ACL, KIND_QUOTA, KIND_SCRAM, KIND_BROKER_CONFIG)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -136,8 +129,8 @@ class Ownership:
 
     topics: tuple[NamePattern, ...] = ()
     principals: tuple[NamePattern, ...] = ()
-    delete: Mapping[str, bool] = dataclasses.field(default_factory=dict)
-    managed_kinds: frozenset[str] = frozenset(KINDS)
+    delete: Mapping[Kind, bool] = dataclasses.field(default_factory=dict)
+    managed_kinds: frozenset[Kind] = frozenset(Kind)
     source: Source | None = None
     internal_topics: tuple[NamePattern, ...] = ()  # more names to treat as internal (custom Connect topics)
     quota_entities: tuple[NamePattern, ...] = ()  # quota entities by name (``client-id=batch``, ``ip=<default>``)
@@ -148,7 +141,7 @@ class Ownership:
     def owns_principal(self, principal: str) -> bool:
         return any(p.matches(principal) for p in self.principals)
 
-    def may_delete(self, kind: str) -> bool:
+    def may_delete(self, kind: Kind) -> bool:
         return bool(self.delete.get(kind, False))
 
     def owns_quota_entity(self, name: str) -> bool:
@@ -171,21 +164,21 @@ class DesiredState:
     broker_configs: Mapping[str, DesiredBrokerConfig] = dataclasses.field(default_factory=dict)
     ownership: Ownership = dataclasses.field(default_factory=Ownership)
 
-    def needs(self) -> frozenset[str]:
+    def needs(self) -> frozenset[Kind]:
         """The kinds the live read must cover: declared kinds plus kinds the ownership rules manage."""
         present = {
-            KIND_TOPIC: bool(self.topics),
-            KIND_ACL: bool(self.acls),
-            KIND_QUOTA: bool(self.quotas),
-            KIND_SCRAM: bool(self.scram_users),
-            KIND_BROKER_CONFIG: bool(self.broker_configs),
+            Kind.TOPIC: bool(self.topics),
+            Kind.ACL: bool(self.acls),
+            Kind.QUOTA: bool(self.quotas),
+            Kind.SCRAM_USER: bool(self.scram_users),
+            Kind.BROKER_CONFIG: bool(self.broker_configs),
         }
         owned = {
-            KIND_TOPIC: bool(self.ownership.topics),
-            KIND_ACL: bool(self.ownership.principals),
-            KIND_QUOTA: bool(self.ownership.principals or self.ownership.quota_entities),
-            KIND_SCRAM: bool(self.ownership.principals),
-            KIND_BROKER_CONFIG: False,
+            Kind.TOPIC: bool(self.ownership.topics),
+            Kind.ACL: bool(self.ownership.principals),
+            Kind.QUOTA: bool(self.ownership.principals or self.ownership.quota_entities),
+            Kind.SCRAM_USER: bool(self.ownership.principals),
+            Kind.BROKER_CONFIG: False,
         }
         managed = self.ownership.managed_kinds
-        return frozenset(k for k in KINDS if present[k] or (owned[k] and k in managed))
+        return frozenset(k for k in Kind if present[k] or (owned[k] and k in managed))

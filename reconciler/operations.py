@@ -180,12 +180,12 @@ def read_snapshot_state(
     With manifests, only what they need (and the usage evidence of the topics a plan would delete); without,
     every kind the cluster supports.
     """
-    from reconciler import desired
+    from reconciler.kinds import Kind
 
     with target.connect() as adapter:
         if wanted is not None:
             live = workflow.with_usage(adapter, wanted.desired, workflow.read_live(adapter, wanted.desired))
         else:
-            kinds = frozenset(k for k in desired.KINDS if not adapter.missing_apis([k]))
+            kinds = frozenset(k for k in Kind if not adapter.missing_apis([k]))
             live = adapter.read_state(kinds=kinds)
         return live, adapter.request_count

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import errors, fileio, state
+from reconciler.kinds import Kind
 
 PLAN_FORMAT = "kafka-reconciler/plan"
 PLAN_FORMAT_VERSION = 1
@@ -107,7 +108,7 @@ class Change:
     """
 
     address: str
-    kind: str
+    kind: Kind
     name: str
     action: Action
     phase: Phase
@@ -119,10 +120,13 @@ class Change:
     fingerprint: str | None = None
     source: str | None = None  # "file:line:col (origin)" of the declaration, if any
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind.parse(self.kind))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "address": self.address,
-            "kind": self.kind,
+            "kind": self.kind.value,
             "name": self.name,
             "action": self.action.value,
             "phase": self.phase.name,
@@ -139,7 +143,7 @@ class Change:
     def from_dict(cls, d: Mapping[str, Any]) -> Change:
         return cls(
             address=str(d["address"]),
-            kind=str(d["kind"]),
+            kind=Kind.parse(d["kind"]),
             name=str(d["name"]),
             action=Action(d["action"]),
             phase=Phase[d["phase"]],
@@ -171,12 +175,15 @@ class Unmanaged:
     """A live resource inside the ownership rules, not declared, kept because deletion is disabled."""
 
     address: str
-    kind: str
+    kind: Kind
     name: str
     reason: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind.parse(self.kind))
+
     def to_dict(self) -> dict[str, str]:
-        return dataclasses.asdict(self)
+        return {"address": self.address, "kind": self.kind.value, "name": self.name, "reason": self.reason}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -260,7 +267,7 @@ class Plan:
     live_fingerprint: str | None = None
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     format_version: int = PLAN_FORMAT_VERSION
-    unchanged: Mapping[str, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
+    unchanged: Mapping[Kind, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
 
     @property
     def actionable(self) -> tuple[Change, ...]:
@@ -287,10 +294,10 @@ class Plan:
             unchanged=sum(self.unchanged.values()),
         )
 
-    def counts_by_kind(self) -> dict[str, dict[str, int]]:
+    def counts_by_kind(self) -> dict[Kind, dict[str, int]]:
         """Per kind: the summary's counts (distinct addresses per action, unmanaged and unchanged)."""
         kinds = sorted({c.kind for c in self.changes} | {u.kind for u in self.unmanaged} | set(self.unchanged))
-        out: dict[str, dict[str, int]] = {}
+        out: dict[Kind, dict[str, int]] = {}
         for kind in kinds:
             part = Plan(
                 cluster=self.cluster,
@@ -313,7 +320,7 @@ class Plan:
             "changes": [c.to_dict() for c in self.changes],
             "warnings": [w.to_dict() for w in self.warnings],
             "unmanaged": [u.to_dict() for u in self.unmanaged],
-            "unchanged": dict(sorted(self.unchanged.items())),
+            "unchanged": {k.value: n for k, n in sorted(self.unchanged.items())},
         }
         body["checksum"] = state.fingerprint({k: v for k, v in body.items() if k != "summary"})
         return body
@@ -344,7 +351,7 @@ class Plan:
                 unmanaged=tuple(Unmanaged(**u) for u in doc.get("unmanaged", [])),
                 live_fingerprint=doc.get("live_fingerprint"),
                 options=dict(doc.get("options", {})),
-                unchanged={str(k): int(v) for k, v in doc.get("unchanged", {}).items()},
+                unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # AttributeError: a section of the wrong JSON type (a list or a string where an object belongs)

@@ -18,6 +18,7 @@ from typing import Any
 from deepdiff import DeepDiff
 
 from reconciler import configs, state
+from reconciler.kinds import Kind
 
 _SECTIONS = ("brokers", "topics", "acls", "quotas", "scram_users", "broker_configs")
 
@@ -56,7 +57,7 @@ def resources(live: state.ClusterState) -> dict[str, Any]:
     for b in live.brokers:
         out[f"broker/{b.id}"] = {"host": b.host, "port": b.port, "rack": b.rack}
     for name, t in (live.topics or {}).items():
-        out[f"topic/{name}"] = {
+        out[Kind.TOPIC.address(name)] = {
             "partitions": t.partitions,
             "replication_factor": t.replication_factor,
             "assignment": {str(p): list(r) for p, r in enumerate(t.assignment)},
@@ -68,9 +69,9 @@ def resources(live: state.ClusterState) -> dict[str, Any]:
     for entity, quota in (live.quotas or {}).items():
         out[entity.address] = dict(quota)
     for user, creds in (live.scram_users or {}).items():
-        out[f"scram_user/{user}"] = {c.mechanism: {"iterations": c.iterations} for c in creds}
+        out[Kind.SCRAM_USER.address(user)] = {c.mechanism: {"iterations": c.iterations} for c in creds}
     for broker, values in (live.broker_configs or {}).items():
-        out[f"broker_config/{broker}"] = dict(values)
+        out[Kind.BROKER_CONFIG.address(broker)] = dict(values)
     return out
 
 
@@ -80,12 +81,12 @@ def _unread(live: state.ClusterState) -> set[str]:
 
 def _prefix(section: str) -> str:
     return {
-        "topics": "topic/",
-        "acls": "acl/",
-        "quotas": "quota/",
-        "scram_users": "scram_user/",
-        "broker_configs": "broker_config/",
-    }[section]
+        "topics": Kind.TOPIC,
+        "acls": Kind.ACL,
+        "quotas": Kind.QUOTA,
+        "scram_users": Kind.SCRAM_USER,
+        "broker_configs": Kind.BROKER_CONFIG,
+    }[section].prefix
 
 
 def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDiff:
@@ -127,9 +128,9 @@ def _show(path: str, value: Any) -> str:
 
 def _summary(address: str, value: Any) -> str:
     """What an added or removed resource was, briefly: the address already says everything for an ACL."""
-    if address.startswith("acl/") or not value:
+    if address.startswith(Kind.ACL.prefix) or not value:
         return ""
-    if address.startswith("topic/"):
+    if address.startswith(Kind.TOPIC.prefix):
         return f"  ({value['partitions']} partitions, replication factor {value['replication_factor']})"
     return f"  {_show('', value)}"
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import errors, fileio
+from reconciler.kinds import Kind
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
 SNAPSHOT_VERSION = 1
@@ -61,7 +62,7 @@ class AclBinding:
     def address(self) -> str:
         """Stable, readable identity used in plans: ``acl/User:alice/ALLOW/READ/TOPIC:LITERAL:orders@*``."""
         return (
-            f"acl/{self.principal}/{self.permission}/{self.operation}/"
+            f"{Kind.ACL.prefix}{self.principal}/{self.permission}/{self.operation}/"
             f"{self.resource_type}:{self.pattern_type}:{self.resource_name}@{self.host}"
         )
 
@@ -92,7 +93,7 @@ class QuotaEntity:
     def address(self) -> str:
         """``quota/user=alice,client-id=<default>`` (parts in sorted order)."""
         rendered = ",".join(f"{t}={'<default>' if n is None else n}" for t, n in self.parts)
-        return f"quota/{rendered}"
+        return Kind.QUOTA.address(rendered)
 
     def to_list(self) -> list[dict[str, str | None]]:
         return [{"type": t, "name": n} for t, n in self.parts]
@@ -222,7 +223,7 @@ class ClusterState:
     scram_users: Mapping[str, tuple[ScramCredential, ...]] | None = None
     reassignments: tuple[Reassignment, ...] = ()
     capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
-    # kind (desired.KIND_*) -> plain reason why that section could not be read (e.g. no authorizer).
+    # kind (a ``kinds.Kind`` value) -> plain reason why that section could not be read (e.g. no authorizer).
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # Usage evidence of the topics a plan would delete (read after a first plan); None when not read.
     topic_usage: Mapping[str, TopicUsage] | None = None

@@ -14,6 +14,7 @@ from typing import Any
 
 from reconciler import desired, errors, manifests, planner, state
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 
 
 def load_manifests(
@@ -105,9 +106,7 @@ def with_usage(adapter: Any, wanted: desired.DesiredState, live: state.ClusterSt
     if live.topic_usage is not None:
         return live
     first = planner.plan(wanted, live)
-    deleted = sorted(
-        c.name for c in first.changes if c.kind == desired.KIND_TOPIC and c.phase is plan_model.Phase.TOPIC_DELETE
-    )
+    deleted = sorted(c.name for c in first.changes if c.kind == Kind.TOPIC and c.phase is plan_model.Phase.TOPIC_DELETE)
     if not deleted:
         return live
     return dataclasses.replace(live, topic_usage=adapter.read_topic_usage(deleted))

@@ -15,20 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import configs, desired, state
+from reconciler import configs, state
 from reconciler.adopt import output, values
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
+from reconciler.kinds import Kind
 from reconciler.manifests import rules
 from reconciler.planner import topics as planner_topics
 
-_KIND_FIELDS = {
-    desired.KIND_TOPIC: "topic",
-    desired.KIND_ACL: "acl",
-    desired.KIND_QUOTA: "quota",
-    desired.KIND_SCRAM: "scramUser",
-    desired.KIND_BROKER_CONFIG: "brokerConfig",
-}
 _OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}
 _TYPE_ORDER = {t: i for i, t in enumerate(state.ACL_RESOURCE_TYPES)}
 
@@ -63,7 +57,7 @@ class _Adoption:
                 tool_topics.append(name)
                 continue
             if not topic.assignment:
-                self.report.note(f"topic/{name}", "no partitions in the metadata answer; left out")
+                self.report.note(Kind.TOPIC.address(name), "no partitions in the metadata answer; left out")
                 continue
             docs.append(self._topic(topic))
             self.topics.append(name)
@@ -78,7 +72,7 @@ class _Adoption:
         self.files.append(ManifestFile("topics.yaml", docs))
 
     def _topic(self, topic: state.TopicState) -> Document:
-        address = f"topic/{topic.name}"
+        address = Kind.TOPIC.address(topic.name)
         sizes = {len(r) for r in topic.assignment}
         rf = min(sizes)
         if len(sizes) > 1:
@@ -99,7 +93,7 @@ class _Adoption:
 
     def _topic_config(self, address: str, key: str, *, text: str | None, rf: int, secret: bool) -> object | None:
         if secret or text is None or configs.is_sensitive(key):
-            variable = self.variable("TOPIC", address.removeprefix("topic/"), key)
+            variable = self.variable("TOPIC", address.removeprefix(Kind.TOPIC.prefix), key)
             self.report.note(
                 address,
                 f"{key} is a secret the broker does not return; written as {variable}: set that variable",
@@ -122,7 +116,7 @@ class _Adoption:
     # -------------------------------------------------------------------------------------- ACLs
     def add_acls(self) -> None:
         if self.live.acls is None:
-            self._unread(desired.KIND_ACL, "ACLs")
+            self._unread(Kind.ACL, "ACLs")
             return
         by_principal: dict[str, list[state.AclBinding]] = defaultdict(list)
         for binding in sorted(self.live.acls):
@@ -154,7 +148,7 @@ class _Adoption:
     # ------------------------------------------------------------------------------------ quotas
     def add_quotas(self) -> None:
         if self.live.quotas is None:
-            self._unread(desired.KIND_QUOTA, "client quotas")
+            self._unread(Kind.QUOTA, "client quotas")
             return
         docs: list[Document] = []
         for entity, found in sorted(self.live.quotas.items(), key=lambda item: item[0].address):
@@ -179,7 +173,9 @@ class _Adoption:
                 (_QUOTA_FIELDS[t], "default" if n is None else n) for t, n in entity.parts if t in _QUOTA_FIELDS
             )
             docs.append(
-                Document("ClientQuota", address.removeprefix("quota/"), {"entity": spec_entity, "values": kept})
+                Document(
+                    "ClientQuota", address.removeprefix(Kind.QUOTA.prefix), {"entity": spec_entity, "values": kept}
+                )
             )
             user = parts.get("user")
             if user is not None:
@@ -190,12 +186,12 @@ class _Adoption:
     # ------------------------------------------------------------------------------------- SCRAM
     def add_scram(self) -> None:
         if self.live.scram_users is None:
-            self._unread(desired.KIND_SCRAM, "SCRAM users")
+            self._unread(Kind.SCRAM_USER, "SCRAM users")
             return
         docs: list[Document] = []
         for user, creds in sorted(self.live.scram_users.items()):
             known = {c.mechanism: c.iterations for c in creds if c.mechanism in state.SCRAM_MECHANISMS}
-            address = f"scram_user/{user}"
+            address = Kind.SCRAM_USER.address(user)
             if not known:
                 if creds:
                     self.report.note(address, "no credential with a mechanism this version knows; left out")
@@ -225,7 +221,7 @@ class _Adoption:
     # ----------------------------------------------------------------------------- broker configs
     def add_broker_configs(self) -> None:
         if self.live.broker_configs is None:
-            self._unread(desired.KIND_BROKER_CONFIG, "dynamic broker configs")
+            self._unread(Kind.BROKER_CONFIG, "dynamic broker configs")
             return
         docs: list[Document] = []
         entries = self.live.broker_configs
@@ -240,7 +236,7 @@ class _Adoption:
         self.files.append(ManifestFile("brokers.yaml", docs))
 
     def _broker_entry(self, broker: str, found: Mapping[str, str | None]) -> dict[str, object]:
-        address = f"broker_config/{broker}"
+        address = Kind.BROKER_CONFIG.address(broker)
         kept: dict[str, object] = {}
         for key, text in sorted(found.items()):
             if text is None or key in self.live.broker_config_sensitive or configs.is_sensitive(key):
@@ -267,26 +263,26 @@ class _Adoption:
             "topics": [{"name": t} for t in self.topics],
             "principals": [{"name": p} for p in sorted(self.principals)],
         }
-        unread = sorted(k for k in desired.KINDS if k in self.live.unavailable or self._section(k) is None)
+        unread = {k for k in Kind if k in self.live.unavailable or self._section(k) is None}
         if unread:
-            spec["managedKinds"] = Flow(_KIND_FIELDS[k] for k in desired.KINDS if k not in unread)
-        spec["delete"] = {_KIND_FIELDS[k]: False for k in desired.KINDS}
+            spec["managedKinds"] = Flow(k.ownership_key for k in Kind if k not in unread)
+        spec["delete"] = {k.ownership_key: False for k in Kind}
         comments = [
             "Exactly what was imported: these topics and principals are managed, nothing else is looked at.",
             "Deletes are off: enable them per kind once plans have stayed empty for a while (docs/adopting.md).",
         ]
         self.files.append(ManifestFile("ownership.yaml", [Document("Ownership", "imported", spec, comments=comments)]))
 
-    def _section(self, kind: str) -> object:
+    def _section(self, kind: Kind) -> object:
         return {
-            desired.KIND_TOPIC: self.live.topics,
-            desired.KIND_ACL: self.live.acls,
-            desired.KIND_QUOTA: self.live.quotas,
-            desired.KIND_SCRAM: self.live.scram_users,
-            desired.KIND_BROKER_CONFIG: self.live.broker_configs,
+            Kind.TOPIC: self.live.topics,
+            Kind.ACL: self.live.acls,
+            Kind.QUOTA: self.live.quotas,
+            Kind.SCRAM_USER: self.live.scram_users,
+            Kind.BROKER_CONFIG: self.live.broker_configs,
         }[kind]
 
-    def _unread(self, kind: str, what: str) -> None:
+    def _unread(self, kind: Kind, what: str) -> None:
         reason = self.live.unavailable.get(kind, "not read")
         self.report.note(what, f"not imported: {reason}", severity="info")
 
@@ -353,8 +349,8 @@ def build_adoption(
 
 def read_for_adoption(adapter: Any) -> state.ClusterState:
     """Everything the cluster lets ``adapter`` read; a kind whose admin APIs are missing is recorded as unavailable."""
-    missing = {k: "; ".join(reasons) for k in desired.KINDS if (reasons := adapter.missing_apis([k]))}
-    live: state.ClusterState = adapter.read_state(kinds=frozenset(desired.KINDS) - missing.keys())
+    missing = {k.value: "; ".join(reasons) for k in Kind if (reasons := adapter.missing_apis([k]))}
+    live: state.ClusterState = adapter.read_state(kinds=frozenset(Kind) - missing.keys())
     return dataclasses.replace(live, unavailable={**missing, **live.unavailable})
 
 

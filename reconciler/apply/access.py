@@ -17,6 +17,7 @@ from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import guard
 from reconciler.apply.ports import AdminPort
+from reconciler.kinds import Kind
 
 CLUSTER = "kafka-cluster"
 
@@ -119,7 +120,7 @@ def check_access(
     ):
         # Whether the principal may create these names is in its ACLs (if it may read them).
         mine = adapter.read_state(
-            kinds=frozenset({"acl"}), scope=state.ReadScope(principals=frozenset({principal, "User:*"}))
+            kinds=frozenset({Kind.ACL}), scope=state.ReadScope(principals=frozenset({principal, "User:*"}))
         )
         acls = mine.acls
     missing = missing_access(

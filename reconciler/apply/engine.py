@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from reconciler import desired, errors, state
+from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import (
     access,
@@ -36,6 +36,7 @@ from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
 from reconciler.desired import DesiredState
+from reconciler.kinds import Kind
 
 T = TypeVar("T")
 
@@ -134,15 +135,15 @@ def read_scope(changes: Sequence[plan_model.Change], *, principals: Sequence[str
         except (translate.CannotTranslate, KeyError, ValueError, TypeError, AttributeError):
             return None
 
-    acl_principals = each(desired.KIND_ACL, lambda c: translate.acl_binding(c).principal)
+    acl_principals = each(Kind.ACL, lambda c: translate.acl_binding(c).principal)
     if acl_principals:
         acl_principals |= {p for p in principals if p}
     return state.ReadScope(
-        topics=named(desired.KIND_TOPIC),
-        brokers=named(desired.KIND_BROKER_CONFIG),
+        topics=named(Kind.TOPIC),
+        brokers=named(Kind.BROKER_CONFIG),
         principals=acl_principals,
-        quota_entities=each(desired.KIND_QUOTA, translate.quota_entity),
-        scram_users=named(desired.KIND_SCRAM),
+        quota_entities=each(Kind.QUOTA, translate.quota_entity),
+        scram_users=named(Kind.SCRAM_USER),
     )
 
 
@@ -179,7 +180,7 @@ def apply_plan(
     if options.check_staleness:
         preflight.check_fresh(changes, live)
     if not options.allow_self_lockout:
-        acl_changes = [c for c in changes if c.kind == "acl"]
+        acl_changes = [c for c in changes if c.kind is Kind.ACL]
         deletes = [translate.acl_binding(c) for c in acl_changes if c.action is plan_model.Action.DELETE]
         creates = [translate.acl_binding(c) for c in acl_changes if c.action is plan_model.Action.CREATE]
         principal = options.principal or connection_principal(adapter)
@@ -190,7 +191,7 @@ def apply_plan(
             live_acls=live.acls,
             deletes=deletes,
             creates=creates,
-            topics=sorted({c.name for c in changes if c.kind == "topic"}),
+            topics=sorted({c.name for c in changes if c.kind is Kind.TOPIC}),
         )
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     preflight.check_redacted(changes, reveal=reveal)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from reconciler import state
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka import access, results
+from reconciler.kinds import Kind
 
 
 class ItemResultLike(Protocol):
@@ -66,7 +67,7 @@ class AdminPort(Protocol):
     def read_state(
         self,
         *,
-        kinds: frozenset[str],
+        kinds: frozenset[Kind],
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
         scope: state.ReadScope | None = None,

@@ -9,35 +9,36 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from reconciler import desired, errors, state
+from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import secretref, translate
 from reconciler.connection import Secret
+from reconciler.kinds import Kind
 from reconciler.planner import views
 
 MAX_LISTED = 10
 
 # The (kind, action) pairs each phase may hold.
-PHASE_CONTENTS: dict[plan_model.Phase, tuple[str, frozenset[plan_model.Action]]] = {
-    plan_model.Phase.ACL_DELETE: (desired.KIND_ACL, frozenset({plan_model.Action.DELETE})),
-    plan_model.Phase.TOPIC_DELETE: (desired.KIND_TOPIC, frozenset({plan_model.Action.DELETE})),
-    plan_model.Phase.TOPIC_CREATE: (desired.KIND_TOPIC, frozenset({plan_model.Action.CREATE})),
-    plan_model.Phase.PARTITIONS: (desired.KIND_TOPIC, frozenset({plan_model.Action.UPDATE})),
-    plan_model.Phase.TOPIC_CONFIG: (desired.KIND_TOPIC, frozenset({plan_model.Action.UPDATE})),
-    plan_model.Phase.REASSIGN: (desired.KIND_TOPIC, frozenset({plan_model.Action.UPDATE})),
+PHASE_CONTENTS: dict[plan_model.Phase, tuple[Kind, frozenset[plan_model.Action]]] = {
+    plan_model.Phase.ACL_DELETE: (Kind.ACL, frozenset({plan_model.Action.DELETE})),
+    plan_model.Phase.TOPIC_DELETE: (Kind.TOPIC, frozenset({plan_model.Action.DELETE})),
+    plan_model.Phase.TOPIC_CREATE: (Kind.TOPIC, frozenset({plan_model.Action.CREATE})),
+    plan_model.Phase.PARTITIONS: (Kind.TOPIC, frozenset({plan_model.Action.UPDATE})),
+    plan_model.Phase.TOPIC_CONFIG: (Kind.TOPIC, frozenset({plan_model.Action.UPDATE})),
+    plan_model.Phase.REASSIGN: (Kind.TOPIC, frozenset({plan_model.Action.UPDATE})),
     plan_model.Phase.QUOTA: (
-        desired.KIND_QUOTA,
+        Kind.QUOTA,
         frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE}),
     ),
     plan_model.Phase.SCRAM: (
-        desired.KIND_SCRAM,
+        Kind.SCRAM_USER,
         frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE}),
     ),
     plan_model.Phase.BROKER_CONFIG: (
-        desired.KIND_BROKER_CONFIG,
+        Kind.BROKER_CONFIG,
         frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE}),
     ),
-    plan_model.Phase.ACL_CREATE: (desired.KIND_ACL, frozenset({plan_model.Action.CREATE})),
+    plan_model.Phase.ACL_CREATE: (Kind.ACL, frozenset({plan_model.Action.CREATE})),
 }
 
 
@@ -81,9 +82,9 @@ def check_translatable(changes: Iterable[plan_model.Change]) -> None:
     for c in changes:
         try:
             translate.redacted_keys(c)
-            if c.kind == desired.KIND_ACL:
+            if c.kind == Kind.ACL:
                 translate.acl_binding(c)
-            elif c.kind == desired.KIND_QUOTA:
+            elif c.kind == Kind.QUOTA:
                 translate.quota_entity(c)  # the targeted read asks for the entity by name
             if c.phase is plan_model.Phase.SCRAM and c.action is not plan_model.Action.DELETE:
                 translate.scram_change(c)

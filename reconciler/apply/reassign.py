@@ -22,6 +22,7 @@ from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.apply.ports import ItemResultLike
 from reconciler.kafka import results
+from reconciler.kinds import Kind
 
 POLL_S = 1.0
 THROTTLE_SETTLE_S = 15.0
@@ -160,7 +161,7 @@ def _confirm_throttle_removed(ctx: ApplyContext, answers: Sequence[ItemResultLik
         return
 
     def still_shown() -> list[str]:
-        now = ctx.adapter.read_state(kinds=frozenset({"topic"}), scope=state.ReadScope(topics=frozenset(topics)))
+        now = ctx.adapter.read_state(kinds=frozenset({Kind.TOPIC}), scope=state.ReadScope(topics=frozenset(topics)))
         return sorted(n for n, t in (now.topics or {}).items() if set(REPLICA_KEYS) & set(t.configs))
 
     try:

@@ -14,6 +14,7 @@ from typing import Any
 
 from reconciler import desired, secrets, state
 from reconciler.desired import SecretRef
+from reconciler.kinds import Kind
 
 SecretUnavailable = secrets.SecretUnavailable
 
@@ -49,10 +50,10 @@ def declared_values(wanted: desired.DesiredState) -> Reveal:
     """Look up a config value as the manifests declare it (for values a plan holds redacted)."""
 
     def lookup(kind: str, name: str, key: str) -> str | None:
-        if kind == desired.KIND_TOPIC:
+        if kind == Kind.TOPIC:
             topic = wanted.topics.get(name)
             return None if topic is None else topic.configs.get(key)
-        if kind == desired.KIND_BROKER_CONFIG:
+        if kind == Kind.BROKER_CONFIG:
             broker = wanted.broker_configs.get(name) or (
                 wanted.broker_configs.get(state.CLUSTER_DEFAULT) if name == state.CLUSTER_DEFAULT else None
             )

@@ -20,6 +20,7 @@ from reconciler import plan as plan_model
 from reconciler.apply import outcomes, translate, verify
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, send_batched
+from reconciler.kinds import Kind
 
 PROBE_WAIT_S = 10.0
 
@@ -138,7 +139,7 @@ def _judge_raced_creates(
     names = {c.name for c in raced}
     addresses = {c.address for c in raced}
     try:
-        now = ctx.adapter.read_state(kinds=frozenset({"topic"}), scope=state.ReadScope(topics=frozenset(names)))
+        now = ctx.adapter.read_state(kinds=frozenset({Kind.TOPIC}), scope=state.ReadScope(topics=frozenset(names)))
     except errors.ReconcilerError as exc:
         ctx.notes.append(f"could not read back {len(names)} topic(s) another writer created: {exc}")
         return out

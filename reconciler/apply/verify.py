@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler import state
 from reconciler.apply import translate
 from reconciler.apply.apply_report import NotConverged
+from reconciler.kinds import Kind
 from reconciler.planner import common
 
 
@@ -95,11 +96,11 @@ def _broker(c: plan_model.Change, live: state.ClusterState) -> list[str]:
 
 
 CHECKS = {
-    desired.KIND_TOPIC: _topic,
-    desired.KIND_ACL: _acl,
-    desired.KIND_QUOTA: _quota,
-    desired.KIND_SCRAM: _scram,
-    desired.KIND_BROKER_CONFIG: _broker,
+    Kind.TOPIC: _topic,
+    Kind.ACL: _acl,
+    Kind.QUOTA: _quota,
+    Kind.SCRAM_USER: _scram,
+    Kind.BROKER_CONFIG: _broker,
 }
 
 

@@ -17,6 +17,7 @@ from reconciler import configs, state
 from reconciler.adopt import from_live, output
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, FlowMap, ManifestFile, Variable
+from reconciler.kinds import Kind
 from reconciler.manifests import rules
 
 QUOTA_FIELDS = {"user": "user", "client-id": "clientId", "ip": "ip"}
@@ -198,7 +199,7 @@ class Bundle:
         spec = {
             "topics": rules_,
             "principals": [{"name": p} for p in sorted(self.principals)],
-            "delete": {field: False for field in ("topic", "acl", "quota", "scramUser", "brokerConfig")},
+            "delete": {k.ownership_key: False for k in Kind},
         }
         comments = [
             "What the converted source managed. Deletes are off: enable them per kind once plans stay empty.",

@@ -84,7 +84,7 @@ class PlanDigest:
             cluster_id=p.cluster.cluster_id,
             checksum=checksum,
             counts={a: int(getattr(summary, a)) for a in ACTIONS},
-            by_kind=p.counts_by_kind(),
+            by_kind={k.value: counts for k, counts in p.counts_by_kind().items()},
             warnings=len(p.warnings),
             errors=sum(1 for w in p.warnings if w.severity == "error"),
         )

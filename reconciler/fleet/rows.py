@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from reconciler import desired, state
+from reconciler.kinds import Kind
 from reconciler.planner import views
 
 Row = tuple[str, str, str, str | None]
@@ -32,7 +33,7 @@ CONFIG_PREFIX = "configs."
 VALUE_PREFIX = "values."
 CREDENTIAL_PREFIX = "credentials."
 # Attributes a desired resource may leave out without that being a difference (the cluster always has one).
-DESIRED_OPTIONAL = frozenset({(desired.KIND_TOPIC, "assignment")})
+DESIRED_OPTIONAL = frozenset({(Kind.TOPIC, "assignment")})
 LIVE_SECTIONS = ("topics", "broker_configs", "acls", "quotas", "scram_users")
 
 
@@ -67,15 +68,15 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
             {
                 "topics": _patterns(own.topics),
                 "principals": _patterns(own.principals),
-                "delete": dict(sorted(own.delete.items())),
-                "managed_kinds": sorted(own.managed_kinds),
+                "delete": {k.value: v for k, v in sorted(own.delete.items())},
+                "managed_kinds": sorted(k.value for k in own.managed_kinds),
                 "internal_topics": _patterns(own.internal_topics),
                 "quota_entities": _patterns(own.quota_entities),
                 "source": None if own.source is None else dataclasses.asdict(own.source),
             }
         ),
     )
-    kind = desired.KIND_TOPIC
+    kind = Kind.TOPIC
     for name, topic in wanted.topics.items():
         yield (kind, name, "partitions", str(topic.partitions))
         yield (kind, name, "replication_factor", str(topic.replication_factor))
@@ -89,18 +90,18 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
             yield (kind, name, "@allow_internal", "true")
     for binding, source in wanted.acls.items():
         name = views.acl_name(binding)
-        yield (desired.KIND_ACL, name, "binding", _j(binding.to_dict()))
+        yield (Kind.ACL, name, "binding", _j(binding.to_dict()))
         if source is not None:
-            yield (desired.KIND_ACL, name, "@source", _source(source))
+            yield (Kind.ACL, name, "@source", _source(source))
     for entity, quota in wanted.quotas.items():
         name = views.quota_name(entity)
-        yield (desired.KIND_QUOTA, name, "@entity", _j(entity.to_list()))
+        yield (Kind.QUOTA, name, "@entity", _j(entity.to_list()))
         for key, number in quota.values.items():
-            yield (desired.KIND_QUOTA, name, VALUE_PREFIX + key, _j(number))
+            yield (Kind.QUOTA, name, VALUE_PREFIX + key, _j(number))
         if quota.source is not None:
-            yield (desired.KIND_QUOTA, name, "@source", _source(quota.source))
+            yield (Kind.QUOTA, name, "@source", _source(quota.source))
     for name, user in wanted.scram_users.items():
-        kind = desired.KIND_SCRAM
+        kind = Kind.SCRAM_USER
         yield (kind, name, CREDENTIAL_PREFIX + user.mechanism, str(user.iterations))
         yield (kind, name, "@password", _j(dataclasses.asdict(user.password)))
         if user.rotation is not None:
@@ -108,7 +109,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
         if user.source is not None:
             yield (kind, name, "@source", _source(user.source))
     for broker, entry in wanted.broker_configs.items():
-        kind = desired.KIND_BROKER_CONFIG
+        kind = Kind.BROKER_CONFIG
         yield (kind, broker, "@exists", None)
         for key, value in entry.configs.items():
             yield (kind, broker, CONFIG_PREFIX + key, value)
@@ -143,14 +144,14 @@ def _text(value: str | None) -> str:
 
 def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
     """The desired state the rows were made from (``desired_rows`` inverse)."""
-    grouped = _group(rows, frozenset({META_DESIRED, *desired.KINDS}))
+    grouped = _group(rows, frozenset({META_DESIRED, *Kind}))
     meta = grouped[META_DESIRED].get("", {})
     own_doc = json.loads(_text(meta["ownership"])) if "ownership" in meta else {}
     ownership = desired.Ownership(
         topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("topics", [])),
         principals=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("principals", [])),
-        delete={str(k): bool(v) for k, v in own_doc.get("delete", {}).items()},
-        managed_kinds=frozenset(own_doc.get("managed_kinds", desired.KINDS)),
+        delete={Kind.parse(k): bool(v) for k, v in own_doc.get("delete", {}).items()},
+        managed_kinds=frozenset(Kind.parse(k) for k in own_doc.get("managed_kinds", tuple(Kind))),
         source=None if own_doc.get("source") is None else desired.Source(**own_doc["source"]),
         internal_topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("internal_topics", [])),
         quota_entities=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("quota_entities", [])),
@@ -167,19 +168,19 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
             source=_unsource(e.get("@source")),
             allow_internal="@allow_internal" in e,
         )
-        for name, e in grouped[desired.KIND_TOPIC].items()
+        for name, e in grouped[Kind.TOPIC].items()
     }
     acls = {
         state.AclBinding.from_dict(json.loads(_text(e["binding"]))): _unsource(e.get("@source"))
-        for e in grouped[desired.KIND_ACL].values()
+        for e in grouped[Kind.ACL].values()
     }
     quotas = {}
-    for e in grouped[desired.KIND_QUOTA].values():
+    for e in grouped[Kind.QUOTA].values():
         entity = state.QuotaEntity.from_list(json.loads(_text(e["@entity"])))
         values = {k: json.loads(_text(v)) for k, v in _prefixed(e, VALUE_PREFIX).items()}
         quotas[entity] = desired.DesiredQuota(entity=entity, values=values, source=_unsource(e.get("@source")))
     scram = {}
-    for name, e in grouped[desired.KIND_SCRAM].items():
+    for name, e in grouped[Kind.SCRAM_USER].items():
         ((mechanism, iterations),) = _prefixed(e, CREDENTIAL_PREFIX).items()
         scram[name] = desired.DesiredScramUser(
             name=name,
@@ -195,7 +196,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
             configs={k: _text(v) for k, v in _prefixed(e, CONFIG_PREFIX).items()},
             source=_unsource(e.get("@source")),
         )
-        for broker, e in grouped[desired.KIND_BROKER_CONFIG].items()
+        for broker, e in grouped[Kind.BROKER_CONFIG].items()
     }
     return desired.DesiredState(
         topics=topics, acls=acls, quotas=quotas, scram_users=scram, broker_configs=brokers, ownership=ownership
@@ -223,7 +224,7 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
     )
     for attribute, value in meta:
         yield (META_LIVE, "", attribute, _j(value))
-    kind = desired.KIND_TOPIC
+    kind = Kind.TOPIC
     for name, topic in (live.topics or {}).items():
         assignment = topic.assignment
         yield (kind, name, "partitions", str(len(assignment)))
@@ -240,25 +241,25 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
         if topic.topic_id is not None:
             yield (kind, name, "@topic_id", topic.topic_id)
     for binding in live.acls or ():
-        yield (desired.KIND_ACL, views.acl_name(binding), "binding", _j(binding.to_dict()))
+        yield (Kind.ACL, views.acl_name(binding), "binding", _j(binding.to_dict()))
     for entity, values in (live.quotas or {}).items():
         name = views.quota_name(entity)
-        yield (desired.KIND_QUOTA, name, "@entity", _j(entity.to_list()))
+        yield (Kind.QUOTA, name, "@entity", _j(entity.to_list()))
         for key, number in values.items():
-            yield (desired.KIND_QUOTA, name, VALUE_PREFIX + key, _j(number))
+            yield (Kind.QUOTA, name, VALUE_PREFIX + key, _j(number))
     for user, creds in (live.scram_users or {}).items():
-        yield (desired.KIND_SCRAM, user, "@credentials", _j([[c.mechanism, c.iterations] for c in creds]))
+        yield (Kind.SCRAM_USER, user, "@credentials", _j([[c.mechanism, c.iterations] for c in creds]))
         for cred in creds:
-            yield (desired.KIND_SCRAM, user, CREDENTIAL_PREFIX + cred.mechanism, str(cred.iterations))
+            yield (Kind.SCRAM_USER, user, CREDENTIAL_PREFIX + cred.mechanism, str(cred.iterations))
     for broker, configs in (live.broker_configs or {}).items():
-        yield (desired.KIND_BROKER_CONFIG, broker, "@exists", None)
+        yield (Kind.BROKER_CONFIG, broker, "@exists", None)
         for key, value in configs.items():
-            yield (desired.KIND_BROKER_CONFIG, broker, CONFIG_PREFIX + key, value)
+            yield (Kind.BROKER_CONFIG, broker, CONFIG_PREFIX + key, value)
 
 
 def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
     """The live state the rows were made from (``live_rows`` inverse)."""
-    grouped = _group(rows, frozenset({META_LIVE, *desired.KINDS}))
+    grouped = _group(rows, frozenset({META_LIVE, *Kind}))
     meta = {k: json.loads(_text(v)) for k, v in grouped[META_LIVE].get("", {}).items()}
     if "sections" not in meta:
         raise ValueError("the live rows have no cluster metadata")
@@ -273,22 +274,20 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
             sensitive=frozenset(json.loads(_text(e["@sensitive"]))) if "@sensitive" in e else frozenset(),
             topic_id=e.get("@topic_id"),
         )
-        for name, e in grouped[desired.KIND_TOPIC].items()
+        for name, e in grouped[Kind.TOPIC].items()
     }
-    acls = frozenset(
-        state.AclBinding.from_dict(json.loads(_text(e["binding"]))) for e in grouped[desired.KIND_ACL].values()
-    )
+    acls = frozenset(state.AclBinding.from_dict(json.loads(_text(e["binding"]))) for e in grouped[Kind.ACL].values())
     quotas = {
         state.QuotaEntity.from_list(json.loads(_text(e["@entity"]))): {
             k: json.loads(_text(v)) for k, v in _prefixed(e, VALUE_PREFIX).items()
         }
-        for e in grouped[desired.KIND_QUOTA].values()
+        for e in grouped[Kind.QUOTA].values()
     }
     scram = {
         user: tuple(state.ScramCredential(str(m), int(i)) for m, i in json.loads(_text(e["@credentials"])))
-        for user, e in grouped[desired.KIND_SCRAM].items()
+        for user, e in grouped[Kind.SCRAM_USER].items()
     }
-    broker_configs = {broker: _prefixed(e, CONFIG_PREFIX) for broker, e in grouped[desired.KIND_BROKER_CONFIG].items()}
+    broker_configs = {broker: _prefixed(e, CONFIG_PREFIX) for broker, e in grouped[Kind.BROKER_CONFIG].items()}
     return state.ClusterState(
         cluster_id=meta["cluster_id"],
         controller_id=meta["controller_id"],

@@ -16,20 +16,21 @@ from typing import Any
 
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import desired, errors, state
+from reconciler import errors, state
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka import access, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
+from reconciler.kinds import Kind
 
 # Admin APIs each kind needs to be read and written.
-KIND_APIS: Mapping[str, tuple[str, ...]] = {
-    desired.KIND_TOPIC: ("Metadata", "DescribeConfigs", "CreateTopics", "DeleteTopics", "CreatePartitions",
+KIND_APIS: Mapping[Kind, tuple[str, ...]] = {
+    Kind.TOPIC: ("Metadata", "DescribeConfigs", "CreateTopics", "DeleteTopics", "CreatePartitions",
                          "IncrementalAlterConfigs"),
-    desired.KIND_ACL: ("DescribeAcls", "CreateAcls", "DeleteAcls"),
-    desired.KIND_QUOTA: ("DescribeClientQuotas", "AlterClientQuotas"),
-    desired.KIND_SCRAM: ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
-    desired.KIND_BROKER_CONFIG: ("DescribeConfigs", "IncrementalAlterConfigs"),
+    Kind.ACL: ("DescribeAcls", "CreateAcls", "DeleteAcls"),
+    Kind.QUOTA: ("DescribeClientQuotas", "AlterClientQuotas"),
+    Kind.SCRAM_USER: ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
+    Kind.BROKER_CONFIG: ("DescribeConfigs", "IncrementalAlterConfigs"),
 }  # fmt: skip
 
 _UNKNOWN_TOPIC = 3
@@ -85,12 +86,12 @@ class KafkaAdapter:
         """Admin API name -> highest version the cluster supports (from ApiVersions; no extra request)."""
         return self._wire.capabilities()
 
-    def missing_apis(self, kinds: Iterable[str]) -> list[str]:
+    def missing_apis(self, kinds: Iterable[Kind]) -> list[str]:
         """Plain sentences for each API that ``kinds`` need and the cluster lacks (empty when all are there)."""
         needed = dict.fromkeys(api for kind in kinds for api in KIND_APIS.get(kind, ()))
         return [reason for api in needed if (reason := self._wire.unsupported(api)) is not None]
 
-    def require(self, kinds: Iterable[str]) -> None:
+    def require(self, kinds: Iterable[Kind]) -> None:
         """Raise ``UnsupportedByCluster`` naming every missing API, e.g. DescribeClientQuotas (needs Kafka 2.6+)."""
         missing = self.missing_apis(kinds)
         if missing:
@@ -100,7 +101,7 @@ class KafkaAdapter:
     def read_state(
         self,
         *,
-        kinds: frozenset[str],
+        kinds: frozenset[Kind],
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
         scope: state.ReadScope | None = None,

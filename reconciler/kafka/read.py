@@ -29,11 +29,12 @@ from kafka.admin import ConfigSourceType
 from kafka.protocol.admin import DescribeConfigsRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import desired, state
+from reconciler import state
 from reconciler.kafka import limits, rights, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.reassignments import read_reassignments as read_reassignments
 from reconciler.kafka.results import ConnectionLost, RequestFailed
+from reconciler.kinds import Kind
 
 NameFilter = Callable[[str], bool]
 T = TypeVar("T")
@@ -63,18 +64,18 @@ _UNKNOWN_SERVER_ERROR = -1
 def read_state(
     wire: wire_mod.Wire,
     *,
-    kinds: frozenset[str],
+    kinds: frozenset[Kind],
     topic_filter: NameFilter | None = None,
     principal_filter: NameFilter | None = None,
     scope: state.ReadScope | None = None,
 ) -> state.ClusterState:
-    """Read what ``kinds`` need (``desired.KIND_*``); see the module docstring for the requests sent."""
-    unknown = set(kinds) - set(desired.KINDS)
+    """Read what ``kinds`` need (``Kind`` members); see the module docstring for the requests sent."""
+    unknown = set(kinds) - set(Kind)
     if unknown:
         raise ValueError(f"unknown kinds: {sorted(unknown)}")
     scope = scope or state.ReadScope()
-    need_topics = desired.KIND_TOPIC in kinds
-    need_brokers = desired.KIND_BROKER_CONFIG in kinds
+    need_topics = Kind.TOPIC in kinds
+    need_brokers = Kind.BROKER_CONFIG in kinds
     unavailable: dict[str, str] = {}
     named = scope.topics
     if named is not None:
@@ -117,27 +118,27 @@ def read_state(
         reassignments = read_reassignments(wire, topic_filter=topic_filter, partitions=partitions)
 
     acls = None
-    if desired.KIND_ACL in kinds:
+    if Kind.ACL in kinds:
         acls, reason = security.read_acls(wire, principal_filter=principal_filter, principals=scope.principals)
         if reason:
-            unavailable[desired.KIND_ACL] = reason
+            unavailable[Kind.ACL] = reason
     quotas = None
-    if desired.KIND_QUOTA in kinds:
+    if Kind.QUOTA in kinds:
         quotas = _if_supported(
             wire,
             "DescribeClientQuotas",
             lambda: security.read_quotas(wire, principal_filter=principal_filter, entities=scope.quota_entities),
             unavailable=unavailable,
-            kind=desired.KIND_QUOTA,
+            kind=Kind.QUOTA,
         )
     scram = None
-    if desired.KIND_SCRAM in kinds:
+    if Kind.SCRAM_USER in kinds:
         scram = _if_supported(
             wire,
             "DescribeUserScramCredentials",
             lambda: security.read_scram(wire, principal_filter=principal_filter, users=scope.scram_users),
             unavailable=unavailable,
-            kind=desired.KIND_SCRAM,
+            kind=Kind.SCRAM_USER,
         )
 
     return state.ClusterState(

@@ -14,17 +14,12 @@ from typing import Any
 import pydantic
 
 from reconciler import configs, desired, errors
+from reconciler.kinds import Kind
 from reconciler.manifests import loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
-_KIND_NAMES = {
-    "topic": "topic",
-    "acl": "acl",
-    "quota": "quota",
-    "scramUser": "scram_user",
-    "brokerConfig": "broker_config",
-}
+_KIND_NAMES = {k.ownership_key: k for k in Kind}  # an Ownership document's managedKinds entry -> kind
 
 
 source = topics.source
@@ -289,11 +284,11 @@ class Builder:
         if self.ownership.source is not None:
             self.error(doc, ("kind",), f"only one Ownership document is allowed (first at {self.ownership.source})")
             return
-        kinds = desired.KINDS if spec.managed_kinds is None else tuple(_KIND_NAMES[k] for k in spec.managed_kinds)
+        kinds = tuple(Kind) if spec.managed_kinds is None else tuple(_KIND_NAMES[k] for k in spec.managed_kinds)
         self.ownership = desired.Ownership(
             topics=tuple(self._patterns(doc, "topics", spec.topics)),
             principals=tuple(self._patterns(doc, "principals", spec.principals)),
-            delete={_KIND_NAMES[k]: bool(getattr(spec.delete, _KIND_NAMES[k])) for k in _KIND_NAMES},
+            delete={k: bool(getattr(spec.delete, k.value)) for k in Kind},
             managed_kinds=frozenset(kinds),
             source=source(doc),
             internal_topics=tuple(self._patterns(doc, "internalTopics", spec.internal_topics)),

@@ -12,6 +12,7 @@ import gc
 
 from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.planner import acls, brokers, common, lint, quotas, scram, topics
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
@@ -19,7 +20,7 @@ from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 __all__ = ["PlanOptions", "fingerprint_of", "live_fingerprint", "live_view", "plan", "planned_kinds"]
 
 
-def planned_kinds(wanted: desired.DesiredState) -> frozenset[str]:
+def planned_kinds(wanted: desired.DesiredState) -> frozenset[Kind]:
     """The kinds a plan covers (and whose live sections ``Plan.live_fingerprint`` covers)."""
     return wanted.needs()
 
@@ -36,15 +37,15 @@ def plan(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        if desired.KIND_TOPIC in kinds:
+        if Kind.TOPIC in kinds:
             topics.plan_topics(ctx)
-        if desired.KIND_ACL in kinds:
+        if Kind.ACL in kinds:
             acls.plan_acls(ctx)
-        if desired.KIND_QUOTA in kinds:
+        if Kind.QUOTA in kinds:
             quotas.plan_quotas(ctx)
-        if desired.KIND_SCRAM in kinds or opts.rotate_scram_users:
+        if Kind.SCRAM_USER in kinds or opts.rotate_scram_users:
             scram.plan_scram(ctx)
-        if desired.KIND_BROKER_CONFIG in kinds:
+        if Kind.BROKER_CONFIG in kinds:
             brokers.plan_broker_configs(ctx)
         lint.lint(ctx)
         fingerprint = live_fingerprint(live, kinds=kinds)
@@ -62,7 +63,7 @@ def plan(
         warnings=tuple(sorted(ctx.warnings, key=_warning_order)),
         unmanaged=tuple(sorted(ctx.unmanaged, key=lambda u: (u.kind, u.address))),
         live_fingerprint=fingerprint,
-        options={**opts.to_dict(), "kinds": sorted(kinds)},
+        options={**opts.to_dict(), "kinds": sorted(k.value for k in kinds)},
         unchanged=dict(sorted(ctx.unchanged.items())),
     )
 

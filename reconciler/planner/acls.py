@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler import state
+from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
 # Operations a binding implies besides its own (Kafka's authorizer rules).
@@ -110,24 +111,24 @@ def plan_acls(ctx: common.Context) -> None:
     if live is None:
         if wanted:
             ctx.unreadable(
-                desired.KIND_ACL,
+                Kind.ACL,
                 "ACLs could not be read: the cluster has no authorizer (or the principal may not describe ACLs); "
                 "ACLs cannot be managed",
                 code="acls-unavailable",
             )
         return
     created = sorted(b for b in wanted if b not in live)
-    ctx.unchanged[desired.KIND_ACL] += len(wanted) - len(created)
+    ctx.unchanged[Kind.ACL] += len(wanted) - len(created)
     deleted: list[state.AclBinding] = []
-    if ctx.manages_undeclared(desired.KIND_ACL):
+    if ctx.manages_undeclared(Kind.ACL):
         owns = ctx.desired.ownership.owns_principal
         for b in sorted(live):
             if b in wanted or not owns(b.principal):
                 continue
-            if ctx.may_delete(desired.KIND_ACL):
+            if ctx.may_delete(Kind.ACL):
                 deleted.append(b)
             else:
-                ctx.keep_unmanaged(kind=desired.KIND_ACL, name=views.acl_name(b), address=b.address)
+                ctx.keep_unmanaged(kind=Kind.ACL, name=views.acl_name(b), address=b.address)
     deleted_set = set(deleted)
     kept = [b for b in live if b not in deleted_set]
     notes: dict[state.AclBinding, list[str]] = defaultdict(list)
@@ -143,7 +144,7 @@ def plan_acls(ctx: common.Context) -> None:
         ctx.changes.append(
             plan_model.Change(
                 address=b.address,
-                kind=desired.KIND_ACL,
+                kind=Kind.ACL,
                 name=views.acl_name(b),
                 action=plan_model.Action.DELETE,
                 phase=plan_model.Phase.ACL_DELETE,
@@ -157,7 +158,7 @@ def plan_acls(ctx: common.Context) -> None:
         ctx.changes.append(
             plan_model.Change(
                 address=b.address,
-                kind=desired.KIND_ACL,
+                kind=Kind.ACL,
                 name=views.acl_name(b),
                 action=plan_model.Action.CREATE,
                 phase=plan_model.Phase.ACL_CREATE,

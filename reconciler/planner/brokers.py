@@ -8,8 +8,9 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
-from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler import state
+from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -21,13 +22,13 @@ def plan_broker_configs(ctx: common.Context) -> None:
     live = ctx.live.broker_configs
     if live is None:
         ctx.unreadable(
-            desired.KIND_BROKER_CONFIG,
+            Kind.BROKER_CONFIG,
             "dynamic broker configs could not be read from the cluster; broker configs are not planned",
             code="broker-configs-unreadable",
         )
         return
     broker_ids = {str(b.id) for b in ctx.live.brokers}
-    reset = ctx.may_delete(desired.KIND_BROKER_CONFIG)
+    reset = ctx.may_delete(Kind.BROKER_CONFIG)
     secret = ctx.live.broker_config_sensitive
 
     def sensitive(key: str) -> bool:
@@ -36,7 +37,7 @@ def plan_broker_configs(ctx: common.Context) -> None:
     for broker in sorted(wanted):
         want = wanted[broker]
         have = live.get(broker) or {}
-        addr = views.address(desired.KIND_BROKER_CONFIG, broker)
+        addr = views.address(Kind.BROKER_CONFIG, broker)
         view = views.broker_config_view(broker, have)
         fingerprint = views.fingerprint_of(view)
         source = common.source_text(want.source)
@@ -44,7 +45,7 @@ def plan_broker_configs(ctx: common.Context) -> None:
             ctx.changes.append(
                 plan_model.Change(
                     address=addr,
-                    kind=desired.KIND_BROKER_CONFIG,
+                    kind=Kind.BROKER_CONFIG,
                     name=broker,
                     action=plan_model.Action.BLOCKED,
                     phase=plan_model.Phase.BROKER_CONFIG,
@@ -62,20 +63,20 @@ def plan_broker_configs(ctx: common.Context) -> None:
             ctx.unmanaged.append(
                 plan_model.Unmanaged(
                     address=addr,
-                    kind=desired.KIND_BROKER_CONFIG,
+                    kind=Kind.BROKER_CONFIG,
                     name=broker,
                     reason=f"dynamic config(s) set on the {label} but not declared: {', '.join(diff.kept)}; "
                     "resets are disabled for broker configs",
                 )
             )
         if not diff.attributes:
-            ctx.unchanged[desired.KIND_BROKER_CONFIG] += 1
+            ctx.unchanged[Kind.BROKER_CONFIG] += 1
             continue
         result = {**{k: have[k] for k in diff.kept}, **want.configs}
         ctx.changes.append(
             plan_model.Change(
                 address=addr,
-                kind=desired.KIND_BROKER_CONFIG,
+                kind=Kind.BROKER_CONFIG,
                 name=broker,
                 action=plan_model.Action.UPDATE,
                 phase=plan_model.Phase.BROKER_CONFIG,

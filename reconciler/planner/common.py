@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 
 from reconciler import configs, desired, state
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -48,17 +49,17 @@ class Context:
     changes: list[plan_model.Change] = dataclasses.field(default_factory=list)
     warnings: list[plan_model.PlanWarning] = dataclasses.field(default_factory=list)
     unmanaged: list[plan_model.Unmanaged] = dataclasses.field(default_factory=list)
-    unchanged: Counter[str] = dataclasses.field(default_factory=Counter)
+    unchanged: Counter[Kind] = dataclasses.field(default_factory=Counter)
 
-    def manages_undeclared(self, kind: str) -> bool:
+    def manages_undeclared(self, kind: Kind) -> bool:
         """Whether live resources of ``kind`` that are not declared are looked at (deleted or listed)."""
         return kind in self.desired.ownership.managed_kinds
 
-    def may_delete(self, kind: str) -> bool:
+    def may_delete(self, kind: Kind) -> bool:
         return self.desired.ownership.may_delete(kind)
 
-    def keep_unmanaged(self, *, kind: str, name: str, address: str) -> None:
-        label = kind.replace("_", " ") + "s"
+    def keep_unmanaged(self, *, kind: Kind, name: str, address: str) -> None:
+        label = kind.value.replace("_", " ") + "s"
         self.unmanaged.append(
             plan_model.Unmanaged(
                 address=address,
@@ -68,7 +69,7 @@ class Context:
             )
         )
 
-    def unreadable(self, kind: str, message: str, *, code: str) -> None:
+    def unreadable(self, kind: Kind, message: str, *, code: str) -> None:
         """An error-level warning for a section that was needed but not read, with the adapter's reason."""
         reason = self.live.unavailable.get(kind)
         self.warn(f"{message} ({reason})" if reason else message, code=code, severity="error")

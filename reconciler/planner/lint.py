@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconciler import desired
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -40,9 +40,7 @@ def lint(ctx: common.Context) -> None:
     targets = {
         c.name: c.after["assignment"]
         for c in ctx.changes
-        if c.kind == desired.KIND_TOPIC
-        and c.phase is plan_model.Phase.REASSIGN
-        and c.action is plan_model.Action.UPDATE
+        if c.kind == Kind.TOPIC and c.phase is plan_model.Phase.REASSIGN and c.action is plan_model.Action.UPDATE
     }
     live_topics = ctx.live.topics or {}
     cluster_min_isr = _parse_int(ctx.live.cluster_configs.get("min.insync.replicas"), default=1)
@@ -58,7 +56,7 @@ def lint(ctx: common.Context) -> None:
             ctx.warn(
                 f"topic {name}: replication factor {rf} exceeds the {len(brokers)} broker(s) in the cluster",
                 code="replication-factor-exceeds-brokers",
-                address=views.address(desired.KIND_TOPIC, name),
+                address=views.address(Kind.TOPIC, name),
                 severity="error",
             )
         raw = topic.configs.get(isr_key)
@@ -84,7 +82,7 @@ def lint(ctx: common.Context) -> None:
                 f"topic {name}: {single} of {len(layout or ())} partition(s) have all replicas on one rack; "
                 "a rack outage takes them offline",
                 code="single-rack",
-                address=views.address(desired.KIND_TOPIC, name),
+                address=views.address(Kind.TOPIC, name),
             )
     _warn_below_isr(ctx, below_isr)
 
@@ -103,7 +101,7 @@ def _warn_below_isr(ctx: common.Context, below: dict[tuple[int, int], list[str]]
                 ctx.warn(
                     f"topic {name}: replication factor {rf} is {relation}; {consequence}",
                     code="replication-below-min-isr",
-                    address=views.address(desired.KIND_TOPIC, name),
+                    address=views.address(Kind.TOPIC, name),
                 )
             continue
         ordered = sorted(names)

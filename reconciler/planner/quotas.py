@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -50,7 +51,7 @@ def plan_quotas(ctx: common.Context) -> None:
     if live is None:
         if wanted:
             ctx.unreadable(
-                desired.KIND_QUOTA,
+                Kind.QUOTA,
                 "client quotas could not be read from the cluster; quotas are not planned",
                 code="quotas-unreadable",
             )
@@ -60,7 +61,7 @@ def plan_quotas(ctx: common.Context) -> None:
         have = dict(live.get(entity) or {})
         attrs = _diff(want, have)
         if not attrs:
-            ctx.unchanged[desired.KIND_QUOTA] += 1
+            ctx.unchanged[Kind.QUOTA] += 1
             continue
         if not want:
             ctx.changes.append(
@@ -75,7 +76,7 @@ def plan_quotas(ctx: common.Context) -> None:
         ctx.changes.append(
             plan_model.Change(
                 address=entity.address,
-                kind=desired.KIND_QUOTA,
+                kind=Kind.QUOTA,
                 name=views.quota_name(entity),
                 action=plan_model.Action.UPDATE if have else plan_model.Action.CREATE,
                 phase=plan_model.Phase.QUOTA,
@@ -87,14 +88,14 @@ def plan_quotas(ctx: common.Context) -> None:
                 source=common.source_text(wanted[entity].source),
             )
         )
-    if not ctx.manages_undeclared(desired.KIND_QUOTA):
+    if not ctx.manages_undeclared(Kind.QUOTA):
         return
     for entity in sorted(live, key=_address):
         values = live[entity]
         if entity in wanted or not values or not owned_entity(ctx.desired.ownership, entity):
             continue
-        if not ctx.may_delete(desired.KIND_QUOTA):
-            ctx.keep_unmanaged(kind=desired.KIND_QUOTA, name=views.quota_name(entity), address=entity.address)
+        if not ctx.may_delete(Kind.QUOTA):
+            ctx.keep_unmanaged(kind=Kind.QUOTA, name=views.quota_name(entity), address=entity.address)
             continue
         ctx.changes.append(_delete(entity, values, reason="not declared; deletion is enabled for quotas"))
 
@@ -104,7 +105,7 @@ def _delete(
 ) -> plan_model.Change:
     return plan_model.Change(
         address=entity.address,
-        kind=desired.KIND_QUOTA,
+        kind=Kind.QUOTA,
         name=views.quota_name(entity),
         action=plan_model.Action.DELETE,
         phase=plan_model.Phase.QUOTA,

@@ -14,6 +14,7 @@ from typing import Any
 
 from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -36,33 +37,33 @@ def plan_scram(ctx: common.Context) -> None:
         ctx.warn(
             f"password rotation requested for {name!r}, which is not declared; ignored",
             code="rotation-undeclared",
-            address=views.address(desired.KIND_SCRAM, name),
+            address=views.address(Kind.SCRAM_USER, name),
         )
     if live is None:
         if wanted:
             ctx.unreadable(
-                desired.KIND_SCRAM,
+                Kind.SCRAM_USER,
                 "SCRAM credentials could not be read from the cluster; SCRAM users are not planned",
                 code="scram-unreadable",
             )
         return
     for name in sorted(wanted):
         _declared(ctx, wanted[name], live.get(name) or ())
-    if not ctx.manages_undeclared(desired.KIND_SCRAM):
+    if not ctx.manages_undeclared(Kind.SCRAM_USER):
         return
     for name in sorted(live):
         creds = live[name]
         if name in wanted or not creds or not ctx.desired.ownership.owns_principal(f"User:{name}"):
             continue
-        addr = views.address(desired.KIND_SCRAM, name)
-        if not ctx.may_delete(desired.KIND_SCRAM):
-            ctx.keep_unmanaged(kind=desired.KIND_SCRAM, name=name, address=addr)
+        addr = views.address(Kind.SCRAM_USER, name)
+        if not ctx.may_delete(Kind.SCRAM_USER):
+            ctx.keep_unmanaged(kind=Kind.SCRAM_USER, name=name, address=addr)
             continue
         view = views.scram_view(name, creds)
         ctx.changes.append(
             plan_model.Change(
                 address=addr,
-                kind=desired.KIND_SCRAM,
+                kind=Kind.SCRAM_USER,
                 name=name,
                 action=plan_model.Action.DELETE,
                 phase=plan_model.Phase.SCRAM,
@@ -79,7 +80,7 @@ def plan_scram(ctx: common.Context) -> None:
 
 
 def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[state.ScramCredential, ...]) -> None:
-    addr = views.address(desired.KIND_SCRAM, want.name)
+    addr = views.address(Kind.SCRAM_USER, want.name)
     view = views.scram_view(want.name, creds)
     by_mech = {c.mechanism: c.iterations for c in creds}
     reasons: list[str] = []
@@ -109,13 +110,13 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
         if want.name in ctx.options.rotate_scram_users:
             reasons.append("password rotation requested")
     if not reasons:
-        ctx.unchanged[desired.KIND_SCRAM] += 1
+        ctx.unchanged[Kind.SCRAM_USER] += 1
         return
     attrs.append(plan_model.AttributeChange("password", None, want.password.describe()))
     ctx.changes.append(
         plan_model.Change(
             address=addr,
-            kind=desired.KIND_SCRAM,
+            kind=Kind.SCRAM_USER,
             name=want.name,
             action=action,
             phase=plan_model.Phase.SCRAM,

@@ -12,6 +12,7 @@ from typing import Any
 
 from reconciler import configs, desired, state
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.planner import assignment, common, guards, usage, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
@@ -29,9 +30,9 @@ def plan_topics(ctx: common.Context) -> None:
     live_topics = ctx.live.topics
     wanted = ctx.desired.topics
     if live_topics is None:
-        if wanted or (ctx.desired.ownership.topics and ctx.manages_undeclared(desired.KIND_TOPIC)):
+        if wanted or (ctx.desired.ownership.topics and ctx.manages_undeclared(Kind.TOPIC)):
             ctx.unreadable(
-                desired.KIND_TOPIC,
+                Kind.TOPIC,
                 "topics could not be read from the cluster; topics are not planned",
                 code="topics-unreadable",
             )
@@ -59,17 +60,17 @@ def plan_topics(ctx: common.Context) -> None:
             if reason is not None:
                 guards.block(ctx.changes, start, reason)
     if unchanged:
-        ctx.unchanged[desired.KIND_TOPIC] += unchanged
-    if not ctx.manages_undeclared(desired.KIND_TOPIC):
+        ctx.unchanged[Kind.TOPIC] += unchanged
+    if not ctx.manages_undeclared(Kind.TOPIC):
         return
     owns = ctx.desired.ownership.owns_topic
-    deletable = ctx.may_delete(desired.KIND_TOPIC)
+    deletable = ctx.may_delete(Kind.TOPIC)
     for name, have in live_topics.items():
         if name in wanted or not owns(name) or is_internal(name, have) or ownership.declares_internal(name):
             continue
-        addr = views.address(desired.KIND_TOPIC, name)
+        addr = views.address(Kind.TOPIC, name)
         if not deletable:
-            ctx.keep_unmanaged(kind=desired.KIND_TOPIC, name=name, address=addr)
+            ctx.keep_unmanaged(kind=Kind.TOPIC, name=name, address=addr)
             continue
         ctx.changes.append(_delete(ctx, name, have, addr))
 
@@ -101,7 +102,7 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
                 warnings.append("in use (" + "; ".join(why) + "), deleted anyway: --allow-deleting-topics-in-use")
     return plan_model.Change(
         address=addr,
-        kind=desired.KIND_TOPIC,
+        kind=Kind.TOPIC,
         name=name,
         action=action,
         phase=plan_model.Phase.TOPIC_DELETE,
@@ -145,7 +146,7 @@ def _rf_problem(rf: int, broker_ids: set[int]) -> str | None:
 def _create(
     ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int], *, collides_with: str | None
 ) -> None:
-    addr = views.address(desired.KIND_TOPIC, want.name)
+    addr = views.address(Kind.TOPIC, want.name)
     after: dict[str, Any] = {
         "partitions": want.partitions,
         "replication_factor": want.replication_factor,
@@ -168,7 +169,7 @@ def _create(
     ctx.changes.append(
         plan_model.Change(
             address=addr,
-            kind=desired.KIND_TOPIC,
+            kind=Kind.TOPIC,
             name=want.name,
             action=plan_model.Action.BLOCKED if problem else plan_model.Action.CREATE,
             phase=plan_model.Phase.TOPIC_CREATE,
@@ -183,14 +184,14 @@ def _create(
 def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState, broker_ids: set[int]) -> None:
     n_before = len(ctx.changes)
     fingerprint = views.fingerprint_of(views.topic_view(have))
-    addr = views.address(desired.KIND_TOPIC, want.name)
+    addr = views.address(Kind.TOPIC, want.name)
     source = common.source_text(want.source)
 
     def add(action: plan_model.Action, phase: plan_model.Phase, **fields: Any) -> None:
         ctx.changes.append(
             plan_model.Change(
                 address=addr,
-                kind=desired.KIND_TOPIC,
+                kind=Kind.TOPIC,
                 name=want.name,
                 action=action,
                 phase=phase,
@@ -250,7 +251,7 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
             reasons=_config_reasons(diff.attributes),
         )
     if len(ctx.changes) == n_before:
-        ctx.unchanged[desired.KIND_TOPIC] += 1
+        ctx.unchanged[Kind.TOPIC] += 1
 
 
 def _config_reasons(attrs: tuple[plan_model.AttributeChange, ...]) -> tuple[str, ...]:

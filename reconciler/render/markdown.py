@@ -12,21 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from reconciler import desired
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.render import text, values
 from reconciler.terminal import count
 
 Group = tuple[str, list[plan_model.Change]]
 
 GITHUB_COMMENT_LIMIT = 65_536
-_KIND_TITLES = {
-    desired.KIND_TOPIC: "Topics",
-    desired.KIND_ACL: "ACLs",
-    desired.KIND_QUOTA: "Client quotas",
-    desired.KIND_SCRAM: "SCRAM users",
-    desired.KIND_BROKER_CONFIG: "Broker configs",
-}
 _COLUMNS = (plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE, plan_model.Action.BLOCKED)
 _ITEM_LIMIT = 1_000  # one list item never takes more than this many characters
 _RESERVE = 400  # room kept for "... and N more" notes and the truncation note
@@ -110,13 +103,13 @@ def _diff_line(line: str) -> str:
     return f"{found.group(2)}{found.group(1)} {found.group(3)}" if found else line
 
 
-def _kind_order(kind: str) -> int:
-    return list(_KIND_TITLES).index(kind) if kind in _KIND_TITLES else len(_KIND_TITLES)
+def _kind_order(kind: Kind) -> int:
+    return list(Kind).index(kind)
 
 
-def _count_table(result: plan_model.Plan, by_kind: dict[str, list[Group]]) -> str:
+def _count_table(result: plan_model.Plan, by_kind: dict[Kind, list[Group]]) -> str:
     """One row per kind the plan touches or saw: resources to create, update, delete, blocked, unchanged, unmanaged."""
-    unmanaged: dict[str, int] = {}
+    unmanaged: dict[Kind, int] = {}
     for u in result.unmanaged:
         unmanaged[u.kind] = unmanaged.get(u.kind, 0) + 1
     kinds = sorted(set(by_kind) | set(result.unchanged) | set(unmanaged), key=_kind_order)
@@ -130,7 +123,7 @@ def _count_table(result: plan_model.Plan, by_kind: dict[str, list[Group]]) -> st
         actions = [values.strongest(changes) for _, changes in by_kind.get(kind, [])]
         cells = [sum(1 for a in actions if a is wanted) for wanted in _COLUMNS]
         cells += [result.unchanged.get(kind, 0), unmanaged.get(kind, 0)]
-        rows.append(f"| {_KIND_TITLES.get(kind, kind)} | " + " | ".join(str(c) for c in cells) + " |")
+        rows.append(f"| {kind.heading} | " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(rows) + "\n\n"
 
 
@@ -143,7 +136,7 @@ def _shared_reasons(groups: list[Group]) -> list[tuple[str, int]]:
     return [(r, n) for r, n in seen.items() if n > 1]
 
 
-def _opening(kind: str, groups: list[Group], shown: int | None = None) -> str:
+def _opening(kind: Kind, groups: list[Group], shown: int | None = None) -> str:
     counts: dict[str, int] = {}
     for _, changes in groups:
         action = values.strongest(changes).value
@@ -151,10 +144,10 @@ def _opening(kind: str, groups: list[Group], shown: int | None = None) -> str:
     summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
     if shown is not None and shown < len(groups):
         summary += f" (one line each; {shown} shown)"
-    return f"<details><summary>{_KIND_TITLES.get(kind, kind)}: {summary}</summary>\n\n"
+    return f"<details><summary>{kind.heading}: {summary}</summary>\n\n"
 
 
-def _full_section(kind: str, groups: list[Group]) -> str:
+def _full_section(kind: Kind, groups: list[Group]) -> str:
     shared = _shared_reasons(groups)
     notes = "".join(f"- reason for {n} of these: {_escape(r)}\n" for r, n in shared)
     omit = frozenset(r for r, _ in shared)
@@ -166,7 +159,7 @@ def _full_section(kind: str, groups: list[Group]) -> str:
     return _opening(kind, groups) + (notes + "\n" if notes else "") + f"```diff\n{body}\n```\n\n</details>\n\n"
 
 
-def _compact_section(kind: str, groups: list[Group], budget: int) -> str:
+def _compact_section(kind: Kind, groups: list[Group], budget: int) -> str:
     """One line per resource, as many as ``budget`` characters hold; "... and N more" for the rest."""
     closing = "```\n\n</details>\n\n"
     lines: list[str] = []
@@ -182,9 +175,9 @@ def _compact_section(kind: str, groups: list[Group], budget: int) -> str:
     return _opening(kind, groups, len(lines)) + "```diff\n" + "".join(lines) + more + closing
 
 
-def _fair_shares(sizes: dict[str, int], budget: int) -> dict[str, int]:
+def _fair_shares(sizes: dict[Kind, int], budget: int) -> dict[Kind, int]:
     """Split ``budget`` over the kinds: small kinds get all they need, the others equal shares of the rest."""
-    shares: dict[str, int] = {}
+    shares: dict[Kind, int] = {}
     left = budget
     pending = sorted(sizes, key=lambda k: sizes[k])
     while pending:
@@ -223,7 +216,7 @@ def render_markdown(
         facts.append(f"{summary.unmanaged} unmanaged")
     head.append(" · ".join(facts))
     head.append("")
-    by_kind: dict[str, list[Group]] = {}
+    by_kind: dict[Kind, list[Group]] = {}
     for address, changes in values.grouped(result.changes):
         by_kind.setdefault(changes[0].kind, []).append((address, changes))
     out = "\n".join(head) + "\n" + _count_table(result, by_kind)

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from kafka.admin import ConfigResource
 
-from reconciler import desired, state
+from reconciler import state
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, TopicSpec
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
@@ -24,7 +25,7 @@ def test_full_read_of_three_brokers(kafka_cluster3: KafkaCluster, topic_prefix: 
         assert created.ok, created.describe()
         assert adapter.wait_topics_present([name]) == frozenset()
         adapter.reset_request_count()
-        live = adapter.read_state(kinds=frozenset(desired.KINDS), topic_filter=lambda n: n.startswith(topic_prefix))
+        live = adapter.read_state(kinds=frozenset(Kind), topic_filter=lambda n: n.startswith(topic_prefix))
         # Metadata, one DescribeConfigs per broker, DescribeAcls, quotas, SCRAM, reassignments.
         assert adapter.request_count == 5 + 3
         assert adapter.request_counts["DescribeConfigs"] == 3
@@ -35,7 +36,7 @@ def test_full_read_of_three_brokers(kafka_cluster3: KafkaCluster, topic_prefix: 
     assert topic.partitions == 3 and topic.replication_factor == 3
     assert all(sorted(replicas) == [1, 2, 3] for replicas in topic.assignment)
     assert live.broker_configs is not None and set(live.broker_configs) == {state.CLUSTER_DEFAULT, "1", "2", "3"}
-    assert live.acls is None and "SECURITY_DISABLED" in live.unavailable[desired.KIND_ACL]
+    assert live.acls is None and "SECURITY_DISABLED" in live.unavailable[Kind.ACL]
 
 
 def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> None:
@@ -59,7 +60,7 @@ def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> 
         assert entry["value"] == "21000" and entry["config_source"] == "DYNAMIC_BROKER_CONFIG"
 
         with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
-            live = adapter.read_state(kinds=frozenset({desired.KIND_BROKER_CONFIG}))
+            live = adapter.read_state(kinds=frozenset({Kind.BROKER_CONFIG}))
         assert live.broker_configs is not None
         assert live.broker_configs["2"].get(key) == "21000"
         assert key not in live.broker_configs["1"] and key not in live.broker_configs["3"]
@@ -79,7 +80,7 @@ def test_reassignment_moves_replicas_and_is_listed_until_done(kafka_cluster3: Ka
         assert bad.key == f"{name}:1" and not bad.ok
 
         def moved_and_done() -> state.ClusterState | None:
-            live = adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n == name)
+            live = adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n == name)
             if (live.topics or {})[name].assignment[0] == (3, 1) and not live.reassignments:
                 return live
             assert all(r.topic == name and r.partition == 0 for r in live.reassignments)

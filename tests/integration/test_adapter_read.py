@@ -14,17 +14,18 @@ from typing import Any, TypeVar
 import pytest
 from kafka.admin import ConfigResource, UserScramCredentialUpsertion
 
-from reconciler import desired, errors, state
+from reconciler import errors, state
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from reconciler.kafka.wire import explain_unsupported
+from reconciler.kinds import Kind
 from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
-ALL_KINDS = frozenset(desired.KINDS)
+ALL_KINDS = frozenset(Kind)
 T = TypeVar("T")
 
 
@@ -47,9 +48,7 @@ def test_topics_with_replicas_ids_and_only_dynamic_configs(kafka_single: KafkaCl
         described = {t["name"]: t for t in admin.describe_topics([orders, audit])}
 
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-        live = adapter.read_state(
-            kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n.startswith(topic_prefix)
-        )
+        live = adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n.startswith(topic_prefix))
         assert adapter.request_counts == {"Metadata": 1, "DescribeConfigs": 1, "ListPartitionReassignments": 1}
 
     assert set(live.topics or {}) == {orders, audit}
@@ -115,7 +114,7 @@ def test_dynamic_broker_configs_cluster_default_and_per_broker(kafka_single: Kaf
         ]
 
         with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-            live = adapter.read_state(kinds=frozenset({desired.KIND_BROKER_CONFIG}))
+            live = adapter.read_state(kinds=frozenset({Kind.BROKER_CONFIG}))
         assert live.broker_configs is not None
         assert live.broker_configs[state.CLUSTER_DEFAULT][key] == "16000"
         assert live.broker_configs["1"] == {key: "17000"}  # only what is set on the broker itself
@@ -151,7 +150,7 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
             )
         )
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-        live = adapter.read_state(kinds=frozenset({desired.KIND_QUOTA, desired.KIND_SCRAM}))
+        live = adapter.read_state(kinds=frozenset({Kind.QUOTA, Kind.SCRAM_USER}))
         assert adapter.request_counts == {"Metadata": 1, "DescribeClientQuotas": 1, "DescribeUserScramCredentials": 1}
     assert live.quotas is not None and live.scram_users is not None
     assert live.quotas[state.QuotaEntity.of(user=user)] == {"producer_byte_rate": 1024.0}
@@ -163,7 +162,7 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
 
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         filtered = adapter.read_state(
-            kinds=frozenset({desired.KIND_QUOTA, desired.KIND_SCRAM}), principal_filter=lambda p: p != f"User:{user}"
+            kinds=frozenset({Kind.QUOTA, Kind.SCRAM_USER}), principal_filter=lambda p: p != f"User:{user}"
         )
     assert user not in (filtered.scram_users or {})
     assert state.QuotaEntity.of(user=user) not in (filtered.quotas or {})
@@ -171,10 +170,10 @@ def test_quotas_and_scram_users_are_read(kafka_single: KafkaCluster, topic_prefi
 
 def test_acls_without_an_authorizer_are_reported_plainly(kafka_single: KafkaCluster) -> None:
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-        live = adapter.read_state(kinds=frozenset({desired.KIND_ACL}))
+        live = adapter.read_state(kinds=frozenset({Kind.ACL}))
     assert live.acls is None
-    assert "SECURITY_DISABLED" in live.unavailable[desired.KIND_ACL]
-    assert "no authorizer" in live.unavailable[desired.KIND_ACL]
+    assert "SECURITY_DISABLED" in live.unavailable[Kind.ACL]
+    assert "no authorizer" in live.unavailable[Kind.ACL]
 
 
 def test_snapshot_round_trip_of_a_real_read(kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path) -> None:

@@ -8,10 +8,11 @@ import time
 import pytest
 from kafka import KafkaConsumer
 
-from reconciler import desired, errors, state
+from reconciler import errors, state
 from reconciler.connection import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ItemResult, RequestFailed, ScramUpsert, TopicSpec
+from reconciler.kinds import Kind
 from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
 from tests.support.builders import acl
@@ -47,10 +48,10 @@ def test_acls_read_and_created_with_a_bad_binding_in_the_batch(kafka_sasl: Kafka
     eventually(lambda: acls_on_cluster(kafka_sasl, principal) == expected, what="the two good bindings")
 
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
-        live = adapter.read_state(kinds=frozenset({desired.KIND_ACL}), principal_filter=lambda p: p == principal)
+        live = adapter.read_state(kinds=frozenset({Kind.ACL}), principal_filter=lambda p: p == principal)
         assert adapter.request_counts == {"Metadata": 1, "DescribeAcls": 1}
     assert live.acls == frozenset(good)
-    assert desired.KIND_ACL not in live.unavailable
+    assert Kind.ACL not in live.unavailable
 
 
 def test_delete_acls_removes_only_the_exact_binding(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
@@ -107,7 +108,7 @@ def test_scram_credential_set_by_the_adapter_logs_in(kafka_sasl: KafkaCluster, t
     eventually(logs_in, what=f"a SCRAM-SHA-256 login of {user}", retry_on=(Exception,))
     # The new user may log in but has no ACLs: reading ACLs is refused for the whole request.
     with KafkaAdapter(settings) as adapter, pytest.raises(RequestFailed) as info:
-        adapter.read_state(kinds=frozenset({desired.KIND_ACL}))
+        adapter.read_state(kinds=frozenset({Kind.ACL}))
     assert info.value.error_name == "CLUSTER_AUTHORIZATION_FAILED"
     assert password.reveal() not in str(info.value)
 
@@ -117,7 +118,7 @@ def test_wrong_password_fails_plainly_without_showing_it(kafka_sasl: KafkaCluste
     adapter = KafkaAdapter(sasl(kafka_sasl, password=wrong))
     started = time.monotonic()
     with pytest.raises(errors.ConnectionFailed) as info:
-        adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}))
+        adapter.read_state(kinds=frozenset({Kind.TOPIC}))
     adapter.close()
     assert time.monotonic() - started < 10, "a SASL failure must not wait for the connection timeout"
     message = str(info.value)
@@ -130,7 +131,7 @@ def test_wrong_password_fails_plainly_without_showing_it(kafka_sasl: KafkaCluste
 
 def test_full_read_as_admin_sees_acls_and_is_constant(kafka_sasl: KafkaCluster) -> None:
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
-        live = adapter.read_state(kinds=frozenset(desired.KINDS))
+        live = adapter.read_state(kinds=frozenset(Kind))
         assert adapter.request_count == 6
     assert live.acls is not None and live.quotas is not None and live.scram_users is not None
     assert live.unavailable == {}
@@ -145,7 +146,7 @@ def test_topic_only_principal_is_told_which_cluster_right_the_read_needs(
     try:
         # A read that is missing broker settings or ongoing reassignments would plan blind: it fails whole.
         with KafkaAdapter(sasl(kafka_sasl, "alice")) as adapter, pytest.raises(RequestFailed) as info:
-            adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}))
+            adapter.read_state(kinds=frozenset({Kind.TOPIC}))
         assert info.value.error_name == "CLUSTER_AUTHORIZATION_FAILED"
         assert str(info.value).startswith("cannot describe the configs of broker 1: CLUSTER_AUTHORIZATION_FAILED")
         assert adapter.request_counts == {"Metadata": 1, "DescribeConfigs": 1}
@@ -189,7 +190,7 @@ def test_no_password_reaches_the_logs_even_at_debug_level(
     scram_password = Secret("scram-password-for-the-log-test")
     settings = sasl(kafka_sasl)
     with KafkaAdapter(settings) as adapter:
-        adapter.read_state(kinds=frozenset(desired.KINDS))
+        adapter.read_state(kinds=frozenset(Kind))
         (result,) = adapter.alter_scram_credentials(
             upserts=[ScramUpsert(f"{topic_prefix}logged", "SCRAM-SHA-512", 4096, scram_password)]
         )

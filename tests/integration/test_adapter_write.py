@@ -11,10 +11,11 @@ from typing import Any, TypeVar
 import pytest
 from kafka.admin import ConfigResource
 
-from reconciler import desired, state
+from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support.polling import eventually
@@ -171,7 +172,7 @@ def test_alter_client_quotas_sets_removes_and_reports_bad_keys(kafka_single: Kaf
 
     def read() -> dict[state.QuotaEntity, dict[str, float]]:
         with KafkaAdapter(kafka_single.connection_settings()) as reader:
-            quotas = reader.read_state(kinds=frozenset({desired.KIND_QUOTA})).quotas or {}
+            quotas = reader.read_state(kinds=frozenset({Kind.QUOTA})).quotas or {}
         return {e: dict(v) for e, v in quotas.items() if e in (user, client, bad)}
 
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
@@ -273,7 +274,7 @@ def test_ip_quota_and_a_users_default_client_id(kafka_single: KafkaCluster, topi
         assert users_default.address == f"quota/client-id=<default>,user={topic_prefix}team"
 
         def read() -> dict[state.QuotaEntity, dict[str, float]] | None:
-            quotas = adapter.read_state(kinds=frozenset({desired.KIND_QUOTA})).quotas or {}
+            quotas = adapter.read_state(kinds=frozenset({Kind.QUOTA})).quotas or {}
             found = {e: dict(v) for e, v in quotas.items() if e in (ip, users_default)}
             return found if len(found) == 2 else None
 

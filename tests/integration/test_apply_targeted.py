@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from kafka.admin import ConfigResource, NewTopic
 
-from reconciler import desired, errors, state
+from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramUpsert
+from reconciler.kinds import Kind
 from reconciler.planner import views
 from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.integration.test_apply import WRITE_APIS, ownership, topic_configs, topic_doc
@@ -49,10 +50,10 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
         # A broker config no other test uses, removed again at the end (the node is shared by the session).
         key = "log.cleaner.io.buffer.load.factor"
         assert all(r.ok for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("SET", key, "0.8")]}))
-        kinds = frozenset({desired.KIND_TOPIC, desired.KIND_QUOTA, desired.KIND_SCRAM, desired.KIND_BROKER_CONFIG})
-        touched = [(desired.KIND_TOPIC, names[0]), (desired.KIND_TOPIC, names[2]), (desired.KIND_TOPIC, "absent")]
-        touched += [(desired.KIND_QUOTA, views.quota_name(entity)), (desired.KIND_SCRAM, user)]
-        touched += [(desired.KIND_BROKER_CONFIG, "1"), (desired.KIND_BROKER_CONFIG, state.CLUSTER_DEFAULT)]
+        kinds = frozenset({Kind.TOPIC, Kind.QUOTA, Kind.SCRAM_USER, Kind.BROKER_CONFIG})
+        touched = [(Kind.TOPIC, names[0]), (Kind.TOPIC, names[2]), (Kind.TOPIC, "absent")]
+        touched += [(Kind.QUOTA, views.quota_name(entity)), (Kind.SCRAM_USER, user)]
+        touched += [(Kind.BROKER_CONFIG, "1"), (Kind.BROKER_CONFIG, state.CLUSTER_DEFAULT)]
         scope = state.ReadScope(
             topics=frozenset({names[0], names[2], "absent"}),
             brokers=frozenset({"1", state.CLUSTER_DEFAULT}),
@@ -80,7 +81,7 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
     assert (targeted.broker_configs or {}).get("1", {}).get(key) == "0.8"
     for kind, name in touched:
         assert views.live_view(targeted, kind=kind, name=name) == views.live_view(full, kind=kind, name=name), name
-    assert views.live_view(targeted, kind=desired.KIND_TOPIC, name=names[0]) is not None
+    assert views.live_view(targeted, kind=Kind.TOPIC, name=names[0]) is not None
 
 
 def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_nothing_is_written(
@@ -139,7 +140,7 @@ def test_a_targeted_acl_read_asks_per_principal_and_sees_their_bindings_as_a_ful
     ]
     with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
         assert all(r.ok for r in adapter.create_acls(bindings))
-        kinds = frozenset({desired.KIND_ACL})
+        kinds = frozenset({Kind.ACL})
 
         def both() -> tuple[state.ClusterState, state.ClusterState] | None:
             targeted = adapter.read_state(kinds=kinds, scope=state.ReadScope(principals=frozenset({alice})))
@@ -159,7 +160,7 @@ def test_a_targeted_topic_read_asks_the_broker_only_for_the_lint_keys_and_leaves
         admin.create_topics(
             [NewTopic(name, 2, 1, topic_configs={"segment.bytes": "268435456"})], wait_for_metadata=True
         )
-    kinds = frozenset({desired.KIND_TOPIC, desired.KIND_BROKER_CONFIG})
+    kinds = frozenset({Kind.TOPIC, Kind.BROKER_CONFIG})
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         full = adapter.read_state(kinds=kinds)
         targeted = adapter.read_state(
@@ -167,9 +168,7 @@ def test_a_targeted_topic_read_asks_the_broker_only_for_the_lint_keys_and_leaves
         )
     have, whole = (targeted.topics or {})[name], (full.topics or {})[name]
     # What the stale-plan check and the read-back compare is read whole.
-    assert views.live_view(targeted, kind=desired.KIND_TOPIC, name=name) == views.live_view(
-        full, kind=desired.KIND_TOPIC, name=name
-    )
+    assert views.live_view(targeted, kind=Kind.TOPIC, name=name) == views.live_view(full, kind=Kind.TOPIC, name=name)
     assert dict(have.configs) == {"segment.bytes": "268435456"}
     # The lint values come from the lint keys alone, and equal a full read's.
     assert targeted.cluster_configs == full.cluster_configs

@@ -18,10 +18,11 @@ from kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
-from reconciler import desired, manifests, state, workflow
+from reconciler import manifests, state, workflow
 from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support import builders
 from tests.support.polling import eventually
@@ -133,7 +134,7 @@ def read_settled(cluster: KafkaCluster, prefix: str, expected_acls: int) -> stat
 
     def settled() -> state.ClusterState | None:
         with KafkaAdapter(cluster.connection_settings()) as adapter:
-            live = adapter.read_state(kinds=frozenset(desired.KINDS))
+            live = adapter.read_state(kinds=frozenset(Kind))
         mine = [b for b in live.acls or () if b.principal.startswith(f"User:{prefix}")]
         configs = live.broker_configs or {}
         shown = len(mine) == expected_acls and all(BROKER_KEY in v for v in configs.values() if v is not None)
@@ -190,4 +191,4 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
     }
     owned = d.ownership
     assert owned.owns_topic(f"{topic_prefix}topic-007") and not owned.owns_topic(f"{topic_prefix}topic-")
-    assert not any(owned.may_delete(k) for k in desired.KINDS)
+    assert not any(owned.may_delete(k) for k in Kind)

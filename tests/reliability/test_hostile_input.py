@@ -18,13 +18,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from typer.testing import CliRunner
 
-from reconciler import desired, state
 from reconciler import plan as plan_model
+from reconciler import state
 from reconciler.apply import outcomes
 from reconciler.apply.batch import Result
 from reconciler.cli import app
 from reconciler.kafka import wire
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.fuzz_edges import ALL_STRATEGIES, check_edge_case
 from tests.reliability.fuzzing import Case, check_case
@@ -85,7 +86,7 @@ INVALID: dict[str, str | bytes] = {
 
 def sasl_state(cluster: KafkaCluster) -> dict[str, Any]:
     with KafkaAdapter(connection(cluster)) as adapter:
-        doc = adapter.read_state(kinds=frozenset(desired.KINDS)).to_json_dict()
+        doc = adapter.read_state(kinds=frozenset(Kind)).to_json_dict()
     return {k: doc.get(k) for k in ("topics", "acls", "quotas", "scram_users", "broker_configs")}
 
 

@@ -11,6 +11,7 @@ from reconciler import desired as d
 from reconciler import planner, workflow
 from reconciler import state as s
 from reconciler.fleet import sources
+from reconciler.kinds import Kind
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
 
@@ -47,7 +48,7 @@ CONFIG_KEYS = ("retention.ms", "cleanup.policy", "min.insync.replicas", "segment
 CONFIG_VALUES = ("1", "2", "delete", "compact", "604800000", "86400000", "1073741824")
 PRINCIPALS = ("User:alice", "User:bob", "User:team-x", "User:*")
 USERS = ("alice", "bob", "team-x")
-KINDS = d.KINDS
+KINDS = tuple(Kind)
 
 names = st.sampled_from
 configs = st.dictionaries(names(CONFIG_KEYS), names(CONFIG_VALUES), max_size=3)
