@@ -50,6 +50,8 @@ class Kind(str, enum.Enum):
     @classmethod
     def parse(cls, value: object) -> Kind:
         """The kind a plan file or row names; ``ValueError`` naming the known kinds for anything else."""
+        if isinstance(value, Kind):
+            return value
         for kind in cls:
             if value == kind.value:
                 return kind

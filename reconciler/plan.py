@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors, fileio, state
+from reconciler import errors, fileio, payloads, state
 from reconciler.kinds import Kind
 
 PLAN_FORMAT = "kafka-reconciler/plan"
@@ -103,7 +103,7 @@ class Change:
     ``address`` is ``kind/name`` (e.g. ``topic/orders``; see ``AclBinding.address`` and
     ``QuotaEntity.address``). A resource touched in several phases (partitions added and configs
     changed) has one change per phase, sharing the address. ``before``/``after`` are the whole
-    resource as plain JSON data (``None`` when absent), ``attributes`` the differing parts.
+    resource's typed payload (``reconciler.payloads``; ``None`` when absent), ``attributes`` the differing parts.
     ``fingerprint`` is ``state.fingerprint`` of the live resource (``None`` if it did not exist).
     """
 
@@ -112,8 +112,8 @@ class Change:
     name: str
     action: Action
     phase: Phase
-    before: Any = None
-    after: Any = None
+    before: payloads.Payload | None = None
+    after: payloads.Payload | None = None
     attributes: tuple[AttributeChange, ...] = ()
     reasons: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -121,7 +121,11 @@ class Change:
     source: str | None = None  # "file:line:col (origin)" of the declaration, if any
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", Kind.parse(self.kind))
+        kind = Kind.parse(self.kind)
+        object.__setattr__(self, "kind", kind)
+        # Plain plan-file data (a change made by hand) becomes the kind's typed payload.
+        object.__setattr__(self, "before", payloads.coerce(kind, self.before))
+        object.__setattr__(self, "after", payloads.coerce(kind, self.after))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,8 +134,8 @@ class Change:
             "name": self.name,
             "action": self.action.value,
             "phase": self.phase.name,
-            "before": self.before,
-            "after": self.after,
+            "before": payloads.encode(self.before),
+            "after": payloads.encode(self.after),
             "attributes": [a.to_dict() for a in self.attributes],
             "reasons": list(self.reasons),
             "warnings": list(self.warnings),
@@ -141,14 +145,15 @@ class Change:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Change:
+        kind = Kind.parse(d["kind"])
         return cls(
             address=str(d["address"]),
-            kind=Kind.parse(d["kind"]),
+            kind=kind,
             name=str(d["name"]),
             action=Action(d["action"]),
             phase=Phase[d["phase"]],
-            before=d.get("before"),
-            after=d.get("after"),
+            before=payloads.decode(kind, d.get("before")),
+            after=payloads.decode(kind, d.get("after")),
             attributes=tuple(AttributeChange.from_dict(a) for a in d.get("attributes", [])),
             reasons=_texts(d.get("reasons", []), "reasons"),
             warnings=_texts(d.get("warnings", []), "warnings"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from reconciler import errors, state
+from reconciler import errors, payloads, state
 from reconciler import plan as plan_model
 from reconciler.apply import secretref, translate
 from reconciler.connection import Secret
@@ -80,6 +80,10 @@ def check_translatable(changes: Iterable[plan_model.Change]) -> None:
     hand, or written by a tool that did not follow the format): each such change is named."""
     problems: list[str] = []
     for c in changes:
+        unreadable = [p for p in (c.before, c.after) if isinstance(p, payloads.Unreadable)]
+        if unreadable:
+            problems.append(f"{c.address}: {unreadable[0].problem}")
+            continue
         try:
             translate.redacted_keys(c)
             if c.kind == Kind.ACL:

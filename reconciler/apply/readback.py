@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from reconciler import plan as plan_model
 from reconciler import state
-from reconciler.apply import verify
+from reconciler.apply import translate, verify
 from reconciler.apply.apply_report import NotConverged
 from reconciler.apply.batch import ApplyContext
 
@@ -38,12 +38,11 @@ def work_units(applied: Sequence[plan_model.Change]) -> int:
     """Partitions created or added, plus one per other applied change."""
     units = 0
     for c in applied:
-        after = c.after or {}
-        before = c.before or {}
         if c.phase is plan_model.Phase.TOPIC_CREATE:
-            units += len(after.get("assignment") or ()) or int(after.get("partitions") or 1)
+            after = translate.topic(c)
+            units += len(after.assignment or ()) or after.partitions or 1
         elif c.phase is plan_model.Phase.PARTITIONS:
-            units += max(1, int(after.get("partitions") or 0) - int(before.get("partitions") or 0))
+            units += max(1, (translate.topic(c).partitions or 0) - (translate.topic(c, before=True).partitions or 0))
         else:
             units += 1
     return units

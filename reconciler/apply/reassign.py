@@ -88,7 +88,7 @@ def run_reassign(
         broker_ids = {b.id for b in live.brokers}
         topics = live.topics or {}
         for name, (c, wanted) in per_change.items():
-            planned = len((c.after or {}).get("assignment") or ())
+            planned = len(translate.topic(c).assignment or ())
             # Partitions added earlier in the same plan do not exist yet in a dry run.
             partitions = topics[name].partitions if name in topics and planned <= topics[name].partitions else None
             problem = dryrun.check_reassignment(topic=name, targets=wanted, brokers=broker_ids, partitions=partitions)

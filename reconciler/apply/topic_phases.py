@@ -113,7 +113,7 @@ def run_create(
             resolved = r.extra.get("configs")
             if resolved:
                 details["resolved_configs"] = dict(resolved)
-                details["declared_configs"] = sorted((change.after or {}).get("configs") or {})
+                details["declared_configs"] = sorted(translate.topic(change).configs or {})
             if not r.ok and r.error_name == "TOPIC_ALREADY_EXISTS" and name in existing:
                 # Re-create after a delete in the same plan: the name is only free once the delete has run.
                 note = "not validated by the broker: the name stays taken until this plan's delete runs"
@@ -146,7 +146,7 @@ def _judge_raced_creates(
     differs = {m.address: m.detail for m in verify.not_converged(raced, now)}
     for c in raced:
         topic = (now.topics or {}).get(c.name)
-        declared = set((c.after or {}).get("configs") or {})
+        declared = set(translate.topic(c).configs or {})
         extra = sorted(set(topic.configs) - declared) if topic is not None else []
         if extra and c.address not in differs:
             differs[c.address] = f"also sets {', '.join(extra)}"
@@ -176,9 +176,9 @@ def run_partitions(
     for c in changes:
         try:
             totals[c.name] = translate.partitions_total(c)
-            new_replicas = (c.after or {}).get("assignment")
+            new_replicas = translate.topic(c).assignment
             if new_replicas:
-                placed[c.name] = [[int(b) for b in r] for r in new_replicas]
+                placed[c.name] = [list(r) for r in new_replicas]
             by_name[c.name] = c
         except (KeyError, ValueError, TypeError) as exc:
             out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=f"no partition count: {exc}"))

@@ -1,18 +1,18 @@
-"""Turn plan changes (plain JSON data) into the arguments of the adapter's batched calls.
+"""Turn plan changes into the arguments of the adapter's batched calls.
 
-This is the one place that knows how the planner lays out ``Change.before``/``after`` and
-``attributes`` for each kind; every phase runner goes through it.
+Every phase runner goes through this module. It reads a change's typed payloads
+(``reconciler.payloads``) and ``attributes``; ``topic``/``scram``/... below give the payload of
+the expected type, or ``CannotTranslate`` naming the change when a plan file held data of another shape.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypeVar
 
+from reconciler import payloads, state
 from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import secretref
 from reconciler.connection import Secret
 from reconciler.kafka import results
@@ -22,6 +22,24 @@ CONFIG_PREFIX = "configs."
 
 class CannotTranslate(ValueError):
     """A change lacks what is needed to send it (e.g. a redacted value in a saved plan)."""
+
+
+P = TypeVar("P", payloads.TopicPayload, payloads.AclPayload, payloads.QuotaPayload, payloads.ScramPayload)
+
+
+def _payload(change: plan_model.Change, payload: payloads.Payload | None, of: type[P]) -> P | None:
+    """``payload`` as ``of``; ``CannotTranslate`` naming the change when the plan file held another shape."""
+    if payload is None or isinstance(payload, of):
+        return payload
+    if isinstance(payload, payloads.Unreadable):
+        raise CannotTranslate(f"{change.address}: {payload.problem}")
+    raise CannotTranslate(f"{change.address}: the change's data is not a {change.kind} description")
+
+
+def topic(change: plan_model.Change, *, before: bool = False) -> payloads.TopicPayload:
+    """A topic change's payload (``after`` unless ``before``); an empty one when the plan holds none."""
+    found = _payload(change, change.before if before else change.after, payloads.TopicPayload)
+    return found or payloads.TopicPayload()
 
 
 def _revealed(change: plan_model.Change, key: str, reveal: secretref.Reveal | None) -> str:
@@ -41,32 +59,34 @@ def redacted_keys(change: plan_model.Change) -> list[str]:
         if a.name.startswith(CONFIG_PREFIX) and a.after == plan_model.REDACTED
     ]
     if change.phase is plan_model.Phase.TOPIC_CREATE:
-        keys += [k for k, v in ((change.after or {}).get("configs") or {}).items() if v == plan_model.REDACTED]
+        keys += [k for k, v in (topic(change).configs or {}).items() if v == plan_model.REDACTED]
     return sorted(set(keys))
 
 
 def topic_spec(change: plan_model.Change, reveal: secretref.Reveal | None = None) -> results.TopicSpec:
-    after = change.after or {}
-    assignment = after.get("assignment")
+    after = topic(change)
     configs = {
-        str(k): _revealed(change, str(k), reveal) if v == plan_model.REDACTED else str(v)
-        for k, v in (after.get("configs") or {}).items()
+        k: _revealed(change, k, reveal) if v == plan_model.REDACTED else v
+        for k, v in (after.configs or {}).items()
         if v is not None
     }
-    if assignment:
-        return results.TopicSpec(
-            name=change.name, assignment=tuple(tuple(int(b) for b in r) for r in assignment), configs=configs
-        )
+    if after.assignment:
+        return results.TopicSpec(name=change.name, assignment=after.assignment, configs=configs)
+    if after.partitions is None or after.replication_factor is None:
+        raise CannotTranslate(f"{change.address}: the plan gives no partition count or replication factor")
     return results.TopicSpec(
         name=change.name,
-        partitions=int(after["partitions"]),
-        replication_factor=int(after["replication_factor"]),
+        partitions=after.partitions,
+        replication_factor=after.replication_factor,
         configs=configs,
     )
 
 
 def partitions_total(change: plan_model.Change) -> int:
-    return int((change.after or {})["partitions"])
+    total = topic(change).partitions
+    if total is None:
+        raise CannotTranslate(f"{change.address}: the plan gives no partition count")
+    return total
 
 
 def config_ops(change: plan_model.Change, reveal: secretref.Reveal | None = None) -> list[results.ConfigOp]:
@@ -86,10 +106,11 @@ def config_ops(change: plan_model.Change, reveal: secretref.Reveal | None = None
 
 
 def acl_binding(change: plan_model.Change) -> state.AclBinding:
-    data = change.before if change.action is plan_model.Action.DELETE else change.after
-    if not isinstance(data, Mapping):
+    side = change.before if change.action is plan_model.Action.DELETE else change.after
+    found = _payload(change, side, payloads.AclPayload)
+    if found is None:
         raise CannotTranslate(f"{change.address}: the plan does not describe the binding")
-    return state.AclBinding.from_dict(data)
+    return found.binding
 
 
 _QUOTA_PART = re.compile(r",(?=(?:" + "|".join(re.escape(t) for t in state.QUOTA_ENTITY_TYPES) + r")=)")
@@ -108,8 +129,10 @@ def quota_entity(change: plan_model.Change) -> state.QuotaEntity:
 
 def quota_values(change: plan_model.Change) -> dict[str, float | None]:
     """Keys to set (float) and keys to remove (``None``)."""
-    before = dict(change.before or {})
-    after = {} if change.action is plan_model.Action.DELETE else dict(change.after or {})
+    found = _payload(change, change.before, payloads.QuotaPayload)
+    before = {} if found is None else dict(found.values)
+    found = None if change.action is plan_model.Action.DELETE else _payload(change, change.after, payloads.QuotaPayload)
+    after = {} if found is None else dict(found.values)
     out: dict[str, float | None] = {k: float(v) for k, v in after.items()}
     out.update({k: None for k in before if k not in after})
     return out
@@ -117,14 +140,9 @@ def quota_values(change: plan_model.Change) -> dict[str, float | None]:
 
 def reassignment_targets(change: plan_model.Change) -> dict[int, tuple[int, ...]]:
     """Partition -> target replica list, for partitions whose replicas change."""
-    before: Sequence[Sequence[int]] = (change.before or {}).get("assignment") or ()
-    after: Sequence[Sequence[int]] = (change.after or {}).get("assignment") or ()
-    targets: dict[int, tuple[int, ...]] = {}
-    for p, replicas in enumerate(after):
-        target = tuple(int(b) for b in replicas)
-        if p >= len(before) or tuple(before[p]) != target:
-            targets[p] = target
-    return targets
+    before = topic(change, before=True).assignment or ()
+    after = topic(change).assignment or ()
+    return {p: target for p, target in enumerate(after) if p >= len(before) or before[p] != target}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -137,23 +155,19 @@ class ScramChange:
     password: str | None
 
 
-def _credentials(data: Any) -> dict[str, int]:
-    creds = (data or {}).get("credentials") or {}
-    return {str(m): int((v or {}).get("iterations") or 0) for m, v in creds.items()}
-
-
 def scram_change(change: plan_model.Change) -> ScramChange:
     """What to upsert and delete for a ``scram_user`` change."""
-    before = _credentials(change.before)
-    after = {} if change.action is plan_model.Action.DELETE else _credentials(change.after)
+    had = _payload(change, change.before, payloads.ScramPayload)
+    wants = _payload(change, change.after, payloads.ScramPayload)
+    before = {} if had is None else dict(had.credentials)
+    after = {} if wants is None or change.action is plan_model.Action.DELETE else dict(wants.credentials)
     if change.action is not plan_model.Action.DELETE and not after:
         raise CannotTranslate(f"{change.address}: the plan names no credential to set")
-    password = (change.after or {}).get("password")
     return ScramChange(
         user=change.name,
         upserts=after,
         deletions=tuple(sorted(m for m in before if m not in after)),
-        password=None if password is None else str(password),
+        password=None if wants is None else wants.password,
     )
 
 

@@ -8,7 +8,6 @@ holds redacted (sensitive configs) cannot be compared and are taken on trust.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from reconciler import plan as plan_model
 from reconciler import state
@@ -34,26 +33,27 @@ def _configs_mismatch(want: Iterable[plan_model.AttributeChange], have: Mapping[
 
 def _topic(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     topic = (live.topics or {}).get(c.name)
-    after: Mapping[str, Any] = c.after or {}
     if c.phase is plan_model.Phase.TOPIC_DELETE:
         return ["the topic still exists"] if topic is not None else []
     if topic is None:
         return ["the topic does not exist"]
     problems = []
+    after = translate.topic(c)
     if c.phase is plan_model.Phase.TOPIC_CREATE:
-        if "assignment" in after:
-            if [list(r) for r in topic.assignment] != after["assignment"]:
+        if after.assignment is not None:
+            if [list(r) for r in topic.assignment] != [list(r) for r in after.assignment]:
                 problems.append("the replica assignment differs")
         else:
-            if topic.partitions != after.get("partitions"):
-                problems.append(f"{topic.partitions} partition(s), wanted {after.get('partitions')}")
-            if topic.replication_factor != after.get("replication_factor"):
-                want_rf = after.get("replication_factor")
+            if topic.partitions != after.partitions:
+                problems.append(f"{topic.partitions} partition(s), wanted {after.partitions}")
+            if topic.replication_factor != after.replication_factor:
+                want_rf = after.replication_factor
                 problems.append(f"replication factor {topic.replication_factor}, wanted {want_rf}")
         problems += _configs_mismatch(c.attributes, topic.configs)
     elif c.phase is plan_model.Phase.PARTITIONS:
-        if topic.partitions < int(after["partitions"]):
-            problems.append(f"{topic.partitions} partition(s), wanted {after['partitions']}")
+        wanted = translate.partitions_total(c)
+        if topic.partitions < wanted:
+            problems.append(f"{topic.partitions} partition(s), wanted {wanted}")
     elif c.phase is plan_model.Phase.TOPIC_CONFIG:
         problems += _configs_mismatch(c.attributes, topic.configs)
     elif c.phase is plan_model.Phase.REASSIGN:

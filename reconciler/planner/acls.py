@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from reconciler import payloads, state
 from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
@@ -148,7 +148,7 @@ def plan_acls(ctx: common.Context) -> None:
                 name=views.acl_name(b),
                 action=plan_model.Action.DELETE,
                 phase=plan_model.Phase.ACL_DELETE,
-                before=b.to_dict(),
+                before=payloads.AclPayload(b),
                 reasons=("not declared; deletion is enabled for acls",),
                 warnings=tuple(notes.get(b, ())),
                 fingerprint=views.fingerprint_of(views.acl_view(b, True)),
@@ -162,7 +162,7 @@ def plan_acls(ctx: common.Context) -> None:
                 name=views.acl_name(b),
                 action=plan_model.Action.CREATE,
                 phase=plan_model.Phase.ACL_CREATE,
-                after=b.to_dict(),
+                after=payloads.AclPayload(b),
                 reasons=("declared in the manifests; not in the cluster",),
                 warnings=tuple(notes.get(b, ())),
                 source=common.source_text(wanted[b]),

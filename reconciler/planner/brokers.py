@@ -8,8 +8,8 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
+from reconciler import payloads, state
 from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
@@ -80,8 +80,12 @@ def plan_broker_configs(ctx: common.Context) -> None:
                 name=broker,
                 action=plan_model.Action.UPDATE,
                 phase=plan_model.Phase.BROKER_CONFIG,
-                before={"configs": {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}},
-                after={"configs": {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())}},
+                before=payloads.BrokerConfigPayload(
+                    {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}
+                ),
+                after=payloads.BrokerConfigPayload(
+                    {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())}
+                ),
                 attributes=diff.attributes,
                 reasons=("dynamic broker configs differ from the manifests",),
                 fingerprint=fingerprint,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reconciler import payloads
 from reconciler import plan as plan_model
 from reconciler.kinds import Kind
 from reconciler.planner import common, views
@@ -38,9 +39,11 @@ def lint(ctx: common.Context) -> None:
     racks = {b.id: b.rack for b in brokers}
     multi_rack = len({r for r in racks.values() if r is not None}) > 1
     targets = {
-        c.name: c.after["assignment"]
+        c.name: c.after.assignment
         for c in ctx.changes
-        if c.kind == Kind.TOPIC and c.phase is plan_model.Phase.REASSIGN and c.action is plan_model.Action.UPDATE
+        if isinstance(c.after, payloads.TopicPayload)
+        and c.phase is plan_model.Phase.REASSIGN
+        and c.action is plan_model.Action.UPDATE
     }
     live_topics = ctx.live.topics or {}
     cluster_min_isr = _parse_int(ctx.live.cluster_configs.get("min.insync.replicas"), default=1)

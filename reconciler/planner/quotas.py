@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from reconciler import desired, state
+from reconciler import desired, payloads, state
 from reconciler import plan as plan_model
 from reconciler.kinds import Kind
 from reconciler.planner import common, views
@@ -80,8 +80,8 @@ def plan_quotas(ctx: common.Context) -> None:
                 name=views.quota_name(entity),
                 action=plan_model.Action.UPDATE if have else plan_model.Action.CREATE,
                 phase=plan_model.Phase.QUOTA,
-                before=dict(sorted(have.items())) or None,
-                after=dict(sorted(want.items())),
+                before=payloads.QuotaPayload(dict(sorted(have.items()))) if have else None,
+                after=payloads.QuotaPayload(dict(sorted(want.items()))),
                 attributes=attrs,
                 reasons=("quota values differ from the manifests",) if have else ("declared; no quota set yet",),
                 fingerprint=views.fingerprint_of(views.quota_view(entity, have)),
@@ -109,7 +109,7 @@ def _delete(
         name=views.quota_name(entity),
         action=plan_model.Action.DELETE,
         phase=plan_model.Phase.QUOTA,
-        before=dict(sorted(values.items())),
+        before=payloads.QuotaPayload(dict(sorted(values.items()))),
         attributes=tuple(plan_model.AttributeChange(k, v, None) for k, v in sorted(values.items())),
         reasons=(reason,),
         fingerprint=views.fingerprint_of(views.quota_view(entity, values)),

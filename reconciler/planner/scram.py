@@ -10,22 +10,27 @@ Plans show the password's reference (``env:NAME``), never a password.
 
 from __future__ import annotations
 
-from typing import Any
-
-from reconciler import desired, state
+from reconciler import desired, payloads, state
 from reconciler import plan as plan_model
 from reconciler.kinds import Kind
 from reconciler.planner import common, views
 
 
-def _after(user: desired.DesiredScramUser) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "credentials": {user.mechanism: {"iterations": user.iterations}},
-        "password": user.password.describe(),
-    }
-    if user.rotation is not None:
-        out["rotation"] = user.rotation
-    return out
+def _after(user: desired.DesiredScramUser) -> payloads.ScramPayload:
+    return payloads.ScramPayload(
+        credentials={user.mechanism: user.iterations}, password=user.password.describe(), rotation=user.rotation
+    )
+
+
+def _before(user: str, creds: tuple[state.ScramCredential, ...]) -> payloads.ScramPayload | None:
+    """The live credentials as ``views.scram_view`` shows them: by mechanism, ``None`` when there are none."""
+    if not creds:
+        return None
+    return payloads.ScramPayload(name=user, credentials={c.mechanism: c.iterations for c in sorted(creds, key=_mech)})
+
+
+def _mech(cred: state.ScramCredential) -> str:
+    return cred.mechanism
 
 
 def plan_scram(ctx: common.Context) -> None:
@@ -67,7 +72,7 @@ def plan_scram(ctx: common.Context) -> None:
                 name=name,
                 action=plan_model.Action.DELETE,
                 phase=plan_model.Phase.SCRAM,
-                before=view,
+                before=_before(name, creds),
                 attributes=tuple(
                     plan_model.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
                     for c in sorted(creds, key=lambda c: c.mechanism)
@@ -120,7 +125,7 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             name=want.name,
             action=action,
             phase=plan_model.Phase.SCRAM,
-            before=view,
+            before=_before(want.name, creds),
             after=_after(want),
             attributes=tuple(attrs),
             reasons=tuple(reasons),

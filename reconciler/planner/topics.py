@@ -7,10 +7,11 @@ only counted, so a plan over 100,000 topics stays small.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler import configs, desired, state
+from reconciler import configs, desired, payloads, state
 from reconciler import plan as plan_model
 from reconciler.kinds import Kind
 from reconciler.planner import assignment, common, guards, usage, views
@@ -85,7 +86,7 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
     if found is None:
         warnings.append("whether the topic is in use was not checked (no usage evidence was read)")
     else:
-        before["usage"] = found.evidence()
+        before = dataclasses.replace(before, usage=found.evidence())
         lines = [f"evidence: {line}" for line in usage.evidence(found)]
         why = usage.in_use(found, window_ms=ctx.options.in_use_window_ms)
         if why and not ctx.options.allow_delete_in_use:
@@ -113,12 +114,12 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
     )
 
 
-def _summary(topic: state.TopicState) -> dict[str, Any]:
-    return {
-        "partitions": topic.partitions,
-        "replication_factor": topic.replication_factor,
-        "configs": _configs_shown(dict(topic.configs), topic.sensitive),
-    }
+def _summary(topic: state.TopicState) -> payloads.TopicPayload:
+    return payloads.TopicPayload(
+        partitions=topic.partitions,
+        replication_factor=topic.replication_factor,
+        configs=_configs_shown(dict(topic.configs), topic.sensitive),
+    )
 
 
 def _assignment_problem(want: desired.DesiredTopic, broker_ids: set[int]) -> str | None:
@@ -147,20 +148,21 @@ def _create(
     ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int], *, collides_with: str | None
 ) -> None:
     addr = views.address(Kind.TOPIC, want.name)
-    after: dict[str, Any] = {
-        "partitions": want.partitions,
-        "replication_factor": want.replication_factor,
-        "configs": _configs_shown(dict(want.configs), frozenset()),
-    }
+    shown = _configs_shown(dict(want.configs), frozenset())
+    after = payloads.TopicPayload(
+        partitions=want.partitions,
+        replication_factor=want.replication_factor,
+        configs=shown,
+        assignment=want.assignment,
+    )
     attrs = [
         plan_model.AttributeChange("partitions", None, want.partitions),
         plan_model.AttributeChange("replication_factor", None, want.replication_factor),
     ]
-    for key, value in after["configs"].items():
+    for key, value in shown.items():
         attrs.append(plan_model.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
     if want.assignment is not None:
-        after["assignment"] = [list(r) for r in want.assignment]
-        attrs.append(plan_model.AttributeChange("assignment", None, after["assignment"]))
+        attrs.append(plan_model.AttributeChange("assignment", None, [list(r) for r in want.assignment]))
     problem = (
         (guards.collision_problem(want.name, collides_with) if collides_with else None)
         or _rf_problem(want.replication_factor, broker_ids)
@@ -204,15 +206,15 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
     live_n = len(have.assignment)
     rf_changes = any(len(r) != want.replication_factor for r in have.assignment)
     if want.partitions > live_n:
-        after: dict[str, Any] = {"partitions": want.partitions}
+        after = payloads.TopicPayload(partitions=want.partitions)
         # New partitions are created at the current replication factor; when it changes, the
         # reassignment that follows moves them to their declared replicas.
         if want.assignment is not None and len(want.assignment) == want.partitions and not rf_changes:
-            after["assignment"] = [list(r) for r in want.assignment[live_n:]]
+            after = dataclasses.replace(after, assignment=want.assignment[live_n:])
         add(
             plan_model.Action.UPDATE,
             plan_model.Phase.PARTITIONS,
-            before={"partitions": live_n},
+            before=payloads.TopicPayload(partitions=live_n),
             after=after,
             attributes=(plan_model.AttributeChange("partitions", live_n, want.partitions),),
             reasons=(f"add {want.partitions - live_n} partition(s)",),
@@ -221,8 +223,8 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         add(
             plan_model.Action.BLOCKED,
             plan_model.Phase.PARTITIONS,
-            before={"partitions": live_n},
-            after={"partitions": want.partitions},
+            before=payloads.TopicPayload(partitions=live_n),
+            after=payloads.TopicPayload(partitions=want.partitions),
             attributes=(plan_model.AttributeChange("partitions", live_n, want.partitions),),
             reasons=(
                 f"Kafka cannot remove partitions: the topic has {live_n}, the manifests declare {want.partitions}",
@@ -245,8 +247,8 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         add(
             plan_model.Action.UPDATE,
             plan_model.Phase.TOPIC_CONFIG,
-            before={"configs": _configs_shown(dict(have.configs), secret)},
-            after={"configs": _configs_shown(dict(want.configs), secret)},
+            before=payloads.TopicPayload(configs=_configs_shown(dict(have.configs), secret)),
+            after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret)),
             attributes=diff.attributes,
             reasons=_config_reasons(diff.attributes),
         )
@@ -278,7 +280,7 @@ def _reassign(
     )
     if not (rf_changes or declared_moves):
         return
-    before = {"replication_factor": have.replication_factor, "assignment": [list(r) for r in have.assignment]}
+    before = payloads.TopicPayload(replication_factor=have.replication_factor, assignment=have.assignment)
     problem = _rf_problem(want.replication_factor, broker_ids) or _assignment_problem(want, broker_ids)
     if problem is None and not broker_ids:
         problem = "the cluster's broker list is unknown, so no target assignment can be computed"
@@ -323,7 +325,9 @@ def _reassign(
         plan_model.Action.UPDATE,
         plan_model.Phase.REASSIGN,
         before=before,
-        after={"replication_factor": want.replication_factor, "assignment": [list(r) for r in target]},
+        after=payloads.TopicPayload(
+            replication_factor=want.replication_factor, assignment=tuple(tuple(r) for r in target)
+        ),
         attributes=tuple(attrs),
         reasons=(why,),
         warnings=tuple(warnings),

@@ -8,20 +8,28 @@ leak one either. For a plan from the planner the output is byte-identical to ``P
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
-from reconciler import configs
+from reconciler import configs, payloads
 from reconciler import plan as plan_model
 from reconciler.render import values
 
 
-def _redact_configs(doc: Any) -> Any:
-    if not isinstance(doc, dict) or not isinstance(doc.get("configs"), dict):
-        return doc
-    shown = {
-        k: (plan_model.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in doc["configs"].items()
-    }
-    return {**doc, "configs": shown}
+def _hidden(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (plan_model.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in values.items()}
+
+
+def _redact_configs(payload: payloads.Payload | None) -> payloads.Payload | None:
+    if isinstance(payload, payloads.TopicPayload) and payload.configs is not None:
+        return dataclasses.replace(payload, configs=_hidden(payload.configs))
+    if isinstance(payload, payloads.BrokerConfigPayload):
+        return dataclasses.replace(payload, configs=_hidden(payload.configs))
+    if isinstance(payload, payloads.Unreadable):  # a plan file's data kept as written: redacted all the same
+        raw = payload.raw
+        if isinstance(raw, dict) and isinstance(raw.get("configs"), dict):
+            return dataclasses.replace(payload, raw={**raw, "configs": _hidden(raw["configs"])})
+    return payload
 
 
 def _redact_attribute(attr: plan_model.AttributeChange) -> plan_model.AttributeChange:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reconciler import payloads
 from reconciler import plan as plan_model
 from reconciler.planner import plan
 from tests.support.builders import acl, cluster, only, rows, want
@@ -46,7 +47,7 @@ def test_declared_acl_of_unowned_principal_is_still_managed() -> None:
 
 def test_create_records_source_and_binding() -> None:
     change = only(plan(want(acls=[ALICE_READ]), cluster()), ALICE_READ.address)
-    assert change.after == ALICE_READ.to_dict()
+    assert payloads.encode(change.after) == ALICE_READ.to_dict()
     assert change.source == "acls.yaml:7:1 (grant consumer orders)"
     assert change.name == ALICE_READ.address.removeprefix("acl/")
 

@@ -12,7 +12,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconciler import configs
+from reconciler import configs, payloads
 from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import plan
@@ -68,17 +68,18 @@ def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
     quotas = dict(live.quotas or {})
     entities = {e.address: e for e in (*quotas, *ENTITIES)}
     for c in result.actionable:
+        before, after = payloads.encode(c.before), payloads.encode(c.after)  # as the plan file holds them
         if c.kind == "topic":
             old = topics.get(c.name)
             if c.action is plan_model.Action.DELETE:
                 del topics[c.name]
             elif c.phase is plan_model.Phase.TOPIC_CREATE:
-                rf, n = c.after["replication_factor"], c.after["partitions"]
+                rf, n = after["replication_factor"], after["partitions"]
                 assignment = tuple(tuple((i + r) % 3 + 1 for r in range(rf)) for i in range(n))
-                topics[c.name] = s.TopicState(c.name, assignment, configs=dict(c.after["configs"]))
+                topics[c.name] = s.TopicState(c.name, assignment, configs=dict(after["configs"]))
             elif c.phase is plan_model.Phase.PARTITIONS:
                 assert old is not None
-                extra = tuple(old.assignment[-1] for _ in range(c.after["partitions"] - old.partitions))
+                extra = tuple(old.assignment[-1] for _ in range(after["partitions"] - old.partitions))
                 topics[c.name] = dataclasses.replace(old, assignment=old.assignment + extra)
             elif c.phase is plan_model.Phase.TOPIC_CONFIG:
                 assert old is not None
@@ -92,16 +93,16 @@ def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
                 topics[c.name] = dataclasses.replace(old, configs=configs)
             elif c.phase is plan_model.Phase.REASSIGN:
                 assert old is not None
-                topics[c.name] = dataclasses.replace(old, assignment=tuple(tuple(r) for r in c.after["assignment"]))
+                topics[c.name] = dataclasses.replace(old, assignment=tuple(tuple(r) for r in after["assignment"]))
         elif c.kind == "acl":
-            binding = s.AclBinding.from_dict(c.before if c.action is plan_model.Action.DELETE else c.after)
+            binding = s.AclBinding.from_dict(before if c.action is plan_model.Action.DELETE else after)
             (acls.discard if c.action is plan_model.Action.DELETE else acls.add)(binding)
         elif c.kind == "quota":
             entity = entities[c.address]
             if c.action is plan_model.Action.DELETE:
                 del quotas[entity]
             else:
-                quotas[entity] = dict(c.after)
+                quotas[entity] = dict(after)
     return dataclasses.replace(live, topics=topics, acls=frozenset(acls), quotas=quotas)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reconciler import payloads
 from reconciler import plan as plan_model
 from reconciler.planner import live_view, plan
 from reconciler.planner.topics import is_internal
@@ -53,7 +54,11 @@ def test_topic_rules(desired: list, live: list, expected: list) -> None:
 def test_create_carries_configs_and_no_separate_config_change() -> None:
     result = plan(want(topics=[topic("orders", 6, 3, configs={"retention.ms": "604800000"})]), cluster())
     change = only(result, "topic/orders")
-    assert change.after == {"partitions": 6, "replication_factor": 3, "configs": {"retention.ms": "604800000"}}
+    assert payloads.encode(change.after) == {
+        "partitions": 6,
+        "replication_factor": 3,
+        "configs": {"retention.ms": "604800000"},
+    }
     assert change.fingerprint is None
     assert change.source == "topics.yaml:3:1"
     assert result.summary().line() == "Plan: 1 to create, 0 to update, 0 to delete."
@@ -75,7 +80,7 @@ def test_replication_factor_increase_gets_rack_aware_target_keeping_replicas() -
     live = live_topic("orders", 4, 1, assignment=((1,), (2,), (3,), (4,)))
     result = plan(want(topics=[topic("orders", 4, 2)]), cluster(broker_list=racked, topics=[live]))
     change = only(result, "topic/orders", plan_model.Phase.REASSIGN)
-    target = change.after["assignment"]
+    target = payloads.encode(change.after)["assignment"]
     rack = {b.id: b.rack for b in racked}
     for old, new in zip(live.assignment, target, strict=True):
         assert new[0] == old[0]
@@ -85,7 +90,7 @@ def test_replication_factor_increase_gets_rack_aware_target_keeping_replicas() -
 
 def test_new_partitions_are_included_in_the_reassignment_target() -> None:
     result = plan(want(topics=[topic("orders", 4, 3)]), cluster(topics=[live_topic("orders", 2, 2)]))
-    target = only(result, "topic/orders", plan_model.Phase.REASSIGN).after["assignment"]
+    target = payloads.encode(only(result, "topic/orders", plan_model.Phase.REASSIGN).after)["assignment"]
     assert len(target) == 4 and all(len(set(r)) == 3 for r in target)
 
 
@@ -96,7 +101,7 @@ def test_declared_assignment_differing_from_live_is_reassigned() -> None:
         cluster(topics=[live_topic("orders", 2, 2, assignment=((1, 2), (1, 2)))]),
     )
     change = only(result, "topic/orders", plan_model.Phase.REASSIGN)
-    assert change.after["assignment"] == [[3, 1], [1, 2]]
+    assert payloads.encode(change.after)["assignment"] == [[3, 1], [1, 2]]
     assert attrs(change) == {"assignment.0": ([1, 2], [3, 1])}
 
 
@@ -234,12 +239,14 @@ def test_added_partitions_take_their_declared_replicas() -> None:
         plan(want(topics=[topic("orders", 3, 2, assignment=declared)]), cluster(topics=[live])), "topic/orders"
     )
     assert change.phase is plan_model.Phase.PARTITIONS
-    assert change.after == {"partitions": 3, "assignment": [[3, 1]]}
+    assert payloads.encode(change.after) == {"partitions": 3, "assignment": [[3, 1]]}
 
 
 def test_added_partitions_with_a_replication_factor_change_are_placed_by_the_reassignment() -> None:
     declared = ((1, 2, 3), (2, 3, 1), (3, 1, 2))
     live = live_topic("orders", 2, 2, assignment=((1, 2), (2, 3)))
     result = plan(want(topics=[topic("orders", 3, 3, assignment=declared)]), cluster(topics=[live]))
-    assert only(result, "topic/orders", plan_model.Phase.PARTITIONS).after == {"partitions": 3}
-    assert only(result, "topic/orders", plan_model.Phase.REASSIGN).after["assignment"] == [list(r) for r in declared]
+    assert payloads.encode(only(result, "topic/orders", plan_model.Phase.PARTITIONS).after) == {"partitions": 3}
+    assert payloads.encode(only(result, "topic/orders", plan_model.Phase.REASSIGN).after)["assignment"] == [
+        list(r) for r in declared
+    ]

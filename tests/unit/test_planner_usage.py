@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from reconciler import payloads
 from reconciler import plan as plan_model
 from reconciler import state as s
 from reconciler.planner import PlanOptions, plan
@@ -78,7 +79,7 @@ def test_delete_of_a_topic_by_its_usage(
     change = plan_delete(usage, **options)
     assert change.action is action
     assert change.reasons[0] == first_reason
-    assert change.before["usage"] == usage.evidence()
+    assert payloads.encode(change.before)["usage"] == usage.evidence()
     shown = change.reasons if action is plan_model.Action.BLOCKED else change.warnings
     assert any(line.startswith("evidence: end offsets ") for line in shown)
 

@@ -1,0 +1,237 @@
+"""The typed ``before``/``after`` payload of a plan change: one type per resource kind, and its JSON form.
+
+The planner builds these, ``Change.to_dict`` writes them with ``to_dict`` and ``Change.from_dict``
+reads them back with ``decode``, so apply and the renderers read fields, never dict keys written by
+another stage. ``to_dict(from_dict(d)) == d`` for every payload the planner writes, so a saved plan
+re-serialises byte for byte. A payload in a plan file that does not have its kind's shape (a plan
+edited by hand and resealed) is kept as ``Unreadable``: the plan can still be shown, and apply
+refuses it, naming the change, before anything is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from reconciler import state
+from reconciler.kinds import Kind
+
+
+class PayloadError(ValueError):
+    """A payload in a plan file does not have the shape its kind's payload type reads."""
+
+
+def _fields(data: Any, allowed: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise PayloadError(f"the change's data is a {type(data).__name__}, not an object")
+    unknown = sorted(str(k) for k in data if k not in allowed)
+    if unknown:
+        raise PayloadError(f"the change's data has unexpected field(s) {', '.join(unknown)}")
+    return data
+
+
+def _int(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(f"the change's {field} is not a whole number")
+    return value
+
+
+def _text(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise PayloadError(f"the change's {field} is not text")
+    return value
+
+
+def _configs(value: Any) -> dict[str, str | None]:
+    if not isinstance(value, Mapping) or not all(isinstance(v, str) or v is None for v in value.values()):
+        raise PayloadError("the change's configs are not an object of text values")
+    return {str(k): v for k, v in value.items()}
+
+
+def _assignment(value: Any) -> tuple[tuple[int, ...], ...]:
+    if not isinstance(value, list) or not all(isinstance(r, list) for r in value):
+        raise PayloadError("the change's assignment is not a list of replica lists")
+    return tuple(tuple(_int(b, "assignment") for b in r) for r in value)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TopicPayload:
+    """A topic, or the part of it one phase changes; a field is ``None`` when that phase does not involve it.
+
+    ``configs`` values are Kafka strings (``plan.REDACTED`` for a sensitive one, ``None`` for a reset);
+    ``usage`` is the evidence of use recorded with a delete, plain JSON data that is shown, never decided on.
+    """
+
+    partitions: int | None = None
+    replication_factor: int | None = None
+    configs: Mapping[str, str | None] | None = None
+    assignment: tuple[tuple[int, ...], ...] | None = None
+    usage: Any = None
+
+    _FIELDS = ("partitions", "replication_factor", "configs", "assignment", "usage")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.partitions is not None:
+            out["partitions"] = self.partitions
+        if self.replication_factor is not None:
+            out["replication_factor"] = self.replication_factor
+        if self.configs is not None:
+            out["configs"] = dict(self.configs)
+        if self.assignment is not None:
+            out["assignment"] = [list(r) for r in self.assignment]
+        if self.usage is not None:
+            out["usage"] = self.usage
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> TopicPayload:
+        d = _fields(data, cls._FIELDS)
+        return cls(
+            partitions=None if d.get("partitions") is None else _int(d["partitions"], "partitions"),
+            replication_factor=(
+                None if d.get("replication_factor") is None else _int(d["replication_factor"], "replication_factor")
+            ),
+            configs=None if d.get("configs") is None else _configs(d["configs"]),
+            assignment=None if d.get("assignment") is None else _assignment(d["assignment"]),
+            usage=d.get("usage"),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AclPayload:
+    """One ACL binding."""
+
+    binding: state.AclBinding
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.binding.to_dict()
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AclPayload:
+        names = tuple(f.name for f in dataclasses.fields(state.AclBinding))
+        d = _fields(data, names)
+        missing = [n for n in names if n not in d]
+        if missing:
+            raise PayloadError(f"the change has no {', '.join(repr(n) for n in missing)} field")
+        return cls(state.AclBinding(**{n: _text(d[n], n) for n in names}))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QuotaPayload:
+    """The quota values of one entity (``producer_byte_rate`` -> bytes per second)."""
+
+    values: Mapping[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.values)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> QuotaPayload:
+        if not isinstance(data, Mapping):
+            raise PayloadError(f"the change's data is a {type(data).__name__}, not an object")
+        d = data
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in d.values()):
+            raise PayloadError("the change's quota values are not numbers")
+        return cls({str(k): v for k, v in d.items()})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScramPayload:
+    """A user's SCRAM credentials (mechanism -> iterations); ``password`` describes the secret's reference
+    (``env:NAME``), never its value; ``rotation`` is the manifests' rotation marker."""
+
+    credentials: Mapping[str, int]
+    name: str | None = None
+    password: str | None = None
+    rotation: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.name is not None:
+            out["name"] = self.name
+        out["credentials"] = {m: {"iterations": n} for m, n in self.credentials.items()}
+        if self.password is not None:
+            out["password"] = self.password
+        if self.rotation is not None:
+            out["rotation"] = self.rotation
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ScramPayload:
+        d = _fields(data, ("name", "credentials", "password", "rotation"))
+        creds = d.get("credentials")
+        if not isinstance(creds, Mapping) or not all(
+            isinstance(v, Mapping) and set(v) == {"iterations"} for v in creds.values()
+        ):
+            raise PayloadError("the change's credentials are not an object of {iterations: n}")
+        return cls(
+            credentials={str(m): _int(v["iterations"], "iterations") for m, v in creds.items()},
+            name=None if d.get("name") is None else _text(d["name"], "name"),
+            password=None if d.get("password") is None else _text(d["password"], "password"),
+            rotation=None if d.get("rotation") is None else _text(d["rotation"], "rotation"),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BrokerConfigPayload:
+    """The dynamic configs of one broker or of the cluster default."""
+
+    configs: Mapping[str, str | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"configs": dict(self.configs)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> BrokerConfigPayload:
+        d = _fields(data, ("configs",))
+        if "configs" not in d:
+            raise PayloadError("the change has no 'configs' field")
+        return cls(_configs(d["configs"]))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A plan file's payload that its kind's type cannot read: kept as written, with the reason."""
+
+    raw: Any
+    problem: str
+
+    def to_dict(self) -> Any:
+        return self.raw
+
+
+Payload = TopicPayload | AclPayload | QuotaPayload | ScramPayload | BrokerConfigPayload | Unreadable
+
+PAYLOAD_TYPES = (TopicPayload, AclPayload, QuotaPayload, ScramPayload, BrokerConfigPayload, Unreadable)
+TYPES: Mapping[Kind, Any] = {
+    Kind.TOPIC: TopicPayload,
+    Kind.ACL: AclPayload,
+    Kind.QUOTA: QuotaPayload,
+    Kind.SCRAM_USER: ScramPayload,
+    Kind.BROKER_CONFIG: BrokerConfigPayload,
+}
+
+
+def decode(kind: Kind, data: Any) -> Payload | None:
+    """The payload of ``kind`` that ``data`` (from a plan file) describes; ``Unreadable`` when it does not fit."""
+    if data is None:
+        return None
+    try:
+        payload: Payload = TYPES[kind].from_dict(data)
+    except (PayloadError, TypeError, ValueError, KeyError) as exc:
+        return Unreadable(data, str(exc))
+    return payload
+
+
+def coerce(kind: Kind, value: Any) -> Payload | None:
+    """``value`` when it is a payload already, else the payload of ``kind`` it describes as plan-file data."""
+    if value is None or isinstance(value, PAYLOAD_TYPES):
+        return value
+    return decode(kind, value)
+
+
+def encode(payload: Payload | None) -> Any:
+    """The plan file's JSON data of a payload (``None`` for an absent resource)."""
+    return None if payload is None else payload.to_dict()
