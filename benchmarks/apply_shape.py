@@ -87,8 +87,10 @@ def topicctl_files(out: Path, *, bootstrap: str, names: list[str], first_index: 
     """topicctl's cluster config and one topic config per name (same partitions and configs as the shape)."""
     out.mkdir(parents=True, exist_ok=True)
     meta = "  cluster: bench\n  environment: bench\n  region: local\n"
+    # One list item per broker: kafka-go panics on a comma-joined list in one item (index out of range).
+    addresses = "".join(f"    - {a}\n" for a in bootstrap.split(","))
     (out / "cluster.yaml").write_text(
-        f"meta:\n  name: bench\n  environment: bench\n  region: local\nspec:\n  bootstrapAddrs:\n    - {bootstrap}\n"
+        f"meta:\n  name: bench\n  environment: bench\n  region: local\nspec:\n  bootstrapAddrs:\n{addresses}"
     )
     for offset, name in enumerate(names):
         i = first_index + offset

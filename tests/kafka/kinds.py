@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from tests.kafka.cluster import SASL_LISTENER, Credentials, KafkaCluster
-from tests.kafka.dist import KafkaDistribution, resolve, selected_mode
+from tests.kafka.dist import HarnessError, KafkaDistribution, resolve, selected_mode
 from tests.kafka.node import KafkaNode
 from tests.kafka.zookeeper import ZooKeeperServer
 
@@ -80,18 +80,23 @@ def sasl_node(*, version: str | None = None) -> KafkaCluster:
 
 def three_node_cluster(*, version: str | None = None) -> KafkaCluster:
     """Start three combined nodes (a 3-voter quorum) with ``broker.rack`` r1, r1, r2."""
-    return multi_node(len(RACKS), version=version)
+    return multi_node(len(RACKS), version=version, racks=RACKS)
 
 
-def multi_node(count: int, *, version: str | None = None, authorizer: bool = False) -> KafkaCluster:
-    """Start ``count`` combined nodes (a ``count``-voter quorum), racks r1, r1, r2 and then r3, r4, ...
+def multi_node(
+    count: int, *, version: str | None = None, authorizer: bool = False, racks: tuple[str, ...] | None = None
+) -> KafkaCluster:
+    """Start ``count`` combined nodes (a ``count``-voter quorum), by default each in a rack of its own (r1, r2, ...).
 
-    Each node is its own JVM, so partitions spread over several processes (each has its own open-file limit).
-    ``authorizer`` as in ``single_node``.
+    Each node is its own JVM, so partitions spread over several processes (each has its own open-file limit); the
+    controller places replicas rack by rack, so only one rack per node spreads them evenly (with r1, r1, r2, r3, r4
+    the two r1 nodes get half as many). ``authorizer`` as in ``single_node``.
     """
     dist = resolve(version)
     root = _workdir(None, f"cluster{count}")
-    racks = [*RACKS, *(f"r{i}" for i in range(3, count + 1))][:count]
+    racks = racks or tuple(f"r{i + 1}" for i in range(count))
+    if len(racks) != count:
+        raise HarnessError(f"{count} nodes need {count} racks, got {racks}")
     nodes = [
         KafkaNode(dist=dist, node_id=i + 1, workdir=root / f"node-{i + 1}", rack=rack) for i, rack in enumerate(racks)
     ]
