@@ -15,6 +15,8 @@ every PLAINTEXT client a super user, free ports, a 1 GiB heap each, and runs, ``
 2. 10 config changes on that cluster: the requests and response bytes of ``apply_plan`` for the saved plan vs one
    full read of the live state (what ``plan`` reads).
 
+``--startup-only`` runs only the start-up commands of scenario 3, without a broker.
+
 Asserts nothing; exits 1 when a scenario does not exit 0 or does not converge (after printing what it measured).
 
     .venv/bin/python -m benchmarks.apply_bench [--topics 10000] [--acls 20000] [--runs 3] [--json out.json]
@@ -106,8 +108,8 @@ def show(scenario: str, tool: str, fig: dict[str, Any], extra: str = "") -> None
 
 
 # ---------------------------------------------------------------------------------------------- start-up
-def startup(cluster: KafkaCluster, *, workdir: Path, plan_topics: int, repeat: int, classpath: str | None) -> Any:
-    """Scenario 3: each command a fresh process, interleaved, ratios in the same run."""
+def startup_times(*, repeat: int) -> tuple[dict[str, list[float]], float]:
+    """Scenario 3's commands without a cluster: each a fresh process, interleaved; and the median of ``pass``."""
     py = str(tools.BIN / "python")
     cli = str(tools.BIN / "kafka-reconciler")
     commands = {
@@ -124,6 +126,13 @@ def startup(cluster: KafkaCluster, *, workdir: Path, plan_topics: int, repeat: i
     for name, values in times.items():
         say(f"  {name:<28} {tools.median(values):6.3f}s ({min(values):.3f}-{max(values):.3f})  "
             f"{tools.median(values) / base:5.2f}x")  # fmt: skip
+    return times, base
+
+
+def startup(cluster: KafkaCluster, *, workdir: Path, plan_topics: int, repeat: int, classpath: str | None) -> Any:
+    """Scenario 3: each command a fresh process, interleaved, ratios in the same run."""
+    times, base = startup_times(repeat=repeat)
+    cli = str(tools.BIN / "kafka-reconciler")
     out: dict[str, Any] = {"startup": times}
 
     shape = Shape(prefix="plan1k", topics=plan_topics, acls=0)
@@ -284,6 +293,9 @@ def main() -> None:
     parser.add_argument("--no-describe", action="store_true", help="skip Kafka's kafka-topics --describe")
     parser.add_argument("--skip-startup", action="store_true", help="run only the shape scenarios (1 and 2)")
     parser.add_argument(
+        "--startup-only", action="store_true", help="run only the start-up commands of scenario 3 (no broker)"
+    )
+    parser.add_argument(
         "--deadline", type=float, default=None, help="apply deadline (s) per step (default: apply's own, by the work)"
     )
     parser.add_argument("--broker-heap", default="1g")
@@ -291,6 +303,15 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
+    if args.startup_only:
+        load = os.getloadavg()
+        say(f"machine: {os.cpu_count()} CPUs, load {load}, Python {platform.python_version()}, {platform.node()}")
+        times, _ = startup_times(repeat=args.startup_runs)
+        say(f"load after: {os.getloadavg()}")
+        if args.json:
+            doc = {"args": vars(args) | {"json": str(args.json)}, "load_before": load, "startup": times}
+            args.json.write_text(json.dumps(doc, indent=2) + "\n")
+        return
     fds = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     shape = Shape(prefix="x", topics=args.topics, acls=args.acls)
     plan_partitions = 0 if args.skip_startup else Shape(prefix="x", topics=args.plan_topics, acls=0).partitions_total

@@ -1,21 +1,110 @@
 """The ``kafka-reconciler`` command line: the typer app, its global options, and which command runs where.
 
 Each command lives in its own module under ``reconciler.commands`` (a few lines over a library function);
-this module only builds the app from them. The console script ``kafka-reconciler`` is ``reconciler.cli:app``.
-Exit codes are listed in ``reconciler.commands.output``.
+this module only names them. The console script ``kafka-reconciler`` is ``reconciler.cli:app``. Exit codes are
+listed in ``reconciler.commands.output``.
+
+A command's click object (its options, their types) is built only when that command runs or shows its own help:
+``kafka-reconciler --help`` lists every command from its docstring alone, and ``validate`` builds only itself
+(docs/benchmarks.md, start-up). Typer builds every registered command up front, hence ``LazyCommands``.
 """
 
-from typing import Annotated
+import importlib
+import inspect
+from collections.abc import Iterator, MutableMapping
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
+from typer.main import get_command_from_info, get_group
+from typer.models import CommandInfo
 
 import reconciler
-from reconciler.commands import adopt, apply, fleet, gitops, output, plan, show, snapshot, tools, validate
+from reconciler.commands import output
 from reconciler.commands.options import NoColorOpt
 from reconciler.commands.plain_help import PlainCommand
 
+# Command name -> (module of reconciler.commands, its function or, for a group, its typer app), in help order.
+COMMANDS = {
+    "validate": ("validate", "validate"),
+    "plan": ("plan", "plan"),
+    "show": ("show", "show"),
+    "snapshot": ("snapshot", "snapshot"),
+    "apply": ("apply", "apply"),
+    "comment": ("gitops", "comment"),
+    "drift-issue": ("gitops", "drift_issue"),
+    "import": ("adopt", "import_cluster"),
+    "convert": ("adopt", "convert"),
+    "schema": ("tools", "schema_cmd"),
+    "diff": ("tools", "diff_cmd"),
+    "fleet": ("fleet", "app"),
+}
+
+
+def _target(name: str) -> Any:
+    module, attr = COMMANDS[name]
+    return getattr(importlib.import_module(f"reconciler.commands.{module}"), attr)
+
+
+class LazyCommands(MutableMapping[str, Any]):
+    """The app's commands by name, each built on first use (a mapping, so typer's typo suggestions still work)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            target = _target(name)
+            if isinstance(target, typer.Typer):
+                self._built[name] = get_group(target)
+            else:
+                info = CommandInfo(name=name, callback=target, cls=PlainCommand)
+                self._built[name] = get_command_from_info(
+                    info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=None
+                )
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("the commands are fixed")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+def _stand_in(name: str) -> TyperCommand:
+    """What the app's help lists for a command: its name and help text, without building its options."""
+    target = _target(name)
+    text = target.info.help if isinstance(target, typer.Typer) else inspect.getdoc(target)
+    return TyperCommand(name, help=text, rich_markup_mode=None)
+
+
+class LazyGroup(TyperGroup):
+    """The app's group: commands from ``LazyCommands``; its help lists stand-ins."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.commands = LazyCommands()
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        commands = self.commands
+        self.commands = {name: _stand_in(name) for name in COMMANDS}
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self.commands = commands
+
+
 app = typer.Typer(
     name="kafka-reconciler",
+    cls=LazyGroup,
     help="Declarative GitOps reconciler for Apache Kafka: validate manifests, plan, apply.",
     no_args_is_help=True,
     add_completion=False,
@@ -42,20 +131,3 @@ def main(
 ) -> None:
     """Declarative GitOps reconciler for Apache Kafka."""
     output.reset_color(no_color)
-
-
-app.command("validate", cls=PlainCommand)(validate.validate)
-app.command("plan", cls=PlainCommand)(plan.plan)
-app.command("show", cls=PlainCommand)(show.show)
-app.command("snapshot", cls=PlainCommand)(snapshot.snapshot)
-app.command("apply", cls=PlainCommand)(apply.apply)
-app.command("comment", cls=PlainCommand)(gitops.comment)
-app.command("drift-issue", cls=PlainCommand)(gitops.drift_issue)
-app.command("import", cls=PlainCommand)(adopt.import_cluster)
-app.command("convert", cls=PlainCommand)(adopt.convert)
-app.command("schema", cls=PlainCommand)(tools.schema_cmd)
-app.command("diff", cls=PlainCommand)(tools.diff_cmd)
-
-fleet_app = typer.Typer(help="Plan many clusters at once (fleet.yaml).", no_args_is_help=True)
-fleet_app.command("plan", cls=PlainCommand)(fleet.plan)
-app.add_typer(fleet_app, name="fleet")

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -201,6 +200,8 @@ def apply(
             output.echo(output.render_plan(p, PlanFormat.text, compact=compact))
         if not operations.has_work(p):
             if fmt is ApplyFormat.json:
+                import json
+
                 typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
             return
         adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)

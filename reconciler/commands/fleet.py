@@ -1,9 +1,11 @@
-"""``fleet plan``: plan every cluster of a fleet file (``reconciler.fleet.run_fleet_plan``) and summarise."""
+"""``fleet plan``: plan every cluster of a fleet file (``reconciler.fleet.run_fleet_plan``) and summarise.
+
+``app`` is the ``fleet`` group of commands.
+"""
 
 from __future__ import annotations
 
 import enum
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,6 +13,7 @@ import typer
 
 from reconciler.commands import output
 from reconciler.commands.options import VerboseOpt
+from reconciler.commands.plain_help import PlainCommand
 
 if TYPE_CHECKING:
     from reconciler.fleet import FleetEvent, FleetResult
@@ -24,6 +27,16 @@ class FleetEngine(str, enum.Enum):
 class FleetFormat(str, enum.Enum):
     text = "text"
     json = "json"
+
+
+app = typer.Typer(
+    name="fleet",
+    help="Plan many clusters at once (fleet.yaml).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
 
 
 def _print_text(result: FleetResult, *, out_dir: Path) -> None:
@@ -48,6 +61,7 @@ def _print_text(result: FleetResult, *, out_dir: Path) -> None:
         output.say(note, err=True)
 
 
+@app.command("plan", cls=PlainCommand)
 def plan(
     fleet_file: Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")],
     engine: Annotated[
@@ -113,6 +127,8 @@ def plan(
             deadline_s=deadline,
         )
     if fmt is FleetFormat.json:
+        import json
+
         typer.echo(json.dumps({k: v for k, v in result.summary.items() if k != "drift"}, indent=2))
     else:
         _print_text(result, out_dir=out_dir)

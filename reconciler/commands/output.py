@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from reconciler import errors, terminal
+from reconciler import terminal
 from reconciler.commands.options import PlanFormat
 
 if TYPE_CHECKING:  # imported where used, so --help, --version and validate start fast (docs/benchmarks.md)
     from rich.console import Console
 
-    from reconciler import manifests
+    from reconciler import errors, manifests
     from reconciler import plan as plan_model
 
 _no_color = False  # --no-color, before or after the command name
@@ -68,6 +68,8 @@ def setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
 
 
 def print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
+    from reconciler import errors
+
     for d in diagnostics:
         style = "red" if d.severity is errors.Severity.ERROR else "yellow"
         say(d.format(), err=True, style=style)
@@ -97,6 +99,8 @@ def render_plan(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None
 @contextmanager
 def errors_to_exit() -> Iterator[None]:
     """Map library errors to exit codes with one plain message; never a traceback."""
+    from reconciler import errors
+
     try:
         yield
     except typer.Exit:

@@ -7,14 +7,10 @@ light).
 from __future__ import annotations
 
 import enum
-import json
-import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from reconciler import errors
 
 
 class DiffFormat(str, enum.Enum):
@@ -26,6 +22,8 @@ def schema_cmd(
     out_dir: Annotated[Path, typer.Option("--out", help="Directory to write the schemas into (created if needed).")],
 ) -> None:
     """Write the manifests' JSON Schemas (one per kind, and manifest.json for any kind) for editors and CI."""
+    import shutil
+
     from reconciler.manifests import schema
 
     source = schema.PACKAGED
@@ -52,7 +50,9 @@ def diff_cmd(
     ] = False,
 ) -> None:
     """What changed on a cluster between two snapshots: added, removed and changed resources, down to each value."""
-    from reconciler import snapshot_diff, state
+    import json
+
+    from reconciler import errors, snapshot_diff, state
 
     try:
         before, after = state.read_snapshot(snapshot_a), state.read_snapshot(snapshot_b)

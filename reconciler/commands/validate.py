@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +30,8 @@ def validate(
     ] = None,
 ) -> None:
     """Validate manifests offline: exit 0 when valid, 1 otherwise."""
+    import json  # not at start-up: --help lists this command without it
+
     with output.errors_to_exit():
         from reconciler.manifests import check  # not workflow: validate needs neither the planner nor a Kafka client
 
