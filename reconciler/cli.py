@@ -11,6 +11,7 @@ A command's click object (its options, their types) is built only when that comm
 
 import importlib
 import inspect
+import os
 from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
 
@@ -130,4 +131,7 @@ def main(
     no_color: NoColorOpt = False,
 ) -> None:
     """Declarative GitOps reconciler for Apache Kafka."""
+    # The manifest models use no pydantic plugin; looking for one reads every installed package's metadata.
+    # PYDANTIC_DISABLE_PLUGINS set in the environment (even empty) is left as it is.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     output.reset_color(no_color)

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from reconciler import errors, fileio
-from reconciler.connection import SECRET_ENV_VARS
 from reconciler.desired import SecretRef
 
 # Names of variables that hold credentials by convention: passwords, tokens (GITHUB_TOKEN, GITLAB_TOKEN,
@@ -24,7 +23,9 @@ def is_secret_variable(name: str, *, referenced: frozenset[str] = frozenset()) -
     """Whether environment variable ``name`` holds a secret: one the connection layer reads as a secret
     (``KAFKA_SASL_PASSWORD``, ``KAFKA_SSL_KEY_PASSWORD``), one a manifest names as a secret reference
     (``referenced``: ``passwordFrom: {env: ...}``), or one whose name says it is a credential."""
-    return name in SECRET_ENV_VARS or name in referenced or _SECRET_NAME.search(name) is not None
+    from reconciler import connection  # here: validate checks manifests without the connection layer
+
+    return name in connection.SECRET_ENV_VARS or name in referenced or _SECRET_NAME.search(name) is not None
 
 
 class SecretUnavailable(errors.ConfigError):

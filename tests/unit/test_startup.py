@@ -33,6 +33,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 HEAVY = ("kafka", "rich", "deepdiff", "pyspark", "pandas", "pyarrow")
 COMMAND_MODULES = ("adopt", "apply", "fleet", "gitops", "plan", "show", "snapshot", "tools", "validate")
 NOT_FOR_VALIDATE = (
+    "reconciler.connection",  # connection settings: plan, apply, snapshot, import
     "reconciler.kafka",
     "reconciler.planner",
     "reconciler.apply",
