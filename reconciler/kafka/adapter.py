@@ -17,21 +17,12 @@ from typing import Any
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import errors, state
+from reconciler.capabilities import KIND_APIS
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka import access, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 from reconciler.kinds import Kind
-
-# Admin APIs each kind needs to be read and written.
-KIND_APIS: Mapping[Kind, tuple[str, ...]] = {
-    Kind.TOPIC: ("Metadata", "DescribeConfigs", "CreateTopics", "DeleteTopics", "CreatePartitions",
-                         "IncrementalAlterConfigs"),
-    Kind.ACL: ("DescribeAcls", "CreateAcls", "DeleteAcls"),
-    Kind.QUOTA: ("DescribeClientQuotas", "AlterClientQuotas"),
-    Kind.SCRAM_USER: ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
-    Kind.BROKER_CONFIG: ("DescribeConfigs", "IncrementalAlterConfigs"),
-}  # fmt: skip
 
 _UNKNOWN_TOPIC = 3
 

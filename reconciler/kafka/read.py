@@ -29,7 +29,7 @@ from kafka.admin import ConfigSourceType
 from kafka.protocol.admin import DescribeConfigsRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import state
+from reconciler import capabilities, state
 from reconciler.kafka import limits, rights, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.reassignments import read_reassignments as read_reassignments
@@ -74,9 +74,14 @@ def read_state(
     if unknown:
         raise ValueError(f"unknown kinds: {sorted(unknown)}")
     scope = scope or state.ReadScope()
+    # A kind the cluster's version cannot manage is not read; the planner blocks its changes with this reason.
+    caps = wire.capabilities()
+    unavailable: dict[str, str] = {
+        kind: reason for kind in sorted(kinds) if (reason := capabilities.kind_unsupported(kind, caps)) is not None
+    }
+    kinds = frozenset(kinds - unavailable.keys())
     need_topics = Kind.TOPIC in kinds
     need_brokers = Kind.BROKER_CONFIG in kinds
-    unavailable: dict[str, str] = {}
     named = scope.topics
     if named is not None:
         topic_filter = _within(named, topic_filter)
@@ -124,22 +129,10 @@ def read_state(
             unavailable[Kind.ACL] = reason
     quotas = None
     if Kind.QUOTA in kinds:
-        quotas = _if_supported(
-            wire,
-            "DescribeClientQuotas",
-            lambda: security.read_quotas(wire, principal_filter=principal_filter, entities=scope.quota_entities),
-            unavailable=unavailable,
-            kind=Kind.QUOTA,
-        )
+        quotas = security.read_quotas(wire, principal_filter=principal_filter, entities=scope.quota_entities)
     scram = None
     if Kind.SCRAM_USER in kinds:
-        scram = _if_supported(
-            wire,
-            "DescribeUserScramCredentials",
-            lambda: security.read_scram(wire, principal_filter=principal_filter, users=scope.scram_users),
-            unavailable=unavailable,
-            kind=Kind.SCRAM_USER,
-        )
+        scram = security.read_scram(wire, principal_filter=principal_filter, users=scope.scram_users)
 
     return state.ClusterState(
         cluster_id=metadata.cluster_id,
@@ -153,23 +146,13 @@ def read_state(
         quotas=quotas,
         scram_users=scram,
         reassignments=reassignments,
-        capabilities=wire.capabilities(),
+        capabilities=caps,
         unavailable=unavailable,
     )
 
 
 def _within(names: frozenset[str], outer: NameFilter | None) -> NameFilter:
     return lambda n: n in names and (outer is None or outer(n))
-
-
-def _if_supported(
-    wire: wire_mod.Wire, api: str, read: Callable[[], T], *, unavailable: dict[str, str], kind: str
-) -> T | None:
-    """``read()`` when the cluster supports ``api``; otherwise ``None``, with the reason noted for ``kind``."""
-    if (reason := wire.unsupported(api)) is None:
-        return read()
-    unavailable[kind] = reason
-    return None
 
 
 # ----------------------------------------------------------------------------------------- topics

@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import importlib.util
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import kafka.errors as kafka_errors
@@ -23,29 +23,10 @@ from kafka.protocol.api_key import ApiKey
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import errors
+from reconciler.capabilities import explain_unsupported
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka import bootstrap, oauth, redact, rights, tls
 from reconciler.kafka.results import ConnectionLost, RequestFailed
-
-# The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
-API_SINCE = {
-    "Metadata": "0.8",
-    "DescribeConfigs": "0.11",
-    "DescribeAcls": "0.11",
-    "CreateAcls": "0.11",
-    "DeleteAcls": "0.11",
-    "CreateTopics": "0.10.1",
-    "DeleteTopics": "0.10.1",
-    "CreatePartitions": "1.0",
-    "IncrementalAlterConfigs": "2.3",
-    "AlterPartitionReassignments": "2.4",
-    "ListPartitionReassignments": "2.4",
-    "DescribeClientQuotas": "2.6",
-    "AlterClientQuotas": "2.6",
-    "DescribeUserScramCredentials": "2.7",
-    "AlterUserScramCredentials": "2.7",
-    "DescribeCluster": "2.8",
-}
 
 _CONNECTION_ERRORS = (
     kafka_errors.KafkaConnectionError,
@@ -77,15 +58,6 @@ def error_name(code: int) -> str | None:
 
 def is_retriable(code: int) -> bool:
     return code != 0 and bool(kafka_errors.for_code(code).retriable)
-
-
-def explain_unsupported(api: str, capabilities: Mapping[str, int]) -> str | None:
-    """``cluster does not support DescribeClientQuotas (needs Kafka 2.6+)`` when ``api`` is missing, else ``None``."""
-    if api in capabilities:
-        return None
-    since = API_SINCE.get(api)
-    needs = f" (needs Kafka {since}+)" if since else ""
-    return f"cluster does not support {api}{needs}"
 
 
 def api_name(request: Any) -> str:

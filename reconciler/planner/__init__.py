@@ -1,7 +1,8 @@
 """The planner: ``plan(desired, live, *, options) -> Plan``, a pure function.
 
 No I/O, no printing, no clock: the same inputs give a byte-identical plan. Each resource kind has
-its own module (topics, acls, quotas, scram, brokers); ``lint`` adds cluster warnings; ``views``
+its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks the kinds the cluster's version
+cannot manage; ``lint`` adds cluster warnings; ``views``
 defines the live view of each resource that change fingerprints (and apply's staleness check) use.
 Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes.
 """
@@ -13,7 +14,7 @@ import gc
 from reconciler import desired, state
 from reconciler import plan as plan_model
 from reconciler.kinds import Kind
-from reconciler.planner import acls, brokers, common, lint, quotas, scram, topics
+from reconciler.planner import acls, brokers, common, lint, quotas, scram, topics, unsupported
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
@@ -37,15 +38,22 @@ def plan(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        if Kind.TOPIC in kinds:
+        # A kind the cluster's version cannot manage: its declared resources are blocked, its planner not run.
+        blocked = unsupported.unsupported_kinds(
+            ctx, kinds | ({Kind.SCRAM_USER} if opts.rotate_scram_users else frozenset())
+        )
+        for kind, reason in sorted(blocked.items()):
+            unsupported.block_kind(ctx, kind, reason)
+        planned = kinds - blocked.keys()
+        if Kind.TOPIC in planned:
             topics.plan_topics(ctx)
-        if Kind.ACL in kinds:
+        if Kind.ACL in planned:
             acls.plan_acls(ctx)
-        if Kind.QUOTA in kinds:
+        if Kind.QUOTA in planned:
             quotas.plan_quotas(ctx)
-        if Kind.SCRAM_USER in kinds or opts.rotate_scram_users:
+        if Kind.SCRAM_USER not in blocked and (Kind.SCRAM_USER in kinds or opts.rotate_scram_users):
             scram.plan_scram(ctx)
-        if Kind.BROKER_CONFIG in kinds:
+        if Kind.BROKER_CONFIG in planned:
             brokers.plan_broker_configs(ctx)
         lint.lint(ctx)
         fingerprint = live_fingerprint(live, kinds=kinds)

@@ -15,10 +15,10 @@ import pytest
 from kafka.admin import ConfigResource, UserScramCredentialUpsertion
 
 from reconciler import errors, state
+from reconciler.capabilities import API_SINCE, explain_unsupported, kind_unsupported
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
-from reconciler.kafka.wire import explain_unsupported
 from reconciler.kinds import Kind
 from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
@@ -200,6 +200,15 @@ def test_capabilities_and_missing_apis(kafka_single: KafkaCluster) -> None:
         assert adapter.missing_apis(ALL_KINDS) == []
         adapter.require(ALL_KINDS)
         assert adapter.request_count == 0  # capabilities come from the connection handshake
+        # Every admin API the tool may use is there on every tested release (2.8 is the oldest), so no kind is
+        # refused; the refusal itself is tested on plain data (tests/unit/test_planner_unsupported.py).
+        assert sorted(set(API_SINCE) - capabilities.keys()) == []
+        assert [k for k in ALL_KINDS if kind_unsupported(k, capabilities)] == []
+        live = adapter.read_state(kinds=ALL_KINDS)
+        assert live.capabilities == capabilities
+        # Only the ACLs are not read, and not for the version: this node runs without an authorizer.
+        assert list(live.unavailable) == [Kind.ACL]
+        assert "no authorizer configured" in live.unavailable[Kind.ACL]
 
 
 def test_missing_apis_are_explained_with_the_kafka_release_that_added_them() -> None:

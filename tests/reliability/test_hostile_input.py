@@ -199,10 +199,11 @@ def test_acls_declared_on_a_cluster_without_an_authorizer(
     assert topics_state(kafka_single, topic_prefix) == {}
 
 
-def test_a_missing_api_is_named_with_the_kafka_version_it_needs(
-    kafka_single: KafkaCluster, tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+def test_a_kind_whose_api_is_missing_is_blocked_with_the_kafka_version_it_needs(
+    kafka_single: KafkaCluster, tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, topic_prefix: str
 ) -> None:
-    """As against a broker older than 2.6: the real broker's ApiVersions answer, without the quota APIs."""
+    """As against a broker older than 2.6: the real broker's ApiVersions answer, without the quota APIs. The quota
+    is blocked with the reason, the topic beside it is planned and created; neither command fails or crashes."""
     real = wire.Wire.capabilities
 
     def without_quotas(self: wire.Wire) -> dict[str, int]:
@@ -211,12 +212,25 @@ def test_a_missing_api_is_named_with_the_kafka_version_it_needs(
     monkeypatch.setattr(wire.Wire, "capabilities", without_quotas)
     (tmp_path / "m.yaml").write_text(
         "apiVersion: kafka-reconciler/v1\nkind: ClientQuota\nmetadata: {name: q}\n"
-        "spec: {entity: {user: reliability-q}, values: {producer_byte_rate: 1024}}\n"
+        "spec: {entity: {user: reliability-q}, values: {producer_byte_rate: 1024}}\n---\n"
+        + topic_documents({f"{topic_prefix}kept": (1, 1, {})})
     )
-    result = runner.invoke(app, ["plan", str(tmp_path), "--bootstrap-server", kafka_single.bootstrap])
-    assert result.exit_code == 1
-    assert "cluster does not support DescribeClientQuotas (needs Kafka 2.6+)" in result.stderr
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    reason = "it lacks DescribeClientQuotas, AlterClientQuotas (Kafka 2.6+)"
+    result = runner.invoke(app, ["plan", str(tmp_path), *conn, "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert f"client quotas are not supported by this cluster (version): {reason}" in result.stdout
+    assert "Plan: 1 to create, 0 to update, 0 to delete, 1 blocked." in result.stdout
     assert "Traceback" not in result.output
+
+    applied = runner.invoke(app, ["apply", str(tmp_path), *conn, "--auto-approve"])
+    assert applied.exit_code == 3, applied.output  # blocked: partial, as docs/apply.md says
+    assert "Traceback" not in applied.output
+    assert topics_state(kafka_single, topic_prefix) == {f"{topic_prefix}kept": 1}
+    monkeypatch.undo()  # the real capabilities again, to read what the broker holds
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        quotas = adapter.read_state(kinds=frozenset({Kind.QUOTA})).quotas or {}
+    assert state.QuotaEntity.of(user="reliability-q") not in quotas
 
 
 def test_unknown_error_codes_get_a_plain_explanation() -> None:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from reconciler import desired as d
 from reconciler import planner, workflow
 from reconciler import state as s
+from reconciler.capabilities import API_SINCE
 from reconciler.fleet import sources
 from reconciler.kinds import Kind
 
@@ -194,7 +195,8 @@ def cluster_pairs(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
         reassignments=tuple(
             s.Reassignment(t, 0, (1, 2), (2,), ()) for t in draw(st.lists(names(TOPICS), unique=True, max_size=1))
         ),
-        capabilities={"CreateTopics": 7},
+        # A cluster with every admin API the tool uses (one lacking some blocks those kinds: test_planner_unsupported).
+        capabilities=dict.fromkeys(API_SINCE, 0) | {"CreateTopics": 7},
         unavailable={"acl": "no authorizer"} if "acls" in unread else {},
     )
     return wanted, live

@@ -1,0 +1,74 @@
+"""Kinds the cluster's version cannot manage: every declared resource of such a kind is a blocked change.
+
+A cluster older than the admin APIs a kind needs (client quotas need Kafka 2.6, SCRAM users 2.7; see
+``reconciler.capabilities``) is not read for that kind. Instead of stopping the whole plan, each declared
+resource of the kind is shown as **blocked** with the reason (``not supported by this cluster (version): it
+lacks DescribeClientQuotas, AlterClientQuotas (Kafka 2.6+)``), and one warning per kind says how many were
+blocked. Nothing of the kind is written; apply reports the changes as blocked (exit 3). Undeclared live
+resources of the kind cannot be seen, so none is deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from reconciler import capabilities, plan
+from reconciler.kinds import Kind
+from reconciler.planner import common, views
+
+_PHASE = {
+    Kind.TOPIC: plan.Phase.TOPIC_CREATE,
+    Kind.ACL: plan.Phase.ACL_CREATE,
+    Kind.QUOTA: plan.Phase.QUOTA,
+    Kind.SCRAM_USER: plan.Phase.SCRAM,
+    Kind.BROKER_CONFIG: plan.Phase.BROKER_CONFIG,
+}
+_LABEL = {
+    Kind.TOPIC: "topics",
+    Kind.ACL: "ACLs",
+    Kind.QUOTA: "client quotas",
+    Kind.SCRAM_USER: "SCRAM users",
+    Kind.BROKER_CONFIG: "dynamic broker configs",
+}
+
+
+def unsupported_kinds(ctx: common.Context, kinds: Iterable[Kind]) -> dict[Kind, str]:
+    """Kind -> reason, for each of ``kinds`` the cluster's capabilities rule out."""
+    caps = ctx.live.capabilities
+    return {kind: reason for kind in kinds if (reason := capabilities.kind_unsupported(kind, caps)) is not None}
+
+
+def _declared(ctx: common.Context, kind: Kind) -> list[tuple[str, str, str | None]]:
+    """``(address, name, source)`` of each resource of ``kind`` the manifests declare, in address order."""
+    wanted = ctx.desired
+    found: list[tuple[str, str, str | None]] = []
+    if kind == Kind.TOPIC:
+        found = [(kind.address(n), n, common.source_text(t.source)) for n, t in wanted.topics.items()]
+    elif kind == Kind.ACL:
+        found = [(b.address, views.acl_name(b), common.source_text(src)) for b, src in wanted.acls.items()]
+    elif kind == Kind.QUOTA:
+        found = [(e.address, views.quota_name(e), common.source_text(q.source)) for e, q in wanted.quotas.items()]
+    elif kind == Kind.SCRAM_USER:
+        found = [(kind.address(n), n, common.source_text(u.source)) for n, u in wanted.scram_users.items()]
+    elif kind == Kind.BROKER_CONFIG:
+        found = [(kind.address(b), b, common.source_text(c.source)) for b, c in wanted.broker_configs.items()]
+    return sorted(found)
+
+
+def block_kind(ctx: common.Context, kind: Kind, reason: str) -> None:
+    """Add a blocked change for each declared resource of ``kind``, and one warning for the kind."""
+    declared = _declared(ctx, kind)
+    for address, name, source in declared:
+        ctx.changes.append(
+            plan.Change(
+                address=address,
+                kind=kind,
+                name=name,
+                action=plan.Action.BLOCKED,
+                phase=_PHASE[kind],
+                reasons=(f"{_LABEL[kind]} are {reason}; nothing of this kind is read or written",),
+                source=source,
+            )
+        )
+    what = f"{len(declared)} declared resource(s) blocked" if declared else "undeclared ones are not looked at"
+    ctx.warn(f"{_LABEL[kind]}: {reason}; {what}", code="kind-unsupported")
