@@ -136,9 +136,9 @@ def prepare_apply(p: plan_model.Plan, *, target: Target, timeout_s: float | None
     (profile secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
     adapter = target.connect(timeout_s=timeout_s)
     if p.actionable and not dry_run:
-        from reconciler.apply import preflight
+        from reconciler.apply import decoded, preflight
 
-        preflight.resolve_secrets(p.actionable, environ=None)
+        preflight.resolve_secrets(decoded.of_changes(p.actionable).items, environ=None)
     return adapter
 
 

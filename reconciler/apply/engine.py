@@ -13,12 +13,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
 
 from reconciler import errors, state
 from reconciler import plan as plan_model
 from reconciler.apply import (
     access,
+    decoded,
     deps,
     guard,
     outcomes,
@@ -29,7 +29,6 @@ from reconciler.apply import (
     retry,
     secretref,
     topic_phases,
-    translate,
 )
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.apply.batch import ApplyContext
@@ -37,8 +36,6 @@ from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
 from reconciler.desired import DesiredState
 from reconciler.kinds import Kind
-
-T = TypeVar("T")
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
@@ -113,38 +110,15 @@ def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int
     return {api: n - before.get(api, 0) for api, n in after.items() if n - before.get(api, 0)}
 
 
-def _read(
-    adapter: AdminPort, changes: Sequence[plan_model.Change], *, principals: Sequence[str | None] = ()
-) -> state.ClusterState:
-    """A targeted read of the resources ``changes`` touch (and, for ACLs, the bindings of ``principals``)."""
-    kinds = frozenset(c.kind for c in changes)
-    return adapter.read_state(kinds=kinds, scope=read_scope(changes, principals=principals))
+def _read(adapter: AdminPort, ops: decoded.Operations, *, principals: Sequence[str | None] = ()) -> state.ClusterState:
+    """A targeted read of the resources ``ops`` touch (and, for ACLs, the bindings of ``principals``)."""
+    kinds = frozenset(op.change.kind for op in ops.items)
+    return adapter.read_state(kinds=kinds, scope=ops.read_scope(principals=principals))
 
 
 def read_scope(changes: Sequence[plan_model.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
-    """What a targeted read of ``changes`` asks for. ACL bindings are read per principal: those of the changed
-    bindings plus ``principals`` (the tool's own and ``User:*``, which the self-lockout guard weighs). A kind
-    whose change data cannot be read here (a hand-edited plan) is read whole; its phase reports the change."""
-
-    def named(kind: str) -> frozenset[str]:
-        return frozenset(c.name for c in changes if c.kind == kind)
-
-    def each(kind: str, key: Callable[[plan_model.Change], T]) -> frozenset[T] | None:
-        try:
-            return frozenset(key(c) for c in changes if c.kind == kind)
-        except (translate.CannotTranslate, KeyError, ValueError, TypeError, AttributeError):
-            return None
-
-    acl_principals = each(Kind.ACL, lambda c: translate.acl_binding(c).principal)
-    if acl_principals:
-        acl_principals |= {p for p in principals if p}
-    return state.ReadScope(
-        topics=named(Kind.TOPIC),
-        brokers=named(Kind.BROKER_CONFIG),
-        principals=acl_principals,
-        quota_entities=each(Kind.QUOTA, translate.quota_entity),
-        scram_users=named(Kind.SCRAM_USER),
-    )
+    """What a targeted read of ``changes`` asks for (``decoded.Operations.read_scope``)."""
+    return decoded.of_changes(changes).read_scope(principals=principals)
 
 
 def apply_plan(
@@ -159,9 +133,8 @@ def apply_plan(
     started = options.clock()
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
-    preflight.check_shape(p)
-    changes = plan_model.sort_changes(p.actionable)
-    preflight.check_translatable(changes)
+    ops = decoded.decode(p)  # the plan is read once, here; the checks below read the operations
+    changes = ops.changes
     blocked = [outcomes.blocked(c) for c in p.blocked]
     if not changes:
         # Nothing to send; a blocked change still leaves the cluster different from the manifests (exit 3).
@@ -175,14 +148,13 @@ def apply_plan(
         )
 
     own = options.principal or connection_principal(adapter)
-    live = _read(adapter, changes, principals=(own, guard.ANY_PRINCIPAL))
+    live = _read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL))
     preflight.check_cluster(p, live)
     if options.check_staleness:
         preflight.check_fresh(changes, live)
     if not options.allow_self_lockout:
-        acl_changes = [c for c in changes if c.kind is Kind.ACL]
-        deletes = [translate.acl_binding(c) for c in acl_changes if c.action is plan_model.Action.DELETE]
-        creates = [translate.acl_binding(c) for c in acl_changes if c.action is plan_model.Action.CREATE]
+        deletes = ops.bindings(plan_model.Action.DELETE)
+        creates = ops.bindings(plan_model.Action.CREATE)
         principal = options.principal or connection_principal(adapter)
         if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
             principal = None  # ACLs do not bind a super user: no ACL change can lock it out
@@ -191,11 +163,11 @@ def apply_plan(
             live_acls=live.acls,
             deletes=deletes,
             creates=creates,
-            topics=sorted({c.name for c in changes if c.kind is Kind.TOPIC}),
+            topics=sorted(ops.names(Kind.TOPIC)),
         )
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
-    preflight.check_redacted(changes, reveal=reveal)
-    secrets = {} if options.dry_run else preflight.resolve_secrets(changes, environ=options.environ)
+    preflight.check_redacted(ops.items, reveal=reveal)
+    secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
     if not options.dry_run:
         access.check_access(
             adapter,
@@ -227,7 +199,7 @@ def apply_plan(
     if options.verify and not options.dry_run and applied:
         try:
             not_converged, why = readback.read_back(
-                ctx, applied, read=lambda pending: _read(adapter, pending), limit_s=options.settle_s
+                ctx, applied, read=lambda pending: _read(adapter, decoded.of_changes(pending)), limit_s=options.settle_s
             )
             converged = not not_converged
             if why is not None:

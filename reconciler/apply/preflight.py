@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from reconciler import errors, payloads, state
+from reconciler import errors, state
 from reconciler import plan as plan_model
-from reconciler.apply import secretref, translate
+from reconciler.apply import secretref
 from reconciler.connection import Secret
 from reconciler.kinds import Kind
 from reconciler.planner import views
+
+if TYPE_CHECKING:  # decoded imports this module
+    from reconciler.apply import decoded
 
 MAX_LISTED = 10
 
@@ -50,7 +54,7 @@ class PlanHasErrors(errors.ReconcilerError):
     """The plan carries error-level warnings (lint failures) that block apply."""
 
 
-def _listed(items: Sequence[str]) -> str:
+def name_list(items: Sequence[str]) -> str:
     shown = ", ".join(items[:MAX_LISTED])
     return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
 
@@ -73,33 +77,6 @@ def check_shape(p: plan_model.Plan) -> None:
             "the plan has error-level findings that block apply: "
             + "; ".join(f"{w.address + ': ' if w.address else ''}{w.message}" for w in blocking)
         )
-
-
-def check_translatable(changes: Iterable[plan_model.Change]) -> None:
-    """Refuse a plan whose change data the checks before writing cannot read (a plan edited and resealed by
-    hand, or written by a tool that did not follow the format): each such change is named."""
-    problems: list[str] = []
-    for c in changes:
-        unreadable = [p for p in (c.before, c.after) if isinstance(p, payloads.Unreadable)]
-        if unreadable:
-            problems.append(f"{c.address}: {unreadable[0].problem}")
-            continue
-        try:
-            translate.redacted_keys(c)
-            if c.kind == Kind.ACL:
-                translate.acl_binding(c)
-            elif c.kind == Kind.QUOTA:
-                translate.quota_entity(c)  # the targeted read asks for the entity by name
-            if c.phase is plan_model.Phase.SCRAM and c.action is not plan_model.Action.DELETE:
-                translate.scram_change(c)
-        except translate.CannotTranslate as exc:
-            problems.append(str(exc))
-        except KeyError as exc:
-            problems.append(f"{c.address}: the change has no {exc} field")
-        except (TypeError, ValueError, AttributeError):
-            problems.append(f"{c.address}: the change's before/after data has the wrong shape")
-    if problems:
-        raise ImpossiblePlan("the plan cannot be applied as written: " + _listed(problems) + "; nothing was written")
 
 
 def check_cluster(p: plan_model.Plan, live: state.ClusterState) -> None:
@@ -138,36 +115,36 @@ def check_fresh(changes: Iterable[plan_model.Change], live: state.ClusterState) 
     if changed:
         listed = [f"{addr} ({why})" for addr, why in sorted(changed.items())]
         raise errors.StalePlan(
-            f"the cluster changed since the plan was made: {_listed(listed)}. Nothing was written; run plan again."
+            f"the cluster changed since the plan was made: {name_list(listed)}. Nothing was written; run plan again."
         )
 
 
-def check_redacted(changes: Iterable[plan_model.Change], *, reveal: secretref.Reveal | None) -> None:
+def check_redacted(ops: Iterable[decoded.Operation], *, reveal: secretref.Reveal | None) -> None:
     """Refuse a plan whose sensitive config values are redacted when the manifests are not at hand to read them."""
     missing = [
-        f"{c.address} ({key})"
-        for c in changes
-        for key in translate.redacted_keys(c)
-        if reveal is None or reveal(c.kind, c.name, key) is None
+        f"{op.change.address} ({key})"
+        for op in ops
+        for key in op.redacted
+        if reveal is None or reveal(op.change.kind, op.change.name, key) is None
     ]
     if missing:
         raise errors.PlanFileError(
             "the plan sets sensitive config values it holds only redacted: "
-            f"{_listed(missing)}; apply with the manifests (PATHS) so the values can be read. Nothing was written."
+            f"{name_list(missing)}; apply with the manifests (PATHS) so the values can be read. Nothing was written."
         )
 
 
-def resolve_secrets(changes: Iterable[plan_model.Change], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
+def resolve_secrets(ops: Iterable[decoded.Operation], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
     """Every SCRAM password the plan will set (user -> password), resolved now so that a missing one
     stops the apply before any write."""
     out: dict[str, Secret] = {}
-    for c in changes:
+    for op in ops:
+        c = op.change
         if c.phase is not plan_model.Phase.SCRAM or c.action is plan_model.Action.DELETE:
             continue
-        try:
-            wanted = translate.scram_change(c)
-        except translate.CannotTranslate as exc:
-            raise ImpossiblePlan(str(exc)) from None
+        wanted = op.scram
+        if wanted is None:
+            raise ImpossiblePlan(op.problem or f"{c.address}: the plan names no credential to set")
         ref = secretref.ref_from_data(wanted.password)
         if ref is None:
             raise secretref.SecretUnavailable(f"SCRAM user {wanted.user!r}: the plan names no password reference")

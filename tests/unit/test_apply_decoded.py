@@ -1,0 +1,64 @@
+"""Apply decodes a plan once, before it reads the cluster: every change that cannot be carried out as written is
+named in one refusal, and the checks before writing read the decoded operations."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from reconciler import plan as plan_model
+from reconciler import state
+from reconciler.apply import decoded, preflight
+from reconciler.kinds import Kind
+from tests.reliability.fuzzing import GOLDEN_PLAN, reseal
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "example-plan.json"
+
+
+def golden() -> plan_model.Plan:
+    return plan_model.Plan.from_json_dict(json.loads(GOLDEN.read_text(encoding="utf-8")))
+
+
+def test_a_saved_plan_decodes_into_one_operation_per_change_in_apply_order() -> None:
+    p = golden()
+    ops = decoded.decode(p)
+    assert ops.changes == plan_model.sort_changes(p.actionable)
+    assert all(op.problem is None for op in ops.items)
+    assert [b.principal for b in ops.bindings(plan_model.Action.DELETE)] == ["User:payments-api", "User:payments-old"]
+    assert ops.names(Kind.SCRAM_USER) == {"payments-api", "payments-batch"}
+    upserts = {op.scram.user: op.scram.password for op in ops.of(Kind.SCRAM_USER) if op.scram is not None}
+    assert set(upserts) == {"payments-api", "payments-batch"} and all(
+        (pw or "").startswith(("env:", "file:")) for pw in upserts.values()
+    )
+
+
+def test_the_read_scope_names_the_changed_resources_and_the_principals_the_guard_weighs() -> None:
+    scope = decoded.decode(golden()).read_scope(principals=("User:reconciler", "User:*", None))
+    assert scope.topics == {"payments.legacy", "payments.orders", "payments.ledger", "payments.audit"}
+    assert scope.principals == {"User:payments-api", "User:payments-old", "User:reconciler", "User:*"}
+    assert scope.quota_entities == {
+        state.QuotaEntity.of(user="payments-api"),
+        state.QuotaEntity.of(user="payments-batch"),
+    }
+    assert scope.brokers == {"1", state.CLUSTER_DEFAULT}
+
+
+def test_every_change_that_cannot_be_carried_out_is_named_in_one_refusal() -> None:
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    broken = []
+    for c in doc["changes"]:
+        if c["kind"] == "acl" and c["action"] == "delete" and isinstance(c.get("before"), dict):
+            c["before"].pop("principal")
+            broken.append(c["address"])
+        elif c["phase"] == "PARTITIONS" and c["action"] == "update":
+            c["after"]["partitions"] = "many"
+            broken.append(c["address"])
+    with pytest.raises(preflight.ImpossiblePlan) as refused:
+        decoded.decode(plan_model.Plan.from_json_dict(reseal(doc)))
+    message = str(refused.value)
+    assert message.startswith("the plan cannot be applied as written: ")
+    assert len(broken) == 3 and all(address in message for address in broken)
+    assert "partitions is not a whole number" in message and "nothing was written" in message
