@@ -21,6 +21,7 @@ from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka import read
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
 from tests.reliability.helpers import cli, plan_now, settings, topic_configs, topics_state
@@ -192,7 +193,7 @@ def test_a_config_read_the_broker_does_not_answer_in_time_is_split_and_read_agai
     names = [f"{topic_prefix}s{i:02d}" for i in range(12)]
     with own_node.admin_session() as admin:
         admin.create_topics([NewTopic(n, 1, 1, topic_configs={"retention.ms": "3600000"}) for n in names])
-    assert eventually(lambda: len(topics_state(own_node, topic_prefix)) == 12)
+    eventually(lambda: len(topics_state(own_node, topic_prefix)) == 12, what="the 12 topics", retry_on=(KafkaError,))
     # 12 topics split as 5,000 would (halves down to 4 resources instead of 250), so the test stays small.
     monkeypatch.setattr(read, "MIN_SPLIT", 4)
     pid = own_node.nodes[0].pid
@@ -216,7 +217,7 @@ def test_a_config_read_the_broker_does_not_answer_in_time_is_split_and_read_agai
                 os.kill(pid, signal.SIGCONT)
 
         monkeypatch.setattr(wire, "_send", send)
-        live = adapter.read_state(kinds=frozenset({desired.KIND_TOPIC}), topic_filter=lambda n: n in names)
+        live = adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n in names)
         counts = dict(adapter.request_counts)
     # 12 topics and the broker's lint keys in one request; unanswered, it was sent again as two halves.
     assert sizes == [13, 6, 7]
