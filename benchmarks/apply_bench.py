@@ -5,7 +5,8 @@ JVM, so the partitions spread over several processes' open-file limits; topics k
 every PLAINTEXT client a super user, free ports, a 1 GiB heap each, and runs, ``--runs`` times each:
 
 3. start-up (first, on a fresh broker): ``python -c pass``, ``kafka-reconciler --help``, ``--version``,
-   ``validate examples/platform``, the import floor (typer + pydantic + ruamel.yaml), then a no-change ``plan`` of
+   ``validate examples/platform``, the import floor (typer + pydantic + ruamel.yaml), the command floor (a typer
+   command validating one YAML mapping with one pydantic model), then a no-change ``plan`` of
    ``--plan-topics`` topics vs Kafka's ``kafka-topics --describe`` (TopicCommand from the kafka-tools jars), each a
    fresh process, interleaved; ratios to ``python -c pass`` and to ``--describe`` of the same run;
 1. the shape (``apply_shape``: ``--topics`` topics with 1-48 partitions, 3 configs each, ``--acls`` bindings,
@@ -54,6 +55,15 @@ FAILURES: list[str] = []
 FLOOR = (
     "import typer, ruamel.yaml\nfrom pydantic import BaseModel, Field\n"
     "class M(BaseModel):\n    x: int = Field(1)\nM(x=2)"
+)
+# The same libraries doing the least a validate does: a typer command with two options (typer builds pydantic
+# adapters for them when it runs) that validates one YAML mapping with one pydantic model.
+COMMAND_FLOOR = (
+    "import typer, ruamel.yaml\nfrom pathlib import Path\nfrom pydantic import BaseModel, Field\n"
+    "app = typer.Typer()\n@app.command()\ndef validate(paths: list[Path], environment: str | None = None) -> None:\n"
+    "    class M(BaseModel):\n        x: int = Field(1)\n"
+    "    M.model_validate(ruamel.yaml.YAML(typ='safe').load('x: 2'))\n"
+    "app(['validate', '.'])"
 )
 
 
@@ -119,6 +129,7 @@ def startup_times(*, repeat: int) -> tuple[dict[str, list[float]], float]:
         "validate examples/platform": [cli, "validate", str(tools.REPO / "examples" / "platform")],
         "import typer": [py, "-c", "import typer"],
         "import floor": [py, "-c", FLOOR],
+        "command floor": [py, "-c", COMMAND_FLOOR],
     }
     times = tools.time_commands(commands, repeat=repeat)
     base = tools.median(times["python -c pass"])

@@ -1,0 +1,61 @@
+"""Start-up of two versions of the CLI side by side: ``--help`` and ``validate examples/platform``, interleaved.
+
+Each version is a source tree of the ``reconciler`` package (``git archive <commit> reconciler | tar -x -C DIR``),
+imported by this virtualenv's interpreter with the editable-install finder removed from ``sys.meta_path``, so both
+run on the same libraries. Prints median (min-max) wall seconds and the ratio to ``python -c pass`` of the same run.
+Asserts nothing.
+
+    .venv/bin/python -m benchmarks.startup_compare before=/tmp/before after=/tmp/after --runs 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WRAP = (
+    "import sys; sys.meta_path = [f for f in sys.meta_path if 'editable' not in type(f).__module__]; "
+    "sys.path.insert(0, {root!r}); sys.argv = ['kafka-reconciler', *{args!r}]; "
+    "from reconciler.cli import app; app()"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("trees", nargs="+", help="LABEL=DIR: a directory holding a reconciler/ package")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    py = sys.executable
+    examples = str(REPO / "examples" / "platform")
+    commands: dict[str, list[str]] = {"python -c pass": [py, "-c", "pass"]}
+    for item in args.trees:
+        label, _, root = item.partition("=")
+        for name, argv in (("--help", ["--help"]), ("validate", ["validate", examples])):
+            commands[f"{label} {name}"] = [py, "-c", WRAP.format(root=root, args=argv)]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # caches as in a user's install
+    for argv in commands.values():  # one untimed run each: byte-code caches written
+        subprocess.run(argv, env=env, capture_output=True, check=False)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    print(f"load before: {os.getloadavg()}")
+    for _ in range(args.runs):
+        for name, argv in commands.items():
+            started = time.perf_counter()
+            done = subprocess.run(argv, env=env, capture_output=True, check=False)
+            times[name].append(time.perf_counter() - started)
+            if done.returncode != 0:
+                raise SystemExit(f"{name} exited {done.returncode}: {done.stderr.decode()[-500:]}")
+    base = statistics.median(times["python -c pass"])
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"{name:<24} {median:6.3f}s ({min(values):.3f}-{max(values):.3f}) {median / base:5.2f}x")
+    print(f"load after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
