@@ -34,11 +34,12 @@ class Target:
     command_config: Path | None = None
     profiles: Mapping[str, manifests.ClusterProfile] = dataclasses.field(default_factory=dict)
 
-    def connect(self, *, timeout_s: float | None = None) -> KafkaAdapter:
+    def connect(self, *, timeout_s: float | None = None, request_bound_s: float | None = None) -> KafkaAdapter:
         """An adapter for this cluster (``reconciler.connection_sources`` decides the settings).
 
         It connects on its first request, giving up after ``timeout_s`` (default: the request timeout); use it
-        as a context manager so the connection is closed.
+        as a context manager so the connection is closed. ``request_bound_s`` lowers the request timeout to at most
+        that many seconds (``plan --timeout``: no request waits longer).
         """
         from reconciler.kafka.adapter import KafkaAdapter
 
@@ -48,6 +49,9 @@ class Target:
             profile_name=self.cluster,
             profiles=self.profiles,
         )
+        if request_bound_s is not None:
+            bound_ms = max(1, min(settings.request_timeout_ms, int(request_bound_s * 1000)))
+            settings = dataclasses.replace(settings, request_timeout_ms=bound_ms)
         return KafkaAdapter(settings, connect_timeout_s=timeout_s)
 
 
@@ -78,8 +82,11 @@ def compute_plan(
     request: PlanRequest,
     live_state: Path | None = None,
     connect_timeout_s: float | None = None,
+    request_bound_s: float | None = None,
 ) -> plan_model.Plan:
     """Plan ``loaded`` against a snapshot file (``live_state``) or the live cluster of ``target``.
+
+    ``connect_timeout_s`` bounds connecting, ``request_bound_s`` each request (``Target.connect``).
 
     Against a cluster, the plan's header names how it was reached, and a plan that deletes topics reads their
     usage evidence through the same connection.
@@ -90,7 +97,7 @@ def compute_plan(
         if live_state is not None:
             live = state.read_snapshot(live_state)
         else:
-            adapter = stack.enter_context(target.connect(timeout_s=connect_timeout_s))
+            adapter = stack.enter_context(target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s))
             live = workflow.read_live(adapter, loaded.desired)
             logging.getLogger("reconciler").info(
                 "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count

@@ -41,6 +41,16 @@ def plan(
     validate_on_broker: Annotated[
         bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
     ] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Give up connecting after this many seconds, and on any request unanswered for as long "
+            "(default: the request timeout, 30 s).",
+            show_default=False,
+            min=0.001,
+        ),
+    ] = None,
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = "7d",
@@ -61,7 +71,14 @@ def plan(
         request = operations.PlanRequest(
             rotate_passwords=rotate_password or (), allow_delete_in_use=allow_in_use, in_use_window=in_use_window
         )
-        p = operations.compute_plan(loaded, target=target, request=request, live_state=live_state)
+        p = operations.compute_plan(
+            loaded,
+            target=target,
+            request=request,
+            live_state=live_state,
+            connect_timeout_s=timeout,
+            request_bound_s=timeout,
+        )
         if out_file is not None:
             p.save(out_file)
         output.echo(output.render_plan(p, fmt, cluster_name=cluster, compact=compact))

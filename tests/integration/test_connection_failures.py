@@ -10,6 +10,7 @@ stopped at the cause instead of waiting out the timeout.
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -132,6 +133,13 @@ def test_apply_timeout_bounds_connecting_to_a_silent_broker(manifests: Path, sil
     assert f"cannot reach Kafka at 127.0.0.1:{silent_listener} (PLAINTEXT): no broker answered within 2s" in (
         result.stderr
     )
+
+
+def test_plan_timeout_bounds_connecting_to_a_silent_broker(manifests: Path, silent_listener: int) -> None:
+    started = time.monotonic()
+    message = plan_error(manifests, "--timeout", "2", "--bootstrap-server", f"127.0.0.1:{silent_listener}")
+    assert time.monotonic() - started < 20  # LONG_TIMEOUT would be minutes; the CLI's start-up is in this too
+    assert f"cannot reach Kafka at 127.0.0.1:{silent_listener} (PLAINTEXT): no broker answered within 2s" in message
 
 
 def test_address_without_port_is_refused(manifests: Path) -> None:
