@@ -41,11 +41,11 @@ test-legacy: venv ## The integration tests against Kafka 3.9.2 in ZooKeeper mode
 pytest: venv ## Run the test suite only (PYTEST_ARGS="-k name" to narrow it)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
-lint: venv ## ruff check, ruff format --check, mypy (strict)
+lint: venv ## ruff check, ruff format --check, mypy (strict) over the package, tests/ and benchmarks/
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/mypy --strict tests/kafka tests/conftest.py
+	$(BIN)/mypy --strict --explicit-package-bases tests benchmarks
 
 kafka-up: venv ## Start one Kafka node on 127.0.0.1:9092 (KAFKA_PORT) and leave it running
 	$(BIN)/python -m tests.kafka.harness up --port $(KAFKA_PORT) --dir $(KAFKA_RUN_DIR)

@@ -45,6 +45,7 @@ from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.engine import default_deadline_s
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import multi_node, single_node
@@ -210,13 +211,17 @@ def ten_changes(adapter: KafkaAdapter, tree: Path) -> dict[str, Any]:
     tools.ByteMeter.reset()
     adapter.reset_request_count()
     planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
-    full = {"bytes": tools.ByteMeter.total, "requests": adapter.request_count, "bytes_by_api": tools.ByteMeter.split()}
+    full: dict[str, Any] = {
+        "bytes": tools.ByteMeter.total,
+        "requests": adapter.request_count,
+        "bytes_by_api": tools.ByteMeter.split(),
+    }
     tools.ByteMeter.reset()
     adapter.reset_request_count()
     started = time.perf_counter()
     report = apply_plan(planned, adapter, options=ApplyOptions(deadline_s=600, desired=wanted))
     seconds = time.perf_counter() - started
-    fig = {"seconds": seconds, "requests": adapter.request_count, "by_api": adapter.request_counts,
+    fig: dict[str, Any] = {"seconds": seconds, "requests": adapter.request_count, "by_api": adapter.request_counts,
            "bytes_read": tools.ByteMeter.total, "exit": int(report.exit_code), "changes": len(planned.changes),
            "full_read": full, "converged": report.converged is not False,
            "bytes_by_api": tools.ByteMeter.split()}  # fmt: skip
@@ -274,7 +279,7 @@ def check_topics(cluster: KafkaCluster, names: list[str], good: Callable[[Any], 
     with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
         deadline = time.monotonic() + 60
         while True:  # the broker's metadata may lag the controller a moment after the tool returned
-            live = adapter.read_state(kinds=frozenset({"topic"}), topic_filter=wanted.__contains__).topics or {}
+            live = adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=wanted.__contains__).topics or {}
             if all(good(live.get(n)) for n in names) or time.monotonic() > deadline:
                 return all(good(live.get(n)) for n in names)
             time.sleep(1.0)
@@ -287,7 +292,9 @@ def extrapolate(fig: dict[str, Any], factor: float) -> dict[str, Any]:
 def cleanup(cluster: KafkaCluster) -> None:
     """Delete every topic and ACL a run made, so the next run starts from nothing."""
     with KafkaAdapter(cluster.connection_settings(request_timeout_ms=TIMEOUT_MS)) as adapter:
-        live = adapter.read_state(kinds=frozenset({"topic", "acl"}), topic_filter=lambda n: not n.startswith("plan1k"))
+        live = adapter.read_state(
+            kinds=frozenset({Kind.TOPIC, Kind.ACL}), topic_filter=lambda n: not n.startswith("plan1k")
+        )
         adapter.delete_topics(sorted(live.topics or {}))
         adapter.delete_acls(sorted(live.acls or ()))
 

@@ -63,7 +63,7 @@ class ByteMeter:
             finally:
                 cls.by_api[wire.api_name(request)] += cls.total - before
 
-        connection.KafkaConnection.data_received = received  # type: ignore[method-assign]
+        connection.KafkaConnection.data_received = received
         wire.Wire._send = send  # type: ignore[method-assign]
 
     @classmethod

@@ -157,8 +157,7 @@ def main() -> None:
         engine, master, workers, fleet, out = args.child
         child(engine, master, int(workers), Path(fleet), Path(out))
         return
-    import fleet_snapshots
-
+    from benchmarks import fleet_snapshots
     from tests.spark.standalone import standalone_cluster
 
     sizes = sorted(int(x) for x in args.sizes.split(","))

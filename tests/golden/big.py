@@ -10,6 +10,7 @@ from __future__ import annotations
 from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler import state as s
+from reconciler.kinds import Kind
 from reconciler.planner import plan
 from tests.golden.example import BROKERS
 
@@ -71,7 +72,7 @@ def desired_state() -> d.DesiredState:
         ownership=d.Ownership(
             topics=(d.NamePattern("prefix", "unitb."),),
             principals=(d.NamePattern("prefix", "User:unitb-"),),
-            delete={"topic": True, "acl": True},
+            delete={Kind.TOPIC: True, Kind.ACL: True},
         ),
     )
 

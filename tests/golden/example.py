@@ -5,6 +5,7 @@ from __future__ import annotations
 from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler import state as s
+from reconciler.kinds import Kind
 from reconciler.planner import PlanOptions, plan
 from tests.support.builders import acl
 
@@ -56,7 +57,7 @@ def desired_state() -> d.DesiredState:
     ownership = d.Ownership(
         topics=(d.NamePattern("prefix", "payments."), d.NamePattern("prefix", "__")),
         principals=(d.NamePattern("prefix", "User:payments-"),),
-        delete={"topic": True, "acl": True},
+        delete={Kind.TOPIC: True, Kind.ACL: True},
     )
     return d.DesiredState(
         topics={t.name: t for t in topics},

@@ -19,6 +19,7 @@ from reconciler import plan as plan_model
 from reconciler.apply import Outcome
 from reconciler.apply.apply_report import CheckedBy
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from reconciler.state import QuotaEntity
 from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
@@ -155,7 +156,7 @@ def test_every_kind_converges_and_a_second_plan_shows_no_changes(
     ]
     assert broker_config_source(kafka_single, "log.cleaner.threads", "2") == "DYNAMIC_DEFAULT_BROKER_CONFIG"
     with KafkaAdapter(kafka_single.connection_settings()) as other:
-        quotas = other.read_state(kinds=frozenset({"quota"})).quotas or {}
+        quotas = other.read_state(kinds=frozenset({Kind.QUOTA})).quotas or {}
     assert quotas[QuotaEntity.of(user=user)] == {"producer_byte_rate": 1048576.0}
 
 
@@ -243,13 +244,13 @@ def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
             changes=plan_model.sort_changes(
                 [
                     *(c for c in p.changes if c is not rf5),
-                    plan_model.Change(**{**_fields(rf5), "action": plan_model.Action.CREATE}),
+                    dataclasses.replace(rf5, action=plan_model.Action.CREATE),
                 ]
             ),
         )
-        before = adapter.read_state(kinds=frozenset({"topic", "quota"}))
+        before = adapter.read_state(kinds=frozenset({Kind.TOPIC, Kind.QUOTA}))
         report = apply(adapter, forced, dry_run=True)
-        after = adapter.read_state(kinds=frozenset({"topic", "quota"}))
+        after = adapter.read_state(kinds=frozenset({Kind.TOPIC, Kind.QUOTA}))
         assert WRITE_APIS.isdisjoint(
             set(adapter.request_counts) - {"CreateTopics", "IncrementalAlterConfigs", "AlterClientQuotas"}
         )
@@ -266,10 +267,6 @@ def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
     assert after.topics == before.topics and after.quotas == before.quotas
     assert describe_topics(kafka_single, [f"{topic_prefix}ok"]) == {}
     assert topic_configs(kafka_single, cfg) == {"retention.ms": "1000"}
-
-
-def _fields(c: plan_model.Change) -> dict[str, object]:
-    return {k: getattr(c, k) for k in c.__slots__}  # type: ignore[attr-defined]
 
 
 def test_delete_then_recreate_the_same_name_in_consecutive_applies(

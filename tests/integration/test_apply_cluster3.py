@@ -10,6 +10,7 @@ from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
@@ -40,7 +41,7 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
     with KafkaAdapter(kafka_cluster3.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
         # The broker the adapter reads from learns of the new topic from the metadata log a moment later.
         def reassign_plan() -> plan_model.Plan | None:
-            p = planner.plan(wanted, adapter.read_state(kinds=frozenset({"topic"})))
+            p = planner.plan(wanted, adapter.read_state(kinds=frozenset({Kind.TOPIC})))
             return p if [c.phase for c in p.actionable] == [plan_model.Phase.REASSIGN] else None
 
         p = eventually(reassign_plan, what="a plan that only reassigns the new topic")
@@ -50,10 +51,10 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
         assert report.exit_code == 0, report.to_json()
         assert report.items[0].outcome is Outcome.APPLIED and report.still_moving == ()
         assert report.phases[0].requests_by_api.get("AlterPartitionReassignments") == 1
-        again = planner.plan(wanted, adapter.read_state(kinds=frozenset({"topic"})))
+        again = planner.plan(wanted, adapter.read_state(kinds=frozenset({Kind.TOPIC})))
         assert again.actionable == ()
         if throttle:
-            topic_configs = (adapter.read_state(kinds=frozenset({"topic"})).topics or {})[topic].configs
+            topic_configs = (adapter.read_state(kinds=frozenset({Kind.TOPIC})).topics or {})[topic].configs
             assert not any("throttled" in k for k in topic_configs)  # removed after the move
     by_rack = racks(kafka_cluster3)
     for partition in replicas(kafka_cluster3, topic):

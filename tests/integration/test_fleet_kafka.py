@@ -90,7 +90,7 @@ def write_fleet(root: Path, *, prefix: str, single: KafkaCluster, triple: KafkaC
 
 def single_cluster_plan(root: Path, bootstrap: str) -> str:
     wanted = workflow.load_manifests([root / "manifests"], env={}).desired
-    with KafkaAdapter(ConnectionSettings(bootstrap_servers=bootstrap)) as adapter:
+    with KafkaAdapter(ConnectionSettings(bootstrap_servers=tuple(bootstrap.split(",")))) as adapter:
         return workflow.make_plan(wanted, workflow.read_live(adapter, wanted)).to_json()
 
 

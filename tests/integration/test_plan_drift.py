@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafka.admin import (
@@ -78,10 +79,10 @@ def manifests(directory: Path, prefix: str, principal: str) -> Path:
     return directory
 
 
-def plan_json(*args: str) -> dict[str, object]:
+def plan_json(*args: str) -> dict[str, Any]:
     result = runner.invoke(app, ["plan", *args, "--format", "json"])
     assert result.exit_code == 0, result.output
-    doc: dict[str, object] = json.loads(result.stdout)
+    doc: dict[str, Any] = json.loads(result.stdout)
     return doc
 
 
@@ -100,7 +101,7 @@ def test_out_of_band_changes_are_each_reported_once(
     applied = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
     assert applied.exit_code == 0, applied.output
     clean = plan_json(path, *conn)
-    assert [c for c in clean["changes"] if c["action"] != "no-op"] == []  # type: ignore[union-attr]
+    assert [c for c in clean["changes"] if c["action"] != "no-op"] == []
 
     orders = f"{topic_prefix}orders"
     with kafka_sasl.admin_session() as admin:
@@ -125,7 +126,7 @@ def test_out_of_band_changes_are_each_reported_once(
         assert result.ok
 
     drift = plan_json(path, *conn)
-    changes = [c for c in drift["changes"] if c["action"] != "no-op"]  # type: ignore[union-attr]
+    changes = [c for c in drift["changes"] if c["action"] != "no-op"]
     write_acl = f"acl/{principal}/ALLOW/WRITE/TOPIC:LITERAL:{orders}@*"
     actions = sorted((c["address"], c["phase"], c["action"]) for c in changes)
     assert actions == sorted(

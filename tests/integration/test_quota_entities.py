@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from reconciler.state import QuotaEntity
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
@@ -30,7 +31,7 @@ CONNECTIONS = 1e6
 
 def live_quotas(cluster: KafkaCluster) -> dict[QuotaEntity, dict[str, float]]:
     with KafkaAdapter(cluster.connection_settings()) as adapter:
-        found = adapter.read_state(kinds=frozenset({"quota"})).quotas or {}
+        found = adapter.read_state(kinds=frozenset({Kind.QUOTA})).quotas or {}
     return {e: dict(v) for e, v in found.items()}
 
 

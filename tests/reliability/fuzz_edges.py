@@ -254,5 +254,5 @@ def isolated(check: Callable[[Any], tuple[str, str | None]], case: Any, *, deadl
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         return "crash", f"killed by signal {os.WTERMSIG(status)} <- {str(case)[:300]}"
-    result: tuple[str, str | None] = pickle.loads(b"".join(chunks))
-    return result
+    verdict: tuple[str, str | None] = pickle.loads(b"".join(chunks))
+    return verdict

@@ -15,6 +15,7 @@ from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode
 from tests.reliability.helpers import plan_now, settings, topic_configs, topics_state
@@ -158,7 +159,7 @@ def test_reads_go_around_a_broker_that_just_died(kafka_cluster3: KafkaCluster, t
         admin.create_topics([NewTopic(topic, 1, 3, topic_configs={"retention.ms": OLD_RETENTION})])
     with KafkaAdapter(settings(kafka_cluster3, request_timeout_ms=5_000)) as adapter:
         eventually(
-            lambda: topic in (adapter.read_state(kinds=frozenset({"topic"})).topics or {}),
+            lambda: topic in (adapter.read_state(kinds=frozenset({Kind.TOPIC})).topics or {}),
             what=f"{topic} in the adapter's read",
             retry_on=(KafkaError,),
         )
@@ -168,7 +169,7 @@ def test_reads_go_around_a_broker_that_just_died(kafka_cluster3: KafkaCluster, t
         # client's own metadata still lists it, so the fallback must not pick it again.
         adapter._wire.controller_id = victim.node_id
         adapter._wire.home = victim.node_id
-        live = adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda n: n == topic)
+        live = adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n == topic)
         assert (live.topics or {})[topic].configs["retention.ms"] == OLD_RETENTION
         adapter._wire.controller_id = victim.node_id
         assert adapter.list_partition_reassignments() == ()

@@ -238,7 +238,11 @@ def test_unknown_error_codes_get_a_plain_explanation() -> None:
     assert wire.error_name(999) == "ERROR_999"
     assert wire.error_name(-1) == "UNKNOWN_SERVER_ERROR"
     change = plan_model.Change(
-        address="topic/x", kind="topic", name="x", action=plan_model.Action.CREATE, phase=plan_model.Phase.TOPIC_CREATE
+        address="topic/x",
+        kind=Kind.TOPIC,
+        name="x",
+        action=plan_model.Action.CREATE,
+        phase=plan_model.Phase.TOPIC_CREATE,
     )
     item = outcomes.from_result(
         change, Result(ok=False, error_code=999, error_name=wire.error_name(999), message=None), dry_run=False

@@ -14,6 +14,7 @@ from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, settings, topic_configs, topics_state
 from tests.support.builders import acl
@@ -98,7 +99,9 @@ def manifests(root: Path, prefix: str) -> Path:
 
 def cluster_view(cluster: KafkaCluster, prefix: str) -> tuple[object, ...]:
     with KafkaAdapter(settings(cluster)) as admin:
-        live = admin.read_state(kinds=frozenset({"acl", "quota"}), principal_filter=lambda p: p == f"User:{prefix}app")
+        live = admin.read_state(
+            kinds=frozenset({Kind.ACL, Kind.QUOTA}), principal_filter=lambda p: p == f"User:{prefix}app"
+        )
     old = topic_configs(cluster, [f"{prefix}old"])
     return (topics_state(cluster, prefix), old, live.acls, live.quotas)
 

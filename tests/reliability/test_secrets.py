@@ -19,6 +19,7 @@ import pytest
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, settings, topics_state
 from tests.support.builders import all_rights
@@ -215,7 +216,7 @@ def test_kafka_python_debug_logging_never_shows_the_password(
     assert login.password is not None
     with KafkaAdapter(login) as adapter:
         caplog.set_level(logging.DEBUG, logger="kafka")  # after the adapter was created, before it connects
-        adapter.read_state(kinds=frozenset({"topic"}), topic_filter=lambda _n: False)
+        adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda _n: False)
     assert "SaslAuthenticateRequest" in caplog.text  # the record that used to carry the password
     assert login.password.reveal() not in caplog.text
     assert "***" in caplog.text

@@ -15,6 +15,7 @@ from reconciler import state
 from reconciler.connection import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
+from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, settings
 from tests.support.builders import acl, all_rights
@@ -23,7 +24,7 @@ from tests.support.polling import eventually
 
 def acls_of(cluster: KafkaCluster, principal: str) -> frozenset[state.AclBinding]:
     with KafkaAdapter(settings(cluster)) as admin:
-        live = admin.read_state(kinds=frozenset({"acl"}), principal_filter=lambda p: p == principal)
+        live = admin.read_state(kinds=frozenset({Kind.ACL}), principal_filter=lambda p: p == principal)
     return frozenset(live.acls or ())
 
 

@@ -12,6 +12,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler import state as s
+from reconciler.kinds import Kind
 
 EMPTY: Mapping[str, object] = MappingProxyType({})
 
@@ -165,12 +166,16 @@ def want(
         ownership=d.Ownership(
             topics=tuple(d.NamePattern("prefix", x) for x in own_topics),
             principals=tuple(d.NamePattern("prefix", x) for x in own_principals),
-            delete={k: True for k in delete},
+            delete={Kind.parse(k): True for k in delete},
         ),
     )
 
 
-def rows(result: plan_model.Plan) -> list[tuple[str, str, str]]:
+Row = tuple[str, str, str]
+"""``(symbol, phase, address)`` of one change."""
+
+
+def rows(result: plan_model.Plan) -> list[Row]:
     """``(symbol, phase, address)`` of every change, in plan order."""
     return [(c.action.symbol, c.phase.name, c.address) for c in result.changes]
 

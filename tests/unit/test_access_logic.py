@@ -6,13 +6,14 @@ from __future__ import annotations
 from reconciler import plan as plan_model
 from reconciler import state
 from reconciler.apply.access import missing_access
+from reconciler.kinds import Kind
 
 EVERYTHING = frozenset({"DESCRIBE", "DESCRIBE_CONFIGS", "CREATE", "DELETE", "ALTER", "ALTER_CONFIGS"})
 READ_ONLY = frozenset({"DESCRIBE", "DESCRIBE_CONFIGS"})
 
 
 def change(
-    phase: plan_model.Phase, name: str, *, kind: str = "topic", action: plan_model.Action = plan_model.Action.UPDATE
+    phase: plan_model.Phase, name: str, *, kind: Kind = Kind.TOPIC, action: plan_model.Action = plan_model.Action.UPDATE
 ) -> plan_model.Change:
     return plan_model.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
 
@@ -22,7 +23,7 @@ CONFIG = change(plan_model.Phase.TOPIC_CONFIG, "orders.old")
 ACL = change(
     plan_model.Phase.ACL_CREATE,
     "User:app/ALLOW/READ/TOPIC:LITERAL:orders@*",
-    kind="acl",
+    kind=Kind.ACL,
     action=plan_model.Action.CREATE,
 )
 REASSIGN = change(plan_model.Phase.REASSIGN, "orders.old")

@@ -37,13 +37,12 @@ def test_a_saved_plan_decodes_into_one_operation_per_change_in_apply_order() -> 
 
 def test_the_read_scope_names_the_changed_resources_and_the_principals_the_guard_weighs() -> None:
     scope = decoded.decode(golden()).read_scope(principals=("User:reconciler", "User:*", None))
-    assert scope.topics == {"payments.legacy", "payments.orders", "payments.ledger", "payments.audit"}
-    assert scope.principals == {"User:payments-api", "User:payments-old", "User:reconciler", "User:*"}
-    assert scope.quota_entities == {
-        state.QuotaEntity.of(user="payments-api"),
-        state.QuotaEntity.of(user="payments-batch"),
-    }
-    assert scope.brokers == {"1", state.CLUSTER_DEFAULT}
+    assert scope.topics == frozenset({"payments.legacy", "payments.orders", "payments.ledger", "payments.audit"})
+    assert scope.principals == frozenset({"User:payments-api", "User:payments-old", "User:reconciler", "User:*"})
+    assert scope.quota_entities == frozenset(
+        {state.QuotaEntity.of(user="payments-api"), state.QuotaEntity.of(user="payments-batch")}
+    )
+    assert scope.brokers == frozenset({"1", state.CLUSTER_DEFAULT})
 
 
 def test_every_change_that_cannot_be_carried_out_is_named_in_one_refusal() -> None:

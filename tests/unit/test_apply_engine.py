@@ -5,13 +5,14 @@ Plans come from the real (pure) planner; the cluster is a ``RecordingAdapter`` h
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import pytest
 
 from reconciler import errors, state
 from reconciler import plan as plan_model
-from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan, retry
+from reconciler.apply import ApplyEvent, ApplyOptions, ApplyReport, EventKind, Outcome, apply_plan, retry
 from reconciler.apply.apply_report import CheckedBy
 from reconciler.desired import (
     DesiredBrokerConfig,
@@ -23,6 +24,7 @@ from reconciler.desired import (
     Ownership,
     SecretRef,
 )
+from reconciler.kinds import Kind
 from reconciler.planner import plan
 from tests.unit.apply_recording import RecordingAdapter
 
@@ -31,7 +33,7 @@ BOB_WRITE = state.AclBinding("TOPIC", "LITERAL", "orders", "User:bob", "*", "WRI
 OWN_ALL = Ownership(
     topics=(NamePattern("prefix", "t"),),
     principals=(NamePattern("glob", "User:*"),),
-    delete={"topic": True, "acl": True, "quota": True, "scram_user": True},
+    delete={Kind.TOPIC: True, Kind.ACL: True, Kind.QUOTA: True, Kind.SCRAM_USER: True},
 )
 
 
@@ -48,22 +50,23 @@ class FakeClock:
         self.now += seconds
 
 
-def options(clock: FakeClock | None = None, **kw: object) -> ApplyOptions:
+def options(clock: FakeClock | None = None, **kw: Any) -> ApplyOptions:
+    """ApplyOptions on ``clock`` (pauses are recorded, not slept); ``kw`` are further ApplyOptions fields."""
     clock = clock or FakeClock()
     return ApplyOptions(
         pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5),
         clock=clock,
         environ={"ALICE_PW": "s3cret-alice"},
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 
-def topics(*names: str, partitions: int = 1, **configs: str) -> dict[str, DesiredTopic]:
-    return {n: DesiredTopic(n, partitions, 1, configs) for n in names}
+def topics(*names: str, partitions: int = 1, configs: Mapping[str, str] | None = None) -> dict[str, DesiredTopic]:
+    return {n: DesiredTopic(n, partitions, 1, dict(configs or {})) for n in names}
 
 
-def live_topic(name: str, partitions: int = 1, **configs: str) -> state.TopicState:
-    return state.TopicState(name=name, assignment=tuple((1,) for _ in range(partitions)), configs=configs)
+def live_topic(name: str, partitions: int = 1, *, configs: Mapping[str, str] | None = None) -> state.TopicState:
+    return state.TopicState(name=name, assignment=tuple((1,) for _ in range(partitions)), configs=dict(configs or {}))
 
 
 def replan(adapter: RecordingAdapter, wanted: DesiredState) -> list[str]:
@@ -77,7 +80,7 @@ def run(
     wanted: DesiredState,
     opts: ApplyOptions | None = None,
     events: list[ApplyEvent] | None = None,
-):  # type: ignore[no-untyped-def]
+) -> ApplyReport:
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
     adapter.calls.clear()
     sink: Callable[[ApplyEvent], None] | None = events.append if events is not None else None
@@ -86,7 +89,7 @@ def run(
 
 def test_every_kind_is_applied_in_phase_order_with_one_request_per_phase_and_converges() -> None:
     adapter = RecordingAdapter(
-        topics={"t-old": live_topic("t-old"), "t-grow": live_topic("t-grow", 1, **{"retention.ms": "1000"})},
+        topics={"t-old": live_topic("t-old"), "t-grow": live_topic("t-grow", 1, configs={"retention.ms": "1000"})},
         acls={BOB_WRITE},
         quotas={state.QuotaEntity.of(user="bob"): {"producer_byte_rate": 10.0}},
     )
@@ -176,7 +179,9 @@ def test_a_create_beaten_by_another_writer_to_the_same_topic_is_unchanged_not_fa
     """Two applies of one plan at once: the loser's creates answer TOPIC_ALREADY_EXISTS for topics the winner
     made exactly as declared; the loser reads them back and reports nothing left to do (exit 0)."""
     adapter = RecordingAdapter(script={"create_topics": [{"t-a": "TOPIC_ALREADY_EXISTS+applied"}]})
-    report = run(adapter, DesiredState(topics=topics("t-a", "t-b", **{"retention.ms": "1000"}), ownership=OWN_ALL))
+    report = run(
+        adapter, DesiredState(topics=topics("t-a", "t-b", configs={"retention.ms": "1000"}), ownership=OWN_ALL)
+    )
 
     item = next(i for i in report.items if i.address == "topic/t-a")
     assert item.outcome is Outcome.UNCHANGED, item
@@ -188,11 +193,11 @@ def test_a_create_beaten_by_another_writer_to_the_same_topic_is_unchanged_not_fa
 
 def test_a_create_beaten_by_another_writer_with_a_different_topic_fails_naming_the_differences() -> None:
     adapter = RecordingAdapter()
-    wanted = DesiredState(topics=topics("t-a", partitions=3, **{"retention.ms": "1000"}), ownership=OWN_ALL)
+    wanted = DesiredState(topics=topics("t-a", partitions=3, configs={"retention.ms": "1000"}), ownership=OWN_ALL)
 
     def other_writer(event: ApplyEvent) -> None:
         if event.kind is EventKind.PHASE_STARTED:
-            adapter.topics["t-a"] = live_topic("t-a", 1, **{"retention.ms": "1000", "cleanup.policy": "compact"})
+            adapter.topics["t-a"] = live_topic("t-a", 1, configs={"retention.ms": "1000", "cleanup.policy": "compact"})
 
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
     report = apply_plan(p, adapter, options=options(), events=other_writer)
@@ -207,11 +212,11 @@ def test_a_create_beaten_by_another_writer_with_a_different_topic_fails_naming_t
 
 def test_a_create_beaten_by_a_writer_that_set_extra_configs_fails_naming_them() -> None:
     adapter = RecordingAdapter()
-    wanted = DesiredState(topics=topics("t-a", **{"retention.ms": "1000"}), ownership=OWN_ALL)
+    wanted = DesiredState(topics=topics("t-a", configs={"retention.ms": "1000"}), ownership=OWN_ALL)
 
     def other_writer(event: ApplyEvent) -> None:
         if event.kind is EventKind.PHASE_STARTED:
-            adapter.topics["t-a"] = live_topic("t-a", 1, **{"retention.ms": "1000", "cleanup.policy": "compact"})
+            adapter.topics["t-a"] = live_topic("t-a", 1, configs={"retention.ms": "1000", "cleanup.policy": "compact"})
 
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
     [item] = apply_plan(p, adapter, options=options(), events=other_writer).items
@@ -316,11 +321,14 @@ def test_a_throttle_the_brokers_keep_showing_after_its_removal_is_named_in_the_n
 
 def test_dry_run_validates_on_the_broker_where_possible_and_writes_nothing() -> None:
     adapter = RecordingAdapter(
-        topics={"t-cfg": live_topic("t-cfg", **{"retention.ms": "1"})},
+        topics={"t-cfg": live_topic("t-cfg", configs={"retention.ms": "1"})},
         script={"create_topics": [{"t-bad": "INVALID_REPLICATION_FACTOR"}]},
     )
     wanted = DesiredState(
-        topics={**topics("t-ok", "t-bad", **{"retention.ms": "5"}), **topics("t-cfg", **{"retention.ms": "2"})},
+        topics={
+            **topics("t-ok", "t-bad", configs={"retention.ms": "5"}),
+            **topics("t-cfg", configs={"retention.ms": "2"}),
+        },
         acls={ALICE_READ: None},
         ownership=OWN_ALL,
     )
@@ -382,10 +390,10 @@ def test_passwords_reach_the_adapter_but_never_the_report() -> None:
 
 
 def test_stale_plan_is_refused_naming_what_changed_and_writes_nothing() -> None:
-    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", **{"retention.ms": "1"})})
-    wanted = DesiredState(topics={**topics("t-a", **{"retention.ms": "2"}), **topics("t-new")}, ownership=OWN_ALL)
+    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", configs={"retention.ms": "1"})})
+    wanted = DesiredState(topics={**topics("t-a", configs={"retention.ms": "2"}), **topics("t-new")}, ownership=OWN_ALL)
     saved = plan(wanted, adapter.read_state(kinds=wanted.needs()))
-    adapter.topics["t-a"] = live_topic("t-a", **{"retention.ms": "3"})  # out-of-band change
+    adapter.topics["t-a"] = live_topic("t-a", configs={"retention.ms": "3"})  # out-of-band change
     adapter.topics["t-new"] = live_topic("t-new")
     adapter.calls.clear()
     with pytest.raises(errors.StalePlan, match=r"topic/t-a \(changed\).*topic/t-new \(now exists\)"):
@@ -425,7 +433,7 @@ def test_a_write_that_did_not_take_effect_is_reported_as_not_converged() -> None
 
 
 def test_progress_events_per_phase() -> None:
-    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", **{"retention.ms": "1"})})
+    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", configs={"retention.ms": "1"})})
     events: list[ApplyEvent] = []
     run(adapter, DesiredState(topics={**topics("t-b"), **topics("t-a")}, ownership=OWN_ALL), events=events)
     kinds = [(e.kind, e.phase) for e in events if e.kind is not EventKind.RETRY]
@@ -467,7 +475,7 @@ def test_a_wait_that_fails_mid_apply_fails_its_phase_and_still_produces_a_report
     from reconciler.kafka.results import ConnectionLost
 
     class LosesConnectionWhileWaiting(RecordingAdapter):
-        def wait_topics_absent(self, names, *, timeout_s=30.0):  # type: ignore[no-untyped-def]
+        def wait_topics_absent(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]:
             raise ConnectionLost("Metadata to the cluster failed: connection reset", api="Metadata")
 
     adapter = LosesConnectionWhileWaiting(topics={"t-old": live_topic("t-old")})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from reconciler.apply import guard
@@ -26,10 +28,10 @@ def acl(
 def lost(
     live: set[AclBinding],
     *,
-    deletes: list[AclBinding] = (),
-    creates: list[AclBinding] = (),
+    deletes: Sequence[AclBinding] = (),
+    creates: Sequence[AclBinding] = (),
     topics: tuple[str, ...] = (),
-) -> set[tuple[str, str, str]]:  # type: ignore[assignment]
+) -> set[tuple[str, str, str]]:
     found = guard.lost_access(
         principal=ADMIN, live_acls=live, deletes=list(deletes), creates=list(creates), topics=topics
     )

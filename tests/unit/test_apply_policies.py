@@ -12,6 +12,7 @@ from reconciler import plan as plan_model
 from reconciler.apply import deps, dryrun, preflight, retry, secretref, translate
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.desired import SecretRef
+from reconciler.kinds import Kind
 from reconciler.state import AclBinding
 
 # ------------------------------------------------------------------------------------- retry policy
@@ -82,7 +83,7 @@ def test_deadline_counts_down_on_the_injected_clock() -> None:
 def change(
     phase: plan_model.Phase,
     name: str = "orders",
-    kind: str = "topic",
+    kind: Kind = Kind.TOPIC,
     action: plan_model.Action = plan_model.Action.UPDATE,
 ) -> plan_model.Change:
     return plan_model.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
@@ -221,7 +222,7 @@ def test_a_change_in_the_wrong_phase_makes_the_plan_impossible() -> None:
         cluster=plan_model.ClusterInfo("c", 1),
         changes=(
             change(plan_model.Phase.TOPIC_DELETE, action=plan_model.Action.CREATE),
-            change(plan_model.Phase.ACL_CREATE, kind="topic", action=plan_model.Action.CREATE),
+            change(plan_model.Phase.ACL_CREATE, kind=Kind.TOPIC, action=plan_model.Action.CREATE),
         ),
     )
     with pytest.raises(
@@ -250,7 +251,11 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
         QuotaEntity.of(client_id="app,v2=x"),
     ):
         c = plan_model.Change(
-            entity.address, "quota", entity.address[len("quota/") :], plan_model.Action.CREATE, plan_model.Phase.QUOTA
+            entity.address,
+            Kind.QUOTA,
+            entity.address[len("quota/") :],
+            plan_model.Action.CREATE,
+            plan_model.Phase.QUOTA,
         )
         assert translate.quota_entity(c) == entity
 

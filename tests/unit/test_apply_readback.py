@@ -7,14 +7,17 @@ still creating partition logs does; a config that never takes stands for a chang
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
 from reconciler import plan as plan_model
 from reconciler import state
-from reconciler.apply import ApplyOptions, apply_plan, engine, readback, retry
+from reconciler.apply import ApplyOptions, ApplyReport, apply_plan, engine, readback, retry
 from reconciler.desired import DesiredState, DesiredTopic, NamePattern, Ownership
+from reconciler.kafka.results import ItemResult, TopicSpec
+from reconciler.kinds import Kind
 from reconciler.planner import plan
 from tests.unit.apply_recording import RecordingAdapter
 from tests.unit.test_apply_engine import FakeClock
@@ -30,15 +33,24 @@ class SlowBroker(RecordingAdapter):
     lag_s: float = 0.0
     created_at: dict[str, float] = dataclasses.field(default_factory=dict)
 
-    def read_state(self, **kwargs):  # type: ignore[no-untyped-def,override]
-        live = super().read_state(**kwargs)
+    def read_state(
+        self,
+        *,
+        kinds: frozenset[str],
+        topic_filter: Callable[[str], bool] | None = None,
+        principal_filter: Callable[[str], bool] | None = None,
+        scope: state.ReadScope | None = None,
+    ) -> state.ClusterState:
+        live = super().read_state(
+            kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter, scope=scope
+        )
         if live.topics is None:
             return live
         now = self.clock()
         shown = {n: t for n, t in live.topics.items() if now >= self.created_at.get(n, -1e9) + self.lag_s}
         return dataclasses.replace(live, topics=shown)
 
-    def create_topics(self, specs, *, validate_only=False):  # type: ignore[no-untyped-def,override]
+    def create_topics(self, specs: Sequence[TopicSpec], *, validate_only: bool = False) -> list[ItemResult]:
         for s in specs:
             self.created_at.setdefault(s.name, self.clock())
         return super().create_topics(specs, validate_only=validate_only)
@@ -50,10 +62,11 @@ def wanted(count: int, *, partitions: int = 1) -> DesiredState:
     )
 
 
-def run(adapter: SlowBroker, want: DesiredState, clock: FakeClock, **kw: object):  # type: ignore[no-untyped-def]
+def run(adapter: SlowBroker, want: DesiredState, clock: FakeClock, **kw: Any) -> ApplyReport:
+    """Plan ``want`` and apply it on ``clock``; ``kw`` are further ApplyOptions fields."""
     p = plan(want, adapter.read_state(kinds=want.needs()))
     adapter.calls.clear()
-    opts = ApplyOptions(pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5), clock=clock, **kw)  # type: ignore[arg-type]
+    opts = ApplyOptions(pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5), clock=clock, **kw)
     return apply_plan(p, adapter, options=opts)
 
 
@@ -114,10 +127,11 @@ def test_the_apply_deadline_bounds_the_read_back_too() -> None:
 class SlowController(SlowBroker):
     """Each CreateTopics also takes ``write_s`` (fake) seconds to answer, as on a loaded controller."""
 
+    clock: FakeClock = dataclasses.field(default_factory=FakeClock)
     write_s: float = 0.0
 
-    def create_topics(self, specs, *, validate_only=False):  # type: ignore[no-untyped-def,override]
-        self.clock.now += self.write_s  # type: ignore[attr-defined]
+    def create_topics(self, specs: Sequence[TopicSpec], *, validate_only: bool = False) -> list[ItemResult]:
+        self.clock.now += self.write_s
         return super().create_topics(specs, validate_only=validate_only)
 
 
@@ -153,14 +167,14 @@ def test_the_read_back_asks_only_for_what_has_not_converged() -> None:
 def test_a_change_whose_resource_cannot_be_named_reads_its_kind_whole() -> None:
     odd = plan_model.Change(
         address="quota/payments-api",
-        kind="quota",
+        kind=Kind.QUOTA,
         name="payments-api",  # no entity type: a hand-edited plan
         action=plan_model.Action.CREATE,
         phase=plan_model.Phase.QUOTA,
     )
     topic = plan_model.Change(
         address="topic/t1",
-        kind="topic",
+        kind=Kind.TOPIC,
         name="t1",
         action=plan_model.Action.CREATE,
         phase=plan_model.Phase.TOPIC_CREATE,

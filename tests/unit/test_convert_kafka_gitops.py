@@ -12,6 +12,7 @@ import pytest
 
 from reconciler import manifests
 from reconciler.convert import build_conversion, convert
+from reconciler.kinds import Kind
 from reconciler.state import AclBinding
 from tests.support.builders import allow
 
@@ -112,7 +113,7 @@ def test_blacklist_becomes_the_ownership_rule(loaded: manifests.LoadResult) -> N
     assert not ownership.owns_topic("_confluent-metrics") and not ownership.owns_topic("scratch.tmp")
     assert ownership.owns_topic("scratch-not-the-prefix")
     assert ownership.owns_principal("User:enricher") and not ownership.owns_principal("User:stranger")
-    assert not any(ownership.may_delete(k) for k in ("topic", "acl"))
+    assert not any(ownership.may_delete(k) for k in (Kind.TOPIC, Kind.ACL))
 
 
 def test_whitelist_prefixes_become_prefix_rules(tmp_path: Path) -> None:

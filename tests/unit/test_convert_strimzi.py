@@ -9,6 +9,7 @@ import pytest
 
 from reconciler import errors, manifests
 from reconciler.convert import build_conversion, convert
+from reconciler.kinds import Kind
 from reconciler.state import QuotaEntity
 from tests.support.builders import acl
 
@@ -91,7 +92,7 @@ def test_ownership_is_exactly_the_converted_resources(converted: tuple[manifests
     ownership = converted[0].desired.ownership
     assert ownership.owns_topic("orders.created") and not ownership.owns_topic("orders.other")
     assert {p.value for p in ownership.principals} == {"User:orders-service", "User:CN=analytics", "User:legacy-batch"}
-    assert not any(ownership.may_delete(k) for k in ("topic", "acl", "quota", "scram_user"))
+    assert not any(ownership.may_delete(k) for k in (Kind.TOPIC, Kind.ACL, Kind.QUOTA, Kind.SCRAM_USER))
 
 
 def test_what_has_no_equivalent_is_printed_and_written(converted: tuple[manifests.LoadResult, Path, list[str]]) -> None:

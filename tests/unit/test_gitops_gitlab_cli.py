@@ -13,6 +13,7 @@ from reconciler import plan as plan_model
 from reconciler.cli import app
 from reconciler.gitops import event, github, publish
 from reconciler.gitops.gitlab import GitLabClient
+from reconciler.kinds import Kind
 from tests.support.fake_gitlab import FakeGitLab
 
 TOKEN = "glpat-cliTestToken_0123456789abcd"
@@ -115,7 +116,7 @@ def save_plan(tmp_path: Path, *names: str) -> Path:
     changes = tuple(
         plan_model.Change(
             address=f"topic/{n}",
-            kind="topic",
+            kind=Kind.TOPIC,
             name=n,
             action=plan_model.Action.CREATE,
             phase=plan_model.Phase.TOPIC_CREATE,

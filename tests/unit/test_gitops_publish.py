@@ -9,6 +9,7 @@ import pytest
 
 from reconciler import plan as plan_model
 from reconciler.gitops import event, github, publish
+from reconciler.kinds import Kind
 from tests.support.fake_github import FakeGitHub
 
 TOKEN = "ghs_publishTestToken_0123456789"
@@ -19,7 +20,11 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"
 def make_plan(*actions: plan_model.Action, options: dict[str, str] | None = None) -> plan_model.Plan:
     changes = tuple(
         plan_model.Change(
-            address=f"topic/orders-{i}", kind="topic", name=f"orders-{i}", action=a, phase=plan_model.Phase.TOPIC_CREATE
+            address=f"topic/orders-{i}",
+            kind=Kind.TOPIC,
+            name=f"orders-{i}",
+            action=a,
+            phase=plan_model.Phase.TOPIC_CREATE,
         )
         for i, a in enumerate(actions)
     )

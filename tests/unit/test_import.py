@@ -14,6 +14,7 @@ import pytest
 
 from reconciler import errors, manifests, planner, state
 from reconciler.adopt import from_live, values
+from reconciler.kinds import Kind
 from reconciler.state import Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
 from tests.support.builders import acl
 
@@ -128,7 +129,9 @@ def test_ownership_names_exactly_the_imported_resources_with_deletes_off(tmp_pat
     assert not any(ownership.owns_topic(t) for t in ("orders2", "connect-offsets", "__consumer_offsets", "audit"))
     assert {p.value for p in ownership.principals} == {"User:alice", "User:svc-1", "User:*"}
     assert {p.kind for p in ownership.principals} == {"exact"}
-    assert not any(ownership.may_delete(k) for k in ("topic", "acl", "quota", "scram_user", "broker_config"))
+    assert not any(
+        ownership.may_delete(k) for k in (Kind.TOPIC, Kind.ACL, Kind.QUOTA, Kind.SCRAM_USER, Kind.BROKER_CONFIG)
+    )
 
 
 def test_reviewers_read_grouped_acls_and_readable_values(tmp_path: Path) -> None:

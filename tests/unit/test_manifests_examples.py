@@ -15,6 +15,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from reconciler import manifests
+from reconciler.kinds import Kind
 from reconciler.manifests import models, schema
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def test_platform_example_loads_for_a_single_node_broker() -> None:
     assert {t.replication_factor for t in topics.values()} == {1}
     assert result.profiles["local"].bootstrap_servers == ["127.0.0.1:9092"]
     assert result.desired.scram_users["payments-service"].password.env == "PAYMENTS_SCRAM_PASSWORD"
-    assert result.desired.ownership.may_delete("topic")
+    assert result.desired.ownership.may_delete(Kind.TOPIC)
     assert "<default>" in result.desired.broker_configs
     origins = {s.origin for s in result.desired.acls.values() if s is not None}
     assert {"Producer orders-service", "Consumer payments-service", "StreamsApp orders-enricher"} <= origins

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from reconciler import desired, errors, manifests
+from reconciler.kinds import Kind
 from reconciler.manifests import yamlio
 from reconciler.state import AclBinding, QuotaEntity
 
@@ -245,7 +246,7 @@ def test_ownership_rules_silence_undeclared_topic_warnings(tmp_path: Path) -> No
     own = result.desired.ownership
     assert own.owns_topic("inbox") and own.owns_topic("out") and not own.owns_topic("outer")
     assert own.owns_principal("User:sam")
-    assert own.may_delete("topic") and not own.may_delete("acl")
+    assert own.may_delete(Kind.TOPIC) and not own.may_delete(Kind.ACL)
     assert own.managed_kinds == frozenset({"topic", "acl", "scram_user"})
 
 

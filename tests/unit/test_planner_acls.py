@@ -7,7 +7,8 @@ import pytest
 from reconciler import payloads
 from reconciler import plan as plan_model
 from reconciler.planner import plan
-from tests.support.builders import acl, cluster, only, rows, want
+from reconciler.state import AclBinding
+from tests.support.builders import Row, acl, cluster, only, rows, want
 
 ALICE_READ = acl("User:alice", "READ", "orders")
 
@@ -33,7 +34,9 @@ ALICE_READ = acl("User:alice", "READ", "orders")
         ),
     ],
 )
-def test_acl_rules(declared: list, live: list, delete: bool, expected: list, unmanaged: list) -> None:
+def test_acl_rules(
+    declared: list[AclBinding], live: list[AclBinding], delete: bool, expected: list[Row], unmanaged: list[str]
+) -> None:
     desired = want(acls=declared, own_principals=["User:alice"], delete=["acl"] if delete else [])
     result = plan(desired, cluster(acls=live))
     assert rows(result) == expected
@@ -52,7 +55,7 @@ def test_create_records_source_and_binding() -> None:
     assert change.name == ALICE_READ.address.removeprefix("acl/")
 
 
-def _gap_plan(old: list, new: list, kept: tuple = ()) -> plan_model.Plan:
+def _gap_plan(old: list[AclBinding], new: list[AclBinding], kept: tuple[AclBinding, ...] = ()) -> plan_model.Plan:
     desired = want(acls=[*new, *kept], own_principals=["User:alice"], delete=["acl"])
     return plan(desired, cluster(acls=[*old, *kept]))
 
@@ -99,7 +102,9 @@ def _gap_plan(old: list, new: list, kept: tuple = ()) -> plan_model.Plan:
         ),
     ],
 )
-def test_access_gap_detection(old: list, new: list, kept: tuple, gap: bool) -> None:
+def test_access_gap_detection(
+    old: list[AclBinding], new: list[AclBinding], kept: tuple[AclBinding, ...], gap: bool
+) -> None:
     result = _gap_plan(old, new, kept)
     gaps = [w for w in result.warnings if w.code == "access-gap"]
     flagged = [c for c in result.changes if any(w.startswith("access gap") for w in c.warnings)]

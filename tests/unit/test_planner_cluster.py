@@ -10,9 +10,11 @@ import pytest
 
 from reconciler import errors
 from reconciler import plan as plan_model
+from reconciler.desired import DesiredState, DesiredTopic
+from reconciler.kinds import Kind
 from reconciler.planner import live_fingerprint, live_view, plan
 from reconciler.planner.views import fingerprint_of
-from reconciler.state import CLUSTER_DEFAULT, QuotaEntity, ScramCredential
+from reconciler.state import CLUSTER_DEFAULT, ClusterState, QuotaEntity, ScramCredential
 from tests.support.builders import (
     acl,
     attrs,
@@ -75,7 +77,11 @@ DEFAULT_ADDR = f"broker_config/{CLUSTER_DEFAULT}"
     ],
 )
 def test_broker_config_rules(
-    declared: dict, live: dict, delete: bool, expected_attrs: dict | None, unmanaged: list
+    declared: dict[str, dict[str, str]],
+    live: dict[str, dict[str, str | None]],
+    delete: bool,
+    expected_attrs: dict[str, tuple[object, object]] | None,
+    unmanaged: list[str],
 ) -> None:
     result = plan(
         want(broker_configs=declared, delete=["broker_config"] if delete else []), cluster(broker_configs=live)
@@ -125,7 +131,9 @@ def _codes(result: plan_model.Plan) -> list[tuple[str, str | None, str]]:
         ({}, [topic("t", rf=1)], [("replication-below-min-isr", "topic/t", "warning")]),
     ],
 )
-def test_lint(cluster_configs: dict, declared: list, expected: list) -> None:
+def test_lint(
+    cluster_configs: dict[str, str | None], declared: list[DesiredTopic], expected: list[tuple[str, str | None, str]]
+) -> None:
     live = cluster(
         topics=[live_topic(t.name, t.partitions, t.replication_factor) for t in declared],
         cluster_configs=cluster_configs,
@@ -149,7 +157,7 @@ def test_lint_checks_the_reassignment_target_not_the_old_layout() -> None:
 
 
 # -------------------------------------------------------------------------------------- whole plan
-def _rich_inputs() -> tuple:
+def _rich_inputs() -> tuple[DesiredState, ClusterState]:
     desired = want(
         topics=[topic("a-new", 3, 3), topic("a-grow", 6, 3, configs={"retention.ms": "86400000"})],
         acls=[acl("User:app", "READ", "a-", pattern="PREFIXED")],
@@ -187,6 +195,7 @@ def test_changes_come_in_phase_order() -> None:
 def test_same_inputs_give_byte_identical_plans_whatever_the_input_order() -> None:
     desired, live = _rich_inputs()
     first = plan(desired, live).to_json()
+    assert live.topics is not None and live.scram_users is not None
     shuffled_topics = list(live.topics.items())
     random.Random(7).shuffle(shuffled_topics)
     live2 = cluster(topics=[t for _, t in shuffled_topics], acls=live.acls, scram=dict(live.scram_users))
@@ -217,30 +226,30 @@ def test_plan_records_cluster_options_and_unchanged_counts() -> None:
         "in_use_window_ms": 7 * 24 * 3600 * 1000,
         "kinds": ["scram_user", "topic"],
     }
-    assert result.live_fingerprint == live_fingerprint(live, kinds=["scram_user", "topic"])
+    assert result.live_fingerprint == live_fingerprint(live, kinds=[Kind.SCRAM_USER, Kind.TOPIC])
 
 
 def test_live_fingerprint_moves_with_any_read_section() -> None:
     live = cluster(topics=[live_topic("t")])
     other = cluster(topics=[live_topic("t", configs={"retention.ms": "1"})])
-    assert live_fingerprint(live, kinds=["topic"]) != live_fingerprint(other, kinds=["topic"])
-    assert live_fingerprint(live, kinds=["acl"]) == live_fingerprint(other, kinds=["acl"])
+    assert live_fingerprint(live, kinds=[Kind.TOPIC]) != live_fingerprint(other, kinds=[Kind.TOPIC])
+    assert live_fingerprint(live, kinds=[Kind.ACL]) == live_fingerprint(other, kinds=[Kind.ACL])
 
 
 @pytest.mark.parametrize(
     ("kind", "name", "present"),
     [
-        ("topic", "t", True),
-        ("topic", "missing", False),
-        ("acl", acl("User:app", "READ", "t").address.removeprefix("acl/"), True),
-        ("acl", acl("User:app", "WRITE", "t").address.removeprefix("acl/"), False),
-        ("quota", "user=app", True),
-        ("quota", "user=other", False),
-        ("scram_user", "app", True),
-        ("scram_user", "other", False),
+        (Kind.TOPIC, "t", True),
+        (Kind.TOPIC, "missing", False),
+        (Kind.ACL, acl("User:app", "READ", "t").address.removeprefix("acl/"), True),
+        (Kind.ACL, acl("User:app", "WRITE", "t").address.removeprefix("acl/"), False),
+        (Kind.QUOTA, "user=app", True),
+        (Kind.QUOTA, "user=other", False),
+        (Kind.SCRAM_USER, "app", True),
+        (Kind.SCRAM_USER, "other", False),
     ],
 )
-def test_live_view_finds_resources_by_change_name(kind: str, name: str, present: bool) -> None:
+def test_live_view_finds_resources_by_change_name(kind: Kind, name: str, present: bool) -> None:
     live = cluster(
         topics=[live_topic("t")],
         acls=[acl("User:app", "READ", "t")],
@@ -253,8 +262,8 @@ def test_live_view_finds_resources_by_change_name(kind: str, name: str, present:
 
 
 def test_broker_config_view_treats_missing_and_empty_entries_alike() -> None:
-    assert live_view(cluster(broker_configs={}), kind="broker_config", name="1") == live_view(
-        cluster(broker_configs={"1": {}}), kind="broker_config", name="1"
+    assert live_view(cluster(broker_configs={}), kind=Kind.BROKER_CONFIG, name="1") == live_view(
+        cluster(broker_configs={"1": {}}), kind=Kind.BROKER_CONFIG, name="1"
     )
 
 

@@ -13,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconciler import configs, payloads
+from reconciler import desired as d
 from reconciler import plan as plan_model
 from reconciler import state as s
+from reconciler.kinds import Kind
 from reconciler.planner import plan
 from reconciler.planner.common import same_value
 from tests.support.builders import acl, cluster, live_topic, topic, want
@@ -41,7 +43,7 @@ quotas_st = st.dictionaries(
 
 
 @st.composite
-def scenarios(draw: st.DrawFn) -> tuple:
+def scenarios(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
     declared = [
         topic(n, draw(st.integers(1, 4)), draw(st.integers(1, 3)), configs=draw(configs_st))
         for n in draw(st.sets(st.sampled_from(NAMES), max_size=4))
@@ -108,7 +110,9 @@ def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
 
 @settings(max_examples=300, deadline=None)
 @given(scenarios())
-def test_planning_after_carrying_out_a_plan_finds_nothing_more_to_do(scenario: tuple) -> None:
+def test_planning_after_carrying_out_a_plan_finds_nothing_more_to_do(
+    scenario: tuple[d.DesiredState, s.ClusterState],
+) -> None:
     desired, live = scenario
     first = plan(desired, live)
     after = _carry_out(live, first)
@@ -128,7 +132,7 @@ def test_planning_after_carrying_out_a_plan_finds_nothing_more_to_do(scenario: t
             assert key in wanted.configs or (fallback is not None and same_value(key, fallback, value)), key
         assert got.replication_factor == wanted.replication_factor
         assert got.partitions == wanted.partitions or name in blocked
-    deleting = desired.ownership.may_delete("topic")
+    deleting = desired.ownership.may_delete(Kind.TOPIC)
     assert deleting is False or set(after.topics) == set(desired.topics)
     assert set(desired.acls) <= after.acls
     for binding in after.acls - set(desired.acls):

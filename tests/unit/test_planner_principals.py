@@ -11,7 +11,7 @@ from reconciler import payloads
 from reconciler import plan as plan_model
 from reconciler.planner import PlanOptions, plan
 from reconciler.state import QuotaEntity, ScramCredential
-from tests.support.builders import attrs, cluster, only, rows, scram_user, want
+from tests.support.builders import Row, attrs, cluster, only, rows, scram_user, want
 
 ALICE = QuotaEntity.of(user="alice")
 ALICE_APP = QuotaEntity.of(user="alice", client_id="app")
@@ -51,7 +51,13 @@ APP = QuotaEntity.of(client_id="app")
         ),
     ],
 )
-def test_quota_rules(declared: dict, live: dict, delete: bool, expected: list, unmanaged: list) -> None:
+def test_quota_rules(
+    declared: dict[QuotaEntity, dict[str, float]],
+    live: dict[QuotaEntity, dict[str, float]],
+    delete: bool,
+    expected: list[Row],
+    unmanaged: list[str],
+) -> None:
     desired = want(quotas=declared, own_principals=["User:alice"], delete=["quota"] if delete else [])
     result = plan(desired, cluster(quotas=live))
     assert rows(result) == expected
@@ -131,7 +137,12 @@ SHA512 = (ScramCredential("SCRAM-SHA-512", 8192),)
         ),
     ],
 )
-def test_scram_rules(live: dict, rotate: tuple, expected_action: plan_model.Action | None, reason: str | None) -> None:
+def test_scram_rules(
+    live: dict[str, tuple[ScramCredential, ...]],
+    rotate: tuple[str, ...],
+    expected_action: plan_model.Action | None,
+    reason: str | None,
+) -> None:
     desired = want(scram=[scram_user("alice", rotation="2024-05")])
     result = plan(desired, cluster(scram=live), options=PlanOptions(rotate_scram_users=frozenset(rotate)))
     if expected_action is None:
@@ -140,7 +151,7 @@ def test_scram_rules(live: dict, rotate: tuple, expected_action: plan_model.Acti
         return
     change = only(result, "scram_user/alice")
     assert change.action is expected_action and change.phase is plan_model.Phase.SCRAM
-    assert any(reason in r for r in change.reasons), change.reasons
+    assert reason is not None and any(reason in r for r in change.reasons), change.reasons
     assert payloads.encode(change.after) == {
         "credentials": {"SCRAM-SHA-512": {"iterations": 8192}},
         "password": "env:ALICE_SCRAM_PASSWORD",
@@ -163,7 +174,7 @@ def test_rotation_of_undeclared_user_is_a_warning() -> None:
     ("delete", "expected", "unmanaged"),
     [(True, [("-", "SCRAM", "scram_user/app-old")], []), (False, [], ["scram_user/app-old"])],
 )
-def test_undeclared_owned_scram_user(delete: bool, expected: list, unmanaged: list) -> None:
+def test_undeclared_owned_scram_user(delete: bool, expected: list[Row], unmanaged: list[str]) -> None:
     desired = want(own_principals=["User:app-"], delete=["scram_user"] if delete else [])
     result = plan(desired, cluster(scram={"app-old": SHA512, "admin": SHA512}))
     assert rows(result) == expected

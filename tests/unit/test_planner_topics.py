@@ -6,10 +6,13 @@ import pytest
 
 from reconciler import payloads
 from reconciler import plan as plan_model
+from reconciler.desired import DesiredTopic
+from reconciler.kinds import Kind
 from reconciler.planner import live_view, plan
 from reconciler.planner.topics import is_internal
 from reconciler.planner.views import fingerprint_of
-from tests.support.builders import attrs, brokers, cluster, live_topic, only, rows, topic, want
+from reconciler.state import TopicState
+from tests.support.builders import Row, attrs, brokers, cluster, live_topic, only, rows, topic, want
 
 
 @pytest.mark.parametrize(
@@ -47,7 +50,7 @@ from tests.support.builders import attrs, brokers, cluster, live_topic, only, ro
         ),
     ],
 )
-def test_topic_rules(desired: list, live: list, expected: list) -> None:
+def test_topic_rules(desired: list[DesiredTopic], live: list[TopicState], expected: list[Row]) -> None:
     assert rows(plan(want(topics=desired), cluster(topics=live))) == expected
 
 
@@ -159,7 +162,7 @@ def test_sensitive_config_is_set_when_absent_and_never_shown() -> None:
     ],
 )
 def test_undeclared_owned_topic_is_deleted_or_unmanaged(
-    delete: bool, expected_changes: list, expected_unmanaged: list
+    delete: bool, expected_changes: list[Row], expected_unmanaged: list[str]
 ) -> None:
     live = [live_topic("team-old"), live_topic("other-team"), live_topic("__consumer_offsets", internal=True)]
     desired = want(own_topics=["team-", "__"], delete=["topic"] if delete else [])
@@ -213,9 +216,9 @@ def test_internal_topic_names(name: str, internal: bool) -> None:
 def test_change_fingerprint_is_the_live_view_fingerprint() -> None:
     live = cluster(topics=[live_topic("orders", configs={"retention.ms": "1"})])
     change = only(plan(want(topics=[topic("orders")]), live), "topic/orders")
-    assert change.fingerprint == fingerprint_of(live_view(live, kind="topic", name="orders"))
+    assert change.fingerprint == fingerprint_of(live_view(live, kind=Kind.TOPIC, name="orders"))
     moved = cluster(topics=[live_topic("orders", configs={"retention.ms": "2"})])
-    assert change.fingerprint != fingerprint_of(live_view(moved, kind="topic", name="orders"))
+    assert change.fingerprint != fingerprint_of(live_view(moved, kind=Kind.TOPIC, name="orders"))
 
 
 def test_unreadable_topics_are_an_error_warning() -> None:

@@ -7,7 +7,9 @@ import re
 
 import pytest
 
+from reconciler import payloads
 from reconciler import plan as plan_model
+from reconciler.kinds import Kind
 from reconciler.render import render_json, render_markdown, render_text
 from reconciler.render.markdown import GITHUB_COMMENT_LIMIT
 from tests.golden.example import example_plan
@@ -16,21 +18,34 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SECRET = "hunter2-do-not-print"
 
 
-def _change(i: int, action: plan_model.Action = plan_model.Action.UPDATE, **fields: object) -> plan_model.Change:
+def _change(
+    i: int,
+    action: plan_model.Action = plan_model.Action.UPDATE,
+    *,
+    attributes: tuple[plan_model.AttributeChange, ...] = (
+        plan_model.AttributeChange("configs.retention.ms", "86400000", "604800000"),
+    ),
+    reasons: tuple[str, ...] = ("set 1 config(s) that differ from the manifests",),
+    warnings: tuple[str, ...] = (),
+    after: payloads.Payload | None = None,
+) -> plan_model.Change:
     phase = {
         plan_model.Action.CREATE: plan_model.Phase.TOPIC_CREATE,
         plan_model.Action.DELETE: plan_model.Phase.TOPIC_DELETE,
         plan_model.Action.BLOCKED: plan_model.Phase.PARTITIONS,
         plan_model.Action.UPDATE: plan_model.Phase.TOPIC_CONFIG,
     }[action]
-    defaults: dict[str, object] = {
-        "attributes": (plan_model.AttributeChange("configs.retention.ms", "86400000", "604800000"),),
-        "reasons": ("set 1 config(s) that differ from the manifests",),
-    }
-    defaults.update(fields)
     return plan_model.Change(
-        address=f"topic/t-{i:06d}", kind="topic", name=f"t-{i:06d}", action=action, phase=phase, **defaults
-    )  # type: ignore[arg-type]
+        address=f"topic/t-{i:06d}",
+        kind=Kind.TOPIC,
+        name=f"t-{i:06d}",
+        action=action,
+        phase=phase,
+        after=after,
+        attributes=attributes,
+        reasons=reasons,
+        warnings=warnings,
+    )
 
 
 def _plan(changes: list[plan_model.Change], warnings: tuple[plan_model.PlanWarning, ...] = ()) -> plan_model.Plan:
@@ -65,7 +80,7 @@ def test_text_shows_units_resets_and_header() -> None:
     ],
 )
 def test_every_render_redacts_sensitive_values_even_in_a_hand_made_plan(attr: plan_model.AttributeChange) -> None:
-    change = _change(1, attributes=(attr,), after={"configs": {"ssl.keystore.password": SECRET}})
+    change = _change(1, attributes=(attr,), after=payloads.TopicPayload(configs={"ssl.keystore.password": SECRET}))
     result = _plan([change])
     for rendered in (render_text(result), render_markdown(result), render_json(result)):
         assert SECRET not in rendered

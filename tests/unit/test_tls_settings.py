@@ -6,6 +6,7 @@ JKS reader is checked against files the JDK wrote, not against files this projec
 
 from __future__ import annotations
 
+import dataclasses
 import ssl
 from pathlib import Path
 
@@ -113,12 +114,8 @@ def test_certificate_principal_follows_the_mapping_rules(client: ClientFiles) ->
     assert tls.certificate_principal(settings) == f"User:{client.subject}"
     assert client.subject == "CN=svc-orders,OU=mapped,O=kafka-reconciler tests"
     rules = r"RULE:^CN=([^,]+),OU=([^,]+),.*$/$2-$1/L, DEFAULT"
-    mapped = ConnectionSettings(**{**_fields(settings), "ssl_principal_mapping_rules": rules})
+    mapped = dataclasses.replace(settings, ssl_principal_mapping_rules=rules)
     assert tls.certificate_principal(mapped) == "User:mapped-svc-orders"
-
-
-def _fields(settings: ConnectionSettings) -> dict[str, object]:
-    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
 
 
 @pytest.mark.parametrize(
