@@ -35,8 +35,9 @@ test: lint ## Lint, type-check, run the whole test suite against real Kafka brok
 	$(BIN)/pytest $(PYTEST_ARGS)
 	$(MAKE) test-legacy
 
-test-legacy: venv ## The integration tests against Kafka 3.9.2 in ZooKeeper mode
+test-legacy: venv ## The integration tests against Kafka 3.9.2 in ZooKeeper mode, then against Kafka 2.8.2
 	KAFKA_VERSION=3.9.2 KAFKA_MODE=zookeeper $(BIN)/pytest -m kafka tests/integration $(PYTEST_ARGS)
+	KAFKA_VERSION=2.8.2 $(BIN)/pytest -m kafka tests/integration $(PYTEST_ARGS)
 
 pytest: venv ## Run the test suite only (PYTEST_ARGS="-k name" to narrow it)
 	$(BIN)/pytest $(PYTEST_ARGS)
