@@ -8,98 +8,37 @@ Field names are snake_case in Python and camelCase in YAML.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Field,
-    WithJsonSchema,
     field_validator,
     model_validator,
 )
-from pydantic.alias_generators import to_camel
 
-from reconciler import state
 from reconciler.manifests import rules
+from reconciler.manifests.fields import (
+    INT32_MAX,
+    BrokerId,
+    Configs,
+    Flag,
+    Mechanism,
+    Name,
+    Operation,
+    Partitions,
+    PatternType,
+    Permission,
+    ReplicationFactor,
+    ResourceType,
+    SaslMechanism,
+    SecurityProtocol,
+    StoreType,
+    Strict,
+)
 
 API_VERSION = "kafka-reconciler/v1"
-
-
-class Strict(BaseModel):
-    """Base of every manifest model: unknown fields are errors, YAML keys are camelCase."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        coerce_numbers_to_str=True,
-        frozen=True,
-        defer_build=True,  # built on first use: a run validates only the kinds its manifests contain
-    )
-
-
-def _normaliser(values: tuple[str, ...], *, what: str) -> BeforeValidator:
-    """Accept ``read``, ``Read``, ``READ`` or ``describe-configs`` and keep Kafka's spelling."""
-    table = {v.replace("_", "").replace("-", "").lower(): v for v in values}
-
-    def normalise(raw: object) -> object:
-        if not isinstance(raw, str):
-            return raw
-        found = table.get(raw.replace("_", "").replace("-", "").lower())
-        if found is None:
-            close = difflib.get_close_matches(raw.upper().replace("-", "_"), values, n=1, cutoff=0.6)
-            guess = f"did you mean {close[0]}? " if close else ""
-            raise ValueError(f"{raw!r} is not a valid {what}; {guess}expected one of {', '.join(values)}")
-        return found
-
-    return BeforeValidator(normalise)
-
-
-def _enum_schema(values: tuple[str, ...]) -> WithJsonSchema:
-    return WithJsonSchema({"type": "string", "enum": sorted({*values, *(v.lower() for v in values)})})
-
-
-_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-_SASL = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI")
-_STORE_TYPES = ("PEM", "PKCS12", "JKS")
-Operation = Annotated[str, _normaliser(state.ACL_OPERATIONS, what="ACL operation"), _enum_schema(state.ACL_OPERATIONS)]
-ResourceType = Annotated[
-    str, _normaliser(state.ACL_RESOURCE_TYPES, what="ACL resource type"), _enum_schema(state.ACL_RESOURCE_TYPES)
-]
-PatternType = Annotated[
-    str, _normaliser(state.ACL_PATTERN_TYPES, what="ACL pattern type"), _enum_schema(state.ACL_PATTERN_TYPES)
-]
-Permission = Annotated[
-    str, _normaliser(state.ACL_PERMISSIONS, what="ACL permission"), _enum_schema(state.ACL_PERMISSIONS)
-]
-Mechanism = Annotated[
-    str, _normaliser(state.SCRAM_MECHANISMS, what="SCRAM mechanism"), _enum_schema(state.SCRAM_MECHANISMS)
-]
-SecurityProtocol = Annotated[str, _normaliser(_PROTOCOLS, what="security protocol"), _enum_schema(_PROTOCOLS)]
-SaslMechanism = Annotated[str, _normaliser(_SASL, what="SASL mechanism"), _enum_schema(_SASL)]
-StoreType = Annotated[str, _normaliser(_STORE_TYPES, what="store type"), _enum_schema(_STORE_TYPES)]
-
-Scalar = str | int | float | bool
-ConfigValue = Annotated[
-    Scalar | list[Scalar],
-    Field(description="A Kafka config value; durations (7d, 12h) and sizes (1GiB, 512MB) are converted."),
-]
-Configs = dict[str, ConfigValue]
-Name = Annotated[str, Field(min_length=1)]
-
-# Integer fields are strict (``true`` and ``"3"`` are refused, not read as 1 and 3) and bounded by the type Kafka's
-# wire protocol gives them, so a value the encoder cannot write is refused at validate with its position.
-INT16_MAX = 32767
-INT32_MAX = 2147483647
-Partitions = Annotated[int, Field(strict=True, ge=1, le=INT32_MAX)]  # CreateTopics / CreatePartitions: INT32
-ReplicationFactor = Annotated[int, Field(strict=True, ge=1, le=INT16_MAX)]  # CreateTopics: INT16
-BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]  # replica assignments: INT32
-Flag = Annotated[bool, Field(strict=True)]  # only YAML true/false, not "yes" or 1
 
 
 class Metadata(Strict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reconciler.manifests import models
+from reconciler.manifests import fields, models
 from reconciler.state import AclBinding
 
 CLUSTER = ("CLUSTER", "LITERAL", "kafka-cluster")
@@ -40,7 +40,7 @@ def _cluster(grant: models.GrantBase, operation: str) -> AclBinding:
     return AclBinding(rtype, pattern, name, grant.principal, grant.host, operation, "ALLOW")
 
 
-def expand(spec: models.Strict) -> list[AclBinding]:
+def expand(spec: fields.Strict) -> list[AclBinding]:
     """The exact bindings a grant stands for, in a stable order."""
     if isinstance(spec, models.ProducerSpec):
         out = _bindings(spec, "TOPIC", spec.topics, ("WRITE", "DESCRIBE"))
@@ -75,7 +75,7 @@ def expand(spec: models.Strict) -> list[AclBinding]:
     raise TypeError(f"not a grant: {type(spec).__name__}")
 
 
-def literal_topics(spec: models.Strict) -> list[tuple[tuple[str | int, ...], str]]:
+def literal_topics(spec: fields.Strict) -> list[tuple[tuple[str | int, ...], str]]:
     """(path inside the document, topic name) of every literally named topic a grant refers to."""
     fields: list[tuple[str, object]] = []
     if isinstance(spec, (models.ProducerSpec, models.ConsumerSpec)):

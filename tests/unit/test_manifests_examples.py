@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from reconciler import manifests
 from reconciler.kinds import Kind
-from reconciler.manifests import models, schema
+from reconciler.manifests import fields, models, schema
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -133,7 +133,7 @@ def _aliases(model: Any, seen: set[str]) -> set[str]:
 
 def _nested_models(annotation: Any) -> list[Any]:
     found = []
-    if isinstance(annotation, type) and issubclass(annotation, models.Strict):
+    if isinstance(annotation, type) and issubclass(annotation, fields.Strict):
         found.append(annotation)
     for arg in getattr(annotation, "__args__", ()) or ():
         found.extend(_nested_models(arg))
