@@ -205,9 +205,12 @@ class Wire:
             return f"authentication failed at {where}: {_broker_message(watch.auth_error)}; {self._auth_hint()}"
         drops = sum(f.kind == "dropped" for f in watch.failures)
         if watch.gave_up and drops >= watch.MAX_DROPS and self.settings.uses_sasl:
+            hint = "check the username, password, SASL mechanism and security protocol"
+            if self.settings.sasl_mechanism == "OAUTHBEARER":  # its token was fetched: the broker refuses it
+                hint = self._auth_hint()
             return (
                 f"authentication failed at {where}: the broker closed the connection during the handshake "
-                f"{drops} times; check the username, password, SASL mechanism and security protocol"
+                f"{drops} times; {hint}"
             )
         if watch.gave_up and drops >= watch.MAX_DROPS:
             return (

@@ -305,3 +305,29 @@ def test_each_connection_failure_has_its_own_message_without_secrets(
     assert "Traceback" not in output  # kafka-python's own log lines only with -v
     for secret in secrets:
         assert secret not in output
+
+
+def test_a_token_the_broker_refuses_fails_plan_and_apply_by_name_and_writes_nothing(
+    kafka_secure: SecureCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """The token endpoint issues a token signed by a key the broker's JWKS does not hold: the broker refuses it."""
+    client = kafka_secure.oauth_forged
+    env = oauth_env(kafka_secure, client.client_id, client.secret)
+    directory = write_manifests(tmp_path / "m", topics(topic_prefix))
+    plan_file = tmp_path / "plan.json"
+    address = re.escape(kafka_secure.address("OAUTH"))
+    expected = (
+        f"authentication failed at {address} \\(SASL_SSL, OAUTHBEARER as forged-client\\): "
+        ".*the broker rejected the OAuth token; check that its issuer, audience and signing key"
+    )
+    for args in (["plan", str(directory), "--out", str(plan_file)], ["apply", str(directory), "--auto-approve"]):
+        result = cli(args, env=env)
+        output = result.stdout + result.stderr
+        assert result.returncode == 1, output
+        assert re.search(expected, output), output
+        assert "Traceback" not in output
+        token = kafka_secure.oidc.issued[client.client_id]  # the token this run was issued
+        for secret in (client.secret, token, kafka_secure.pki.store_password):
+            assert secret not in output
+    assert not plan_file.exists()
+    assert topics_state(kafka_secure, topic_prefix) == {}

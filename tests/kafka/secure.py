@@ -67,6 +67,7 @@ class SecureCluster(KafkaCluster):
         self.oauth_admin = self.oidc.register("admin-client")
         self.oauth_app = self.oidc.register("app-client")
         self.oauth_expired = self.oidc.register("expired-client", lifetime_s=-120)
+        self.oauth_forged = self.oidc.register("forged-client", foreign_key=True)
         node.extra_jvm_args.append(f"-D{ALLOWED_URLS_PROPERTY}={self.oidc.jwks_url},{self.oidc.token_url}")
 
     def port(self, listener: str) -> int:

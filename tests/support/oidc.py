@@ -5,7 +5,9 @@ Kafka's Java client sends them) or in the form, and answers ``{"access_token": J
 "expires_in": ...}``. The JWT is RS256-signed with a key generated when the server starts and carries ``iss``,
 ``aud``, ``sub`` (the client id), ``iat``, ``exp`` and ``scope``. ``GET /jwks`` serves the public key as a JWKS, which
 is where the broker's validator fetches it. A client registered with ``lifetime_s`` <= 0 is issued a token that
-has already expired, to test how an expired token is reported.
+has already expired, to test how an expired token is reported; one registered with ``foreign_key=True`` is
+issued a token signed by a key the JWKS does not publish (under the published ``kid``), which the broker refuses.
+``issued`` keeps the last token issued to each client, so tests can check it never appears in output.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class OidcClient:
     client_id: str
     secret: str = field(repr=False)
     lifetime_s: int = 3600
+    foreign_key: bool = False
 
 
 class OidcServer:
@@ -48,6 +51,8 @@ class OidcServer:
         self.audience = audience
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.kid = secrets.token_hex(4)
+        self.foreign_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.issued: dict[str, str] = {}
         self.clients: dict[str, OidcClient] = {}
         self.token_requests = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -70,8 +75,8 @@ class OidcServer:
     def issuer(self) -> str:
         return f"{self.base_url}{ISSUER_PATH}"
 
-    def register(self, client_id: str, *, lifetime_s: int = 3600) -> OidcClient:
-        client = OidcClient(client_id, secrets.token_urlsafe(16), lifetime_s)
+    def register(self, client_id: str, *, lifetime_s: int = 3600, foreign_key: bool = False) -> OidcClient:
+        client = OidcClient(client_id, secrets.token_urlsafe(16), lifetime_s, foreign_key)
         self.clients[client_id] = client
         return client
 
@@ -88,8 +93,11 @@ class OidcServer:
         key = {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": self.kid}
         return {"keys": [{**key, "n": _b64url_int(numbers.n), "e": _b64url_int(numbers.e)}]}
 
-    def mint(self, subject: str, *, lifetime_s: int, scope: str = "") -> str:
-        """A signed JWT for ``subject``; a lifetime <= 0 gives one that expired that many seconds ago (min 60)."""
+    def mint(self, subject: str, *, lifetime_s: int, scope: str = "", foreign_key: bool = False) -> str:
+        """A signed JWT for ``subject``; a lifetime <= 0 gives one that expired that many seconds ago (min 60).
+
+        ``foreign_key``: signed by a key that is not in the JWKS, under the JWKS's ``kid`` (a forged token).
+        """
         now = int(time.time())
         issued_at = now if lifetime_s > 0 else now - 600
         expires = now + lifetime_s if lifetime_s > 0 else now - max(60, -lifetime_s)
@@ -98,7 +106,8 @@ class OidcServer:
         if scope:
             claims["scope"] = scope
         signing_input = f"{_b64url(json.dumps(header).encode())}.{_b64url(json.dumps(claims).encode())}"
-        signature = self.key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        key = self.foreign_key if foreign_key else self.key
+        signature = key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
         return f"{signing_input}.{_b64url(signature)}"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -142,7 +151,11 @@ class OidcServer:
                 if client is None or not secrets.compare_digest(client.secret, secret):
                     self._json(401, {"error": "invalid_client", "error_description": "bad client credentials"})
                     return
-                token = server.mint(client.client_id, lifetime_s=client.lifetime_s, scope=form.get("scope", ""))
+                scope = form.get("scope", "")
+                token = server.mint(
+                    client.client_id, lifetime_s=client.lifetime_s, scope=scope, foreign_key=client.foreign_key
+                )
+                server.issued[client.client_id] = token
                 self._json(200, {"access_token": token, "token_type": "Bearer", "expires_in": client.lifetime_s})
 
         return Handler
