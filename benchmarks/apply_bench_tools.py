@@ -47,7 +47,7 @@ class ByteMeter:
     def install(cls) -> None:
         from kafka.net import connection
 
-        from reconciler.kafka import wire
+        from reconciler.kafka import codes, wire
 
         plain_received = connection.KafkaConnection.data_received
         plain_send = wire.Wire._send
@@ -61,7 +61,7 @@ class ByteMeter:
             try:
                 return plain_send(self, request, **kwargs)
             finally:
-                cls.by_api[wire.api_name(request)] += cls.total - before
+                cls.by_api[codes.api_name(request)] += cls.total - before
 
         connection.KafkaConnection.data_received = received
         wire.Wire._send = send  # type: ignore[method-assign]

@@ -30,7 +30,7 @@ from kafka.protocol.admin import DescribeConfigsRequest
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler import capabilities, state
-from reconciler.kafka import limits, rights, security
+from reconciler.kafka import codes, limits, rights, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.reassignments import read_reassignments as read_reassignments
 from reconciler.kafka.results import ConnectionLost, RequestFailed
@@ -316,16 +316,16 @@ def _sort_config_result(
             return
         label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
         hint = None
-        if rights.is_authorization_error(wire_mod.error_name(res.error_code)):
+        if rights.is_authorization_error(codes.error_name(res.error_code)):
             hint = rights.grant_hint(f"DescribeConfigs:{kind}", settings=settings, name=name)
         raise RequestFailed(
-            f"cannot describe the configs of {label}: {wire_mod.error_name(res.error_code)}"
+            f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
             + (f": {res.error_message}" if res.error_message else "")
             + (f"; {hint}" if hint else ""),
             api="DescribeConfigs",
             error_code=int(res.error_code),
-            error_name=wire_mod.error_name(res.error_code),
-            retriable=wire_mod.is_retriable(res.error_code),
+            error_name=codes.error_name(res.error_code),
+            retriable=codes.is_retriable(res.error_code),
         )
     if kind == "topic":
         configs: dict[str, str | None] = {}

@@ -29,7 +29,7 @@ from kafka.protocol.admin import (
 )
 
 from reconciler import state
-from reconciler.kafka import limits, write
+from reconciler.kafka import codes, limits, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
 
@@ -252,7 +252,7 @@ def create_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> li
     def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
         creations = [creation_cls(**_acl_fields(b, _CREATION_FIELDS)) for b in chunk]
         response = wire.send(CreateAclsRequest(creations=creations))
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         return [
             write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle)
             for b, r in zip(chunk, response.results, strict=True)
@@ -268,7 +268,7 @@ def delete_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> li
     def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
         filters = [filter_cls(**_acl_fields(b, _FILTER_FIELDS)) for b in chunk]
         response = wire.send(DeleteAclsRequest(filters=filters))
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         out: list[ItemResult] = []
         for b, r in zip(chunk, response.filter_results, strict=True):
             code, message = int(r.error_code), r.error_message
@@ -309,7 +309,7 @@ def alter_client_quotas(
             for entity in chunk
         ]
         response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         found: dict[state.QuotaEntity, ItemResult] = {}
         for r in response.entries:
             entity = state.QuotaEntity(tuple(sorted((str(e.entity_type), e.entity_name) for e in r.entity)))
@@ -359,7 +359,7 @@ def alter_scram_credentials(
             upsertions=[a for a in batch if isinstance(a, upsert_cls)],
         )
         response = wire.send(request)
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         for r in response.results:
             results[str(r.user)] = write.item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle)
     return [results.get(u) or write.item(u, -1, "no result for this user in the response") for u in per_user]

@@ -26,6 +26,7 @@ from reconciler import errors
 from reconciler.capabilities import explain_unsupported
 from reconciler.connection import ConnectionSettings
 from reconciler.kafka import bootstrap, oauth, redact, rights, tls
+from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 
 _CONNECTION_ERRORS = (
@@ -42,27 +43,6 @@ _AUTH_ERRORS = (
     kafka_errors.UnsupportedSaslMechanismError,
     kafka_errors.IllegalSaslStateError,
 )
-
-
-def error_name(code: int) -> str | None:
-    """Kafka's name for an error code (``INVALID_CONFIG``), ``None`` for success."""
-    if code == 0:
-        return None
-    if code == -1:
-        return "UNKNOWN_SERVER_ERROR"  # Kafka's name; kafka-python calls it UNKNOWN
-    if code not in kafka_errors.kafka_errors:
-        return f"ERROR_{code}"  # a code newer than this client: keep the number so it can be looked up
-    error = kafka_errors.for_code(code)
-    return str(error.message) if error.message else f"ERROR_{code}"
-
-
-def is_retriable(code: int) -> bool:
-    return code != 0 and bool(kafka_errors.for_code(code).retriable)
-
-
-def api_name(request: Any) -> str:
-    """``CreateTopics`` for a ``CreateTopicsRequest``."""
-    return type(request).__name__.removesuffix("Request")
 
 
 def _quiet_library_logs() -> None:
@@ -397,10 +377,6 @@ class Wire:
                 retriable=is_retriable(code),
                 throttle_time_ms=throttle_of(response),
             )
-
-
-def throttle_of(response: Any) -> int:
-    return int(getattr(response, "throttle_time_ms", 0) or 0)
 
 
 def _require_botocore() -> None:

@@ -25,7 +25,7 @@ from kafka.protocol.admin import (
 
 from reconciler import state
 from reconciler.connection import Secret
-from reconciler.kafka import limits
+from reconciler.kafka import codes, limits
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, TopicSpec
 
@@ -56,10 +56,10 @@ def item(key: str, code: int, message: str | None, *, throttle_ms: int = 0, **ex
     return ItemResult(
         key=key,
         error_code=int(code),
-        error_name=wire_mod.error_name(int(code)),
+        error_name=codes.error_name(int(code)),
         message=message or None,
         extra=extra,
-        retriable=wire_mod.is_retriable(int(code)),
+        retriable=codes.is_retriable(int(code)),
     )
 
 
@@ -102,7 +102,7 @@ def _per_topic_batches(
             not_controller=_all_not_controller(lambda r: [t.error_code for t in entries(r)]),
             timeout_ms=timeout_ms,
         )
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         found = {str(t.name): result(t, throttle) for t in entries(response)}
         return [found.get(key(i)) or item(key(i), -1, "no result for this topic in the response") for i in chunk]
 
@@ -290,7 +290,7 @@ def incremental_alter_configs(
         ]
         request = IncrementalAlterConfigsRequest(resources=resources, validate_only=validate_only)
         response = wire.send(request, node=node)
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         found: dict[str, ItemResult] = {}
         for r in response.responses:
             key = config_key(ConfigResourceType(r.resource_type).name, str(r.resource_name))
@@ -345,7 +345,7 @@ def alter_partition_reassignments(
             request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER, timeout_ms=client_timeout
         )
         wire.check_top_level(response, api="AlterPartitionReassignments")
-        throttle = wire_mod.throttle_of(response)
+        throttle = codes.throttle_of(response)
         found: dict[str, ItemResult] = {}
         for t in response.responses:
             for p in t.partitions:

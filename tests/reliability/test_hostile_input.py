@@ -23,7 +23,7 @@ from reconciler import state
 from reconciler.apply import outcomes
 from reconciler.apply.batch import Result
 from reconciler.cli import app
-from reconciler.kafka import wire
+from reconciler.kafka import codes, wire
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
@@ -235,8 +235,8 @@ def test_a_kind_whose_api_is_missing_is_blocked_with_the_kafka_version_it_needs(
 
 def test_unknown_error_codes_get_a_plain_explanation() -> None:
     """Regression: an error code kafka-python does not know was reported as a bare "UNKNOWN"."""
-    assert wire.error_name(999) == "ERROR_999"
-    assert wire.error_name(-1) == "UNKNOWN_SERVER_ERROR"
+    assert codes.error_name(999) == "ERROR_999"
+    assert codes.error_name(-1) == "UNKNOWN_SERVER_ERROR"
     change = plan_model.Change(
         address="topic/x",
         kind=Kind.TOPIC,
@@ -245,7 +245,7 @@ def test_unknown_error_codes_get_a_plain_explanation() -> None:
         phase=plan_model.Phase.TOPIC_CREATE,
     )
     item = outcomes.from_result(
-        change, Result(ok=False, error_code=999, error_name=wire.error_name(999), message=None), dry_run=False
+        change, Result(ok=False, error_code=999, error_name=codes.error_name(999), message=None), dry_run=False
     )
     assert item.error_name == "ERROR_999"
     assert "error code 999, which this client does not know" in (item.message or "")
