@@ -139,6 +139,8 @@ def _judge_raced_creates(
     names = {c.name for c in raced}
     addresses = {c.address for c in raced}
     try:
+        # The broker said they exist, but (ZooKeeper mode) the winner's topics can take a moment to be listed.
+        _present(ctx, sorted(names), timeout_s=PROBE_WAIT_S)
         now = ctx.adapter.read_state(kinds=frozenset({Kind.TOPIC}), scope=state.ReadScope(topics=frozenset(names)))
     except errors.ReconcilerError as exc:
         ctx.notes.append(f"could not read back {len(names)} topic(s) another writer created: {exc}")

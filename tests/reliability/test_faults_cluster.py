@@ -16,6 +16,7 @@ from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kinds import Kind
+from tests.integration.helpers import kraft_only
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode
 from tests.reliability.helpers import plan_now, settings, topic_configs, topics_state
@@ -25,6 +26,11 @@ EXISTING = 60
 NEW = 240
 OLD_RETENTION = "3600000"
 NEW_RETENTION = "7200000"
+
+
+# A broker killed in ZooKeeper mode keeps its session (and its ephemeral broker znode) until the session times
+# out, so restarting it at once fails with NodeExists; the kill tests below need KRaft's fencing.
+ZK_KILL = "a killed ZooKeeper-mode broker cannot rejoin until its ZooKeeper session expires"
 
 
 def wanted_state(prefix: str) -> desired.DesiredState:
@@ -83,6 +89,7 @@ def assert_report_is_true(cluster: KafkaCluster, report: ApplyReport, wanted: de
 
 
 @pytest.mark.slow
+@kraft_only(f"the victim is chosen by the metadata quorum's leader (DescribeQuorum); {ZK_KILL}")
 @pytest.mark.parametrize("victim_kind", ["broker", "controller"])
 def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, victim_kind: str) -> None:
     wanted = wanted_state(topic_prefix)
@@ -151,6 +158,10 @@ def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, 
     }
 
 
+@kraft_only(
+    "in ZooKeeper mode only the controller answers ListPartitionReassignments (NOT_CONTROLLER elsewhere) and none "
+    f"is elected until the killed one's session expires; {ZK_KILL}"
+)
 def test_reads_go_around_a_broker_that_just_died(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:
     """Regression: a killed broker stays in Metadata until it is fenced; reads routed to it used to fail the
     whole read (and so the apply's read-back, which then reported "not converged" for a converged cluster)."""
