@@ -45,7 +45,7 @@ from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.engine import default_deadline_s
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
+from reconciler.model.kinds import Kind
 from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import multi_node, single_node

@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reconciler import desired as d  # noqa: E402
-from reconciler import state as s  # noqa: E402
 from reconciler import workflow  # noqa: E402
 from reconciler.fleet import sources  # noqa: E402
+from reconciler.model import desired as d  # noqa: E402
+from reconciler.model import state as s  # noqa: E402
 
 CONFIGS = (
     ("retention.ms", ("604800000", "86400000", "259200000")),

@@ -37,9 +37,9 @@ from hypothesis import HealthCheck, given, seed, settings
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
 from tests.reliability.fuzz_edges import (

@@ -17,8 +17,8 @@ import statistics
 import time
 import tracemalloc
 
-from reconciler import desired as d
-from reconciler import state as s
+from reconciler.model import desired as d
+from reconciler.model import state as s
 from reconciler.planner import plan
 
 CONFIG_KEYS = (

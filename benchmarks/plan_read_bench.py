@@ -56,9 +56,10 @@ from kafka.protocol.admin import (
 from kafka.protocol.metadata import MetadataRequest
 
 from benchmarks.plan_read_setup import TIMEOUT_MS, create_state, write_manifests
-from reconciler import desired, planner, workflow
+from reconciler import planner, workflow
 from reconciler.kafka import read as read_mod
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import desired
 from reconciler.render.text import render_text
 from tests.kafka import node as node_mod
 from tests.kafka.cluster import KafkaCluster

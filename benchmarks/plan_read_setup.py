@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from reconciler import desired
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
-from reconciler.kinds import Kind
+from reconciler.model import desired
+from reconciler.model.kinds import Kind
 
 TEAMS = ("orders", "payments", "shipping", "search", "billing", "identity", "catalog", "fraud")
 OPERATIONS = ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS")

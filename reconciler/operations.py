@@ -2,7 +2,7 @@
 
 The commands (``reconciler.commands``) parse options, call these functions and render what they return; tests
 call them directly. The single steps (load, read, plan) are ``reconciler.workflow``'s; connection precedence is
-``reconciler.connection_sources``'. Nothing here prints or asks: the apply command asks for confirmation
+``reconciler.connection.layers``'. Nothing here prints or asks: the apply command asks for confirmation
 between ``prepare_apply`` (everything that can fail without a cluster) and ``apply``.
 """
 
@@ -15,8 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reconciler import configs, connection_sources, errors, state, workflow
-from reconciler import plan as plan_model
+from reconciler import workflow
+from reconciler.base import errors
+from reconciler.connection import layers as connection_sources
+from reconciler.model import configs, plans, state
 
 if TYPE_CHECKING:
     from reconciler import manifests
@@ -35,7 +37,7 @@ class Target:
     profiles: Mapping[str, manifests.ClusterProfile] = dataclasses.field(default_factory=dict)
 
     def connect(self, *, timeout_s: float | None = None, request_bound_s: float | None = None) -> KafkaAdapter:
-        """An adapter for this cluster (``reconciler.connection_sources`` decides the settings).
+        """An adapter for this cluster (``reconciler.connection.layers`` decides the settings).
 
         It connects on its first request, giving up after ``timeout_s`` (default: the request timeout); use it
         as a context manager so the connection is closed. ``request_bound_s`` lowers the request timeout to at most
@@ -83,7 +85,7 @@ def compute_plan(
     live_state: Path | None = None,
     connect_timeout_s: float | None = None,
     request_bound_s: float | None = None,
-) -> plan_model.Plan:
+) -> plans.Plan:
     """Plan ``loaded`` against a snapshot file (``live_state``) or the live cluster of ``target``.
 
     ``connect_timeout_s`` bounds connecting, ``request_bound_s`` each request (``Target.connect``).
@@ -120,16 +122,16 @@ def plan_to_apply(
     target: Target,
     request: PlanRequest,
     timeout_s: float | None,
-) -> plan_model.Plan:
+) -> plans.Plan:
     """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now."""
     if plan_file is not None:
-        return plan_model.Plan.load(plan_file)
+        return plans.Plan.load(plan_file)
     if loaded is not None:
         return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s)
     raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
 
 
-def has_work(p: plan_model.Plan) -> bool:
+def has_work(p: plans.Plan) -> bool:
     """Whether apply has anything to do or report: changes, blocked changes or error-level findings.
 
     A plan with error-level findings is refused by apply (exit 1); one with only blocked changes is reported as
@@ -138,7 +140,7 @@ def has_work(p: plan_model.Plan) -> bool:
     return bool(p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings))
 
 
-def prepare_apply(p: plan_model.Plan, *, target: Target, timeout_s: float | None, dry_run: bool) -> KafkaAdapter:
+def prepare_apply(p: plans.Plan, *, target: Target, timeout_s: float | None, dry_run: bool) -> KafkaAdapter:
     """Everything that can fail without a cluster, before anyone is asked to confirm: the connection settings
     (profile secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
     adapter = target.connect(timeout_s=timeout_s)
@@ -150,7 +152,7 @@ def prepare_apply(p: plan_model.Plan, *, target: Target, timeout_s: float | None
 
 
 def apply(
-    p: plan_model.Plan,
+    p: plans.Plan,
     adapter: KafkaAdapter,
     *,
     dry_run: bool,
@@ -187,7 +189,7 @@ def read_snapshot_state(
     With manifests, only what they need (and the usage evidence of the topics a plan would delete); without,
     every kind the cluster supports.
     """
-    from reconciler.kinds import Kind
+    from reconciler.model.kinds import Kind
 
     with target.connect() as adapter:
         if wanted is not None:

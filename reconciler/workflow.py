@@ -2,7 +2,7 @@
 
 Each function does one step of the flow (manifests -> desired state; adapter -> ``ClusterState``;
 planner -> ``Plan``) so the CLI, the fleet runner and tests call the same code. Connection options become
-``ConnectionSettings`` in ``reconciler.connection_sources``.
+``ConnectionSettings`` in ``reconciler.connection.layers``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import desired, errors, manifests, planner, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler import manifests, planner
+from reconciler.base import errors
+from reconciler.model import desired, plans, state
+from reconciler.model.kinds import Kind
 
 
 def load_manifests(
@@ -73,7 +74,7 @@ def make_plan(
     adapter: Any = None,
     allow_delete_in_use: bool = False,
     in_use_window_ms: int | None = None,
-) -> plan_model.Plan:
+) -> plans.Plan:
     """Run the pure planner with the command-line options; ``target`` (how the cluster was reached) goes into
     the plan's header.
 
@@ -106,7 +107,7 @@ def with_usage(adapter: Any, wanted: desired.DesiredState, live: state.ClusterSt
     if live.topic_usage is not None:
         return live
     first = planner.plan(wanted, live)
-    deleted = sorted(c.name for c in first.changes if c.kind == Kind.TOPIC and c.phase is plan_model.Phase.TOPIC_DELETE)
+    deleted = sorted(c.name for c in first.changes if c.kind == Kind.TOPIC and c.phase is plans.Phase.TOPIC_DELETE)
     if not deleted:
         return live
     return dataclasses.replace(live, topic_usage=adapter.read_topic_usage(deleted))

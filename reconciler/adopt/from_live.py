@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import configs, state
 from reconciler.adopt import output, values
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
-from reconciler.kinds import Kind
 from reconciler.manifests import rules
+from reconciler.model import configs, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import topics as planner_topics
 
 _OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}

@@ -19,7 +19,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from reconciler import errors, fileio
+from reconciler.base import errors, fileio
 from reconciler.manifests import models, schema
 
 SCHEMA_DIR = "schemas"

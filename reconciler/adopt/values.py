@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import re
 
-from reconciler import configs
 from reconciler.adopt.output import Flow
+from reconciler.model import configs
 
 _INTEGER = re.compile(r"^-?\d+$")
 _DURATIONS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))

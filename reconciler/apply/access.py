@@ -13,26 +13,26 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
 from reconciler.apply import guard
 from reconciler.apply.ports import AdminPort
-from reconciler.kinds import Kind
+from reconciler.base import errors
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 
 CLUSTER = "kafka-cluster"
 
 # phase -> (resource type, operation); the resource name is the change's topic for TOPIC, else the cluster.
-NEEDS: dict[plan_model.Phase, tuple[str, str]] = {
-    plan_model.Phase.ACL_DELETE: ("CLUSTER", "ALTER"),
-    plan_model.Phase.TOPIC_DELETE: ("TOPIC", "DELETE"),
-    plan_model.Phase.TOPIC_CREATE: ("TOPIC", "CREATE"),
-    plan_model.Phase.PARTITIONS: ("TOPIC", "ALTER"),
-    plan_model.Phase.TOPIC_CONFIG: ("TOPIC", "ALTER_CONFIGS"),
-    plan_model.Phase.REASSIGN: ("CLUSTER", "ALTER"),
-    plan_model.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
-    plan_model.Phase.SCRAM: ("CLUSTER", "ALTER"),
-    plan_model.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
-    plan_model.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
+NEEDS: dict[plans.Phase, tuple[str, str]] = {
+    plans.Phase.ACL_DELETE: ("CLUSTER", "ALTER"),
+    plans.Phase.TOPIC_DELETE: ("TOPIC", "DELETE"),
+    plans.Phase.TOPIC_CREATE: ("TOPIC", "CREATE"),
+    plans.Phase.PARTITIONS: ("TOPIC", "ALTER"),
+    plans.Phase.TOPIC_CONFIG: ("TOPIC", "ALTER_CONFIGS"),
+    plans.Phase.REASSIGN: ("CLUSTER", "ALTER"),
+    plans.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
+    plans.Phase.SCRAM: ("CLUSTER", "ALTER"),
+    plans.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
+    plans.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
 }
 MAX_LISTED = 10
 
@@ -42,7 +42,7 @@ class MissingAccess(errors.ReconcilerError):
 
 
 def missing_access(
-    changes: Sequence[plan_model.Change],
+    changes: Sequence[plans.Change],
     *,
     cluster_ops: frozenset[str] | None,
     topic_ops: Mapping[str, frozenset[str] | None],
@@ -62,7 +62,7 @@ def missing_access(
 
     for c in changes:
         resource_type, operation = NEEDS[c.phase]
-        if throttled and c.phase is plan_model.Phase.REASSIGN:
+        if throttled and c.phase is plans.Phase.REASSIGN:
             if cluster_ops is not None and "ALTER_CONFIGS" not in cluster_ops:
                 lacks(f"ALTER_CONFIGS on CLUSTER {CLUSTER} (replication throttle)", c.address)
             on_topic = topic_ops.get(c.name)
@@ -72,7 +72,7 @@ def missing_access(
             if cluster_ops is not None and operation not in cluster_ops:
                 lacks(f"{operation} on CLUSTER {CLUSTER}", c.address)
             continue
-        if c.phase is plan_model.Phase.TOPIC_CREATE:
+        if c.phase is plans.Phase.TOPIC_CREATE:
             if cluster_ops is None or "CREATE" in cluster_ops:
                 continue  # allowed, or unknown: the broker decides
             allowed = topic_ops.get(c.name)
@@ -92,7 +92,7 @@ def missing_access(
 
 def check_access(
     adapter: AdminPort,
-    changes: Sequence[plan_model.Change],
+    changes: Sequence[plans.Change],
     *,
     principal: str | None,
     live: state.ClusterState,
@@ -102,15 +102,11 @@ def check_access(
     if not changes:
         return 0
     topics = sorted(
-        {
-            c.name
-            for c in changes
-            if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plan_model.Phase.REASSIGN)
-        }
+        {c.name for c in changes if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plans.Phase.REASSIGN)}
     )
     ops = adapter.authorized_operations(topics)
     acls = live.acls
-    new_topics = [c for c in changes if c.phase is plan_model.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
+    new_topics = [c for c in changes if c.phase is plans.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
     if (
         acls is None
         and new_topics

@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from reconciler import plan as plan_model
+from reconciler.model import plans
 
 EXIT_OK = 0
 EXIT_PARTIAL = 3
@@ -51,8 +51,8 @@ class ItemOutcome:
     address: str
     kind: str
     name: str
-    phase: plan_model.Phase
-    action: plan_model.Action
+    phase: plans.Phase
+    action: plans.Action
     outcome: Outcome
     error_code: int | None = None
     error_name: str | None = None
@@ -82,7 +82,7 @@ class ItemOutcome:
 class PhaseReport:
     """Timing and request count of one phase."""
 
-    phase: plan_model.Phase
+    phase: plans.Phase
     duration_s: float
     requests: int
     items: int

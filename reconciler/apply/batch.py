@@ -13,12 +13,12 @@ import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from reconciler import errors
-from reconciler import plan as plan_model
 from reconciler.apply import retry, secretref
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.apply.ports import AdminPort, ItemResultLike
-from reconciler.connection import Secret
+from reconciler.base import errors
+from reconciler.connection.settings import Secret
+from reconciler.model import plans
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
@@ -115,7 +115,7 @@ def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[A
 def send_batched(
     ctx: ApplyContext,
     *,
-    phase: plan_model.Phase,
+    phase: plans.Phase,
     keys: Sequence[K],
     call: Call[K],
     key_of: Callable[[Any], K] = lambda k: k,

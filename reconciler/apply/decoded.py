@@ -14,10 +14,9 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from reconciler import payloads, state
-from reconciler import plan as plan_model
 from reconciler.apply import preflight, translate
-from reconciler.kinds import Kind
+from reconciler.model import payloads, plans, state
+from reconciler.model.kinds import Kind
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -25,7 +24,7 @@ class Operation:
     """One actionable change and what apply reads from it: the ACL binding, the quota entity, the SCRAM
     credentials to set, and the config keys whose value the plan holds only redacted."""
 
-    change: plan_model.Change
+    change: plans.Change
     binding: state.AclBinding | None = None
     entity: state.QuotaEntity | None = None
     scram: translate.ScramChange | None = None
@@ -40,7 +39,7 @@ class Operations:
     items: tuple[Operation, ...]
 
     @property
-    def changes(self) -> tuple[plan_model.Change, ...]:
+    def changes(self) -> tuple[plans.Change, ...]:
         return tuple(op.change for op in self.items)
 
     def of(self, kind: Kind) -> tuple[Operation, ...]:
@@ -49,7 +48,7 @@ class Operations:
     def names(self, kind: Kind) -> frozenset[str]:
         return frozenset(op.change.name for op in self.of(kind))
 
-    def bindings(self, action: plan_model.Action) -> list[state.AclBinding]:
+    def bindings(self, action: plans.Action) -> list[state.AclBinding]:
         """The ACL bindings the plan deletes (``DELETE``) or creates (``CREATE``)."""
         return [op.binding for op in self.of(Kind.ACL) if op.change.action is action and op.binding is not None]
 
@@ -75,18 +74,18 @@ class Operations:
         )
 
 
-def operation(c: plan_model.Change) -> Operation:
+def operation(c: plans.Change) -> Operation:
     """What apply reads from ``c``; ``problem`` says why it cannot be carried out as written, when it cannot."""
     unreadable = [p for p in (c.before, c.after) if isinstance(p, payloads.Unreadable)]
     if unreadable:
         return Operation(change=c, problem=f"{c.address}: {unreadable[0].problem}")
     found: dict[str, Any] = {}
-    readers: list[tuple[str, Callable[[plan_model.Change], object]]] = [("redacted", _redacted)]
+    readers: list[tuple[str, Callable[[plans.Change], object]]] = [("redacted", _redacted)]
     if c.kind is Kind.ACL:
         readers.append(("binding", translate.acl_binding))
     elif c.kind is Kind.QUOTA:
         readers.append(("entity", translate.quota_entity))
-    if c.phase is plan_model.Phase.SCRAM and c.action is not plan_model.Action.DELETE:
+    if c.phase is plans.Phase.SCRAM and c.action is not plans.Action.DELETE:
         readers.append(("scram", translate.scram_change))
     for field, read in readers:
         try:
@@ -103,16 +102,16 @@ def operation(c: plan_model.Change) -> Operation:
     return dataclasses.replace(Operation(change=c), **found)
 
 
-def _redacted(c: plan_model.Change) -> tuple[str, ...]:
+def _redacted(c: plans.Change) -> tuple[str, ...]:
     return tuple(translate.redacted_keys(c))
 
 
-def of_changes(changes: Iterable[plan_model.Change]) -> Operations:
+def of_changes(changes: Iterable[plans.Change]) -> Operations:
     """The operations of ``changes``, in apply order, each with its ``problem`` if it has one."""
-    return Operations(tuple(operation(c) for c in plan_model.sort_changes(changes)))
+    return Operations(tuple(operation(c) for c in plans.sort_changes(changes)))
 
 
-def decode(p: plan_model.Plan) -> Operations:
+def decode(p: plans.Plan) -> Operations:
     """The plan's actionable changes as operations; ``preflight.ImpossiblePlan`` (nothing written) naming every
     change that cannot be carried out as written, ``preflight.PlanHasErrors`` for error-level findings."""
     preflight.check_shape(p)

@@ -8,28 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reconciler import plan as plan_model
+from reconciler.model import plans
 
 # For a change in the key phase, the phases whose failure on the same address makes it pointless.
-DEPENDS_ON: dict[plan_model.Phase, tuple[plan_model.Phase, ...]] = {
-    plan_model.Phase.TOPIC_CREATE: (plan_model.Phase.TOPIC_DELETE,),
-    plan_model.Phase.PARTITIONS: (plan_model.Phase.TOPIC_DELETE, plan_model.Phase.TOPIC_CREATE),
-    plan_model.Phase.TOPIC_CONFIG: (plan_model.Phase.TOPIC_DELETE, plan_model.Phase.TOPIC_CREATE),
-    plan_model.Phase.REASSIGN: (
-        plan_model.Phase.TOPIC_DELETE,
-        plan_model.Phase.TOPIC_CREATE,
-        plan_model.Phase.PARTITIONS,
+DEPENDS_ON: dict[plans.Phase, tuple[plans.Phase, ...]] = {
+    plans.Phase.TOPIC_CREATE: (plans.Phase.TOPIC_DELETE,),
+    plans.Phase.PARTITIONS: (plans.Phase.TOPIC_DELETE, plans.Phase.TOPIC_CREATE),
+    plans.Phase.TOPIC_CONFIG: (plans.Phase.TOPIC_DELETE, plans.Phase.TOPIC_CREATE),
+    plans.Phase.REASSIGN: (
+        plans.Phase.TOPIC_DELETE,
+        plans.Phase.TOPIC_CREATE,
+        plans.Phase.PARTITIONS,
     ),
 }
 
 _WHAT = {
-    plan_model.Phase.TOPIC_DELETE: "deletion",
-    plan_model.Phase.TOPIC_CREATE: "creation",
-    plan_model.Phase.PARTITIONS: "partition increase",
+    plans.Phase.TOPIC_DELETE: "deletion",
+    plans.Phase.TOPIC_CREATE: "creation",
+    plans.Phase.PARTITIONS: "partition increase",
 }
 
 
-def skip_reason(change: plan_model.Change, failures: Mapping[tuple[plan_model.Phase, str], str]) -> str | None:
+def skip_reason(change: plans.Change, failures: Mapping[tuple[plans.Phase, str], str]) -> str | None:
     """Why ``change`` must not be sent, given ``(phase, address) -> what went wrong`` so far; ``None`` to send it."""
     for earlier in DEPENDS_ON.get(change.phase, ()):
         why = failures.get((earlier, change.address))

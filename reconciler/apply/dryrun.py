@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from reconciler import state
 from reconciler.apply import secretref
+from reconciler.model import state
 
 PRINCIPAL = re.compile(r"^[A-Za-z][A-Za-z0-9_]*:.+$")
 SCRAM_MIN_ITERATIONS = 4096

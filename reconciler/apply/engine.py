@@ -14,8 +14,6 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
 from reconciler.apply import (
     access,
     decoded,
@@ -34,23 +32,25 @@ from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.apply.ports import AdminPort
-from reconciler.desired import DesiredState
-from reconciler.kinds import Kind
+from reconciler.base import errors
+from reconciler.model import plans, state
+from reconciler.model.desired import DesiredState
+from reconciler.model.kinds import Kind
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
 
 RUNNERS = {
-    plan_model.Phase.ACL_DELETE: resource_phases.run_acls,
-    plan_model.Phase.TOPIC_DELETE: topic_phases.run_delete,
-    plan_model.Phase.TOPIC_CREATE: topic_phases.run_create,
-    plan_model.Phase.PARTITIONS: topic_phases.run_partitions,
-    plan_model.Phase.TOPIC_CONFIG: resource_phases.run_configs,
-    plan_model.Phase.REASSIGN: reassign.run_reassign,
-    plan_model.Phase.QUOTA: resource_phases.run_quotas,
-    plan_model.Phase.SCRAM: resource_phases.run_scram,
-    plan_model.Phase.BROKER_CONFIG: resource_phases.run_configs,
-    plan_model.Phase.ACL_CREATE: resource_phases.run_acls,
+    plans.Phase.ACL_DELETE: resource_phases.run_acls,
+    plans.Phase.TOPIC_DELETE: topic_phases.run_delete,
+    plans.Phase.TOPIC_CREATE: topic_phases.run_create,
+    plans.Phase.PARTITIONS: topic_phases.run_partitions,
+    plans.Phase.TOPIC_CONFIG: resource_phases.run_configs,
+    plans.Phase.REASSIGN: reassign.run_reassign,
+    plans.Phase.QUOTA: resource_phases.run_quotas,
+    plans.Phase.SCRAM: resource_phases.run_scram,
+    plans.Phase.BROKER_CONFIG: resource_phases.run_configs,
+    plans.Phase.ACL_CREATE: resource_phases.run_acls,
 }
 
 
@@ -83,7 +83,7 @@ class ApplyOptions:
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
 
 
-def default_deadline_s(changes: Sequence[plan_model.Change]) -> float:
+def default_deadline_s(changes: Sequence[plans.Change]) -> float:
     """The apply's deadline when none is given: ``DEFAULT_DEADLINE_S`` plus ``DEADLINE_PER_UNIT_S`` per partition
     created or added and per other change (``readback.work_units``): 300 s for a few changes, 10 minutes for 10,000
     new one-partition topics, a large create's writes and read-back included."""
@@ -116,13 +116,13 @@ def _read(adapter: AdminPort, ops: decoded.Operations, *, principals: Sequence[s
     return adapter.read_state(kinds=kinds, scope=ops.read_scope(principals=principals))
 
 
-def read_scope(changes: Sequence[plan_model.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
+def read_scope(changes: Sequence[plans.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
     """What a targeted read of ``changes`` asks for (``decoded.Operations.read_scope``)."""
     return decoded.of_changes(changes).read_scope(principals=principals)
 
 
 def apply_plan(
-    p: plan_model.Plan,
+    p: plans.Plan,
     adapter: AdminPort,
     *,
     options: ApplyOptions,
@@ -153,8 +153,8 @@ def apply_plan(
     if options.check_staleness:
         preflight.check_fresh(changes, live)
     if not options.allow_self_lockout:
-        deletes = ops.bindings(plan_model.Action.DELETE)
-        creates = ops.bindings(plan_model.Action.CREATE)
+        deletes = ops.bindings(plans.Action.DELETE)
+        creates = ops.bindings(plans.Action.CREATE)
         principal = options.principal or connection_principal(adapter)
         if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
             principal = None  # ACLs do not bind a super user: no ACL change can lock it out
@@ -232,15 +232,15 @@ def apply_plan(
 
 
 def zip_outcomes(
-    changes: Sequence[plan_model.Change], items: Sequence[ItemOutcome]
-) -> list[tuple[plan_model.Change, ItemOutcome]]:
+    changes: Sequence[plans.Change], items: Sequence[ItemOutcome]
+) -> list[tuple[plans.Change, ItemOutcome]]:
     """Pair each change with its outcome (one outcome per change, matched on phase and address)."""
     by_key = {(i.phase, i.address): i for i in items}
     return [(c, by_key[(c.phase, c.address)]) for c in changes if (c.phase, c.address) in by_key]
 
 
 def _run_phase(
-    ctx: ApplyContext, phase: plan_model.Phase, send: Sequence[plan_model.Change], live: state.ClusterState
+    ctx: ApplyContext, phase: plans.Phase, send: Sequence[plans.Change], live: state.ClusterState
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
     try:
@@ -251,9 +251,9 @@ def _run_phase(
 
 
 def _run_phases(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], live: state.ClusterState
+    ctx: ApplyContext, changes: Sequence[plans.Change], live: state.ClusterState
 ) -> tuple[list[ItemOutcome], list[PhaseReport]]:
-    failures: dict[tuple[plan_model.Phase, str], str] = {}
+    failures: dict[tuple[plans.Phase, str], str] = {}
     items: list[ItemOutcome] = []
     phases: list[PhaseReport] = []
     for phase in sorted({c.phase for c in changes}):
@@ -261,7 +261,7 @@ def _run_phases(
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
         at_start = (ctx.adapter.request_count, dict(ctx.adapter.request_counts))
-        send: list[plan_model.Change] = []
+        send: list[plans.Change] = []
         done: list[ItemOutcome] = []
         for c in batch:
             why = deps.skip_reason(c, failures)

@@ -6,8 +6,8 @@ import dataclasses
 import enum
 from collections.abc import Callable
 
-from reconciler import plan as plan_model
 from reconciler.apply.apply_report import Outcome
+from reconciler.model import plans
 
 
 class EventKind(str, enum.Enum):
@@ -24,7 +24,7 @@ class ApplyEvent:
     ``done``/``total`` give the progress of a ``WAITING`` step (e.g. partitions reassigned)."""
 
     kind: EventKind
-    phase: plan_model.Phase | None = None
+    phase: plans.Phase | None = None
     address: str | None = None
     outcome: Outcome | None = None
     total: int = 0

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 
-from reconciler import errors, state
+from reconciler.base import errors
+from reconciler.model import state
 
 CLUSTER_RESOURCE = "kafka-cluster"
 ANY_PRINCIPAL = "User:*"

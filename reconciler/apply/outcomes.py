@@ -4,32 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconciler import plan as plan_model
 from reconciler.apply.apply_report import CheckedBy, ItemOutcome, Outcome
 from reconciler.apply.batch import Result
+from reconciler.model import plans
 
 # What each phase needs from the authorizer, to name it when the broker says authorization failed.
-REQUIRED_ACCESS: dict[plan_model.Phase, str] = {
-    plan_model.Phase.ACL_DELETE: "ALTER on CLUSTER kafka-cluster",
-    plan_model.Phase.TOPIC_DELETE: "DELETE on TOPIC {name}",
-    plan_model.Phase.TOPIC_CREATE: "CREATE on TOPIC {name} (or CREATE on CLUSTER kafka-cluster)",
-    plan_model.Phase.PARTITIONS: "ALTER on TOPIC {name}",
-    plan_model.Phase.TOPIC_CONFIG: "ALTER_CONFIGS on TOPIC {name}",
-    plan_model.Phase.REASSIGN: "ALTER on CLUSTER kafka-cluster",
-    plan_model.Phase.QUOTA: "ALTER_CONFIGS on CLUSTER kafka-cluster",
-    plan_model.Phase.SCRAM: "ALTER on CLUSTER kafka-cluster",
-    plan_model.Phase.BROKER_CONFIG: "ALTER_CONFIGS on CLUSTER kafka-cluster",
-    plan_model.Phase.ACL_CREATE: "ALTER on CLUSTER kafka-cluster",
+REQUIRED_ACCESS: dict[plans.Phase, str] = {
+    plans.Phase.ACL_DELETE: "ALTER on CLUSTER kafka-cluster",
+    plans.Phase.TOPIC_DELETE: "DELETE on TOPIC {name}",
+    plans.Phase.TOPIC_CREATE: "CREATE on TOPIC {name} (or CREATE on CLUSTER kafka-cluster)",
+    plans.Phase.PARTITIONS: "ALTER on TOPIC {name}",
+    plans.Phase.TOPIC_CONFIG: "ALTER_CONFIGS on TOPIC {name}",
+    plans.Phase.REASSIGN: "ALTER on CLUSTER kafka-cluster",
+    plans.Phase.QUOTA: "ALTER_CONFIGS on CLUSTER kafka-cluster",
+    plans.Phase.SCRAM: "ALTER on CLUSTER kafka-cluster",
+    plans.Phase.BROKER_CONFIG: "ALTER_CONFIGS on CLUSTER kafka-cluster",
+    plans.Phase.ACL_CREATE: "ALTER on CLUSTER kafka-cluster",
 }
 
 
-def access_hint(change: plan_model.Change) -> str:
+def access_hint(change: plans.Change) -> str:
     """``the principal needs CREATE on TOPIC orders ...`` for an authorization failure of ``change``."""
     return "the connecting principal needs " + REQUIRED_ACCESS[change.phase].format(name=change.name)
 
 
 def from_result(
-    change: plan_model.Change,
+    change: plans.Change,
     result: Result,
     *,
     dry_run: bool,
@@ -66,16 +66,16 @@ def from_result(
     )
 
 
-def skipped(change: plan_model.Change, reason: str) -> ItemOutcome:
+def skipped(change: plans.Change, reason: str) -> ItemOutcome:
     return _outcome(change, Outcome.SKIPPED, message=reason)
 
 
-def blocked(change: plan_model.Change) -> ItemOutcome:
+def blocked(change: plans.Change) -> ItemOutcome:
     """A blocked change of the plan: not sent; its reasons say why and what to do instead."""
     return _outcome(change, Outcome.BLOCKED, message="; ".join(change.reasons) or "blocked in the plan")
 
 
-def _outcome(change: plan_model.Change, outcome: Outcome, **fields: Any) -> ItemOutcome:
+def _outcome(change: plans.Change, outcome: Outcome, **fields: Any) -> ItemOutcome:
     """``outcome`` for ``change``, identified by its address, kind, name, phase and action."""
     return ItemOutcome(
         address=change.address,
@@ -93,12 +93,12 @@ def _append(message: str | None, note: str) -> str:
     return f"{message}; {note}" if message else note
 
 
-def failed(change: plan_model.Change, *, error_name: str, message: str, dry_run: bool = False) -> ItemOutcome:
+def failed(change: plans.Change, *, error_name: str, message: str, dry_run: bool = False) -> ItemOutcome:
     """A failure found without a broker answer (e.g. the change cannot be translated)."""
     return from_result(change, Result(ok=False, error_name=error_name, message=message, attempts=0), dry_run=dry_run)
 
 
-def client_check(change: plan_model.Change, problem: str | None) -> ItemOutcome:
+def client_check(change: plans.Change, problem: str | None) -> ItemOutcome:
     """A dry-run outcome judged by the tool itself (no validateOnly request exists for this kind)."""
     error_name = None if problem is None else "CLIENT_CHECK"
     result = Result(ok=problem is None, error_name=error_name, message=problem, attempts=0)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from reconciler import state
-from reconciler.connection import ConnectionSettings
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, results
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 
 
 class ItemResultLike(Protocol):

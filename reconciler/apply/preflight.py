@@ -10,11 +10,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
 from reconciler.apply import secretref
-from reconciler.connection import Secret
-from reconciler.kinds import Kind
+from reconciler.base import errors
+from reconciler.connection.settings import Secret
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import views
 
 if TYPE_CHECKING:  # decoded imports this module
@@ -23,26 +23,26 @@ if TYPE_CHECKING:  # decoded imports this module
 MAX_LISTED = 10
 
 # The (kind, action) pairs each phase may hold.
-PHASE_CONTENTS: dict[plan_model.Phase, tuple[Kind, frozenset[plan_model.Action]]] = {
-    plan_model.Phase.ACL_DELETE: (Kind.ACL, frozenset({plan_model.Action.DELETE})),
-    plan_model.Phase.TOPIC_DELETE: (Kind.TOPIC, frozenset({plan_model.Action.DELETE})),
-    plan_model.Phase.TOPIC_CREATE: (Kind.TOPIC, frozenset({plan_model.Action.CREATE})),
-    plan_model.Phase.PARTITIONS: (Kind.TOPIC, frozenset({plan_model.Action.UPDATE})),
-    plan_model.Phase.TOPIC_CONFIG: (Kind.TOPIC, frozenset({plan_model.Action.UPDATE})),
-    plan_model.Phase.REASSIGN: (Kind.TOPIC, frozenset({plan_model.Action.UPDATE})),
-    plan_model.Phase.QUOTA: (
+PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
+    plans.Phase.ACL_DELETE: (Kind.ACL, frozenset({plans.Action.DELETE})),
+    plans.Phase.TOPIC_DELETE: (Kind.TOPIC, frozenset({plans.Action.DELETE})),
+    plans.Phase.TOPIC_CREATE: (Kind.TOPIC, frozenset({plans.Action.CREATE})),
+    plans.Phase.PARTITIONS: (Kind.TOPIC, frozenset({plans.Action.UPDATE})),
+    plans.Phase.TOPIC_CONFIG: (Kind.TOPIC, frozenset({plans.Action.UPDATE})),
+    plans.Phase.REASSIGN: (Kind.TOPIC, frozenset({plans.Action.UPDATE})),
+    plans.Phase.QUOTA: (
         Kind.QUOTA,
-        frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE}),
+        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
     ),
-    plan_model.Phase.SCRAM: (
+    plans.Phase.SCRAM: (
         Kind.SCRAM_USER,
-        frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE}),
+        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
     ),
-    plan_model.Phase.BROKER_CONFIG: (
+    plans.Phase.BROKER_CONFIG: (
         Kind.BROKER_CONFIG,
-        frozenset({plan_model.Action.CREATE, plan_model.Action.UPDATE}),
+        frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
     ),
-    plan_model.Phase.ACL_CREATE: (Kind.ACL, frozenset({plan_model.Action.CREATE})),
+    plans.Phase.ACL_CREATE: (Kind.ACL, frozenset({plans.Action.CREATE})),
 }
 
 
@@ -59,7 +59,7 @@ def name_list(items: Sequence[str]) -> str:
     return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
 
 
-def check_shape(p: plan_model.Plan) -> None:
+def check_shape(p: plans.Plan) -> None:
     """Refuse a plan whose phases hold the wrong kind or action, a change twice, or error-level warnings."""
     problems: list[str] = []
     for c in p.actionable:
@@ -79,7 +79,7 @@ def check_shape(p: plan_model.Plan) -> None:
         )
 
 
-def check_cluster(p: plan_model.Plan, live: state.ClusterState) -> None:
+def check_cluster(p: plans.Plan, live: state.ClusterState) -> None:
     """Refuse a plan made for another cluster."""
     want, have = p.cluster.cluster_id, live.cluster_id
     if want is not None and have is not None and want != have:
@@ -88,11 +88,11 @@ def check_cluster(p: plan_model.Plan, live: state.ClusterState) -> None:
         )
 
 
-def check_fresh(changes: Iterable[plan_model.Change], live: state.ClusterState) -> None:
+def check_fresh(changes: Iterable[plans.Change], live: state.ClusterState) -> None:
     """Refuse (``StalePlan``) when any affected resource differs from what the plan was computed from."""
     changed: dict[str, str] = {}
     seen: set[str] = set()
-    for c in plan_model.sort_changes(changes):
+    for c in plans.sort_changes(changes):
         # The first change of a resource (in phase order) was computed from the live resource; a later
         # one may follow it (a re-create after a delete) and describe the state it leaves.
         if c.address in seen:
@@ -140,7 +140,7 @@ def resolve_secrets(ops: Iterable[decoded.Operation], *, environ: Mapping[str, s
     out: dict[str, Secret] = {}
     for op in ops:
         c = op.change
-        if c.phase is not plan_model.Phase.SCRAM or c.action is plan_model.Action.DELETE:
+        if c.phase is not plans.Phase.SCRAM or c.action is plans.Action.DELETE:
             continue
         wanted = op.scram
         if wanted is None:

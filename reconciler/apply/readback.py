@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import translate, verify
 from reconciler.apply.apply_report import NotConverged
 from reconciler.apply.batch import ApplyContext
+from reconciler.model import plans, state
 
 BASE_S = 15.0
 PER_UNIT_S = 0.02
@@ -31,30 +30,30 @@ FIRST_POLL_S = 0.5
 MAX_POLL_S = 5.0
 BACKOFF = 1.5
 
-Read = Callable[[Sequence[plan_model.Change]], state.ClusterState]
+Read = Callable[[Sequence[plans.Change]], state.ClusterState]
 
 
-def work_units(applied: Sequence[plan_model.Change]) -> int:
+def work_units(applied: Sequence[plans.Change]) -> int:
     """Partitions created or added, plus one per other applied change."""
     units = 0
     for c in applied:
-        if c.phase is plan_model.Phase.TOPIC_CREATE:
+        if c.phase is plans.Phase.TOPIC_CREATE:
             after = translate.topic(c)
             units += len(after.assignment or ()) or after.partitions or 1
-        elif c.phase is plan_model.Phase.PARTITIONS:
+        elif c.phase is plans.Phase.PARTITIONS:
             units += max(1, (translate.topic(c).partitions or 0) - (translate.topic(c, before=True).partitions or 0))
         else:
             units += 1
     return units
 
 
-def window_s(applied: Sequence[plan_model.Change]) -> float:
+def window_s(applied: Sequence[plans.Change]) -> float:
     """How long the read-back keeps going while nothing more converges."""
     return BASE_S + PER_UNIT_S * work_units(applied)
 
 
 def read_back(
-    ctx: ApplyContext, applied: Sequence[plan_model.Change], *, read: Read, limit_s: float | None
+    ctx: ApplyContext, applied: Sequence[plans.Change], *, read: Read, limit_s: float | None
 ) -> tuple[list[NotConverged], str | None]:
     """What has not converged when the read-back stops, and why it stopped (``None`` when all converged)."""
     clock = ctx.deadline.clock

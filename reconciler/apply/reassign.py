@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
 from reconciler.apply import dryrun, outcomes, translate
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.apply.ports import ItemResultLike
+from reconciler.base import errors
 from reconciler.kafka import results
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 
 POLL_S = 1.0
 THROTTLE_SETTLE_S = 15.0
@@ -74,11 +74,9 @@ def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[s
     return {(r.topic, r.partition) for r in ongoing} & set(wanted)
 
 
-def run_reassign(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
+def run_reassign(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
-    per_change: dict[str, tuple[plan_model.Change, dict[int, tuple[int, ...]]]] = {}
+    per_change: dict[str, tuple[plans.Change, dict[int, tuple[int, ...]]]] = {}
     for c in changes:
         try:
             per_change[c.name] = (c, translate.reassignment_targets(c))
@@ -103,7 +101,7 @@ def run_reassign(
         ctx.adapter.incremental_alter_configs(_targets(throttle), validate_only=False)
     answers = send_batched(
         ctx,
-        phase=plan_model.Phase.REASSIGN,
+        phase=plans.Phase.REASSIGN,
         keys=[partition_key(t, p) for t, p in targets],
         call=lambda keys: ctx.adapter.alter_partition_reassignments(
             {(t, p): r for (t, p), r in targets.items() if partition_key(t, p) in set(keys)}
@@ -185,7 +183,7 @@ def _wait(ctx: ApplyContext, submitted: set[tuple[str, int]]) -> set[tuple[str, 
         ctx.emit(
             ApplyEvent(
                 EventKind.WAITING,
-                phase=plan_model.Phase.REASSIGN,
+                phase=plans.Phase.REASSIGN,
                 total=len(submitted),
                 done=len(submitted) - len(moving),
                 message=f"{len(moving)} of {len(submitted)} partition(s) still moving",

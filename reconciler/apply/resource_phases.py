@@ -10,22 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import dryrun, outcomes, translate
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, send_batched
 from reconciler.apply.ports import ItemResultLike
 from reconciler.kafka import results
+from reconciler.model import plans, state
 
 
 def _translate_each(
-    changes: Sequence[plan_model.Change],
+    changes: Sequence[plans.Change],
     ctx: ApplyContext,
-    build: Callable[[plan_model.Change], Any],
-    key: Callable[[plan_model.Change], Hashable],
-) -> tuple[dict[Hashable, tuple[plan_model.Change, Any]], list[ItemOutcome]]:
-    ok: dict[Hashable, tuple[plan_model.Change, Any]] = {}
+    build: Callable[[plans.Change], Any],
+    key: Callable[[plans.Change], Hashable],
+) -> tuple[dict[Hashable, tuple[plans.Change, Any]], list[ItemOutcome]]:
+    ok: dict[Hashable, tuple[plans.Change, Any]] = {}
     bad: list[ItemOutcome] = []
     for c in changes:
         try:
@@ -35,13 +34,11 @@ def _translate_each(
     return ok, bad
 
 
-def run_configs(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
+def run_configs(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     """TOPIC_CONFIG and BROKER_CONFIG: one IncrementalAlterConfigs request for all resources."""
 
-    def key(c: plan_model.Change) -> Hashable:
-        if c.phase is plan_model.Phase.BROKER_CONFIG:
+    def key(c: plans.Change) -> Hashable:
+        if c.phase is plans.Phase.BROKER_CONFIG:
             return translate.config_resource("BROKER", translate.broker_resource(c))
         return translate.config_resource("TOPIC", c.name)
 
@@ -60,7 +57,7 @@ def run_configs(
     return out
 
 
-def run_acls(ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_acls(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     """ACL_DELETE (exact-match filters) or ACL_CREATE, one request each."""
     items, out = _translate_each(changes, ctx, translate.acl_binding, lambda c: translate.acl_binding(c).address)
     if ctx.dry_run:
@@ -69,7 +66,7 @@ def run_acls(ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: s
             problem = dryrun.check_acl(binding, seen=seen)
             if (
                 problem is None
-                and c.action is plan_model.Action.DELETE
+                and c.action is plans.Action.DELETE
                 and live.acls is not None
                 and binding not in live.acls
             ):
@@ -79,7 +76,7 @@ def run_acls(ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: s
     if not items:
         return out
     bindings = {k: b for k, (_, b) in items.items()}
-    deleting = changes[0].phase is plan_model.Phase.ACL_DELETE
+    deleting = changes[0].phase is plans.Phase.ACL_DELETE
     answers = send_batched(
         ctx,
         phase=changes[0].phase,
@@ -92,9 +89,7 @@ def run_acls(ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: s
     return out
 
 
-def run_quotas(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
+def run_quotas(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     items, out = _translate_each(
         changes,
         ctx,
@@ -105,7 +100,7 @@ def run_quotas(
         return out
     answers = send_batched(
         ctx,
-        phase=plan_model.Phase.QUOTA,
+        phase=plans.Phase.QUOTA,
         keys=list(items),
         call=lambda keys: ctx.adapter.alter_client_quotas(dict(items[k][1] for k in keys), validate_only=ctx.dry_run),
     )
@@ -122,9 +117,7 @@ def _one_per_user(raw: Sequence[ItemResultLike]) -> list[ItemResultLike]:
     return list(chosen.values())
 
 
-def run_scram(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
+def run_scram(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     """Upserts and deletions of SCRAM credentials in one AlterUserScramCredentials request."""
     items, out = _translate_each(changes, ctx, translate.scram_change, lambda c: c.name)
     if ctx.dry_run:
@@ -163,6 +156,6 @@ def run_scram(
             ]
         return _one_per_user(ctx.adapter.alter_scram_credentials(upserts=upserts, deletions=deletions))
 
-    answers = send_batched(ctx, phase=plan_model.Phase.SCRAM, keys=list(items), call=call)
+    answers = send_batched(ctx, phase=plans.Phase.SCRAM, keys=list(items), call=call)
     out += [outcomes.from_result(c, answers[k], dry_run=False) for k, (c, _) in items.items()]
     return out

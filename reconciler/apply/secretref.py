@@ -1,6 +1,6 @@
 """Resolve SCRAM password references and redacted config values at write time only.
 
-Password references are resolved with the shared resolver (``reconciler.secrets``); this module adds the
+Password references are resolved with the shared resolver (``reconciler.connection.secrets``); this module adds the
 plan-data forms of a reference and the lookup of sensitive config values, which a plan only holds as
 ``plan.REDACTED``, in the desired state. Values are returned to the caller that sends them and are never
 logged, stored in a report or put in an exception message; errors name the user or resource and the
@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler import desired, secrets, state
-from reconciler.desired import SecretRef
-from reconciler.kinds import Kind
+from reconciler.connection import secrets
+from reconciler.model import desired, state
+from reconciler.model.desired import SecretRef
+from reconciler.model.kinds import Kind
 
 SecretUnavailable = secrets.SecretUnavailable
 

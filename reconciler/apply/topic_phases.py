@@ -15,12 +15,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
 from reconciler.apply import outcomes, translate, verify
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, send_batched
-from reconciler.kinds import Kind
+from reconciler.base import errors
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 
 PROBE_WAIT_S = 10.0
 
@@ -37,9 +37,7 @@ def _absent(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str
     return set(names) - set(remaining or ())
 
 
-def run_delete(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
+def run_delete(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     by_name = {c.name: c for c in changes}
     if ctx.dry_run:
         topics = live.topics or {}
@@ -55,7 +53,7 @@ def run_delete(
         return out
     results = send_batched(
         ctx,
-        phase=plan_model.Phase.TOPIC_DELETE,
+        phase=plans.Phase.TOPIC_DELETE,
         keys=list(by_name),
         call=lambda names: ctx.adapter.delete_topics(names),
         probe_done=lambda names: _absent(ctx, names, timeout_s=min(PROBE_WAIT_S, ctx.deadline.remaining())),
@@ -78,12 +76,10 @@ def run_delete(
     return out
 
 
-def run_create(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
+def run_create(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
     specs: dict[str, Any] = {}
-    by_name: dict[str, plan_model.Change] = {}
+    by_name: dict[str, plans.Change] = {}
     for c in changes:
         try:
             specs[c.name] = translate.topic_spec(c, ctx.reveal)
@@ -95,7 +91,7 @@ def run_create(
     existing = set(live.topics or {})
     results = send_batched(
         ctx,
-        phase=plan_model.Phase.TOPIC_CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
         keys=list(specs),
         call=lambda names: ctx.adapter.create_topics([specs[n] for n in names], validate_only=ctx.dry_run),
         probe_done=None
@@ -132,9 +128,7 @@ def run_create(
     return out
 
 
-def _judge_raced_creates(
-    ctx: ApplyContext, out: list[ItemOutcome], raced: list[plan_model.Change]
-) -> list[ItemOutcome]:
+def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[plans.Change]) -> list[ItemOutcome]:
     """Outcomes for creates another writer beat: ``unchanged`` where the topic is exactly as planned."""
     names = {c.name for c in raced}
     addresses = {c.address for c in raced}
@@ -168,12 +162,12 @@ def _judge_raced_creates(
 
 
 def run_partitions(
-    ctx: ApplyContext, changes: Sequence[plan_model.Change], *, live: state.ClusterState
+    ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState
 ) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
     totals: dict[str, int] = {}
     placed: dict[str, list[list[int]]] = {}
-    by_name: dict[str, plan_model.Change] = {}
+    by_name: dict[str, plans.Change] = {}
     now = {name: t.partitions for name, t in (live.topics or {}).items()}
     for c in changes:
         try:
@@ -187,7 +181,7 @@ def run_partitions(
     if totals:
         results = send_batched(
             ctx,
-            phase=plan_model.Phase.PARTITIONS,
+            phase=plans.Phase.PARTITIONS,
             keys=list(totals),
             call=lambda names: ctx.adapter.create_partitions(
                 {n: totals[n] for n in names},

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import translate
 from reconciler.apply.apply_report import NotConverged
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import common
 
 
-def _configs_mismatch(want: Iterable[plan_model.AttributeChange], have: Mapping[str, str | None]) -> list[str]:
+def _configs_mismatch(want: Iterable[plans.AttributeChange], have: Mapping[str, str | None]) -> list[str]:
     out = []
     for attr in want:
-        if not attr.name.startswith(translate.CONFIG_PREFIX) or attr.after == plan_model.REDACTED:
+        if not attr.name.startswith(translate.CONFIG_PREFIX) or attr.after == plans.REDACTED:
             continue
         key = attr.name[len(translate.CONFIG_PREFIX) :]
         if attr.after is None:
@@ -31,15 +30,15 @@ def _configs_mismatch(want: Iterable[plan_model.AttributeChange], have: Mapping[
     return out
 
 
-def _topic(c: plan_model.Change, live: state.ClusterState) -> list[str]:
+def _topic(c: plans.Change, live: state.ClusterState) -> list[str]:
     topic = (live.topics or {}).get(c.name)
-    if c.phase is plan_model.Phase.TOPIC_DELETE:
+    if c.phase is plans.Phase.TOPIC_DELETE:
         return ["the topic still exists"] if topic is not None else []
     if topic is None:
         return ["the topic does not exist"]
     problems = []
     after = translate.topic(c)
-    if c.phase is plan_model.Phase.TOPIC_CREATE:
+    if c.phase is plans.Phase.TOPIC_CREATE:
         if after.assignment is not None:
             if [list(r) for r in topic.assignment] != [list(r) for r in after.assignment]:
                 problems.append("the replica assignment differs")
@@ -50,13 +49,13 @@ def _topic(c: plan_model.Change, live: state.ClusterState) -> list[str]:
                 want_rf = after.replication_factor
                 problems.append(f"replication factor {topic.replication_factor}, wanted {want_rf}")
         problems += _configs_mismatch(c.attributes, topic.configs)
-    elif c.phase is plan_model.Phase.PARTITIONS:
+    elif c.phase is plans.Phase.PARTITIONS:
         wanted = translate.partitions_total(c)
         if topic.partitions < wanted:
             problems.append(f"{topic.partitions} partition(s), wanted {wanted}")
-    elif c.phase is plan_model.Phase.TOPIC_CONFIG:
+    elif c.phase is plans.Phase.TOPIC_CONFIG:
         problems += _configs_mismatch(c.attributes, topic.configs)
-    elif c.phase is plan_model.Phase.REASSIGN:
+    elif c.phase is plans.Phase.REASSIGN:
         for p, target in translate.reassignment_targets(c).items():
             have = topic.assignment[p] if p < topic.partitions else ()
             if sorted(have) != sorted(target):
@@ -64,22 +63,22 @@ def _topic(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _acl(c: plan_model.Change, live: state.ClusterState) -> list[str]:
+def _acl(c: plans.Change, live: state.ClusterState) -> list[str]:
     binding = translate.acl_binding(c)
     present = live.acls is not None and binding in live.acls
-    if c.action is plan_model.Action.DELETE:
+    if c.action is plans.Action.DELETE:
         return ["the binding still exists"] if present else []
     return [] if present else ["the binding does not exist"]
 
 
-def _quota(c: plan_model.Change, live: state.ClusterState) -> list[str]:
+def _quota(c: plans.Change, live: state.ClusterState) -> list[str]:
     entity = translate.quota_entity(c)
     have = dict((live.quotas or {}).get(entity, {}))
     want = {k: v for k, v in translate.quota_values(c).items() if v is not None}
     return [] if have == want else [f"values are {have}, wanted {want}"]
 
 
-def _scram(c: plan_model.Change, live: state.ClusterState) -> list[str]:
+def _scram(c: plans.Change, live: state.ClusterState) -> list[str]:
     wanted = translate.scram_change(c)
     creds = {cr.mechanism: cr.iterations for cr in (live.scram_users or {}).get(wanted.user, ())}
     problems = [f"the {m} credential still exists" for m in wanted.deletions if m in creds]
@@ -91,7 +90,7 @@ def _scram(c: plan_model.Change, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _broker(c: plan_model.Change, live: state.ClusterState) -> list[str]:
+def _broker(c: plans.Change, live: state.ClusterState) -> list[str]:
     return _configs_mismatch(c.attributes, (live.broker_configs or {}).get(c.name, {}))
 
 
@@ -104,7 +103,7 @@ CHECKS = {
 }
 
 
-def not_converged(applied: Iterable[plan_model.Change], live: state.ClusterState) -> list[NotConverged]:
+def not_converged(applied: Iterable[plans.Change], live: state.ClusterState) -> list[NotConverged]:
     """One entry per applied change whose resource does not hold what the change asked for."""
     out = []
     for c in applied:

@@ -31,14 +31,14 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from reconciler import manifests, operations
-    from reconciler import plan as plan_model
     from reconciler.apply.apply_report import ApplyReport
     from reconciler.apply.events import EventSink
     from reconciler.kafka.adapter import KafkaAdapter
+    from reconciler.model import plans
 
 
 def run_and_report(
-    p: plan_model.Plan,
+    p: plans.Plan,
     adapter: KafkaAdapter,
     *,
     dry_run: bool,
@@ -51,7 +51,9 @@ def run_and_report(
     read_back_timeout: float | None = None,
 ) -> ApplyReport:
     """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout)."""
-    from reconciler import apply_display, operations, terminal
+    from reconciler import operations
+    from reconciler.base import terminal
+    from reconciler.commands import apply_display
 
     head = "Dry run against" if dry_run else "Applying to"
     (output.console(stderr=True) if fmt is ApplyFormat.json else console).print(
@@ -86,9 +88,7 @@ def run_and_report(
     return report
 
 
-def broker_rejects(
-    p: plan_model.Plan, *, target: operations.Target, loaded: manifests.LoadResult, console: Console
-) -> bool:
+def broker_rejects(p: plans.Plan, *, target: operations.Target, loaded: manifests.LoadResult, console: Console) -> bool:
     """Dry-run ``p`` (validateOnly requests), print what the brokers say, and whether they rejected any of it."""
     from reconciler.apply.apply_report import Outcome
 
@@ -108,7 +108,7 @@ def broker_rejects(
 
 def _confirm() -> None:
     """Ask before writing; refuse without a terminal to ask on."""
-    from reconciler import errors
+    from reconciler.base import errors
 
     if not sys.stdin.isatty():
         raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")

@@ -103,7 +103,8 @@ def plan(
 ) -> None:
     """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
     output.setup_logging(verbose, quiet_kafka=True)  # a cluster that is down is reported once, with its reason
-    from reconciler import errors, fleet
+    from reconciler import fleet
+    from reconciler.base import errors
 
     def progress(event: FleetEvent) -> None:
         if not quiet:

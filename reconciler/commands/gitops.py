@@ -60,15 +60,15 @@ def comment(
     ] = None,
 ) -> None:
     """Create or update this cluster's plan comment on the pull or merge request ($GITHUB_TOKEN, $GITLAB_TOKEN)."""
-    from reconciler import errors
-    from reconciler import plan as plan_model
+    from reconciler.base import errors
     from reconciler.gitops import publish
+    from reconciler.model import plans
 
     with output.errors_to_exit():
         if (plan_file is None) == (failed is None):
             raise errors.ConfigError("give --plan PLAN_FILE, or --failed ERROR_FILE when the plan failed")
         if plan_file is not None:
-            p = plan_model.Plan.load(plan_file)
+            p = plans.Plan.load(plan_file)
             name = publish.cluster_label(p, cluster)
             markdown = output.render_plan(p, PlanFormat.markdown, cluster_name=name)
         else:
@@ -99,11 +99,11 @@ def drift_issue(
     api_url: ApiUrlOpt = None,
 ) -> None:
     """Open, update or close this cluster's drift issue from a saved plan ($GITHUB_TOKEN)."""
-    from reconciler import plan as plan_model
     from reconciler.gitops import event, publish
+    from reconciler.model import plans
 
     with output.errors_to_exit():
-        p = plan_model.Plan.load(plan_file)
+        p = plans.Plan.load(plan_file)
         ctx = event.context_from_env(repo=repo, api_url=api_url)
         name = publish.cluster_label(p, cluster)
         drift = publish.has_drift(p)

@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from reconciler import terminal
+from reconciler.base import terminal
 from reconciler.commands.options import PlanFormat
 
 if TYPE_CHECKING:  # imported where used, so --help, --version and validate start fast (docs/benchmarks.md)
     from rich.console import Console
 
-    from reconciler import errors, manifests
-    from reconciler import plan as plan_model
+    from reconciler import manifests
+    from reconciler.base import errors
+    from reconciler.model import plans
 
 _no_color = False  # --no-color, before or after the command name
 
@@ -47,7 +48,7 @@ def console(*, stderr: bool = False) -> Console:
 
 
 def colour(*, err: bool = False) -> bool:
-    """Colour codes or not (``reconciler.terminal``: --no-color, NO_COLOR, FORCE_COLOR, else a terminal)."""
+    """Colour codes or not (``reconciler.base.terminal``: --no-color, NO_COLOR, FORCE_COLOR, else a terminal)."""
     return terminal.color_wanted(sys.stderr if err else sys.stdout, no_color=_no_color)
 
 
@@ -62,13 +63,13 @@ def echo(text: str) -> None:
 
 
 def setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
-    from reconciler import logs
+    from reconciler.base import logs
 
     logs.setup(verbose, quiet_kafka=quiet_kafka)
 
 
 def print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
-    from reconciler import errors
+    from reconciler.base import errors
 
     for d in diagnostics:
         style = "red" if d.severity is errors.Severity.ERROR else "yellow"
@@ -84,7 +85,7 @@ def load(paths: list[Path], environment: str | None) -> manifests.LoadResult:
     return result
 
 
-def render_plan(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None = None, compact: bool = False) -> str:
+def render_plan(p: plans.Plan, fmt: PlanFormat, *, cluster_name: str | None = None, compact: bool = False) -> str:
     from reconciler.render import json as render_json
     from reconciler.render import markdown as render_markdown
     from reconciler.render import text as render_text
@@ -99,7 +100,7 @@ def render_plan(p: plan_model.Plan, fmt: PlanFormat, *, cluster_name: str | None
 @contextmanager
 def errors_to_exit() -> Iterator[None]:
     """Map library errors to exit codes with one plain message; never a traceback."""
-    from reconciler import errors
+    from reconciler.base import errors
 
     try:
         yield

@@ -62,7 +62,8 @@ def plan(
     output.setup_logging(verbose)
     output.use_color(no_color)
     with output.errors_to_exit():
-        from reconciler import errors, operations
+        from reconciler import operations
+        from reconciler.base import errors
 
         loaded = output.load(paths, environment)
         target = operations.Target(

@@ -20,6 +20,6 @@ def show(
     """Render a saved plan."""
     output.use_color(no_color)
     with output.errors_to_exit():
-        from reconciler import plan as plan_model
+        from reconciler.model import plans
 
-        output.echo(output.render_plan(plan_model.Plan.load(plan_file), fmt, compact=compact))
+        output.echo(output.render_plan(plans.Plan.load(plan_file), fmt, compact=compact))

@@ -26,7 +26,9 @@ def snapshot(
     """Write the live state of a cluster as a versioned JSON snapshot (for offline plans and reviews)."""
     output.setup_logging(verbose)
     with output.errors_to_exit():
-        from reconciler import operations, state, terminal, workflow
+        from reconciler import operations, workflow
+        from reconciler.base import terminal
+        from reconciler.model import state
 
         loaded = workflow.load_manifests(paths, environment=environment) if paths else None
         target = operations.Target(

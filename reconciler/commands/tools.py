@@ -52,7 +52,8 @@ def diff_cmd(
     """What changed on a cluster between two snapshots: added, removed and changed resources, down to each value."""
     import json
 
-    from reconciler import errors, snapshot_diff, state
+    from reconciler.base import errors
+    from reconciler.model import snapshot_diff, state
 
     try:
         before, after = state.read_snapshot(snapshot_a), state.read_snapshot(snapshot_b)

@@ -14,10 +14,10 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from reconciler import errors, fileio
 from reconciler.adopt import output
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import ManifestFile
+from reconciler.base import errors, fileio
 from reconciler.convert import kafka_gitops, strimzi
 from reconciler.manifests import yamlio
 from reconciler.manifests.depth import too_deep

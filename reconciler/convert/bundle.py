@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import configs, state
 from reconciler.adopt import from_live, output
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, FlowMap, ManifestFile, Variable
-from reconciler.kinds import Kind
 from reconciler.manifests import rules
+from reconciler.model import configs, state
+from reconciler.model.kinds import Kind
 
 QUOTA_FIELDS = {"user": "user", "client-id": "clientId", "ip": "ip"}
 

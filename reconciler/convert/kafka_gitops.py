@@ -16,8 +16,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reconciler import state
 from reconciler.convert.bundle import Bundle, acl_operation, mapping
+from reconciler.model import state
 
 _ROLES: dict[str, list[tuple[str, str, str]]] = {  # role -> (resource type, name, operation), as kafka-gitops grants
     "reader": [("TOPIC", "*", "READ"), ("GROUP", "*", "READ")],

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reconciler import state
 from reconciler.convert.bundle import Bundle, acl_operation, mapping
+from reconciler.model import state
 
 # The User Operator creates SCRAM-SHA-512 credentials with this iteration count.
 SCRAM_ITERATIONS = 4096

@@ -11,8 +11,8 @@ import collections
 import concurrent.futures
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from reconciler import desired
 from reconciler.fleet import planning, rows, sources
+from reconciler.model import desired
 
 READ_AHEAD = 8
 

@@ -16,9 +16,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from reconciler import desired, planner
-from reconciler import plan as plan_model
+from reconciler import planner
 from reconciler.fleet import rows, sources
+from reconciler.model import desired, plans
 
 # (kind, name, attribute, desired present, desired value, live present, live value)
 Joined = tuple[str, str, str, bool, str | None, bool, str | None]
@@ -27,7 +27,7 @@ STATUS_PLANNED = "planned"
 STATUS_UNREADABLE = "unreadable"
 STATUS_FAILED = "failed"
 STATUS_SKIPPED = "skipped"  # not read: the run's deadline had passed
-ACTIONS = plan_model.SUMMARY_COUNTS
+ACTIONS = plans.SUMMARY_COUNTS
 MAX_DRIFT_ATTRIBUTES = 20
 
 
@@ -62,8 +62,8 @@ class ClusterOutcome:
     differing: int = 0  # resources the join found different (owned or not)
     digest: PlanDigest | None = None  # what the summary needs from the plan, so the driver never re-parses it
 
-    def plan(self) -> plan_model.Plan | None:
-        return None if self.plan_json is None else plan_model.Plan.from_json_dict(json.loads(self.plan_json))
+    def plan(self) -> plans.Plan | None:
+        return None if self.plan_json is None else plans.Plan.from_json_dict(json.loads(self.plan_json))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ class PlanDigest:
     errors: int
 
     @classmethod
-    def of(cls, p: plan_model.Plan, checksum: str) -> PlanDigest:
+    def of(cls, p: plans.Plan, checksum: str) -> PlanDigest:
         summary = p.summary()
         return cls(
             cluster_id=p.cluster.cluster_id,
@@ -133,8 +133,8 @@ def differing_attributes(joined: Iterable[Joined]) -> dict[tuple[str, str], list
     return out
 
 
-def _drift(plan: plan_model.Plan, differing: dict[tuple[str, str], list[str]]) -> tuple[Drift, ...]:
-    strongest: dict[tuple[str, str], plan_model.Action] = {}
+def _drift(plan: plans.Plan, differing: dict[tuple[str, str], list[str]]) -> tuple[Drift, ...]:
+    strongest: dict[tuple[str, str], plans.Action] = {}
     for c in plan.changes:
         key = (c.kind, c.name)
         prev = strongest.get(key)

@@ -19,8 +19,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from reconciler import desired, state
-from reconciler.kinds import Kind
+from reconciler.model import desired, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import views
 
 Row = tuple[str, str, str, str | None]

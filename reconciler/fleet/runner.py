@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from reconciler import errors, fileio
+from reconciler.base import errors, fileio
 from reconciler.fleet import local, planning, sources, spec, summary
 
 Engine = Literal["local", "spark"]

@@ -16,9 +16,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import connection_sources, desired, errors, state, workflow
+from reconciler import workflow
+from reconciler.base import errors
+from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
+from reconciler.model import desired, state
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
 MIN_REQUEST_TIMEOUT_MS = 1000  # a read that starts just before the deadline still gets this long per request

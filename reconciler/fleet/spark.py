@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import reconciler
-from reconciler import desired, errors
+from reconciler.base import errors
 from reconciler.fleet import planning, rows, sources
+from reconciler.model import desired
 
 JOB_GROUP_PREFIX = "kafka-reconciler-plan"
 PYTHON_SETTING = "spark.pyspark.python"

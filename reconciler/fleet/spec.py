@@ -19,7 +19,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic.alias_generators import to_camel
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.manifests import yamlio
 
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import fileio
+from reconciler.base import fileio
 from reconciler.fleet import planning, sources
 
 SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"

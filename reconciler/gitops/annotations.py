@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reconciler.errors import Diagnostic, Severity
+from reconciler.base.errors import Diagnostic, Severity
 
 TITLE = "kafka-reconciler"
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from reconciler import __version__, errors
+from reconciler import __version__
+from reconciler.base import errors
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from reconciler import errors, fileio
+from reconciler.base import errors, fileio
 from reconciler.gitops import gitlab
 from reconciler.gitops.client import DEFAULT_API_URL
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.gitops.client import DEFAULT_API_URL, ApiError, GitHubClient, GitHubError, RestClient
 
 MAX_BODY_CHARS = 65_536

@@ -12,7 +12,7 @@ import re
 import urllib.parse
 from typing import Any
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.gitops.client import ApiError, RestClient
 from reconciler.gitops.github import CommentResult, create_once, find_marked, fit_body, with_marker
 

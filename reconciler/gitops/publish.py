@@ -10,18 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from reconciler import errors
-from reconciler import plan as plan_model
+from reconciler.base import errors
 from reconciler.gitops import event, github, gitlab
 from reconciler.gitops.event import GitHubContext, GitLabContext
+from reconciler.model import plans
 
 
-def cluster_label(plan: plan_model.Plan, cluster: str | None) -> str:
+def cluster_label(plan: plans.Plan, cluster: str | None) -> str:
     """The name that keys the comment and issue: ``--cluster``, else the plan's cluster id."""
     return cluster or plan.cluster.cluster_id or "default"
 
 
-def has_drift(plan: plan_model.Plan) -> bool:
+def has_drift(plan: plans.Plan) -> bool:
     """True when the live cluster differs from the manifests: any create, update, delete or blocked change."""
     return plan.summary().has_changes or bool(plan.blocked)
 

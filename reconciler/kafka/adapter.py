@@ -16,13 +16,14 @@ from typing import Any
 
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import errors, state
-from reconciler.capabilities import KIND_APIS
-from reconciler.connection import ConnectionSettings
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.capabilities import KIND_APIS
+from reconciler.model.kinds import Kind
 
 _UNKNOWN_TOPIC = 3
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import redact
 
 REFRESH_FRACTION = 0.8

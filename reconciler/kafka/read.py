@@ -29,12 +29,12 @@ from kafka.admin import ConfigSourceType
 from kafka.protocol.admin import DescribeConfigsRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import capabilities, state
 from reconciler.kafka import codes, limits, rights, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.reassignments import read_reassignments as read_reassignments
 from reconciler.kafka.results import ConnectionLost, RequestFailed
-from reconciler.kinds import Kind
+from reconciler.model import capabilities, state
+from reconciler.model.kinds import Kind
 
 NameFilter = Callable[[str], bool]
 T = TypeVar("T")

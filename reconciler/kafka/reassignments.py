@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 from kafka.protocol.admin import ListPartitionReassignmentsRequest
 
-from reconciler import state
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConnectionLost
+from reconciler.model import state
 
 _NOT_CONTROLLER = 41
 

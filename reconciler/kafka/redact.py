@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from reconciler.connection import Secret
+from reconciler.connection.settings import Secret
 
 
 class _RedactSecrets(logging.Filter):

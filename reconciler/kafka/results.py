@@ -12,8 +12,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler import errors
-from reconciler.connection import Secret
+from reconciler.base import errors
+from reconciler.connection.settings import Secret
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -28,10 +28,10 @@ from kafka.protocol.admin import (
     DescribeUserScramCredentialsRequest,
 )
 
-from reconciler import state
 from reconciler.kafka import codes, limits, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
+from reconciler.model import state
 
 NameFilter = Callable[[str], bool]
 

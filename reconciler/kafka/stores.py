@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 from cryptography.hazmat.primitives.serialization import pkcs12
 
-from reconciler import errors
-from reconciler.connection import Secret
+from reconciler.base import errors
+from reconciler.connection.settings import Secret
 from reconciler.kafka import jks
 
 STORE_TYPES = ("PEM", "PKCS12", "JKS")

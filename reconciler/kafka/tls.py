@@ -22,8 +22,8 @@ from pathlib import Path
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from reconciler import errors
-from reconciler.connection import ConnectionSettings
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import stores
 
 

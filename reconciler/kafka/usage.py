@@ -21,8 +21,8 @@ from kafka.protocol.admin import ListGroupsRequest
 from kafka.protocol.consumer import ListOffsetsRequest, OffsetFetchRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import state
 from reconciler.kafka import wire as wire_mod
+from reconciler.model import state
 
 LATEST = -1
 MAX_TIMESTAMP = -3

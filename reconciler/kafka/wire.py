@@ -22,12 +22,12 @@ from kafka.net.compat import KafkaNetClient
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler import errors
-from reconciler.capabilities import explain_unsupported
-from reconciler.connection import ConnectionSettings
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import bootstrap, oauth, redact, rights, tls
 from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
 from reconciler.kafka.results import ConnectionLost, RequestFailed
+from reconciler.model.capabilities import explain_unsupported
 
 _CONNECTION_ERRORS = (
     kafka_errors.KafkaConnectionError,

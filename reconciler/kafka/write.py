@@ -23,11 +23,11 @@ from kafka.protocol.admin import (
     IncrementalAlterConfigsRequest,
 )
 
-from reconciler import state
-from reconciler.connection import Secret
+from reconciler.connection.settings import Secret
 from reconciler.kafka import codes, limits
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, TopicSpec
+from reconciler.model import state
 
 _NOT_CONTROLLER = 41
 _CONFIG_OPS = {"SET": 0, "DELETE": 1, "APPEND": 2, "SUBTRACT": 3}

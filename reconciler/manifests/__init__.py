@@ -15,9 +15,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from reconciler import desired, errors, secrets
+from reconciler.base import errors
+from reconciler.connection import secrets
 from reconciler.manifests import build, loader, models, yamlio
 from reconciler.manifests.profiles import ClusterProfile
+from reconciler.model import desired
 
 __all__ = ["ClusterProfile", "LoadResult", "load"]
 

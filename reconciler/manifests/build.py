@@ -13,10 +13,11 @@ from typing import Any
 
 import pydantic
 
-from reconciler import configs, desired, errors
-from reconciler.kinds import Kind
+from reconciler.base import errors
 from reconciler.manifests import loader, models, profiles, roles, rules, topics, yamlio
-from reconciler.state import AclBinding, QuotaEntity
+from reconciler.model import configs, desired
+from reconciler.model.kinds import Kind
+from reconciler.model.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
 _KIND_NAMES = {k.ownership_key: k for k in Kind}  # an Ownership document's managedKinds entry -> kind

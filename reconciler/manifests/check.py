@@ -10,7 +10,8 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from reconciler import errors, manifests, terminal
+from reconciler import manifests
+from reconciler.base import errors, terminal
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
-from reconciler import state
+from reconciler.model import state
 
 
 class Strict(BaseModel):

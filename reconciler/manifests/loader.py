@@ -17,8 +17,9 @@ from typing import Any
 
 import pydantic
 
-from reconciler import configs, errors
+from reconciler.base import errors
 from reconciler.manifests import models, yamlio
+from reconciler.model import configs
 
 OVERLAYS_DIR = "overlays"
 _SCALARS = frozenset({"a string", "an integer", "a number", "true or false"})

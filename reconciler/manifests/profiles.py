@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pydantic
 
-from reconciler import desired, errors
+from reconciler.base import errors
 from reconciler.manifests import loader, models
+from reconciler.model import desired
 
 
 class ClusterProfile(pydantic.BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reconciler.manifests import fields, models
-from reconciler.state import AclBinding
+from reconciler.model.state import AclBinding
 
 CLUSTER = ("CLUSTER", "LITERAL", "kafka-cluster")
 

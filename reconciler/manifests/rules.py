@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from reconciler import configs, desired
+from reconciler.model import configs, desired
 
 TOPIC_NAME_MAX = 249
 _TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]+$")

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from reconciler import config_catalogue, configs
-from reconciler.config_catalogue import ConfigSpec
 from reconciler.manifests import models
+from reconciler.model import catalogue as config_catalogue
+from reconciler.model import configs
+from reconciler.model.catalogue import ConfigSpec
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 PACKAGED = Path(__file__).resolve().parents[1] / "schemas"

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reconciler import configs, desired, errors
+from reconciler.base import errors
 from reconciler.manifests import loader, models, rules, yamlio
+from reconciler.model import configs, desired
 
 WARNING = errors.Severity.WARNING
 Report = Callable[..., None]  # (doc, path, message, **diagnostic fields)

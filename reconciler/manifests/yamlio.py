@@ -18,8 +18,10 @@ from typing import Any
 from ruamel.yaml import YAML, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from reconciler import configs, errors, secrets
+from reconciler.base import errors
+from reconciler.connection import secrets
 from reconciler.manifests.depth import too_deep
+from reconciler.model import configs
 
 try:  # pragma: no cover - depends on the installed wheel
     from ruamel.yaml.cyaml import CSafeLoader

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import gc
 
-from reconciler import desired, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import desired, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import acls, brokers, common, lint, quotas, scram, topics, unsupported
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
@@ -26,9 +25,7 @@ def planned_kinds(wanted: desired.DesiredState) -> frozenset[Kind]:
     return wanted.needs()
 
 
-def plan(
-    wanted: desired.DesiredState, live: state.ClusterState, *, options: PlanOptions | None = None
-) -> plan_model.Plan:
+def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: PlanOptions | None = None) -> plans.Plan:
     """Compare the desired state with the live cluster and return the plan that reconciles them."""
     opts = options or PlanOptions()
     ctx = common.Context(desired=wanted, live=live, options=opts)
@@ -57,12 +54,12 @@ def plan(
             brokers.plan_broker_configs(ctx)
         lint.lint(ctx)
         fingerprint = live_fingerprint(live, kinds=kinds)
-        changes = plan_model.sort_changes(ctx.changes)
+        changes = plans.sort_changes(ctx.changes)
     finally:
         if was_enabled:
             gc.enable()
-    return plan_model.Plan(
-        cluster=plan_model.ClusterInfo(
+    return plans.Plan(
+        cluster=plans.ClusterInfo(
             cluster_id=live.cluster_id,
             controller_id=live.controller_id,
             brokers=tuple(sorted(live.brokers, key=lambda b: b.id)),
@@ -76,5 +73,5 @@ def plan(
     )
 
 
-def _warning_order(w: plan_model.PlanWarning) -> tuple[int, str, str, str]:
+def _warning_order(w: plans.PlanWarning) -> tuple[int, str, str, str]:
     return (0 if w.severity == "error" else 1, w.address or "", w.code, w.message)

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from reconciler import payloads, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import payloads, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 # Operations a binding implies besides its own (Kafka's authorizer rules).
@@ -142,12 +141,12 @@ def plan_acls(ctx: common.Context) -> None:
         )
     for b in deleted:
         ctx.changes.append(
-            plan_model.Change(
+            plans.Change(
                 address=b.address,
                 kind=Kind.ACL,
                 name=views.acl_name(b),
-                action=plan_model.Action.DELETE,
-                phase=plan_model.Phase.ACL_DELETE,
+                action=plans.Action.DELETE,
+                phase=plans.Phase.ACL_DELETE,
                 before=payloads.AclPayload(b),
                 reasons=("not declared; deletion is enabled for acls",),
                 warnings=tuple(notes.get(b, ())),
@@ -156,12 +155,12 @@ def plan_acls(ctx: common.Context) -> None:
         )
     for b in created:
         ctx.changes.append(
-            plan_model.Change(
+            plans.Change(
                 address=b.address,
                 kind=Kind.ACL,
                 name=views.acl_name(b),
-                action=plan_model.Action.CREATE,
-                phase=plan_model.Phase.ACL_CREATE,
+                action=plans.Action.CREATE,
+                phase=plans.Phase.ACL_CREATE,
                 after=payloads.AclPayload(b),
                 reasons=("declared in the manifests; not in the cluster",),
                 warnings=tuple(notes.get(b, ())),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from reconciler import state
+from reconciler.model import state
 
 Assignment = tuple[tuple[int, ...], ...]
 

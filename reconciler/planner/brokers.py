@@ -8,9 +8,8 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
-from reconciler import payloads, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import payloads, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -43,12 +42,12 @@ def plan_broker_configs(ctx: common.Context) -> None:
         source = common.source_text(want.source)
         if broker != state.CLUSTER_DEFAULT and broker_ids and broker not in broker_ids:
             ctx.changes.append(
-                plan_model.Change(
+                plans.Change(
                     address=addr,
                     kind=Kind.BROKER_CONFIG,
                     name=broker,
-                    action=plan_model.Action.BLOCKED,
-                    phase=plan_model.Phase.BROKER_CONFIG,
+                    action=plans.Action.BLOCKED,
+                    phase=plans.Phase.BROKER_CONFIG,
                     reasons=(f"broker {broker} is not in the cluster (brokers: {', '.join(sorted(broker_ids))})",),
                     fingerprint=fingerprint,
                     source=source,
@@ -61,7 +60,7 @@ def plan_broker_configs(ctx: common.Context) -> None:
         if diff.kept:
             label = "cluster default" if broker == state.CLUSTER_DEFAULT else f"broker {broker}"
             ctx.unmanaged.append(
-                plan_model.Unmanaged(
+                plans.Unmanaged(
                     address=addr,
                     kind=Kind.BROKER_CONFIG,
                     name=broker,
@@ -74,12 +73,12 @@ def plan_broker_configs(ctx: common.Context) -> None:
             continue
         result = {**{k: have[k] for k in diff.kept}, **want.configs}
         ctx.changes.append(
-            plan_model.Change(
+            plans.Change(
                 address=addr,
                 kind=Kind.BROKER_CONFIG,
                 name=broker,
-                action=plan_model.Action.UPDATE,
-                phase=plan_model.Phase.BROKER_CONFIG,
+                action=plans.Action.UPDATE,
+                phase=plans.Phase.BROKER_CONFIG,
                 before=payloads.BrokerConfigPayload(
                     {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}
                 ),

@@ -12,9 +12,8 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from reconciler import configs, desired, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import configs, desired, plans, state
+from reconciler.model.kinds import Kind
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -46,9 +45,9 @@ class Context:
     desired: desired.DesiredState
     live: state.ClusterState
     options: PlanOptions
-    changes: list[plan_model.Change] = dataclasses.field(default_factory=list)
-    warnings: list[plan_model.PlanWarning] = dataclasses.field(default_factory=list)
-    unmanaged: list[plan_model.Unmanaged] = dataclasses.field(default_factory=list)
+    changes: list[plans.Change] = dataclasses.field(default_factory=list)
+    warnings: list[plans.PlanWarning] = dataclasses.field(default_factory=list)
+    unmanaged: list[plans.Unmanaged] = dataclasses.field(default_factory=list)
     unchanged: Counter[Kind] = dataclasses.field(default_factory=Counter)
 
     def manages_undeclared(self, kind: Kind) -> bool:
@@ -61,7 +60,7 @@ class Context:
     def keep_unmanaged(self, *, kind: Kind, name: str, address: str) -> None:
         label = kind.value.replace("_", " ") + "s"
         self.unmanaged.append(
-            plan_model.Unmanaged(
+            plans.Unmanaged(
                 address=address,
                 kind=kind,
                 name=name,
@@ -75,7 +74,7 @@ class Context:
         self.warn(f"{message} ({reason})" if reason else message, code=code, severity="error")
 
     def warn(self, message: str, *, code: str, address: str | None = None, severity: str = "warning") -> None:
-        self.warnings.append(plan_model.PlanWarning(message=message, address=address, code=code, severity=severity))
+        self.warnings.append(plans.PlanWarning(message=message, address=address, code=code, severity=severity))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -92,7 +91,7 @@ def shown(value: str | None, *, sensitive: bool) -> str | None:
     """A config value as a plan may hold it: sensitive values become ``plan.REDACTED``."""
     if value is None:
         return None
-    return plan_model.REDACTED if sensitive else value
+    return plans.REDACTED if sensitive else value
 
 
 def same_value(key: str, want: str, have: str | None) -> bool:
@@ -111,7 +110,7 @@ def same_value(key: str, want: str, have: str | None) -> bool:
 class ConfigDiff:
     """Attribute changes of one config map, plus undeclared keys that were left alone."""
 
-    attributes: tuple[plan_model.AttributeChange, ...]
+    attributes: tuple[plans.AttributeChange, ...]
     kept: tuple[str, ...]
 
 
@@ -133,7 +132,7 @@ def diff_configs(
     """
     if want == have:
         return ConfigDiff((), ())
-    out: list[plan_model.AttributeChange] = []
+    out: list[plans.AttributeChange] = []
     for key in sorted(want):
         value = want[key]
         before = have.get(key)
@@ -143,7 +142,7 @@ def diff_configs(
         if key in have and (secret or same_value(key, value, before)):
             continue
         out.append(
-            plan_model.AttributeChange(
+            plans.AttributeChange(
                 name=f"configs.{key}",
                 before=shown(before, sensitive=secret),
                 after=shown(value, sensitive=secret),
@@ -161,9 +160,9 @@ def diff_configs(
         if not secret and default is not None and same_value(key, default, have[key]):
             continue  # removing it changes nothing: the value it falls back to is the one it has
         out.append(
-            plan_model.AttributeChange(
+            plans.AttributeChange(
                 name=f"configs.{key}",
-                before=plan_model.REDACTED if secret else have[key],
+                before=plans.REDACTED if secret else have[key],
                 after=None,
                 default=shown(default, sensitive=secret),
                 sensitive=secret,

@@ -15,8 +15,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 
-from reconciler import desired, state
-from reconciler import plan as plan_model
+from reconciler.model import desired, plans, state
 
 # (full-match pattern, what such a topic is, what changing it breaks)
 INTERNAL_TOPIC_PATTERNS: tuple[tuple[str, str, str], ...] = (
@@ -64,12 +63,12 @@ def internal_reason(name: str, topic: state.TopicState | None, ownership: desire
     )
 
 
-def block(changes: list[plan_model.Change], start: int, reason: str) -> None:
+def block(changes: list[plans.Change], start: int, reason: str) -> None:
     """Turn the creates and updates from ``changes[start:]`` into blocked changes that give ``reason`` first."""
     for i in range(start, len(changes)):
         c = changes[i]
-        if c.action in (plan_model.Action.CREATE, plan_model.Action.UPDATE):
-            changes[i] = dataclasses.replace(c, action=plan_model.Action.BLOCKED, reasons=(reason, *c.reasons))
+        if c.action in (plans.Action.CREATE, plans.Action.UPDATE):
+            changes[i] = dataclasses.replace(c, action=plans.Action.BLOCKED, reasons=(reason, *c.reasons))
 
 
 def live_collisions(missing: Iterable[str], live: Mapping[str, state.TopicState]) -> dict[str, str]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reconciler import payloads
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -42,8 +41,8 @@ def lint(ctx: common.Context) -> None:
         c.name: c.after.assignment
         for c in ctx.changes
         if isinstance(c.after, payloads.TopicPayload)
-        and c.phase is plan_model.Phase.REASSIGN
-        and c.action is plan_model.Action.UPDATE
+        and c.phase is plans.Phase.REASSIGN
+        and c.action is plans.Action.UPDATE
     }
     live_topics = ctx.live.topics or {}
     cluster_min_isr = _parse_int(ctx.live.cluster_configs.get("min.insync.replicas"), default=1)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from reconciler import desired, payloads, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import desired, payloads, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -34,13 +33,13 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _diff(want: Mapping[str, float], have: Mapping[str, float]) -> tuple[plan_model.AttributeChange, ...]:
+def _diff(want: Mapping[str, float], have: Mapping[str, float]) -> tuple[plans.AttributeChange, ...]:
     out = []
     for key in sorted(want.keys() | have.keys()):
         new, old = want.get(key), have.get(key)
         if new is not None and old is not None and _same(new, old):
             continue
-        out.append(plan_model.AttributeChange(key, old, new))
+        out.append(plans.AttributeChange(key, old, new))
     return tuple(out)
 
 
@@ -74,12 +73,12 @@ def plan_quotas(ctx: common.Context) -> None:
             )
             continue
         ctx.changes.append(
-            plan_model.Change(
+            plans.Change(
                 address=entity.address,
                 kind=Kind.QUOTA,
                 name=views.quota_name(entity),
-                action=plan_model.Action.UPDATE if have else plan_model.Action.CREATE,
-                phase=plan_model.Phase.QUOTA,
+                action=plans.Action.UPDATE if have else plans.Action.CREATE,
+                phase=plans.Phase.QUOTA,
                 before=payloads.QuotaPayload(dict(sorted(have.items()))) if have else None,
                 after=payloads.QuotaPayload(dict(sorted(want.items()))),
                 attributes=attrs,
@@ -102,15 +101,15 @@ def plan_quotas(ctx: common.Context) -> None:
 
 def _delete(
     entity: state.QuotaEntity, values: Mapping[str, float], *, reason: str, source: str | None = None
-) -> plan_model.Change:
-    return plan_model.Change(
+) -> plans.Change:
+    return plans.Change(
         address=entity.address,
         kind=Kind.QUOTA,
         name=views.quota_name(entity),
-        action=plan_model.Action.DELETE,
-        phase=plan_model.Phase.QUOTA,
+        action=plans.Action.DELETE,
+        phase=plans.Phase.QUOTA,
         before=payloads.QuotaPayload(dict(sorted(values.items()))),
-        attributes=tuple(plan_model.AttributeChange(k, v, None) for k, v in sorted(values.items())),
+        attributes=tuple(plans.AttributeChange(k, v, None) for k, v in sorted(values.items())),
         reasons=(reason,),
         fingerprint=views.fingerprint_of(views.quota_view(entity, values)),
         source=source,

@@ -10,9 +10,8 @@ Plans show the password's reference (``env:NAME``), never a password.
 
 from __future__ import annotations
 
-from reconciler import desired, payloads, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import desired, payloads, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 
@@ -66,15 +65,15 @@ def plan_scram(ctx: common.Context) -> None:
             continue
         view = views.scram_view(name, creds)
         ctx.changes.append(
-            plan_model.Change(
+            plans.Change(
                 address=addr,
                 kind=Kind.SCRAM_USER,
                 name=name,
-                action=plan_model.Action.DELETE,
-                phase=plan_model.Phase.SCRAM,
+                action=plans.Action.DELETE,
+                phase=plans.Phase.SCRAM,
                 before=_before(name, creds),
                 attributes=tuple(
-                    plan_model.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
+                    plans.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
                     for c in sorted(creds, key=lambda c: c.mechanism)
                 ),
                 reasons=("not declared; deletion is enabled for scram users",),
@@ -89,13 +88,13 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
     view = views.scram_view(want.name, creds)
     by_mech = {c.mechanism: c.iterations for c in creds}
     reasons: list[str] = []
-    attrs: list[plan_model.AttributeChange] = []
+    attrs: list[plans.AttributeChange] = []
     if not creds:
-        action = plan_model.Action.CREATE
+        action = plans.Action.CREATE
         reasons.append("declared in the manifests; the user has no SCRAM credential")
-        attrs.append(plan_model.AttributeChange(f"credentials.{want.mechanism}", None, {"iterations": want.iterations}))
+        attrs.append(plans.AttributeChange(f"credentials.{want.mechanism}", None, {"iterations": want.iterations}))
     else:
-        action = plan_model.Action.UPDATE
+        action = plans.Action.UPDATE
         have = by_mech.get(want.mechanism)
         if have is None:
             reasons.append(f"no {want.mechanism} credential; it is set, with the password")
@@ -103,7 +102,7 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             reasons.append(f"iterations {have} -> {want.iterations}: the credential is re-set, with the password")
         if have != want.iterations:
             attrs.append(
-                plan_model.AttributeChange(
+                plans.AttributeChange(
                     f"credentials.{want.mechanism}",
                     None if have is None else {"iterations": have},
                     {"iterations": want.iterations},
@@ -111,20 +110,20 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             )
         for mech in sorted(by_mech.keys() - {want.mechanism}):
             reasons.append(f"the {mech} credential is not declared and is removed")
-            attrs.append(plan_model.AttributeChange(f"credentials.{mech}", {"iterations": by_mech[mech]}, None))
+            attrs.append(plans.AttributeChange(f"credentials.{mech}", {"iterations": by_mech[mech]}, None))
         if want.name in ctx.options.rotate_scram_users:
             reasons.append("password rotation requested")
     if not reasons:
         ctx.unchanged[Kind.SCRAM_USER] += 1
         return
-    attrs.append(plan_model.AttributeChange("password", None, want.password.describe()))
+    attrs.append(plans.AttributeChange("password", None, want.password.describe()))
     ctx.changes.append(
-        plan_model.Change(
+        plans.Change(
             address=addr,
             kind=Kind.SCRAM_USER,
             name=want.name,
             action=action,
-            phase=plan_model.Phase.SCRAM,
+            phase=plans.Phase.SCRAM,
             before=_before(want.name, creds),
             after=_after(want),
             attributes=tuple(attrs),

@@ -11,9 +11,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler import configs, desired, payloads, state
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import configs, desired, payloads, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import assignment, common, guards, usage, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
@@ -76,12 +75,12 @@ def plan_topics(ctx: common.Context) -> None:
         ctx.changes.append(_delete(ctx, name, have, addr))
 
 
-def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -> plan_model.Change:
+def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -> plans.Change:
     """A topic delete with the evidence of use; blocked when the topic is in use and that is not allowed."""
     before = _summary(have)
     reasons = ["not declared in the manifests; deletion is enabled for topics"]
     warnings = [f"deleting the topic deletes its {have.partitions} partition(s) and all their data"]
-    action = plan_model.Action.DELETE
+    action = plans.Action.DELETE
     found = None if ctx.live.topic_usage is None else ctx.live.topic_usage.get(name)
     if found is None:
         warnings.append("whether the topic is in use was not checked (no usage evidence was read)")
@@ -90,7 +89,7 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
         lines = [f"evidence: {line}" for line in usage.evidence(found)]
         why = usage.in_use(found, window_ms=ctx.options.in_use_window_ms)
         if why and not ctx.options.allow_delete_in_use:
-            action = plan_model.Action.BLOCKED
+            action = plans.Action.BLOCKED
             reasons = [
                 "the topic is in use: " + "; ".join(why),
                 *lines,
@@ -101,12 +100,12 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
             warnings += lines
             if why:
                 warnings.append("in use (" + "; ".join(why) + "), deleted anyway: --allow-deleting-topics-in-use")
-    return plan_model.Change(
+    return plans.Change(
         address=addr,
         kind=Kind.TOPIC,
         name=name,
         action=action,
-        phase=plan_model.Phase.TOPIC_DELETE,
+        phase=plans.Phase.TOPIC_DELETE,
         before=before,
         reasons=tuple(reasons),
         warnings=tuple(warnings),
@@ -156,25 +155,25 @@ def _create(
         assignment=want.assignment,
     )
     attrs = [
-        plan_model.AttributeChange("partitions", None, want.partitions),
-        plan_model.AttributeChange("replication_factor", None, want.replication_factor),
+        plans.AttributeChange("partitions", None, want.partitions),
+        plans.AttributeChange("replication_factor", None, want.replication_factor),
     ]
     for key, value in shown.items():
-        attrs.append(plan_model.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
+        attrs.append(plans.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
     if want.assignment is not None:
-        attrs.append(plan_model.AttributeChange("assignment", None, [list(r) for r in want.assignment]))
+        attrs.append(plans.AttributeChange("assignment", None, [list(r) for r in want.assignment]))
     problem = (
         (guards.collision_problem(want.name, collides_with) if collides_with else None)
         or _rf_problem(want.replication_factor, broker_ids)
         or _assignment_problem(want, broker_ids)
     )
     ctx.changes.append(
-        plan_model.Change(
+        plans.Change(
             address=addr,
             kind=Kind.TOPIC,
             name=want.name,
-            action=plan_model.Action.BLOCKED if problem else plan_model.Action.CREATE,
-            phase=plan_model.Phase.TOPIC_CREATE,
+            action=plans.Action.BLOCKED if problem else plans.Action.CREATE,
+            phase=plans.Phase.TOPIC_CREATE,
             after=after,
             attributes=tuple(attrs),
             reasons=(f"cannot create: {problem}",) if problem else ("declared in the manifests; not in the cluster",),
@@ -189,9 +188,9 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
     addr = views.address(Kind.TOPIC, want.name)
     source = common.source_text(want.source)
 
-    def add(action: plan_model.Action, phase: plan_model.Phase, **fields: Any) -> None:
+    def add(action: plans.Action, phase: plans.Phase, **fields: Any) -> None:
         ctx.changes.append(
-            plan_model.Change(
+            plans.Change(
                 address=addr,
                 kind=Kind.TOPIC,
                 name=want.name,
@@ -212,20 +211,20 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         if want.assignment is not None and len(want.assignment) == want.partitions and not rf_changes:
             after = dataclasses.replace(after, assignment=want.assignment[live_n:])
         add(
-            plan_model.Action.UPDATE,
-            plan_model.Phase.PARTITIONS,
+            plans.Action.UPDATE,
+            plans.Phase.PARTITIONS,
             before=payloads.TopicPayload(partitions=live_n),
             after=after,
-            attributes=(plan_model.AttributeChange("partitions", live_n, want.partitions),),
+            attributes=(plans.AttributeChange("partitions", live_n, want.partitions),),
             reasons=(f"add {want.partitions - live_n} partition(s)",),
         )
     elif want.partitions < live_n:
         add(
-            plan_model.Action.BLOCKED,
-            plan_model.Phase.PARTITIONS,
+            plans.Action.BLOCKED,
+            plans.Phase.PARTITIONS,
             before=payloads.TopicPayload(partitions=live_n),
             after=payloads.TopicPayload(partitions=want.partitions),
-            attributes=(plan_model.AttributeChange("partitions", live_n, want.partitions),),
+            attributes=(plans.AttributeChange("partitions", live_n, want.partitions),),
             reasons=(
                 f"Kafka cannot remove partitions: the topic has {live_n}, the manifests declare {want.partitions}",
                 f"option 1: keep the partitions: declare partitions: {live_n}",
@@ -245,8 +244,8 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
     if diff.attributes:
         secret = have.sensitive
         add(
-            plan_model.Action.UPDATE,
-            plan_model.Phase.TOPIC_CONFIG,
+            plans.Action.UPDATE,
+            plans.Phase.TOPIC_CONFIG,
             before=payloads.TopicPayload(configs=_configs_shown(dict(have.configs), secret)),
             after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret)),
             attributes=diff.attributes,
@@ -256,7 +255,7 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         ctx.unchanged[Kind.TOPIC] += 1
 
 
-def _config_reasons(attrs: tuple[plan_model.AttributeChange, ...]) -> tuple[str, ...]:
+def _config_reasons(attrs: tuple[plans.AttributeChange, ...]) -> tuple[str, ...]:
     sets = sum(1 for a in attrs if a.after is not None)
     resets = len(attrs) - sets
     out = []
@@ -286,12 +285,10 @@ def _reassign(
         problem = "the cluster's broker list is unknown, so no target assignment can be computed"
     if problem is not None:
         add(
-            plan_model.Action.BLOCKED,
-            plan_model.Phase.REASSIGN,
+            plans.Action.BLOCKED,
+            plans.Phase.REASSIGN,
             before=before,
-            attributes=(
-                plan_model.AttributeChange("replication_factor", have.replication_factor, want.replication_factor),
-            ),
+            attributes=(plans.AttributeChange("replication_factor", have.replication_factor, want.replication_factor),),
             reasons=(f"cannot reassign: {problem}",),
         )
         return
@@ -310,20 +307,20 @@ def _reassign(
             f"replication factor {have.replication_factor} -> {want.replication_factor}: "
             "rack-aware target assignment, existing replicas kept where possible"
         )
-    attrs: list[plan_model.AttributeChange] = []
+    attrs: list[plans.AttributeChange] = []
     if have.replication_factor != want.replication_factor:
-        attrs.append(plan_model.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
+        attrs.append(plans.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
     for p, replicas in enumerate(target):
         current = list(have.assignment[p]) if p < len(have.assignment) else None
         if current != list(replicas):
-            attrs.append(plan_model.AttributeChange(f"assignment.{p}", current, list(replicas)))
+            attrs.append(plans.AttributeChange(f"assignment.{p}", current, list(replicas)))
     warnings = []
     moving = [r for r in ctx.live.reassignments if r.topic == want.name]
     if moving:
         warnings.append(f"{len(moving)} partition reassignment(s) of this topic are still in progress")
     add(
-        plan_model.Action.UPDATE,
-        plan_model.Phase.REASSIGN,
+        plans.Action.UPDATE,
+        plans.Phase.REASSIGN,
         before=before,
         after=payloads.TopicPayload(
             replication_factor=want.replication_factor, assignment=tuple(tuple(r) for r in target)

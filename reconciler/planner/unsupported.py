@@ -1,7 +1,7 @@
 """Kinds the cluster's version cannot manage: every declared resource of such a kind is a blocked change.
 
 A cluster older than the admin APIs a kind needs (client quotas need Kafka 2.6, SCRAM users 2.7; see
-``reconciler.capabilities``) is not read for that kind. Instead of stopping the whole plan, each declared
+``reconciler.model.capabilities``) is not read for that kind. Instead of stopping the whole plan, each declared
 resource of the kind is shown as **blocked** with the reason (``not supported by this cluster (version): it
 lacks DescribeClientQuotas, AlterClientQuotas (Kafka 2.6+)``), and one warning per kind says how many were
 blocked. Nothing of the kind is written; apply reports the changes as blocked (exit 3). Undeclared live
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reconciler import capabilities, plan
-from reconciler.kinds import Kind
+from reconciler.model import capabilities
+from reconciler.model import plans as plan
+from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 _PHASE = {

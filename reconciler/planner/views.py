@@ -16,8 +16,8 @@ import pickle
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler import state
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 
 _ADDRESS_CACHE: dict[str, tuple[object, dict[str, Any]]] = {}
 

@@ -11,13 +11,12 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler import configs, payloads
-from reconciler import plan as plan_model
+from reconciler.model import configs, payloads, plans
 from reconciler.render import values
 
 
 def _hidden(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (plan_model.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in values.items()}
+    return {k: (plans.REDACTED if v is not None and configs.is_sensitive(k) else v) for k, v in values.items()}
 
 
 def _redact_configs(payload: payloads.Payload | None) -> payloads.Payload | None:
@@ -32,19 +31,19 @@ def _redact_configs(payload: payloads.Payload | None) -> payloads.Payload | None
     return payload
 
 
-def _redact_attribute(attr: plan_model.AttributeChange) -> plan_model.AttributeChange:
+def _redact_attribute(attr: plans.AttributeChange) -> plans.AttributeChange:
     if not values.is_secret(attr):
         return attr
 
     def hide(value: Any) -> Any:
-        return None if value is None else plan_model.REDACTED
+        return None if value is None else plans.REDACTED
 
     return dataclasses.replace(
         attr, before=hide(attr.before), after=hide(attr.after), default=hide(attr.default), sensitive=True
     )
 
 
-def redacted(result: plan_model.Plan) -> plan_model.Plan:
+def redacted(result: plans.Plan) -> plans.Plan:
     """The plan with every sensitive attribute and sensitive config value replaced by ``plan.REDACTED``."""
     changes = tuple(
         dataclasses.replace(
@@ -58,7 +57,7 @@ def redacted(result: plan_model.Plan) -> plan_model.Plan:
     return dataclasses.replace(result, changes=changes)
 
 
-def render_json(result: plan_model.Plan) -> str:
+def render_json(result: plans.Plan) -> str:
     """The plan file text (indented JSON with a checksum), secrets redacted."""
     return redacted(result).to_json()
 

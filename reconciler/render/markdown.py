@@ -12,15 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.base.terminal import count
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
 from reconciler.render import text, values
-from reconciler.terminal import count
 
-Group = tuple[str, list[plan_model.Change]]
+Group = tuple[str, list[plans.Change]]
 
 GITHUB_COMMENT_LIMIT = 65_536
-_COLUMNS = (plan_model.Action.CREATE, plan_model.Action.UPDATE, plan_model.Action.DELETE, plan_model.Action.BLOCKED)
+_COLUMNS = (plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE, plans.Action.BLOCKED)
 _ITEM_LIMIT = 1_000  # one list item never takes more than this many characters
 _RESERVE = 400  # room kept for "... and N more" notes and the truncation note
 
@@ -44,7 +44,7 @@ def _clip(item: str) -> str:
     return item if len(item) <= _ITEM_LIMIT else item[: _ITEM_LIMIT - 3] + "..."
 
 
-def _warning_items(result: plan_model.Plan) -> list[str]:
+def _warning_items(result: plans.Plan) -> list[str]:
     out = []
     for w in result.warnings:
         where = f"{_code(w.address)}: " if w.address else ""
@@ -53,7 +53,7 @@ def _warning_items(result: plan_model.Plan) -> list[str]:
     return out
 
 
-def _blocked_items(result: plan_model.Plan) -> list[str]:
+def _blocked_items(result: plans.Plan) -> list[str]:
     out = []
     for c in result.blocked:
         reasons = "; ".join(_escape(r) for r in c.reasons) or "blocked"
@@ -61,10 +61,10 @@ def _blocked_items(result: plan_model.Plan) -> list[str]:
     return out
 
 
-def _deletion_items(result: plan_model.Plan) -> list[str]:
+def _deletion_items(result: plans.Plan) -> list[str]:
     out = []
     for c in result.changes:
-        if c.action is plan_model.Action.DELETE:
+        if c.action is plans.Action.DELETE:
             notes = [_escape(w) for w in c.warnings]
             suffix = f": {'; '.join(notes)}" if notes else ""
             out.append(_clip(f"- {_code(c.address)}{suffix}"))
@@ -107,7 +107,7 @@ def _kind_order(kind: Kind) -> int:
     return list(Kind).index(kind)
 
 
-def _count_table(result: plan_model.Plan, by_kind: dict[Kind, list[Group]]) -> str:
+def _count_table(result: plans.Plan, by_kind: dict[Kind, list[Group]]) -> str:
     """One row per kind the plan touches or saw: resources to create, update, delete, blocked, unchanged, unmanaged."""
     unmanaged: dict[Kind, int] = {}
     for u in result.unmanaged:
@@ -131,7 +131,7 @@ def _shared_reasons(groups: list[Group]) -> list[tuple[str, int]]:
     """Reasons given for more than one resource of a kind, with how many: stated once, not per resource."""
     seen: dict[str, int] = {}
     for _, changes in groups:
-        for reason in {r for c in changes if c.action is not plan_model.Action.BLOCKED for r in c.reasons}:
+        for reason in {r for c in changes if c.action is not plans.Action.BLOCKED for r in c.reasons}:
             seen[reason] = seen.get(reason, 0) + 1
     return [(r, n) for r, n in seen.items() if n > 1]
 
@@ -189,7 +189,7 @@ def _fair_shares(sizes: dict[Kind, int], budget: int) -> dict[Kind, int]:
 
 
 def render_markdown(
-    result: plan_model.Plan, *, max_chars: int = 65_000, title: str | None = None, marker: str | None = None
+    result: plans.Plan, *, max_chars: int = 65_000, title: str | None = None, marker: str | None = None
 ) -> str:
     """The plan as a GitHub comment of at most ``max_chars`` characters (``marker`` names the cluster).
 

@@ -1,16 +1,16 @@
 """The Terraform-like terminal view of a plan.
 
 ``render_text(plan, color=..., compact=...)`` returns the whole text; the CLI decides whether to colour
-it (``reconciler.terminal``) and prints it. Colour is plain ANSI escape codes, so the text is the same with
+it (``reconciler.base.terminal``) and prints it. Colour is plain ANSI escape codes, so the text is the same with
 or without it once the codes are stripped. ``group_lines`` renders one address as a block, ``one_line`` as a
 single line (the compact form, also used by the markdown view of big plans).
 """
 
 from __future__ import annotations
 
-from reconciler import plan as plan_model
+from reconciler.base.terminal import count
+from reconciler.model import plans
 from reconciler.render import values
-from reconciler.terminal import count
 
 _ANSI = {
     "+": "\x1b[32m",
@@ -33,7 +33,7 @@ class _Style:
         return f"{_ANSI[style]}{text}{_RESET}" if self.color else text
 
 
-def header_lines(info: plan_model.ClusterInfo) -> list[str]:
+def header_lines(info: plans.ClusterInfo) -> list[str]:
     """``Target: <address, protocol, profile>`` (when known), ``Cluster <id>, controller 1``, the brokers with racks."""
     cluster = info.cluster_id or "(unknown id)"
     controller = "unknown" if info.controller_id is None else str(info.controller_id)
@@ -44,7 +44,7 @@ def header_lines(info: plan_model.ClusterInfo) -> list[str]:
 
 def group_lines(
     address: str,
-    changes: list[plan_model.Change],
+    changes: list[plans.Change],
     *,
     color: bool = False,
     omit_reasons: frozenset[str] = frozenset(),
@@ -58,16 +58,16 @@ def group_lines(
     style = _Style(color)
     action = values.strongest(changes)
     lines = [style(action.symbol, f"{action.symbol} {address}")]
-    implied = len(changes) == 1 and changes[0].action in (plan_model.Action.CREATE, plan_model.Action.DELETE)
+    implied = len(changes) == 1 and changes[0].action in (plans.Action.CREATE, plans.Action.DELETE)
     for change in changes:
         if implied_phases or not implied:
             lines.append("    " + style("dim", f"# {change.phase.label}"))
         for attr in change.attributes:
             symbol, text = values.attribute_line(attr)
-            if change.action is plan_model.Action.CREATE:
+            if change.action is plans.Action.CREATE:
                 symbol = "+"
             lines.append("    " + style(symbol, f"{symbol} {text}"))
-        if change.action is plan_model.Action.BLOCKED:
+        if change.action is plans.Action.BLOCKED:
             first, *rest = change.reasons or ("blocked",)
             lines.append("    " + style("!", f"blocked: {first}"))
             lines.extend(f"      {r}" for r in rest)
@@ -80,15 +80,15 @@ def group_lines(
     return lines
 
 
-def one_line(address: str, changes: list[plan_model.Change], *, color: bool = False) -> str:
+def one_line(address: str, changes: list[plans.Change], *, color: bool = False) -> str:
     """One address on one line: symbol, address, then what changes (updates), why it is blocked, or warnings."""
     style = _Style(color)
     action = values.strongest(changes)
     details: list[str] = []
     for change in changes:
-        if change.action is plan_model.Action.BLOCKED:
+        if change.action is plans.Action.BLOCKED:
             details.append("blocked: " + (change.reasons[0] if change.reasons else "see the full plan"))
-        elif change.action is plan_model.Action.UPDATE:
+        elif change.action is plans.Action.UPDATE:
             details.extend(values.attribute_line(attr)[1] for attr in change.attributes)
         warnings = len(change.warnings)
         if warnings:
@@ -97,7 +97,7 @@ def one_line(address: str, changes: list[plan_model.Change], *, color: bool = Fa
     return style(action.symbol, text)
 
 
-def warning_line(warning: plan_model.PlanWarning, *, color: bool = False) -> str:
+def warning_line(warning: plans.PlanWarning, *, color: bool = False) -> str:
     style = _Style(color)
     where = f" ({warning.address})" if warning.address else ""
     return style(warning.severity if warning.severity == "error" else "warning", f"{warning.severity}: ") + (
@@ -105,7 +105,7 @@ def warning_line(warning: plan_model.PlanWarning, *, color: bool = False) -> str
     )
 
 
-def render_text(result: plan_model.Plan, *, color: bool = False, compact: bool = False) -> str:
+def render_text(result: plans.Plan, *, color: bool = False, compact: bool = False) -> str:
     """The full plan as terminal text, ending with the summary line; ``compact``: one line per address."""
     style = _Style(color)
     lines = header_lines(result.cluster)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reconciler import configs
-from reconciler import plan as plan_model
+from reconciler.model import configs, plans
 
 CONFIG_PREFIX = "configs."
 
@@ -21,17 +20,17 @@ def config_key(attribute: str) -> str | None:
     return attribute[len(CONFIG_PREFIX) :] if attribute.startswith(CONFIG_PREFIX) else None
 
 
-def is_secret(attr: plan_model.AttributeChange) -> bool:
+def is_secret(attr: plans.AttributeChange) -> bool:
     key = config_key(attr.name)
     return attr.sensitive or (key is not None and configs.is_sensitive(key))
 
 
-def show(attr: plan_model.AttributeChange, value: Any) -> str:
+def show(attr: plans.AttributeChange, value: Any) -> str:
     """One side of an attribute change, ready to print."""
     if value is None:
         return "(unset)"
     if is_secret(attr):
-        return plan_model.REDACTED
+        return plans.REDACTED
     key = config_key(attr.name)
     if key is not None and isinstance(value, str):
         return configs.humanize(key, value)
@@ -51,7 +50,7 @@ def plain(value: Any) -> str:
     return json.dumps(value)
 
 
-def attribute_line(attr: plan_model.AttributeChange) -> tuple[str, str]:
+def attribute_line(attr: plans.AttributeChange) -> tuple[str, str]:
     """``(symbol, text)`` of one attribute: ``+`` set, ``-`` reset or removed, ``~`` changed."""
     if attr.after is None and attr.before is not None:
         if config_key(attr.name) is not None:
@@ -63,14 +62,14 @@ def attribute_line(attr: plan_model.AttributeChange) -> tuple[str, str]:
     return "~", f"{attr.name}: {show(attr, attr.before)} -> {show(attr, attr.after)}"
 
 
-def strongest(changes: list[plan_model.Change]) -> plan_model.Action:
+def strongest(changes: list[plans.Change]) -> plans.Action:
     """The action shown for an address with several changes: blocked > delete > create > update."""
     return max((c.action for c in changes), key=lambda a: a.rank)
 
 
-def grouped(changes: tuple[plan_model.Change, ...]) -> list[tuple[str, list[plan_model.Change]]]:
+def grouped(changes: tuple[plans.Change, ...]) -> list[tuple[str, list[plans.Change]]]:
     """Changes grouped per address, groups in the order their first change runs."""
-    groups: dict[str, list[plan_model.Change]] = {}
+    groups: dict[str, list[plans.Change]] = {}
     for change in changes:
         groups.setdefault(change.address, []).append(change)
     return list(groups.items())

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from reconciler import errors, manifests
+from reconciler import manifests
+from reconciler.base import errors
 from tests.support.strategies import (
     copy_tree,
     dump_yaml,

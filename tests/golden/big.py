@@ -7,10 +7,10 @@ and 4 broker config sets. Every kind is present, and ACLs, the kind a naive cut 
 
 from __future__ import annotations
 
-from reconciler import desired as d
-from reconciler import plan as plan_model
-from reconciler import state as s
-from reconciler.kinds import Kind
+from reconciler.model import desired as d
+from reconciler.model import plans
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from tests.golden.example import BROKERS
 
@@ -93,5 +93,5 @@ def live_state() -> s.ClusterState:
     )
 
 
-def big_plan() -> plan_model.Plan:
+def big_plan() -> plans.Plan:
     return plan(desired_state(), live_state())

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reconciler import desired as d
-from reconciler import plan as plan_model
-from reconciler import state as s
-from reconciler.kinds import Kind
+from reconciler.model import desired as d
+from reconciler.model import plans
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
 from reconciler.planner import PlanOptions, plan
 from tests.support.builders import acl
 
@@ -119,5 +119,5 @@ def live_state() -> s.ClusterState:
     )
 
 
-def example_plan() -> plan_model.Plan:
+def example_plan() -> plans.Plan:
     return plan(desired_state(), live_state(), options=PlanOptions(rotate_scram_users=frozenset({"payments-api"})))

@@ -18,10 +18,10 @@ from kafka.admin import (
 from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler import manifests, planner
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import plans
 from tests.kafka.cluster import KafkaCluster, free_ports
 from tests.kafka.dist import selected_mode
 
@@ -38,13 +38,13 @@ def write_manifests(directory: Path, text: str) -> Path:
     return directory
 
 
-def make_plan(adapter: KafkaAdapter, directory: Path) -> plan_model.Plan:
+def make_plan(adapter: KafkaAdapter, directory: Path) -> plans.Plan:
     """Plan the manifests in ``directory`` against what ``adapter`` reads from the cluster."""
     wanted = manifests.load([directory]).desired
     return planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
 
 
-def apply(adapter: KafkaAdapter, p: plan_model.Plan, **options: object) -> ApplyReport:
+def apply(adapter: KafkaAdapter, p: plans.Plan, **options: object) -> ApplyReport:
     """Apply ``p`` with a 60 s deadline; ``options`` are further ``ApplyOptions`` fields."""
     return apply_plan(p, adapter, options=ApplyOptions(deadline_s=60, **options))  # type: ignore[arg-type]
 

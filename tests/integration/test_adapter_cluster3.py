@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from kafka.admin import ConfigResource
 
-from reconciler import state
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, TopicSpec
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 

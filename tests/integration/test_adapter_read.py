@@ -14,12 +14,13 @@ from typing import Any, TypeVar
 import pytest
 from kafka.admin import ConfigResource, UserScramCredentialUpsertion
 
-from reconciler import errors, state
-from reconciler.capabilities import API_SINCE, explain_unsupported, kind_unsupported
-from reconciler.connection import ConnectionSettings
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.capabilities import API_SINCE, explain_unsupported, kind_unsupported
+from reconciler.model.kinds import Kind
 from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually

@@ -8,11 +8,12 @@ import time
 import pytest
 from kafka import KafkaConsumer
 
-from reconciler import errors, state
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ItemResult, RequestFailed, ScramUpsert, TopicSpec
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
 from tests.support.builders import acl

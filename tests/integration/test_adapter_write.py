@@ -11,11 +11,11 @@ from typing import Any, TypeVar
 import pytest
 from kafka.admin import ConfigResource
 
-from reconciler import state
-from reconciler.connection import Secret
+from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support.polling import eventually

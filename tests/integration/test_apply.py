@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from kafka.admin import ConfigResource, NewTopic
 
-from reconciler import errors, manifests, planner
-from reconciler import plan as plan_model
+from reconciler import manifests, planner
 from reconciler.apply import Outcome
 from reconciler.apply.apply_report import CheckedBy
+from reconciler.base import errors
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
-from reconciler.state import QuotaEntity
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
+from reconciler.model.state import QuotaEntity
 from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
@@ -134,12 +135,12 @@ def test_every_kind_converges_and_a_second_plan_shows_no_changes(
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         p = make_plan(adapter, directory)
         assert {c.phase for c in p.actionable} >= {
-            plan_model.Phase.TOPIC_CREATE,
-            plan_model.Phase.PARTITIONS,
-            plan_model.Phase.TOPIC_CONFIG,
-            plan_model.Phase.QUOTA,
-            plan_model.Phase.SCRAM,
-            plan_model.Phase.BROKER_CONFIG,
+            plans.Phase.TOPIC_CREATE,
+            plans.Phase.PARTITIONS,
+            plans.Phase.TOPIC_CONFIG,
+            plans.Phase.QUOTA,
+            plans.Phase.SCRAM,
+            plans.Phase.BROKER_CONFIG,
         }
         report = apply(adapter, p, environ={"SVC_PASSWORD": "pw-123456"})
         assert report.exit_code == 0, report.to_json()
@@ -183,7 +184,7 @@ def test_one_invalid_config_among_fifty_new_topics(
         assert report.exit_code == 3
         assert report.phases[0].requests_by_api["CreateTopics"] == 1  # one request for the 50 topics
         again = planner.plan(wanted, adapter.read_state(kinds=planner.planned_kinds(wanted)))
-        assert plan_model.addresses(again.actionable) == [f"topic/{bad}"]
+        assert plans.addresses(again.actionable) == [f"topic/{bad}"]
     created = describe_topics(kafka_single, [f"{topic_prefix}{i:02d}" for i in range(50)])
     assert len(created) == 49 and bad not in created
 
@@ -198,7 +199,7 @@ def test_saved_plan_is_refused_after_an_out_of_band_change(
         tmp_path / "m",
         ownership(topic_prefix) + topic_doc(name, configs={"retention.ms": "2000"}) + topic_doc(f"{topic_prefix}new"),
     )
-    saved = tmp_path / "plan_model.json"
+    saved = tmp_path / "plans.json"
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         make_plan(adapter, directory).save(saved)
     with kafka_single.admin_session() as admin:
@@ -207,7 +208,7 @@ def test_saved_plan_is_refused_after_an_out_of_band_change(
     eventually(lambda: topic_configs(kafka_single, name) == {"retention.ms": "3000"}, what="the out-of-band change")
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         with pytest.raises(errors.StalePlan, match=rf"{name} \(changed\)"):
-            apply(adapter, plan_model.Plan.load(saved))
+            apply(adapter, plans.Plan.load(saved))
         assert WRITE_APIS.isdisjoint(adapter.request_counts)
     assert topic_configs(kafka_single, name) == {"retention.ms": "3000"}
     assert describe_topics(kafka_single, [f"{topic_prefix}new"]) == {}
@@ -239,12 +240,12 @@ def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
         p = make_plan(adapter, directory)
         # the planner blocks RF 5 on one broker itself; send it anyway to hear the broker's answer
         rf5 = next(c for c in p.changes if c.name == f"{topic_prefix}rf5")
-        forced = plan_model.Plan(
+        forced = plans.Plan(
             cluster=p.cluster,
-            changes=plan_model.sort_changes(
+            changes=plans.sort_changes(
                 [
                     *(c for c in p.changes if c is not rf5),
-                    dataclasses.replace(rf5, action=plan_model.Action.CREATE),
+                    dataclasses.replace(rf5, action=plans.Action.CREATE),
                 ]
             ),
         )

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from kafka.admin import NewTopic
 
-from reconciler import desired, planner
-from reconciler import plan as plan_model
+from reconciler import planner
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
-from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
+from reconciler.connection.settings import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
+from reconciler.model import desired, plans
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
@@ -40,9 +40,9 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
     events: list[ApplyEvent] = []
     with KafkaAdapter(kafka_cluster3.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
         # The broker the adapter reads from learns of the new topic from the metadata log a moment later.
-        def reassign_plan() -> plan_model.Plan | None:
+        def reassign_plan() -> plans.Plan | None:
             p = planner.plan(wanted, adapter.read_state(kinds=frozenset({Kind.TOPIC})))
-            return p if [c.phase for c in p.actionable] == [plan_model.Phase.REASSIGN] else None
+            return p if [c.phase for c in p.actionable] == [plans.Phase.REASSIGN] else None
 
         p = eventually(reassign_plan, what="a plan that only reassigns the new topic")
         report = apply_plan(
@@ -60,4 +60,4 @@ def test_replication_factor_one_to_three_completes_across_both_racks(
     for partition in replicas(kafka_cluster3, topic):
         assert sorted(partition) == [1, 2, 3]
         assert len({by_rack[b] for b in partition}) == 2
-    assert any(e.kind is EventKind.PHASE_FINISHED and e.phase is plan_model.Phase.REASSIGN for e in events)
+    assert any(e.kind is EventKind.PHASE_FINISHED and e.phase is plans.Phase.REASSIGN for e in events)

@@ -14,14 +14,14 @@ from kafka.admin import (
 )
 from kafka.admin import ResourceType as KafkaResourceType
 
-from reconciler import errors
-from reconciler import plan as plan_model
 from reconciler.apply import Outcome
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.apply_report import CheckedBy
 from reconciler.apply.guard import SelfLockoutRisk
-from reconciler.connection import ConnectionSettings
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import plans
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 from tests.support.builders import acl, all_rights, kafka_acl
@@ -105,7 +105,7 @@ def test_acls_converge_and_dry_run_leaves_them_alone(
     fewer = acl_manifests(topic_prefix, principal).replace("operations: [READ, DESCRIBE]", "operations: [READ]")
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
         report = apply(adapter, make_plan(adapter, write_manifests(tmp_path / "n", fewer)))
-        assert report.exit_code == 0 and [i.phase for i in report.items] == [plan_model.Phase.ACL_DELETE]
+        assert report.exit_code == 0 and [i.phase for i in report.items] == [plans.Phase.ACL_DELETE]
     assert ("TOPIC", topic_prefix, "PREFIXED", "DESCRIBE", "ALLOW") not in acls_on_cluster(kafka_sasl, principal)
 
 
@@ -183,7 +183,7 @@ def test_self_lockout_guard_refuses_to_delete_the_tools_own_access(
         )
         with KafkaAdapter(sasl(kafka_sasl, "carol")) as adapter:
             p = make_plan(adapter, directory)
-            assert [c.phase for c in p.actionable] == [plan_model.Phase.ACL_DELETE, plan_model.Phase.ACL_DELETE]
+            assert [c.phase for c in p.actionable] == [plans.Phase.ACL_DELETE, plans.Phase.ACL_DELETE]
             with pytest.raises(SelfLockoutRisk, match=r"User:carol.*ALTER on CLUSTER 'kafka-cluster'") as info:
                 apply(adapter, p)
             assert "DeleteAcls" not in adapter.request_counts

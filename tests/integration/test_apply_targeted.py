@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from kafka.admin import ConfigResource, NewTopic
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
-from reconciler.connection import Secret
+from reconciler.base import errors
+from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp, ScramUpsert
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import views
 from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.integration.test_apply import WRITE_APIS, ownership, topic_configs, topic_doc
@@ -99,7 +99,7 @@ def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_no
         + topic_doc(mine, partitions=2, configs={"retention.ms": "2000"})
         + topic_doc(other, partitions=2, configs={"retention.ms": "1000"}),
     )
-    saved = tmp_path / "plan_model.json"
+    saved = tmp_path / "plans.json"
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         p = make_plan(adapter, directory)
         assert [c.address for c in p.actionable] == [f"topic/{mine}"]
@@ -107,7 +107,7 @@ def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_no
 
     _alter(kafka_single, other, "5000")  # outside the plan
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-        report = apply(adapter, plan_model.Plan.load(saved))
+        report = apply(adapter, plans.Plan.load(saved))
     assert report.exit_code == 0 and report.converged
     assert topic_configs(kafka_single, mine) == {"retention.ms": "2000"}
 
@@ -124,7 +124,7 @@ def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_no
     _alter(kafka_single, mine, "4000")  # inside the plan
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         with pytest.raises(errors.StalePlan, match=rf"topic/{mine} \(changed\)"):
-            apply(adapter, plan_model.Plan.load(saved))
+            apply(adapter, plans.Plan.load(saved))
         assert WRITE_APIS.isdisjoint(adapter.request_counts)
     assert topic_configs(kafka_single, mine) == {"retention.ms": "4000"}
 

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from reconciler import plan as plan_model
 from reconciler import workflow
 from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS, ConnectionSettings
+from reconciler.connection.settings import DEFAULT_REQUEST_TIMEOUT_MS, ConnectionSettings
 from reconciler.fleet import load_fleet, run_fleet_plan
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import plans
 from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
 
@@ -132,7 +132,7 @@ def test_fleet_plan_over_live_clusters_with_both_engines_then_apply(
         assert comparable((tmp_path / "spark" / name / "plan.json").read_text()) == local_plan
         assert comparable(single_cluster_plan(tmp_path, bootstrap)) == local_plan
 
-    single_plan = plan_model.Plan.load(tmp_path / "local" / "single" / "plan.json")
+    single_plan = plans.Plan.load(tmp_path / "local" / "single" / "plan.json")
     assert {(c.address, c.action.value) for c in single_plan.actionable} == {
         (f"topic/{topic_prefix}orders", "update"),
         (f"topic/{topic_prefix}payments", "create"),
@@ -141,7 +141,7 @@ def test_fleet_plan_over_live_clusters_with_both_engines_then_apply(
     report = (tmp_path / "local" / "report.md").read_text()
     assert "PARTIAL" in report and "**down** (unreadable)" in report
 
-    triple_plan = plan_model.Plan.load(tmp_path / "spark" / "triple" / "plan.json")
+    triple_plan = plans.Plan.load(tmp_path / "spark" / "triple" / "plan.json")
     with KafkaAdapter(kafka_cluster3.connection_settings(request_timeout_ms=DEFAULT_REQUEST_TIMEOUT_MS)) as adapter:
         applied = apply_plan(triple_plan, adapter, options=ApplyOptions(deadline_s=120.0))
     assert applied.exit_code == 0

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from reconciler import state as s
 from reconciler.fleet import load_fleet, run_fleet_plan, sources
+from reconciler.model import state as s
 from tests.integration.helpers import closed_port
 from tests.integration.test_fleet_kafka import write_fleet
 from tests.kafka.cluster import KafkaCluster

@@ -18,11 +18,12 @@ from kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
-from reconciler import manifests, state, workflow
+from reconciler import manifests, workflow
 from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support import builders
 from tests.support.polling import eventually

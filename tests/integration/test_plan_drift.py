@@ -27,10 +27,10 @@ from kafka.admin import (
 )
 from typer.testing import CliRunner
 
-from reconciler import state
 from reconciler.cli import app
-from reconciler.connection import DEFAULT_REQUEST_TIMEOUT_MS
+from reconciler.connection.settings import DEFAULT_REQUEST_TIMEOUT_MS
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import state
 from tests.kafka.cluster import KafkaCluster
 
 pytestmark = pytest.mark.kafka

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
-from reconciler.state import QuotaEntity
+from reconciler.model.kinds import Kind
+from reconciler.model.state import QuotaEntity
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 

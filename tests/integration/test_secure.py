@@ -18,7 +18,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler.apply import Outcome
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.secure import MAPPING_RULES, SecureCluster

@@ -21,7 +21,7 @@ from typing import Any
 
 from kafka import KafkaAdminClient
 
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from tests.kafka.dist import HarnessError, KafkaDistribution
 from tests.kafka.node import KafkaNode
 from tests.kafka.zookeeper import ZooKeeperServer

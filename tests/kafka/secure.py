@@ -27,7 +27,7 @@ from typing import Any
 
 from kafka.admin import UserScramCredentialUpsertion
 
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import HarnessError, resolve
 from tests.kafka.kinds import AUTHORIZER, SCRAM_MECHANISMS, ZK_AUTHORIZER, base_properties, zookeeper_for

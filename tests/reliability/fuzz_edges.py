@@ -24,8 +24,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from reconciler import errors, manifests
-from reconciler import plan as plan_model
+from reconciler import manifests
+from reconciler.base import errors
+from reconciler.model import plans
 from tests.reliability.fuzzing import (
     APPLICABLE_PLAN,
     ENV,
@@ -208,10 +209,10 @@ def hostile_plan_texts(draw: st.DrawFn) -> str:
 def check_plan_text(text: str) -> tuple[str, str | None]:
     """A plan file's text through ``Plan.load`` (as ``apply --plan`` and ``show`` read it), then apply's checks."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "plan_model.json"
+        path = Path(tmp) / "plans.json"
         path.write_text(text, encoding="utf-8")
         try:
-            p = plan_model.Plan.load(path)
+            p = plans.Plan.load(path)
         except errors.PlanFileError:
             return "refused at load", None
         except Exception:

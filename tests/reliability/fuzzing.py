@@ -22,9 +22,10 @@ from typing import Any
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from reconciler import errors, manifests, state
-from reconciler import plan as plan_model
+from reconciler import manifests
 from reconciler.apply import ApplyOptions, apply_plan, retry
+from reconciler.base import errors
+from reconciler.model import plans, state
 from tests.support.strategies import (
     copy_tree,
     dump_yaml,
@@ -163,7 +164,7 @@ GOLDEN_PLAN: dict[str, Any] = json.loads((REPO / "tests" / "golden" / "example-p
 APPLICABLE_PLAN: dict[str, Any] = {
     **GOLDEN_PLAN,
     "changes": [
-        c for c in GOLDEN_PLAN["changes"] if plan_model.REDACTED not in json.dumps(c) and "file:" not in json.dumps(c)
+        c for c in GOLDEN_PLAN["changes"] if plans.REDACTED not in json.dumps(c) and "file:" not in json.dumps(c)
     ],
 }
 
@@ -238,7 +239,7 @@ def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
     checked, so the checks behind it are reached). A refusal must be a ``ReconcilerError``; anything else is a
     crash."""
     try:
-        p = plan_model.Plan.from_json_dict(doc)
+        p = plans.Plan.from_json_dict(doc)
     except errors.PlanFileError:
         return "refused at load", None
     except Exception:
@@ -246,7 +247,7 @@ def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
     return check_loaded_plan(p)
 
 
-def check_loaded_plan(p: plan_model.Plan) -> tuple[str, str | None]:
+def check_loaded_plan(p: plans.Plan) -> tuple[str, str | None]:
     """The second half of ``check_plan``: a loaded plan through apply's checks, up to its first write."""
     from tests.unit.apply_recording import RecordingAdapter
 

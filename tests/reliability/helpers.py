@@ -11,10 +11,10 @@ from typing import Any
 
 from kafka.admin import ConfigResource
 
-from reconciler import desired, planner
-from reconciler import plan as plan_model
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler import planner
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import desired, plans
 from tests.kafka.cluster import KafkaCluster
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def settings(cluster: KafkaCluster, user: str | None = None, **overrides: Any) -
     return ConnectionSettings(**fields)
 
 
-def plan_now(adapter: KafkaAdapter, wanted: desired.DesiredState) -> plan_model.Plan:
+def plan_now(adapter: KafkaAdapter, wanted: desired.DesiredState) -> plans.Plan:
     """The plan for ``wanted`` against what the adapter reads now."""
     kinds = planner.planned_kinds(wanted)
     names = set(wanted.topics)

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import desired, errors
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
+from reconciler.base import errors
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import desired
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import REPO, cli, plan_now, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents

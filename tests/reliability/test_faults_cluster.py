@@ -10,12 +10,11 @@ import pytest
 from kafka.admin import NewTopic
 from kafka.errors import KafkaError
 
-from reconciler import desired
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
+from reconciler.model import desired, plans
+from reconciler.model.kinds import Kind
 from tests.integration.helpers import kraft_only
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode
@@ -71,8 +70,8 @@ def assert_report_is_true(cluster: KafkaCluster, report: ApplyReport, wanted: de
     """
     applied = [i for i in report.items if i.outcome is Outcome.APPLIED]
     prefix = next(iter(wanted.topics))[:9]
-    shaped = {i.name for i in applied if i.phase in (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.PARTITIONS)}
-    configured = {i.name for i in applied if i.phase in (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.TOPIC_CONFIG)}
+    shaped = {i.name for i in applied if i.phase in (plans.Phase.TOPIC_CREATE, plans.Phase.PARTITIONS)}
+    configured = {i.name for i in applied if i.phase in (plans.Phase.TOPIC_CREATE, plans.Phase.TOPIC_CONFIG)}
 
     def shapes_there() -> bool:
         on_cluster = topics_state(cluster, prefix)
@@ -105,20 +104,20 @@ def test_node_killed_mid_apply(kafka_cluster3: KafkaCluster, topic_prefix: str, 
 
     killed = threading.Event()
     expected = {
-        plan_model.Phase.TOPIC_CREATE: NEW,
-        plan_model.Phase.PARTITIONS: EXISTING,
-        plan_model.Phase.TOPIC_CONFIG: EXISTING,
+        plans.Phase.TOPIC_CREATE: NEW,
+        plans.Phase.PARTITIONS: EXISTING,
+        plans.Phase.TOPIC_CONFIG: EXISTING,
     }
     with KafkaAdapter(settings(kafka_cluster3, request_timeout_ms=10_000)) as adapter:
         # The broker the adapter reads from may learn of the 60 new topics a moment after the one asked above.
-        plans: list[plan_model.Plan] = []
+        seen: list[plans.Plan] = []
 
         def planned_as_expected() -> bool:
-            plans.append(plan_now(adapter, wanted))
-            return Counter(c.phase for c in plans[-1].actionable) == expected
+            seen.append(plan_now(adapter, wanted))
+            return Counter(c.phase for c in seen[-1].actionable) == expected
 
         eventually(planned_as_expected, what="a plan with the expected phases", retry_on=(KafkaError,))
-        p = plans[-1]
+        p = seen[-1]
         victim = pick_victim(
             kafka_cluster3, controller=victim_kind == "controller", routed_to=adapter._wire.controller_id
         )

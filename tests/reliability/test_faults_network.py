@@ -15,13 +15,13 @@ import pytest
 from kafka.admin import NewTopic
 from kafka.errors import KafkaError
 
-from reconciler import desired, errors
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
+from reconciler.base import errors
 from reconciler.kafka import read
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
+from reconciler.model import desired, plans
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
 from tests.reliability.helpers import cli, plan_now, settings, topic_configs, topics_state
@@ -167,13 +167,13 @@ def test_cluster_unreachable_between_phases(own_node: KafkaCluster, topic_prefix
     def stop_after_first_phase(event: ApplyEvent) -> None:
         if event.kind is EventKind.RETRY:
             retries.append(event)
-        if event.kind is EventKind.PHASE_FINISHED and event.phase is plan_model.Phase.TOPIC_CREATE:
+        if event.kind is EventKind.PHASE_FINISHED and event.phase is plans.Phase.TOPIC_CREATE:
             node.stop()  # the next phase starts against a cluster that is gone; it comes back meanwhile
             threading.Thread(target=restart, daemon=True).start()
 
     with KafkaAdapter(settings(own_node, request_timeout_ms=5_000)) as adapter:
         p = plan_now(adapter, wanted)
-        assert {c.phase for c in p.actionable} == {plan_model.Phase.TOPIC_CREATE, plan_model.Phase.TOPIC_CONFIG}
+        assert {c.phase for c in p.actionable} == {plans.Phase.TOPIC_CREATE, plans.Phase.TOPIC_CONFIG}
         report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=90), events=stop_after_first_phase)
     assert restarted.wait(120), "the node did not come back"
     counts = report.counts()

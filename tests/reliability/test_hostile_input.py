@@ -18,14 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from typer.testing import CliRunner
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import outcomes
 from reconciler.apply.batch import Result
 from reconciler.cli import app
 from reconciler.kafka import codes, wire
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.fuzz_edges import ALL_STRATEGIES, check_edge_case
 from tests.reliability.fuzzing import Case, check_case
@@ -237,12 +236,12 @@ def test_unknown_error_codes_get_a_plain_explanation() -> None:
     """Regression: an error code kafka-python does not know was reported as a bare "UNKNOWN"."""
     assert codes.error_name(999) == "ERROR_999"
     assert codes.error_name(-1) == "UNKNOWN_SERVER_ERROR"
-    change = plan_model.Change(
+    change = plans.Change(
         address="topic/x",
         kind=Kind.TOPIC,
         name="x",
-        action=plan_model.Action.CREATE,
-        phase=plan_model.Phase.TOPIC_CREATE,
+        action=plans.Action.CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
     )
     item = outcomes.from_result(
         change, Result(ok=False, error_code=999, error_name=codes.error_name(999), message=None), dry_run=False

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from kafka.errors import KafkaError
 
-from reconciler import state
-from reconciler.connection import Secret
+from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, settings, topic_configs, topics_state
 from tests.support.builders import acl

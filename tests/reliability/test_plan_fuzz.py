@@ -11,9 +11,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from reconciler import errors
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, apply_plan
+from reconciler.base import errors
+from reconciler.model import plans
 from tests.reliability.fuzz_edges import check_plan_text, hostile_plan_texts
 from tests.reliability.fuzzing import GOLDEN_PLAN, check_plan, edited_plans, reseal
 from tests.reliability.helpers import cli
@@ -47,7 +47,7 @@ def test_a_quota_change_whose_name_is_not_an_entity_is_refused_before_writing() 
 def test_a_section_of_the_wrong_type_is_a_malformed_plan(tmp_path: Path) -> None:
     """Regression: ``"cluster": []`` in a resealed plan ended in "internal error: AttributeError"."""
     doc = reseal({**copy.deepcopy(GOLDEN_PLAN), "cluster": []})
-    path = tmp_path / "plan_model.json"
+    path = tmp_path / "plans.json"
     path.write_text(json.dumps(doc))
     result = cli(["show", str(path)])
     assert result.returncode == 1
@@ -58,7 +58,7 @@ def test_a_reason_that_is_not_text_is_a_malformed_plan(tmp_path: Path) -> None:
     """Regression: ``"reasons": [null]`` in a resealed plan with a blocked change crashed apply (TypeError)."""
     doc = copy.deepcopy(GOLDEN_PLAN)
     doc["changes"][0]["reasons"] = [None]
-    path = tmp_path / "plan_model.json"
+    path = tmp_path / "plans.json"
     path.write_text(json.dumps(reseal(doc)))
     result = cli(["show", str(path)])
     assert result.returncode == 1
@@ -72,7 +72,7 @@ def test_an_acl_change_without_its_binding_is_refused_before_writing() -> None:
     for side in ("before", "after"):
         if isinstance(acl.get(side), dict):
             acl[side].pop("principal", None)
-    p = plan_model.Plan.from_json_dict(reseal(doc))
+    p = plans.Plan.from_json_dict(reseal(doc))
     adapter = RecordingAdapter(cluster_id=p.cluster.cluster_id or "cluster-a")
     try:
         apply_plan(p, adapter, options=ApplyOptions(check_staleness=False))

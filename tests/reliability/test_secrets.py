@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.connection import Secret
+from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
-from reconciler.kinds import Kind
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import cli, settings, topics_state
 from tests.support.builders import all_rights

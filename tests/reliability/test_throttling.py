@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 from kafka.admin import NewTopic
 
-from reconciler import desired, state
 from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply_plan, retry
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
+from reconciler.model import desired, state
 from tests.kafka.cluster import KafkaCluster
 from tests.reliability.helpers import plan_now, settings, topics_state
 from tests.support.builders import all_rights

@@ -9,10 +9,10 @@ from types import MappingProxyType
 from kafka.admin import ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourcePattern
 from kafka.admin import ResourceType as KafkaResourceType
 
-from reconciler import desired as d
-from reconciler import plan as plan_model
-from reconciler import state as s
-from reconciler.kinds import Kind
+from reconciler.model import desired as d
+from reconciler.model import plans
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
 
 EMPTY: Mapping[str, object] = MappingProxyType({})
 
@@ -175,16 +175,16 @@ Row = tuple[str, str, str]
 """``(symbol, phase, address)`` of one change."""
 
 
-def rows(result: plan_model.Plan) -> list[Row]:
+def rows(result: plans.Plan) -> list[Row]:
     """``(symbol, phase, address)`` of every change, in plan order."""
     return [(c.action.symbol, c.phase.name, c.address) for c in result.changes]
 
 
-def only(result: plan_model.Plan, address: str, phase: plan_model.Phase | None = None) -> plan_model.Change:
+def only(result: plans.Plan, address: str, phase: plans.Phase | None = None) -> plans.Change:
     found = [c for c in result.changes if c.address == address and (phase is None or c.phase is phase)]
     assert len(found) == 1, [(c.address, c.phase.name) for c in result.changes]
     return found[0]
 
 
-def attrs(change: plan_model.Change) -> dict[str, tuple[object, object]]:
+def attrs(change: plans.Change) -> dict[str, tuple[object, object]]:
     return {a.name: (a.before, a.after) for a in change.attributes}

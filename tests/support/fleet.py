@@ -7,12 +7,12 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from reconciler import desired as d
 from reconciler import planner, workflow
-from reconciler import state as s
-from reconciler.capabilities import API_SINCE
 from reconciler.fleet import sources
-from reconciler.kinds import Kind
+from reconciler.model import desired as d
+from reconciler.model import state as s
+from reconciler.model.capabilities import API_SINCE
+from reconciler.model.kinds import Kind
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
 

@@ -15,9 +15,9 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from reconciler import state
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import access, results
+from reconciler.model import state
 
 ERROR_CODES = {
     "UNKNOWN_TOPIC_OR_PARTITION": 3,

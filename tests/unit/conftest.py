@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import state as s
 from reconciler.fleet import sources
+from reconciler.model import state as s
 from tests.support.fleet import EXAMPLES, live_from
 
 

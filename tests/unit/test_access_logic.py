@@ -3,30 +3,29 @@ names that do not exist yet, nothing claimed where neither says."""
 
 from __future__ import annotations
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply.access import missing_access
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 
 EVERYTHING = frozenset({"DESCRIBE", "DESCRIBE_CONFIGS", "CREATE", "DELETE", "ALTER", "ALTER_CONFIGS"})
 READ_ONLY = frozenset({"DESCRIBE", "DESCRIBE_CONFIGS"})
 
 
 def change(
-    phase: plan_model.Phase, name: str, *, kind: Kind = Kind.TOPIC, action: plan_model.Action = plan_model.Action.UPDATE
-) -> plan_model.Change:
-    return plan_model.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
+    phase: plans.Phase, name: str, *, kind: Kind = Kind.TOPIC, action: plans.Action = plans.Action.UPDATE
+) -> plans.Change:
+    return plans.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
 
 
-CREATE = change(plan_model.Phase.TOPIC_CREATE, "orders.new", action=plan_model.Action.CREATE)
-CONFIG = change(plan_model.Phase.TOPIC_CONFIG, "orders.old")
+CREATE = change(plans.Phase.TOPIC_CREATE, "orders.new", action=plans.Action.CREATE)
+CONFIG = change(plans.Phase.TOPIC_CONFIG, "orders.old")
 ACL = change(
-    plan_model.Phase.ACL_CREATE,
+    plans.Phase.ACL_CREATE,
     "User:app/ALLOW/READ/TOPIC:LITERAL:orders@*",
     kind=Kind.ACL,
-    action=plan_model.Action.CREATE,
+    action=plans.Action.CREATE,
 )
-REASSIGN = change(plan_model.Phase.REASSIGN, "orders.old")
+REASSIGN = change(plans.Phase.REASSIGN, "orders.old")
 
 
 def test_read_only_principal_lacks_each_write() -> None:

@@ -9,25 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import decoded, preflight
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
 from tests.reliability.fuzzing import GOLDEN_PLAN, reseal
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "example-plan.json"
 
 
-def golden() -> plan_model.Plan:
-    return plan_model.Plan.from_json_dict(json.loads(GOLDEN.read_text(encoding="utf-8")))
+def golden() -> plans.Plan:
+    return plans.Plan.from_json_dict(json.loads(GOLDEN.read_text(encoding="utf-8")))
 
 
 def test_a_saved_plan_decodes_into_one_operation_per_change_in_apply_order() -> None:
     p = golden()
     ops = decoded.decode(p)
-    assert ops.changes == plan_model.sort_changes(p.actionable)
+    assert ops.changes == plans.sort_changes(p.actionable)
     assert all(op.problem is None for op in ops.items)
-    assert [b.principal for b in ops.bindings(plan_model.Action.DELETE)] == ["User:payments-api", "User:payments-old"]
+    assert [b.principal for b in ops.bindings(plans.Action.DELETE)] == ["User:payments-api", "User:payments-old"]
     assert ops.names(Kind.SCRAM_USER) == {"payments-api", "payments-batch"}
     upserts = {op.scram.user: op.scram.password for op in ops.of(Kind.SCRAM_USER) if op.scram is not None}
     assert set(upserts) == {"payments-api", "payments-batch"} and all(
@@ -56,7 +55,7 @@ def test_every_change_that_cannot_be_carried_out_is_named_in_one_refusal() -> No
             c["after"]["partitions"] = "many"
             broken.append(c["address"])
     with pytest.raises(preflight.ImpossiblePlan) as refused:
-        decoded.decode(plan_model.Plan.from_json_dict(reseal(doc)))
+        decoded.decode(plans.Plan.from_json_dict(reseal(doc)))
     message = str(refused.value)
     assert message.startswith("the plan cannot be applied as written: ")
     assert len(broken) == 3 and all(address in message for address in broken)

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from reconciler import errors, state
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, ApplyOptions, ApplyReport, EventKind, Outcome, apply_plan, retry
 from reconciler.apply.apply_report import CheckedBy
-from reconciler.desired import (
+from reconciler.base import errors
+from reconciler.model import plans, state
+from reconciler.model.desired import (
     DesiredBrokerConfig,
     DesiredQuota,
     DesiredScramUser,
@@ -24,7 +24,7 @@ from reconciler.desired import (
     Ownership,
     SecretRef,
 )
-from reconciler.kinds import Kind
+from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from tests.unit.apply_recording import RecordingAdapter
 
@@ -243,7 +243,7 @@ def test_authorization_errors_are_not_retried() -> None:
 
 
 def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
-    from reconciler import plan as plan_model
+    from reconciler.model import plans
 
     adapter = RecordingAdapter(
         topics={"t-a": live_topic("t-a"), "t-b": live_topic("t-b")},
@@ -254,17 +254,15 @@ def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
     creates = plan(
         DesiredState(topics=topics("t-a", "t-b")), state.ClusterState("cluster-a", 1, adapter.brokers, topics={})
     ).changes
-    p = plan_model.Plan(
-        cluster=plan_model.ClusterInfo("cluster-a", 1), changes=plan_model.sort_changes(deletes + creates)
-    )
+    p = plans.Plan(cluster=plans.ClusterInfo("cluster-a", 1), changes=plans.sort_changes(deletes + creates))
     adapter.calls.clear()
     report = apply_plan(p, adapter, options=options())
 
     by = {(i.phase, i.address): i for i in report.items}
-    assert by[(plan_model.Phase.TOPIC_DELETE, "topic/t-a")].outcome is Outcome.FAILED
-    skipped = by[(plan_model.Phase.TOPIC_CREATE, "topic/t-a")]
+    assert by[(plans.Phase.TOPIC_DELETE, "topic/t-a")].outcome is Outcome.FAILED
+    skipped = by[(plans.Phase.TOPIC_CREATE, "topic/t-a")]
     assert skipped.outcome is Outcome.SKIPPED and "deletion of topic/t-a failed" in (skipped.message or "")
-    assert by[(plan_model.Phase.TOPIC_CREATE, "topic/t-b")].outcome is Outcome.APPLIED
+    assert by[(plans.Phase.TOPIC_CREATE, "topic/t-b")].outcome is Outcome.APPLIED
     created = [args["names"] for name, args in adapter.calls if name == "create_topics"]
     assert created == [["t-b"]]
     # the re-create waited for the deleted name to disappear first
@@ -280,8 +278,8 @@ def test_failed_partition_increase_skips_the_reassignment_of_that_topic() -> Non
     )
     report = run(adapter, DesiredState(topics={"t-a": DesiredTopic("t-a", 2, 2)}, ownership=OWN_ALL))
     by = {i.phase: i for i in report.items}
-    assert by[plan_model.Phase.PARTITIONS].outcome is Outcome.FAILED
-    assert by[plan_model.Phase.REASSIGN].outcome is Outcome.SKIPPED
+    assert by[plans.Phase.PARTITIONS].outcome is Outcome.FAILED
+    assert by[plans.Phase.REASSIGN].outcome is Outcome.SKIPPED
     assert "alter_partition_reassignments" not in adapter.names()
 
 
@@ -438,12 +436,12 @@ def test_progress_events_per_phase() -> None:
     run(adapter, DesiredState(topics={**topics("t-b"), **topics("t-a")}, ownership=OWN_ALL), events=events)
     kinds = [(e.kind, e.phase) for e in events if e.kind is not EventKind.RETRY]
     assert kinds == [
-        (EventKind.PHASE_STARTED, plan_model.Phase.TOPIC_CREATE),
-        (EventKind.ITEM_DONE, plan_model.Phase.TOPIC_CREATE),
-        (EventKind.PHASE_FINISHED, plan_model.Phase.TOPIC_CREATE),
-        (EventKind.PHASE_STARTED, plan_model.Phase.TOPIC_CONFIG),
-        (EventKind.ITEM_DONE, plan_model.Phase.TOPIC_CONFIG),
-        (EventKind.PHASE_FINISHED, plan_model.Phase.TOPIC_CONFIG),
+        (EventKind.PHASE_STARTED, plans.Phase.TOPIC_CREATE),
+        (EventKind.ITEM_DONE, plans.Phase.TOPIC_CREATE),
+        (EventKind.PHASE_FINISHED, plans.Phase.TOPIC_CREATE),
+        (EventKind.PHASE_STARTED, plans.Phase.TOPIC_CONFIG),
+        (EventKind.ITEM_DONE, plans.Phase.TOPIC_CONFIG),
+        (EventKind.PHASE_FINISHED, plans.Phase.TOPIC_CONFIG),
     ]
 
 

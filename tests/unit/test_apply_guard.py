@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from reconciler.apply import guard
-from reconciler.state import AclBinding
+from reconciler.model.state import AclBinding
 from tests.support import builders
 
 ADMIN = "User:admin"
@@ -102,7 +102,7 @@ def test_principal_from_username(username: str | None, principal: str | None) ->
 
 def test_the_connection_principal_comes_from_the_settings() -> None:
     from reconciler.apply.engine import connection_principal
-    from reconciler.connection import ConnectionSettings, Secret
+    from reconciler.connection.settings import ConnectionSettings, Secret
     from tests.unit.apply_recording import RecordingAdapter
 
     sasl = ConnectionSettings(

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors
-from reconciler import plan as plan_model
 from reconciler.apply import deps, dryrun, preflight, retry, secretref, translate
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
-from reconciler.desired import SecretRef
-from reconciler.kinds import Kind
-from reconciler.state import AclBinding
+from reconciler.base import errors
+from reconciler.model import plans
+from reconciler.model.desired import SecretRef
+from reconciler.model.kinds import Kind
+from reconciler.model.state import AclBinding
 
 # ------------------------------------------------------------------------------------- retry policy
 
@@ -81,29 +81,29 @@ def test_deadline_counts_down_on_the_injected_clock() -> None:
 
 
 def change(
-    phase: plan_model.Phase,
+    phase: plans.Phase,
     name: str = "orders",
     kind: Kind = Kind.TOPIC,
-    action: plan_model.Action = plan_model.Action.UPDATE,
-) -> plan_model.Change:
-    return plan_model.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
+    action: plans.Action = plans.Action.UPDATE,
+) -> plans.Change:
+    return plans.Change(address=f"{kind}/{name}", kind=kind, name=name, action=action, phase=phase)
 
 
 @pytest.mark.parametrize(
     ("failed_phase", "later_phase", "skipped"),
     [
-        (plan_model.Phase.TOPIC_DELETE, plan_model.Phase.TOPIC_CREATE, True),
-        (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.PARTITIONS, True),
-        (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.TOPIC_CONFIG, True),
-        (plan_model.Phase.TOPIC_CREATE, plan_model.Phase.REASSIGN, True),
-        (plan_model.Phase.PARTITIONS, plan_model.Phase.REASSIGN, True),
-        (plan_model.Phase.PARTITIONS, plan_model.Phase.TOPIC_CONFIG, False),
-        (plan_model.Phase.TOPIC_CONFIG, plan_model.Phase.REASSIGN, False),
-        (plan_model.Phase.ACL_DELETE, plan_model.Phase.ACL_CREATE, False),
+        (plans.Phase.TOPIC_DELETE, plans.Phase.TOPIC_CREATE, True),
+        (plans.Phase.TOPIC_CREATE, plans.Phase.PARTITIONS, True),
+        (plans.Phase.TOPIC_CREATE, plans.Phase.TOPIC_CONFIG, True),
+        (plans.Phase.TOPIC_CREATE, plans.Phase.REASSIGN, True),
+        (plans.Phase.PARTITIONS, plans.Phase.REASSIGN, True),
+        (plans.Phase.PARTITIONS, plans.Phase.TOPIC_CONFIG, False),
+        (plans.Phase.TOPIC_CONFIG, plans.Phase.REASSIGN, False),
+        (plans.Phase.ACL_DELETE, plans.Phase.ACL_CREATE, False),
     ],
 )
 def test_only_dependants_of_a_failure_are_skipped(
-    failed_phase: plan_model.Phase, later_phase: plan_model.Phase, skipped: bool
+    failed_phase: plans.Phase, later_phase: plans.Phase, skipped: bool
 ) -> None:
     failures = {(failed_phase, "topic/orders"): "INVALID_CONFIG"}
     reason = deps.skip_reason(change(later_phase), failures)
@@ -117,7 +117,7 @@ def test_only_dependants_of_a_failure_are_skipped(
 
 
 def outcome(result: Outcome, address: str = "topic/a") -> ItemOutcome:
-    return ItemOutcome(address, "topic", address[6:], plan_model.Phase.TOPIC_CREATE, plan_model.Action.CREATE, result)
+    return ItemOutcome(address, "topic", address[6:], plans.Phase.TOPIC_CREATE, plans.Action.CREATE, result)
 
 
 @pytest.mark.parametrize(
@@ -218,11 +218,11 @@ def test_client_side_scram_checks() -> None:
 
 
 def test_a_change_in_the_wrong_phase_makes_the_plan_impossible() -> None:
-    bad = plan_model.Plan(
-        cluster=plan_model.ClusterInfo("c", 1),
+    bad = plans.Plan(
+        cluster=plans.ClusterInfo("c", 1),
         changes=(
-            change(plan_model.Phase.TOPIC_DELETE, action=plan_model.Action.CREATE),
-            change(plan_model.Phase.ACL_CREATE, kind=Kind.TOPIC, action=plan_model.Action.CREATE),
+            change(plans.Phase.TOPIC_DELETE, action=plans.Action.CREATE),
+            change(plans.Phase.ACL_CREATE, kind=Kind.TOPIC, action=plans.Action.CREATE),
         ),
     )
     with pytest.raises(
@@ -232,17 +232,17 @@ def test_a_change_in_the_wrong_phase_makes_the_plan_impossible() -> None:
 
 
 def test_error_level_warnings_block_apply() -> None:
-    p = plan_model.Plan(
-        cluster=plan_model.ClusterInfo("c", 1),
+    p = plans.Plan(
+        cluster=plans.ClusterInfo("c", 1),
         changes=(),
-        warnings=(plan_model.PlanWarning("topics could not be read", code="topics-unreadable", severity="error"),),
+        warnings=(plans.PlanWarning("topics could not be read", code="topics-unreadable", severity="error"),),
     )
     with pytest.raises(errors.ReconcilerError, match="topics could not be read"):
         preflight.check_shape(p)
 
 
 def test_quota_entity_round_trips_through_the_change_name() -> None:
-    from reconciler.state import QuotaEntity
+    from reconciler.model.state import QuotaEntity
 
     for entity in (
         QuotaEntity.of(user="alice"),
@@ -250,12 +250,12 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
         QuotaEntity.of(user="bob", client_id=None),
         QuotaEntity.of(client_id="app,v2=x"),
     ):
-        c = plan_model.Change(
+        c = plans.Change(
             entity.address,
             Kind.QUOTA,
             entity.address[len("quota/") :],
-            plan_model.Action.CREATE,
-            plan_model.Phase.QUOTA,
+            plans.Action.CREATE,
+            plans.Phase.QUOTA,
         )
         assert translate.quota_entity(c) == entity
 
@@ -264,7 +264,7 @@ def test_authorization_failures_name_the_missing_operation_and_resource() -> Non
     from reconciler.apply import outcomes
     from reconciler.apply.batch import Result
 
-    c = change(plan_model.Phase.TOPIC_CREATE, name="orders", action=plan_model.Action.CREATE)
+    c = change(plans.Phase.TOPIC_CREATE, name="orders", action=plans.Action.CREATE)
     denied = Result(ok=False, error_code=29, error_name="TOPIC_AUTHORIZATION_FAILED", message="Authorization failed.")
     item = outcomes.from_result(c, denied, dry_run=False)
     assert item.message == (

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from reconciler import plan as plan_model
-from reconciler import state
 from reconciler.apply import ApplyOptions, ApplyReport, apply_plan, engine, readback, retry
-from reconciler.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.kafka.results import ItemResult, TopicSpec
-from reconciler.kinds import Kind
+from reconciler.model import plans, state
+from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
+from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from tests.unit.apply_recording import RecordingAdapter
 from tests.unit.test_apply_engine import FakeClock
@@ -161,23 +160,23 @@ def test_the_read_back_asks_only_for_what_has_not_converged() -> None:
     assert report.converged is True
     scopes = [s for s in adapter.scopes if s is not None]
     assert scopes[-1].topics == frozenset(f"t{i:05}" for i in range(5))
-    assert plan_model.Phase.TOPIC_CREATE in {p.phase for p in report.phases}
+    assert plans.Phase.TOPIC_CREATE in {p.phase for p in report.phases}
 
 
 def test_a_change_whose_resource_cannot_be_named_reads_its_kind_whole() -> None:
-    odd = plan_model.Change(
+    odd = plans.Change(
         address="quota/payments-api",
         kind=Kind.QUOTA,
         name="payments-api",  # no entity type: a hand-edited plan
-        action=plan_model.Action.CREATE,
-        phase=plan_model.Phase.QUOTA,
+        action=plans.Action.CREATE,
+        phase=plans.Phase.QUOTA,
     )
-    topic = plan_model.Change(
+    topic = plans.Change(
         address="topic/t1",
         kind=Kind.TOPIC,
         name="t1",
-        action=plan_model.Action.CREATE,
-        phase=plan_model.Phase.TOPIC_CREATE,
+        action=plans.Action.CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
     )
     scope = engine.read_scope([odd, topic])
     assert scope.quota_entities is None  # read whole; the quota phase then reports the change it cannot send

@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from reconciler import apply_display
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyEvent, EventKind, Outcome
 from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
+from reconciler.commands import apply_display
+from reconciler.model import plans
 
 REPORT = ApplyReport(
     cluster_id="c",
@@ -19,8 +19,8 @@ REPORT = ApplyReport(
             "topic/a",
             "topic",
             "a",
-            plan_model.Phase.TOPIC_CREATE,
-            plan_model.Action.CREATE,
+            plans.Phase.TOPIC_CREATE,
+            plans.Action.CREATE,
             Outcome.APPLIED,
             attempts=1,
         ),
@@ -28,8 +28,8 @@ REPORT = ApplyReport(
             "topic/b",
             "topic",
             "b",
-            plan_model.Phase.TOPIC_CREATE,
-            plan_model.Action.CREATE,
+            plans.Phase.TOPIC_CREATE,
+            plans.Action.CREATE,
             Outcome.FAILED,
             40,
             "INVALID_CONFIG",
@@ -39,13 +39,13 @@ REPORT = ApplyReport(
             "topic/b",
             "topic",
             "b",
-            plan_model.Phase.TOPIC_CONFIG,
-            plan_model.Action.UPDATE,
+            plans.Phase.TOPIC_CONFIG,
+            plans.Action.UPDATE,
             Outcome.SKIPPED,
             message="because",
         ),
     ),
-    phases=(PhaseReport(plan_model.Phase.TOPIC_CREATE, 0.25, 2, 2),),
+    phases=(PhaseReport(plans.Phase.TOPIC_CREATE, 0.25, 2, 2),),
     converged=False,
     not_converged=(NotConverged("topic/a", "topic create: 1 partition(s), wanted 3"),),
     requests=4,
@@ -70,8 +70,8 @@ def test_dry_run_labels_client_side_checks() -> None:
         "acl/x",
         "acl",
         "x",
-        plan_model.Phase.ACL_CREATE,
-        plan_model.Action.CREATE,
+        plans.Phase.ACL_CREATE,
+        plans.Action.CREATE,
         Outcome.DRY_RUN_ACCEPTED,
         checked_by=CheckedBy.CLIENT,
     )
@@ -90,26 +90,26 @@ def test_plain_progress_prints_phase_lines() -> None:
     out = io.StringIO()
     console = Console(file=out, width=200, color_system=None)
     with apply_display.progress(console) as sink:
-        sink(ApplyEvent(EventKind.PHASE_STARTED, phase=plan_model.Phase.TOPIC_CREATE, total=2))
-        sink(ApplyEvent(EventKind.ITEM_DONE, phase=plan_model.Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
-        sink(ApplyEvent(EventKind.ITEM_DONE, phase=plan_model.Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
-        sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=plan_model.Phase.TOPIC_CREATE, total=2, duration_s=0.5))
+        sink(ApplyEvent(EventKind.PHASE_STARTED, phase=plans.Phase.TOPIC_CREATE, total=2))
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=plans.Phase.TOPIC_CREATE, outcome=Outcome.APPLIED))
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=plans.Phase.TOPIC_CREATE, outcome=Outcome.FAILED))
+        sink(ApplyEvent(EventKind.PHASE_FINISHED, phase=plans.Phase.TOPIC_CREATE, total=2, duration_s=0.5))
     assert out.getvalue() == "topic create: 2 items\ntopic create: done in 0.5s (1 applied, 1 failed)\n"
 
 
 def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:
     from rich.console import Console
 
-    from reconciler import plan as plan_model
     from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, Outcome
-    from reconciler.apply_display import report_table, report_text
+    from reconciler.commands.apply_display import report_table, report_text
+    from reconciler.model import plans
 
     item = ItemOutcome(
         address="topic/orders",
         kind="topic",
         name="orders",
-        phase=plan_model.Phase.TOPIC_CREATE,
-        action=plan_model.Action.CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
+        action=plans.Action.CREATE,
         outcome=Outcome.DRY_RUN_ACCEPTED,
         checked_by=CheckedBy.BROKER,
         message="broker said [/] and [bold]",

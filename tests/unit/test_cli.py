@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 import reconciler
-from reconciler import state
 from reconciler.cli import app
+from reconciler.model import state
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()

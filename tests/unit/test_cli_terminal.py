@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from reconciler import state
 from reconciler.cli import app
+from reconciler.model import state
 
 runner = CliRunner()
 ESC = "\x1b["

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler import configs
+from reconciler.model import configs
 
 
 @pytest.mark.parametrize(

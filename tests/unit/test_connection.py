@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors
-from reconciler.connection import ConnectionSettings, Secret
-from reconciler.properties import parse_jaas, read_properties
+from reconciler.base import errors
+from reconciler.connection.properties import parse_jaas, read_properties
+from reconciler.connection.settings import ConnectionSettings, Secret
 
 PASSWORD = 's3cr3t-Pa55=;"word'
 # The same password as written in a properties file: \\ is the properties escape of \, and \" the JAAS one of ".

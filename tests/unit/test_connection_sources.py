@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from reconciler import connection_sources, errors
-from reconciler.connection import DEFAULT_CLIENT_ID, DEFAULT_REQUEST_TIMEOUT_MS, Secret
-from reconciler.desired import SecretRef
+from reconciler.base import errors
+from reconciler.connection import layers as connection_sources
+from reconciler.connection.settings import DEFAULT_CLIENT_ID, DEFAULT_REQUEST_TIMEOUT_MS, Secret
 from reconciler.manifests import ClusterProfile
+from reconciler.model.desired import SecretRef
 
 SASL_JAAS = (
     'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="{u}" password="{p}";\n'

@@ -12,8 +12,8 @@ import pytest
 
 from reconciler import manifests
 from reconciler.convert import build_conversion, convert
-from reconciler.kinds import Kind
-from reconciler.state import AclBinding
+from reconciler.model.kinds import Kind
+from reconciler.model.state import AclBinding
 from tests.support.builders import allow
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "convert" / "kafka-gitops"

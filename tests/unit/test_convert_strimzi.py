@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors, manifests
+from reconciler import manifests
+from reconciler.base import errors
 from reconciler.convert import build_conversion, convert
-from reconciler.kinds import Kind
-from reconciler.state import QuotaEntity
+from reconciler.model.kinds import Kind
+from reconciler.model.state import QuotaEntity
 from tests.support.builders import acl
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "convert" / "strimzi"

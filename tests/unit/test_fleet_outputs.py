@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from reconciler import desired as d
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.cli import app
 from reconciler.fleet import load_fleet, local, planning, run_fleet_plan, select_clusters, sources
+from reconciler.model import desired as d
 
 
 def test_a_reused_output_folder_keeps_no_plan_of_a_cluster_that_was_not_planned(fleet_dir: Path) -> None:

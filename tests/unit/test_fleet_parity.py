@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from reconciler import desired as d
 from reconciler import planner
-from reconciler import state as s
 from reconciler.fleet import local, planning, rows, sources
+from reconciler.model import desired as d
+from reconciler.model import state as s
 from tests.support.fleet import cluster_pairs, fleet_inputs, fleets, write_snapshot
 
 RELAXED = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from reconciler import plan as plan_model
-from reconciler import state as s
 from reconciler import workflow
 from reconciler.fleet import FleetEvent, load_fleet, run_fleet_plan, sources
+from reconciler.model import plans
+from reconciler.model import state as s
 
 
 def single_cluster_plan(fleet_dir: Path, snapshot: Path) -> str:
@@ -38,7 +38,7 @@ def test_each_plan_file_equals_the_single_cluster_plan_and_the_result_is_partial
     assert (out / "eu-1" / "plan.json").read_text() == single_cluster_plan(fleet_dir, fleet_dir / "eu.json")
     assert (out / "us-1" / "plan.json").read_text() == single_cluster_plan(fleet_dir, fleet_dir / "us.parquet")
     assert not (out / "ap-1").exists()
-    eu_plan = plan_model.Plan.load(out / "eu-1" / "plan.json")
+    eu_plan = plans.Plan.load(out / "eu-1" / "plan.json")
     assert {c.address for c in eu_plan.actionable} >= {"topic/orders.shipped", "topic/orders.legacy"}
     assert "topic/__consumer_offsets" not in {c.address for c in eu_plan.changes}
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from reconciler import desired as d
-from reconciler import state as s
 from reconciler.fleet import load_fleet, local, planning, rows, run_fleet_plan, sources
 from reconciler.fleet import spark as spark_engine
+from reconciler.model import desired as d
+from reconciler.model import state as s
 from tests.support.fleet import fleet_inputs, fleets
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]

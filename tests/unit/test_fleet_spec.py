@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.fleet import load_fleet
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import state
+from reconciler.model import state
 from tests.support.fake_github import FakeGitHub
 from tests.support.manifest_texts import DEFAULTS, topic_text
 from tests.unit.test_gitops_action import run_script

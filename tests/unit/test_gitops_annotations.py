@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.errors import Diagnostic, Severity
+from reconciler.base.errors import Diagnostic, Severity
 from reconciler.gitops import annotations as ann
 
 

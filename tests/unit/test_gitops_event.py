@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.gitops import event
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.gitops import github
 from reconciler.gitops.client import GitHubClient, GitHubError
 from tests.support.fake_github import FakeGitHub

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from reconciler import errors
+from reconciler.base import errors
 from reconciler.gitops import github, gitlab
 from reconciler.gitops.gitlab import GitLabClient, GitLabError
 from tests.support.fake_gitlab import FakeGitLab

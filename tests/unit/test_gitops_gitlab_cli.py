@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reconciler import errors
-from reconciler import plan as plan_model
+from reconciler.base import errors
 from reconciler.cli import app
 from reconciler.gitops import event, github, publish
 from reconciler.gitops.gitlab import GitLabClient
-from reconciler.kinds import Kind
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
 from tests.support.fake_gitlab import FakeGitLab
 
 TOKEN = "glpat-cliTestToken_0123456789abcd"
@@ -114,18 +114,16 @@ runner = CliRunner()
 
 def save_plan(tmp_path: Path, *names: str) -> Path:
     changes = tuple(
-        plan_model.Change(
+        plans.Change(
             address=f"topic/{n}",
             kind=Kind.TOPIC,
             name=n,
-            action=plan_model.Action.CREATE,
-            phase=plan_model.Phase.TOPIC_CREATE,
+            action=plans.Action.CREATE,
+            phase=plans.Phase.TOPIC_CREATE,
         )
         for n in names
     )
-    plan = plan_model.Plan(
-        cluster=plan_model.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1), changes=changes
-    )
+    plan = plans.Plan(cluster=plans.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1), changes=changes)
     path = tmp_path / f"plan-{len(names)}.json"
     plan.save(path)
     return path

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import plan as plan_model
 from reconciler.gitops import event, github, publish
-from reconciler.kinds import Kind
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
 from tests.support.fake_github import FakeGitHub
 
 TOKEN = "ghs_publishTestToken_0123456789"
@@ -17,19 +17,19 @@ REPO = "acme/kafka-config"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"
 
 
-def make_plan(*actions: plan_model.Action, options: dict[str, str] | None = None) -> plan_model.Plan:
+def make_plan(*actions: plans.Action, options: dict[str, str] | None = None) -> plans.Plan:
     changes = tuple(
-        plan_model.Change(
+        plans.Change(
             address=f"topic/orders-{i}",
             kind=Kind.TOPIC,
             name=f"orders-{i}",
             action=a,
-            phase=plan_model.Phase.TOPIC_CREATE,
+            phase=plans.Phase.TOPIC_CREATE,
         )
         for i, a in enumerate(actions)
     )
-    return plan_model.Plan(
-        cluster=plan_model.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1),
+    return plans.Plan(
+        cluster=plans.ClusterInfo(cluster_id="MkU3OEVBNTcwNTJENDM2Qk", controller_id=1),
         changes=changes,
         options=options or {},
     )
@@ -75,8 +75,8 @@ def test_comment_command_on_a_pull_request_comment_event(gh: FakeGitHub) -> None
 
 def test_drift_issue_lifecycle_from_plans(gh: FakeGitHub) -> None:
     ctx = context(gh, "push.json")
-    drifted = make_plan(plan_model.Action.CREATE, plan_model.Action.NOOP)
-    clean = make_plan(plan_model.Action.NOOP)
+    drifted = make_plan(plans.Action.CREATE, plans.Action.NOOP)
+    clean = make_plan(plans.Action.NOOP)
     assert publish.has_drift(drifted) and not publish.has_drift(clean)
 
     opened = publish.report_drift(markdown="+ topic/orders-0", cluster="prod", drift=True, close_if_clean=True, ctx=ctx)
@@ -91,7 +91,7 @@ def test_drift_issue_lifecycle_from_plans(gh: FakeGitHub) -> None:
 
 
 def test_blocked_change_counts_as_drift() -> None:
-    assert publish.has_drift(make_plan(plan_model.Action.BLOCKED))
+    assert publish.has_drift(make_plan(plans.Action.BLOCKED))
 
 
 def test_cluster_label_prefers_the_flag_then_the_plan() -> None:

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors, manifests, planner, state
+from reconciler import manifests, planner
 from reconciler.adopt import from_live, values
-from reconciler.kinds import Kind
-from reconciler.state import Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
+from reconciler.base import errors
+from reconciler.model import state
+from reconciler.model.kinds import Kind
+from reconciler.model.state import Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
 from tests.support.builders import acl
 
 ENV = {"SCRAM_PASSWORD_ALICE": "a", "SCRAM_PASSWORD_SVC_1": "b", "SCRAM_PASSWORD_BOB": "c"}

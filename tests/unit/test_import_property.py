@@ -8,9 +8,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reconciler import manifests, planner, state
+from reconciler import manifests, planner
 from reconciler.adopt import from_live
-from reconciler.state import AclBinding, Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
+from reconciler.model import state
+from reconciler.model.state import AclBinding, Broker, ClusterState, QuotaEntity, ScramCredential, TopicState
 
 # Config values as Kafka returns them, per key.
 TOPIC_VALUES = {

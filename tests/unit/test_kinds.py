@@ -7,9 +7,9 @@ import typing
 
 import pytest
 
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
 from reconciler.manifests import models
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
 
 
 def test_each_kind_names_a_manifest_kind_and_an_ownership_key() -> None:
@@ -28,14 +28,14 @@ def test_a_kind_writes_as_its_plain_value() -> None:
 def test_a_plan_file_naming_an_unknown_kind_is_refused_with_the_known_kinds() -> None:
     with pytest.raises(ValueError, match=r"unknown resource kind 'table' \(known: topic, acl, quota"):
         Kind.parse("table")
-    change = plan_model.Change(
+    change = plans.Change(
         address="topic/x",
         kind=Kind.TOPIC,
         name="x",
-        action=plan_model.Action.CREATE,
-        phase=plan_model.Phase.TOPIC_CREATE,
+        action=plans.Action.CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
     )
     doc = change.to_dict()
     assert doc["kind"] == "topic" and type(doc["kind"]) is str
     with pytest.raises(ValueError, match="unknown resource kind"):
-        plan_model.Change.from_dict({**doc, "kind": "table"})
+        plans.Change.from_dict({**doc, "kind": "table"})

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors, manifests
+from reconciler import manifests
+from reconciler.base import errors
 from reconciler.manifests import yamlio
 
 H = "apiVersion: kafka-reconciler/v1\n"

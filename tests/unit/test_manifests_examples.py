@@ -15,8 +15,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from reconciler import manifests
-from reconciler.kinds import Kind
 from reconciler.manifests import fields, models, schema
+from reconciler.model.kinds import Kind
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import desired, errors, manifests
-from reconciler.kinds import Kind
+from reconciler import manifests
+from reconciler.base import errors
 from reconciler.manifests import yamlio
-from reconciler.state import AclBinding, QuotaEntity
+from reconciler.model import desired
+from reconciler.model.kinds import Kind
+from reconciler.model.state import AclBinding, QuotaEntity
 
 H = "apiVersion: kafka-reconciler/v1\n"
 

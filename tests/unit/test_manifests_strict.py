@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors, manifests
+from reconciler import manifests
+from reconciler.base import errors
 
 H = "apiVersion: kafka-reconciler/v1\n"
 

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from reconciler import errors, manifests, operations, state
+from reconciler import manifests, operations
 from reconciler.apply.apply_report import Outcome
+from reconciler.base import errors
+from reconciler.model import state
 from tests.unit.apply_recording import RecordingAdapter
 
 TOPICS = """\

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import payloads
-from reconciler import plan as plan_model
 from reconciler.apply import translate
-from reconciler.kinds import Kind
-from reconciler.state import AclBinding
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+from reconciler.model.state import AclBinding
 from tests.golden import big
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -22,7 +21,7 @@ EXAMPLES: dict[Kind, list[payloads.Payload]] = {
     Kind.TOPIC: [
         payloads.TopicPayload(partitions=6, replication_factor=3, configs={"retention.ms": "604800000"}),
         payloads.TopicPayload(partitions=3, assignment=((3, 1), (1, 2), (2, 3))),
-        payloads.TopicPayload(configs={"cleanup.policy": "compact", "sasl.jaas.config": plan_model.REDACTED}),
+        payloads.TopicPayload(configs={"cleanup.policy": "compact", "sasl.jaas.config": plans.REDACTED}),
         payloads.TopicPayload(partitions=1, replication_factor=1, configs={}, usage={"groups": ["billing"]}),
     ],
     Kind.ACL: [payloads.AclPayload(AclBinding("TOPIC", "PREFIXED", "orders.", "User:app", "*", "READ", "ALLOW"))],
@@ -52,7 +51,7 @@ def test_a_saved_plan_reloads_to_typed_payloads_and_rewrites_byte_for_byte(tmp_p
     text = (GOLDEN / name).read_text(encoding="utf-8")
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    loaded = plan_model.Plan.load(path)
+    loaded = plans.Plan.load(path)
     sides = [p for c in loaded.changes for p in (c.before, c.after) if p is not None]
     assert not [p for p in sides if isinstance(p, payloads.Unreadable)]
     assert {type(p) for p in sides} == {payloads.TYPES[k] for k in Kind}
@@ -62,8 +61,8 @@ def test_a_saved_plan_reloads_to_typed_payloads_and_rewrites_byte_for_byte(tmp_p
 def test_a_large_plan_of_every_kind_rewrites_byte_for_byte() -> None:
     planned = big.big_plan()
     text = planned.to_json()
-    assert plan_model.Plan.from_json_dict(json.loads(text)) == planned
-    assert plan_model.Plan.from_json_dict(json.loads(text)).to_json() == text
+    assert plans.Plan.from_json_dict(json.loads(text)) == planned
+    assert plans.Plan.from_json_dict(json.loads(text)).to_json() == text
 
 
 @pytest.mark.parametrize(
@@ -86,8 +85,8 @@ def test_a_payload_of_the_wrong_shape_is_kept_as_written_and_apply_names_the_pro
     found = payloads.decode(kind, data)
     assert isinstance(found, payloads.Unreadable) and problem in found.problem
     assert payloads.encode(found) == data
-    change = plan_model.Change(
-        address=kind.address("x"), kind=kind, name="x", action=plan_model.Action.UPDATE, phase=plan_model.Phase.QUOTA
+    change = plans.Change(
+        address=kind.address("x"), kind=kind, name="x", action=plans.Action.UPDATE, phase=plans.Phase.QUOTA
     )
     with pytest.raises(translate.CannotTranslate) as refused:
         translate.topic(dataclasses.replace(change, after=found))

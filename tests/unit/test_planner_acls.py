@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler import payloads
-from reconciler import plan as plan_model
+from reconciler.model import payloads, plans
+from reconciler.model.state import AclBinding
 from reconciler.planner import plan
-from reconciler.state import AclBinding
 from tests.support.builders import Row, acl, cluster, only, rows, want
 
 ALICE_READ = acl("User:alice", "READ", "orders")
@@ -55,7 +54,7 @@ def test_create_records_source_and_binding() -> None:
     assert change.name == ALICE_READ.address.removeprefix("acl/")
 
 
-def _gap_plan(old: list[AclBinding], new: list[AclBinding], kept: tuple[AclBinding, ...] = ()) -> plan_model.Plan:
+def _gap_plan(old: list[AclBinding], new: list[AclBinding], kept: tuple[AclBinding, ...] = ()) -> plans.Plan:
     desired = want(acls=[*new, *kept], own_principals=["User:alice"], delete=["acl"])
     return plan(desired, cluster(acls=[*old, *kept]))
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import errors
-from reconciler import plan as plan_model
-from reconciler.desired import DesiredState, DesiredTopic
-from reconciler.kinds import Kind
+from reconciler.base import errors
+from reconciler.model import plans
+from reconciler.model.desired import DesiredState, DesiredTopic
+from reconciler.model.kinds import Kind
+from reconciler.model.state import CLUSTER_DEFAULT, ClusterState, QuotaEntity, ScramCredential
 from reconciler.planner import live_fingerprint, live_view, plan
 from reconciler.planner.views import fingerprint_of
-from reconciler.state import CLUSTER_DEFAULT, ClusterState, QuotaEntity, ScramCredential
 from tests.support.builders import (
     acl,
     attrs,
@@ -90,7 +90,7 @@ def test_broker_config_rules(
         assert result.changes == ()
     else:
         change = only(result, DEFAULT_ADDR)
-        assert (change.action, change.phase) == (plan_model.Action.UPDATE, plan_model.Phase.BROKER_CONFIG)
+        assert (change.action, change.phase) == (plans.Action.UPDATE, plans.Phase.BROKER_CONFIG)
         assert attrs(change) == expected_attrs
     assert [u.address for u in result.unmanaged] == unmanaged
 
@@ -98,7 +98,7 @@ def test_broker_config_rules(
 def test_broker_config_for_unknown_broker_is_blocked() -> None:
     result = plan(want(broker_configs={"7": {"log.cleaner.threads": "2"}}), cluster())
     change = only(result, "broker_config/7")
-    assert change.action is plan_model.Action.BLOCKED
+    assert change.action is plans.Action.BLOCKED
     assert "broker 7 is not in the cluster" in change.reasons[0]
 
 
@@ -106,13 +106,13 @@ def test_sensitive_broker_config_is_redacted() -> None:
     declared = {"1": {"listener.name.internal.ssl.key.password": "hunter2"}}
     result = plan(want(broker_configs=declared), cluster(broker_configs={}))
     assert attrs(only(result, "broker_config/1")) == {
-        "configs.listener.name.internal.ssl.key.password": (None, plan_model.REDACTED)
+        "configs.listener.name.internal.ssl.key.password": (None, plans.REDACTED)
     }
     assert "hunter2" not in result.to_json()
 
 
 # ------------------------------------------------------------------------------------------------ lint
-def _codes(result: plan_model.Plan) -> list[tuple[str, str | None, str]]:
+def _codes(result: plans.Plan) -> list[tuple[str, str | None, str]]:
     return [(w.code, w.address, w.severity) for w in result.warnings]
 
 
@@ -205,11 +205,11 @@ def test_same_inputs_give_byte_identical_plans_whatever_the_input_order() -> Non
 def test_plan_json_round_trips_and_detects_tampering() -> None:
     desired, live = _rich_inputs()
     result = plan(desired, live)
-    assert plan_model.Plan.from_json_dict(json.loads(result.to_json())) == result
+    assert plans.Plan.from_json_dict(json.loads(result.to_json())) == result
     doc = json.loads(result.to_json())
     doc["changes"][0]["action"] = "create"
     with pytest.raises(errors.PlanFileError, match="checksum mismatch"):
-        plan_model.Plan.from_json_dict(doc)
+        plans.Plan.from_json_dict(doc)
 
 
 def test_plan_records_cluster_options_and_unchanged_counts() -> None:

@@ -12,11 +12,10 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reconciler import configs, payloads
-from reconciler import desired as d
-from reconciler import plan as plan_model
-from reconciler import state as s
-from reconciler.kinds import Kind
+from reconciler.model import configs, payloads, plans
+from reconciler.model import desired as d
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from reconciler.planner.common import same_value
 from tests.support.builders import acl, cluster, live_topic, topic, want
@@ -64,7 +63,7 @@ def scenarios(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
     return desired, cluster(topics=live, acls=draw(acls_st), quotas=draw(quotas_st))
 
 
-def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
+def _carry_out(live: s.ClusterState, result: plans.Plan) -> s.ClusterState:
     topics = dict(live.topics or {})
     acls = set(live.acls or ())
     quotas = dict(live.quotas or {})
@@ -73,17 +72,17 @@ def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
         before, after = payloads.encode(c.before), payloads.encode(c.after)  # as the plan file holds them
         if c.kind == "topic":
             old = topics.get(c.name)
-            if c.action is plan_model.Action.DELETE:
+            if c.action is plans.Action.DELETE:
                 del topics[c.name]
-            elif c.phase is plan_model.Phase.TOPIC_CREATE:
+            elif c.phase is plans.Phase.TOPIC_CREATE:
                 rf, n = after["replication_factor"], after["partitions"]
                 assignment = tuple(tuple((i + r) % 3 + 1 for r in range(rf)) for i in range(n))
                 topics[c.name] = s.TopicState(c.name, assignment, configs=dict(after["configs"]))
-            elif c.phase is plan_model.Phase.PARTITIONS:
+            elif c.phase is plans.Phase.PARTITIONS:
                 assert old is not None
                 extra = tuple(old.assignment[-1] for _ in range(after["partitions"] - old.partitions))
                 topics[c.name] = dataclasses.replace(old, assignment=old.assignment + extra)
-            elif c.phase is plan_model.Phase.TOPIC_CONFIG:
+            elif c.phase is plans.Phase.TOPIC_CONFIG:
                 assert old is not None
                 configs = dict(old.configs)
                 for a in c.attributes:
@@ -93,15 +92,15 @@ def _carry_out(live: s.ClusterState, result: plan_model.Plan) -> s.ClusterState:
                     else:
                         configs[key] = a.after
                 topics[c.name] = dataclasses.replace(old, configs=configs)
-            elif c.phase is plan_model.Phase.REASSIGN:
+            elif c.phase is plans.Phase.REASSIGN:
                 assert old is not None
                 topics[c.name] = dataclasses.replace(old, assignment=tuple(tuple(r) for r in after["assignment"]))
         elif c.kind == "acl":
-            binding = s.AclBinding.from_dict(before if c.action is plan_model.Action.DELETE else after)
-            (acls.discard if c.action is plan_model.Action.DELETE else acls.add)(binding)
+            binding = s.AclBinding.from_dict(before if c.action is plans.Action.DELETE else after)
+            (acls.discard if c.action is plans.Action.DELETE else acls.add)(binding)
         elif c.kind == "quota":
             entity = entities[c.address]
-            if c.action is plan_model.Action.DELETE:
+            if c.action is plans.Action.DELETE:
                 del quotas[entity]
             else:
                 quotas[entity] = dict(after)

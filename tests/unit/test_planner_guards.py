@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import desired as d
 from reconciler import manifests
-from reconciler import plan as plan_model
+from reconciler.model import desired as d
+from reconciler.model import plans
 from reconciler.planner import plan
 from tests.support.builders import brokers, cluster, live_topic, only, rows, topic, want
 
@@ -30,9 +30,9 @@ def test_a_change_to_an_internal_topic_is_blocked_with_the_reason(name: str) -> 
     live = live_topic(name, 3, 3, configs={"cleanup.policy": "compact", "compression.type": "producer"})
     declared = topic(name, 10, 3)  # more partitions, and cleanup.policy no longer declared
     result = plan(want(topics=[declared]), cluster(topics=[live]))
-    assert {c.action for c in result.changes} == {plan_model.Action.BLOCKED}
+    assert {c.action for c in result.changes} == {plans.Action.BLOCKED}
     assert result.actionable == ()
-    reason = only(result, f"topic/{name}", plan_model.Phase.PARTITIONS).reasons[0]
+    reason = only(result, f"topic/{name}", plans.Phase.PARTITIONS).reasons[0]
     assert reason.startswith(f"{name} is an internal topic, ")
     assert "unless the topic's manifest says allowInternal: true" in reason
 
@@ -124,5 +124,5 @@ def test_an_undeclared_config_set_to_the_value_it_falls_back_to_is_no_change() -
         defaults={"compression.type": "producer", "retention.ms": "604800000"},
     )
     result = plan(want(topics=[topic("orders")]), cluster(topics=[live]))
-    change = only(result, "topic/orders", plan_model.Phase.TOPIC_CONFIG)
+    change = only(result, "topic/orders", plans.Phase.TOPIC_CONFIG)
     assert [a.name for a in change.attributes] == ["configs.retention.ms"]

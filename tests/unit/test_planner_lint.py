@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from reconciler import desired as d
-from reconciler import plan as plan_model
 from reconciler import planner
-from reconciler import state as s
+from reconciler.model import desired as d
+from reconciler.model import plans
+from reconciler.model import state as s
 from tests.support.builders import brokers, topic
 
 
-def _warnings(count: int) -> list[plan_model.PlanWarning]:
+def _warnings(count: int) -> list[plans.PlanWarning]:
     names = [f"t{i:02d}" for i in range(count)]
     wanted = d.DesiredState(topics={n: topic(n, 1, 1) for n in names})
     live = s.ClusterState(cluster_id="c", controller_id=1, brokers=brokers(1), topics={})

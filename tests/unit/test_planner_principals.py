@@ -6,11 +6,10 @@ import dataclasses
 
 import pytest
 
-from reconciler import desired as d
-from reconciler import payloads
-from reconciler import plan as plan_model
+from reconciler.model import desired as d
+from reconciler.model import payloads, plans
+from reconciler.model.state import QuotaEntity, ScramCredential
 from reconciler.planner import PlanOptions, plan
-from reconciler.state import QuotaEntity, ScramCredential
 from tests.support.builders import Row, attrs, cluster, only, rows, scram_user, want
 
 ALICE = QuotaEntity.of(user="alice")
@@ -109,38 +108,36 @@ SHA512 = (ScramCredential("SCRAM-SHA-512", 8192),)
 @pytest.mark.parametrize(
     ("live", "rotate", "expected_action", "reason"),
     [
-        pytest.param({}, (), plan_model.Action.CREATE, "the user has no SCRAM credential", id="missing"),
+        pytest.param({}, (), plans.Action.CREATE, "the user has no SCRAM credential", id="missing"),
         pytest.param({"alice": SHA512}, (), None, None, id="equal-no-password-drift"),
         pytest.param(
             {"alice": (ScramCredential("SCRAM-SHA-512", 4096),)},
             (),
-            plan_model.Action.UPDATE,
+            plans.Action.UPDATE,
             "iterations 4096 -> 8192",
             id="iterations",
         ),
         pytest.param(
             {"alice": (ScramCredential("SCRAM-SHA-256", 8192),)},
             (),
-            plan_model.Action.UPDATE,
+            plans.Action.UPDATE,
             "no SCRAM-SHA-512 credential",
             id="mechanism-missing",
         ),
         pytest.param(
             {"alice": (*SHA512, ScramCredential("SCRAM-SHA-256", 4096))},
             (),
-            plan_model.Action.UPDATE,
+            plans.Action.UPDATE,
             "the SCRAM-SHA-256 credential is not declared and is removed",
             id="extra-mechanism",
         ),
-        pytest.param(
-            {"alice": SHA512}, ("alice",), plan_model.Action.UPDATE, "password rotation requested", id="rotate"
-        ),
+        pytest.param({"alice": SHA512}, ("alice",), plans.Action.UPDATE, "password rotation requested", id="rotate"),
     ],
 )
 def test_scram_rules(
     live: dict[str, tuple[ScramCredential, ...]],
     rotate: tuple[str, ...],
-    expected_action: plan_model.Action | None,
+    expected_action: plans.Action | None,
     reason: str | None,
 ) -> None:
     desired = want(scram=[scram_user("alice", rotation="2024-05")])
@@ -150,7 +147,7 @@ def test_scram_rules(
         assert result.unchanged == {"scram_user": 1}
         return
     change = only(result, "scram_user/alice")
-    assert change.action is expected_action and change.phase is plan_model.Phase.SCRAM
+    assert change.action is expected_action and change.phase is plans.Phase.SCRAM
     assert reason is not None and any(reason in r for r in change.reasons), change.reasons
     assert payloads.encode(change.after) == {
         "credentials": {"SCRAM-SHA-512": {"iterations": 8192}},

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reconciler import payloads
-from reconciler import plan as plan_model
-from reconciler.desired import DesiredTopic
-from reconciler.kinds import Kind
+from reconciler.model import payloads, plans
+from reconciler.model.desired import DesiredTopic
+from reconciler.model.kinds import Kind
+from reconciler.model.state import TopicState
 from reconciler.planner import live_view, plan
 from reconciler.planner.topics import is_internal
 from reconciler.planner.views import fingerprint_of
-from reconciler.state import TopicState
 from tests.support.builders import Row, attrs, brokers, cluster, live_topic, only, rows, topic, want
 
 
@@ -74,7 +73,7 @@ def test_partition_decrease_is_blocked_with_options_never_recreated() -> None:
     assert "cannot remove partitions" in text
     assert "declare partitions: 6" in text
     assert "create a new topic with 2 partitions" in text
-    assert not [c for c in result.changes if c.action is plan_model.Action.DELETE]
+    assert not [c for c in result.changes if c.action is plans.Action.DELETE]
     assert result.summary().blocked == 1
 
 
@@ -82,7 +81,7 @@ def test_replication_factor_increase_gets_rack_aware_target_keeping_replicas() -
     racked = brokers(4, racks=["a", "a", "b", "b"])
     live = live_topic("orders", 4, 1, assignment=((1,), (2,), (3,), (4,)))
     result = plan(want(topics=[topic("orders", 4, 2)]), cluster(broker_list=racked, topics=[live]))
-    change = only(result, "topic/orders", plan_model.Phase.REASSIGN)
+    change = only(result, "topic/orders", plans.Phase.REASSIGN)
     target = payloads.encode(change.after)["assignment"]
     rack = {b.id: b.rack for b in racked}
     for old, new in zip(live.assignment, target, strict=True):
@@ -93,7 +92,7 @@ def test_replication_factor_increase_gets_rack_aware_target_keeping_replicas() -
 
 def test_new_partitions_are_included_in_the_reassignment_target() -> None:
     result = plan(want(topics=[topic("orders", 4, 3)]), cluster(topics=[live_topic("orders", 2, 2)]))
-    target = payloads.encode(only(result, "topic/orders", plan_model.Phase.REASSIGN).after)["assignment"]
+    target = payloads.encode(only(result, "topic/orders", plans.Phase.REASSIGN).after)["assignment"]
     assert len(target) == 4 and all(len(set(r)) == 3 for r in target)
 
 
@@ -103,7 +102,7 @@ def test_declared_assignment_differing_from_live_is_reassigned() -> None:
         want(topics=[topic("orders", 2, 2, assignment=declared)]),
         cluster(topics=[live_topic("orders", 2, 2, assignment=((1, 2), (1, 2)))]),
     )
-    change = only(result, "topic/orders", plan_model.Phase.REASSIGN)
+    change = only(result, "topic/orders", plans.Phase.REASSIGN)
     assert payloads.encode(change.after)["assignment"] == [[3, 1], [1, 2]]
     assert attrs(change) == {"assignment.0": ([1, 2], [3, 1])}
 
@@ -111,13 +110,13 @@ def test_declared_assignment_differing_from_live_is_reassigned() -> None:
 def test_declared_assignment_with_unknown_broker_is_blocked() -> None:
     result = plan(want(topics=[topic("orders", 1, 2, assignment=((1, 9),))]), cluster())
     change = only(result, "topic/orders")
-    assert change.action is plan_model.Action.BLOCKED
+    assert change.action is plans.Action.BLOCKED
     assert "broker(s) 9" in change.reasons[0]
 
 
 def test_replication_factor_above_broker_count_is_an_error_warning_and_blocked() -> None:
     result = plan(want(topics=[topic("orders", 3, 3)]), cluster(broker_list=brokers(2)))
-    assert only(result, "topic/orders").action is plan_model.Action.BLOCKED
+    assert only(result, "topic/orders").action is plans.Action.BLOCKED
     errors = [w for w in result.warnings if w.severity == "error"]
     assert [(w.code, w.address) for w in errors] == [("replication-factor-exceeds-brokers", "topic/orders")]
 
@@ -135,7 +134,7 @@ def test_undeclared_topic_config_is_reset_to_its_default() -> None:
         "orders", configs={"retention.ms": "1000", "segment.ms": "60000"}, defaults={"segment.ms": "3600000"}
     )
     change = only(plan(want(topics=[topic("orders")]), cluster(topics=[live])), "topic/orders")
-    assert change.phase is plan_model.Phase.TOPIC_CONFIG
+    assert change.phase is plans.Phase.TOPIC_CONFIG
     by_name = {a.name: a for a in change.attributes}
     assert (by_name["configs.segment.ms"].after, by_name["configs.segment.ms"].default) == (None, "3600000")
     # No default read from the cluster: Kafka's documented default is shown.
@@ -147,7 +146,7 @@ def test_sensitive_config_is_set_when_absent_and_never_shown() -> None:
     wanted = topic("orders", configs={"ssl.key.password": secret})
     result = plan(want(topics=[wanted]), cluster(topics=[live_topic("orders")]))
     change = only(result, "topic/orders")
-    assert attrs(change) == {"configs.ssl.key.password": (None, plan_model.REDACTED)}
+    assert attrs(change) == {"configs.ssl.key.password": (None, plans.REDACTED)}
     assert secret not in result.to_json()
     # Already set: the value cannot be read back, so it is not compared.
     live = live_topic("orders", configs={"ssl.key.password": None}, sensitive=["ssl.key.password"])
@@ -228,7 +227,7 @@ def test_unreadable_topics_are_an_error_warning() -> None:
 
 
 def test_reassignment_in_progress_is_mentioned() -> None:
-    from reconciler.state import Reassignment
+    from reconciler.model.state import Reassignment
 
     live = cluster(topics=[live_topic("orders", 1, 2)], reassignments=(Reassignment("orders", 0, (1, 2, 3), (3,), ()),))
     change = only(plan(want(topics=[topic("orders", 1, 3)]), live), "topic/orders")
@@ -241,7 +240,7 @@ def test_added_partitions_take_their_declared_replicas() -> None:
     change = only(
         plan(want(topics=[topic("orders", 3, 2, assignment=declared)]), cluster(topics=[live])), "topic/orders"
     )
-    assert change.phase is plan_model.Phase.PARTITIONS
+    assert change.phase is plans.Phase.PARTITIONS
     assert payloads.encode(change.after) == {"partitions": 3, "assignment": [[3, 1]]}
 
 
@@ -249,7 +248,7 @@ def test_added_partitions_with_a_replication_factor_change_are_placed_by_the_rea
     declared = ((1, 2, 3), (2, 3, 1), (3, 1, 2))
     live = live_topic("orders", 2, 2, assignment=((1, 2), (2, 3)))
     result = plan(want(topics=[topic("orders", 3, 3, assignment=declared)]), cluster(topics=[live]))
-    assert payloads.encode(only(result, "topic/orders", plan_model.Phase.PARTITIONS).after) == {"partitions": 3}
-    assert payloads.encode(only(result, "topic/orders", plan_model.Phase.REASSIGN).after)["assignment"] == [
+    assert payloads.encode(only(result, "topic/orders", plans.Phase.PARTITIONS).after) == {"partitions": 3}
+    assert payloads.encode(only(result, "topic/orders", plans.Phase.REASSIGN).after)["assignment"] == [
         list(r) for r in declared
     ]

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reconciler import capabilities, desired, state
-from reconciler import plan as plan_model
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.cli import app
-from reconciler.kinds import Kind
+from reconciler.model import capabilities, desired, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from tests.support.builders import acl, cluster, scram_user, topic, want
 from tests.unit.apply_recording import RecordingAdapter
@@ -91,10 +90,10 @@ def test_unsupported_kinds_are_blocked_per_resource_and_the_rest_is_planned() ->
 
     by_address = {c.address: c for c in result.changes}
     assert {a: c.action for a, c in by_address.items()} == {
-        "topic/orders": plan_model.Action.CREATE,
-        APP_READ.address: plan_model.Action.CREATE,
-        APP.address: plan_model.Action.BLOCKED,
-        "scram_user/app": plan_model.Action.BLOCKED,
+        "topic/orders": plans.Action.CREATE,
+        APP_READ.address: plans.Action.CREATE,
+        APP.address: plans.Action.BLOCKED,
+        "scram_user/app": plans.Action.BLOCKED,
     }
     assert by_address[APP.address].reasons == (
         f"client quotas are {QUOTA_REASON}; nothing of this kind is read or written",
@@ -112,7 +111,7 @@ def test_unsupported_kinds_are_blocked_per_resource_and_the_rest_is_planned() ->
     assert (summary.create, summary.blocked) == (2, 2)
 
     # The saved plan keeps the blocked changes and their reasons.
-    again = plan_model.Plan.from_json_dict(json.loads(result.to_json()))
+    again = plans.Plan.from_json_dict(json.loads(result.to_json()))
     assert [(c.address, c.action, c.reasons) for c in again.blocked] == [
         (c.address, c.action, c.reasons) for c in result.blocked
     ]

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import payloads
-from reconciler import plan as plan_model
-from reconciler import state as s
+from reconciler.model import payloads, plans
+from reconciler.model import state as s
 from reconciler.planner import PlanOptions, plan
 from tests.support.builders import cluster, live_topic, want
 
@@ -17,7 +16,7 @@ NOW = 1_795_000_000_000
 HOUR = 3_600_000
 
 
-def plan_delete(usage: s.TopicUsage | None, **options: object) -> plan_model.Change:
+def plan_delete(usage: s.TopicUsage | None, **options: object) -> plans.Change:
     live = dataclasses.replace(
         cluster(topics=[live_topic("team-old")]), topic_usage=None if usage is None else {"team-old": usage}
     )
@@ -32,55 +31,55 @@ def plan_delete(usage: s.TopicUsage | None, **options: object) -> plan_model.Cha
         pytest.param(
             s.TopicUsage((10, 0, 2), NOW - 30 * 24 * HOUR, ("billing",), NOW),
             {},
-            plan_model.Action.BLOCKED,
+            plans.Action.BLOCKED,
             "the topic is in use: consumer group(s) billing have committed offsets on it",
             id="group-with-offsets",
         ),
         pytest.param(
             s.TopicUsage((1, 0, 0), NOW - 2 * HOUR - 5000, (), NOW),
             {},
-            plan_model.Action.BLOCKED,
+            plans.Action.BLOCKED,
             "the topic is in use: its latest record is 2h 5s old, within the in-use window of 7d",
             id="recent-record",
         ),
         pytest.param(
             s.TopicUsage((1, 0, 0), NOW - 2 * HOUR, (), NOW),
             {"in_use_window_ms": HOUR},
-            plan_model.Action.DELETE,
+            plans.Action.DELETE,
             "not declared in the manifests; deletion is enabled for topics",
             id="record-older-than-the-window",
         ),
         pytest.param(
             s.TopicUsage((1, 0, 0), NOW - 2 * HOUR, (), NOW),
             {"in_use_window_ms": 0},
-            plan_model.Action.DELETE,
+            plans.Action.DELETE,
             "not declared in the manifests; deletion is enabled for topics",
             id="window-off",
         ),
         pytest.param(
             s.TopicUsage((0, 0, 0), None, (), NOW),
             {},
-            plan_model.Action.DELETE,
+            plans.Action.DELETE,
             "not declared in the manifests; deletion is enabled for topics",
             id="empty-and-unread",
         ),
         pytest.param(
             s.TopicUsage((10, 0, 2), NOW - HOUR, ("billing",), NOW),
             {"allow_delete_in_use": True},
-            plan_model.Action.DELETE,
+            plans.Action.DELETE,
             "not declared in the manifests; deletion is enabled for topics",
             id="allowed",
         ),
     ],
 )
 def test_delete_of_a_topic_by_its_usage(
-    usage: s.TopicUsage, options: dict[str, object], action: plan_model.Action, first_reason: str
+    usage: s.TopicUsage, options: dict[str, object], action: plans.Action, first_reason: str
 ) -> None:
     change = plan_delete(usage, **options)
     assert change.action is action
     assert change.reasons[0] == first_reason
     assert payloads.encode(change.before)["usage"] == usage.evidence()
-    shown = change.reasons if action is plan_model.Action.BLOCKED else change.warnings
+    shown = change.reasons if action is plans.Action.BLOCKED else change.warnings
     assert any(line.startswith("evidence: end offsets ") for line in shown)
 
 
@@ -98,7 +97,7 @@ def test_the_evidence_names_groups_offsets_and_the_latest_record() -> None:
 
 def test_a_delete_without_evidence_says_usage_was_not_checked() -> None:
     change = plan_delete(None)
-    assert change.action is plan_model.Action.DELETE
+    assert change.action is plans.Action.DELETE
     assert "whether the topic is in use was not checked (no usage evidence was read)" in change.warnings
 
 

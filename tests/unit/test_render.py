@@ -7,9 +7,8 @@ import re
 
 import pytest
 
-from reconciler import payloads
-from reconciler import plan as plan_model
-from reconciler.kinds import Kind
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
 from reconciler.render import render_json, render_markdown, render_text
 from reconciler.render.markdown import GITHUB_COMMENT_LIMIT
 from tests.golden.example import example_plan
@@ -20,22 +19,22 @@ SECRET = "hunter2-do-not-print"
 
 def _change(
     i: int,
-    action: plan_model.Action = plan_model.Action.UPDATE,
+    action: plans.Action = plans.Action.UPDATE,
     *,
-    attributes: tuple[plan_model.AttributeChange, ...] = (
-        plan_model.AttributeChange("configs.retention.ms", "86400000", "604800000"),
+    attributes: tuple[plans.AttributeChange, ...] = (
+        plans.AttributeChange("configs.retention.ms", "86400000", "604800000"),
     ),
     reasons: tuple[str, ...] = ("set 1 config(s) that differ from the manifests",),
     warnings: tuple[str, ...] = (),
     after: payloads.Payload | None = None,
-) -> plan_model.Change:
+) -> plans.Change:
     phase = {
-        plan_model.Action.CREATE: plan_model.Phase.TOPIC_CREATE,
-        plan_model.Action.DELETE: plan_model.Phase.TOPIC_DELETE,
-        plan_model.Action.BLOCKED: plan_model.Phase.PARTITIONS,
-        plan_model.Action.UPDATE: plan_model.Phase.TOPIC_CONFIG,
+        plans.Action.CREATE: plans.Phase.TOPIC_CREATE,
+        plans.Action.DELETE: plans.Phase.TOPIC_DELETE,
+        plans.Action.BLOCKED: plans.Phase.PARTITIONS,
+        plans.Action.UPDATE: plans.Phase.TOPIC_CONFIG,
     }[action]
-    return plan_model.Change(
+    return plans.Change(
         address=f"topic/t-{i:06d}",
         kind=Kind.TOPIC,
         name=f"t-{i:06d}",
@@ -48,10 +47,8 @@ def _change(
     )
 
 
-def _plan(changes: list[plan_model.Change], warnings: tuple[plan_model.PlanWarning, ...] = ()) -> plan_model.Plan:
-    return plan_model.Plan(
-        cluster=plan_model.ClusterInfo("cid", 1, ()), changes=plan_model.sort_changes(changes), warnings=warnings
-    )
+def _plan(changes: list[plans.Change], warnings: tuple[plans.PlanWarning, ...] = ()) -> plans.Plan:
+    return plans.Plan(cluster=plans.ClusterInfo("cid", 1, ()), changes=plans.sort_changes(changes), warnings=warnings)
 
 
 def test_text_ends_with_the_summary_line_and_colour_only_adds_escape_codes() -> None:
@@ -74,23 +71,23 @@ def test_text_shows_units_resets_and_header() -> None:
 @pytest.mark.parametrize(
     "attr",
     [
-        plan_model.AttributeChange("configs.ssl.keystore.password", None, SECRET),
-        plan_model.AttributeChange("configs.retention.ms", SECRET, None, default=SECRET, sensitive=True),
-        plan_model.AttributeChange("configs.sasl.jaas.config", SECRET, SECRET),
+        plans.AttributeChange("configs.ssl.keystore.password", None, SECRET),
+        plans.AttributeChange("configs.retention.ms", SECRET, None, default=SECRET, sensitive=True),
+        plans.AttributeChange("configs.sasl.jaas.config", SECRET, SECRET),
     ],
 )
-def test_every_render_redacts_sensitive_values_even_in_a_hand_made_plan(attr: plan_model.AttributeChange) -> None:
+def test_every_render_redacts_sensitive_values_even_in_a_hand_made_plan(attr: plans.AttributeChange) -> None:
     change = _change(1, attributes=(attr,), after=payloads.TopicPayload(configs={"ssl.keystore.password": SECRET}))
     result = _plan([change])
     for rendered in (render_text(result), render_markdown(result), render_json(result)):
         assert SECRET not in rendered
-        assert plan_model.REDACTED in rendered
+        assert plans.REDACTED in rendered
 
 
 def test_json_render_is_the_plan_file_and_round_trips() -> None:
     result = example_plan()
     assert render_json(result) == result.to_json()
-    assert plan_model.Plan.from_json_dict(json.loads(render_json(result))) == result
+    assert plans.Plan.from_json_dict(json.loads(render_json(result))) == result
 
 
 def test_markdown_puts_summary_first_and_keeps_marker() -> None:
@@ -113,9 +110,9 @@ def test_markdown_without_changes_says_so() -> None:
 
 def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials() -> None:
     changes = [_change(i) for i in range(20_000)]
-    changes += [_change(20_000 + i, plan_model.Action.DELETE, attributes=()) for i in range(5)]
-    changes += [_change(30_000, plan_model.Action.BLOCKED, reasons=("Kafka cannot remove partitions",))]
-    warnings = (plan_model.PlanWarning("no authorizer", code="acls-unavailable", severity="error"),)
+    changes += [_change(20_000 + i, plans.Action.DELETE, attributes=()) for i in range(5)]
+    changes += [_change(30_000, plans.Action.BLOCKED, reasons=("Kafka cannot remove partitions",))]
+    warnings = (plans.PlanWarning("no authorizer", code="acls-unavailable", severity="error"),)
     result = _plan(changes, warnings)
     out = render_markdown(result)
     assert len(out) <= 65_000 < GITHUB_COMMENT_LIMIT
@@ -129,7 +126,7 @@ def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials(
 
 
 def test_markdown_cuts_even_the_visible_lists_when_they_alone_are_too_big() -> None:
-    changes = [_change(i, plan_model.Action.DELETE, attributes=(), warnings=("x" * 200,)) for i in range(2_000)]
+    changes = [_change(i, plans.Action.DELETE, attributes=(), warnings=("x" * 200,)) for i in range(2_000)]
     out = render_markdown(_plan(changes), max_chars=10_000)
     assert len(out) <= 10_000
     assert "**Plan: 0 to create, 0 to update, 2000 to delete.**" in out

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import plan as plan_model
+from reconciler.model import plans
 from reconciler.render import render_json, render_markdown, render_text
 from tests.golden.example import example_plan
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
-RENDERS: dict[str, Callable[[plan_model.Plan], str]] = {
+RENDERS: dict[str, Callable[[plans.Plan], str]] = {
     "example-plan.txt": lambda plan: render_text(plan, color=False),
     "example-plan-color.txt": lambda plan: render_text(plan, color=True),
     "example-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for prod-eu", marker="prod-eu"),
@@ -40,24 +40,24 @@ def test_render_matches_golden_file(name: str) -> None:
 def test_golden_json_is_a_loadable_plan_equal_to_the_example(tmp_path: Path) -> None:
     plan_file = tmp_path / "plan.json"
     plan_file.write_text((GOLDEN / "example-plan.json").read_text(encoding="utf-8"), encoding="utf-8")
-    assert plan_model.Plan.load(plan_file) == example_plan()
+    assert plans.Plan.load(plan_file) == example_plan()
 
 
-BIG_RENDERS: dict[str, Callable[[plan_model.Plan], str]] = {
+BIG_RENDERS: dict[str, Callable[[plans.Plan], str]] = {
     "big-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for prod-eu", marker="prod-eu"),
     "big-plan-compact.txt": lambda plan: render_text(plan, compact=True),
 }
 
 
 @pytest.fixture(scope="module")
-def big() -> plan_model.Plan:
+def big() -> plans.Plan:
     from tests.golden.big import big_plan
 
     return big_plan()
 
 
 @pytest.mark.parametrize("name", sorted(BIG_RENDERS))
-def test_big_plan_render_matches_golden_file(name: str, big: plan_model.Plan) -> None:
+def test_big_plan_render_matches_golden_file(name: str, big: plans.Plan) -> None:
     rendered = BIG_RENDERS[name](big)
     path = GOLDEN / name
     if os.environ.get("UPDATE_GOLDEN") == "1":
@@ -65,7 +65,7 @@ def test_big_plan_render_matches_golden_file(name: str, big: plan_model.Plan) ->
     assert rendered == path.read_text(encoding="utf-8"), f"{name} differs; if intended, regenerate with UPDATE_GOLDEN=1"
 
 
-def test_big_plan_comment_counts_every_kind_first_and_repeats_no_boilerplate(big: plan_model.Plan) -> None:
+def test_big_plan_comment_counts_every_kind_first_and_repeats_no_boilerplate(big: plans.Plan) -> None:
     md = (GOLDEN / "big-plan.md").read_text(encoding="utf-8")
     assert len(big.changes) == 2_000
     assert len(md) <= 65_000
@@ -88,7 +88,7 @@ def test_big_plan_comment_counts_every_kind_first_and_repeats_no_boilerplate(big
     assert "... and " in md and "more (kafka-reconciler show PLAN_FILE --compact lists them all)" in md
 
 
-def test_compact_terminal_plan_is_one_line_per_resource(big: plan_model.Plan) -> None:
+def test_compact_terminal_plan_is_one_line_per_resource(big: plans.Plan) -> None:
     full = render_text(big).splitlines()
     compact = render_text(big, compact=True).splitlines()
     assert len(full) > 10_000

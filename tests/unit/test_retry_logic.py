@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reconciler import plan as plan_model
 from reconciler.apply import retry
 from reconciler.apply.batch import ApplyContext, send_batched
 from reconciler.apply.events import ApplyEvent
 from reconciler.kafka.results import ConnectionLost, ItemResult
+from reconciler.model import plans
 
 
 def context(events: list[ApplyEvent]) -> ApplyContext:
@@ -46,7 +46,7 @@ def test_already_exists_after_a_lost_answer_counts_as_created() -> None:
     events: list[ApplyEvent] = []
     final = send_batched(
         context(events),
-        phase=plan_model.Phase.TOPIC_CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
         keys=["a", "b"],
         call=cluster.create,
         already_done_after_timeout=frozenset({"TOPIC_ALREADY_EXISTS"}),
@@ -63,7 +63,7 @@ def test_already_exists_without_a_lost_answer_is_still_a_failure() -> None:
     cluster.topics.add("a")
     final = send_batched(
         context([]),
-        phase=plan_model.Phase.TOPIC_CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
         keys=["a"],
         call=cluster.create,
         already_done_after_timeout=frozenset({"TOPIC_ALREADY_EXISTS"}),
@@ -83,7 +83,7 @@ def test_throttling_does_not_use_up_the_attempts() -> None:
 
     ctx = context([])
     ctx.pacer = retry.Pacer(sleep=slept.append, rand=lambda: 0.0)
-    final = send_batched(ctx, phase=plan_model.Phase.TOPIC_CREATE, keys=["a"], call=create)
+    final = send_batched(ctx, phase=plans.Phase.TOPIC_CREATE, keys=["a"], call=create)
     assert final["a"].ok and final["a"].attempts == 13
     assert slept == [0.25] * 12  # each wait is the broker's throttle time
 
@@ -101,7 +101,7 @@ def test_throttling_still_stops_at_the_deadline() -> None:
     def create(names: Sequence[str]) -> list[ItemResult]:
         return [ItemResult(n, 89, "THROTTLING_QUOTA_EXCEEDED", None, extra={"throttle_time_ms": 1000}) for n in names]
 
-    final = send_batched(ctx, phase=plan_model.Phase.TOPIC_CREATE, keys=["a"], call=create)
+    final = send_batched(ctx, phase=plans.Phase.TOPIC_CREATE, keys=["a"], call=create)
     assert not final["a"].ok and final["a"].error_name == "THROTTLING_QUOTA_EXCEEDED"
     assert "the apply deadline was reached" in (final["a"].note or "")
     assert 9.0 <= now[0] <= 10.0

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from reconciler import state
 from reconciler.cli import app
+from reconciler.model import state
 from tests.golden.example import live_state
 
 runner = CliRunner()

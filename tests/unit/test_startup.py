@@ -33,7 +33,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 HEAVY = ("kafka", "rich", "deepdiff", "pyspark", "pandas", "pyarrow")
 COMMAND_MODULES = ("adopt", "apply", "fleet", "gitops", "plan", "show", "snapshot", "tools", "validate")
 NOT_FOR_VALIDATE = (
-    "reconciler.connection",  # connection settings: plan, apply, snapshot, import
+    "reconciler.connection.settings",  # connection settings: plan, apply, snapshot, import
     "reconciler.kafka",
     "reconciler.planner",
     "reconciler.apply",
@@ -62,7 +62,7 @@ LIGHT = [
     "reconciler.commands.options",  # shared options: typer only
     "reconciler.commands.output",  # printing and exit codes: typer and the colour rules
     "reconciler.commands.plain_help",  # plain help text: typer's own classes only
-    "reconciler.terminal",  # colour rules: the standard library only
+    "reconciler.base.terminal",  # colour rules: the standard library only
 ]
 
 

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from cryptography import x509
 
-from reconciler import connection_sources, errors, manifests
-from reconciler.connection import ConnectionSettings, Secret
+from reconciler import manifests
+from reconciler.base import errors
+from reconciler.connection import layers as connection_sources
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import oauth, stores, tls
 from reconciler.kafka.bootstrap import tls_failure
 from reconciler.kafka.wire import Wire

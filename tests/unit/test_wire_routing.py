@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.connection import ConnectionSettings
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.results import ConnectionLost
 from reconciler.kafka.wire import Wire
 

@@ -19,10 +19,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reconciler import plan as plan_model
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, Outcome
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
-from reconciler.terminal import count, is_tty
+from reconciler.base.terminal import count, is_tty
+from reconciler.model import plans
 
 STYLES = {
     Outcome.APPLIED: "green",
@@ -61,7 +61,7 @@ class RichProgress:
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
-        self.tasks: dict[plan_model.Phase, TaskID] = {}
+        self.tasks: dict[plans.Phase, TaskID] = {}
 
     def __call__(self, event: ApplyEvent) -> None:
         phase = event.phase

@@ -5,10 +5,10 @@ layers field by field, highest precedence first, a layer overriding only the fie
 come from the environment while the rest comes from a properties file). This module builds the layers of a
 Kafka CLI ``--command-config`` properties file (``properties_layer``) and of ``KAFKA_*`` environment variables
 (``env_layer``); the order in which a command stacks them with flags and a ``Cluster`` profile is decided in
-one place, ``reconciler.connection_sources``.
+one place, ``reconciler.connection.layers``.
 
 Passwords are held in ``Secret``, whose ``repr``/``str`` never show the value, and no error message built here
-ever quotes one. The file syntaxes themselves are read by ``reconciler.properties``.
+ever quotes one. The file syntaxes themselves are read by ``reconciler.connection.properties``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors
-from reconciler.properties import parse_jaas, read_properties
+from reconciler.base import errors
+from reconciler.connection.properties import parse_jaas, read_properties
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reconciler import errors, fileio
+from reconciler.base import errors, fileio
 
 
 def read_properties(path: Path) -> dict[str, tuple[str, int]]:

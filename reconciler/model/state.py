@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors, fileio
-from reconciler.kinds import Kind
+from reconciler.base import errors, fileio
+from reconciler.model.kinds import Kind
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
 SNAPSHOT_VERSION = 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reconciler.kinds import Kind
+from reconciler.model.kinds import Kind
 
 # The Kafka release that introduced each admin API the tool may need, for plain "needs Kafka X" messages.
 API_SINCE = {

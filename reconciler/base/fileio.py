@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors
+from reconciler.base import errors
 
 MAX_JSON_DEPTH = 32  # plans and snapshots nest about 6 levels
 MAX_JSON_DIGITS = 30  # the longest integer they hold is a 64-bit offset or timestamp (19 digits)

@@ -19,7 +19,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from reconciler.config_catalogue import (
+from reconciler.model.catalogue import (
     BROKER_CONFIGS,
     INT_MAX,
     LONG_MAX,

@@ -14,8 +14,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler import state
-from reconciler.kinds import Kind
+from reconciler.model import state
+from reconciler.model.kinds import Kind
 
 
 class PayloadError(ValueError):

@@ -1,7 +1,7 @@
-"""The data tables behind ``reconciler.configs``: Kafka 4.x topic configs, dynamic broker configs, quota keys.
+"""The data tables behind ``reconciler.model.configs``: Kafka 4.x topic configs, dynamic broker configs, quota keys.
 
 Each entry records Kafka's type, unit, default (as the broker returns it), valid range or values and,
-for broker configs, the update mode. Only data lives here; ``reconciler.configs`` holds the logic.
+for broker configs, the update mode. Only data lives here; ``reconciler.model.configs`` holds the logic.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from reconciler import configs, state
-from reconciler.kinds import Kind
+from reconciler.model import configs, state
+from reconciler.model.kinds import Kind
 
 _SECTIONS = ("brokers", "topics", "acls", "quotas", "scram_users", "broker_configs")
 

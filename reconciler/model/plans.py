@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler import errors, fileio, payloads, state
-from reconciler.kinds import Kind
+from reconciler.base import errors, fileio
+from reconciler.model import payloads, state
+from reconciler.model.kinds import Kind
 
 PLAN_FORMAT = "kafka-reconciler/plan"
 PLAN_FORMAT_VERSION = 1
@@ -103,7 +104,7 @@ class Change:
     ``address`` is ``kind/name`` (e.g. ``topic/orders``; see ``AclBinding.address`` and
     ``QuotaEntity.address``). A resource touched in several phases (partitions added and configs
     changed) has one change per phase, sharing the address. ``before``/``after`` are the whole
-    resource's typed payload (``reconciler.payloads``; ``None`` when absent), ``attributes`` the differing parts.
+    resource's typed payload (``reconciler.model.payloads``; ``None`` when absent), ``attributes`` the differing parts.
     ``fingerprint`` is ``state.fingerprint`` of the live resource (``None`` if it did not exist).
     """
 

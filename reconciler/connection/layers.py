@@ -21,7 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reconciler import connection, desired, errors, secrets
+from reconciler.base import errors
+from reconciler.connection import secrets
+from reconciler.connection import settings as connection
+from reconciler.model import desired
 
 if TYPE_CHECKING:  # the pydantic models are not needed to merge settings
     from reconciler.manifests.profiles import ClusterProfile
