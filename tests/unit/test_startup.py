@@ -62,6 +62,7 @@ LIGHT = [
     "reconciler.commands.options",  # shared options: typer only
     "reconciler.commands.output",  # printing and exit codes: typer and the colour rules
     "reconciler.commands.plain_help",  # plain help text: typer's own classes only
+    "reconciler.base",  # the plumbing package (its __init__ imports nothing)
     "reconciler.base.terminal",  # colour rules: the standard library only
 ]
 
