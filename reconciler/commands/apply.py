@@ -106,14 +106,14 @@ def broker_rejects(p: plans.Plan, *, target: operations.Target, loaded: manifest
     return any(i.outcome is Outcome.DRY_RUN_REJECTED for i in checked.items)
 
 
-def _confirm() -> None:
-    """Ask before writing; refuse without a terminal to ask on."""
+def confirm(question: str = "Apply these changes?") -> None:
+    """Ask before writing; refuse without a terminal to ask on (``fleet apply`` asks too)."""
     from reconciler.base import errors
 
     if not sys.stdin.isatty():
         raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
     # The question goes to stderr: with stdout redirected to a file the user still sees it.
-    if not typer.confirm("Apply these changes?", default=False, err=True):
+    if not typer.confirm(question, default=False, err=True):
         output.say("Apply cancelled; nothing was written.", err=True)
         raise typer.Exit(code=1)
 
@@ -206,7 +206,7 @@ def apply(
             return
         adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)
         if p.actionable and not dry_run and not auto_approve:
-            _confirm()
+            confirm()
         report = run_and_report(
             p,
             adapter,

@@ -1,4 +1,5 @@
-"""``fleet plan``: plan every cluster of a fleet file (``reconciler.fleet.run_fleet_plan``) and summarise.
+"""``fleet plan`` and ``fleet apply``: plan every cluster of a fleet file (``reconciler.fleet.run_fleet_plan``),
+or apply the plans of one such run (``reconciler.fleet.applying.run_fleet_apply``), and summarise.
 
 ``app`` is the ``fleet`` group of commands.
 """
@@ -17,6 +18,7 @@ from reconciler.commands.plain_help import PlainCommand
 
 if TYPE_CHECKING:
     from reconciler.fleet import FleetEvent, FleetResult
+    from reconciler.fleet.applying import ClusterApply, FleetApplyResult, PlannedCluster
 
 
 class FleetEngine(str, enum.Enum):
@@ -31,7 +33,7 @@ class FleetFormat(str, enum.Enum):
 
 app = typer.Typer(
     name="fleet",
-    help="Plan many clusters at once (fleet.yaml).",
+    help="Plan many clusters at once (fleet.yaml), and apply those plans.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -136,3 +138,109 @@ def plan(
     code = result.detailed_exit_code if detailed_exitcode else result.exit_code
     if code:
         raise typer.Exit(code=code)
+
+
+def _show_planned(planned: list[PlannedCluster], run_id: str) -> int:
+    """One line per cluster of what apply will do; returns how many clusters have work."""
+    from reconciler import operations
+
+    with_work = 0
+    output.say(f"Plans of fleet plan run {run_id}:", err=True)
+    for item in planned:
+        if item.plan is None:
+            output.say(f"  {item.spec.name}: NOT APPLIED: {item.problem}", err=True, style="yellow")
+            continue
+        s = item.plan.summary()
+        work = operations.has_work(item.plan)
+        with_work += work
+        output.say(
+            f"  {item.spec.name}: {s.create} to create, {s.update} to update, {s.delete} to delete, "
+            f"{s.blocked} blocked" + ("" if work else " (nothing to apply)"),
+            err=True,
+        )
+    return with_work
+
+
+def _print_apply(result: FleetApplyResult, *, plans_dir: Path) -> None:
+    for c in result.clusters:
+        n = c.counts
+        done = f"{n.get('applied', 0)} applied, {n.get('failed', 0)} failed" if n else ""
+        if c.status in ("applied", "no-changes"):
+            output.say(f"{c.name}: {c.status}" + (f" ({done})" if done else ""))
+        else:
+            output.say(f"{c.name}: {c.status.upper()}: {c.reason}" + (f" ({done})" if done else ""), style="yellow")
+    ok = sum(1 for c in result.clusters if c.status in ("applied", "no-changes"))
+    status = "PARTIAL" if result.partial else "complete"
+    head = "Fleet dry run" if result.dry_run else "Fleet apply"
+    output.say(
+        f"{head}: {status}: {ok} of {len(result.clusters)} cluster(s) applied or unchanged, in {result.seconds:.1f} s "
+        f"(plan run {result.run_id}). Summary: {plans_dir / 'apply-summary.json'}"
+    )
+
+
+@app.command("apply", cls=PlainCommand)
+def apply(
+    fleet_file: Annotated[Path, typer.Argument(help="The fleet file the plans were made from (for the connections).")],
+    plans_dir: Annotated[
+        Path, typer.Option("--plans", help="The output folder of the fleet plan run to apply.")
+    ] = Path("fleet-plan"),
+    run_id: Annotated[
+        str | None,
+        typer.Option("--run", help="Apply only if the folder still holds this run (the id in its report)."),
+    ] = None,
+    clusters: Annotated[
+        str | None, typer.Option("--clusters", help="Apply only these clusters (comma-separated names).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Clusters applied at once.")] = 4,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", min=1.0, help="Bound on each cluster's apply, in seconds (default: as apply)."),
+    ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not started: skipped."),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="validateOnly requests; write nothing.")] = False,
+    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")] = False,
+    fmt: Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")] = FleetFormat.text,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    verbose: VerboseOpt = 0,
+) -> None:
+    """Apply the saved plans of a fleet plan run; exit 0 all applied or unchanged, 3 partial, 1 on error."""
+    output.setup_logging(verbose, quiet_kafka=True)
+    from reconciler import fleet
+    from reconciler.fleet import applying
+
+    def on_done(result: ClusterApply) -> None:
+        if not quiet:
+            style = None if result.status in applying.OK_STATUSES else "yellow"
+            output.say(f"[apply] {result.name}: {result.status}", err=True, style=style)
+
+    with output.errors_to_exit():
+        names = [n.strip() for n in clusters.split(",") if n.strip()] if clusters is not None else None
+        spec = fleet.select_clusters(fleet.load_fleet(fleet_file), names)
+        found, planned = applying.planned_clusters(spec, plans_dir, run_id=run_id)
+        if not quiet or not auto_approve:
+            with_work = _show_planned(planned, found)
+            if with_work and not dry_run and not auto_approve:
+                from reconciler.commands.apply import confirm
+
+                confirm(f"Apply these changes to {with_work} cluster(s)?")
+        result = applying.run_fleet_apply(
+            spec,
+            out_dir=plans_dir,
+            concurrency=concurrency,
+            dry_run=dry_run,
+            timeout_s=timeout,
+            deadline_s=deadline,
+            on_done=on_done,
+            planned=planned,
+        )
+    if fmt is FleetFormat.json:
+        import json
+
+        typer.echo(json.dumps(dict(result.summary), indent=2))
+    else:
+        _print_apply(result, plans_dir=plans_dir)
+    if result.exit_code:
+        raise typer.Exit(code=result.exit_code)

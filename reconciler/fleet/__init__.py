@@ -4,7 +4,8 @@
 sides into one row model (``rows``), joins them per cluster (``planning.hash_join``; the ``local``
 engine in this process, the ``spark`` engine in one executor task per cluster), plans each cluster
 with the single-cluster planner (``planning``) and writes one plan per cluster plus a fleet summary
-(``summary``). See docs/fleet.md.
+(``summary``). ``applying.run_fleet_apply`` applies the plans of one such run, cluster by cluster
+through the single-cluster apply path. See docs/fleet.md.
 """
 
 from reconciler.fleet.runner import (

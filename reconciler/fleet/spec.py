@@ -24,7 +24,9 @@ from reconciler.manifests import yamlio
 
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
 # Files the run writes next to the per-cluster directories: no cluster may be named like one.
-RESERVED_NAMES = frozenset({"summary.json", "report.md", "clusters.parquet", "drift.parquet"})
+RESERVED_NAMES = frozenset(
+    {"summary.json", "report.md", "report.html", "clusters.parquet", "drift.parquet", "apply-summary.json", "history"}
+)
 
 
 class _Strict(pydantic.BaseModel):

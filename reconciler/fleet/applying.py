@@ -1,0 +1,297 @@
+"""``run_fleet_apply``: apply the per-cluster plans of one fleet plan output folder, several clusters at once.
+
+The folder a ``fleet plan`` run wrote is the input: its ``summary.json`` names the run and records,
+per cluster, the checksum of the plan file it wrote. A cluster is applied only when that run planned
+it and its ``<cluster>/plan.json`` is there with exactly that checksum: a missing plan, a plan the
+run did not write (left behind, copied in, re-planned since) or a run other than the one asked for
+(``run_id``) is never applied. Each cluster is then applied as ``apply --plan`` does it, through
+``operations.prepare_apply`` and ``operations.apply``: the plan must be for this cluster and not
+stale (the live state it was made against is checked first), the connection must have the rights
+the changes need, the self-lockout guard holds, and the apply has its deadline.
+
+Clusters run on a small thread pool (``concurrency``); a cluster that fails, is refused or is down
+never stops the others. Connections come from ``fleet.yaml`` (bootstrap, commandConfig, profile of
+the cluster's manifests), as for ``fleet plan``. Each cluster's apply report goes to
+``<cluster>/apply-report.json`` and the run's outcome to ``apply-summary.json``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import datetime
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from reconciler import manifests, operations
+from reconciler.base import errors, fileio
+from reconciler.fleet import planning, sources, spec, summary
+from reconciler.model import plans
+
+APPLY_FORMAT = "kafka-reconciler/fleet-apply"
+APPLY_SUMMARY = "apply-summary.json"
+APPLY_REPORT = "apply-report.json"
+CONCURRENCY = 4
+
+APPLIED = "applied"  # every change applied and read back
+NO_CHANGES = "no-changes"  # the plan had nothing to do
+PARTIAL = "partial"  # the apply ran; some change failed, was blocked or did not converge
+REFUSED = "refused"  # stopped before any write: stale plan, another cluster, missing rights, unresolved secret
+NOT_APPLIED = "not-applied"  # no plan of this run: missing, from another run, unreadable at plan time
+SKIPPED = "skipped"  # not started before the run's deadline
+FAILED = "failed"  # an unexpected error; the message says what
+OK_STATUSES = frozenset({APPLIED, NO_CHANGES})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ClusterApply:
+    """One cluster's line of a fleet apply."""
+
+    name: str
+    status: str
+    reason: str | None = None
+    exit_code: int = 0  # the single-cluster apply's exit code (0, 1 before any write, 3 partial)
+    counts: Mapping[str, int] = dataclasses.field(default_factory=dict)  # the apply report's outcome counts
+    report_path: Path | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "reason": self.reason,
+            "exit_code": self.exit_code,
+            "counts": dict(self.counts),
+            "report": None if self.report_path is None else f"{self.name}/{APPLY_REPORT}",
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FleetApplyResult:
+    """What a fleet apply did; ``exit_code`` 0 when every cluster was applied or had nothing to do, else 3."""
+
+    run_id: str  # the fleet plan run whose plans were applied
+    clusters: tuple[ClusterApply, ...]
+    summary: Mapping[str, Any]
+    seconds: float
+    dry_run: bool
+
+    @property
+    def partial(self) -> bool:
+        return any(c.status not in OK_STATUSES for c in self.clusters)
+
+    @property
+    def exit_code(self) -> int:
+        return 3 if self.partial else 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlannedCluster:
+    """A cluster of the plan run, with its plan when the run's checks pass (else ``problem`` says why not)."""
+
+    spec: spec.ClusterSpec
+    plan: plans.Plan | None
+    problem: str | None
+
+
+def read_run(out_dir: Path) -> dict[str, Any]:
+    """The ``summary.json`` of a fleet plan output folder; ``ConfigError`` when there is none."""
+    path = out_dir / "summary.json"
+    if not summary.is_fleet_output(out_dir):
+        raise errors.ConfigError(f"{path}: not found or not a fleet plan summary; run fleet plan --out {out_dir} first")
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return doc
+
+
+def _check_plan(out_dir: Path, entry: Mapping[str, Any] | None, run_id: str) -> tuple[plans.Plan | None, str | None]:
+    if entry is None:
+        return None, f"not in plan run {run_id}"
+    if entry.get("status") != planning.STATUS_PLANNED:
+        return None, f"not planned in run {run_id} ({entry.get('status')}: {entry.get('reason')})"
+    name = str(entry["name"])
+    path = out_dir / name / "plan.json"
+    if not path.is_file():
+        return None, f"{path} is missing"
+    try:
+        p = plans.Plan.load(path)
+    except errors.ReconcilerError as exc:
+        return None, str(exc)
+    found = p.to_json_dict()["checksum"]
+    if found != entry.get("plan_checksum"):
+        return None, f"{path} is not the plan run {run_id} wrote (checksum {str(found)[:12]}...); re-run fleet plan"
+    return p, None
+
+
+def planned_clusters(
+    fleet: spec.FleetSpec, out_dir: Path, *, run_id: str | None = None
+) -> tuple[str, list[PlannedCluster]]:
+    """The run id of ``out_dir`` and each cluster of ``fleet`` with its checked plan.
+
+    ``ConfigError`` when the folder holds no fleet plan, or one of another run than ``run_id``.
+    """
+    doc = read_run(out_dir)
+    found = str(doc["run"]["id"])
+    if run_id is not None and run_id != found:
+        raise errors.ConfigError(
+            f"{out_dir / 'summary.json'} is run {found}, not {run_id}: the folder was planned again; "
+            "review its report and apply that run"
+        )
+    entries = {str(c["name"]): c for c in doc.get("clusters", [])}
+    out = []
+    for cluster in fleet.clusters:
+        p, problem = _check_plan(out_dir, entries.get(cluster.name), found)
+        if p is not None and cluster.snapshot is not None:
+            p, problem = None, "planned from a snapshot: give it a connection (bootstrap, profile) to apply it"
+        out.append(PlannedCluster(cluster, p, problem))
+    return found, out
+
+
+def _target(cluster: spec.ClusterSpec, loaded: manifests.LoadResult | None) -> operations.Target:
+    return operations.Target(
+        cluster=cluster.profile,
+        bootstrap_server=cluster.bootstrap,
+        command_config=cluster.command_config,
+        profiles={} if loaded is None else loaded.profiles,
+    )
+
+
+def _apply_one(
+    item: PlannedCluster,
+    *,
+    loaded: manifests.LoadResult | None,
+    out_dir: Path,
+    dry_run: bool,
+    timeout_s: float | None,
+    deadline_at: float | None,
+) -> ClusterApply:
+    name = item.spec.name
+    started = time.monotonic()
+    p = item.plan
+    assert p is not None
+    if deadline_at is not None:
+        left = deadline_at - time.time()
+        if left <= 0:
+            return ClusterApply(name, SKIPPED, "not started: the run's deadline (--deadline) had passed")
+        timeout_s = left if timeout_s is None else min(timeout_s, left)
+    if not operations.has_work(p):
+        return ClusterApply(name, NO_CHANGES)
+    try:
+        adapter = operations.prepare_apply(p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run)
+        report = operations.apply(
+            p, adapter, dry_run=dry_run, allow_self_lockout=False, timeout_s=timeout_s, loaded=loaded
+        )
+    except errors.ReconcilerError as exc:  # raised before any write (apply_plan's contract)
+        return ClusterApply(name, REFUSED, str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)
+    except Exception as exc:  # one cluster's surprise never stops the others
+        return ClusterApply(name, FAILED, f"{type(exc).__name__}: {exc}", 1, seconds=time.monotonic() - started)
+    path = out_dir / name / APPLY_REPORT
+    fileio.write_private_file(path, report.to_json())
+    failed = report.failed()
+    reason = None
+    if report.exit_code:
+        reason = "; ".join(f"{i.address}: {i.outcome.value}" for i in failed[:3]) or "did not converge"
+        if len(failed) > 3:
+            reason += f" (and {len(failed) - 3} more)"
+    return ClusterApply(
+        name,
+        APPLIED if report.exit_code == 0 else PARTIAL,
+        reason,
+        report.exit_code,
+        report.counts(),
+        path,
+        time.monotonic() - started,
+    )
+
+
+def run_fleet_apply(
+    fleet: spec.FleetSpec,
+    *,
+    out_dir: Path,
+    run_id: str | None = None,
+    concurrency: int = CONCURRENCY,
+    dry_run: bool = False,
+    timeout_s: float | None = None,
+    deadline_s: float | None = None,
+    env: Mapping[str, str] | None = None,
+    on_done: Callable[[ClusterApply], None] | None = None,
+    planned: Sequence[PlannedCluster] | None = None,
+) -> FleetApplyResult:
+    """Apply the plans of the fleet plan run in ``out_dir`` to the clusters of ``fleet``.
+
+    ``run_id`` pins the run (the one whose report was reviewed). ``timeout_s`` bounds each cluster's
+    apply (default: as ``apply``), ``deadline_s`` the whole run (a cluster not started by then is
+    ``skipped``). ``env`` feeds ``${VAR}`` in the manifests, read for connection profiles and the
+    sensitive values a plan holds redacted. ``planned`` is ``planned_clusters``' answer when the
+    caller already has it (it showed it before asking for confirmation). ``on_done`` is called per
+    cluster as it finishes.
+    """
+    if concurrency < 1:
+        raise errors.ConfigError(f"concurrency must be at least 1, got {concurrency}")
+    if deadline_s is not None and deadline_s <= 0:
+        raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
+    clock = time.monotonic()
+    started_at = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    deadline_at = None if deadline_s is None else time.time() + deadline_s
+    if planned is None:
+        found, items = planned_clusters(fleet, out_dir, run_id=run_id)
+    else:
+        found, items = read_run(out_dir)["run"]["id"], list(planned)
+    desired_sets = sources.load_desired([i.spec for i in items if i.plan is not None], env=env)
+    results: dict[str, ClusterApply] = {}
+    lock = threading.Lock()
+
+    def done(result: ClusterApply) -> None:
+        with lock:
+            results[result.name] = result
+        if on_done is not None:
+            on_done(result)
+
+    runnable = []
+    for item in items:
+        if item.plan is None:
+            done(ClusterApply(item.spec.name, NOT_APPLIED, item.problem, 1))
+            continue
+        loaded_set = desired_sets[sources.desired_key(item.spec)]
+        if loaded_set.desired is None:
+            done(ClusterApply(item.spec.name, REFUSED, f"manifests: {loaded_set.error}", 1))
+            continue
+        loaded = manifests.LoadResult(loaded_set.desired, dict(loaded_set.profiles), [])
+        runnable.append((item, loaded))
+    if runnable:
+        workers = min(concurrency, len(runnable))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fleet-apply") as pool:
+            futures = [
+                pool.submit(
+                    _apply_one,
+                    item,
+                    loaded=loaded,
+                    out_dir=out_dir,
+                    dry_run=dry_run,
+                    timeout_s=timeout_s,
+                    deadline_at=deadline_at,
+                )
+                for item, loaded in runnable
+            ]
+            for future in concurrent.futures.as_completed(futures):
+                done(future.result())
+    ordered = tuple(results[i.spec.name] for i in items)
+    seconds = time.monotonic() - clock
+    doc = {
+        "format": APPLY_FORMAT,
+        "version": 1,
+        "plan_run": found,
+        "apply_id": uuid.uuid4().hex,
+        "started_at": started_at.isoformat(),
+        "duration_s": round(seconds, 3),
+        "dry_run": dry_run,
+        "status": "partial" if any(c.status not in OK_STATUSES for c in ordered) else "complete",
+        "clusters": [c.to_dict() for c in ordered],
+    }
+    fileio.write_private_file(out_dir / APPLY_SUMMARY, json.dumps(doc, indent=2) + "\n")
+    return FleetApplyResult(run_id=found, clusters=ordered, summary=doc, seconds=seconds, dry_run=dry_run)
