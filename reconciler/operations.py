@@ -186,14 +186,14 @@ def read_snapshot_state(
 ) -> tuple[state.ClusterState, int]:
     """The live state ``snapshot --out`` writes and the number of admin requests it took.
 
-    With manifests, only what they need (and the usage evidence of the topics a plan would delete); without,
+    With manifests, only what they need (and the usage and impact evidence of the topics a plan would change); without,
     every kind the cluster supports.
     """
     from reconciler.model.kinds import Kind
 
     with target.connect() as adapter:
         if wanted is not None:
-            live = workflow.with_usage(adapter, wanted.desired, workflow.read_live(adapter, wanted.desired))
+            live = workflow.with_evidence(adapter, wanted.desired, workflow.read_live(adapter, wanted.desired))
         else:
             kinds = frozenset(k for k in Kind if not adapter.missing_apis([k]))
             live = adapter.read_state(kinds=kinds)

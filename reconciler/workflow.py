@@ -16,6 +16,7 @@ from reconciler import manifests, planner
 from reconciler.base import errors
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
+from reconciler.planner import impact as planner_impact
 
 
 def load_manifests(
@@ -78,8 +79,9 @@ def make_plan(
     """Run the pure planner with the command-line options; ``target`` (how the cluster was reached) goes into
     the plan's header.
 
-    With an ``adapter``, the usage evidence of the topics the plan deletes is read first (``with_usage``), so
-    each delete shows what it would destroy and one of a topic in use is blocked unless ``allow_delete_in_use``.
+    With an ``adapter``, the usage and impact evidence of the topics the plan changes is read first
+    (``with_evidence``), so each delete shows what it would destroy (one of a topic in use is blocked unless
+    ``allow_delete_in_use``) and each change what it will do (``reconciler.planner.impact``).
     """
     unknown = sorted(set(rotate_passwords) - set(wanted.scram_users))
     if unknown:
@@ -92,22 +94,32 @@ def make_plan(
         **({} if in_use_window_ms is None else {"in_use_window_ms": in_use_window_ms}),
     )
     if adapter is not None:
-        live = with_usage(adapter, wanted, live)
+        live = with_evidence(adapter, wanted, live)
     result = planner.plan(wanted, live, options=options)
     if target is None:
         return result
     return dataclasses.replace(result, cluster=dataclasses.replace(result.cluster, target=target))
 
 
-def with_usage(adapter: Any, wanted: desired.DesiredState, live: state.ClusterState) -> state.ClusterState:
-    """``live`` with the usage evidence of the topics a plan would delete (unchanged when it deletes none).
+def with_evidence(adapter: Any, wanted: desired.DesiredState, live: state.ClusterState) -> state.ClusterState:
+    """``live`` with the usage evidence of the topics a plan deletes or adds partitions to, and the impact evidence
+    of the topics it changes (``live`` unchanged when it changes none, or already carries the evidence).
 
     The topics come from a first plan; the evidence is read for exactly those, in batched requests.
     """
-    if live.topic_usage is not None:
+    if live.topic_usage is not None and live.impact is not None:
         return live
     first = planner.plan(wanted, live)
-    deleted = sorted(c.name for c in first.changes if c.kind == Kind.TOPIC and c.phase is plans.Phase.TOPIC_DELETE)
-    if not deleted:
-        return live
-    return dataclasses.replace(live, topic_usage=adapter.read_topic_usage(deleted))
+    topic_changes = [c for c in first.changes if c.kind == Kind.TOPIC]
+    if live.topic_usage is None:
+        used = sorted({c.name for c in topic_changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})
+        if used:
+            live = dataclasses.replace(live, topic_usage=adapter.read_topic_usage(used))
+    if live.impact is None:
+        request = planner_impact.needs(topic_changes, wanted, live)
+        if request:
+            live = dataclasses.replace(live, impact=adapter.read_impact_evidence(request))
+    return live
+
+
+_USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)

@@ -18,10 +18,10 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import access, read, security, usage, write
+from reconciler.kafka import access, evidence, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
-from reconciler.model import state
+from reconciler.model import impact, state
 from reconciler.model.capabilities import KIND_APIS
 from reconciler.model.kinds import Kind
 
@@ -118,6 +118,11 @@ class KafkaAdapter:
     def read_topic_usage(self, topics: Sequence[str]) -> dict[str, state.TopicUsage]:
         """Evidence that ``topics`` are in use (groups with committed offsets, end offsets, latest record)."""
         return usage.read_usage(self._wire, topics)
+
+    def read_impact_evidence(self, request: impact.EvidenceRequest) -> impact.ImpactEvidence:
+        """Sizes, offsets and in-sync replicas of the topics ``request`` names, in a few batched requests, within
+        one request timeout in all; what cannot be read is left unknown and said why (never raises)."""
+        return evidence.read_evidence(self._wire, request, budget_s=self.settings.request_timeout_ms / 1000)
 
     def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
         return read.read_reassignments(self._wire)

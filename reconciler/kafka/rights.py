@@ -19,6 +19,7 @@ NEEDED: dict[str, tuple[str, str]] = {
     "DescribeUserScramCredentials": ("DESCRIBE", CLUSTER),
     "ListPartitionReassignments": ("DESCRIBE", CLUSTER),
     "DescribeCluster": ("DESCRIBE", CLUSTER),
+    "DescribeLogDirs": ("DESCRIBE", CLUSTER),
     "DescribeConfigs:broker": ("DESCRIBE_CONFIGS", CLUSTER),
     "DescribeConfigs:topic": ("DESCRIBE_CONFIGS", "TOPIC {name}"),
     "ListOffsets": ("DESCRIBE", "TOPIC {name}"),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors, fileio
+from reconciler.model import impact as impact_mod
 from reconciler.model import payloads, state
 from reconciler.model.kinds import Kind
 
@@ -274,6 +275,7 @@ class Plan:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     format_version: int = PLAN_FORMAT_VERSION
     unchanged: Mapping[Kind, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
+    impact: impact_mod.PlanImpact | None = None  # what the changes will do (reconciler.planner.impact)
 
     @property
     def actionable(self) -> tuple[Change, ...]:
@@ -327,6 +329,7 @@ class Plan:
             "warnings": [w.to_dict() for w in self.warnings],
             "unmanaged": [u.to_dict() for u in self.unmanaged],
             "unchanged": {k.value: n for k, n in sorted(self.unchanged.items())},
+            **({} if self.impact is None else {"impact": self.impact.to_dict()}),
         }
         body["checksum"] = state.fingerprint({k: v for k, v in body.items() if k != "summary"})
         return body
@@ -358,6 +361,7 @@ class Plan:
                 live_fingerprint=doc.get("live_fingerprint"),
                 options=dict(doc.get("options", {})),
                 unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},
+                impact=None if doc.get("impact") is None else impact_mod.PlanImpact.from_dict(doc["impact"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # AttributeError: a section of the wrong JSON type (a list or a string where an object belongs)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors, fileio
+from reconciler.model import impact as impact_mod
 from reconciler.model.kinds import Kind
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
@@ -227,6 +228,8 @@ class ClusterState:
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # Usage evidence of the topics a plan would delete (read after a first plan); None when not read.
     topic_usage: Mapping[str, TopicUsage] | None = None
+    # Impact evidence (sizes, offsets, in-sync replicas) of the topics a plan changes; None when not read.
+    impact: impact_mod.ImpactEvidence | None = None
 
     # ----------------------------------------------------------------------------------------- JSON
     def to_json_dict(self) -> dict[str, Any]:
@@ -274,6 +277,7 @@ class ClusterState:
             "topic_usage": None
             if self.topic_usage is None
             else {name: {**u.evidence(), "read_at_ms": u.read_at_ms} for name, u in sorted(self.topic_usage.items())},
+            **({} if self.impact is None else {"impact": self.impact.to_dict()}),
         }
 
     @classmethod
@@ -348,6 +352,7 @@ class ClusterState:
                     )
                     for name, u in doc["topic_usage"].items()
                 },
+                impact=None if doc.get("impact") is None else impact_mod.ImpactEvidence.from_dict(doc["impact"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise errors.SnapshotError(f"malformed snapshot: {type(exc).__name__}: {exc}") from None

@@ -4,7 +4,8 @@ No I/O, no printing, no clock: the same inputs give a byte-identical plan. Each 
 its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks the kinds the cluster's version
 cannot manage; ``lint`` adds cluster warnings; ``views``
 defines the live view of each resource that change fingerprints (and apply's staleness check) use.
-Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes.
+Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes. ``impact`` says what each
+topic change will do, from the evidence in ``ClusterState.impact`` when it was read.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import gc
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import acls, brokers, common, lint, quotas, scram, topics, unsupported
+from reconciler.planner import acls, brokers, common, impact, lint, quotas, scram, topics, unsupported
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
@@ -54,7 +55,7 @@ def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: Pla
             brokers.plan_broker_configs(ctx)
         lint.lint(ctx)
         fingerprint = live_fingerprint(live, kinds=kinds)
-        changes = plans.sort_changes(ctx.changes)
+        changes, found = impact.assess(plans.sort_changes(ctx.changes), wanted, live)
     finally:
         if was_enabled:
             gc.enable()
@@ -70,6 +71,7 @@ def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: Pla
         live_fingerprint=fingerprint,
         options={**opts.to_dict(), "kinds": sorted(k.value for k in kinds)},
         unchanged=dict(sorted(ctx.unchanged.items())),
+        impact=found,
     )
 
 

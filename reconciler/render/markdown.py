@@ -1,10 +1,10 @@
 """The pull-request comment view of a plan, always within GitHub's comment size limit.
 
-Summary and a table of counts per kind first; errors and warnings, blocked changes and deletions are
-always visible (never collapsed); the per-kind details follow in ``<details>`` sections, with reasons
-shared by many resources stated once per kind rather than once per resource. When the full details
-would exceed ``max_chars``, every kind is still shown, one line per resource, cut to "... and N more"
-within a fair share of the room.
+Summary (with the impact line) and a table of counts per kind first; errors and warnings, what each change will
+do (impact), blocked changes and deletions are always visible (never collapsed); the per-kind details follow in
+``<details>`` sections, with reasons shared by many resources stated once per kind rather than once per resource.
+When the full details would exceed ``max_chars``, every kind is still shown, one line per resource, cut to
+"... and N more" within a fair share of the room.
 """
 
 from __future__ import annotations
@@ -61,11 +61,21 @@ def _blocked_items(result: plans.Plan) -> list[str]:
     return out
 
 
+def _impact_items(result: plans.Plan) -> list[str]:
+    if result.impact is None:
+        return []
+    out = [_clip(f"- {_escape(note)}") for note in result.impact.notes]
+    for e in result.impact.entries:
+        where = plans.Phase[e.phase].label if e.phase in plans.Phase.__members__ else e.phase
+        out.extend(_clip(f"- {_code(e.address)} ({where}): {_escape(line)}") for line in e.lines)
+    return out
+
+
 def _deletion_items(result: plans.Plan) -> list[str]:
     out = []
     for c in result.changes:
         if c.action is plans.Action.DELETE:
-            notes = [_escape(w) for w in c.warnings]
+            notes = [_escape(w) for w in c.warnings if not w.startswith("impact: ")]  # shown under Impact
             suffix = f": {'; '.join(notes)}" if notes else ""
             out.append(_clip(f"- {_code(c.address)}{suffix}"))
     return out
@@ -205,6 +215,10 @@ def render_markdown(
     head.append("")
     head.append(f"**{summary.line()}**")
     head.append("")
+    impact_line = None if result.impact is None else result.impact.summary_line()
+    if impact_line:
+        head.append(f"**{_escape(impact_line)}**")
+        head.append("")
     info = result.cluster
     racks = sorted({b.rack for b in info.brokers if b.rack})
     facts = [f"cluster {_code(info.cluster_id or 'unknown')}", count(len(info.brokers), "broker")]
@@ -224,6 +238,7 @@ def render_markdown(
 
     for heading, items in (
         ("Errors and warnings", _warning_items(result)),
+        ("Impact", _impact_items(result)),
         ("Blocked", _blocked_items(result)),
         ("Deletions", _deletion_items(result)),
     ):

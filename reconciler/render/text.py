@@ -1,6 +1,7 @@
 """The Terraform-like terminal view of a plan.
 
-``render_text(plan, color=..., compact=...)`` returns the whole text; the CLI decides whether to colour
+``render_text(plan, color=..., compact=...)`` returns the whole text (the impact summary line first, when the plan
+has one); the CLI decides whether to colour
 it (``reconciler.base.terminal``) and prints it. Colour is plain ANSI escape codes, so the text is the same with
 or without it once the codes are stripped. ``group_lines`` renders one address as a block, ``one_line`` as a
 single line (the compact form, also used by the markdown view of big plans).
@@ -110,6 +111,10 @@ def render_text(result: plans.Plan, *, color: bool = False, compact: bool = Fals
     style = _Style(color)
     lines = header_lines(result.cluster)
     lines.append("")
+    if result.impact is not None and (line := result.impact.summary_line()):
+        lines.append(style("bold", line))
+        lines.extend(f"  {note}" for note in result.impact.notes)
+        lines.append("")
     groups = values.grouped(result.changes)
     if groups:
         lines.append("Changes, in the order apply runs them (+ create, ~ update, - delete, ! blocked):")

@@ -231,7 +231,7 @@ def test_reassignment_in_progress_is_mentioned() -> None:
 
     live = cluster(topics=[live_topic("orders", 1, 2)], reassignments=(Reassignment("orders", 0, (1, 2, 3), (3,), ()),))
     change = only(plan(want(topics=[topic("orders", 1, 3)]), live), "topic/orders")
-    assert change.warnings == ("1 partition reassignment(s) of this topic are still in progress",)
+    assert change.warnings[0] == "1 partition reassignment(s) of this topic are still in progress"
 
 
 def test_added_partitions_take_their_declared_replicas() -> None:

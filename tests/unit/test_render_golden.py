@@ -43,6 +43,23 @@ def test_golden_json_is_a_loadable_plan_equal_to_the_example(tmp_path: Path) -> 
     assert plans.Plan.load(plan_file) == example_plan()
 
 
+IMPACT_RENDERS: dict[str, Callable[[plans.Plan], str]] = {
+    "impact-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for shop", marker="shop"),
+    "impact-plan.txt": lambda plan: render_text(plan, color=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IMPACT_RENDERS))
+def test_impact_render_matches_golden_file(name: str) -> None:
+    from tests.golden.impact import impact_plan
+
+    rendered = IMPACT_RENDERS[name](impact_plan())
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(rendered, encoding="utf-8")
+    assert rendered == path.read_text(encoding="utf-8"), f"{name} differs; if intended, regenerate with UPDATE_GOLDEN=1"
+
+
 BIG_RENDERS: dict[str, Callable[[plans.Plan], str]] = {
     "big-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for prod-eu", marker="prod-eu"),
     "big-plan-compact.txt": lambda plan: render_text(plan, compact=True),
