@@ -101,6 +101,14 @@ def plan(
         list[str] | None,
         typer.Option("--conf", help="A Spark setting key=value (repeatable); only with --engine spark."),
     ] = None,
+    retry_failed: Annotated[
+        Path | None,
+        typer.Option(
+            "--retry-failed",
+            help="An earlier run's summary.json: plan only the clusters it could not plan (into its folder: "
+            "keep the others).",
+        ),
+    ] = None,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
@@ -128,6 +136,7 @@ def plan(
             spark_conf=spark_conf,
             read_concurrency=read_concurrency,
             deadline_s=deadline,
+            retry_failed=retry_failed,
         )
     if fmt is FleetFormat.json:
         import json

@@ -61,6 +61,7 @@ class ClusterOutcome:
     rows: int = 0  # joined rows planned
     differing: int = 0  # resources the join found different (owned or not)
     digest: PlanDigest | None = None  # what the summary needs from the plan, so the driver never re-parses it
+    planned_in: str | None = None  # the run that made the plan, when an earlier run did (fleet plan --retry-failed)
 
     def plan(self) -> plans.Plan | None:
         return None if self.plan_json is None else plans.Plan.from_json_dict(json.loads(self.plan_json))

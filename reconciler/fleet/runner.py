@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reconciler.base import errors, fileio
-from reconciler.fleet import local, planning, sources, spec, summary
+from reconciler.fleet import local, planning, retry, sources, spec, summary
 
 Engine = Literal["local", "spark"]
 
@@ -151,6 +151,7 @@ def run_fleet_plan(
     env: Mapping[str, str] | None = None,
     read_concurrency: int | None = None,
     deadline_s: float | None = None,
+    retry_failed: Path | None = None,
 ) -> FleetResult:
     """Plan every cluster of ``fleet`` and write plans and summary under ``out_dir``.
 
@@ -159,6 +160,8 @@ def run_fleet_plan(
     (default: the process environment). ``read_concurrency`` bounds how many clusters are read at
     once (local default 8; Spark default one task per cluster, as many at once as executor cores).
     ``deadline_s`` bounds the run: a cluster not yet read by then is reported ``skipped``.
+    ``retry_failed`` (an earlier run's ``summary.json``) plans only the clusters that run could not
+    plan; into that run's own folder, the others are carried over (``retry``).
     """
     if engine not in ("local", "spark"):
         raise errors.ConfigError(f"unknown engine {engine!r}: use local or spark")
@@ -173,11 +176,20 @@ def run_fleet_plan(
         engine=engine,
     )
     deadline_at = None if deadline_s is None else time.time() + deadline_s
+    whole = fleet
+    carried: list[planning.ClusterOutcome] = []
+    retry_of = None
+    if retry_failed is not None:
+        previous = retry.load_previous(retry_failed)
+        retry_of = str(previous["run"]["id"])
+        fleet = retry.retry_selection(fleet, previous)
+        carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir)
+        _emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
     out_dir.mkdir(parents=True, exist_ok=True)
     _emit(progress, FleetEvent("load", f"loading manifests for {len(fleet.clusters)} cluster(s)"))
     desired_sets = sources.load_desired(fleet.clusters, env=env)
     tasks: list[sources.ClusterTask] = []
-    outcomes: list[planning.ClusterOutcome] = []
+    outcomes: list[planning.ClusterOutcome] = list(carried)
     for cluster in fleet.clusters:
         loaded = desired_sets[sources.desired_key(cluster)]
         if loaded.desired is None:
@@ -224,7 +236,7 @@ def run_fleet_plan(
             deadline_at=deadline_at,
         )
     total_rows = 0
-    plan_paths: dict[str, Path | None] = {}
+    plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
     for outcome in produced:
         outcomes.append(outcome)
         total_rows += outcome.rows
@@ -237,13 +249,16 @@ def run_fleet_plan(
         else:
             _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
     removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
-    summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed)
+    run = dataclasses.replace(run, seconds=time.perf_counter() - started)
+    summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
     outputs, note = summary.write_outputs(summary_doc, out_dir)
     notes = [note] if note else []
     if removed:
         notes.append(f"removed {len(removed)} plan file(s) an earlier run left for clusters not planned now")
-    order = {c.name: i for i, c in enumerate(fleet.clusters)}
+    if carried:
+        notes.append(f"{len(carried)} cluster(s) planned by run {retry_of} kept as they were")
+    order = {c.name: i for i, c in enumerate(whole.clusters)}
     counts = {c["name"]: c.get("counts", {}) for c in summary_doc["clusters"]}
     results = tuple(
         ClusterResult(

@@ -2,10 +2,11 @@
 
 Written three ways from one summary document: ``summary.json`` (the document), Parquet tables
 (``clusters.parquet``, ``drift.parquet``; needs pyarrow, which the ``spark`` extra installs; without
-it they are skipped and the result says so) and ``report.md`` for people. Apart from the run's
-metadata (id, UTC start time, engine; in every Parquet row too, with the cluster id and the plan's
-checksum) the document depends only on the plans, so both engines write the same summary for the
-same fleet.
+it they are skipped and the result says so) and ``report.md`` for people, clusters sorted by drift.
+Apart from the run's metadata (id, UTC start time, duration, engine; in every Parquet row too, with
+the cluster id and the plan's checksum) the document depends only on the plans, so both engines
+write the same summary for the same fleet. Every file is written with the plans' permissions
+(user-only).
 """
 
 from __future__ import annotations
@@ -13,18 +14,21 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.base import fileio
+from reconciler.base import errors, fileio
 from reconciler.fleet import planning, sources
 
 SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"
 SUMMARY_VERSION = 1
 TOP_DRIFTED = 25
 ACTIONS = planning.ACTIONS
-RUN_COLUMNS = ("run_id", "run_at", "engine", "cluster_id", "plan_checksum")
+RUN_COLUMNS = ("run_id", "run_at", "run_seconds", "engine", "cluster_id", "plan_checksum")
+NO_KIND = "none"  # clusters.parquet's kind for a cluster whose plan has no kind (not planned, or nothing to compare)
+CHANGE_ACTIONS = ("create", "update", "delete", "blocked")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -34,13 +38,37 @@ class RunInfo:
     run_id: str
     started_at: datetime.datetime  # timezone-aware, UTC
     engine: str
+    seconds: float | None = None  # the run's duration, up to writing the summary
 
-    def to_dict(self) -> dict[str, str]:
-        return {"id": self.run_id, "started_at": self.started_at.isoformat(), "engine": self.engine}
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"id": self.run_id, "started_at": self.started_at.isoformat(), "engine": self.engine}
+        if self.seconds is not None:
+            doc["duration_s"] = round(self.seconds, 3)
+        return doc
+
+
+def drift_score(cluster: Mapping[str, Any]) -> tuple[int, int]:
+    """How far a cluster is from its manifests: changes wanted (create, update, delete, blocked), then
+    resources differing; ``(-1, -1)`` for a cluster that was not planned."""
+    counts = cluster.get("counts")
+    if not counts:
+        return (-1, -1)
+    return (sum(int(counts[a]) for a in CHANGE_ACTIONS), int(cluster.get("resources_differing", 0)))
+
+
+def by_drift(clusters: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Planned clusters most drifted first (ties by name), then the clusters that were not planned."""
+    planned = [c for c in clusters if c.get("counts")]
+    planned.sort(key=lambda c: (tuple(-n for n in drift_score(c)), c["name"]))
+    return planned + sorted((c for c in clusters if not c.get("counts")), key=lambda c: c["name"])
 
 
 def build_summary(
-    outcomes: Sequence[planning.ClusterOutcome], *, run: RunInfo, stale_removed: Sequence[str] = ()
+    outcomes: Sequence[planning.ClusterOutcome],
+    *,
+    run: RunInfo,
+    stale_removed: Sequence[str] = (),
+    retry_of: str | None = None,
 ) -> dict[str, Any]:
     """The summary document; clusters in name order, so it does not depend on the engine's order.
 
@@ -64,6 +92,8 @@ def build_summary(
                 errors=digest.errors,
                 resources_differing=outcome.differing,
             )
+            if outcome.planned_in is not None:
+                entry["planned_in_run"] = outcome.planned_in
             for action, n in digest.counts.items():
                 totals[action] += n
             for kind, numbers in digest.by_kind.items():
@@ -78,7 +108,7 @@ def build_summary(
     with_changes = sum(
         1 for c in clusters if c.get("counts") and any(c["counts"][a] for a in ("create", "update", "delete"))
     )
-    return {
+    doc: dict[str, Any] = {
         "format": SUMMARY_FORMAT,
         "version": SUMMARY_VERSION,
         "run": run.to_dict(),
@@ -96,6 +126,9 @@ def build_summary(
         "clusters": clusters,
         "drift": drifted,
     }
+    if retry_of is not None:
+        doc["retry_of"] = retry_of
+    return doc
 
 
 def is_fleet_output(out_dir: Path) -> bool:
@@ -107,6 +140,20 @@ def is_fleet_output(out_dir: Path) -> bool:
     return isinstance(doc, dict) and doc.get("format") == SUMMARY_FORMAT
 
 
+def write_private_parquet(table: Any, path: Path) -> None:
+    """``table`` to ``path`` with user-only permissions (as the plans), never through a symlink."""
+    import pyarrow.parquet as pq
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        pq.write_table(table, handle)
+
+
 def write_json(summary: dict[str, Any], path: Path) -> None:
     doc = {k: v for k, v in summary.items() if k != "drift"}
     fileio.write_private_file(path, json.dumps(doc, indent=2) + "\n")
@@ -115,7 +162,6 @@ def write_json(summary: dict[str, Any], path: Path) -> None:
 def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     """``clusters.parquet`` (one row per cluster and kind) and ``drift.parquet`` (one row per drifted resource)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     run = summary["run"]
     run_at = datetime.datetime.fromisoformat(run["started_at"])
@@ -126,6 +172,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         return {
             "run_id": run["id"],
             "run_at": run_at,
+            "run_seconds": run.get("duration_s"),
             "engine": run["engine"],
             "cluster_id": cluster_id,
             "plan_checksum": checksum,
@@ -134,13 +181,15 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     run_schema = [
         ("run_id", pa.string()),
         ("run_at", pa.timestamp("s", tz="UTC")),
+        ("run_seconds", pa.float64()),
         ("engine", pa.string()),
         ("cluster_id", pa.string()),
         ("plan_checksum", pa.string()),
     ]
     cluster_rows: list[dict[str, Any]] = []
     for c in summary["clusters"]:
-        kinds = c.get("by_kind") or {None: dict.fromkeys(ACTIONS, None)}
+        counted = c.get("counts") is not None
+        kinds = c.get("by_kind") or {NO_KIND: dict.fromkeys(ACTIONS, 0 if counted else None)}
         for kind, numbers in kinds.items():
             cluster_rows.append(
                 {
@@ -158,7 +207,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         + run_schema
     )
     clusters_path = out_dir / "clusters.parquet"
-    pq.write_table(pa.Table.from_pylist(cluster_rows, schema=schema), str(clusters_path))
+    write_private_parquet(pa.Table.from_pylist(cluster_rows, schema=schema), clusters_path)
     drift_schema = pa.schema(
         [
             ("cluster", pa.string()),
@@ -172,7 +221,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     )
     drift_rows = [{**d, **stamped(d["cluster"])} for d in summary["drift"]]
     drift_path = out_dir / "drift.parquet"
-    pq.write_table(pa.Table.from_pylist(drift_rows, schema=drift_schema), str(drift_path))
+    write_private_parquet(pa.Table.from_pylist(drift_rows, schema=drift_schema), drift_path)
     return [clusters_path, drift_path]
 
 
@@ -187,11 +236,12 @@ def render_markdown(summary: dict[str, Any]) -> str:
     status = "complete" if summary["status"] == "complete" else "PARTIAL: some clusters could not be planned"
     changes = "changes present" if summary["changes"] else "no changes"
     run = summary["run"]
+    took = f" in {run['duration_s']:.1f} s" if "duration_s" in run else ""
     lines += [
         f"**Status:** {status}; {changes}. {planned} of {total} cluster(s) planned, "
         f"{summary['clusters_with_changes']} with changes (engine: {summary['engine']}).",
         "",
-        f"Run `{run['id']}`, started {run['started_at']}.",
+        f"Run `{run['id']}`, started {run['started_at']}{took}.",
         "",
     ]
     t = summary["totals"]
@@ -199,12 +249,12 @@ def render_markdown(summary: dict[str, Any]) -> str:
         f"**Fleet totals:** {t['create']} to create, {t['update']} to update, {t['delete']} to delete, "
         f"{t['blocked']} blocked, {t['unmanaged']} unmanaged, {t['unchanged']} unchanged.",
         "",
-        "## Clusters",
+        "## Clusters (most drifted first)",
         "",
         "| Cluster | Status | + create | ~ update | - delete | ! blocked | unmanaged | unchanged | lint errors |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for c in summary["clusters"]:
+    for c in by_drift(summary["clusters"]):
         n = c.get("counts")
         if n is None:
             lines.append(f"| {_cell(c['name'])} | {c['status']} | | | | | | | |")
