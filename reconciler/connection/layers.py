@@ -103,14 +103,16 @@ def profile_layer(
     """A settings layer from a ``Cluster`` profile, and the properties file it names (if any).
 
     Secret references are resolved here, at connection time; errors name the profile and reference only.
-    The profile's ``securityProtocol`` is left to its properties file when it names one and keeps the default
-    PLAINTEXT; TLS host-name checking is only ever turned off by the profile, never forced on.
+    A field the profile does not set is left out of the layer, so a lower layer (its properties file, then the
+    ``KAFKA_*`` environment) decides it: ``securityProtocol`` included, so servers and a trust store from the
+    profile combine with ``KAFKA_SECURITY_PROTOCOL`` and ``KAFKA_SASL_*`` from the environment. TLS host-name
+    checking is only ever turned off by the profile, never forced on.
     """
     what = f"cluster profile {profile.name!r}"
     layer: dict[str, Any] = {}
     if profile.bootstrap_servers:
         layer["bootstrap_servers"] = tuple(profile.bootstrap_servers)
-    if profile.command_config is None or profile.security_protocol != "PLAINTEXT":
+    if profile.security_protocol is not None:
         layer["security_protocol"] = profile.security_protocol
     layer["sasl_mechanism"] = profile.sasl_mechanism
     if isinstance(profile.username, desired.SecretRef):

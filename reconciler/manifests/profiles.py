@@ -23,7 +23,7 @@ class ClusterProfile(pydantic.BaseModel):
 
     name: str
     bootstrap_servers: list[str] = pydantic.Field(default_factory=list)
-    security_protocol: str = "PLAINTEXT"
+    security_protocol: str | None = None  # None: the manifest does not set it (a lower layer decides)
     sasl_mechanism: str | None = None
     username: desired.SecretRef | str | None = None
     password: desired.SecretRef | None = None
@@ -129,7 +129,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         oauth_scope=None if oauth is None else oauth.scope,
         name=doc.name,
         bootstrap_servers=bootstrap,
-        security_protocol=spec.security_protocol,
+        security_protocol=spec.security_protocol if "security_protocol" in spec.model_fields_set else None,
         sasl_mechanism=spec.sasl_mechanism,
         username=username,
         password=None

@@ -161,8 +161,16 @@ PRECEDENCE = [
             profiles={"prod": {"bootstrap_servers": ["profile:9092"]}},
             environ={"KAFKA_SECURITY_PROTOCOL": "SSL"},
         ),
+        {"security_protocol": "SSL", "bootstrap_servers": ("profile:9092",)},
+        id="profile-without-protocol-leaves-it-to-env",
+    ),
+    pytest.param(
+        Sources(
+            profiles={"prod": {"bootstrap_servers": ["profile:9092"], "security_protocol": "PLAINTEXT"}},
+            environ={"KAFKA_SECURITY_PROTOCOL": "SSL"},
+        ),
         {"security_protocol": "PLAINTEXT"},
-        id="profile-without-file-states-plaintext-over-env",
+        id="profile-stating-plaintext-beats-env",
     ),
     pytest.param(
         Sources(

@@ -9,6 +9,7 @@ import pytest
 
 from reconciler import manifests
 from reconciler.base import errors
+from reconciler.connection import layers
 from reconciler.manifests import yamlio
 from reconciler.model import desired
 from reconciler.model.kinds import Kind
@@ -313,6 +314,40 @@ def test_cluster_profiles(tmp_path: Path) -> None:
     assert prod.ssl_cafile == tmp_path / "c" / "ca.pem"
     assert result.profiles["cli"].command_config == Path("/etc/kafka/client.properties")
     assert "KPASS" not in repr(result.desired)
+
+
+def test_profile_servers_and_trust_with_sasl_from_the_environment(tmp_path: Path) -> None:
+    """Regression: a profile with servers and a trust store but no securityProtocol connected as PLAINTEXT
+    although KAFKA_SECURITY_PROTOCOL=SASL_SSL and KAFKA_SASL_* were set: the documented "password from the
+    environment, servers from the profile" must give SASL_SSL with the environment's credentials."""
+    result = _load(
+        tmp_path,
+        {
+            "c.yaml": H + "kind: Cluster\nmetadata: {name: prod}\nspec:\n  bootstrapServers: 'a:9093'\n"
+            "  tls: {caFile: ca.pem}\n"
+        },
+    )
+    environ = {
+        "KAFKA_SECURITY_PROTOCOL": "SASL_SSL",
+        "KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
+        "KAFKA_SASL_USERNAME": "svc",
+        "KAFKA_SASL_PASSWORD": "env-secret",
+    }
+    settings = layers.resolve(profile_name="prod", profiles=result.profiles, environ=environ)
+    assert settings.bootstrap_servers == ("a:9093",)
+    assert (settings.security_protocol, settings.sasl_mechanism) == ("SASL_SSL", "SCRAM-SHA-512")
+    assert settings.username == "svc"
+    assert settings.password is not None and settings.password.reveal() == "env-secret"
+    assert settings.ssl_cafile == str(tmp_path / "ca.pem")
+    explicit = _load(
+        tmp_path / "explicit",
+        {
+            "c.yaml": H + "kind: Cluster\nmetadata: {name: prod}\nspec:\n  bootstrapServers: 'a:9093'\n"
+            "  securityProtocol: PLAINTEXT\n"
+        },
+    )
+    stated = layers.resolve(profile_name="prod", profiles=explicit.profiles, environ=environ)
+    assert stated.security_protocol == "PLAINTEXT"  # a protocol the profile states still wins
 
 
 def test_anchors_and_merge_keys(tmp_path: Path) -> None:
