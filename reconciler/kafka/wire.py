@@ -24,10 +24,12 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import bootstrap, oauth, redact, rights, tls
+from reconciler.kafka import bootstrap, netfix, oauth, redact, rights, tls
 from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 from reconciler.model.capabilities import explain_unsupported
+
+netfix.install()  # a refused SASL login is reported by the broker's own words, every time
 
 _CONNECTION_ERRORS = (
     kafka_errors.KafkaConnectionError,

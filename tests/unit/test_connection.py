@@ -120,6 +120,66 @@ def test_parse_jaas_options_bare_and_quoted() -> None:
     assert options == {"username": "bob", "password": "p w", "tokenauth": "false"}
 
 
+SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f"{SCRAM_MODULE} required username='KEY' password='SECRET';", {"username": "KEY", "password": "SECRET"}),
+        (
+            f'{SCRAM_MODULE} required username=\'it\\\'s\' password="a \\"b\\" c";',
+            {"username": "it's", "password": 'a "b" c'},
+        ),
+        (f"{SCRAM_MODULE} REQUIRED username=\"x'y\" password='p\"q';", {"username": "x'y", "password": 'p"q'}),
+        (
+            f"{SCRAM_MODULE} required /* a comment */ username=u password=p;// trailing",
+            {"username": "u", "password": "p"},
+        ),
+        (f"{SCRAM_MODULE}\trequired\n username = 'u'\n password = 'p' ;  ", {"username": "u", "password": "p"}),
+        (
+            f"{SCRAM_MODULE} required username='tab\\there' password='\\101';",
+            {"username": "tab\there", "password": "A"},
+        ),
+    ],
+    ids=["confluent-single-quotes", "escaped-quotes", "other-quote-inside", "comments", "blanks", "java-escapes"],
+)
+def test_parse_jaas_follows_kafkas_grammar(text: str, expected: dict[str, str]) -> None:
+    """Quoting and comments as Kafka's JaasConfig (java.io.StreamTokenizer) reads them."""
+    module, options = parse_jaas(text, where="x:1", supported=(SCRAM_MODULE,))
+    assert module == SCRAM_MODULE
+    assert options == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{SCRAM_MODULE} required username='u' password='s3cr3t-x';{SCRAM_MODULE} required username='v';",
+        f"{SCRAM_MODULE} required username='u' password=;",
+        f"{SCRAM_MODULE} required username='u' password/s3cr3t-x;",
+        f"{SCRAM_MODULE} always username='u' password='s3cr3t-x';",
+    ],
+    ids=["two-modules", "empty-value", "slash-starts-a-comment", "unknown-flag"],
+)
+def test_parse_jaas_refuses_what_kafka_refuses(text: str) -> None:
+    with pytest.raises(errors.ConfigError, match=r"x:1: sasl.jaas.config is malformed") as info:
+        parse_jaas(text, where="x:1", supported=(SCRAM_MODULE,))
+    assert "s3cr3t" not in str(info.value)
+
+
+def test_single_quoted_confluent_file(tmp_path: Path) -> None:
+    """Regression: Confluent Cloud's username='KEY' password='SECRET' kept the quotes in the credentials."""
+    path = write(
+        tmp_path,
+        "bootstrap.servers=pkc-1.confluent.cloud:9092\nsecurity.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule   required "
+        "username='ABCDKEY'   password='cflt/s3cr3t+x';\n",
+    )
+    settings = ConnectionSettings.from_properties_file(path)
+    assert settings.username == "ABCDKEY"
+    assert settings.password is not None and settings.password.reveal() == "cflt/s3cr3t+x"
+
+
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     missing = r"cannot read properties file .*nope.properties: No such file or directory"
     with pytest.raises(errors.ConfigError, match=missing):
