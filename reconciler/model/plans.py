@@ -17,13 +17,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import reconciler
 from reconciler.base import errors, fileio
 from reconciler.model import impact as impact_mod
-from reconciler.model import payloads, state
+from reconciler.model import payloads, planfile, state
 from reconciler.model.kinds import Kind
 
-PLAN_FORMAT = "kafka-reconciler/plan"
-PLAN_FORMAT_VERSION = 1
 REDACTED = "(sensitive value)"
 
 
@@ -98,6 +97,10 @@ class AttributeChange:
         )
 
 
+class AddressMismatch(ValueError):
+    """A change whose address does not name its kind and name: renders show one resource and apply writes another."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Change:
     """One step on one resource in one phase.
@@ -125,6 +128,11 @@ class Change:
     def __post_init__(self) -> None:
         kind = Kind.parse(self.kind)
         object.__setattr__(self, "kind", kind)
+        if self.address != kind.address(self.name):
+            raise AddressMismatch(
+                f"the change at {self.address!r} names the {kind} {self.name!r}, whose address is "
+                f"{kind.address(self.name)!r}"
+            )
         # Plain plan-file data (a change made by hand) becomes the kind's typed payload.
         object.__setattr__(self, "before", payloads.coerce(kind, self.before))
         object.__setattr__(self, "after", payloads.coerce(kind, self.after))
@@ -273,9 +281,10 @@ class Plan:
     unmanaged: tuple[Unmanaged, ...] = ()
     live_fingerprint: str | None = None
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    format_version: int = PLAN_FORMAT_VERSION
+    format_version: int = planfile.PLAN_FORMAT_VERSION
     unchanged: Mapping[Kind, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
     impact: impact_mod.PlanImpact | None = None  # what the changes will do (reconciler.planner.impact)
+    tool_version: str = reconciler.__version__  # the kafka-reconciler release that wrote the plan
 
     @property
     def actionable(self) -> tuple[Change, ...]:
@@ -319,8 +328,9 @@ class Plan:
     # ------------------------------------------------------------------------------------ plan file
     def to_json_dict(self) -> dict[str, Any]:
         body = {
-            "format": PLAN_FORMAT,
+            "format": planfile.PLAN_FORMAT,
             "format_version": self.format_version,
+            "tool_version": self.tool_version,
             "cluster": self.cluster.to_dict(),
             "live_fingerprint": self.live_fingerprint,
             "options": dict(self.options),
@@ -331,7 +341,7 @@ class Plan:
             "unchanged": {k.value: n for k, n in sorted(self.unchanged.items())},
             **({} if self.impact is None else {"impact": self.impact.to_dict()}),
         }
-        body["checksum"] = state.fingerprint({k: v for k, v in body.items() if k != "summary"})
+        body["checksum"] = planfile.seal(body)
         return body
 
     def to_json(self) -> str:
@@ -339,19 +349,8 @@ class Plan:
 
     @classmethod
     def from_json_dict(cls, doc: Mapping[str, Any]) -> Plan:
-        """Parse and verify a plan document; a hand-edited plan fails its checksum."""
-        if not isinstance(doc, Mapping) or doc.get("format") != PLAN_FORMAT:
-            raise errors.PlanFileError(f"not a kafka-reconciler plan (expected format {PLAN_FORMAT!r})")
-        version = doc.get("format_version")
-        if version != PLAN_FORMAT_VERSION:
-            raise errors.PlanFileError(
-                f"plan format version {version!r} is not supported; this tool reads version {PLAN_FORMAT_VERSION}"
-            )
-        expected = state.fingerprint({k: v for k, v in doc.items() if k not in ("summary", "checksum")})
-        if doc.get("checksum") != expected:
-            raise errors.PlanFileError(
-                "plan file checksum mismatch: the file was edited or corrupted after it was written; re-run plan"
-            )
+        """Parse and verify a plan document (``planfile.check``); a hand-edited plan fails its checksum."""
+        written_by = planfile.check(doc)
         try:
             return cls(
                 cluster=ClusterInfo.from_dict(doc["cluster"]),
@@ -362,7 +361,10 @@ class Plan:
                 options=dict(doc.get("options", {})),
                 unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},
                 impact=None if doc.get("impact") is None else impact_mod.PlanImpact.from_dict(doc["impact"]),
+                tool_version=written_by,
             )
+        except AddressMismatch as exc:
+            raise errors.PlanFileError(f"refused: {exc}; the plan was edited after it was written") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # AttributeError: a section of the wrong JSON type (a list or a string where an object belongs)
             raise errors.PlanFileError(f"malformed plan file: {type(exc).__name__}: {exc}") from None

@@ -39,7 +39,7 @@ def test_a_quota_change_whose_name_is_not_an_entity_is_refused_before_writing() 
     """Regression: a resealed quota change named "x" crashed apply with CannotTranslate while it chose what to read."""
     doc = copy.deepcopy(GOLDEN_PLAN)
     quota = next(c for c in doc["changes"] if c["kind"] == "quota")
-    quota["name"] = "x"
+    quota["name"], quota["address"] = "x", "quota/x"  # the address follows the name, or the load refuses it
     doc["changes"] = [quota]
     assert check_plan(reseal(doc)) == ("refused before writing", None)
 
