@@ -2,7 +2,8 @@
 
 Written three ways from one summary document: ``summary.json`` (the document), Parquet tables
 (``clusters.parquet``, ``drift.parquet``; needs pyarrow, which the ``spark`` extra installs; without
-it they are skipped and the result says so) and ``report.md`` for people, clusters sorted by drift.
+it they are skipped and the result says so), ``report.md`` for people, clusters sorted by drift, and
+``report.html`` (``report_html``, with the trend of the runs kept in ``history/``).
 Apart from the run's metadata (id, UTC start time, duration, engine; in every Parquet row too, with
 the cluster id and the plan's checksum) the document depends only on the plans, so both engines
 write the same summary for the same fleet. Every file is written with the plans' permissions
@@ -289,10 +290,22 @@ def render_markdown(summary: dict[str, Any]) -> str:
 
 
 def write_outputs(summary: dict[str, Any], out_dir: Path) -> tuple[list[Path], str | None]:
-    """Write every summary file; returns the paths written and a note when Parquet was skipped."""
-    written = [out_dir / "summary.json", out_dir / "report.md"]
+    """Write every summary file, keep the run in ``history/`` and write ``report.html`` with the trend;
+    returns the paths written and a note when Parquet (and so the history) was skipped."""
+    from reconciler.fleet import history, report_html
+
+    written = [out_dir / "summary.json", out_dir / "report.md", out_dir / "report.html"]
     write_json(summary, written[0])
     fileio.write_private_file(written[1], render_markdown(summary))
-    if not sources.parquet_available():
-        return written, "Parquet summary skipped: pyarrow is not installed (pip install 'kafka-reconciler[spark]')"
-    return written + write_parquet(summary, out_dir), None
+    note = None
+    trend = None
+    if sources.parquet_available():
+        written += write_parquet(summary, out_dir)
+        history.save_run(out_dir, summary["run"])
+        trend = history.trend(out_dir)
+    else:
+        note = (
+            "Parquet summary and run history skipped: pyarrow is not installed (pip install 'kafka-reconciler[spark]')"
+        )
+    fileio.write_private_file(written[2], report_html.render_html(summary, trend))
+    return written, note

@@ -1,0 +1,101 @@
+"""The run history of a fleet output folder: each run's Parquet tables kept under ``history/``, and the trend.
+
+``save_run`` copies the run's ``clusters.parquet`` and ``drift.parquet`` to
+``history/<UTC time>-<run id>/`` (user-only, like every output). ``trend`` reads the last runs kept
+there: per run the clusters with changes and the drifted resources (those a plan would create,
+update, delete or that are blocked), and the drift that is new or resolved since the previous run,
+compared only over the clusters both runs planned (a cluster that was down is not "resolved").
+Needs pyarrow, as the Parquet files do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import os
+from pathlib import Path
+from typing import Any
+
+from reconciler.base import errors
+
+HISTORY = "history"
+TABLES = ("clusters.parquet", "drift.parquet")
+TREND_RUNS = 30  # runs read for the trend chart
+DriftKey = tuple[str, str, str]  # cluster, kind, name
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunPoint:
+    run_id: str
+    run_at: str
+    clusters_with_changes: int
+    drifted: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trend:
+    """The runs in the folder (oldest first, the current one last) and what changed since the previous one."""
+
+    runs: tuple[RunPoint, ...]
+    previous: str | None  # "<run id> at <UTC start>" of the run before the current one
+    new: tuple[DriftKey, ...]
+    resolved: tuple[DriftKey, ...]
+
+
+def _copy_private(source: Path, target: Path) -> None:
+    data = source.read_bytes()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags, 0o600)
+    except OSError as exc:
+        raise errors.ConfigError(f"cannot write {target}: {exc.strerror}") from None
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(data)
+
+
+def save_run(out_dir: Path, run: dict[str, Any]) -> Path:
+    """Keep this run's Parquet tables under ``history/``; returns the run's history folder."""
+    # when the run ended, to the microsecond: folders sort in run order even for runs in the same second
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    folder = out_dir / HISTORY / f"{stamp}-{run['id']}"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for table in TABLES:
+        _copy_private(out_dir / table, folder / table)
+    return folder
+
+
+def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey]] | None:
+    import pyarrow.parquet as pq
+
+    try:
+        clusters = pq.read_table(str(folder / "clusters.parquet")).to_pylist()
+        drift = pq.read_table(str(folder / "drift.parquet"), columns=["cluster", "kind", "name", "action"]).to_pylist()
+    except (OSError, ValueError):  # a run folder someone pruned by hand, or a partial copy
+        return None
+    if not clusters:
+        return None
+    planned = {str(r["cluster"]) for r in clusters if r["status"] == "planned"}
+    changed = {str(r["cluster"]) for r in clusters if any(r.get(a) for a in ("create", "update", "delete"))}
+    keys = {(str(d["cluster"]), str(d["kind"]), str(d["name"])) for d in drift if d["action"] != "unmanaged"}
+    first = clusters[0]
+    run_at = first["run_at"].isoformat() if first.get("run_at") is not None else ""
+    return RunPoint(str(first["run_id"]), run_at, len(changed), len(keys)), planned, keys
+
+
+def trend(out_dir: Path, *, limit: int = TREND_RUNS) -> Trend | None:
+    """The trend of the runs kept in ``out_dir/history`` (the current run last); ``None`` without any."""
+    root = out_dir / HISTORY
+    if not root.is_dir():
+        return None
+    read = [r for r in (_read(f) for f in sorted(p for p in root.iterdir() if p.is_dir())[-limit:]) if r is not None]
+    if not read:
+        return None
+    runs = tuple(point for point, _, _ in read)
+    if len(read) < 2:
+        return Trend(runs, None, (), ())
+    (before, planned_before, keys_before), (_, planned_now, keys_now) = read[-2], read[-1]
+    both = planned_before & planned_now
+    now = {k for k in keys_now if k[0] in both}
+    then = {k for k in keys_before if k[0] in both}
+    return Trend(runs, f"{before.run_id} at {before.run_at}", tuple(sorted(now - then)), tuple(sorted(then - now)))
