@@ -1,8 +1,8 @@
 """Fuzz campaign: hostile manifests never crash the tool, every error is located, invalid input writes nothing.
 
 Runs ``--cases`` generated inputs (hypothesis strategies plus mutations of the real examples, see
-``tests/reliability/fuzzing.py``; deep nesting, huge numbers and values at the wire types' limits, see
-``tests/reliability/fuzz_edges.py``) through the manifest loader every command uses, each in a forked child with
+``tests/support/fuzzing.py``; deep nesting, huge numbers and values at the wire types' limits, see
+``tests/support/fuzz_edges.py``) through the manifest loader every command uses, each in a forked child with
 a deadline so that a crash of the C parser or a hang is counted rather than ending the run. A manifest found
 valid must hold only numbers that fit their wire type. Then hand-edited plan files (resealed, and with deep
 nesting or huge numbers spliced in) go through the plan loader and apply's checks, and the CLI ``apply`` runs
@@ -42,14 +42,14 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
-from tests.reliability.fuzz_edges import (
+from tests.support.fuzz_edges import (
     ALL_STRATEGIES,
     check_edge_case,
     check_plan_text,
     hostile_plan_texts,
     isolated,
 )
-from tests.reliability.fuzzing import Case, Tally, check_plan, edited_plans
+from tests.support.fuzzing import Case, Tally, check_plan, edited_plans
 
 CASE_DEADLINE_S = 60.0  # a case without a verdict after this long is a hang
 

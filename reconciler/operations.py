@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from reconciler import workflow
 from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
-from reconciler.model import configs, plans, state
+from reconciler.model import configs, defaults, plans, state
 
 if TYPE_CHECKING:
     from reconciler import manifests
@@ -63,7 +63,7 @@ class PlanRequest:
 
     rotate_passwords: Sequence[str] = ()
     allow_delete_in_use: bool = False
-    in_use_window: str = "7d"
+    in_use_window: str = defaults.IN_USE_WINDOW
 
 
 def in_use_window_ms(text: str) -> int:

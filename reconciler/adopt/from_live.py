@@ -20,7 +20,7 @@ from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
 from reconciler.manifests import rules
 from reconciler.model import configs, state
-from reconciler.model.kinds import Kind
+from reconciler.model.kinds import Kind, Manifest
 from reconciler.planner import topics as planner_topics
 
 _OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}
@@ -89,7 +89,7 @@ class _Adoption:
         spec: dict[str, Any] = {"partitions": topic.partitions, "replicationFactor": rf}
         if out:
             spec["configs"] = out
-        return Document("Topic", topic.name, spec)
+        return Document(Manifest.TOPIC, topic.name, spec)
 
     def _topic_config(self, address: str, key: str, *, text: str | None, rf: int, secret: bool) -> object | None:
         if secret or text is None or configs.is_sensitive(key):
@@ -139,7 +139,7 @@ class _Adoption:
             name = output.unique(_principal_label(principal), taken)
             bindings = acl_entries(by_principal[principal])
             count += len(by_principal[principal])
-            doc = Document("Acl", name, {"bindings": bindings}, comments=[f"ACLs of {principal}"])
+            doc = Document(Manifest.ACL, name, {"bindings": bindings}, comments=[f"ACLs of {principal}"])
             self.files.append(ManifestFile(f"acls/{name}.yaml", [doc]))
             self.principals.add(principal)
         self.report.counts["ACL bindings"] = count
@@ -174,7 +174,9 @@ class _Adoption:
             )
             docs.append(
                 Document(
-                    "ClientQuota", address.removeprefix(Kind.QUOTA.prefix), {"entity": spec_entity, "values": kept}
+                    Manifest.CLIENT_QUOTA,
+                    address.removeprefix(Kind.QUOTA.prefix),
+                    {"entity": spec_entity, "values": kept},
                 )
             )
             user = parts.get("user")
@@ -213,7 +215,7 @@ class _Adoption:
                 f"TODO: export {variable.name} with this user's current password before the first apply.",
                 "Kafka never returns SCRAM passwords; apply sends it only when the credential is (re)set.",
             ]
-            docs.append(Document("ScramUser", user, spec, comments=comments))
+            docs.append(Document(Manifest.SCRAM_USER, user, spec, comments=comments))
             self.principals.add(f"User:{user}")
         self.report.counts["SCRAM users"] = len(docs)
         self.files.append(ManifestFile("users.yaml", docs))
@@ -231,7 +233,7 @@ class _Adoption:
                 continue
             label = "default" if broker == state.CLUSTER_DEFAULT else broker
             name = "cluster-default" if broker == state.CLUSTER_DEFAULT else f"broker-{broker}"
-            docs.append(Document("BrokerConfig", name, {"broker": label, "configs": kept}))
+            docs.append(Document(Manifest.BROKER_CONFIG, name, {"broker": label, "configs": kept}))
         self.report.counts["broker config sets"] = len(docs)
         self.files.append(ManifestFile("brokers.yaml", docs))
 
@@ -271,7 +273,9 @@ class _Adoption:
             "Exactly what was imported: these topics and principals are managed, nothing else is looked at.",
             "Deletes are off: enable them per kind once plans have stayed empty for a while (docs/adopting.md).",
         ]
-        self.files.append(ManifestFile("ownership.yaml", [Document("Ownership", "imported", spec, comments=comments)]))
+        self.files.append(
+            ManifestFile("ownership.yaml", [Document(Manifest.OWNERSHIP, "imported", spec, comments=comments)])
+        )
 
     def _section(self, kind: Kind) -> object:
         return {

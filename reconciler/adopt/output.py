@@ -150,7 +150,7 @@ def render_file(file: ManifestFile) -> str:
         metadata: dict[str, Any] = {"name": doc.name}
         if doc.labels:
             metadata["labels"] = FlowMap(sorted(doc.labels.items()))
-        body = {"apiVersion": models.API_VERSION, "kind": doc.kind, "metadata": metadata, "spec": doc.spec}
+        body = {"apiVersion": models.API_VERSION, "kind": str(doc.kind), "metadata": metadata, "spec": doc.spec}
         buffer = io.StringIO()
         yaml.dump(_plain(body), buffer)
         out.append(buffer.getvalue().rstrip("\n"))

@@ -26,6 +26,7 @@ from reconciler.commands.options import (
     RotateOpt,
     VerboseOpt,
 )
+from reconciler.model import defaults
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -172,7 +173,7 @@ def apply(
     ] = None,
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
-    in_use_window: InUseWindowOpt = "7d",
+    in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,

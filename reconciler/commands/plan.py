@@ -24,6 +24,7 @@ from reconciler.commands.options import (
     RotateOpt,
     VerboseOpt,
 )
+from reconciler.model import defaults
 
 
 def plan(
@@ -53,7 +54,7 @@ def plan(
     ] = None,
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
-    in_use_window: InUseWindowOpt = "7d",
+    in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,

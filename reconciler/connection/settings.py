@@ -240,16 +240,6 @@ class ConnectionSettings:
             merged["ssl_check_hostname"] = _to_bool("ssl_check_hostname", merged["ssl_check_hostname"])
         return cls(**merged)
 
-    @classmethod
-    def from_properties_file(cls, path: Path | str) -> ConnectionSettings:
-        """Settings from a Kafka CLI ``--command-config`` file alone."""
-        return cls.from_layers(properties_layer(Path(path)))
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> ConnectionSettings:
-        """Settings from ``KAFKA_*`` environment variables alone (see ``ENV_VARS``)."""
-        return cls.from_layers(env_layer(environ))
-
 
 def env_layer(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The fields set by ``KAFKA_*`` environment variables (empty values count as unset)."""

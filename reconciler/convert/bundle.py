@@ -18,9 +18,7 @@ from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, FlowMap, ManifestFile, Variable
 from reconciler.manifests import rules
 from reconciler.model import configs, state
-from reconciler.model.kinds import Kind
-
-QUOTA_FIELDS = {"user": "user", "client-id": "clientId", "ip": "ip"}
+from reconciler.model.kinds import Kind, Manifest
 
 
 class Bundle:
@@ -87,7 +85,7 @@ class Bundle:
         }
         if kept:
             spec["configs"] = dict(sorted(kept.items()))
-        self.topics[name] = Document("Topic", name, spec, labels=dict(labels or {}))
+        self.topics[name] = Document(Manifest.TOPIC, name, spec, labels=dict(labels or {}))
         return True
 
     def topic_config(self, origin: str, *, key: str, value: Any) -> Any:
@@ -105,7 +103,9 @@ class Bundle:
         if "broker-defaults" not in self.defaults:
             spec = {"partitions": 1, "replicationFactor": 1}
             comments = ["TODO: the source left these to the brokers; set your brokers' defaults here."]
-            self.defaults["broker-defaults"] = Document("TopicDefaults", "broker-defaults", spec, comments=comments)
+            self.defaults["broker-defaults"] = Document(
+                Manifest.TOPIC_DEFAULTS, "broker-defaults", spec, comments=comments
+            )
         return "broker-defaults"
 
     # -------------------------------------------------------------------------------------- ACLs
@@ -152,7 +152,7 @@ class Bundle:
                 self.report.note(origin, f"quota {key} left out: {exc}")
         if kept:
             entity = FlowMap(user=user)
-            self.quotas[user] = Document("ClientQuota", f"user={user}", {"entity": entity, "values": kept})
+            self.quotas[user] = Document(Manifest.CLIENT_QUOTA, f"user={user}", {"entity": entity, "values": kept})
             self.principals.add(f"User:{user}")
 
     def add_scram_user(
@@ -163,7 +163,7 @@ class Bundle:
             return None
         variable = self.variable("SCRAM_PASSWORD", name)
         spec = {"mechanism": mechanism, "iterations": iterations, "passwordFrom": FlowMap(env=variable.name)}
-        self.users[name] = Document("ScramUser", name, spec, comments=comments)
+        self.users[name] = Document(Manifest.SCRAM_USER, name, spec, comments=comments)
         self.principals.add(f"User:{name}")
         return variable
 
@@ -180,7 +180,7 @@ class Bundle:
         for principal in sorted(self.acls):
             name = output.unique("all-users" if principal == "User:*" else output.safe_file_name(principal), taken)
             entries = from_live.acl_entries(sorted(self.acls[principal]))
-            doc = Document("Acl", name, {"bindings": entries}, comments=[f"ACLs of {principal}"])
+            doc = Document(Manifest.ACL, name, {"bindings": entries}, comments=[f"ACLs of {principal}"])
             out.append(ManifestFile(f"acls/{name}.yaml", [doc]))
         out.append(self._ownership())
         counts = {
@@ -204,7 +204,7 @@ class Bundle:
         comments = [
             "What the converted source managed. Deletes are off: enable them per kind once plans stay empty.",
         ]
-        return ManifestFile("ownership.yaml", [Document("Ownership", "converted", spec, comments=comments)])
+        return ManifestFile("ownership.yaml", [Document(Manifest.OWNERSHIP, "converted", spec, comments=comments)])
 
 
 def mapping(value: object) -> Mapping[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from reconciler.convert.bundle import Bundle, acl_operation, mapping
 from reconciler.model import state
+from reconciler.model.kinds import Manifest
 
 _ROLES: dict[str, list[tuple[str, str, str]]] = {  # role -> (resource type, name, operation), as kafka-gitops grants
     "reader": [("TOPIC", "*", "READ"), ("GROUP", "*", "READ")],
@@ -162,17 +163,17 @@ def _service(bundle: Bundle, name: str, *, service: object) -> str | None:
     if kind == "application":
         group = str(body.get("group-id") or name)
         if produces:
-            bundle.add_grant("Producer", name, spec={"principal": principal, "topics": produces}, origin=origin)
+            bundle.add_grant(Manifest.PRODUCER, name, spec={"principal": principal, "topics": produces}, origin=origin)
         if consumes:
             spec = {"principal": principal, "topics": consumes, "groups": [group]}
-            bundle.add_grant("Consumer", name, spec=spec, origin=origin)
+            bundle.add_grant(Manifest.CONSUMER, name, spec=spec, origin=origin)
     elif kind == "kafka-streams":
         streams: dict[str, Any] = {"principal": principal, "applicationId": str(body.get("application-id") or name)}
         if consumes:
             streams["inputTopics"] = consumes
         if produces:
             streams["outputTopics"] = produces
-        bundle.add_grant("StreamsApp", name, spec=streams, origin=origin)
+        bundle.add_grant(Manifest.STREAMS_APP, name, spec=streams, origin=origin)
     elif kind == "kafka-connect":
         _connect(bundle, name, body=body, principal=principal, produces=produces, origin=origin)
     else:
@@ -202,10 +203,12 @@ def _connect(
     }
     if sources:
         spec["sourceTopics"] = sources
-    bundle.add_grant("ConnectWorker", name, spec=spec, origin=origin)
+    bundle.add_grant(Manifest.CONNECT_WORKER, name, spec=spec, origin=origin)
     for connector, topics in sinks:
         grant = {"principal": principal, "topics": topics, "groups": [f"connect-{connector}"]}
-        bundle.add_grant("Consumer", f"{name}-{connector}", spec=grant, origin=f"{origin}.connectors.{connector}")
+        bundle.add_grant(
+            Manifest.CONSUMER, f"{name}-{connector}", spec=grant, origin=f"{origin}.connectors.{connector}"
+        )
 
 
 def _user(bundle: Bundle, name: str, *, user: object) -> str | None:

@@ -1,12 +1,13 @@
 """One cluster's step of the fleet pipeline, shared by both engines: joined rows in, plan and drift out.
 
-The engines differ only in how rows are moved: the local engine joins them with a hash join in
-this process (``hash_join``), the Spark engine with a DataFrame full outer join on
-``(cluster, kind, name, attribute)``. Either way each cluster's joined rows end up in
-``plan_joined``, which rebuilds the desired and live state from them and calls the single-cluster
-planner, so ownership, delete policy, internal topics, blocked changes, redaction, lint and
-fingerprints follow one definition of the rules. The join itself says which resources differ
-attribute by attribute; the drift records name those attributes for the resources the plan acts on.
+Both engines run the same functions per cluster; they differ only in where a cluster is planned: the local engine
+in this process (``reconciler.fleet.local``), the Spark engine inside an executor task (``plan_cluster``, called
+from ``reconciler.fleet.spark``). For each cluster the desired rows of its manifest set and the live rows read
+from its cluster or snapshot are matched with an in-memory hash join on ``(kind, name, attribute)``
+(``hash_join``); ``plan_joined`` rebuilds the desired and live state from the joined rows and calls the
+single-cluster planner, so ownership, delete policy, internal topics, blocked changes, redaction, lint and
+fingerprints follow one definition of the rules. The join itself says which resources differ attribute by
+attribute; the drift records name those attributes for the resources the plan acts on.
 """
 
 from __future__ import annotations

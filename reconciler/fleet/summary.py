@@ -27,7 +27,6 @@ SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"
 SUMMARY_VERSION = 1
 TOP_DRIFTED = 25
 ACTIONS = planning.ACTIONS
-RUN_COLUMNS = ("run_id", "run_at", "run_seconds", "engine", "cluster_id", "plan_checksum")
 NO_KIND = "none"  # clusters.parquet's kind for a cluster whose plan has no kind (not planned, or nothing to compare)
 CHANGE_ACTIONS = ("create", "update", "delete", "blocked")
 

@@ -20,20 +20,21 @@ from reconciler.connection import secrets
 from reconciler.manifests import build, loader, models, yamlio
 from reconciler.manifests.profiles import ClusterProfile
 from reconciler.model import desired
+from reconciler.model.kinds import Manifest
 
 __all__ = ["ClusterProfile", "LoadResult", "load"]
 
 # Build order: defaults and ownership before the documents that use them.
 _ORDER = (
-    "TopicDefaults",
-    "Ownership",
-    "Topic",
-    "Acl",
+    Manifest.TOPIC_DEFAULTS,
+    Manifest.OWNERSHIP,
+    Manifest.TOPIC,
+    Manifest.ACL,
     *models.GRANT_KINDS,
-    "ClientQuota",
-    "ScramUser",
-    "BrokerConfig",
-    "Cluster",
+    Manifest.CLIENT_QUOTA,
+    Manifest.SCRAM_USER,
+    Manifest.BROKER_CONFIG,
+    Manifest.CLUSTER,
 )
 
 
@@ -83,14 +84,14 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
         else:
             builder.check_failed_document(raw, ident[0], ident[1])
     handlers: dict[str, Callable[[loader.Document], None]] = {
-        "TopicDefaults": builder.topic_builder.add_defaults,
-        "Ownership": builder.add_ownership,
-        "Topic": builder.topic_builder.add_topic,
-        "Acl": builder.add_acl,
-        "ClientQuota": builder.add_quota,
-        "ScramUser": builder.add_scram,
-        "BrokerConfig": builder.add_broker_config,
-        "Cluster": builder.add_cluster,
+        Manifest.TOPIC_DEFAULTS: builder.topic_builder.add_defaults,
+        Manifest.OWNERSHIP: builder.add_ownership,
+        Manifest.TOPIC: builder.topic_builder.add_topic,
+        Manifest.ACL: builder.add_acl,
+        Manifest.CLIENT_QUOTA: builder.add_quota,
+        Manifest.SCRAM_USER: builder.add_scram,
+        Manifest.BROKER_CONFIG: builder.add_broker_config,
+        Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }
     for kind in _ORDER:

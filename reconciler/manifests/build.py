@@ -16,7 +16,7 @@ import pydantic
 from reconciler.base import errors
 from reconciler.manifests import loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
-from reconciler.model.kinds import Kind
+from reconciler.model.kinds import Kind, Manifest
 from reconciler.model.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
@@ -83,8 +83,8 @@ class Builder:
         spec = raw.data.get("spec")
         if not isinstance(spec, dict):
             return
-        if kind in ("Topic", "TopicDefaults"):
-            if kind == "Topic":
+        if kind in (Manifest.TOPIC, Manifest.TOPIC_DEFAULTS):
+            if kind == Manifest.TOPIC:
                 doc = loader.Document(raw=raw, kind=kind, name=name, model=None)
                 for problem in rules.topic_name_problems(name):
                     self.error(doc, ("metadata", "name"), problem)
@@ -92,7 +92,7 @@ class Builder:
             if isinstance(topic_configs, dict):
                 readable = {k: v for k, v in topic_configs.items() if not isinstance(v, dict)}
                 self.topic_builder.check_raw_configs(raw, readable)
-        elif kind == "Acl" and isinstance(spec.get("bindings"), list):
+        elif kind == Manifest.ACL and isinstance(spec.get("bindings"), list):
             for index, item in enumerate(spec["bindings"]):
                 try:
                     binding = models.AclBindingSpec.model_validate(item)

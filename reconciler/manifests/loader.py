@@ -20,6 +20,7 @@ import pydantic
 from reconciler.base import errors
 from reconciler.manifests import models, yamlio
 from reconciler.model import configs
+from reconciler.model.kinds import Manifest
 
 OVERLAYS_DIR = "overlays"
 _SCALARS = frozenset({"a string", "an integer", "a number", "true or false"})
@@ -40,7 +41,7 @@ _TYPE_ERRORS = frozenset(
     }
 )
 # Fields whose inline value would be a secret: refused with a pointer to the reference form.
-INLINE_SECRETS = {"ScramUser": "password", "Cluster": "password"}
+INLINE_SECRETS: dict[str, str] = {Manifest.SCRAM_USER: "password", Manifest.CLUSTER: "password"}
 
 
 @dataclasses.dataclass(slots=True)

@@ -37,6 +37,8 @@ from reconciler.manifests.fields import (
     StoreType,
     Strict,
 )
+from reconciler.model import kinds
+from reconciler.model.kinds import Manifest
 
 API_VERSION = "kafka-reconciler/v1"
 
@@ -320,20 +322,20 @@ class OwnershipSpec(Strict):
 
 # -------------------------------------------------------------------------------------- documents
 SPECS: dict[str, type[Strict]] = {
-    "Topic": TopicSpec,
-    "TopicDefaults": TopicDefaultsSpec,
-    "Acl": AclSpec,
-    "Producer": ProducerSpec,
-    "Consumer": ConsumerSpec,
-    "StreamsApp": StreamsAppSpec,
-    "ConnectWorker": ConnectWorkerSpec,
-    "ClientQuota": ClientQuotaSpec,
-    "ScramUser": ScramUserSpec,
-    "BrokerConfig": BrokerConfigSpec,
-    "Cluster": ClusterSpec,
-    "Ownership": OwnershipSpec,
+    Manifest.TOPIC: TopicSpec,
+    Manifest.TOPIC_DEFAULTS: TopicDefaultsSpec,
+    Manifest.ACL: AclSpec,
+    Manifest.PRODUCER: ProducerSpec,
+    Manifest.CONSUMER: ConsumerSpec,
+    Manifest.STREAMS_APP: StreamsAppSpec,
+    Manifest.CONNECT_WORKER: ConnectWorkerSpec,
+    Manifest.CLIENT_QUOTA: ClientQuotaSpec,
+    Manifest.SCRAM_USER: ScramUserSpec,
+    Manifest.BROKER_CONFIG: BrokerConfigSpec,
+    Manifest.CLUSTER: ClusterSpec,
+    Manifest.OWNERSHIP: OwnershipSpec,
 }
-GRANT_KINDS = ("Producer", "Consumer", "StreamsApp", "ConnectWorker")
+GRANT_KINDS = kinds.GRANT_KINDS
 
 
 def _document_model(kind: str, spec: type[Strict]) -> type[Strict]:

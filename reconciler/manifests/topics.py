@@ -13,6 +13,7 @@ from typing import Any
 from reconciler.base import errors
 from reconciler.manifests import loader, models, rules, yamlio
 from reconciler.model import configs, desired
+from reconciler.model.kinds import Manifest
 
 WARNING = errors.Severity.WARNING
 Report = Callable[..., None]  # (doc, path, message, **diagnostic fields)
@@ -45,7 +46,7 @@ class TopicBuilder:
 
     def check_raw_configs(self, raw: yamlio.RawDocument, configs_map: dict[str, Any]) -> dict[str, str]:
         """As ``check_configs``, for a document that failed its model (so its config problems still show)."""
-        doc = loader.Document(raw=raw, kind="Topic", name="", model=None)
+        doc = loader.Document(raw=raw, kind=Manifest.TOPIC, name="", model=None)
         out: dict[str, str] = {}
         for key, value in configs_map.items():
             path = ("spec", "configs", key)

@@ -11,6 +11,33 @@ from __future__ import annotations
 import enum
 
 
+class Manifest(str, enum.Enum):
+    """A manifest document kind, as the YAML ``kind:`` field spells it. Resource kinds map to one ``Kind``; the
+    others configure (``Ownership``, ``Cluster``, ``TopicDefaults``) or expand into ACLs (the grant kinds)."""
+
+    TOPIC = "Topic"
+    TOPIC_DEFAULTS = "TopicDefaults"
+    ACL = "Acl"
+    PRODUCER = "Producer"
+    CONSUMER = "Consumer"
+    STREAMS_APP = "StreamsApp"
+    CONNECT_WORKER = "ConnectWorker"
+    CLIENT_QUOTA = "ClientQuota"
+    SCRAM_USER = "ScramUser"
+    BROKER_CONFIG = "BrokerConfig"
+    CLUSTER = "Cluster"
+    OWNERSHIP = "Ownership"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+GRANT_KINDS = (Manifest.PRODUCER, Manifest.CONSUMER, Manifest.STREAMS_APP, Manifest.CONNECT_WORKER)
+
+
 class Kind(str, enum.Enum):
     """A resource kind; ``str(kind)`` and JSON give its plain value (``"topic"``)."""
 
@@ -18,11 +45,11 @@ class Kind(str, enum.Enum):
     ownership_key: str  # its key under Ownership ``managedKinds`` and ``delete``
     heading: str  # heading in rendered plans
 
-    TOPIC = ("topic", "Topic", "topic", "Topics")
-    ACL = ("acl", "Acl", "acl", "ACLs")
-    QUOTA = ("quota", "ClientQuota", "quota", "Client quotas")
-    SCRAM_USER = ("scram_user", "ScramUser", "scramUser", "SCRAM users")
-    BROKER_CONFIG = ("broker_config", "BrokerConfig", "brokerConfig", "Broker configs")
+    TOPIC = ("topic", Manifest.TOPIC.value, "topic", "Topics")
+    ACL = ("acl", Manifest.ACL.value, "acl", "ACLs")
+    QUOTA = ("quota", Manifest.CLIENT_QUOTA.value, "quota", "Client quotas")
+    SCRAM_USER = ("scram_user", Manifest.SCRAM_USER.value, "scramUser", "SCRAM users")
+    BROKER_CONFIG = ("broker_config", Manifest.BROKER_CONFIG.value, "brokerConfig", "Broker configs")
 
     def __new__(cls, value: str, manifest: str, ownership_key: str, heading: str) -> Kind:
         member = str.__new__(cls, value)

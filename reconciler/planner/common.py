@@ -12,7 +12,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from reconciler.model import configs, desired, plans, state
+from reconciler.model import configs, defaults, desired, plans, state
 from reconciler.model.kinds import Kind
 
 
@@ -28,7 +28,7 @@ class PlanOptions:
 
     rotate_scram_users: frozenset[str] = frozenset()
     allow_delete_in_use: bool = False  # delete topics even when the evidence says they are in use
-    in_use_window_ms: int = 7 * 24 * 3600 * 1000  # a record newer than this makes a topic in use (0: off)
+    in_use_window_ms: int = defaults.IN_USE_WINDOW_MS  # a record newer than this makes a topic in use (0: off)
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -13,7 +13,6 @@ import datetime
 
 from reconciler.model import state
 
-DEFAULT_WINDOW_MS = 7 * 24 * 3600 * 1000
 _UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
 
 

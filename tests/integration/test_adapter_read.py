@@ -21,8 +21,8 @@ from reconciler.kafka.results import ConfigOp
 from reconciler.model import state
 from reconciler.model.capabilities import API_SINCE, explain_unsupported, kind_unsupported
 from reconciler.model.kinds import Kind
-from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import closed_port
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

@@ -14,9 +14,9 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ItemResult, RequestFailed, ScramUpsert, TopicSpec
 from reconciler.model import state
 from reconciler.model.kinds import Kind
-from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
 from tests.support.builders import acl
+from tests.support.integration import acls_of
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

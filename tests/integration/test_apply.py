@@ -22,66 +22,20 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
 from reconciler.model.state import QuotaEntity
-from tests.integration.helpers import apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import (
+    WRITE_APIS,
+    apply,
+    describe_topics,
+    make_plan,
+    ownership,
+    topic_configs,
+    topic_doc,
+    write_manifests,
+)
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
-WRITE_APIS = {
-    "CreateTopics",
-    "DeleteTopics",
-    "CreatePartitions",
-    "IncrementalAlterConfigs",
-    "CreateAcls",
-    "DeleteAcls",
-    "AlterClientQuotas",
-    "AlterUserScramCredentials",
-    "AlterPartitionReassignments",
-}
-
-
-def ownership(prefix: str, *, delete_topics: bool = False) -> str:
-    return f"""
-        apiVersion: kafka-reconciler/v1
-        kind: Ownership
-        metadata: {{name: tests}}
-        spec:
-          topics: [{{prefix: "{prefix}"}}]
-          principals: [{{prefix: "User:{prefix}"}}]
-          delete: {{topic: {str(delete_topics).lower()}}}
-        """
-
-
-def topic_doc(name: str, *, partitions: int = 1, rf: int = 1, configs: dict[str, str] | None = None) -> str:
-    lines = [
-        "---",
-        "apiVersion: kafka-reconciler/v1",
-        "kind: Topic",
-        f"metadata: {{name: {name}}}",
-        "spec:",
-        f"  partitions: {partitions}",
-        f"  replicationFactor: {rf}",
-    ]
-    if configs:
-        lines.append("  configs:")
-        lines += [f"    {k}: {v!r}" for k, v in configs.items()]
-    return "\n" + "\n".join(lines) + "\n"
-
-
-def topic_configs(cluster: KafkaCluster, name: str) -> dict[str, str]:
-    """Configs set on the topic itself, as kafka-python reports them."""
-    with cluster.admin_session() as admin:
-        found = admin.describe_configs([ConfigResource("TOPIC", name)])["topic"][name]
-    return {k: v["value"] for k, v in found.items()}
-
-
-def describe_topics(cluster: KafkaCluster, names: list[str]) -> dict[str, int]:
-    """Partition counts of the named topics that exist."""
-    with cluster.admin_session() as admin:
-        existing = set(admin.list_topics())
-        wanted = [n for n in names if n in existing]
-        found = admin.describe_topics(wanted) if wanted else []
-    return {t["name"]: len(t["partitions"]) for t in found if not t["error_code"]}
 
 
 def broker_config_source(cluster: KafkaCluster, key: str, value: str, *, timeout: float = 20.0) -> str:

@@ -22,9 +22,9 @@ from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import plans
-from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 from tests.support.builders import acl, all_rights, kafka_acl
+from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

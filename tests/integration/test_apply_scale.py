@@ -16,9 +16,9 @@ from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.kafka import limits
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
-from tests.integration.helpers import kraft_only, make_plan, write_manifests
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
+from tests.support.integration import kraft_only, make_plan, write_manifests
 
 pytestmark = [
     pytest.mark.kafka,

@@ -18,9 +18,8 @@ from reconciler.kafka.results import ConfigOp, ScramUpsert
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
-from tests.integration.helpers import apply, make_plan, write_manifests
-from tests.integration.test_apply import WRITE_APIS, ownership, topic_configs, topic_doc
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import WRITE_APIS, apply, make_plan, ownership, topic_configs, topic_doc, write_manifests
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

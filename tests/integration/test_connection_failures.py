@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.helpers import closed_port, write_manifests
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli
+from tests.support.integration import closed_port, write_manifests
+from tests.support.live import cli
 
 LONG_TIMEOUT = {"KAFKA_REQUEST_TIMEOUT_MS": "60000"}
 TOPIC = """

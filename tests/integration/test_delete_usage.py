@@ -22,10 +22,9 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from reconciler.kafka.adapter import KafkaAdapter
-from tests.integration.helpers import consume_and_commit, produce_records
-from tests.integration.test_apply import describe_topics
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
+from tests.support.integration import consume_and_commit, describe_topics, produce_records
 
 pytestmark = pytest.mark.kafka
 # Kafka 3.0+ dates a topic's latest record (ListOffsets MAX_TIMESTAMP, KIP-734); older brokers cannot.

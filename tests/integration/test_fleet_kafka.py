@@ -9,7 +9,6 @@ apply engine (what ``apply --plan`` does) and the next fleet plan finds nothing 
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,8 @@ from reconciler.connection.settings import DEFAULT_REQUEST_TIMEOUT_MS, Connectio
 from reconciler.fleet import load_fleet, run_fleet_plan
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import plans
-from tests.integration.helpers import closed_port
 from tests.kafka.cluster import KafkaCluster
+from tests.support.fleet_live import write_fleet
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
@@ -37,55 +36,6 @@ def spark() -> Iterator[Any]:
     session = spark_engine.session("local[2]", conf={"spark.sql.shuffle.partitions": "2"})
     yield session
     session.stop()
-
-
-def write_fleet(root: Path, *, prefix: str, single: KafkaCluster, triple: KafkaCluster) -> Path:
-    manifests = root / "manifests"
-    manifests.mkdir(parents=True)
-    (manifests / "topics.yaml").write_text(
-        textwrap.dedent(
-            f"""\
-            apiVersion: kafka-reconciler/v1
-            kind: Ownership
-            metadata: {{name: fleet-test}}
-            spec:
-              topics: [{{prefix: "{prefix}"}}]
-              delete: {{topic: true}}
-            ---
-            apiVersion: kafka-reconciler/v1
-            kind: Topic
-            metadata: {{name: {prefix}orders}}
-            spec:
-              partitions: 2
-              replicationFactor: 1
-              configs: {{retention.ms: 1d}}
-            ---
-            apiVersion: kafka-reconciler/v1
-            kind: Topic
-            metadata: {{name: {prefix}payments}}
-            spec:
-              partitions: 1
-              replicationFactor: 1
-            """
-        )
-    )
-    (root / "fleet.yaml").write_text(
-        textwrap.dedent(
-            f"""\
-            defaults:
-              manifests: manifests
-              requestTimeoutMs: 5000
-            clusters:
-              - name: single
-                bootstrap: {single.bootstrap}
-              - name: triple
-                bootstrap: {triple.bootstrap}
-              - name: down
-                bootstrap: 127.0.0.1:{closed_port()}
-            """
-        )
-    )
-    return root / "fleet.yaml"
 
 
 def single_cluster_plan(root: Path, bootstrap: str) -> str:

@@ -21,12 +21,12 @@ from kafka.admin import KafkaAdminClient, NewTopic
 
 from reconciler.fleet import load_fleet, run_fleet_plan, sources
 from reconciler.model import state as s
-from tests.integration.helpers import closed_port
-from tests.integration.test_fleet_kafka import write_fleet
 from tests.kafka.cluster import KafkaCluster
 from tests.spark import events
 from tests.spark.standalone import StandaloneCluster, standalone_cluster
 from tests.support.fleet import EXAMPLES, live_from
+from tests.support.fleet_live import write_fleet
+from tests.support.integration import closed_port
 
 # Four JVMs start here (master, two workers, the driver) plus the executors: allow more than the default.
 pytestmark = [pytest.mark.kafka, pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(900)]

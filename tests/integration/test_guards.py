@@ -15,9 +15,8 @@ from kafka.admin import ConfigResource, NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from tests.integration.helpers import consume_and_commit, produce_records
-from tests.integration.test_apply import describe_topics
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import consume_and_commit, describe_topics, produce_records
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()

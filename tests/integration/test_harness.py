@@ -10,8 +10,8 @@ from kafka import KafkaConsumer
 from kafka.admin import ConfigResource, ConfigResourceType, UserScramCredentialUpsertion
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
 
-from tests.integration.helpers import produce_records
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import produce_records
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

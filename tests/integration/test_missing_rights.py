@@ -25,8 +25,8 @@ from kafka.admin import ResourceType as KafkaResourceType
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from tests.integration.helpers import acls_of
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import acls_of
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

@@ -18,11 +18,11 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler.apply import Outcome
 from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
-from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret, env_layer, properties_layer
 from reconciler.kafka.adapter import KafkaAdapter
-from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.kafka.secure import MAPPING_RULES, SecureCluster
-from tests.reliability.helpers import cli, topic_configs, topics_state
+from tests.support.integration import acls_of, apply, make_plan, write_manifests
+from tests.support.live import cli, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 
 pytestmark = pytest.mark.kafka
@@ -98,7 +98,7 @@ def test_tls_with_each_truststore_format_plans_applies_and_reads_back(
     }
     if store != "PEM":
         lines["ssl.truststore.password"] = pki.store_password
-    settings = ConnectionSettings.from_properties_file(properties(tmp_path / "client.properties", lines))
+    settings = ConnectionSettings.from_layers(properties_layer(properties(tmp_path / "client.properties", lines)))
     directory = write_manifests(tmp_path / "m", topics(topic_prefix))
     with KafkaAdapter(settings) as adapter:
         assert adapter.principal == "User:ANONYMOUS"
@@ -121,7 +121,7 @@ def test_mtls_principal_from_a_mapped_certificate_is_guarded_and_checked(
         "ssl.key.password": app.jks_key_password,
         "ssl.principal.mapping.rules": MAPPING_RULES,
     }
-    settings = ConnectionSettings.from_properties_file(properties(tmp_path / "client.properties", lines))
+    settings = ConnectionSettings.from_layers(properties_layer(properties(tmp_path / "client.properties", lines)))
     grant(kafka_secure, "User:app", topic_prefix)
     with KafkaAdapter(settings) as adapter:
         assert adapter.principal == "User:app"
@@ -233,7 +233,7 @@ def test_oauth_from_the_environment_plans_applies_and_guards_the_token_principal
     assert client.secret not in applied.stdout + applied.stderr
     assert_applied(kafka_secure, topic_prefix)
 
-    settings = ConnectionSettings.from_env(env)
+    settings = ConnectionSettings.from_layers(env_layer(env))
     lockout = write_manifests(tmp_path / "lockout", own_acls_deleted("User:app-client", topic_prefix))
     with KafkaAdapter(settings) as adapter:
         assert adapter.principal == "User:app-client"  # the token's sub claim (asking connects)

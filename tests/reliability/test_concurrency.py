@@ -17,7 +17,7 @@ from reconciler.base import errors
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import desired
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import REPO, cli, plan_now, settings, topic_configs, topics_state
+from tests.support.live import REPO, cli, plan_now, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 
 LOSER_WORDS = ("TOPIC_ALREADY_EXISTS", "the cluster changed since the plan was made", "No changes")

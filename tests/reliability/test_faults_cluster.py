@@ -15,10 +15,10 @@ from reconciler.apply.apply_report import ApplyReport
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import desired, plans
 from reconciler.model.kinds import Kind
-from tests.integration.helpers import kraft_only
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.node import KafkaNode
-from tests.reliability.helpers import plan_now, settings, topic_configs, topics_state
+from tests.support.integration import kraft_only
+from tests.support.live import plan_now, settings, topic_configs, topics_state
 from tests.support.polling import eventually
 
 EXISTING = 60

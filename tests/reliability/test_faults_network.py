@@ -24,7 +24,7 @@ from reconciler.model import desired, plans
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
-from tests.reliability.helpers import cli, plan_now, settings, topic_configs, topics_state
+from tests.support.live import cli, plan_now, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 

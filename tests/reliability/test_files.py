@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli
+from tests.support.live import cli
 from tests.support.manifest_texts import topic_documents
 
 

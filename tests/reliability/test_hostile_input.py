@@ -26,10 +26,10 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.fuzz_edges import ALL_STRATEGIES, check_edge_case
-from tests.reliability.fuzzing import Case, check_case
-from tests.reliability.helpers import cli, topics_state
-from tests.reliability.helpers import settings as connection
+from tests.support.fuzz_edges import ALL_STRATEGIES, check_edge_case
+from tests.support.fuzzing import Case, check_case
+from tests.support.live import cli, topics_state
+from tests.support.live import settings as connection
 from tests.support.manifest_texts import topic_documents
 
 SAMPLE = settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))

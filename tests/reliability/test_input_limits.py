@@ -14,7 +14,7 @@ from reconciler.base import errors, fileio
 from reconciler.manifests import yamlio
 from reconciler.manifests.depth import too_deep
 from reconciler.model import state
-from tests.reliability.helpers import cli
+from tests.support.live import cli
 
 HEADER = "apiVersion: kafka-reconciler/v1\nkind: Topic\nmetadata: {name: orders}\nspec:\n  partitions: 3\n"
 DEEP = {

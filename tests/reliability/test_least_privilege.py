@@ -16,8 +16,8 @@ from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, settings, topic_configs, topics_state
 from tests.support.builders import acl
+from tests.support.live import cli, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.base import errors
 from reconciler.model import plans
-from tests.reliability.fuzz_edges import check_plan_text, hostile_plan_texts
-from tests.reliability.fuzzing import GOLDEN_PLAN, check_plan, edited_plans, reseal
-from tests.reliability.helpers import cli
-from tests.unit.apply_recording import RecordingAdapter
+from tests.support.fuzz_edges import check_plan_text, hostile_plan_texts
+from tests.support.fuzzing import GOLDEN_PLAN, check_plan, edited_plans, reseal
+from tests.support.live import cli
+from tests.support.recording import RecordingAdapter
 
 
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))

@@ -21,9 +21,9 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, settings, topics_state
 from tests.support.builders import all_rights
 from tests.support.fake_github import FakeGitHub
+from tests.support.live import cli, settings, topics_state
 from tests.support.manifest_texts import topic_documents
 
 VERBOSITY = ["", "-v", "-vv", "-vvv"]

@@ -17,8 +17,8 @@ from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, settings
 from tests.support.builders import acl, all_rights
+from tests.support.live import cli, settings
 from tests.support.polling import eventually
 
 

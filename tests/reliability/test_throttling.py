@@ -17,8 +17,8 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import desired, state
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import plan_now, settings, topics_state
 from tests.support.builders import all_rights
+from tests.support.live import plan_now, settings, topics_state
 
 # 200 topics in CI; `benchmarks/fuzz_campaign.py` is not about this, see docs/reliability.md for the 1,000 run.
 TOPICS = int(os.environ.get("RELIABILITY_THROTTLE_TOPICS", "200"))

@@ -14,7 +14,7 @@ from kafka.admin import NewTopic
 from kafka.errors import KafkaError
 
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import REPO, cli, topic_configs, topics_state
+from tests.support.live import REPO, cli, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 

@@ -12,7 +12,7 @@ import pytest
 from reconciler.apply import decoded, preflight
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
-from tests.reliability.fuzzing import GOLDEN_PLAN, reseal
+from tests.support.fuzzing import GOLDEN_PLAN, reseal
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "example-plan.json"
 

@@ -26,7 +26,7 @@ from reconciler.model.desired import (
 )
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
-from tests.unit.apply_recording import RecordingAdapter
+from tests.support.recording import FakeClock, RecordingAdapter
 
 ALICE_READ = state.AclBinding("TOPIC", "LITERAL", "orders", "User:alice", "*", "READ", "ALLOW")
 BOB_WRITE = state.AclBinding("TOPIC", "LITERAL", "orders", "User:bob", "*", "WRITE", "ALLOW")
@@ -35,19 +35,6 @@ OWN_ALL = Ownership(
     principals=(NamePattern("glob", "User:*"),),
     delete={Kind.TOPIC: True, Kind.ACL: True, Kind.QUOTA: True, Kind.SCRAM_USER: True},
 )
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
 
 
 def options(clock: FakeClock | None = None, **kw: Any) -> ApplyOptions:

@@ -103,7 +103,7 @@ def test_principal_from_username(username: str | None, principal: str | None) ->
 def test_the_connection_principal_comes_from_the_settings() -> None:
     from reconciler.apply.engine import connection_principal
     from reconciler.connection.settings import ConnectionSettings, Secret
-    from tests.unit.apply_recording import RecordingAdapter
+    from tests.support.recording import RecordingAdapter
 
     sasl = ConnectionSettings(
         bootstrap_servers=("h:1",),

@@ -18,8 +18,7 @@ from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
-from tests.unit.apply_recording import RecordingAdapter
-from tests.unit.test_apply_engine import FakeClock
+from tests.support.recording import FakeClock, RecordingAdapter
 
 OWN = Ownership(topics=(NamePattern("prefix", "t"),))
 

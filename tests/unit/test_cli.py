@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-import reconciler
 from reconciler.cli import app
 from reconciler.model import state
 
@@ -54,14 +51,6 @@ def _manifests(tmp_path: Path, text: str = TOPICS_YAML) -> Path:
     path.mkdir()
     (path / "topics.yaml").write_text(text, encoding="utf-8")
     return path
-
-
-def test_version_works_as_module_and_script() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "reconciler", "--version"], capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0
-    assert result.stdout.strip() == f"kafka-reconciler {reconciler.__version__}"
 
 
 def test_validate_examples_is_clean() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from reconciler.base import errors
 from reconciler.connection.properties import parse_jaas, read_properties
-from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret, env_layer, properties_layer
 
 PASSWORD = 's3cr3t-Pa55=;"word'
 # The same password as written in a properties file: \\ is the properties escape of \, and \" the JAAS one of ".
@@ -40,7 +40,7 @@ def sasl_file(tmp_path: Path, *, module: str = "plain.PlainLoginModule", mechani
 
 
 def test_properties_file_with_plain_jaas(tmp_path: Path) -> None:
-    settings = ConnectionSettings.from_properties_file(sasl_file(tmp_path))
+    settings = ConnectionSettings.from_layers(properties_layer(sasl_file(tmp_path)))
     assert settings.bootstrap_servers == ("b1:9092", "b2:9093")
     assert settings.security_protocol == "SASL_PLAINTEXT"
     assert settings.sasl_mechanism == "PLAIN"
@@ -50,13 +50,13 @@ def test_properties_file_with_plain_jaas(tmp_path: Path) -> None:
 
 def test_properties_file_with_scram_jaas(tmp_path: Path) -> None:
     path = sasl_file(tmp_path, module="scram.ScramLoginModule", mechanism="SCRAM-SHA-512")
-    settings = ConnectionSettings.from_properties_file(path)
+    settings = ConnectionSettings.from_layers(properties_layer(path))
     assert settings.sasl_mechanism == "SCRAM-SHA-512"
     assert settings.username == "ops-admin"
 
 
 def test_password_never_in_repr_or_str(tmp_path: Path) -> None:
-    settings = ConnectionSettings.from_properties_file(sasl_file(tmp_path))
+    settings = ConnectionSettings.from_layers(properties_layer(sasl_file(tmp_path)))
     for text in (repr(settings), str(settings), settings.describe(), repr(settings.password), str(settings.password)):
         assert PASSWORD not in text
         assert "s3cr3t" not in text
@@ -75,7 +75,7 @@ def test_secret_cannot_be_pickled_but_copies_keep_it() -> None:
 def test_jaas_module_must_match_mechanism(tmp_path: Path) -> None:
     path = sasl_file(tmp_path, module="plain.PlainLoginModule", mechanism="SCRAM-SHA-256")
     with pytest.raises(errors.ConfigError, match=r"client.properties:5: .*PlainLoginModule.*SCRAM-SHA-256") as info:
-        ConnectionSettings.from_properties_file(path)
+        ConnectionSettings.from_layers(properties_layer(path))
     assert "s3cr3t" not in str(info.value)
 
 
@@ -92,7 +92,7 @@ def test_jaas_module_must_match_mechanism(tmp_path: Path) -> None:
 def test_malformed_jaas_is_reported_without_the_password(tmp_path: Path, jaas: str) -> None:
     path = write(tmp_path, f"bootstrap.servers=b:9092\nsecurity.protocol=SASL_SSL\nsasl.jaas.config={jaas}\n")
     with pytest.raises(errors.ConfigError, match=r"client.properties:3: sasl.jaas.config") as info:
-        ConnectionSettings.from_properties_file(path)
+        ConnectionSettings.from_layers(properties_layer(path))
     assert "s3cr3t" not in str(info.value)
 
 
@@ -100,14 +100,14 @@ def test_unsupported_login_module_is_named(tmp_path: Path) -> None:
     jaas = "com.sun.security.auth.module.Krb5LoginModule required;"
     path = write(tmp_path, f"bootstrap.servers=b:9092\nsasl.jaas.config={jaas}\n")
     with pytest.raises(errors.ConfigError, match="Krb5LoginModule is not supported"):
-        ConnectionSettings.from_properties_file(path)
+        ConnectionSettings.from_layers(properties_layer(path))
 
 
 def test_jaas_missing_password(tmp_path: Path) -> None:
     jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="a";'
     path = write(tmp_path, f"bootstrap.servers=b:9092\nsasl.jaas.config={jaas}\n")
     with pytest.raises(errors.ConfigError, match=r'needs both username="\.\.\." and password'):
-        ConnectionSettings.from_properties_file(path)
+        ConnectionSettings.from_layers(properties_layer(path))
 
 
 def test_parse_jaas_options_bare_and_quoted() -> None:
@@ -183,7 +183,7 @@ def test_single_quoted_confluent_file(tmp_path: Path) -> None:
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     missing = r"cannot read properties file .*nope.properties: No such file or directory"
     with pytest.raises(errors.ConfigError, match=missing):
-        ConnectionSettings.from_properties_file(tmp_path / "nope.properties")
+        ConnectionSettings.from_layers(properties_layer(tmp_path / "nope.properties"))
 
 
 def test_pem_truststore_is_read_from_its_location(tmp_path: Path) -> None:
@@ -193,7 +193,7 @@ def test_pem_truststore_is_read_from_its_location(tmp_path: Path) -> None:
         "bootstrap.servers=b:9093\nsecurity.protocol=SSL\nssl.truststore.location=ca.pem\nssl.truststore.type=PEM\n"
         "ssl.endpoint.identification.algorithm=\n",
     )
-    settings = ConnectionSettings.from_properties_file(path)
+    settings = ConnectionSettings.from_layers(properties_layer(path))
     assert (settings.ssl_truststore_location, settings.ssl_truststore_type) == (str(tmp_path / "ca.pem"), "PEM")
     assert settings.ssl_check_hostname is False
 
@@ -203,7 +203,7 @@ def test_pem_truststore_is_recognised_without_a_type(tmp_path: Path) -> None:
     path = write(
         tmp_path, f"bootstrap.servers=b:9093\nsecurity.protocol=SSL\nssl.truststore.location={tmp_path}/ca.crt\n"
     )
-    assert ConnectionSettings.from_properties_file(path).ssl_truststore_location == str(tmp_path / "ca.crt")
+    assert ConnectionSettings.from_layers(properties_layer(path)).ssl_truststore_location == str(tmp_path / "ca.crt")
 
 
 def test_pem_keystore_and_key_password(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ def test_pem_keystore_and_key_password(tmp_path: Path) -> None:
         "bootstrap.servers=b:9093\nsecurity.protocol=SSL\nssl.keystore.type=PEM\nssl.keystore.location=client.pem\n"
         "ssl.key.password=k3y-s3cr3t\n",
     )
-    settings = ConnectionSettings.from_properties_file(path)
+    settings = ConnectionSettings.from_layers(properties_layer(path))
     assert (settings.ssl_keystore_location, settings.ssl_keystore_type) == (str(tmp_path / "client.pem"), "PEM")
     assert settings.ssl_key_password == Secret("k3y-s3cr3t")
     assert "k3y-s3cr3t" not in repr(settings)
@@ -242,7 +242,7 @@ def test_from_env() -> None:
         "KAFKA_REQUEST_TIMEOUT_MS": "5000",
         "KAFKA_SSL_CHECK_HOSTNAME": "false",
     }
-    settings = ConnectionSettings.from_env(env)
+    settings = ConnectionSettings.from_layers(env_layer(env))
     assert settings.bootstrap_servers == ("e1:9092", "e2:9092")
     assert settings.sasl_mechanism == "SCRAM-SHA-256"
     assert settings.password is not None and settings.password.reveal() == " env-s3cr3t "
@@ -288,4 +288,6 @@ def test_no_bootstrap_anywhere() -> None:
 
 def test_bad_number_in_env() -> None:
     with pytest.raises(errors.ConfigError, match="KAFKA_REQUEST_TIMEOUT_MS must be an integer"):
-        ConnectionSettings.from_env({"KAFKA_BOOTSTRAP_SERVERS": "b:1", "KAFKA_REQUEST_TIMEOUT_MS": "soon"})
+        ConnectionSettings.from_layers(
+            env_layer({"KAFKA_BOOTSTRAP_SERVERS": "b:1", "KAFKA_REQUEST_TIMEOUT_MS": "soon"})
+        )

@@ -68,10 +68,10 @@ def _generator() -> ModuleType:
 
 def test_committed_schemas_are_current(tmp_path: Path) -> None:
     written = schema.write(tmp_path)
-    committed = sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
+    committed = sorted(p.name for p in (ROOT / "reconciler" / "schemas").glob("*.json"))
     assert committed == sorted(p.name for p in written), "regenerate with: python -m reconciler.manifests.schema"
     for path in written:
-        assert (ROOT / "schemas" / path.name).read_text() == path.read_text(), (
+        assert (ROOT / "reconciler" / "schemas" / path.name).read_text() == path.read_text(), (
             f"schemas/{path.name} is stale; regenerate with: python -m reconciler.manifests.schema"
         )
 
@@ -86,7 +86,7 @@ def test_example_files_match_their_schema_modeline(path: Path) -> None:
     for document in YAML(typ="safe").load_all(path.read_text()):
         target = schema_path
         if schema_path.name == "manifest.json":
-            target = ROOT / "schemas" / f"{document['kind']}.json"
+            target = ROOT / "reconciler" / "schemas" / f"{document['kind']}.json"
         else:
             assert schema_path.name == f"{document['kind']}.json", f"{path}: mixed kinds need schemas/manifest.json"
         validator = jsonschema.Draft202012Validator(json.loads(target.read_text()))

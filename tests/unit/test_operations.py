@@ -15,7 +15,7 @@ from reconciler import manifests, operations
 from reconciler.apply.apply_report import Outcome
 from reconciler.base import errors
 from reconciler.model import state
-from tests.unit.apply_recording import RecordingAdapter
+from tests.support.recording import RecordingAdapter
 
 TOPICS = """\
 apiVersion: kafka-reconciler/v1

@@ -20,7 +20,7 @@ from reconciler.model import capabilities, desired, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from tests.support.builders import acl, cluster, scram_user, topic, want
-from tests.unit.apply_recording import RecordingAdapter
+from tests.support.recording import RecordingAdapter
 
 # Every admin API the tool uses, at the version a Kafka 2.8 broker answers with.
 KAFKA_28 = {api: 0 for api in capabilities.API_SINCE} | {"Metadata": 11, "CreateTopics": 7, "OffsetFetch": 7}

@@ -16,7 +16,7 @@ from cryptography import x509
 from reconciler import manifests
 from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
-from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.connection.settings import ConnectionSettings, Secret, env_layer, properties_layer
 from reconciler.kafka import oauth, stores, tls
 from reconciler.kafka.bootstrap import tls_failure
 from reconciler.kafka.wire import Wire
@@ -153,7 +153,7 @@ def test_java_client_properties_for_oauthbearer(tmp_path: Path) -> None:
         "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required \\\n"
         '  clientId="reconciler" clientSecret="S3cr3t-value" scope="kafka.admin";\n',
     )
-    settings = ConnectionSettings.from_properties_file(path)
+    settings = ConnectionSettings.from_layers(properties_layer(path))
     assert (settings.sasl_mechanism, settings.oauth_client_id, settings.oauth_scope) == (
         "OAUTHBEARER",
         "reconciler",
@@ -169,7 +169,7 @@ def test_oauthbearer_without_a_token_endpoint_is_refused(tmp_path: Path) -> None
     path = write(tmp_path, f"bootstrap.servers=b:9093\nsecurity.protocol=SASL_SSL\nsasl.mechanism=OAUTHBEARER\n"
                            f"sasl.jaas.config={jaas}\n")  # fmt: skip
     with pytest.raises(errors.ConfigError, match=r"needs sasl\.oauthbearer\.token\.endpoint\.url"):
-        ConnectionSettings.from_properties_file(path)
+        ConnectionSettings.from_layers(properties_layer(path))
 
 
 def test_msk_iam_properties_map_to_kafka_python(tmp_path: Path) -> None:
@@ -180,7 +180,7 @@ def test_msk_iam_properties_map_to_kafka_python(tmp_path: Path) -> None:
         "sasl.mechanism=AWS_MSK_IAM\nsasl.jaas.config=software.amazon.msk.auth.iam.IAMLoginModule required;\n"
         "sasl.client.callback.handler.class=software.amazon.msk.auth.iam.IAMClientCallbackHandler\n",
     )
-    settings = ConnectionSettings.from_properties_file(path)
+    settings = ConnectionSettings.from_layers(properties_layer(path))
     kwargs = Wire(settings)._client_kwargs()
     assert (kwargs["security_protocol"], kwargs["sasl_mechanism"]) == ("SASL_SSL", "AWS_MSK_IAM")
     assert "sasl_plain_username" not in kwargs and isinstance(kwargs["ssl_context"], ssl.SSLContext)
@@ -192,7 +192,7 @@ def test_msk_iam_profile_option_points_to_the_environment(tmp_path: Path) -> Non
     path = write(tmp_path, f"bootstrap.servers=b:9098\nsecurity.protocol=SASL_SSL\nsasl.mechanism=AWS_MSK_IAM\n"
                            f"sasl.jaas.config={jaas}\n")  # fmt: skip
     with pytest.raises(errors.ConfigError, match=r"awsProfileName are not supported.*AWS_PROFILE"):
-        ConnectionSettings.from_properties_file(path)
+        ConnectionSettings.from_layers(properties_layer(path))
 
 
 def test_environment_variables_for_stores_and_oauth() -> None:
@@ -207,7 +207,7 @@ def test_environment_variables_for_stores_and_oauth() -> None:
         "KAFKA_SSL_TRUSTSTORE_PASSWORD": "store-s3cret",
         "KAFKA_SSL_KEYSTORE_TYPE": "PKCS12",
     }
-    settings = ConnectionSettings.from_env(env)
+    settings = ConnectionSettings.from_layers(env_layer(env))
     assert settings.oauth_client_secret == Secret("env-s3cret")
     assert settings.ssl_truststore_password == Secret("store-s3cret")
     assert (settings.ssl_truststore_location, settings.ssl_keystore_type) == ("/etc/kafka/truststore.jks", "PKCS12")

@@ -307,3 +307,16 @@ def _apply_ops(configs: dict[str, str | None], ops: Sequence[results.ConfigOp]) 
             configs.pop(op.key, None)
         else:
             configs[op.key] = op.value.reveal() if isinstance(op.value, Secret) else str(op.value)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds

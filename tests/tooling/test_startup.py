@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import reconciler
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
 
 _RUN = """
@@ -79,6 +81,8 @@ def test_help_and_version_import_neither_models_nor_clients(flag: str) -> None:
     assert imported(modules, (*HEAVY, "pydantic", "pydantic_core", "ruamel")) == []
     # --help lists each command from its module's docstring; --version reads no command at all
     listed = [f"reconciler.commands.{name}" for name in COMMAND_MODULES] if flag == "--help" else []
+    if flag == "--help":  # plan and apply show the shared defaults in their signatures (standard library only)
+        listed += ["reconciler.model", "reconciler.model.defaults"]
     assert ours(modules) == sorted(LIGHT + listed)
 
 
@@ -92,3 +96,11 @@ def test_validate_imports_the_manifest_models_but_no_kafka_client_planner_or_ren
     commands = imported(modules, ("reconciler.commands",))
     expected = [m for m in LIGHT if m.startswith("reconciler.commands")]
     assert commands == sorted([*expected, "reconciler.commands.validate"])
+
+
+def test_version_works_as_module_and_script() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "reconciler", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"kafka-reconciler {reconciler.__version__}"

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from reconciler import manifests
 from reconciler.base import errors
 from reconciler.model import plans
-from tests.reliability.fuzzing import (
+from tests.support.fuzzing import (
     APPLICABLE_PLAN,
     ENV,
     STRATEGIES,

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
+
+from tests.support.action import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 BASH = shutil.which("bash")
@@ -37,12 +38,6 @@ class Run:
     calls: list[list[str]]
     outputs: dict[str, str]
     summary: str
-
-
-def run_script() -> str:
-    action = YAML(typ="safe").load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    [step] = [s for s in action["runs"]["steps"] if s.get("id") == "run"]
-    return str(step["run"])
 
 
 class ActionRunner:

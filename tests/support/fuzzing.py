@@ -249,7 +249,7 @@ def check_plan(doc: dict[str, Any]) -> tuple[str, str | None]:
 
 def check_loaded_plan(p: plans.Plan) -> tuple[str, str | None]:
     """The second half of ``check_plan``: a loaded plan through apply's checks, up to its first write."""
-    from tests.unit.apply_recording import RecordingAdapter
+    from tests.support.recording import RecordingAdapter
 
     adapter = _StopAtFirstWrite(RecordingAdapter(cluster_id=p.cluster.cluster_id or "cluster-a"))
     options = ApplyOptions(

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from reconciler.model import state
+from tests.support.action import run_script
 from tests.support.fake_github import FakeGitHub
 from tests.support.manifest_texts import DEFAULTS, topic_text
-from tests.unit.test_gitops_action import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghs_actionLiveTestToken0123456789"
