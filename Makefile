@@ -21,11 +21,12 @@ export KAFKA_VERSION KAFKA_PORT
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
 
-venv: $(STAMP) ## Create .venv and install the project with the dev extra (skipped when up to date)
+venv: $(STAMP) ## Create .venv and install the project with the dev extra, pinned by constraints*.txt (skipped when up to date)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt constraints-dev.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-input -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-input \
+		--constraint constraints.txt --constraint constraints-dev.txt -e ".[dev]"
 	@touch $@
 
 demo: venv kafka-up ## Install, start a local Kafka on 127.0.0.1:9092 (KAFKA_PORT) and run the tool on examples/
