@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.helpers import write_manifests
+from tests.support.integration import write_manifests
 from tests.kafka.cluster import KafkaCluster
-from tests.reliability.helpers import cli, topics_state
+from tests.support.live import cli, topics_state
 from tests.support.java_client import list_topics
 from tests.support.manifest_texts import topic_documents
 

@@ -17,7 +17,7 @@ from kafka.admin import ConfigResource, KafkaAdminClient, NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from tests.integration.helpers import closed_port
+from tests.support.integration import closed_port
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
 

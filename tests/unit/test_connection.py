@@ -175,7 +175,7 @@ def test_single_quoted_confluent_file(tmp_path: Path) -> None:
         "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule   required "
         "username='ABCDKEY'   password='cflt/s3cr3t+x';\n",
     )
-    settings = ConnectionSettings.from_properties_file(path)
+    settings = ConnectionSettings.from_layers(properties_layer(path))
     assert settings.username == "ABCDKEY"
     assert settings.password is not None and settings.password.reveal() == "cflt/s3cr3t+x"
 
