@@ -212,9 +212,11 @@ class PlanImpact:
             topics = len({e.address for e in gone})
             known = [e for e in gone if e.bytes is not None or e.records is not None]
             if known:
-                size = human_bytes(sum(e.bytes or 0 for e in known))
+                sized = [e.bytes for e in known if e.bytes is not None]
+                size = "size unknown" if not sized else f"~{human_bytes(sum(sized))}"
+                size += " (not all measured)" if sized and len(sized) < len(known) else ""
                 records = f"{sum(e.records or 0 for e in known):,}"
-                text = f"deletes ~{size} / {records} records at once across {count(topics, 'topic')}"
+                text = f"deletes {size} / {records} records at once across {count(topics, 'topic')}"
                 if len(known) < len(gone):
                     text += f" ({len(gone) - len(known)} not measured)"
             else:
