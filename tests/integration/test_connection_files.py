@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.integration import write_manifests
 from tests.kafka.cluster import KafkaCluster
-from tests.support.live import cli, topics_state
+from tests.support.integration import write_manifests
 from tests.support.java_client import list_topics
+from tests.support.live import cli, topics_state
 from tests.support.manifest_texts import topic_documents
 
 pytestmark = pytest.mark.kafka

@@ -17,9 +17,9 @@ from kafka.admin import ConfigResource, KafkaAdminClient, NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from tests.support.integration import closed_port
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import single_node
+from tests.support.integration import closed_port
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 DAY_MS = "86400000"

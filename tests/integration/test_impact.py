@@ -36,8 +36,8 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import impact as im
 from reconciler.model import plans
 from reconciler.planner import impact
-from tests.integration.helpers import acls_of, write_manifests
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import acls_of, write_manifests
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka

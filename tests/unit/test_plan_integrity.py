@@ -14,7 +14,7 @@ import reconciler
 from reconciler.base import errors
 from reconciler.model import planfile, plans
 from reconciler.model.kinds import Kind
-from tests.reliability.fuzzing import GOLDEN_PLAN, reseal
+from tests.support.fuzzing import GOLDEN_PLAN, reseal
 
 
 def saved(tmp_path: Path, doc: dict[str, Any]) -> Path:
