@@ -11,6 +11,7 @@ expanded to ACLs) and ``profiles`` (the ``Cluster`` kind as connection profiles)
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -48,7 +49,21 @@ class LoadResult:
 
 
 def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[str, str] | None = None) -> LoadResult:
-    """Load manifests from files and directories; ``env`` (default: the process environment) feeds ``${VAR}``."""
+    """Load manifests from files and directories; ``env`` (default: the process environment) feeds ``${VAR}``.
+
+    The cyclic garbage collector is paused meanwhile: reading builds hundreds of thousands of small acyclic
+    objects, and its full passes over them took a quarter of the time at 10,000 topics.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(paths, environment=environment, env=env)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load(paths: Sequence[Path], *, environment: str | None, env: Mapping[str, str] | None) -> LoadResult:
     diags: list[errors.Diagnostic] = []
     variables = os.environ if env is None else env
     files = loader.discover([Path(p) for p in paths], environment=environment, diags=diags)

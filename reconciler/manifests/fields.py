@@ -31,9 +31,10 @@ class Strict(BaseModel):
 def _normaliser(values: tuple[str, ...], *, what: str) -> BeforeValidator:
     """Accept ``read``, ``Read``, ``READ`` or ``describe-configs`` and keep Kafka's spelling."""
     table = {v.replace("_", "").replace("-", "").lower(): v for v in values}
+    exact = frozenset(values)
 
     def normalise(raw: object) -> object:
-        if not isinstance(raw, str):
+        if not isinstance(raw, str) or raw in exact:
             return raw
         found = table.get(raw.replace("_", "").replace("-", "").lower())
         if found is None:

@@ -1,10 +1,13 @@
-"""Reading manifest files: bytes -> YAML node graph -> plain Python values plus a map of positions.
+"""Reading manifest files: bytes -> plain Python values, and where each value was written.
 
-ruamel.yaml composes the node graph (with its C parser when ``ruamel.yaml.clib`` is installed, which
-is several times faster than building round-trip objects); the conversion to plain values is done
-here rather than by a ruamel constructor because it also has to record the 1-based line and column
-of every key and value, reject duplicate keys, bound alias expansion (a "billion laughs" document
-must fail fast, not eat the machine) and substitute ``${VAR}`` from the environment.
+The common file is read straight from libyaml's event stream (``plainyaml``): plain values, no node graph, no
+positions. A file that needs more (anchors, aliases, merge keys, tags, ``${VAR}``, a duplicate key, a syntax
+error) goes through ruamel.yaml, which composes the node graph (with its C parser when ``ruamel.yaml.clib`` is
+installed); the conversion to plain values is done here rather than by a ruamel constructor because it also has
+to record the 1-based line and column of every key and value, reject duplicate keys, bound alias expansion (a
+"billion laughs" document must fail fast, not eat the machine) and substitute ``${VAR}`` from the environment.
+Positions are only needed for a diagnostic: a document read the fast way computes them with the full reader the
+first time one is asked for (``RawDocument.positions``), so both ways report the same file, line and column.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from reconciler.base import errors
 from reconciler.connection import secrets
+from reconciler.manifests import plainyaml
 from reconciler.manifests.depth import too_deep
 from reconciler.model import configs
 
@@ -45,6 +49,20 @@ _PLAIN_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-
 _TAG = "tag:yaml.org,2002:"
 
 
+class _Located:
+    """A file read without positions: its text, read again with the full reader when a position is first needed."""
+
+    def __init__(self, text: str, *, display: str, env: Mapping[str, str]) -> None:
+        self.text, self.display, self.env = text, display, env
+        self.found: list[dict[Path_, Position]] | None = None
+
+    def positions(self, index: int) -> dict[Path_, Position]:
+        if self.found is None:
+            self.found = [doc.positions for doc in _read_full(self.text, self.display, Path(), self.env, [])]
+            self.text = ""
+        return self.found[index] if index < len(self.found) else {}
+
+
 @dataclasses.dataclass(slots=True)
 class RawDocument:
     """One YAML document as plain values, with where each part of it was written."""
@@ -54,9 +72,17 @@ class RawDocument:
     line: int
     column: int
     data: Any
-    positions: dict[Path_, Position]
+    found: dict[Path_, Position] | None  # positions, or None until ``positions`` computes them from ``source``
     broken: bool = False  # a value could not be read (an unset variable): not validated further
     variables: list[tuple[str, Path_, int, int]] = dataclasses.field(default_factory=list)  # ${NAME}, path, line, col
+    source: tuple[_Located, int] | None = None  # the file and this document's index in it
+
+    @property
+    def positions(self) -> dict[Path_, Position]:
+        """Path -> (file, value line, value column, key line, key column) of every key and item."""
+        if self.found is None:
+            self.found = self.source[0].positions(self.source[1]) if self.source is not None else {}
+        return self.found
 
     def position(self, path: Path_, *, key: bool = False) -> tuple[str, int, int]:
         """The (file, line, column) of ``path``, or of its nearest recorded ancestor."""
@@ -228,25 +254,7 @@ class _Converter:
                 if _PLAIN_FLOAT.fullmatch(value):
                     return float(value)
             return value
-        kind = tag[len(_TAG) :]
-        if kind == "null":
-            return None
-        if kind == "bool":
-            return text.lower() == "true"
-        if kind == "int":
-            digits = text.replace("_", "")
-            try:
-                if digits.lower().lstrip("+-").startswith(("0o", "0x", "0b")):
-                    return int(digits, 0)
-                return int(digits)
-            except ValueError:
-                return text
-        if kind == "float":
-            try:
-                return float(text.replace("_", "").replace(".inf", "inf").replace(".Inf", "inf").replace(".nan", "nan"))
-            except ValueError:
-                return text
-        return text
+        return plainyaml.typed(tag[len(_TAG) :], text)
 
     def substitute(self, node: nodes.ScalarNode, text: str, path: Path_) -> str:
         def replace(match: re.Match[str]) -> str:
@@ -339,6 +347,30 @@ def read_documents(
             hint="manifests need a few levels; this file is refused before it is parsed",
         )
         return []
+    fast = plainyaml.documents(text, max_depth=MAX_DEPTH) if HAVE_C_PARSER else None
+    if fast is None:
+        documents = _read_full(text, display, path.parent, env, diags)
+    else:
+        located, directory = _Located(text, display=display, env=env), path.parent  # one Path: hashed once
+        documents = [
+            RawDocument(display, directory, line, column, data, None, source=(located, index))
+            for index, (data, line, column) in enumerate(fast)
+        ]
+    if not documents and not any(d.file == display for d in diags):
+        diags.append(
+            errors.Diagnostic(message="file has no YAML documents", file=display, severity=errors.Severity.WARNING)
+        )
+    return documents
+
+
+def _read_full(
+    text: str, display: str, directory: Path, env: Mapping[str, str], diags: list[errors.Diagnostic]
+) -> list[RawDocument]:
+    """Every non-empty document of ``text`` through ruamel.yaml's node graph, with positions."""
+
+    def fail(message: str, *, line: int | None = None, column: int | None = None, hint: str | None = None) -> None:
+        diags.append(errors.Diagnostic(message=message, file=display, line=line, column=column, hint=hint))
+
     converter = _Converter(file=display, env=env, diags=diags)
     documents: list[RawDocument] = []
     try:
@@ -358,11 +390,11 @@ def read_documents(
             documents.append(
                 RawDocument(
                     file=display,
-                    directory=path.parent,
+                    directory=directory,
                     line=mark.line + 1,
                     column=mark.column + 1,
                     data=data,
-                    positions=converter.positions,
+                    found=converter.positions,
                     broken=converter.unreadable > 0,
                     variables=converter.variables,
                 )
@@ -385,8 +417,4 @@ def read_documents(
             fail(message, line=text.count("\n", 0, offset) + 1, column=at)
         else:
             fail(message)
-    if not documents and not any(d.file == display for d in diags):
-        diags.append(
-            errors.Diagnostic(message="file has no YAML documents", file=display, severity=errors.Severity.WARNING)
-        )
     return documents

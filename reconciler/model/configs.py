@@ -193,8 +193,27 @@ def _java_double(value: float) -> str:
     return f"{'-' if sign else ''}{mantissa}E{power}"
 
 
+# canonical() of a config written as a string or an integer, remembered: manifests repeat the same few values
+# (retention.ms: 7d on thousands of topics). Bounded; an unreadable value is not remembered (it raises).
+_CANONICAL: dict[tuple[str, type, object], str] = {}
+_CANONICAL_MAX = 65_536
+
+
 def canonical(key: str, value: object) -> str:
     """The string Kafka stores for ``value`` of config ``key``; raises ValueError for an unreadable value."""
+    kind = type(value)
+    if kind is not str and kind is not int:
+        return _canonical(key, value)
+    ident = (key, kind, value)
+    found = _CANONICAL.get(ident)
+    if found is None:
+        found = _canonical(key, value)
+        if len(_CANONICAL) < _CANONICAL_MAX:
+            _CANONICAL[ident] = found
+    return found
+
+
+def _canonical(key: str, value: object) -> str:
     spec = spec_for(key)
     if value is None:
         raise ValueError(f"{key}: a value is required (null given)")
