@@ -52,6 +52,7 @@ class Shape:
         (out / "ownership.yaml").write_text(
             "apiVersion: kafka-reconciler/v1\nkind: Ownership\nmetadata:\n  name: bench\nspec:\n  topics:\n"
             f'    - prefix: {self.prefix}.\n  principals:\n    - regex: "User:app-.*"\n  delete:\n    topic: true\n'
+            f"  maxDeletes: {self.topics}\n"  # the benchmark deletes 10% of the topics on purpose
         )
         kept = [i for i in range(self.topics) if i not in skipped]
         per_file = 500

@@ -59,11 +59,13 @@ class Target:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PlanRequest:
-    """The planning options of ``plan`` and ``apply``: SCRAM rotations and the in-use test of topic deletes."""
+    """The planning options of ``plan`` and ``apply``: SCRAM rotations, the in-use test of topic deletes and this
+    run's limit on deletions (``--max-deletes``; ``None``: the Ownership document's or the default)."""
 
     rotate_passwords: Sequence[str] = ()
     allow_delete_in_use: bool = False
     in_use_window: str = defaults.IN_USE_WINDOW
+    max_deletes: int | None = None
 
 
 def in_use_window_ms(text: str) -> int:
@@ -112,6 +114,7 @@ def compute_plan(
             adapter=adapter,
             allow_delete_in_use=request.allow_delete_in_use,
             in_use_window_ms=window,
+            max_deletes=request.max_deletes,
         )
 
 
@@ -123,12 +126,75 @@ def plan_to_apply(
     request: PlanRequest,
     timeout_s: float | None,
 ) -> plans.Plan:
-    """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now."""
+    """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now.
+
+    With both, the manifests are planned again (with the saved plan's own options) and the saved plan is refused
+    (``PlanMismatch``, nothing written) unless they still produce it: a plan reviewed before the manifests changed
+    is not applied as if it were theirs.
+    """
     if plan_file is not None:
-        return plans.Plan.load(plan_file)
+        saved = plans.Plan.load(plan_file)
+        if loaded is not None:
+            fresh = compute_plan(loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s)
+            differences = plan_differences(saved, fresh)
+            if differences:
+                raise PlanMismatch(
+                    f"{plan_file}: the manifests no longer produce this saved plan, so it is not applied: "
+                    + "; ".join(differences)
+                    + ". Run plan again and review the new plan (or apply --plan FILE without manifest paths to "
+                    "apply the saved plan as reviewed)"
+                )
+        return saved
     if loaded is not None:
         return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s)
     raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
+
+
+class PlanMismatch(errors.PlanFileError):
+    """``apply PATHS --plan FILE``: the manifests, planned now, give another plan than the saved one."""
+
+
+def saved_request(saved: plans.Plan) -> PlanRequest:
+    """The planning options a saved plan was made with (its ``options``), to plan the manifests the same way."""
+    options = saved.options
+    window = options.get("in_use_window_ms")
+    return PlanRequest(
+        rotate_passwords=tuple(options.get("rotate_scram_users", ())),
+        allow_delete_in_use=bool(options.get("allow_delete_in_use", False)),
+        in_use_window=defaults.IN_USE_WINDOW if window is None else str(window),
+        max_deletes=options.get("max_deletes"),
+    )
+
+
+def _change_key(c: plans.Change) -> tuple[object, ...]:
+    """What a change does, without what is read at planning time (usage evidence, reasons, warnings)."""
+    from reconciler.model import payloads
+
+    return (c.action, tuple(a.to_dict() for a in c.attributes), payloads.encode(c.after))
+
+
+def plan_differences(saved: plans.Plan, fresh: plans.Plan, *, limit: int = 5) -> list[str]:
+    """How ``fresh`` differs from ``saved``, one entry per address and phase (at most ``limit``, then a count)."""
+    old = {(c.address, c.phase): c for c in saved.changes}
+    new = {(c.address, c.phase): c for c in fresh.changes}
+    found: list[str] = []
+    for key in sorted(old.keys() | new.keys()):
+        before, after = old.get(key), new.get(key)
+        where = f"{key[0]} ({key[1].label})"
+        if after is None:
+            found.append(f"{where} is no longer planned")
+        elif before is None:
+            found.append(f"{where} is planned now ({after.action.value}) but not in the saved plan")
+        elif _change_key(before) != _change_key(after):
+            found.append(f"{where} is planned differently now ({_summary(after)} instead of {_summary(before)})")
+    if len(found) > limit:
+        return [*found[:limit], f"and {len(found) - limit} more"]
+    return found
+
+
+def _summary(c: plans.Change) -> str:
+    changed = [f"{a.name} -> {a.after}" for a in c.attributes if not a.sensitive][:3]
+    return c.action.value + (f" {', '.join(changed)}" if changed else "")
 
 
 def has_work(p: plans.Plan) -> bool:
@@ -141,13 +207,15 @@ def has_work(p: plans.Plan) -> bool:
 
 
 def prepare_apply(p: plans.Plan, *, target: Target, timeout_s: float | None, dry_run: bool) -> KafkaAdapter:
-    """Everything that can fail without a cluster, before anyone is asked to confirm: the connection settings
-    (profile secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
+    """Everything that can fail without a cluster, before anyone is asked to confirm: the plan's error-level
+    findings (too many deletes, ...) and changes that cannot be carried out, the connection settings (profile
+    secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
+    from reconciler.apply import decoded, preflight
+
+    ops = decoded.decode(p)
     adapter = target.connect(timeout_s=timeout_s)
     if p.actionable and not dry_run:
-        from reconciler.apply import decoded, preflight
-
-        preflight.resolve_secrets(decoded.of_changes(p.actionable).items, environ=None)
+        preflight.resolve_secrets(ops.items, environ=None)
     return adapter
 
 

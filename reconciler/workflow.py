@@ -75,6 +75,7 @@ def make_plan(
     adapter: Any = None,
     allow_delete_in_use: bool = False,
     in_use_window_ms: int | None = None,
+    max_deletes: int | None = None,
 ) -> plans.Plan:
     """Run the pure planner with the command-line options; ``target`` (how the cluster was reached) goes into
     the plan's header.
@@ -91,6 +92,7 @@ def make_plan(
     options = planner.PlanOptions(
         rotate_scram_users=frozenset(rotate_passwords),
         allow_delete_in_use=allow_delete_in_use,
+        max_deletes=max_deletes,
         **({} if in_use_window_ms is None else {"in_use_window_ms": in_use_window_ms}),
     )
     if adapter is not None:

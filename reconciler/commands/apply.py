@@ -21,6 +21,7 @@ from reconciler.commands.options import (
     CompactOpt,
     EnvironmentOpt,
     InUseWindowOpt,
+    MaxDeletesOpt,
     NoColorOpt,
     PlanFormat,
     RotateOpt,
@@ -122,12 +123,21 @@ def confirm(question: str = "Apply these changes?") -> None:
 def apply(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Manifest files or directories (not needed with --plan).", show_default=False),
+        typer.Argument(
+            help="Manifest files or directories. With --plan: planned again, and the saved plan is refused unless "
+            "they still produce it.",
+            show_default=False,
+        ),
     ] = None,
     plan_file: Annotated[
-        Path | None, typer.Option("--plan", help="Apply this saved plan instead of planning now.")
+        Path | None,
+        typer.Option(
+            "--plan", help="Apply this saved (reviewed) plan instead of planning now; no confirmation is asked."
+        ),
     ] = None,
-    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")] = False,
+    auto_approve: Annotated[
+        bool, typer.Option("--auto-approve", help="Do not ask for confirmation (apply --plan never asks).")
+    ] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Send validateOnly requests; show what the broker says; write nothing.")
     ] = False,
@@ -174,11 +184,17 @@ def apply(
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
+    max_deletes: MaxDeletesOpt = None,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back."""
+    """Plan and apply (or apply a saved plan): deletes before adds, batched, verified by a read-back.
+
+    A plan made now is shown and confirmed (--auto-approve: not asked); a saved plan (--plan FILE) was reviewed when
+    it was made and is applied without a question. Manifest paths given with --plan are planned again, and the saved
+    plan is refused (exit 1, nothing written) unless they still produce it.
+    """
     output.setup_logging(verbose)
     output.use_color(no_color)
     with output.errors_to_exit():
@@ -192,7 +208,10 @@ def apply(
             profiles=loaded.profiles if loaded is not None else {},
         )
         request = operations.PlanRequest(
-            rotate_passwords=rotate_password or (), allow_delete_in_use=allow_in_use, in_use_window=in_use_window
+            rotate_passwords=rotate_password or (),
+            allow_delete_in_use=allow_in_use,
+            in_use_window=in_use_window,
+            max_deletes=max_deletes,
         )
         p = operations.plan_to_apply(
             plan_file=plan_file, loaded=loaded, target=target, request=request, timeout_s=timeout
@@ -206,7 +225,8 @@ def apply(
                 typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
             return
         adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)
-        if p.actionable and not dry_run and not auto_approve:
+        # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.
+        if p.actionable and not dry_run and not auto_approve and plan_file is None:
             confirm()
         report = run_and_report(
             p,

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from reconciler.model import defaults
+
 
 class PlanFormat(str, enum.Enum):
     text = "text"
@@ -65,6 +67,16 @@ InUseWindowOpt = Annotated[
     typer.Option(
         "--in-use-window",
         help="A topic whose latest record is newer than this (e.g. 7d, 12h; 0 turns the test off) is in use.",
+    ),
+]
+MaxDeletesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-deletes",
+        min=0,
+        help="Allow this run's plan to delete up to N resources (default: the Ownership document's maxDeletes, "
+        f"else {defaults.MAX_DELETES}). A plan deleting more is refused as a whole.",
+        show_default=False,
     ),
 ]
 NoColorOpt = Annotated[

@@ -17,6 +17,7 @@ from reconciler.commands.options import (
     EnvironmentOpt,
     InUseWindowOpt,
     LiveStateOpt,
+    MaxDeletesOpt,
     NoColorOpt,
     PathsArg,
     PlanFormat,
@@ -55,6 +56,7 @@ def plan(
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
+    max_deletes: MaxDeletesOpt = None,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,
@@ -71,7 +73,10 @@ def plan(
             cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config, profiles=loaded.profiles
         )
         request = operations.PlanRequest(
-            rotate_passwords=rotate_password or (), allow_delete_in_use=allow_in_use, in_use_window=in_use_window
+            rotate_passwords=rotate_password or (),
+            allow_delete_in_use=allow_in_use,
+            in_use_window=in_use_window,
+            max_deletes=max_deletes,
         )
         p = operations.compute_plan(
             loaded,

@@ -294,6 +294,7 @@ class Builder:
             source=source(doc),
             internal_topics=tuple(self._patterns(doc, "internalTopics", spec.internal_topics)),
             quota_entities=tuple(self._patterns(doc, "quotaEntities", spec.quota_entities)),
+            max_deletes=spec.max_deletes,
         )
 
     def _patterns(

@@ -318,6 +318,13 @@ class OwnershipSpec(Strict):
         default_factory=list,
         description="More topic names to treat as internal (e.g. Kafka Connect storage topics with custom names).",
     )
+    max_deletes: int | None = Field(
+        default=None,
+        strict=True,
+        ge=0,
+        description="Most resources one plan may delete (default 10); a plan deleting more is refused unless a run "
+        "raises the limit with --max-deletes N.",
+    )
 
 
 # -------------------------------------------------------------------------------------- documents

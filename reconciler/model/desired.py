@@ -134,6 +134,7 @@ class Ownership:
     source: Source | None = None
     internal_topics: tuple[NamePattern, ...] = ()  # more names to treat as internal (custom Connect topics)
     quota_entities: tuple[NamePattern, ...] = ()  # quota entities by name (``client-id=batch``, ``ip=<default>``)
+    max_deletes: int | None = None  # most resources one plan may delete (None: reconciler.planner.blast's default)
 
     def owns_topic(self, name: str) -> bool:
         return any(p.matches(name) for p in self.topics)

@@ -2,7 +2,7 @@
 
 No I/O, no printing, no clock: the same inputs give a byte-identical plan. Each resource kind has
 its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks the kinds the cluster's version
-cannot manage; ``lint`` adds cluster warnings; ``views``
+cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; ``views``
 defines the live view of each resource that change fingerprints (and apply's staleness check) use.
 Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes. ``impact`` says what each
 topic change will do, from the evidence in ``ClusterState.impact`` when it was read.
@@ -14,7 +14,7 @@ import gc
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import acls, brokers, common, impact, lint, quotas, scram, topics, unsupported
+from reconciler.planner import acls, blast, brokers, common, impact, lint, quotas, scram, topics, unsupported
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
@@ -54,6 +54,7 @@ def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: Pla
         if Kind.BROKER_CONFIG in planned:
             brokers.plan_broker_configs(ctx)
         lint.lint(ctx)
+        blast.check(ctx)
         fingerprint = live_fingerprint(live, kinds=kinds)
         changes, found = impact.assess(plans.sort_changes(ctx.changes), wanted, live)
     finally:

@@ -23,18 +23,21 @@ class PlanOptions:
     ``rotate_scram_users`` names SCRAM users whose password is re-set even though nothing else
     changed (``--rotate-password USER``): a password cannot be read back, so the planner never
     detects password drift by itself. ``allow_delete_in_use`` and ``in_use_window_ms`` decide whether a topic
-    the usage evidence shows in use may be deleted (see ``reconciler.planner.usage``).
+    the usage evidence shows in use may be deleted (see ``reconciler.planner.usage``); ``max_deletes`` raises or
+    lowers the number of deletions a plan may hold for one run (see ``reconciler.planner.blast``).
     """
 
     rotate_scram_users: frozenset[str] = frozenset()
     allow_delete_in_use: bool = False  # delete topics even when the evidence says they are in use
     in_use_window_ms: int = defaults.IN_USE_WINDOW_MS  # a record newer than this makes a topic in use (0: off)
+    max_deletes: int | None = None  # --max-deletes: this run's blast-radius limit (None: Ownership's or default)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "rotate_scram_users": sorted(self.rotate_scram_users),
             "allow_delete_in_use": self.allow_delete_in_use,
             "in_use_window_ms": self.in_use_window_ms,
+            **({} if self.max_deletes is None else {"max_deletes": self.max_deletes}),
         }
 
 

@@ -73,6 +73,7 @@ def desired_state() -> d.DesiredState:
             topics=(d.NamePattern("prefix", "unitb."),),
             principals=(d.NamePattern("prefix", "User:unitb-"),),
             delete={Kind.TOPIC: True, Kind.ACL: True},
+            max_deletes=200,  # this repository allows its 150 deletes (the default limit of 10 would refuse them)
         ),
     )
 

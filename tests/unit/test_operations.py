@@ -14,7 +14,7 @@ import pytest
 from reconciler import manifests, operations
 from reconciler.apply.apply_report import Outcome
 from reconciler.base import errors
-from reconciler.model import state
+from reconciler.model import plans, state
 from tests.support.recording import RecordingAdapter
 
 TOPICS = """\
@@ -191,3 +191,35 @@ def test_apply_carries_out_the_plan_reads_it_back_and_closes_the_connection(
     assert len(adapter.topics["orders"].assignment) == 6
     assert len(adapter.topics["payments"].assignment) == 3
     assert adapter.closed
+
+
+def test_a_saved_plan_differs_from_the_manifests_planned_again(tmp_path: Path, loaded: manifests.LoadResult) -> None:
+    """``apply PATHS --plan FILE`` compares what each change does; the integration test runs it on a broker."""
+    live = snapshot(tmp_path, live_cluster({"orders": orders(3)}))
+    saved = operations.compute_plan(
+        loaded, target=operations.Target(), request=operations.PlanRequest(), live_state=live
+    )
+    assert operations.plan_differences(saved, saved) == []
+    (tmp_path / "m" / "topics.yaml").write_text(
+        TOPICS.replace("retention.ms: 7d", "retention.ms: 49d").replace("partitions: 3", "partitions: 4"),
+        encoding="utf-8",
+    )
+    changed = manifests.load([tmp_path / "m"])
+    fresh = operations.compute_plan(
+        changed, target=operations.Target(), request=operations.PlanRequest(), live_state=live
+    )
+    assert operations.plan_differences(saved, fresh) == [
+        "topic/orders (topic config) is planned now (update) but not in the saved plan",
+        "topic/payments (topic create) is planned differently now (create partitions -> 4, replication_factor -> 1 "
+        "instead of create partitions -> 3, replication_factor -> 1)",
+    ]
+
+
+def test_a_saved_plans_options_plan_the_manifests_again_the_same_way() -> None:
+    options = {"rotate_scram_users": ["app"], "allow_delete_in_use": True, "in_use_window_ms": 0, "max_deletes": 40}
+    saved = plans.Plan(cluster=plans.ClusterInfo(cluster_id="c", controller_id=1), changes=(), options=options)
+    request = operations.saved_request(saved)
+    assert request == operations.PlanRequest(
+        rotate_passwords=("app",), allow_delete_in_use=True, in_use_window="0", max_deletes=40
+    )
+    assert operations.in_use_window_ms(request.in_use_window) == 0

@@ -1,0 +1,141 @@
+"""A saved plan against the manifests it came from, on a real broker, through the shipped GitHub action's script.
+
+The action plans (``plan --out plan.json``) with ``retention.ms: 42d``; then the manifests change to ``49d``.
+Its ``apply`` passes the manifests with ``--plan``: apply plans them again, sees they no longer produce the saved
+plan and refuses (exit 1) with the topic untouched; after a new plan, apply sets 49d. A plan made now asks on a
+terminal (answering no writes nothing); a saved plan is applied without a question (as ``terraform apply``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka.admin import NewTopic
+
+from tests.integration.test_apply import describe_topics, topic_configs
+from tests.kafka.cluster import KafkaCluster
+from tests.support.manifest_texts import topic_documents
+from tests.unit.test_gitops_action import run_script
+
+pytestmark = pytest.mark.kafka
+DAY_MS = 86_400_000
+
+
+def _write(work: Path, name: str, days: int) -> None:
+    (work / "kafka").mkdir(parents=True, exist_ok=True)
+    text = topic_documents({name: (12, 1, {"retention.ms": f"{days}d", "cleanup.policy": "delete"})})
+    (work / "kafka" / "topics.yaml").write_text(text, encoding="utf-8")
+
+
+def _action(work: Path, tmp_path: Path, *, command: str, bootstrap: str) -> subprocess.CompletedProcess[str]:
+    """The action's run step as the runner runs it, with the installed ``kafka-reconciler``, outside a PR."""
+    script = tmp_path / "step.sh"
+    script.write_text(run_script(), encoding="utf-8")
+    bindir = Path(sys.executable).parent
+    assert (bindir / "kafka-reconciler").exists(), "the project must be installed (make venv)"
+    env = {
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+        "GITHUB_EVENT_NAME": "push",
+        "INPUT_COMMAND": command,
+        "INPUT_MANIFESTS": "kafka/",
+        "INPUT_CLUSTER": "prod-eu",
+        "INPUT_PROFILE": "",
+        "INPUT_ENVIRONMENT": "",
+        "INPUT_PLAN_FILE": "plan.json",
+        "INPUT_COMMENT": "false",
+        "INPUT_CLOSE_DRIFT_ISSUE": "true",
+        "INPUT_FAIL_ON_DRIFT": "false",
+        "INPUT_ARGS": f"--bootstrap-server {bootstrap}",
+        "NO_COLOR": "1",
+        **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+    }
+    bash = shutil.which("bash")
+    assert bash is not None
+    return subprocess.run(
+        [bash, "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_action_refuses_a_saved_plan_the_changed_manifests_no_longer_produce(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}orders"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics([NewTopic(name, 12, 1, topic_configs={"retention.ms": str(7 * DAY_MS)})])
+    work = tmp_path / "repo"
+    _write(work, name, 42)
+    planned = _action(work, tmp_path, command="plan", bootstrap=kafka_single.bootstrap)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert "retention.ms" in planned.stdout and (work / "plan.json").exists()
+
+    _write(work, name, 49)  # the manifests change after the plan was reviewed
+    refused = _action(work, tmp_path, command="apply", bootstrap=kafka_single.bootstrap)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "the manifests no longer produce this saved plan, so it is not applied" in refused.stderr
+    assert f"topic/{name} (topic config) is planned differently now" in refused.stderr
+    assert str(49 * DAY_MS) in refused.stderr and str(42 * DAY_MS) in refused.stderr
+    assert topic_configs(kafka_single, name)["retention.ms"] == str(7 * DAY_MS)  # nothing written
+
+    replanned = _action(work, tmp_path, command="plan", bootstrap=kafka_single.bootstrap)
+    assert replanned.returncode == 0, replanned.stdout + replanned.stderr
+    applied = _action(work, tmp_path, command="apply", bootstrap=kafka_single.bootstrap)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert topic_configs(kafka_single, name)["retention.ms"] == str(49 * DAY_MS)
+
+
+pexpect = pytest.importorskip("pexpect", reason="pexpect (a dev dependency) drives the pseudo-terminal")
+
+
+def _spawn(args: str, *, cwd: Path) -> Any:
+    command = f"cd {shlex.quote(str(cwd))} && {shlex.quote(sys.executable)} -m reconciler {args}"
+    return pexpect.spawn("/bin/sh", ["-c", command], env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=180)
+
+
+def test_a_plan_made_now_is_confirmed_on_a_terminal_and_a_saved_plan_is_not(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}fresh"
+    _write(tmp_path, name, 3)
+    conn = f"--bootstrap-server {kafka_single.bootstrap}"
+
+    asked = _spawn(f"apply kafka/ {conn}", cwd=tmp_path)
+    asked.expect_exact("Apply these changes? [y/N]:")
+    asked.sendline("n")
+    asked.expect_exact("Apply cancelled; nothing was written.")
+    asked.expect(pexpect.EOF)
+    asked.close()
+    assert asked.exitstatus == 1
+    assert describe_topics(kafka_single, [name]) == {}
+
+    saved = tmp_path / "plan.json"
+    made = subprocess.run(
+        [sys.executable, "-m", "reconciler", "plan", "kafka/", *conn.split(), "--out", str(saved)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    applied = _spawn(f"apply --plan {shlex.quote(str(saved))} {conn}", cwd=tmp_path)
+    applied.expect(pexpect.EOF)
+    applied.close()
+    assert "Apply these changes?" not in applied.before
+    assert applied.exitstatus == 0, applied.before
+    assert describe_topics(kafka_single, [name]) == {name: 12}
