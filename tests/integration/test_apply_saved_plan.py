@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from kafka.admin import NewTopic
 
-from tests.integration.test_apply import describe_topics, topic_configs
 from tests.kafka.cluster import KafkaCluster
+from tests.support.action import run_script
+from tests.support.integration import describe_topics, topic_configs
 from tests.support.manifest_texts import topic_documents
-from tests.unit.test_gitops_action import run_script
 
 pytestmark = pytest.mark.kafka
 DAY_MS = 86_400_000

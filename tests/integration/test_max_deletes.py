@@ -15,8 +15,8 @@ from kafka.admin import NewTopic
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from tests.integration.test_apply import describe_topics
 from tests.kafka.cluster import KafkaCluster
+from tests.support.integration import describe_topics
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()
