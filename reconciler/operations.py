@@ -200,8 +200,9 @@ def _summary(c: plans.Change) -> str:
 def has_work(p: plans.Plan) -> bool:
     """Whether apply has anything to do or report: changes, blocked changes or error-level findings.
 
-    A plan with error-level findings is refused by apply (exit 1); one with only blocked changes is reported as
-    such (exit 3): nothing applied while the manifests want a change is never a success.
+    A plan with a global error-level finding is refused by apply (exit 1); one about a single resource blocks that
+    resource's changes; blocked changes are reported as such (exit 3): nothing applied while the manifests want a
+    change is never a success.
     """
     return bool(p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings))
 

@@ -51,7 +51,7 @@ class ImpossiblePlan(errors.PlanFileError):
 
 
 class PlanHasErrors(errors.ReconcilerError):
-    """The plan carries error-level warnings (lint failures) that block apply."""
+    """The plan carries a global error-level finding (one with no address), which blocks the whole apply."""
 
 
 def name_list(items: Sequence[str]) -> str:
@@ -60,7 +60,7 @@ def name_list(items: Sequence[str]) -> str:
 
 
 def check_shape(p: plans.Plan) -> None:
-    """Refuse a plan whose phases hold the wrong kind or action, a change twice, or error-level warnings."""
+    """Refuse a plan whose phases hold the wrong kind or action, a change twice, or a global error-level finding."""
     problems: list[str] = []
     for c in p.actionable:
         kind, actions = PHASE_CONTENTS[c.phase]
@@ -71,7 +71,10 @@ def check_shape(p: plans.Plan) -> None:
     problems += [f"{d}: listed more than once in the same phase" for d in sorted(dupes)]
     if problems:
         raise ImpossiblePlan("the plan cannot be applied as written: " + "; ".join(problems))
-    blocking = [w for w in p.warnings if w.severity == "error"]
+    # A finding about one resource blocks that resource's changes (the planner made them blocked changes); a global
+    # finding (no address: a section the manifests need could not be read) leaves the whole plan unknowable.
+    acting = {c.address for c in p.actionable}
+    blocking = [w for w in p.warnings if w.severity == "error" and (w.address is None or w.address in acting)]
     if blocking:
         raise PlanHasErrors(
             "the plan has error-level findings that block apply: "

@@ -100,5 +100,8 @@ def plan(
             if apply_cmd.broker_rejects(p, target=target, loaded=loaded, console=console):
                 output.say("error: the broker rejected part of this plan (see the dry run above)", err=True)
                 raise typer.Exit(code=1)
+    if any(w.severity == "error" and w.address is None for w in p.warnings):
+        # apply would refuse this plan (a section it needs could not be read): the exit status says so too
+        raise typer.Exit(code=1)
     if detailed_exitcode and (p.summary().has_changes or p.blocked):
         raise typer.Exit(code=2)

@@ -2,7 +2,9 @@
 
 No I/O, no printing, no clock: the same inputs give a byte-identical plan. Each resource kind has
 its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks the kinds the cluster's version
-cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; ``views``
+cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; an
+error-level finding about one resource blocks that resource's changes only (a global one, with no address, makes
+apply refuse the whole plan); ``views``
 defines the live view of each resource that change fingerprints (and apply's staleness check) use.
 Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes. ``impact`` says what each
 topic change will do, from the evidence in ``ClusterState.impact`` when it was read.
@@ -14,7 +16,7 @@ import gc
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import acls, blast, brokers, common, impact, lint, quotas, scram, topics, unsupported
+from reconciler.planner import acls, blast, brokers, common, guards, impact, lint, quotas, scram, topics, unsupported
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
@@ -55,6 +57,7 @@ def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: Pla
             brokers.plan_broker_configs(ctx)
         lint.lint(ctx)
         blast.check(ctx)
+        guards.block_at_errors(ctx.changes, ctx.warnings)
         fingerprint = live_fingerprint(live, kinds=kinds)
         changes, found = impact.assess(plans.sort_changes(ctx.changes), wanted, live)
     finally:

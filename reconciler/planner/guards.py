@@ -5,6 +5,8 @@
   settings the tool chose: a partition increase of ``__consumer_offsets`` moves every group's coordinator, a reset
   of its ``cleanup.policy`` deletes committed offsets. A change the plan would make to such a topic is *blocked*
   with the reason, unless its manifest says ``allowInternal: true``.
+* An error-level finding about one resource (a warning with an address) blocks that resource's creates and updates,
+  with the finding as the reason; the plan's other changes are unaffected.
 * Kafka refuses a topic whose name equals an existing one once '.' and '_' are treated alike (they collide in
   metric names). A create of such a name is *blocked*, naming the live topic, instead of failing at apply.
 """
@@ -69,6 +71,26 @@ def block(changes: list[plans.Change], start: int, reason: str) -> None:
         c = changes[i]
         if c.action in (plans.Action.CREATE, plans.Action.UPDATE):
             changes[i] = dataclasses.replace(c, action=plans.Action.BLOCKED, reasons=(reason, *c.reasons))
+
+
+def block_at_errors(changes: list[plans.Change], warnings: Iterable[plans.PlanWarning]) -> None:
+    """Block the creates and updates of each resource an error-level finding names (by its address)."""
+    why: dict[str, str] = {}
+    for w in warnings:
+        if w.severity == "error" and w.address is not None:
+            why.setdefault(w.address, f"error: [{w.code}] {w.message}")
+    if not why:
+        return
+    for i, c in enumerate(changes):
+        reason = why.get(c.address)
+        if reason is not None:
+            _block_one(changes, i, reason)
+
+
+def _block_one(changes: list[plans.Change], i: int, reason: str) -> None:
+    c = changes[i]
+    if c.action in (plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE):
+        changes[i] = dataclasses.replace(c, action=plans.Action.BLOCKED, reasons=(reason, *c.reasons))
 
 
 def live_collisions(missing: Iterable[str], live: Mapping[str, state.TopicState]) -> dict[str, str]:

@@ -1,10 +1,10 @@
-"""Cluster and topic lint: risky settings reported as plan warnings (error severity blocks apply).
+"""Cluster and topic lint: risky settings reported as plan warnings.
 
 Checks: ``auto.create.topics.enable=true`` on the cluster; a declared replication factor below
 ``min.insync.replicas + 1`` (the topic's own value, else the cluster's, else Kafka's default 1);
-a replication factor above the broker count (error); partitions whose replicas all sit on one rack
-while the cluster spans several racks (for live topics the plan does not reassign, for
-reassignment targets, and for the declared ``replicaAssignment`` of topics the plan creates).
+partitions whose replicas all sit on one rack while the cluster spans several racks (for live topics the
+plan does not reassign, for reassignment targets, and for the declared ``replicaAssignment``
+of topics the plan creates).
 """
 
 from __future__ import annotations
@@ -47,20 +47,12 @@ def lint(ctx: common.Context) -> None:
     live_topics = ctx.live.topics or {}
     cluster_min_isr = _parse_int(ctx.live.cluster_configs.get("min.insync.replicas"), default=1)
     single_rack = _SingleRack(racks) if multi_rack else None
-    broker_count = len(brokers) or 10**9
     isr_key = "min.insync.replicas"
     parsed: dict[str, int | None] = {}
     below_isr: dict[tuple[int, int], list[str]] = {}
     for name, topic in ctx.desired.topics.items():
         rf = topic.replication_factor
         live = live_topics.get(name)
-        if rf > broker_count:
-            ctx.warn(
-                f"topic {name}: replication factor {rf} exceeds the {len(brokers)} broker(s) in the cluster",
-                code="replication-factor-exceeds-brokers",
-                address=views.address(Kind.TOPIC, name),
-                severity="error",
-            )
         raw = topic.configs.get(isr_key)
         if raw is None and live is not None:
             raw = live.configs.get(isr_key)

@@ -13,7 +13,7 @@ from typing import Any
 
 from reconciler.model import configs, desired, payloads, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import assignment, common, guards, usage, views
+from reconciler.planner import assignment, common, guards, outage, usage, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
 # undeclared they are never deleted, reset or listed, whatever the ownership rules say; a declared one is
@@ -38,6 +38,8 @@ def plan_topics(ctx: common.Context) -> None:
             )
         return
     broker_ids = {b.id for b in ctx.live.brokers}
+    down = outage.down_brokers(ctx.live)
+    outage.warn_down(ctx, down, live_topics)
     ownership = ctx.desired.ownership
     colliding = guards.live_collisions((n for n in wanted if n not in live_topics), live_topics)
     unchanged = 0
@@ -45,7 +47,7 @@ def plan_topics(ctx: common.Context) -> None:
         have = live_topics.get(name)
         start = len(ctx.changes)
         if have is None:
-            _create(ctx, want, broker_ids, collides_with=colliding.get(name))
+            _create(ctx, want, broker_ids, down, collides_with=colliding.get(name))
         elif (
             want.configs == have.configs
             and want.assignment is None
@@ -54,7 +56,7 @@ def plan_topics(ctx: common.Context) -> None:
         ):
             unchanged += 1  # the common case, kept cheap: 100,000 topics are compared in well under a second
         else:
-            _update(ctx, want, have, broker_ids)
+            _update(ctx, want, have, broker_ids, down)
         if len(ctx.changes) > start and not want.allow_internal:
             reason = guards.internal_reason(name, have, ownership)
             if reason is not None:
@@ -137,14 +139,13 @@ def _assignment_problem(want: desired.DesiredTopic, broker_ids: set[int]) -> str
     return None
 
 
-def _rf_problem(rf: int, broker_ids: set[int]) -> str | None:
-    if broker_ids and rf > len(broker_ids):
-        return f"replication factor {rf} exceeds the {len(broker_ids)} broker(s) in the cluster"
-    return None
-
-
 def _create(
-    ctx: common.Context, want: desired.DesiredTopic, broker_ids: set[int], *, collides_with: str | None
+    ctx: common.Context,
+    want: desired.DesiredTopic,
+    broker_ids: set[int],
+    down: frozenset[int],
+    *,
+    collides_with: str | None,
 ) -> None:
     addr = views.address(Kind.TOPIC, want.name)
     shown = _configs_shown(dict(want.configs), frozenset())
@@ -164,7 +165,7 @@ def _create(
         attrs.append(plans.AttributeChange("assignment", None, [list(r) for r in want.assignment]))
     problem = (
         (guards.collision_problem(want.name, collides_with) if collides_with else None)
-        or _rf_problem(want.replication_factor, broker_ids)
+        or outage.placement_problem(want.replication_factor, live_ids=broker_ids, down=down)
         or _assignment_problem(want, broker_ids)
     )
     ctx.changes.append(
@@ -182,7 +183,13 @@ def _create(
     )
 
 
-def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState, broker_ids: set[int]) -> None:
+def _update(
+    ctx: common.Context,
+    want: desired.DesiredTopic,
+    have: state.TopicState,
+    broker_ids: set[int],
+    down: frozenset[int],
+) -> None:
     n_before = len(ctx.changes)
     fingerprint = views.fingerprint_of(views.topic_view(have))
     addr = views.address(Kind.TOPIC, want.name)
@@ -210,13 +217,21 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
         # reassignment that follows moves them to their declared replicas.
         if want.assignment is not None and len(want.assignment) == want.partitions and not rf_changes:
             after = dataclasses.replace(after, assignment=want.assignment[live_n:])
+        # New partitions are placed on live brokers at the topic's current replication factor.
+        problem = (
+            None
+            if after.assignment
+            else outage.placement_problem(have.replication_factor, live_ids=broker_ids, down=down)
+        )
         add(
-            plans.Action.UPDATE,
+            plans.Action.BLOCKED if problem else plans.Action.UPDATE,
             plans.Phase.PARTITIONS,
             before=payloads.TopicPayload(partitions=live_n),
             after=after,
             attributes=(plans.AttributeChange("partitions", live_n, want.partitions),),
-            reasons=(f"add {want.partitions - live_n} partition(s)",),
+            reasons=(f"cannot add partitions: {problem}",)
+            if problem
+            else (f"add {want.partitions - live_n} partition(s)",),
         )
     elif want.partitions < live_n:
         add(
@@ -233,7 +248,7 @@ def _update(ctx: common.Context, want: desired.DesiredTopic, have: state.TopicSt
                 "the planner never deletes and re-creates a topic to shrink it: that would lose its data",
             ),
         )
-    _reassign(ctx, want, have, broker_ids, add)
+    _reassign(ctx, want, have, broker_ids, down, add)
     diff = common.diff_configs(
         want.configs,
         have.configs,
@@ -271,6 +286,7 @@ def _reassign(
     want: desired.DesiredTopic,
     have: state.TopicState,
     broker_ids: set[int],
+    down: frozenset[int],
     add: Callable[..., None],
 ) -> None:
     rf_changes = any(len(r) != want.replication_factor for r in have.assignment)
@@ -280,7 +296,11 @@ def _reassign(
     if not (rf_changes or declared_moves):
         return
     before = payloads.TopicPayload(replication_factor=have.replication_factor, assignment=have.assignment)
-    problem = _rf_problem(want.replication_factor, broker_ids) or _assignment_problem(want, broker_ids)
+    problem = (
+        outage.placement_problem(want.replication_factor, live_ids=broker_ids, down=down)
+        or _assignment_problem(want, broker_ids)
+        or outage.reassign_problem(have, down)
+    )
     if problem is None and not broker_ids:
         problem = "the cluster's broker list is unknown, so no target assignment can be computed"
     if problem is not None:

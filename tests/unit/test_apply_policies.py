@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -273,3 +274,15 @@ def test_authorization_failures_name_the_missing_operation_and_resource() -> Non
     )
     other = Result(ok=False, error_code=40, error_name="INVALID_CONFIG", message="bad")
     assert outcomes.from_result(c, other, dry_run=False).message == "bad"
+
+
+def test_an_error_about_one_resource_whose_changes_are_blocked_does_not_refuse_the_plan() -> None:
+    p = plans.Plan(
+        cluster=plans.ClusterInfo("c", 1),
+        changes=(change(plans.Phase.TOPIC_CONFIG, "b"),),
+        warnings=(plans.PlanWarning("bad", address="topic/a", code="x", severity="error"),),
+    )
+    preflight.check_shape(p)  # topic/a has no change left to send: topic/b goes ahead
+    acting = dataclasses.replace(p, warnings=(plans.PlanWarning("bad", address="topic/b", code="x", severity="error"),))
+    with pytest.raises(errors.ReconcilerError, match="topic/b: bad"):
+        preflight.check_shape(acting)

@@ -114,11 +114,12 @@ def test_declared_assignment_with_unknown_broker_is_blocked() -> None:
     assert "broker(s) 9" in change.reasons[0]
 
 
-def test_replication_factor_above_broker_count_is_an_error_warning_and_blocked() -> None:
+def test_replication_factor_above_broker_count_blocks_the_create_only() -> None:
     result = plan(want(topics=[topic("orders", 3, 3)]), cluster(broker_list=brokers(2)))
-    assert only(result, "topic/orders").action is plans.Action.BLOCKED
-    errors = [w for w in result.warnings if w.severity == "error"]
-    assert [(w.code, w.address) for w in errors] == [("replication-factor-exceeds-brokers", "topic/orders")]
+    change = only(result, "topic/orders")
+    assert change.action is plans.Action.BLOCKED
+    assert change.reasons[0] == "cannot create: replication factor 3 exceeds the 2 broker(s) in the cluster"
+    assert [w for w in result.warnings if w.severity == "error"] == []
 
 
 def test_configs_compare_after_normalising_the_live_value() -> None:
