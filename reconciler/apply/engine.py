@@ -158,6 +158,15 @@ def apply_plan(
         principal = options.principal or connection_principal(adapter)
         if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
             principal = None  # ACLs do not bind a super user: no ACL change can lock it out
+        elif principal and (deletes or creates) and live.acls is not None and options.principal is None:
+            access.check_principal_explains(
+                adapter,
+                principal=principal,
+                live_acls=live.acls,
+                bindings=[*deletes, *creates],
+                topics=sorted(ops.names(Kind.TOPIC)),
+                source=getattr(adapter, "principal_source", None) or "the connection settings",
+            )
         guard.check_self_lockout(
             principal=principal,
             live_acls=live.acls,

@@ -18,7 +18,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import access, evidence, read, security, usage, write
+from reconciler.kafka import access, evidence, identity, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 from reconciler.model import impact, state
@@ -53,6 +53,15 @@ class KafkaAdapter:
     def principal(self) -> str | None:
         """The principal the brokers see for this connection, when the client side can know it (see ``Wire``)."""
         return self._wire.principal
+
+    @property
+    def principal_source(self) -> str:
+        """Where the rules that name ``principal`` came from, for messages (the brokers' configuration or not)."""
+        settings = self._wire.settings
+        if settings.uses_sasl and settings.sasl_mechanism != "OAUTHBEARER":
+            return "the SASL user name"
+        rules = self._wire.broker_rules
+        return identity.describe(rules if isinstance(rules, identity.BrokerRules) else None)
 
     # -------------------------------------------------------------------------------- counting
     @property

@@ -6,9 +6,9 @@ client-credentials grant, sending the id and secret in HTTP Basic auth (URL-enco
 does), and reuses it until 80 % of its lifetime has passed. A ``file:`` URL names a file holding a token instead.
 
 Before a token is handed to the broker its claims are read (not verified: that is the broker's job) so that
-an expired token is reported as such, and so the tool knows its principal: the ``sub`` claim, which is what
-Kafka's default ``sasl.oauthbearer.sub.claim.name`` makes the principal. Messages name the endpoint and the
-client id, never the secret or the token.
+an expired token is reported as such, and so the tool knows its principal: the claim the brokers'
+``sasl.oauthbearer.sub.claim.name`` names (``sub`` by default; ``reconciler.kafka.identity``). Messages name
+the endpoint and the client id, never the secret or the token.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
         self._token: str | None = None
         self._refresh_at = 0.0
         self.subject: str | None = None
+        self.claims: dict[str, Any] = {}
 
     @property
     def endpoint(self) -> str:
@@ -90,6 +91,7 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
                     self._refresh_at = now + 300
                 sub = payload.get("sub")
                 self.subject = str(sub) if sub is not None else None
+                self.claims = payload
                 self._token = token
             return self._token
 

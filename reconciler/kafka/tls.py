@@ -6,14 +6,13 @@ JKS store goes through one private temporary file (directory mode 0700, file 060
 one-time password), which is deleted as soon as OpenSSL has read it. Plain PEM files are loaded as they are.
 
 ``certificate_principal`` is what Kafka's default principal builder makes of the client certificate:
-``User:`` plus the subject in RFC 2253 form, rewritten by ``ssl.principal.mapping.rules`` when the settings
-carry the brokers' rules (the same syntax: ``RULE:pattern/replacement/[LU]`` and ``DEFAULT``).
+``User:`` plus the subject as Java writes it, rewritten by the brokers' ``ssl.principal.mapping.rules``
+(``reconciler.kafka.identity``).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import ssl
 import tempfile
@@ -24,7 +23,7 @@ from cryptography.hazmat.primitives import serialization
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import stores
+from reconciler.kafka import identity, stores
 
 
 def ssl_context(settings: ConnectionSettings) -> ssl.SSLContext:
@@ -107,50 +106,17 @@ def client_certificate(settings: ConnectionSettings) -> x509.Certificate | None:
     return None
 
 
-def certificate_principal(settings: ConnectionSettings) -> str | None:
-    """``User:<mapped subject>`` of the client certificate; ``User:ANONYMOUS`` without one (as Kafka does)."""
+def certificate_principal(settings: ConnectionSettings, *, rules: str | None = None) -> str | None:
+    """``User:<mapped subject>`` of the client certificate; ``User:ANONYMOUS`` without one (as Kafka does).
+
+    The subject is written as Java writes it (``identity.java_subject``) and mapped by ``rules`` (the brokers'
+    ``ssl.principal.mapping.rules``), else by the client settings' copy of them.
+    """
     cert = client_certificate(settings)
     if cert is None:
         return "User:ANONYMOUS"
-    subject = cert.subject.rfc4514_string()
-    return f"User:{map_principal(subject, settings.ssl_principal_mapping_rules)}"
+    chosen = rules if rules is not None else settings.ssl_principal_mapping_rules
+    return f"User:{identity.map_principal(identity.java_subject(cert.subject), chosen)}"
 
 
-# Kafka's SslPrincipalMapper grammar (clients/.../security/ssl/SslPrincipalMapper.java).
-_RULE = r"(DEFAULT)|RULE:((?:\\.|[^\\/])*)/((?:\\.|[^\\/])*)/([LU]?).*?|(.*?)"
-_SPLITTER = re.compile(r"\s*(" + _RULE + r")\s*(,\s*|$)")
-_PARSER = re.compile(_RULE)
-
-
-def map_principal(subject: str, rules: str | None) -> str:
-    """``subject`` rewritten by the first matching rule; without rules (or with ``DEFAULT``) unchanged."""
-    if not rules or not rules.strip():
-        return subject
-    for text in _split_rules(rules):
-        match = _PARSER.fullmatch(text)
-        if match is None or (match.group(1) is None and match.group(2) is None):
-            raise errors.ConfigError(f"ssl.principal.mapping.rules: invalid rule {text!r}")
-        if match.group(1):
-            return subject
-        pattern, replacement, case = match.group(2), match.group(3), match.group(4)
-        found = re.fullmatch(pattern, subject)
-        if found is None:
-            continue
-        mapped = found.expand(re.sub(r"\$(\d+)", r"\\g<\1>", replacement))
-        return mapped.lower() if case == "L" else mapped.upper() if case == "U" else mapped
-    raise errors.ConfigError(
-        f"ssl.principal.mapping.rules: no rule matches the certificate subject {subject!r} (the broker would refuse it)"
-    )
-
-
-def _split_rules(rules: str) -> list[str]:
-    found = []
-    position = 0
-    text = rules.strip()
-    while position < len(text):
-        match = _SPLITTER.match(text, position)
-        if match is None or match.end() == position:
-            break
-        found.append(match.group(1))
-        position = match.end()
-    return [r for r in found if r]
+map_principal = identity.map_principal

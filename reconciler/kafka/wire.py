@@ -24,7 +24,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import bootstrap, netfix, oauth, redact, rights, tls
+from reconciler.kafka import bootstrap, identity, netfix, oauth, redact, rights, tls
 from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 from reconciler.model.capabilities import explain_unsupported
@@ -70,6 +70,7 @@ class Wire:
         # The broker that answers every request that may go anywhere, so that reads and waits see one
         # broker's metadata cache (brokers catch up with the controller at different moments).
         self.home: int | None = None
+        self.broker_rules: identity.BrokerRules | bool | None = None  # False: could not be read
         # Brokers whose last request failed on the connection; reads route around them first.
         self.unreachable: set[int] = set()
         self._client: KafkaAdminClient | None = None
@@ -113,21 +114,20 @@ class Wire:
     def principal(self) -> str | None:
         """The principal the brokers see for this connection, when it can be known from the client side.
 
-        SASL PLAIN/SCRAM: ``User:<username>``; OAUTHBEARER: ``User:<sub claim>`` (after connecting); TLS without
-        SASL: from the client certificate (``tls.certificate_principal``); PLAINTEXT: ``User:ANONYMOUS``; AWS IAM
-        (whose access is not governed by Kafka ACLs): ``None``.
+        SASL PLAIN/SCRAM: ``User:<username>``; PLAINTEXT: ``User:ANONYMOUS``; AWS IAM (not governed by Kafka ACLs):
+        ``None``. OAUTHBEARER and TLS: by the brokers' own rules (``identity``), read once with DescribeConfigs.
         """
         s = self.settings
-        if s.sasl_mechanism == "OAUTHBEARER" and s.uses_sasl:
-            if self.token_provider is not None and self.token_provider.subject is None:
-                self.client()  # connecting fetches the token, whose claims name the principal
-            subject = self.token_provider.subject if self.token_provider is not None else None
-            return f"User:{subject}" if subject else None
-        if s.uses_sasl:
+        if s.uses_sasl and s.sasl_mechanism != "OAUTHBEARER":
             return f"User:{s.username}" if s.username and s.sasl_mechanism != "AWS_MSK_IAM" else None
-        if s.security_protocol == "SSL":
-            return tls.certificate_principal(s)
-        return "User:ANONYMOUS"
+        if not s.uses_ssl and not s.uses_sasl:
+            return "User:ANONYMOUS"
+        if self.broker_rules is None:
+            self.broker_rules = identity.broker_rules(self, mechanism=s.sasl_mechanism) or False
+        rules = self.broker_rules if isinstance(self.broker_rules, identity.BrokerRules) else None
+        claims = self.token_provider.claims if self.token_provider is not None else {}
+        certificate = None if s.uses_sasl else tls.client_certificate(s)
+        return identity.principal(s, rules, claims=claims, certificate=certificate)
 
     def client(self) -> KafkaAdminClient:
         """The connected client, connecting on first use; ``ConnectionFailed`` with a plain message otherwise."""

@@ -10,7 +10,9 @@ One JVM serves every TLS-based kind, so the suite pays one start-up for all of t
 - ``OAUTH``: SASL_SSL with OAUTHBEARER; the broker validates RS256 JWTs against the JWKS of a local OIDC server
   (``tests.support.oidc``), checking issuer and audience; the principal is the token's ``sub``. Only on Kafka
   3.1+: older brokers have no JWKS validator (KIP-768), only an unsecured one that accepts unsigned tokens, so
-  the listener is left out there (``SecureCluster.has_oauth``).
+  the listener is left out there (``SecureCluster.has_oauth``);
+- ``OAUTHAZP``: as ``OAUTH``, but the listener's ``sasl.oauthbearer.sub.claim.name`` is ``azp``: the principal is
+  the token's ``azp`` claim (client ``azp-client`` gets ``azp: svc-azp-orders``).
 
 An ``INTERNAL`` PLAINTEXT listener (``node.port``) serves the harness and the inter-broker traffic; the
 StandardAuthorizer (ZooKeeper mode: the AclAuthorizer) enforces ACLs on every listener, with ``User:ANONYMOUS``
@@ -35,7 +37,8 @@ from tests.kafka.node import KafkaNode
 from tests.support.oidc import OidcServer
 from tests.support.tls import ClientFiles, TestPki
 
-LISTENERS = {"TLS": "SSL", "MTLS": "SSL", "SCRAM": "SASL_SSL", "OAUTH": "SASL_SSL"}
+LISTENERS = {"TLS": "SSL", "MTLS": "SSL", "SCRAM": "SASL_SSL", "OAUTH": "SASL_SSL", "OAUTHAZP": "SASL_SSL"}
+OAUTH_LISTENERS = ("OAUTH", "OAUTHAZP")
 MAPPING_RULES = "RULE:^CN=([^,]+),OU=mapped,.*$/$1/,DEFAULT"
 OAUTH_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 OAUTH_SINCE = (3, 1)  # KIP-768: the broker-side JWKS validator
@@ -55,7 +58,7 @@ class SecureCluster(KafkaCluster):
             nodes=[node],
             workdir=root,
             make_properties=secure_properties,
-            extra_listeners=tuple(name for name in LISTENERS if self.has_oauth or name != "OAUTH"),
+            extra_listeners=tuple(name for name in LISTENERS if self.has_oauth or name not in OAUTH_LISTENERS),
             zookeeper=zookeeper_for(dist, root),
         )
         self.pki = TestPki(root / "pki")
@@ -68,6 +71,7 @@ class SecureCluster(KafkaCluster):
         self.oauth_app = self.oidc.register("app-client")
         self.oauth_expired = self.oidc.register("expired-client", lifetime_s=-120)
         self.oauth_forged = self.oidc.register("forged-client", foreign_key=True)
+        self.oauth_azp = self.oidc.register("azp-client", azp="svc-azp-orders")
         node.extra_jvm_args.append(f"-D{ALLOWED_URLS_PROPERTY}={self.oidc.jwks_url},{self.oidc.token_url}")
 
     def port(self, listener: str) -> int:
@@ -156,6 +160,13 @@ def secure_properties(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
                     "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
                 ),
                 "listener.name.oauth.oauthbearer.sasl.server.callback.handler.class": OAUTH_VALIDATOR,
+                # OAUTHAZP names principals by the token's "azp" claim, set for that listener only.
+                "listener.name.oauthazp.sasl.enabled.mechanisms": "OAUTHBEARER",
+                "listener.name.oauthazp.oauthbearer.sasl.jaas.config": (
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"
+                ),
+                "listener.name.oauthazp.oauthbearer.sasl.server.callback.handler.class": OAUTH_VALIDATOR,
+                "listener.name.oauthazp.sasl.oauthbearer.sub.claim.name": "azp",
                 "sasl.oauthbearer.jwks.endpoint.url": oidc.jwks_url,
                 "sasl.oauthbearer.expected.audience": oidc.audience,
                 "sasl.oauthbearer.expected.issuer": oidc.issuer,

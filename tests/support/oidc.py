@@ -3,7 +3,8 @@
 ``POST /token`` takes ``grant_type=client_credentials`` with the client id and secret in HTTP Basic auth (as
 Kafka's Java client sends them) or in the form, and answers ``{"access_token": JWT, "token_type": "Bearer",
 "expires_in": ...}``. The JWT is RS256-signed with a key generated when the server starts and carries ``iss``,
-``aud``, ``sub`` (the client id), ``iat``, ``exp`` and ``scope``. ``GET /jwks`` serves the public key as a JWKS, which
+``aud``, ``sub`` (the client id), ``iat``, ``exp``, ``scope`` and, for a client registered with ``azp``, an
+``azp`` claim that differs from ``sub``. ``GET /jwks`` serves the public key as a JWKS, which
 is where the broker's validator fetches it. A client registered with ``lifetime_s`` <= 0 is issued a token that
 has already expired, to test how an expired token is reported; one registered with ``foreign_key=True`` is
 issued a token signed by a key the JWKS does not publish (under the published ``kid``), which the broker refuses.
@@ -42,6 +43,7 @@ class OidcClient:
     secret: str = field(repr=False)
     lifetime_s: int = 3600
     foreign_key: bool = False
+    azp: str | None = None  # an "azp" (authorized party) claim different from "sub"
 
 
 class OidcServer:
@@ -75,8 +77,10 @@ class OidcServer:
     def issuer(self) -> str:
         return f"{self.base_url}{ISSUER_PATH}"
 
-    def register(self, client_id: str, *, lifetime_s: int = 3600, foreign_key: bool = False) -> OidcClient:
-        client = OidcClient(client_id, secrets.token_urlsafe(16), lifetime_s, foreign_key)
+    def register(
+        self, client_id: str, *, lifetime_s: int = 3600, foreign_key: bool = False, azp: str | None = None
+    ) -> OidcClient:
+        client = OidcClient(client_id, secrets.token_urlsafe(16), lifetime_s, foreign_key, azp)
         self.clients[client_id] = client
         return client
 
@@ -93,7 +97,9 @@ class OidcServer:
         key = {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": self.kid}
         return {"keys": [{**key, "n": _b64url_int(numbers.n), "e": _b64url_int(numbers.e)}]}
 
-    def mint(self, subject: str, *, lifetime_s: int, scope: str = "", foreign_key: bool = False) -> str:
+    def mint(
+        self, subject: str, *, lifetime_s: int, scope: str = "", foreign_key: bool = False, azp: str | None = None
+    ) -> str:
         """A signed JWT for ``subject``; a lifetime <= 0 gives one that expired that many seconds ago (min 60).
 
         ``foreign_key``: signed by a key that is not in the JWKS, under the JWKS's ``kid`` (a forged token).
@@ -105,6 +111,8 @@ class OidcServer:
         claims = {"iss": self.issuer, "aud": self.audience, "sub": subject, "iat": issued_at, "exp": expires}
         if scope:
             claims["scope"] = scope
+        if azp:
+            claims["azp"] = azp
         signing_input = f"{_b64url(json.dumps(header).encode())}.{_b64url(json.dumps(claims).encode())}"
         key = self.foreign_key if foreign_key else self.key
         signature = key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
@@ -153,7 +161,11 @@ class OidcServer:
                     return
                 scope = form.get("scope", "")
                 token = server.mint(
-                    client.client_id, lifetime_s=client.lifetime_s, scope=scope, foreign_key=client.foreign_key
+                    client.client_id,
+                    lifetime_s=client.lifetime_s,
+                    scope=scope,
+                    foreign_key=client.foreign_key,
+                    azp=client.azp,
                 )
                 server.issued[client.client_id] = token
                 self._json(200, {"access_token": token, "token_type": "Bearer", "expires_in": client.lifetime_s})

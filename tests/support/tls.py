@@ -38,15 +38,18 @@ class Issued:
 
     @property
     def subject(self) -> str:
-        """The subject as Kafka's default principal builder writes it (RFC 2253, most specific first)."""
+        """The subject in RFC 4514 form (cryptography's): Kafka's own form only for subjects whose attributes all
+        have RFC 2253 keywords; tests of other subjects spell the expected principal out."""
         return self.cert.subject.rfc4514_string()
 
 
-def _name(common_name: str, unit: str | None) -> x509.Name:
+def _name(common_name: str, unit: str | None, email: str | None = None) -> x509.Name:
     parts = [x509.NameAttribute(NameOID.ORGANIZATION_NAME, "kafka-reconciler tests")]
     if unit is not None:
         parts.append(x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, unit))
     parts.append(x509.NameAttribute(NameOID.COMMON_NAME, common_name))
+    if email is not None:  # an attribute without an RFC 2253 keyword (Java writes it by OID, hex-encoded)
+        parts.append(x509.NameAttribute(NameOID.EMAIL_ADDRESS, email))
     return x509.Name(parts)
 
 
@@ -82,13 +85,15 @@ def make_ca(common_name: str) -> Issued:
     return Issued(key, (cert,))
 
 
-def issue(ca: Issued, common_name: str, *, unit: str | None = None, server: bool = False) -> Issued:
+def issue(
+    ca: Issued, common_name: str, *, unit: str | None = None, server: bool = False, email: str | None = None
+) -> Issued:
     """A leaf certificate signed by ``ca``; a server one names 127.0.0.1 and localhost."""
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.timezone.utc)
     builder = (
         x509.CertificateBuilder()
-        .subject_name(_name(common_name, unit))
+        .subject_name(_name(common_name, unit, email))
         .issuer_name(ca.cert.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
@@ -213,9 +218,10 @@ class TestPki:
             directory / "rogue-truststore.jks", self.rogue_ca, password=self.store_password, store_type="JKS"
         )
 
-    def client(self, name: str, *, unit: str, ca: Issued | None = None) -> ClientFiles:
-        """A client certificate ``CN=<name>,OU=<unit>,...`` issued by the trusted CA (or ``ca``), in all formats."""
-        issued = issue(ca or self.ca, name, unit=unit)
+    def client(self, name: str, *, unit: str, ca: Issued | None = None, email: str | None = None) -> ClientFiles:
+        """A client certificate ``CN=<name>,OU=<unit>,...`` issued by the trusted CA (or ``ca``), in all formats;
+        with ``email``, the subject ends with an emailAddress attribute."""
+        issued = issue(ca or self.ca, name, unit=unit, email=email)
         key_password = secrets.token_urlsafe(12)
         jks_key_password = secrets.token_urlsafe(12)
         p12 = write_pkcs12_keystore(self.dir / f"{name}.p12", issued, password=self.store_password)

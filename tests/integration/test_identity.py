@@ -1,0 +1,94 @@
+"""The tool's principal as the broker sees it, where the client side alone would get it wrong.
+
+Each case connects to the ``kafka_secure`` node as a principal the broker names by its own rules: a certificate
+subject rewritten by the broker's ``ssl.principal.mapping.rules`` (not repeated in the client settings), a subject
+with an emailAddress attribute (which Java writes as ``<OID>=#<hex DER>``), and an OAuth token whose principal
+comes from the ``azp`` claim (``sasl.oauthbearer.sub.claim.name=azp`` on that listener). The expected principal is
+spelled out literally from the known subject or claim, never computed with the product's code; that the broker
+uses it is shown by the broker itself: ACLs are granted to that literal name and the tool's writes succeed with
+them. Then a plan that deletes those ACLs must be refused by the self-lockout guard, and they must still exist.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from reconciler.apply.access import MissingAccess
+from reconciler.apply.guard import SelfLockoutRisk
+from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.kafka.adapter import KafkaAdapter
+from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
+from tests.integration.test_secure import assert_applied, grant, own_acls_deleted, plan_apply_replan, topics
+from tests.kafka.secure import SecureCluster
+from tests.support.manifest_texts import topic_documents
+
+pytestmark = pytest.mark.kafka
+
+# "mailer@acme.test" as DER: IA5String (tag 0x16), 16 bytes.
+EMAIL_DER_HEX = "1610" + b"mailer@acme.test".hex()
+
+
+def guarded(cluster: SecureCluster, settings: ConnectionSettings, principal: str, prefix: str, tmp: Path) -> None:
+    """With ACLs granted to ``principal`` only: the tool applies, names ``principal`` when refused, and will not
+    delete its own ACLs."""
+    grant(cluster, principal, prefix)
+    with KafkaAdapter(settings) as adapter:
+        assert adapter.principal == principal
+        plan_apply_replan(adapter, write_manifests(tmp / "ok", topics(prefix)))
+
+        outside = write_manifests(tmp / "outside", topic_documents({f"x{prefix}other": (3, 1, {})}))
+        with pytest.raises(MissingAccess, match=rf"{re.escape(principal)} lacks 1 permission.*CREATE on TOPIC x"):
+            apply(adapter, make_plan(adapter, outside))
+
+        lockout = write_manifests(tmp / "lockout", own_acls_deleted(principal, prefix))
+        plan = make_plan(adapter, lockout)
+        assert len(plan.changes) == 4  # the plan does delete the tool's own four bindings
+        with pytest.raises(SelfLockoutRisk, match=rf"{re.escape(principal)} \(the principal this tool connects as\)"):
+            apply(adapter, plan)
+    assert_applied(cluster, prefix)
+    assert len(acls_of(cluster, principal)) == 4  # nothing was deleted
+
+
+def test_certificate_mapped_by_the_brokers_rule_alone(
+    kafka_secure: SecureCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Regression: without the rule in the client settings the tool guarded User:CN=...,OU=mapped,... while the
+    broker (RULE:^CN=([^,]+),OU=mapped,.*$/$1/) knows the certificate as User:<CN>, and the apply deleted the tool's
+    own ACLs."""
+    name = f"{topic_prefix}svc"
+    client = kafka_secure.pki.client(name, unit="mapped")
+    settings = kafka_secure.mtls_settings(client)
+    assert settings.ssl_principal_mapping_rules is None
+    guarded(kafka_secure, settings, f"User:{name}", topic_prefix, tmp_path)
+
+
+def test_certificate_subject_with_an_email_address(
+    kafka_secure: SecureCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Regression: the tool wrote 1.2.840.113549.1.9.1=mailer@acme.test; Java writes the value as hex DER."""
+    name = f"{topic_prefix}mailer"
+    client = kafka_secure.pki.client(name, unit="ops", email="mailer@acme.test")
+    principal = f"User:1.2.840.113549.1.9.1=#{EMAIL_DER_HEX},CN={name},OU=ops,O=kafka-reconciler tests"
+    guarded(kafka_secure, kafka_secure.mtls_settings(client), principal, topic_prefix, tmp_path)
+
+
+def test_oauth_principal_from_the_claim_the_broker_names(
+    kafka_secure: SecureCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Regression: the tool always took ``sub``; this listener names principals by ``azp``."""
+    if not kafka_secure.has_oauth:
+        pytest.skip(f"Kafka {kafka_secure.version} has no broker-side JWKS validator for OAUTHBEARER (KIP-768, 3.1+)")
+    client = kafka_secure.oauth_azp
+    settings = kafka_secure.settings(
+        "OAUTHAZP",
+        sasl_mechanism="OAUTHBEARER",
+        oauth_token_endpoint_url=kafka_secure.oidc.token_url,
+        oauth_client_id=client.client_id,
+        oauth_client_secret=Secret(client.secret),
+        oauth_scope="kafka",
+    )
+    assert client.azp == "svc-azp-orders" and client.client_id == "azp-client"  # sub is the client id
+    guarded(kafka_secure, settings, "User:svc-azp-orders", topic_prefix, tmp_path)
