@@ -20,9 +20,9 @@ from reconciler.apply.access import MissingAccess
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
-from tests.integration.helpers import acls_of, apply, make_plan, write_manifests
 from tests.integration.test_secure import assert_applied, grant, own_acls_deleted, plan_apply_replan, topics
 from tests.kafka.secure import SecureCluster
+from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.manifest_texts import topic_documents
 
 pytestmark = pytest.mark.kafka
