@@ -99,7 +99,7 @@ def test_plan_shows_the_refusal_in_text_markdown_and_json_and_apply_refuses_the_
     manifests, snap = _setup(tmp_path, n=250)
     base = ["plan", str(manifests), "--live-state", str(snap)]
     text = runner.invoke(app, base)
-    assert text.exit_code == 0, text.output
+    assert text.exit_code == 1, text.output  # shown, saved if asked, and the exit status says apply would refuse
     assert "error: [too-many-deletes] this plan deletes 250 resources (Topics: 250), more than the limit of 10" in (
         text.stdout
     )
@@ -111,7 +111,8 @@ def test_plan_shows_the_refusal_in_text_markdown_and_json_and_apply_refuses_the_
     assert finding["severity"] == "error" and "--max-deletes 250" in finding["message"]
 
     saved = tmp_path / "plan.json"
-    assert runner.invoke(app, [*base, "--out", str(saved)]).exit_code == 0
+    assert runner.invoke(app, [*base, "--out", str(saved)]).exit_code == 1
+    assert saved.exists()
     # Port 9 (discard) on 127.0.0.1: the refusal comes before any connection attempt.
     refused = runner.invoke(app, ["apply", "--plan", str(saved), "--auto-approve", "--bootstrap-server", "127.0.0.1:9"])
     assert refused.exit_code == 1, refused.output
