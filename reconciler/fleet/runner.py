@@ -226,7 +226,7 @@ def run_fleet_plan(
             )
         finally:
             if spark_session is None:
-                session.stop()
+                spark_engine.stop(session)
     else:
         produced = local.run_local(
             tasks,

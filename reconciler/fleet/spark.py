@@ -15,12 +15,14 @@ ran and the setting to change (``spark.pyspark.python``). Executors run the driv
 (``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
 
 Spark's own console output is kept quiet: log level ERROR (a log4j2 file, deleted once the JVM has
-read it), no console progress bar, no web UI, py4j's Python logger at ERROR. Needs the ``spark`` extra
-and Java 17.
+read it), OFF while the probe and the job run and while the session stops (a failure is explained
+once, by this module's error), no console progress bar, no web UI, py4j's Python logger at ERROR.
+Needs the ``spark`` extra and Java 17.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -182,18 +184,26 @@ def check_executors(spark: Any) -> None:
     sc.setLogLevel("OFF")  # a failure is explained below, once, instead of Spark's stack traces
     try:
         host, ran, version, outcome = sc.parallelize([0], 1).map(_probe()).collect()[0]
-    except Exception as exc:
+    except Exception as exc:  # the level stays OFF: the session is stopped next (``stop``)
         raise errors.ConfigError(
             f"Spark executors cannot start Python {python}: {executor_error(exc)}; {_advice(python)}"
         ) from None
-    finally:
-        sc.setLogLevel("ERROR")
+    sc.setLogLevel("ERROR")
     if outcome != f"ok {reconciler.__version__}":
         found = outcome if not outcome.startswith("ok ") else f"kafka-reconciler {outcome[3:]} (not the driver's)"
         raise errors.ConfigError(
             f"the Spark executor on {host} ran {ran} (Python {version}) and found {found}; {_advice(python)}"
         )
     _checked.add(sc.applicationId)
+
+
+def stop(spark: Any) -> None:
+    """Stop ``spark`` with Spark's own logging off: while an application stops, its executors and the
+    master still send it messages, which Spark logs as ERROR with a stack trace (``TransportRequestHandler
+    ... Could not find AppClient``) after the run has already said what happened."""
+    with contextlib.suppress(Exception):
+        spark.sparkContext.setLogLevel("OFF")
+    spark.stop()
 
 
 # ------------------------------------------------------------------------------------------- the job
@@ -257,9 +267,13 @@ def run_spark(
 
     def job() -> None:
         sc.setJobGroup(group, f"kafka-reconciler: plan {len(ordered)} cluster(s)", interruptOnCancel=True)
+        # A failed task is explained once by the error below (the executor's own exception), not by
+        # Spark's task-failure stack traces on the console.
+        sc.setLogLevel("OFF")
         try:
             rdd = sc.parallelize(ordered, numSlices=slices)
             produced.extend(rdd.mapPartitions(_plan_partition(broadcasts, deadline_at)).collect())
+            sc.setLogLevel("ERROR")
         except BaseException as exc:  # re-raised on the calling thread
             failure.append(exc)
 
