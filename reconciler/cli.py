@@ -9,6 +9,7 @@ A command's click object (its options, their types) is built only when that comm
 (docs/benchmarks.md, start-up). Typer builds every registered command up front, hence ``LazyCommands``.
 """
 
+import contextlib
 import importlib
 import inspect
 import os
@@ -87,12 +88,36 @@ def _stand_in(name: str) -> TyperCommand:
     return TyperCommand(name, help=text, rich_markup_mode=None)
 
 
+# The UsageError of the click that typer runs on (recent typer releases carry their own copy): BadParameter's base.
+_USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+@contextlib.contextmanager
+def _usage_errors_exit_1() -> Iterator[None]:
+    """A usage error (unknown option, bad value, missing argument) exits 1, not click's 2: exit 2 means "changes
+    present" (``plan --detailed-exitcode``) or "snapshots differ" (``diff``), and a drift job must not read a typo
+    as drift."""
+    try:
+        yield
+    except _USAGE_ERROR as exc:
+        exc.exit_code = 1  # type: ignore[attr-defined]
+        raise
+
+
 class LazyGroup(TyperGroup):
-    """The app's group: commands from ``LazyCommands``; its help lists stand-ins."""
+    """The app's group: commands from ``LazyCommands``; its help lists stand-ins. Usage errors exit 1."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.commands = LazyCommands()
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _usage_errors_exit_1():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _usage_errors_exit_1():  # a command's (or a fleet subcommand's) own options are parsed in here
+            return super().invoke(ctx)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         commands = self.commands

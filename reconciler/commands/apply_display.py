@@ -126,19 +126,31 @@ def _resolved(item: ItemOutcome) -> str:
 _KEY_CONFIGS = ("cleanup.policy", "retention.ms", "min.insync.replicas")
 
 
+def _verdict(report: ApplyReport) -> str:
+    """What converged and what did not: "the cluster converged" only when nothing was left undone."""
+    if report.dry_run:
+        return "nothing was written"
+    undone = Counter(i.outcome.value for i in report.items if i.outcome.is_problem)
+    left = ", ".join(f"{n} {o}" for o, n in sorted(undone.items()))
+    applied = sum(1 for i in report.items if i.outcome is Outcome.APPLIED)
+    if report.converged is False:
+        verdict = f"{count(len(report.not_converged), 'resource')} did not converge"
+        return f"{verdict}; {left} not carried out" if left else verdict
+    if not left:
+        return "the cluster converged" if report.converged else "not verified"
+    differs = f"{left} not carried out, so the cluster still differs from the manifests"
+    if report.converged and applied:
+        return f"the {count(applied, 'applied change')} converged; {differs}"
+    return f"nothing was applied; {differs}" if not applied else differs
+
+
 def summary_line(report: ApplyReport) -> str:
     counts = {k: v for k, v in report.counts().items() if v}
     listed = ", ".join(f"{n} {o}" for o, n in counts.items()) or "nothing to do"
     head = "Dry run" if report.dry_run else "Apply"
-    if report.dry_run:
-        verdict = "nothing was written"
-    elif report.converged:
-        verdict = "the cluster converged"
-    elif report.converged is False:
-        verdict = f"{count(len(report.not_converged), 'resource')} did not converge"
-    else:
-        verdict = "not verified"
-    return f"{head}: {listed}; {verdict}; {count(report.requests, 'admin request')} in {report.duration_s:.1f}s."
+    return (
+        f"{head}: {listed}; {_verdict(report)}; {count(report.requests, 'admin request')} in {report.duration_s:.1f}s."
+    )
 
 
 def report_table(report: ApplyReport) -> Table:

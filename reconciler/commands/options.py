@@ -8,8 +8,6 @@ from typing import Annotated
 
 import typer
 
-from reconciler.model import defaults
-
 
 class PlanFormat(str, enum.Enum):
     text = "text"
@@ -75,7 +73,7 @@ MaxDeletesOpt = Annotated[
         "--max-deletes",
         min=0,
         help="Allow this run's plan to delete up to N resources (default: the Ownership document's maxDeletes, "
-        f"else {defaults.MAX_DELETES}). A plan deleting more is refused as a whole.",
+        "else 10). A plan deleting more is refused as a whole.",
         show_default=False,
     ),
 ]

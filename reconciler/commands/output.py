@@ -1,7 +1,8 @@
 """What every command shares for output: ``--no-color``, plain lines, diagnostics, rendered plans, logging, and
 library errors mapped to one plain message and an exit code (never a traceback).
 
-Exit codes: 0 success, 1 error before any write, 2 changes present (``plan --detailed-exitcode``), 3 partial
+Exit codes: 0 success, 1 error before any write (usage errors too: ``reconciler.cli``), 2 changes present
+(``plan --detailed-exitcode``, ``diff --detailed-exitcode``), 3 partial
 failure (apply) or partial result (fleet), 4 partial result with changes present (``fleet plan
 --detailed-exitcode``), 130 interrupted.
 """

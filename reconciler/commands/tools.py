@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from reconciler.commands.options import NoColorOpt
+
 
 class DiffFormat(str, enum.Enum):
     text = "text"
@@ -48,6 +50,7 @@ def diff_cmd(
     detailed_exitcode: Annotated[
         bool, typer.Option("--detailed-exitcode", help="Exit 0 when the snapshots match, 2 when they differ.")
     ] = False,
+    no_color: NoColorOpt = False,  # accepted like every command's; the diff is plain text
 ) -> None:
     """What changed on a cluster between two snapshots: added, removed and changed resources, down to each value."""
     import json

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from reconciler.commands import output
-from reconciler.commands.options import DiagFormat, EnvironmentOpt, PathsArg
+from reconciler.commands.options import DiagFormat, EnvironmentOpt, NoColorOpt, PathsArg
 
 
 def validate(
@@ -28,9 +28,12 @@ def validate(
         list[Path] | None,
         typer.Option("--root", metavar="DIR", help="With --tree: a directory that is one manifest tree (repeatable)."),
     ] = None,
+    no_color: NoColorOpt = False,
 ) -> None:
     """Validate manifests offline: exit 0 when valid, 1 otherwise."""
     import json  # not at start-up: --help lists this command without it
+
+    output.use_color(no_color)
 
     with output.errors_to_exit():
         from reconciler.manifests import check  # not workflow: validate needs neither the planner nor a Kafka client

@@ -101,7 +101,7 @@ def test_apply_help_shows_paths_and_format_choices() -> None:
     assert "--format <text|json>" in result.stdout
     assert "--plan FILE" in result.stdout and "--timeout SECONDS" in result.stdout
     bad = runner.invoke(app, ["apply", "--plan", "x.json", "--format", "yaml"])
-    assert bad.exit_code == 2 and "yaml" in bad.output
+    assert bad.exit_code == 1 and "yaml" in bad.output  # a usage error, never 2 ("changes present")
 
 
 def test_main_help_documents_colour_and_debug() -> None:

@@ -61,7 +61,8 @@ def test_plain_text_lists_every_outcome_and_a_summary() -> None:
     assert "not converged    read-back      topic/a  topic create: 1 partition(s), wanted 3" in text
     assert "phase topic create: 0.25s, 2 requests, 2 items" in text
     assert text.endswith(
-        "Apply: 1 applied, 1 failed, 1 skipped; 1 resource did not converge; 4 admin requests in 1.0s.\n"
+        "Apply: 1 applied, 1 failed, 1 skipped; 1 resource did not converge; 1 failed, 1 skipped not carried out; "
+        "4 admin requests in 1.0s.\n"
     )
 
 
@@ -126,3 +127,33 @@ def test_table_shows_bracketed_text_and_resolved_configs_literally() -> None:
     assert "[broker]" in rendered
     assert "broker resolved retention.ms=3600000 (+2 more in --format json)" in rendered
     assert "broker resolved retention.ms=3600000 (+2 more in --format json)" in report_text(report)
+
+
+def _outcomes(*pairs: tuple[str, Outcome]) -> tuple[ItemOutcome, ...]:
+    return tuple(
+        ItemOutcome(f"topic/{n}", "topic", n, plans.Phase.TOPIC_CONFIG, plans.Action.UPDATE, o) for n, o in pairs
+    )
+
+
+def test_the_summary_says_what_converged_and_what_was_not_carried_out() -> None:
+    """``apply --plan`` with blocked items used to print "the cluster converged" beside "2 blocked" (exit 3)."""
+    mixed = ApplyReport(
+        "c",
+        False,
+        _outcomes(("a", Outcome.APPLIED), ("b", Outcome.APPLIED), ("c", Outcome.BLOCKED), ("d", Outcome.BLOCKED)),
+        (),
+        converged=True,
+        requests=3,
+    )
+    line = apply_display.summary_line(mixed)
+    assert line == (
+        "Apply: 2 applied, 2 blocked; the 2 applied changes converged; 2 blocked not carried out, so the cluster "
+        "still differs from the manifests; 3 admin requests in 0.0s."
+    )
+    assert mixed.exit_code == 3
+    only_blocked = ApplyReport("c", False, _outcomes(("c", Outcome.BLOCKED)), (), converged=None)
+    assert "nothing was applied; 1 blocked not carried out, so the cluster still differs" in (
+        apply_display.summary_line(only_blocked)
+    )
+    clean = ApplyReport("c", False, _outcomes(("a", Outcome.APPLIED)), (), converged=True)
+    assert "; the cluster converged;" in apply_display.summary_line(clean)

@@ -229,3 +229,41 @@ def test_library_log_lines_are_hidden_without_verbose(tmp_path: Path, capsys: py
     err = capsys.readouterr().err
     assert "library warning" not in err
     assert "tool warning" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "kafka/", "--bogus-opt", "--detailed-exitcode"],
+        ["diff", "a.json", "b.json", "--detailed-exitcode", "--bogus-opt"],
+        ["apply", "--plan", "plan.json", "--format", "yaml"],
+        ["validate"],
+        ["fleet", "plan", "fleet.yaml", "--bogus-opt"],
+        ["--bogus-opt", "plan", "kafka/"],
+        ["plna", "kafka/"],
+        ["show", "plan.json", "--format", "html"],
+    ],
+    ids=[
+        "plan-typo",
+        "diff-typo",
+        "bad-choice",
+        "missing-argument",
+        "fleet-typo",
+        "app-typo",
+        "unknown-command",
+        "show",
+    ],
+)
+def test_usage_errors_exit_1_never_2_which_means_changes(args: list[str]) -> None:
+    """A drift job running ``plan --detailed-exitcode`` must not read a mistyped option as drift (exit 2)."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "Usage: kafka-reconciler" in result.output and "Error:" in result.output
+
+
+def test_diff_accepts_no_color_like_every_command(tmp_path: Path) -> None:
+    snap = _snapshot(tmp_path, topics={})
+    result = runner.invoke(app, ["diff", str(snap), str(snap), "--no-color", "--detailed-exitcode"])
+    assert result.exit_code == 0, result.output
+    for command in (["validate", str(tmp_path)], ["plan", str(tmp_path)], ["show", "p.json"]):
+        assert "--no-color" in runner.invoke(app, [*command[:1], "--help"]).stdout
