@@ -4,9 +4,11 @@
     python -m tests.kafka.harness status [--dir ...]
     python -m tests.kafka.harness down [--dir ...]
 
-``up`` starts one PLAINTEXT KRaft node on 127.0.0.1 (with an authorizer that lets every client do everything,
-so ACLs can be managed) that keeps running after the command returns, and records its
-process id in ``<dir>/kafka.pid``; it does nothing if that node is already running. ``down`` stops it.
+``up`` starts one PLAINTEXT node on 127.0.0.1 (with an authorizer that lets every client do everything, so ACLs
+can be managed) that keeps running after the command returns, and records its process id in ``<dir>/kafka.pid``;
+in ZooKeeper mode (``KAFKA_MODE=zookeeper``, Kafka 2.x) it also starts a ZooKeeper server and records its process
+id in ``<dir>/zookeeper.pid``. It does nothing if that node is already running. ``down`` stops the node, then its
+ZooKeeper server.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.kafka.cluster import port_open
@@ -26,6 +29,7 @@ from tests.kafka.kinds import single_node
 
 DEFAULT_DIR = REPO_ROOT / ".cache" / "kafka-run"
 PID_FILE = "kafka.pid"
+ZK_PID_FILE = "zookeeper.pid"
 BOOTSTRAP_FILE = "bootstrap"
 
 
@@ -38,6 +42,31 @@ def _running_pid(workdir: Path) -> int | None:
         return None
     config = str(workdir.resolve() / "node-1" / "server.properties").encode()
     return pid if b"kafka.Kafka" in cmdline and config in cmdline else None
+
+
+def _running_zookeeper(workdir: Path) -> int | None:
+    """The pid in the ZooKeeper pid file if that process is still this node's ZooKeeper server."""
+    try:
+        pid = int((workdir / ZK_PID_FILE).read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (FileNotFoundError, ValueError, ProcessLookupError):
+        return None
+    data = str(workdir.resolve() / "zookeeper" / "data").encode()
+    return pid if b"org.apache.zookeeper.server.ZooKeeperServerMain" in cmdline and data in cmdline else None
+
+
+def _stop_group(pid: int, *, alive: Callable[[], bool], timeout: float) -> None:
+    """SIGTERM the process group of ``pid``, wait until ``alive()`` is false, SIGKILL it after ``timeout``."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if alive():
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        while alive() and time.monotonic() < deadline + 10:
+            time.sleep(0.2)
 
 
 def up(*, port: int, workdir: Path, version: str) -> int:
@@ -53,6 +82,9 @@ def up(*, port: int, workdir: Path, version: str) -> int:
     node = cluster.nodes[0]
     assert node.pid is not None
     (workdir / PID_FILE).write_text(f"{node.pid}\n")
+    zookeeper = cluster.zookeeper.process if cluster.zookeeper is not None else None
+    if zookeeper is not None:
+        (workdir / ZK_PID_FILE).write_text(f"{zookeeper.pid}\n")
     (workdir / BOOTSTRAP_FILE).write_text(f"{cluster.bootstrap}\n")
     print(
         f"Kafka {cluster.version} is running at {cluster.bootstrap} (pid {node.pid}, "
@@ -64,19 +96,20 @@ def up(*, port: int, workdir: Path, version: str) -> int:
 def down(*, workdir: Path, timeout: float = 30.0) -> int:
     workdir = workdir.resolve()
     pid = _running_pid(workdir)
-    if pid is None:
+    zookeeper = _running_zookeeper(workdir)
+    if pid is None and zookeeper is None:
         print("Kafka is not running")
         (workdir / PID_FILE).unlink(missing_ok=True)
+        (workdir / ZK_PID_FILE).unlink(missing_ok=True)
         return 0
-    os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while _running_pid(workdir) is not None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if _running_pid(workdir) is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
+    if pid is not None:  # the broker first, so it leaves ZooKeeper cleanly
+        _stop_group(pid, alive=lambda: _running_pid(workdir) is not None, timeout=timeout)
+        print(f"Kafka (pid {pid}) stopped")
+    if zookeeper is not None:
+        _stop_group(zookeeper, alive=lambda: _running_zookeeper(workdir) is not None, timeout=timeout)
+        print(f"ZooKeeper (pid {zookeeper}) stopped")
     (workdir / PID_FILE).unlink(missing_ok=True)
-    print(f"Kafka (pid {pid}) stopped")
+    (workdir / ZK_PID_FILE).unlink(missing_ok=True)
     return 0
 
 
