@@ -69,12 +69,40 @@ def setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
     logs.setup(verbose, quiet_kafka=quiet_kafka)
 
 
+GROUP_AT = 4  # a diagnostic repeated at this many places or more is printed once, with the count and places
+_PLACES_SHOWN = 3
+
+
+def diagnostic_lines(diagnostics: list[errors.Diagnostic]) -> list[tuple[errors.Diagnostic, str]]:
+    """Each diagnostic as its line; one repeated at ``GROUP_AT`` places or more (the same severity, message, path
+    and hint: one mistake copied into 2,000 topics) as the first one's line, then a line with how many more and
+    where (``--format json`` keeps every one)."""
+    groups: dict[tuple[object, ...], list[errors.Diagnostic]] = {}
+    for d in diagnostics:
+        groups.setdefault((d.severity, d.message, d.path, d.hint), []).append(d)
+    out: list[tuple[errors.Diagnostic, str]] = []
+    for group in groups.values():
+        first, rest = group[0], group[1:]
+        if len(group) < GROUP_AT:
+            out.extend((d, d.format()) for d in group)
+            continue
+        places = ", ".join(d.location() for d in rest[:_PLACES_SHOWN])
+        more = len(rest) - _PLACES_SHOWN
+        tail = f", ... and {more:,} more" if more > 0 else ""
+        line = (
+            f"  the same {first.severity.value} at {len(rest):,} more places: {places}{tail} (--format json lists each)"
+        )
+        out.append((first, f"{first.format()}\n{line}"))
+    order = {id(d): i for i, d in enumerate(diagnostics)}
+    return sorted(out, key=lambda pair: order[id(pair[0])])
+
+
 def print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
     from reconciler.base import errors
 
-    for d in diagnostics:
+    for d, text in diagnostic_lines(diagnostics):
         style = "red" if d.severity is errors.Severity.ERROR else "yellow"
-        say(d.format(), err=True, style=style)
+        say(text, err=True, style=style)
 
 
 def load(paths: list[Path], environment: str | None) -> manifests.LoadResult:

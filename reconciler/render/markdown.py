@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from reconciler.base.terminal import count
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
-from reconciler.render import text, values
+from reconciler.render import repeats, text, values
 
 Group = tuple[str, list[plans.Change]]
 
@@ -46,18 +46,28 @@ def _clip(item: str) -> str:
 
 def _warning_items(result: plans.Plan) -> list[str]:
     out = []
-    for w in result.warnings:
+    for w, addresses in repeats.warning_groups(result.warnings):
         where = f"{_code(w.address)}: " if w.address else ""
+        if addresses:
+            where = f"{len(addresses):,} resources ({repeats.names_text(addresses, quote='`')}): "
         badge = "**error**" if w.severity == "error" else "warning"
         out.append(_clip(f"- {badge} [{w.code}] {where}{_escape(w.message)}"))
     return out
 
 
 def _blocked_items(result: plans.Plan) -> list[str]:
-    out = []
+    """One item per blocked change; alike ones (same phase and reasons, ``repeats.GROUP_AT`` or more) as one."""
+    alike: dict[tuple[Kind, plans.Phase, tuple[str, ...]], list[plans.Change]] = {}
     for c in result.blocked:
-        reasons = "; ".join(_escape(r) for r in c.reasons) or "blocked"
-        out.append(_clip(f"- {_code(c.address)} ({c.phase.label}): {reasons}"))
+        alike.setdefault((c.kind, c.phase, c.reasons), []).append(c)
+    out = []
+    for (kind, phase, reasons), changes in alike.items():
+        because = "; ".join(_escape(r) for r in reasons) or "blocked"
+        if len(changes) >= repeats.GROUP_AT:
+            names = repeats.names_text([c.name for c in changes], quote="`")
+            out.append(_clip(f"- {repeats.noun(kind, len(changes))} ({phase.label}): {because}: {names}"))
+        else:
+            out.extend(_clip(f"- {_code(c.address)} ({phase.label}): {because}") for c in changes)
     return out
 
 
@@ -162,8 +172,15 @@ def _full_section(kind: Kind, groups: list[Group]) -> str:
     notes = "".join(f"- reason for {n} of these: {_escape(r)}\n" for r, n in shared)
     omit = frozenset(r for r, _ in shared)
     blocks = (
-        "\n".join(_diff_line(line) for line in text.group_lines(a, cs, omit_reasons=omit, implied_phases=False))
-        for a, cs in groups
+        "\n".join(
+            _diff_line(line)
+            for line in (
+                text.block_lines(item)
+                if isinstance(item, repeats.SameBlock)
+                else text.group_lines(*item, omit_reasons=omit, implied_phases=False)
+            )
+        )
+        for item in repeats.collapse(groups)
     )
     body = "\n".join(blocks)
     return _opening(kind, groups) + (notes + "\n" if notes else "") + f"```diff\n{body}\n```\n\n</details>\n\n"

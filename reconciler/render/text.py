@@ -4,14 +4,16 @@
 has one); the CLI decides whether to colour
 it (``reconciler.base.terminal``) and prints it. Colour is plain ANSI escape codes, so the text is the same with
 or without it once the codes are stripped. ``group_lines`` renders one address as a block, ``one_line`` as a
-single line (the compact form, also used by the markdown view of big plans).
+single line (the compact form, also used by the markdown view of big plans). Many resources blocked alike and a
+warning found on many resources are stated once (``reconciler.render.repeats``), except in the compact form, which
+lists every resource.
 """
 
 from __future__ import annotations
 
 from reconciler.base.terminal import count
 from reconciler.model import plans
-from reconciler.render import values
+from reconciler.render import repeats, values
 
 _ANSI = {
     "+": "\x1b[32m",
@@ -98,9 +100,21 @@ def one_line(address: str, changes: list[plans.Change], *, color: bool = False) 
     return style(action.symbol, text)
 
 
-def warning_line(warning: plans.PlanWarning, *, color: bool = False) -> str:
+def block_lines(block: repeats.SameBlock, *, color: bool = False) -> list[str]:
+    """Many resources blocked alike, stated once: the count and reason, the other reasons, then their names."""
+    style = _Style(color)
+    lines = [style("!", f"! {block.head()}")]
+    lines.extend(f"    {r}" for r in block.reasons[1:])
+    lines.append("    " + style("dim", f"{repeats.names_text(block.names)} (--compact or --format json lists each)"))
+    return lines
+
+
+def warning_line(warning: plans.PlanWarning, *, color: bool = False, addresses: tuple[str, ...] = ()) -> str:
+    """One warning; ``addresses``: the resources it was found on, when it is stated once for many of them."""
     style = _Style(color)
     where = f" ({warning.address})" if warning.address else ""
+    if addresses:
+        where = f" ({len(addresses):,} resources: {repeats.names_text(addresses)})"
     return style(warning.severity if warning.severity == "error" else "warning", f"{warning.severity}: ") + (
         f"[{warning.code}] {warning.message}{where}"
     )
@@ -119,17 +133,22 @@ def render_text(result: plans.Plan, *, color: bool = False, compact: bool = Fals
     if groups:
         lines.append("Changes, in the order apply runs them (+ create, ~ update, - delete, ! blocked):")
         lines.append("")
-        for address, changes in groups:
-            if compact:
-                lines.append("  " + one_line(address, changes, color=color))
+        for item in groups if compact else repeats.collapse(groups):
+            if isinstance(item, repeats.SameBlock):
+                lines.extend("  " + line for line in block_lines(item, color=color))
+            elif compact:
+                lines.append("  " + one_line(*item, color=color))
                 continue
-            lines.extend("  " + line for line in group_lines(address, changes, color=color))
+            else:
+                lines.extend("  " + line for line in group_lines(*item, color=color))
             lines.append("")
         if compact:
             lines.append("")
     if result.warnings:
         lines.append(style("bold", "Warnings:"))
-        lines.extend("  " + warning_line(w, color=color) for w in result.warnings)
+        lines.extend(
+            "  " + warning_line(w, color=color, addresses=where) for w, where in repeats.warning_groups(result.warnings)
+        )
         lines.append("")
     if result.unmanaged:
         lines.append(style("bold", "Unmanaged (inside the ownership rules, not declared, kept):"))
