@@ -78,6 +78,7 @@ class PlanDigest:
     by_kind: dict[str, dict[str, int]]  # kind -> action -> resources
     warnings: int
     errors: int
+    impact: dict[str, Any] | None = None  # the plan's impact figures (``PlanImpact.figures``), None: no impact
 
     @classmethod
     def of(cls, p: plans.Plan, checksum: str) -> PlanDigest:
@@ -89,6 +90,7 @@ class PlanDigest:
             by_kind={k.value: counts for k, counts in p.counts_by_kind().items()},
             warnings=len(p.warnings),
             errors=sum(1 for w in p.warnings if w.severity == "error"),
+            impact=None if p.impact is None else p.impact.figures(),
         )
 
     @property

@@ -98,6 +98,7 @@ def carried_outcomes(
                 by_kind={k: {a: int(n) for a, n in v.items()} for k, v in e.get("by_kind", {}).items()},
                 warnings=int(e.get("warnings", 0)),
                 errors=int(e.get("errors", 0)),
+                impact=e.get("impact"),
             ),
             planned_in=str(e.get("planned_in_run") or run_id),
         )

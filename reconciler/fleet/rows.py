@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from reconciler.model import desired, state
+from reconciler.model import desired, impact, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
 
@@ -224,6 +224,12 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
     )
     for attribute, value in meta:
         yield (META_LIVE, "", attribute, _j(value))
+    # The usage and impact evidence a snapshot carries: the fleet plan shows the same evidence and figures.
+    if live.topic_usage is not None:
+        usage = {n: {**u.evidence(), "read_at_ms": u.read_at_ms} for n, u in live.topic_usage.items()}
+        yield (META_LIVE, "", "topic_usage", _j(usage))
+    if live.impact is not None:
+        yield (META_LIVE, "", "impact", _j(live.impact.to_dict()))
     kind = Kind.TOPIC
     for name, topic in (live.topics or {}).items():
         assignment = topic.assignment
@@ -311,6 +317,10 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         ),
         capabilities={str(k): int(v) for k, v in meta["capabilities"].items()},
         unavailable={str(k): str(v) for k, v in meta["unavailable"].items()},
+        topic_usage=None
+        if meta.get("topic_usage") is None
+        else {str(n): state.TopicUsage.from_dict(u) for n, u in meta["topic_usage"].items()},
+        impact=None if meta.get("impact") is None else impact.ImpactEvidence.from_dict(meta["impact"]),
     )
 
 

@@ -1,5 +1,7 @@
 """The fleet summary: counts by cluster, kind and action, unreadable clusters, the most drifted resources.
 
+Each planned cluster's entry carries its plan's impact figures (``impact``: bytes and records deleted at once,
+bytes copied, topics whose producers may fail), as do its ``clusters.parquet`` rows (``impact_*`` columns).
 Written three ways from one summary document: ``summary.json`` (the document), Parquet tables
 (``clusters.parquet``, ``drift.parquet``; needs pyarrow, which the ``spark`` extra installs; without
 it they are skipped and the result says so), ``report.md`` for people, clusters sorted by drift, and
@@ -29,6 +31,8 @@ TOP_DRIFTED = 25
 ACTIONS = planning.ACTIONS
 NO_KIND = "none"  # clusters.parquet's kind for a cluster whose plan has no kind (not planned, or nothing to compare)
 CHANGE_ACTIONS = ("create", "update", "delete", "blocked")
+# The plan's impact figures each clusters.parquet row carries (null when the plan has no impact).
+IMPACT_COLUMNS = ("deletes_bytes", "deletes_records", "copies_bytes", "min_isr_topics")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -92,6 +96,8 @@ def build_summary(
                 errors=digest.errors,
                 resources_differing=outcome.differing,
             )
+            if digest.impact is not None:
+                entry["impact"] = digest.impact
             if outcome.planned_in is not None:
                 entry["planned_in_run"] = outcome.planned_in
             for action, n in digest.counts.items():
@@ -188,6 +194,8 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     ]
     cluster_rows: list[dict[str, Any]] = []
     for c in summary["clusters"]:
+        figures = c.get("impact") or {}
+        impact_cells = {f"impact_{k}": figures.get(k) for k in IMPACT_COLUMNS}
         counted = c.get("counts") is not None
         kinds = c.get("by_kind") or {NO_KIND: dict.fromkeys(ACTIONS, 0 if counted else None)}
         for kind, numbers in kinds.items():
@@ -198,12 +206,14 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
                     "reason": c["reason"],
                     "kind": kind,
                     **numbers,
+                    **impact_cells,
                     **stamped(c["name"]),
                 }
             )
     schema = pa.schema(
         [("cluster", pa.string()), ("status", pa.string()), ("reason", pa.string()), ("kind", pa.string())]
         + [(a, pa.int64()) for a in ACTIONS]
+        + [(f"impact_{k}", pa.int64()) for k in IMPACT_COLUMNS]
         + run_schema
     )
     clusters_path = out_dir / "clusters.parquet"

@@ -246,6 +246,20 @@ class PlanImpact:
             return None
         return "Impact: " + "; ".join(parts) + ("" if not self.notes else " (some evidence could not be read)")
 
+    def figures(self) -> dict[str, Any]:
+        """The summary's numbers as data (fleet summaries): bytes and records deleted at once and the topics they
+        are in, bytes copied between brokers, topics whose acks=all producers may fail, and the summary line."""
+        gone = self.of(DELETES) + self.of(DROPS)
+        return {
+            "summary": self.summary_line(),
+            "deletes_bytes": sum(e.bytes or 0 for e in gone),
+            "deletes_records": sum(e.records or 0 for e in gone),
+            "deletes_topics": len({e.address for e in gone}),
+            "copies_bytes": sum(e.bytes or 0 for e in self.of(COPIES)),
+            "min_isr_topics": len({e.address for e in self.of(MIN_ISR) if e.items}),
+            "unknown": sum(1 for e in self.entries if e.unknown is not None) + len(self.notes),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "summary": self.summary_line(),

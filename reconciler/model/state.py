@@ -183,6 +183,17 @@ class TopicUsage:
             "latest_timestamp_ms": self.latest_timestamp_ms,
         }
 
+    @classmethod
+    def from_dict(cls, u: Mapping[str, Any]) -> TopicUsage:
+        """Read back ``evidence()`` with ``read_at_ms`` (snapshots, fleet rows)."""
+        ts = u["latest_timestamp_ms"]
+        return cls(
+            end_offsets=tuple(int(o) for o in u["end_offsets"]),
+            latest_timestamp_ms=None if ts is None else int(ts),
+            groups=tuple(str(g) for g in u["groups"]),
+            read_at_ms=int(u["read_at_ms"]),
+        )
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ReadScope:
@@ -343,15 +354,7 @@ class ClusterState:
                 unavailable={str(k): str(v) for k, v in doc.get("unavailable", {}).items()},
                 topic_usage=None
                 if doc.get("topic_usage") is None
-                else {
-                    str(name): TopicUsage(
-                        end_offsets=tuple(int(o) for o in u["end_offsets"]),
-                        latest_timestamp_ms=None if u["latest_timestamp_ms"] is None else int(u["latest_timestamp_ms"]),
-                        groups=tuple(str(g) for g in u["groups"]),
-                        read_at_ms=int(u["read_at_ms"]),
-                    )
-                    for name, u in doc["topic_usage"].items()
-                },
+                else {str(name): TopicUsage.from_dict(u) for name, u in doc["topic_usage"].items()},
                 impact=None if doc.get("impact") is None else impact_mod.ImpactEvidence.from_dict(doc["impact"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
