@@ -18,7 +18,7 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import models, yamlio
+from reconciler.manifests import hints, models, yamlio
 from reconciler.model import configs
 from reconciler.model.kinds import Manifest
 
@@ -170,14 +170,8 @@ def validate(raw: yamlio.RawDocument, kind: str, name: str, diags: list[errors.D
     secret_field = INLINE_SECRETS.get(kind)
     spec = data.get("spec")
     if secret_field and isinstance(spec, dict) and secret_field in spec:
-        diags.append(
-            raw.diagnostic(
-                ("spec", secret_field),
-                "inline passwords are not allowed in manifests",
-                hint="use passwordFrom: {env: VARIABLE} or passwordFrom: {file: path}",
-                key=True,
-            )
-        )
+        message, hint = hints.password_hint(spec[secret_field])
+        diags.append(raw.diagnostic(("spec", secret_field), message, hint=hint, key=True))
         data = {**data, "spec": {k: v for k, v in spec.items() if k != secret_field}}
     try:
         model = models.DOCUMENTS[kind].model_validate(data)
@@ -263,13 +257,8 @@ def _one(raw: yamlio.RawDocument, kind: str, path: tuple[Any, ...], err: Mapping
     if kind_of == "missing":
         return raw.diagnostic(path[:-1], f"missing required field {path[-1]!r}", key=True)
     if kind_of == "extra_forbidden":
-        close = difflib.get_close_matches(str(path[-1]), sorted(_vocabulary(kind)), n=1, cutoff=0.6)
-        return raw.diagnostic(
-            path,
-            f"unknown field {path[-1]!r}",
-            key=True,
-            hint=f"did you mean {close[0]}?" if close else None,
-        )
+        hint = hints.unknown_field_hint(kind, path, _vocabulary(kind))
+        return raw.diagnostic(path, f"unknown field {path[-1]!r}", key=True, hint=hint)
     field = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")
     ctx: Mapping[str, Any] = err.get("ctx") or {}
     got = _type_name(_value_at(raw.data, path))

@@ -482,6 +482,54 @@ def test_hints_suggest_the_closest_name(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "message", "hint"),
+    [
+        pytest.param(
+            "kind: Acl\nmetadata: {name: a}\nspec:\n  principal: User:alice\n  bindings:\n"
+            "    - {principal: User:alice, resourceType: TOPIC, resourceName: orders, operation: READ}\n",
+            "unknown field 'principal'",
+            "principal belongs under spec.bindings[] (each entry has its own), not here",
+            id="acl-principal-beside-bindings",
+        ),
+        pytest.param(
+            "kind: Topic\nmetadata: {name: a}\nspec: {partitions: 1, replicationFactor: 1, kind: Topic}\n",
+            "unknown field 'kind'",
+            "kind belongs under the top level of the document, not here",
+            id="envelope-field-in-spec",
+        ),
+        pytest.param(
+            "kind: Topic\nmetadata: {name: a}\nspec: {partitions: 1, replicationFactor: 1, partitons: 2}\n",
+            "unknown field 'partitons'",
+            "did you mean partitions?",
+            id="near-miss-at-its-place",
+        ),
+        pytest.param(
+            "kind: Cluster\nmetadata: {name: prod}\nspec:\n  bootstrapServers: [k1:9092]\n"
+            "  securityProtocol: SASL_SSL\n  saslMechanism: PLAIN\n  username: svc\n  password: {env: KAFKA_PW}\n",
+            "the key of a password reference is passwordFrom, not password",
+            "rename the key: passwordFrom: {env: KAFKA_PW}",
+            id="cluster-password-reference",
+        ),
+        pytest.param(
+            "kind: Cluster\nmetadata: {name: prod}\nspec:\n  bootstrapServers: [k1:9092]\n  password: hunter2\n",
+            "inline passwords are not allowed in manifests",
+            "use passwordFrom: {env: VARIABLE} or passwordFrom: {file: path}",
+            id="cluster-inline-password",
+        ),
+    ],
+)
+def test_a_field_in_the_wrong_place_or_under_the_wrong_name_says_where_it_belongs(
+    tmp_path: Path, text: str, message: str, hint: str
+) -> None:
+    diags = _diagnostics(tmp_path, {"m.yaml": H + text})
+    found = [d for d in diags if d.message == message]
+    assert len(found) == 1, [(d.message, d.hint) for d in diags]
+    assert found[0].hint == hint
+    assert found[0].hint is not None and "did you mean principal" not in found[0].hint
+    assert "hunter2" not in " ".join(f"{d.message} {d.hint}" for d in diags)
+
+
 def test_every_problem_is_reported_not_just_the_first(tmp_path: Path) -> None:
     diags = _diagnostics(
         tmp_path,
