@@ -95,23 +95,35 @@ def make_plan(
         max_deletes=max_deletes,
         **({} if in_use_window_ms is None else {"in_use_window_ms": in_use_window_ms}),
     )
-    if adapter is not None:
-        live = with_evidence(adapter, wanted, live)
-    result = planner.plan(wanted, live, options=options)
+    if adapter is not None and (live.topic_usage is None or live.impact is None):
+        # The first plan names the topics whose evidence is read; when only impact evidence was added (no usage,
+        # which can block deletes), the impact is attached to it instead of planning everything again.
+        first = planner.plan(wanted, live, options=options, assess_impact=False)
+        read = with_evidence(adapter, wanted, live, first=first)
+        if read.topic_usage is live.topic_usage:
+            result = planner.with_impact(first, wanted, read)
+        else:
+            result = planner.plan(wanted, read, options=options)
+    else:
+        result = planner.plan(wanted, live, options=options)
     if target is None:
         return result
     return dataclasses.replace(result, cluster=dataclasses.replace(result.cluster, target=target))
 
 
-def with_evidence(adapter: Any, wanted: desired.DesiredState, live: state.ClusterState) -> state.ClusterState:
+def with_evidence(
+    adapter: Any, wanted: desired.DesiredState, live: state.ClusterState, *, first: plans.Plan | None = None
+) -> state.ClusterState:
     """``live`` with the usage evidence of the topics a plan deletes or adds partitions to, and the impact evidence
     of the topics it changes (``live`` unchanged when it changes none, or already carries the evidence).
 
-    The topics come from a first plan; the evidence is read for exactly those, in batched requests.
+    The topics come from a first plan (``first``, else planned here); the evidence is read for exactly those, in
+    batched requests.
     """
     if live.topic_usage is not None and live.impact is not None:
         return live
-    first = planner.plan(wanted, live)
+    if first is None:
+        first = planner.plan(wanted, live, assess_impact=False)
     topic_changes = [c for c in first.changes if c.kind == Kind.TOPIC]
     if live.topic_usage is None:
         used = sorted({c.name for c in topic_changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})

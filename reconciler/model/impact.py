@@ -231,7 +231,13 @@ class PlanImpact:
             if all(e.bytes is None for e in copies):
                 parts.append(f"copies data of {count(len(copies), 'topic')} between brokers (amount unknown)")
             else:
-                parts.append(f"copies ~{human_bytes(sum(e.bytes or 0 for e in copies))}")
+                received: dict[int, int] = {}
+                for e in copies:
+                    for broker, n in e.per_broker.items():
+                        received[broker] = received.get(broker, 0) + n
+                total = human_bytes(sum(e.bytes or 0 for e in copies))
+                rate = suggested_throttle(max(received.values(), default=0))
+                parts.append(f"copies ~{total} (suggested --replication-throttle {rate})")
         failing = {e.address for e in self.of(MIN_ISR) if e.items}
         if failing:
             whose = "1 topic's" if len(failing) == 1 else f"{len(failing)} topics'"
@@ -273,6 +279,18 @@ class PlanImpact:
             entries=tuple(TopicImpact.from_dict(e) for e in d.get("entries", [])),
             notes=tuple(str(n) for n in d.get("notes", [])),
         )
+
+
+THROTTLE_TARGET_S = 3600  # a suggested throttle copies the busiest broker's share in about an hour
+THROTTLE_FLOOR = 10 * 10**6  # and is never below 10 MB/s
+
+
+def suggested_throttle(busiest_bytes: int) -> int:
+    """Bytes per second that copy ``busiest_bytes`` in about ``THROTTLE_TARGET_S``, rounded up to whole MB/s and
+    never below ``THROTTLE_FLOOR``: a value for ``apply --replication-throttle`` (Kafka's
+    ``leader/follower.replication.throttled.rate``)."""
+    per_s = -(-busiest_bytes // (THROTTLE_TARGET_S * 10**6)) * 10**6
+    return max(per_s, THROTTLE_FLOOR)
 
 
 _UNITS = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))

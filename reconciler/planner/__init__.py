@@ -12,6 +12,7 @@ topic change will do, from the evidence in ``ClusterState.impact`` when it was r
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 
 from reconciler.model import desired, plans, state
@@ -20,7 +21,7 @@ from reconciler.planner import acls, blast, brokers, common, guards, impact, lin
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
-__all__ = ["PlanOptions", "fingerprint_of", "live_fingerprint", "live_view", "plan", "planned_kinds"]
+__all__ = ["PlanOptions", "fingerprint_of", "live_fingerprint", "live_view", "plan", "planned_kinds", "with_impact"]
 
 
 def planned_kinds(wanted: desired.DesiredState) -> frozenset[Kind]:
@@ -28,8 +29,18 @@ def planned_kinds(wanted: desired.DesiredState) -> frozenset[Kind]:
     return wanted.needs()
 
 
-def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: PlanOptions | None = None) -> plans.Plan:
-    """Compare the desired state with the live cluster and return the plan that reconciles them."""
+def plan(
+    wanted: desired.DesiredState,
+    live: state.ClusterState,
+    *,
+    options: PlanOptions | None = None,
+    assess_impact: bool = True,
+) -> plans.Plan:
+    """Compare the desired state with the live cluster and return the plan that reconciles them.
+
+    ``assess_impact=False`` leaves the impact out (a first plan whose changes only name the evidence to read;
+    ``with_impact`` adds it afterwards, giving the same plan as planning again with the evidence).
+    """
     opts = options or PlanOptions()
     ctx = common.Context(desired=wanted, live=live, options=opts)
     kinds = planned_kinds(wanted)
@@ -59,7 +70,9 @@ def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: Pla
         blast.check(ctx)
         guards.block_at_errors(ctx.changes, ctx.warnings)
         fingerprint = live_fingerprint(live, kinds=kinds)
-        changes, found = impact.assess(plans.sort_changes(ctx.changes), wanted, live)
+        changes, found = plans.sort_changes(ctx.changes), None
+        if assess_impact:
+            changes, found = impact.assess(changes, wanted, live)
     finally:
         if was_enabled:
             gc.enable()
@@ -77,6 +90,13 @@ def plan(wanted: desired.DesiredState, live: state.ClusterState, *, options: Pla
         unchanged=dict(sorted(ctx.unchanged.items())),
         impact=found,
     )
+
+
+def with_impact(first: plans.Plan, wanted: desired.DesiredState, live: state.ClusterState) -> plans.Plan:
+    """``first`` (planned with ``assess_impact=False`` against the same state without ``live.impact``) with the
+    impact that ``live``'s evidence gives: the plan that ``plan(wanted, live)`` returns, without planning again."""
+    changes, found = impact.assess(first.changes, wanted, live)
+    return dataclasses.replace(first, changes=changes, impact=found)
 
 
 def _warning_order(w: plans.PlanWarning) -> tuple[int, str, str, str]:

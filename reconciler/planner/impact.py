@@ -24,8 +24,6 @@ from reconciler.planner.usage import age_text
 
 RETENTION_KEYS = ("retention.ms", "retention.bytes", "local.retention.ms", "local.retention.bytes", "cleanup.policy")
 EVIDENCE_KEYS = frozenset({*RETENTION_KEYS, "min.insync.replicas", "remote.storage.enable"})
-THROTTLE_TARGET_S = 3600  # the suggested throttle copies the busiest broker's share in about an hour
-THROTTLE_FLOOR = 10 * 10**6  # and is never below 10 MB/s
 _PHASES_WITH_EVIDENCE = (plans.Phase.TOPIC_DELETE, plans.Phase.REASSIGN, plans.Phase.PARTITIONS)
 
 
@@ -253,7 +251,7 @@ def _copies(c: plans.Change, have: state.TopicState, te: im.TopicEvidence | None
     total = sum(per_broker.values())
     brokers = ", ".join(f"{b}: {im.human_bytes(n)}" for b, n in sorted(per_broker.items()))
     busiest = max(per_broker.values())
-    rate = suggested_throttle(busiest)
+    rate = im.suggested_throttle(busiest)
     line = (
         f"copies ~{im.human_bytes(total)} between brokers ({added_replicas} replica(s); received per broker: "
         f"{brokers}); suggested throttle: apply --replication-throttle {rate} ({im.human_bytes(rate)}/s, sets "
@@ -265,8 +263,4 @@ def _copies(c: plans.Change, have: state.TopicState, te: im.TopicEvidence | None
     )
 
 
-def suggested_throttle(busiest_bytes: int) -> int:
-    """Bytes per second that copy ``busiest_bytes`` in about ``THROTTLE_TARGET_S``, rounded up to whole MB/s and
-    never below ``THROTTLE_FLOOR``."""
-    per_s = math.ceil(busiest_bytes / THROTTLE_TARGET_S / 10**6) * 10**6
-    return max(per_s, THROTTLE_FLOOR)
+suggested_throttle = im.suggested_throttle

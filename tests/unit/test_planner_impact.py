@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from reconciler import planner
 from reconciler.model import impact as im
 from reconciler.model import plans
 from reconciler.model import state as s
@@ -276,3 +277,12 @@ def test_human_bytes() -> None:
         "412 GB",
         "5000 TB",
     ]
+
+
+def test_impact_attached_to_a_first_plan_equals_planning_again_with_the_evidence() -> None:
+    from tests.golden.impact import desired_state, live_state
+
+    live = live_state()
+    first = planner.plan(desired_state(), dataclasses.replace(live, impact=None), assess_impact=False)
+    assert first.impact is None
+    assert planner.with_impact(first, desired_state(), live) == planner.plan(desired_state(), live)
