@@ -218,7 +218,7 @@ class Builder:
 
     def add_scram(self, doc: loader.Document) -> None:
         spec: models.ScramUserSpec = doc.spec
-        ref = profiles.secret_ref(spec.password_from, profiles.directory_of(doc, ("spec", "passwordFrom", "file")))
+        ref = profiles.secret_ref(spec.password_from, doc, ("spec", "passwordFrom", "file"))
         self.scram[doc.name] = desired.DesiredScramUser(
             name=doc.name,
             mechanism=spec.mechanism,

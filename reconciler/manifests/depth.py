@@ -8,16 +8,10 @@ cheap bound on the text says the composer might be in danger.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 from collections.abc import Iterator
-
-from ruamel.yaml import YAML, events
-from ruamel.yaml.error import YAMLError
-
-with contextlib.suppress(ImportError):  # without ruamel.yaml.clib, callers pass pure=True
-    from ruamel.yaml.cyaml import CSafeLoader
+from typing import Any
 
 # Nesting the composers survive with room to spare, keyed by "pure parser".
 _COMPOSE_SAFE_DEPTH = {False: 1000, True: 200}
@@ -44,6 +38,9 @@ def too_deep(text: str, *, pure: bool, limit: int) -> tuple[int, int] | None:
             break
     else:
         return None
+    from ruamel.yaml import events  # imported only for a text the cheap bound does not clear
+    from ruamel.yaml.error import YAMLError
+
     opened = (events.SequenceStartEvent, events.MappingStartEvent)
     closed = (events.SequenceEndEvent, events.MappingEndEvent)
     depth = 0
@@ -61,10 +58,14 @@ def too_deep(text: str, *, pure: bool, limit: int) -> tuple[int, int] | None:
     return None
 
 
-def _events(text: str, *, pure: bool) -> Iterator[events.Event]:
+def _events(text: str, *, pure: bool) -> Iterator[Any]:
     if pure:
+        from ruamel.yaml import YAML
+
         yield from YAML(typ="safe", pure=True).parse(text)
         return
+    from ruamel.yaml.cyaml import CSafeLoader  # without ruamel.yaml.clib, callers pass pure=True
+
     loader = CSafeLoader(text)
     try:
         while loader.check_event():

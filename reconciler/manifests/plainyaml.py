@@ -118,7 +118,7 @@ _NO_KEY = object()
 
 def documents(text: str, *, max_depth: int) -> list[tuple[Any, int, int]] | None:
     """Each non-empty document's value and its root's 1-based (line, column); None: read with the full reader."""
-    if not AVAILABLE or "$" in text:
+    if not AVAILABLE:
         return None
     try:
         return _read(text, max_depth)
@@ -154,6 +154,8 @@ def _read(text: str, max_depth: int) -> list[tuple[Any, int, int]]:
                     raise _Unsupported  # a duplicate key: reported with both places
                 key = value
                 continue
+            if "$" in value:
+                raise _Unsupported  # a ${VAR} to substitute (a comment's $schema is no scalar: it stays here)
             if plain:
                 found = cache.get(value, _NO_KEY)
                 if found is _NO_KEY:

@@ -7,22 +7,24 @@ references (``SecretRef``); nothing here reads an environment variable or a secr
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-
-import pydantic
 
 from reconciler.base import errors
 from reconciler.manifests import loader, models
 from reconciler.model import desired
 
 
-class ClusterProfile(pydantic.BaseModel):
-    """How to reach one cluster. ``username`` may be a plain string or a secret reference."""
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ClusterProfile:
+    """How to reach one cluster. ``username`` may be a plain string or a secret reference.
 
-    model_config = pydantic.ConfigDict(frozen=True, extra="forbid")
+    A plain value class (built from a ``Cluster`` document that its model already validated), so that loading
+    manifests builds no second validator for it.
+    """
 
     name: str
-    bootstrap_servers: list[str] = pydantic.Field(default_factory=list)
+    bootstrap_servers: list[str] = dataclasses.field(default_factory=list)
     security_protocol: str | None = None  # None: the manifest does not set it (a lower layer decides)
     sasl_mechanism: str | None = None
     username: desired.SecretRef | str | None = None
@@ -47,11 +49,12 @@ class ClusterProfile(pydantic.BaseModel):
     source: str | None = None
 
 
-def secret_ref(spec: models.SecretRefSpec, directory: Path) -> desired.SecretRef:
-    """The ``SecretRef`` of a ``{env: ...}`` / ``{file: ...}`` mapping; files resolved against ``directory``."""
+def secret_ref(spec: models.SecretRefSpec, doc: loader.Document, path: tuple[str | int, ...]) -> desired.SecretRef:
+    """The ``SecretRef`` of a ``{env: ...}`` / ``{file: ...}`` mapping at ``path`` in ``doc``; a file is resolved
+    against the directory of the manifest that wrote ``path`` (looked up only for a file: it needs positions)."""
     if spec.env is not None:
         return desired.SecretRef(env=spec.env)
-    return desired.SecretRef(file=str(_resolve(str(spec.file), directory)))
+    return desired.SecretRef(file=str(_resolve(str(spec.file), directory_of(doc, path))))
 
 
 def directory_of(doc: loader.Document, path: tuple[str | int, ...]) -> Path:
@@ -101,7 +104,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         return None
     username: desired.SecretRef | str | None
     if isinstance(spec.username, models.SecretRefSpec):
-        username = secret_ref(spec.username, directory_of(doc, ("spec", "username", "file")))
+        username = secret_ref(spec.username, doc, ("spec", "username", "file"))
     else:
         username = spec.username
     tls = spec.tls or models.TlsSpec()
@@ -111,7 +114,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         return None if value is None else _resolve(value, directory_of(doc, ("spec", *at)))
 
     def ref_of(value: models.SecretRefSpec | None, *at: str) -> desired.SecretRef | None:
-        return None if value is None else secret_ref(value, directory_of(doc, ("spec", *at, "file")))
+        return None if value is None else secret_ref(value, doc, ("spec", *at, "file"))
 
     return ClusterProfile(
         ssl_key_password=ref_of(tls.key_password_from, "tls", "keyPasswordFrom"),
@@ -134,7 +137,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         username=username,
         password=None
         if spec.password_from is None
-        else secret_ref(spec.password_from, directory_of(doc, ("spec", "passwordFrom", "file"))),
+        else secret_ref(spec.password_from, doc, ("spec", "passwordFrom", "file")),
         ssl_cafile=None if tls.ca_file is None else _resolve(tls.ca_file, directory_of(doc, ("spec", "tls", "caFile"))),
         ssl_certfile=None
         if tls.cert_file is None

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reconciler.base import errors, fileio
-from reconciler.manifests import yamlio
+from reconciler.manifests import fullyaml, yamlio
 from reconciler.manifests.depth import too_deep
 from reconciler.model import state
 from tests.support.live import cli
@@ -67,7 +67,7 @@ def test_deep_nesting_is_refused_before_the_parser_composes_it(
     def compose_all(text: str, *, pure: bool) -> None:
         raise AssertionError("composed a document nested too deeply")
 
-    monkeypatch.setattr(yamlio, "compose_all", compose_all)
+    monkeypatch.setattr(fullyaml, "compose_all", compose_all)
     monkeypatch.setattr(yamlio, "HAVE_C_PARSER", not pure)
     path = tmp_path / "deep.yaml"
     path.write_text(DEEP[shape], encoding="utf-8")

@@ -1,0 +1,283 @@
+"""The full manifest reader: ruamel.yaml's node graph -> plain values, with the position of every key and value.
+
+ruamel.yaml composes the node graph (with its C parser when ``ruamel.yaml.clib`` is installed, which is several
+times faster than building round-trip objects); the conversion to plain values is done here rather than by a
+ruamel constructor because it also has to record the 1-based line and column of every key and value, reject
+duplicate keys, bound alias expansion (a "billion laughs" document must fail fast, not eat the machine) and
+substitute ``${VAR}`` from the environment. ``yamlio`` sends here the files its event-stream reader does not take,
+and the files whose positions a diagnostic needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML, nodes
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from reconciler.base import errors
+from reconciler.connection import secrets
+from reconciler.manifests import plainyaml
+from reconciler.manifests.yamlio import (
+    HAVE_C_PARSER,
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    Path_,
+    Position,
+    RawDocument,
+    format_path,
+    redacted,
+)
+
+if HAVE_C_PARSER:  # pragma: no branch - depends on the installed wheel
+    from ruamel.yaml.cyaml import CSafeLoader
+
+_VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# YAML 1.2 core schema: an unquoted value that is wholly a number or a boolean once substituted is read as one.
+_PLAIN_INT = re.compile(r"[-+]?[0-9]{1,30}")
+_PLAIN_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_TAG = "tag:yaml.org,2002:"
+
+
+class _Abort(Exception):
+    """Stop converting this file; the diagnostic is already recorded."""
+
+
+class _Converter:
+    def __init__(self, *, file: str, env: Mapping[str, str], diags: list[errors.Diagnostic]) -> None:
+        self.file = file
+        self.env = env
+        self.diags = diags
+        self.positions: dict[Path_, Position] = {}
+        self.seen: set[int] = set()
+        self.active: set[int] = set()
+        self.alias_budget = MAX_ALIAS_NODES
+        # Values that could not be read (unset variables): the document is not validated further, since every
+        # check of such a value would report a second, misleading error. Other problems (a duplicate key keeps
+        # its first value) leave the document readable, so its other errors are still reported.
+        self.unreadable = 0
+        self.variables: list[tuple[str, Path_, int, int]] = []
+
+    def error(self, node: nodes.Node, message: str, *, path: Path_, hint: str | None = None) -> None:
+        mark = node.start_mark
+        self.diags.append(
+            errors.Diagnostic(
+                message=message,
+                file=self.file,
+                line=mark.line + 1,
+                column=mark.column + 1,
+                path=format_path(path) or None,
+                hint=hint,
+            )
+        )
+
+    def convert(self, node: nodes.Node, path: Path_, *, aliased: bool = False, depth: int = 0) -> Any:
+        ident = id(node)
+        if ident in self.active:
+            self.error(node, "an alias refers to a node that contains it (recursive alias)", path=path)
+            raise _Abort
+        if ident in self.seen:
+            aliased = True
+        self.seen.add(ident)
+        if aliased:
+            self.alias_budget -= 1
+            if self.alias_budget < 0:
+                self.error(
+                    node,
+                    f"alias expansion produces more than {MAX_ALIAS_NODES} values",
+                    path=path,
+                    hint="anchors and aliases that multiply (a 'billion laughs' document) are refused",
+                )
+                raise _Abort
+        if depth > MAX_DEPTH:  # counts merge keys too: a chain of merges recurses without lengthening the path
+            self.error(node, f"nesting deeper than {MAX_DEPTH} levels", path=path)
+            raise _Abort
+        if isinstance(node, nodes.ScalarNode):
+            return self.scalar(node, path)
+        self.active.add(ident)
+        try:
+            if isinstance(node, nodes.SequenceNode):
+                items = []
+                for index, child in enumerate(node.value):
+                    mark = child.start_mark
+                    sub = (*path, index)
+                    if not aliased:
+                        self.positions[sub] = (
+                            self.file,
+                            mark.line + 1,
+                            mark.column + 1,
+                            mark.line + 1,
+                            mark.column + 1,
+                        )
+                    items.append(self.convert(child, sub, aliased=aliased, depth=depth + 1))
+                return items
+            assert isinstance(node, nodes.MappingNode)
+            return self.mapping(node, path, aliased=aliased, depth=depth)
+        finally:
+            self.active.discard(ident)
+
+    def mapping(self, node: nodes.MappingNode, path: Path_, *, aliased: bool, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        where: dict[str, nodes.Node] = {}
+        merged: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _TAG + "merge":
+                sources = value_node.value if isinstance(value_node, nodes.SequenceNode) else [value_node]
+                for source in sources:
+                    value = self.convert(source, path, aliased=True, depth=depth + 1)
+                    if not isinstance(value, dict):
+                        self.error(source, "a merge key (<<) needs a mapping or a list of mappings", path=path)
+                        continue
+                    for k, v in value.items():
+                        merged.setdefault(k, v)
+                continue
+            if not isinstance(key_node, nodes.ScalarNode):
+                self.error(key_node, "mapping keys must be plain scalars, not lists or mappings", path=path)
+                continue
+            key = key_node.value
+            if key_node.tag == _TAG + "bool":
+                key = key.lower()
+            sub = (*path, key)
+            if key in where:
+                first = where[key].start_mark
+                self.error(
+                    key_node,
+                    f"duplicate key {key!r} (first defined at line {first.line + 1}, column {first.column + 1})",
+                    path=sub,
+                )
+                continue
+            where[key] = key_node
+            if not aliased:
+                km, vm = key_node.start_mark, value_node.start_mark
+                self.positions[sub] = (self.file, vm.line + 1, vm.column + 1, km.line + 1, km.column + 1)
+            result[key] = self.convert(value_node, sub, aliased=aliased, depth=depth + 1)
+        for k, v in merged.items():
+            result.setdefault(k, v)
+        return result
+
+    def scalar(self, node: nodes.ScalarNode, path: Path_) -> Any:
+        tag, text = str(node.tag), str(node.value)
+        if tag == _TAG + "str" or not tag.startswith(_TAG):
+            if "$" not in text:
+                return text
+            value = self.substitute(node, text, path)
+            if not node.style and value != text:  # plain (unquoted): the result is typed as YAML would type it
+                if value in ("true", "false"):
+                    return value == "true"
+                if _PLAIN_INT.fullmatch(value):
+                    return int(value)
+                if _PLAIN_FLOAT.fullmatch(value):
+                    return float(value)
+            return value
+        return plainyaml.typed(tag[len(_TAG) :], text)
+
+    def substitute(self, node: nodes.ScalarNode, text: str, path: Path_) -> str:
+        def replace(match: re.Match[str]) -> str:
+            escaped, name, fallback = match.group(1), match.group(2), match.group(3)
+            if escaped:
+                return match.group(0)[1:]
+            self.variables.append((name, path, node.start_mark.line + 1, node.start_mark.column + 1))
+            if secrets.is_secret_variable(name) and not redacted(path):
+                self.unreadable += 1
+                self.error(
+                    node,
+                    f"environment variable {name!r} holds a secret and cannot be substituted into a manifest",
+                    path=path,
+                    hint="values in manifests end up in plans, PR comments and logs; "
+                    "give a secret by reference (passwordFrom: {env: NAME}) where the manifest accepts one",
+                )
+                return match.group(0)
+            if name in self.env:
+                return self.env[name]
+            if fallback is not None:
+                return fallback
+            self.unreadable += 1
+            self.error(
+                node,
+                f"environment variable {name!r} is not set",
+                path=path,
+                hint=f"export {name}, write ${{{name}:-default}}, or escape a literal as $${{{name}}}",
+            )
+            return match.group(0)
+
+        return _VAR.sub(replace, text)
+
+
+def _c_parser() -> bool:
+    """Whether to compose with the C parser (``yamlio.HAVE_C_PARSER``, read at call time: tests turn it off)."""
+    from reconciler.manifests import yamlio
+
+    return yamlio.HAVE_C_PARSER
+
+
+def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:
+    """The node graph of each document, from the C parser when available (much faster) or the pure one."""
+    if pure:
+        yield from YAML(typ="safe", pure=True).compose_all(text)
+        return
+    loader = CSafeLoader(text)
+    try:
+        while loader.check_node():
+            yield loader.get_node()
+    finally:
+        loader.dispose()
+
+
+def read(
+    text: str, display: str, directory: Path, env: Mapping[str, str], diags: list[errors.Diagnostic]
+) -> list[RawDocument]:
+    """Every non-empty document of ``text`` through ruamel.yaml's node graph, with positions."""
+
+    def fail(message: str, *, line: int | None = None, column: int | None = None, hint: str | None = None) -> None:
+        diags.append(errors.Diagnostic(message=message, file=display, line=line, column=column, hint=hint))
+
+    converter = _Converter(file=display, env=env, diags=diags)
+    documents: list[RawDocument] = []
+    try:
+        for node in compose_all(text, pure=not _c_parser()):
+            if node is None or (isinstance(node, nodes.ScalarNode) and node.tag == _TAG + "null"):
+                continue
+            converter.positions = {}
+            converter.unreadable = 0
+            converter.variables = []
+            converter.seen = set()
+            converter.alias_budget = MAX_ALIAS_NODES
+            try:
+                data = converter.convert(node, ())
+            except _Abort:
+                return documents
+            mark = node.start_mark
+            documents.append(
+                RawDocument(
+                    file=display,
+                    directory=directory,
+                    line=mark.line + 1,
+                    column=mark.column + 1,
+                    data=data,
+                    found=converter.positions,
+                    broken=converter.unreadable > 0,
+                    variables=converter.variables,
+                )
+            )
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        fail(
+            f"YAML syntax error: {problem}",
+            line=mark.line + 1 if mark is not None else None,
+            column=mark.column + 1 if mark is not None else None,
+            hint=exc.context if exc.problem and exc.context else None,
+        )
+    except (YAMLError, RecursionError, ValueError) as exc:
+        # A reader error (a control character) carries the offending character's offset, not a mark.
+        offset = getattr(exc, "position", None)
+        message = f"YAML syntax error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        if isinstance(offset, int) and 0 <= offset <= len(text):
+            at = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            fail(message, line=text.count("\n", 0, offset) + 1, column=at)
+        else:
+            fail(message)
+    return documents
