@@ -5,11 +5,15 @@ The brokers say which operations the principal may perform on the cluster and on
 Each change needs one operation on one resource (the table in docs/security.md); creating a topic needs
 CREATE on the cluster or on the topic. For a topic that does not exist yet the broker cannot answer, so
 its CREATE is judged from the ACLs when they were read, and otherwise left to the broker. When anything is
-missing, the apply stops before writing and names every missing operation and the changes that need it.
+missing, the apply stops before writing and names every missing operation and the changes that need it, in the
+``grant OP on RESOURCE to PRINCIPAL`` form of the read refusals, with ready ``kafka-acls`` command lines. The check
+covers what the apply will do, its read-back included: DESCRIBE and DESCRIBE_CONFIGS on every topic it changes
+(``READ_BACK``), so a principal granted exactly what the refusal names is not stopped after writing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -35,11 +39,43 @@ NEEDS: dict[plans.Phase, tuple[str, str]] = {
     plans.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
     plans.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
 }
+# phase -> (resource type, operation) the read-back after the write needs, besides the write's own operation.
+# Topic changes are read back with Metadata (DESCRIBE) and DescribeConfigs (DESCRIBE_CONFIGS) on the topic; the
+# cluster-wide reads need DESCRIBE or DESCRIBE_CONFIGS on the cluster (implied by ALTER and ALTER_CONFIGS).
+READ_BACK: dict[plans.Phase, tuple[tuple[str, str], ...]] = {
+    plans.Phase.TOPIC_CREATE: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS")),
+    plans.Phase.PARTITIONS: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS")),
+    plans.Phase.TOPIC_CONFIG: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS")),
+    plans.Phase.REASSIGN: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS"), ("CLUSTER", "DESCRIBE")),
+    plans.Phase.QUOTA: (("CLUSTER", "DESCRIBE_CONFIGS"),),
+    plans.Phase.SCRAM: (("CLUSTER", "DESCRIBE"),),
+    plans.Phase.BROKER_CONFIG: (("CLUSTER", "DESCRIBE_CONFIGS"),),
+    plans.Phase.ACL_CREATE: (("CLUSTER", "DESCRIBE"),),
+    plans.Phase.ACL_DELETE: (("CLUSTER", "DESCRIBE"),),
+}
 MAX_LISTED = 10
 
 
 class MissingAccess(errors.ReconcilerError):
     """The connecting principal lacks operations the plan needs; nothing was written."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, order=True)
+class Grant:
+    """One operation on one resource the principal lacks; ``why`` says what needs it beyond the write itself."""
+
+    resource_type: str  # TOPIC or CLUSTER
+    name: str
+    operation: str
+    why: str = ""  # "", "read-back", "replication throttle"
+
+    def text(self, principal: str | None) -> str:
+        """``grant OP on RESOURCE to PRINCIPAL``, the form the read refusals use, with the alternative or the need."""
+        who = principal or "the connecting principal"
+        line = f"grant {self.operation} on {self.resource_type} {self.name} to {who}"
+        if self.resource_type == "TOPIC" and self.operation == "CREATE":
+            line += f" (or CREATE on CLUSTER {CLUSTER})"
+        return line + (f" ({self.why})" if self.why else "")
 
 
 def missing_access(
@@ -50,45 +86,74 @@ def missing_access(
     principal: str | None,
     live_acls: Iterable[state.AclBinding] | None,
     throttled: bool = False,
-) -> dict[str, list[str]]:
-    """``"CREATE on TOPIC orders" -> [addresses]`` for every operation the principal is known to lack.
+    read_back: bool = True,
+) -> dict[Grant, list[str]]:
+    """Every operation the principal is known to lack -> the addresses of the changes that need it.
 
     ``throttled``: reassignments run with a replication throttle, which also sets broker and topic configs.
+    ``read_back``: the apply reads its changes back, which needs DESCRIBE and DESCRIBE_CONFIGS (``READ_BACK``).
+    For a topic that does not exist yet the broker may not answer; its operations are then judged from the ACLs
+    when they were read, and otherwise left to the broker.
     """
     acls = None if live_acls is None else list(live_acls)
-    missing: dict[str, list[str]] = {}
+    missing: dict[Grant, list[str]] = {}
 
-    def lacks(what: str, address: str) -> None:
-        missing.setdefault(what, []).append(address)
+    def lacks(grant: Grant, address: str) -> None:
+        missing.setdefault(grant, []).append(address)
+
+    def check(resource_type: str, operation: str, c: plans.Change, why: str) -> None:
+        if resource_type == "CLUSTER":
+            if cluster_ops is not None and operation not in cluster_ops:
+                lacks(Grant("CLUSTER", CLUSTER, operation, why), c.address)
+            return
+        allowed = topic_ops.get(c.name)
+        if allowed is not None:
+            if operation not in allowed:
+                lacks(Grant("TOPIC", c.name, operation, why), c.address)
+        elif c.phase is plans.Phase.TOPIC_CREATE and cluster_ops is not None and acls is not None and principal:
+            # a name that does not exist yet, on brokers that do report rights: its ACLs decide
+            rule = {"principal": principal, "resource_type": "TOPIC", "name": c.name, "operation": operation}
+            if not guard.is_allowed(acls, **rule):
+                lacks(Grant("TOPIC", c.name, operation, why), c.address)
 
     for c in changes:
         resource_type, operation = NEEDS[c.phase]
         if throttled and c.phase is plans.Phase.REASSIGN:
-            if cluster_ops is not None and "ALTER_CONFIGS" not in cluster_ops:
-                lacks(f"ALTER_CONFIGS on CLUSTER {CLUSTER} (replication throttle)", c.address)
-            on_topic = topic_ops.get(c.name)
-            if on_topic is not None and "ALTER_CONFIGS" not in on_topic:
-                lacks(f"ALTER_CONFIGS on TOPIC {c.name} (replication throttle)", c.address)
-        if resource_type == "CLUSTER":
-            if cluster_ops is not None and operation not in cluster_ops:
-                lacks(f"{operation} on CLUSTER {CLUSTER}", c.address)
-            continue
-        if c.phase is plans.Phase.TOPIC_CREATE:
-            if cluster_ops is None or "CREATE" in cluster_ops:
-                continue  # allowed, or unknown: the broker decides
-            allowed = topic_ops.get(c.name)
-            if allowed is not None:
-                if "CREATE" not in allowed:
-                    lacks(f"CREATE on TOPIC {c.name} (or CREATE on CLUSTER {CLUSTER})", c.address)
-            elif acls is not None and principal is not None:
-                rule = {"principal": principal, "resource_type": "TOPIC", "name": c.name, "operation": "CREATE"}
-                if not guard.is_allowed(acls, **rule):
-                    lacks(f"CREATE on TOPIC {c.name} (or CREATE on CLUSTER {CLUSTER})", c.address)
-            continue
-        allowed = topic_ops.get(c.name)
-        if allowed is not None and operation not in allowed:
-            lacks(f"{operation} on TOPIC {c.name}", c.address)
+            check("CLUSTER", "ALTER_CONFIGS", c, "replication throttle")
+            if topic_ops.get(c.name) is not None:
+                check("TOPIC", "ALTER_CONFIGS", c, "replication throttle")
+        if c.phase is plans.Phase.TOPIC_CREATE and (cluster_ops is None or "CREATE" in cluster_ops):
+            pass  # allowed by CREATE on the cluster, or unknown: the broker decides
+        elif c.phase is not plans.Phase.TOPIC_CREATE or cluster_ops is not None:
+            check(resource_type, operation, c, "")
+        if read_back:
+            for rtype, op in READ_BACK.get(c.phase, ()):
+                check(rtype, op, c, "read-back")
     return missing
+
+
+def acl_commands(grants: Iterable[Grant], *, principal: str | None, bootstrap: str | None) -> list[str]:
+    """``kafka-acls`` command lines that add ``grants`` (resources needing the same operations share a line)."""
+    by_resource: dict[tuple[str, str], set[str]] = {}
+    for g in grants:
+        by_resource.setdefault((g.resource_type, g.name), set()).add(g.operation)
+    by_ops: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (rtype, name), needed in sorted(by_resource.items()):
+        by_ops.setdefault((rtype, tuple(sorted(needed))), []).append(name)
+    lines = []
+    for (rtype, ops), names in sorted(by_ops.items()):
+        flags = " ".join(f"--operation {_camel(op)}" for op in ops)
+        targets = "--cluster" if rtype == "CLUSTER" else " ".join(f"--topic {n}" for n in names[:MAX_LISTED])
+        more = f"  # and {len(names) - MAX_LISTED} more topic(s)" if len(names) > MAX_LISTED else ""
+        lines.append(
+            f"kafka-acls --bootstrap-server {bootstrap or '<bootstrap>'} --command-config <admin.properties> --add "
+            f"--allow-principal {principal or '<principal>'} {flags} {targets}{more}"
+        )
+    return lines
+
+
+def _camel(operation: str) -> str:
+    return "".join(part.capitalize() for part in operation.split("_"))
 
 
 def check_access(
@@ -98,46 +163,70 @@ def check_access(
     principal: str | None,
     live: state.ClusterState,
     throttled: bool = False,
+    read_back: bool = True,
 ) -> int:
-    """Raise ``MissingAccess`` naming what is missing; returns how many requests it sent."""
+    """Raise ``MissingAccess`` naming what is missing (the write's and the read-back's rights); returns how many
+    requests it sent."""
     if not changes:
         return 0
-    topics = sorted(
-        {c.name for c in changes if NEEDS[c.phase][0] == "TOPIC" or (throttled and c.phase is plans.Phase.REASSIGN)}
-    )
+    topics = sorted({c.name for c in changes if c.kind is Kind.TOPIC})
     ops = adapter.authorized_operations(topics)
     acls = live.acls
     new_topics = [c for c in changes if c.phase is plans.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
-    if (
-        acls is None
-        and new_topics
-        and principal is not None
-        and ops.cluster is not None
-        and "CREATE" not in ops.cluster
-    ):
-        # Whether the principal may create these names is in its ACLs (if it may read them).
+    sent = 2
+    if acls is None and new_topics and principal is not None and ops.cluster is not None:
+        # Whether the principal may create and read back these names is in its ACLs (if it may read them).
         mine = adapter.read_state(
             kinds=frozenset({Kind.ACL}), scope=state.ReadScope(principals=frozenset({principal, "User:*"}))
         )
         acls = mine.acls
+        sent += 1
     missing = missing_access(
-        changes, cluster_ops=ops.cluster, topic_ops=ops.topics, principal=principal, live_acls=acls, throttled=throttled
+        changes,
+        cluster_ops=ops.cluster,
+        topic_ops=ops.topics,
+        principal=principal,
+        live_acls=acls,
+        throttled=throttled,
+        read_back=read_back,
     )
+    if missing and principal is not None:
+        # ACLs bind neither a super user nor anyone under allow.everyone.if.no.acl.found: the brokers decide.
+        unknown = {c.name for c in new_topics}  # judged from the ACLs, which do not bind a super user
+        if unknown.intersection(g.name for g in missing if g.resource_type == "TOPIC"):
+            sent += 1
+            if is_super_user(adapter, principal, acls, ()):
+                missing = {g: a for g, a in missing.items() if g.resource_type != "TOPIC" or g.name not in unknown}
     if missing:
-        who = principal or "the connecting principal"
-        lines = []
-        for what, addresses in sorted(missing.items())[:MAX_LISTED]:
-            more = f" and {len(addresses) - 3} more" if len(addresses) > 3 else ""
-            lines.append(f"{what} (for {', '.join(addresses[:3])}{more})")
-        if len(missing) > MAX_LISTED:
-            lines.append(f"and {len(missing) - MAX_LISTED} more")
-        raise MissingAccess(
-            f"refusing to apply: {who} lacks {len(missing)} permission(s) the plan needs: "
-            + "; ".join(lines)
-            + ". Nothing was written. Grant them (docs/security.md lists the ACLs) or apply as a principal that "
-            "has them."
-        )
-    return 2 if acls is live.acls else 3
+        raise MissingAccess(refusal(missing, principal=principal, bootstrap=_bootstrap(adapter)))
+    return sent
+
+
+def refusal(missing: Mapping[Grant, Sequence[str]], *, principal: str | None, bootstrap: str | None) -> str:
+    """The refusal: each missing right as ``grant OP on RESOURCE to PRINCIPAL`` with the changes that need it, then
+    ready ``kafka-acls`` lines."""
+    who = principal or "the connecting principal"
+    lines = []
+    for grant, addresses in sorted(missing.items())[:MAX_LISTED]:
+        more = f" and {len(addresses) - 3} more" if len(addresses) > 3 else ""
+        lines.append(f"  {grant.text(principal)}  (for {', '.join(addresses[:3])}{more})")
+    if len(missing) > MAX_LISTED:
+        lines.append(f"  and {len(missing) - MAX_LISTED} more")
+    commands = acl_commands(missing, principal=principal, bootstrap=bootstrap)
+    return (
+        f"refusing to apply: {who} lacks {len(missing)} permission(s) the plan needs, the read-back included:\n"
+        + "\n".join(lines)
+        + "\nNothing was written. Grant them (docs/security.md lists the ACLs) or apply as a principal that has "
+        "them; as kafka-acls commands:\n" + "\n".join(f"  {line}" for line in commands)
+    )
+
+
+def _bootstrap(adapter: AdminPort) -> str | None:
+    settings = adapter.settings
+    servers = getattr(settings, "bootstrap_servers", None) if settings is not None else None
+    if isinstance(servers, str):
+        return servers
+    return ",".join(servers) if servers else None
 
 
 def is_super_user(

@@ -124,6 +124,8 @@ class ApplyReport:
     duration_s: float = 0.0
     notes: tuple[str, ...] = ()
     requests_by_api: dict[str, int] = dataclasses.field(default_factory=dict)
+    # The rights the read-back was refused (``grant OP on RESOURCE to PRINCIPAL``): applied, not verified.
+    unverified: tuple[str, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """Number of items per outcome (every outcome present, zero included)."""
@@ -134,7 +136,7 @@ class ApplyReport:
     def ok(self) -> bool:
         if any(i.outcome.is_problem for i in self.items):
             return False
-        if self.still_moving:
+        if self.still_moving or self.unverified:
             return False
         return self.dry_run or self.converged is not False
 
@@ -155,6 +157,7 @@ class ApplyReport:
             "counts": self.counts(),
             "converged": self.converged,
             "not_converged": [n.to_dict() for n in self.not_converged],
+            "not_verified": list(self.unverified),
             "still_moving": list(self.still_moving),
             "requests": self.requests,
             "requests_by_api": dict(sorted(self.requests_by_api.items())),

@@ -184,6 +184,7 @@ def apply_plan(
             principal=options.principal or connection_principal(adapter),
             live=live,
             throttled=options.replication_throttle is not None,
+            read_back=options.verify,
         )
 
     ctx = ApplyContext(
@@ -204,6 +205,7 @@ def apply_plan(
 
     converged: bool | None = None
     not_converged: list[NotConverged] = []
+    unverified: tuple[str, ...] = ()
     applied = [c for c, o in zip_outcomes(changes, items) if o.outcome is Outcome.APPLIED]
     if options.verify and not options.dry_run and applied:
         try:
@@ -217,9 +219,16 @@ def apply_plan(
                     "still show later (KIP-4): run plan again to check, or allow more time with --read-back-timeout"
                 )
         except errors.ReconcilerError as exc:
-            # Convergence cannot be confirmed, so the apply does not count as complete.
-            converged = False
-            not_converged = [NotConverged("(read-back)", f"the read-back after the apply failed: {exc}")]
+            # Convergence cannot be confirmed, so the apply does not count as complete (exit 3).
+            right = readback.missing_right(exc)
+            if right is None:
+                converged = False
+                not_converged = [NotConverged("(read-back)", f"the read-back after the apply failed: {exc}")]
+            else:
+                unverified = (right,)
+                ctx.notes.append(
+                    f"applied, not verified: the read-back was refused ({right}); grant it, then run plan to check"
+                )
     elif not options.dry_run and not applied:
         converged = not any(i.outcome.is_problem for i in items)
     items += blocked
@@ -237,6 +246,7 @@ def apply_plan(
         duration_s=options.clock() - started,
         notes=tuple(ctx.notes),
         requests_by_api=_delta(adapter.request_counts, counts_at_start),
+        unverified=unverified,
     )
 
 

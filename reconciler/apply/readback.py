@@ -12,7 +12,9 @@ converge), waiting 0.5 s between reads at first and 1.5 times longer each time u
 - or the read-back deadline passed: ``limit_s`` (``--read-back-timeout``), and never past the apply's own
   deadline (``--timeout``).
 
-What did not converge is reported per resource (how it differs) with the reason the read-back stopped.
+What did not converge is reported per resource (how it differs) with the reason the read-back stopped. A read the
+brokers refuse for lack of rights is not a failure to converge: the apply reports its changes applied, not verified,
+naming the missing right (``missing_right``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,17 @@ MAX_POLL_S = 5.0
 BACKOFF = 1.5
 
 Read = Callable[[Sequence[plans.Change]], state.ClusterState]
+
+
+def missing_right(exc: Exception) -> str | None:
+    """The right a read-back refused for authorization lacks (``grant OP on RESOURCE to PRINCIPAL`` when the read
+    named it, else the broker's error), or ``None`` when the read failed for another reason."""
+    name = str(getattr(exc, "error_name", None) or "")
+    if not name.endswith("AUTHORIZATION_FAILED"):
+        return None
+    text = str(exc)
+    at = text.find("grant ")
+    return text[at:].split(";")[0].strip() if at >= 0 else name
 
 
 def work_units(applied: Sequence[plans.Change]) -> int:

@@ -136,6 +136,9 @@ def _verdict(report: ApplyReport) -> str:
     if report.converged is False:
         verdict = f"{count(len(report.not_converged), 'resource')} did not converge"
         return f"{verdict}; {left} not carried out" if left else verdict
+    if report.unverified:
+        verdict = f"applied, not verified (missing right: {'; '.join(report.unverified)})"
+        return f"{verdict}; {left} not carried out" if left else verdict
     if not left:
         return "the cluster converged" if report.converged else "not verified"
     differs = f"{left} not carried out, so the cluster still differs from the manifests"

@@ -124,12 +124,15 @@ def test_plan_needs_only_describe_and_apply_is_refused_before_any_write(
     assert refused.returncode == 1, refused.stdout + refused.stderr
     message = refused.stderr
     assert f"User:{topic_prefix}plan lacks 6 permission(s)" in message, message
+    who = f"User:{topic_prefix}plan"
     for needed in (
-        f"CREATE on TOPIC {topic_prefix}new-a (or CREATE on CLUSTER kafka-cluster)",
-        f"ALTER on TOPIC {topic_prefix}old",
-        f"ALTER_CONFIGS on TOPIC {topic_prefix}old",
-        "ALTER on CLUSTER kafka-cluster",
-        "ALTER_CONFIGS on CLUSTER kafka-cluster",
+        f"grant CREATE on TOPIC {topic_prefix}new-a to {who} (or CREATE on CLUSTER kafka-cluster)",
+        f"grant ALTER on TOPIC {topic_prefix}old to {who}",
+        f"grant ALTER_CONFIGS on TOPIC {topic_prefix}old to {who}",
+        f"grant ALTER on CLUSTER kafka-cluster to {who}",
+        f"grant ALTER_CONFIGS on CLUSTER kafka-cluster to {who}",
+        f"kafka-acls --bootstrap-server {kafka_sasl.bootstrap} --command-config <admin.properties> --add "
+        f"--allow-principal {who} --operation Alter --operation AlterConfigs --cluster",
     ):
         assert needed in message, (needed, message)
     assert "Nothing was written" in message
