@@ -44,8 +44,8 @@ def min_isr(
     *,
     changed: bool,
 ) -> list[im.TopicImpact]:
-    """``acks=all`` producers that would get NOT_ENOUGH_REPLICAS: min ISR above a partition's in-sync replicas
-    (or above the replication factor), or equal to the replication factor (no replica may fall behind)."""
+    """``acks=all`` producers that would get NOT_ENOUGH_REPLICAS: min ISR above a partition's in-sync replicas (an
+    under-replicated partition when it equals the replication factor), or above the replication factor."""
     wanted = _min_isr(dict(want.configs), have, live)
     rf = want.replication_factor if c.phase is plans.Phase.REASSIGN else have.replication_factor
     if not changed and not (c.phase is plans.Phase.REASSIGN and rf < have.replication_factor):
@@ -77,12 +77,7 @@ def min_isr(
             f"{listed}; producers with acks=all get NOT_ENOUGH_REPLICAS on them until their replicas catch up",
             tuple(str(i) for i, _ in short),
         )
-    if wanted == rf:
-        return entry(
-            f"min.insync.replicas {wanted} equals the replication factor: while any one replica is out of sync "
-            "(a broker restart), producers with acks=all get NOT_ENOUGH_REPLICAS"
-        )
-    return []
+    return []  # equal to the replication factor with every replica in sync: the lint's replication-below-min-isr
 
 
 def ordering(

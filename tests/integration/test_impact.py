@@ -80,7 +80,7 @@ def plan_json(cluster: KafkaCluster, directory: Path) -> dict[str, object]:
 def entries(doc: dict[str, object], kind: str) -> list[dict[str, object]]:
     found = doc.get("impact") or {}
     assert isinstance(found, dict)
-    return [e for e in found["entries"] if e["kind"] == kind]
+    return [e for e in found.get("entries", []) if e["kind"] == kind]
 
 
 def test_retention_shrink_counts_the_records_older_than_the_new_retention(
@@ -158,9 +158,7 @@ def test_min_insync_replicas_above_the_in_sync_replicas_with_a_broker_stopped(
     with kafka_cluster3.admin_session() as admin:
         admin.create_topics([NewTopic(name, 4, 3)])
     directory = write_manifests(tmp_path / "m", topic_doc(name, 4, 3, "{min.insync.replicas: 3}"))
-    all_in_sync = plan_json(kafka_cluster3, directory)
-    [equal] = entries(all_in_sync, im.MIN_ISR)
-    assert equal["items"] == [] and "equals the replication factor" in equal["lines"][0]  # type: ignore[index]
+    assert entries(plan_json(kafka_cluster3, directory), im.MIN_ISR) == []  # every replica in sync: nothing fails
     node = kafka_cluster3.nodes[2]
     try:
         node.stop()

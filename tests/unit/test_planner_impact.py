@@ -179,6 +179,7 @@ def test_replication_factor_increase_copies_each_partition_to_its_new_replica() 
         pytest.param([(1, 2, 3), (2, 3), (3, 1)], "3", ["1", "2"], id="equal-to-rf-under-replicated"),
         pytest.param([(1, 2, 3)] * 3, "4", ["0", "1", "2"], id="above-rf"),
         pytest.param([(1, 2, 3)] * 3, "2", None, id="all-in-sync"),
+        pytest.param([(1, 2, 3)] * 3, "3", None, id="equal-to-rf-all-in-sync"),
     ],
 )
 def test_min_insync_replicas_against_the_in_sync_replicas(
@@ -286,3 +287,23 @@ def test_impact_attached_to_a_first_plan_equals_planning_again_with_the_evidence
     first = planner.plan(desired_state(), dataclasses.replace(live, impact=None), assess_impact=False)
     assert first.impact is None
     assert planner.with_impact(first, desired_state(), live) == planner.plan(desired_state(), live)
+
+
+def test_local_retention_shrink_moves_data_off_local_disk_and_is_not_counted_as_deleted() -> None:
+    tiered = {"remote.storage.enable": "true"}
+    ev = evidence("logs", part(0, 100, 30, size=100 * MB), retention_ms=DAY)
+    result = plan_with(
+        declared=[topic("logs", 1, configs={**tiered, "local.retention.ms": str(DAY)})],
+        live=[live_topic("logs", 1, configs=tiered)],
+        ev=ev,
+    )
+    assert entries(result, im.DELETES) == []
+    [local] = entries(result, im.DELETES_LOCAL)
+    assert (local.records, local.bytes) == (30, 30 * MB)
+    assert "leave the broker's disk (kept in remote storage)" in local.lines[0]
+    assert result.impact is not None
+    assert result.impact.summary_line() == ("Impact: moves ~30 MB off local disk (kept in remote storage) for 1 topic")
+    without_remote = plan_with(
+        declared=[topic("logs", 1, configs={"local.retention.ms": str(DAY)})], live=[live_topic("logs", 1)], ev=ev
+    )
+    assert entries(without_remote, im.DELETES_LOCAL) == []  # local retention only applies to tiered topics
