@@ -4,7 +4,8 @@ kafka-python 3 retries every bootstrap failure until ``bootstrap_timeout_ms`` an
 bootstrap". The cause (connection refused, DNS lookup failed, TLS handshake failed, SASL refused) appears only in
 the warning its connection manager logs for each attempt, with the exception as an argument. ``BootstrapWatch``
 is a logging handler that reads those warnings, classifies each failure per address, and closes the connection
-manager (which ends the bootstrap loop at once) when retrying cannot help:
+manager (which ends the bootstrap loop at once) when retrying cannot help (it reads them through ``tap``, ahead
+of the filter that redacts secrets):
 
 - a SASL authentication error, at once;
 - a listener that does not speak what the client speaks (a SASL client on a PLAINTEXT or SSL listener, a TLS
@@ -122,6 +123,25 @@ class BootstrapWatch(logging.Handler):
         self.gave_up = False
 
     def emit(self, record: logging.LogRecord) -> None:
+        """Nothing: the records are read by ``tap`` (the watch is also a handler so that, while the application
+        has the manager's warnings silenced, a record made for the watch alone counts as handled)."""
+
+    def tap(self) -> logging.Filter:
+        """A filter to put first on the manager's logger: it shows the watch each record before any other filter
+        (such as the secret redaction, which flattens a record whose text holds a secret and so drops the
+        exception the watch classifies) has changed it."""
+        watch = self
+
+        class Tap(logging.Filter):
+            def filter(self, record: logging.LogRecord) -> bool:
+                if record.levelno >= logging.WARNING:
+                    watch.observe(record)
+                return True
+
+        return Tap()
+
+    def observe(self, record: logging.LogRecord) -> None:
+        """Classify one warning of the connection manager; stop the bootstrap when retrying cannot help."""
         if self.gave_up:
             return
         message = record.getMessage()

@@ -154,6 +154,7 @@ class Wire:
                 raise errors.ConnectionFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
         manager_log = logging.getLogger("kafka.net.manager")
         manager_log.addHandler(watch)
+        manager_log.filters.insert(0, tap := watch.tap())  # ahead of the secret redaction
         # The watch reads the manager's warnings; when the application silenced them (a level above WARNING),
         # let them be made for the watch alone while connecting, without passing them on to other handlers.
         saved = (manager_log.level, manager_log.propagate)
@@ -177,6 +178,7 @@ class Wire:
             ) from None
         finally:
             manager_log.removeHandler(watch)
+            manager_log.removeFilter(tap)
             manager_log.setLevel(saved[0])
             manager_log.propagate = saved[1]
         return self._client

@@ -9,13 +9,18 @@ stopped at the cause instead of waiting out the timeout.
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from reconciler.base import errors
+from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.kafka import bootstrap, wire
 from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import closed_port, write_manifests
 from tests.support.live import cli
@@ -178,3 +183,45 @@ spec: {{bootstrapServers: "{kafka_single.bootstrap}"}}
     )
     chosen = cli(["plan", str(directory), "--cluster", "only-one"])
     assert chosen.stdout.splitlines()[0].endswith("from Cluster profile 'only-one' (--cluster)")
+
+
+def connection_attempts(servers: tuple[str, ...], **fields: Any) -> tuple[int, str]:
+    """How many connections kafka-python's bootstrap tried before the tool gave up, and the tool's message."""
+    attempts: list[str] = []
+
+    class Count(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("Bootstrap connection to"):
+                attempts.append(record.getMessage())
+
+    manager_log = logging.getLogger("kafka.net.manager")
+    counter = Count(level=logging.WARNING)
+    manager_log.addHandler(counter)
+    try:
+        settings = ConnectionSettings(bootstrap_servers=servers, request_timeout_ms=60_000, **fields)
+        with pytest.raises(errors.ConnectionFailed) as failed:
+            wire.Wire(settings).client()
+    finally:
+        manager_log.removeHandler(counter)
+    return len(attempts), str(failed.value)
+
+
+@pytest.mark.parametrize("password_in_the_log", [False, True], ids=["plain", "password-appears-in-the-log-line"])
+def test_refused_and_unknown_hosts_stop_after_one_retry_per_address(password_in_the_log: bool) -> None:
+    """Every address refused or unresolvable: two attempts each (one retry, for a broker that is restarting),
+    not retries until the 60 s timeout. Regression: when the password happened to appear in kafka-python's log
+    line (here the word ECONNREFUSED; a one-letter password did the same), the redaction filter flattened the
+    record, the cause was lost and the tool waited the whole timeout out."""
+    port = closed_port()
+    sasl: dict[str, Any] = {}
+    if password_in_the_log:
+        sasl = {
+            "security_protocol": "SASL_PLAINTEXT",
+            "sasl_mechanism": "SCRAM-SHA-512",
+            "username": "svc",
+            "password": Secret("ECONNREFUSED"),
+        }
+    count, message = connection_attempts((f"127.0.0.1:{port}", "nonexistent.invalid:9092"), **sasl)
+    assert count == 2 * bootstrap.BootstrapWatch.ATTEMPTS, message
+    assert "connection refused" in message and "unknown host 'nonexistent.invalid'" in message
+    assert "no broker answered" not in message
