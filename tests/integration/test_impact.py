@@ -37,7 +37,7 @@ from reconciler.model import impact as im
 from reconciler.model import plans
 from reconciler.planner import impact
 from tests.kafka.cluster import KafkaCluster
-from tests.support.integration import acls_of, write_manifests
+from tests.support.integration import acls_of, consume_and_commit, write_manifests
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
@@ -148,6 +148,27 @@ def test_retention_shrink_counts_the_records_older_than_the_new_retention(
     offline = runner.invoke(app, ["plan", str(directory), "--live-state", str(snapshot), "--format", "json"])
     [again] = entries(json.loads(offline.stdout), im.DELETES)
     assert again["records"] == 14
+
+
+def test_partition_increase_on_a_topic_a_group_reads_names_the_group(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    read, idle = f"{topic_prefix}events", f"{topic_prefix}idle"
+    group = f"{topic_prefix}fulfilment"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics([NewTopic(read, 2, 1), NewTopic(idle, 2, 1)])
+    now = int(time.time() * 1000)
+    produce_at(kafka_single, read, [(0, 3, now), (1, 2, now)])
+    produce_at(kafka_single, idle, [(0, 3, now)])  # records, but no group reads them
+    consume_and_commit(kafka_single, read, group=group, expected=5)
+    directory = write_manifests(tmp_path / "m", topic_doc(read, 4, 1) + topic_doc(idle, 4, 1))
+    doc = plan_json(kafka_single, directory)
+    [ordering] = entries(doc, im.ORDERING)
+    assert ordering["address"] == f"topic/{read}" and ordering["items"] == [group]
+    assert ordering["records"] == 5
+    lines = ordering["lines"]
+    assert isinstance(lines, list) and len(lines) == 1
+    assert f"2 -> 4 partitions on a topic holding 5 records; consumer groups reading it: {group}" in lines[0]
 
 
 def test_min_insync_replicas_above_the_in_sync_replicas_with_a_broker_stopped(
