@@ -36,16 +36,27 @@ def summary(result: manifests.LoadResult) -> str:
 def validate(
     paths: Sequence[Path], *, environment: str | None = None, tree: bool = False, roots: Sequence[Path] = ()
 ) -> Validation:
-    """Validate ``paths`` as one set of manifests, or with ``tree`` each file as the whole tree it belongs to.
+    """Validate ``paths`` as one set of manifests, or with ``tree`` each file as the whole tree it belongs to
+    (files that are not kafka-reconciler manifests skipped, with a note).
 
     A tree is validated in ``environment``, or without one and then in each environment it declares.
     """
     runs: list[tuple[list[Path], str | None, str]] = [(list(paths), environment, "")]
+    notes: list[str] = []
     if tree:
         from reconciler.manifests import tree as trees
 
         runs = []
-        for t in trees.trees(paths, roots=roots):
+        wanted, skipped = trees.manifest_files(paths)
+        if skipped:
+            names = ", ".join(str(p) for p in skipped[:5]) + (
+                f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+            )
+            notes.append(
+                f"skipped {terminal.count(len(skipped), 'file')} that are not kafka-reconciler manifests "
+                f"(no apiVersion: kafka-reconciler/...): {names}"
+            )
+        for t in trees.trees(wanted, roots=roots):
             envs = [environment] if environment is not None else [None, *t.environments]
             runs += [(list(t.paths), env, f"{t.label}{f' ({env})' if env else ''}: ") for env in envs]
     diagnostics: list[errors.Diagnostic] = []
@@ -66,4 +77,4 @@ def validate(
         failed = failed or line is None
         if line is not None:
             summaries.append(label + line)
-    return Validation(diagnostics=diagnostics, summaries=summaries, failed=failed)
+    return Validation(diagnostics=diagnostics, summaries=summaries + notes, failed=failed)

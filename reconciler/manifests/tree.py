@@ -11,15 +11,55 @@ for its whole tree, which is loaded and validated as ``validate DIR`` would:
 
 A file under ``<tree>/overlays/<env>/`` also has that tree validated with ``--environment <env>``, since
 overlays are only loaded for their environment.
+
+A changed YAML file that is not a kafka-reconciler manifest (``is_manifest``: a workflow, ``.pre-commit-config.yaml``,
+a Kubernetes resource) is skipped, so the hook may run on every YAML file of a repository; so are such files beside
+a changed top-level manifest.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from reconciler.manifests import models
 from reconciler.manifests.loader import OVERLAYS_DIR
+
+_API = re.compile(rb"\bapiVersion['\"]?\s*:\s*['\"]?([A-Za-z0-9._-]*)")
+_OUR_KIND = re.compile(
+    rb"\bkind['\"]?\s*:\s*['\"]?(?:" + "|".join(models.DOCUMENTS).encode() + rb")['\"]?\s*(?:$|[,}#])", re.M
+)
+_SNIFF_BYTES = 1 << 20
+
+
+def is_manifest(path: Path) -> bool:
+    """Whether a YAML file is a kafka-reconciler manifest: a document says ``apiVersion: kafka-reconciler/...`` (or a
+    near miss of it, such as ``kafka-reconcilr/v1``), or names none and has one of the tool's kinds (a manifest
+    with a mistyped or missing apiVersion is validated, and told so).
+    Workflow files, ``.pre-commit-config.yaml``, Kubernetes and Strimzi resources are not. An unreadable file
+    counts as one, so that validating it reports why."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(_SNIFF_BYTES)
+    except OSError:
+        return True
+    groups = [m.group(1).decode("ascii", "replace").lower() for m in _API.finditer(head)]
+    if not groups:
+        return _OUR_KIND.search(head) is not None
+    # ours, or a near miss of ours (kafka-reconcilr/v1): validated, so the typo is reported
+    return any(difflib.SequenceMatcher(None, g, "kafka-reconciler").ratio() >= 0.85 for g in groups)
+
+
+def manifest_files(files: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """``files`` split into manifests (and directories) and the YAML files that are not manifests."""
+    kept: list[Path] = []
+    skipped: list[Path] = []
+    for path in files:
+        (kept if path.is_dir() or is_manifest(path) else skipped).append(path)
+    return kept, skipped
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -61,7 +101,11 @@ def trees(files: Sequence[Path], *, roots: Sequence[Path] = (), cwd: Path | None
             root = base / path.relative_to(base).parts[0]
         if root is None:  # a file at the top level, or outside the current directory: its siblings
             root = path.parent
-            siblings = sorted(_shown(p, base) for p in root.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+            siblings = sorted(
+                _shown(p, base)
+                for p in root.iterdir()
+                if p.suffix in (".yaml", ".yml") and p.is_file() and is_manifest(p)
+            )
             label = _label(root, base) + " (top-level files)"
             found.setdefault(root, (label, siblings, set()))
             continue

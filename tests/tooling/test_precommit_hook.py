@@ -43,8 +43,9 @@ def scratch(tmp_path: Path) -> Path:
     return repo
 
 
-def _try_repo(repo: Path) -> subprocess.CompletedProcess[str]:
-    """``pre-commit try-repo ROOT kafka-reconciler-validate`` on the staged files, as ``git commit`` would."""
+def _try_repo(repo: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo ROOT kafka-reconciler-validate`` on the staged files, as ``git commit`` would (``extra``:
+    e.g. ``--all-files``, as ``pre-commit run --all-files`` with the hook configured by its id alone)."""
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(ROOT / ".cache" / "pre-commit"),
@@ -53,7 +54,10 @@ def _try_repo(repo: Path) -> subprocess.CompletedProcess[str]:
     }
     env.pop("VIRTUAL_ENV", None)
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "kafka-reconciler-validate", "--color", "never"],
+        [
+            *(sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "kafka-reconciler-validate"),
+            *("--color", "never", *extra),
+        ],
         cwd=repo,
         env=env,
         capture_output=True,
@@ -78,3 +82,41 @@ def test_a_commit_of_one_file_is_validated_with_its_tree_and_errors_name_the_pos
     assert "Failed" in failed.stdout
     assert "kafka/topics.yaml:6:" in failed.stdout  # file:line:column of the bad value
     assert "Traceback" not in failed.stdout
+
+
+PRE_COMMIT_CONFIG = """\
+repos:
+  - repo: https://github.com/acme/kafka-reconciler
+    rev: v1.0.0
+    hooks:
+      - id: kafka-reconciler-validate
+"""
+WORKFLOW = """\
+name: ci
+on: [push]
+jobs:
+  test: {runs-on: ubuntu-latest, steps: [{run: make test}]}
+"""
+K8S = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
+
+
+def test_run_all_files_with_the_hook_by_its_id_alone_skips_yaml_that_is_not_a_manifest(scratch: Path) -> None:
+    """Configured with just its id, the hook sees every YAML file of the repository: the pre-commit config, workflow
+    files and a Kubernetes resource (at the top level, beside a manifest) are skipped, the manifests validated."""
+    (scratch / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG, encoding="utf-8")
+    (scratch / ".github" / "workflows").mkdir()
+    (scratch / ".github" / "workflows" / "kafka.yml").write_text(WORKFLOW, encoding="utf-8")
+    (scratch / "configmap.yaml").write_text(K8S, encoding="utf-8")
+    (scratch / "topic.yaml").write_text(topic_text("3", name="top.level"), encoding="utf-8")
+    (scratch / "defaults.yaml").write_text(DEFAULTS, encoding="utf-8")
+    _git(scratch, "add", ".")
+    passed = _try_repo(scratch, "--all-files")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout and "missing apiVersion" not in passed.stdout
+
+    (scratch / "kafka" / "topics.yaml").write_text(topic_text("0"), encoding="utf-8")
+    _git(scratch, "add", ".")
+    failed = _try_repo(scratch, "--all-files")
+    assert failed.returncode == 1
+    assert "kafka/topics.yaml:6:" in failed.stdout
+    assert "missing apiVersion" not in failed.stdout and ".pre-commit-config.yaml" not in failed.stdout

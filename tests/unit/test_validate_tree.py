@@ -77,3 +77,45 @@ def test_root_names_trees_below_the_top_level(repo: Path) -> None:
     split = runner.invoke(app, ["validate", "--tree", "--root", "envs/dev", "--root", "envs/prod", "envs/dev/t.yaml"])
     assert split.exit_code == 0, split.output
     assert split.stdout.startswith("envs/dev/: valid: 1 topic")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "manifest"),
+    [
+        (".pre-commit-config.yaml", "repos:\n  - repo: local\n    hooks: [{id: x}]\n", False),
+        (".github/workflows/ci.yml", "name: ci\non: [push]\njobs: {}\n", False),
+        ("k8s.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", False),
+        ("strimzi.yaml", "apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\n", False),
+        ("flow.yaml", "{apiVersion: kafka-reconciler/v1, kind: Topic}\n", True),
+        ("second-doc.yaml", "kind: Other\n---\napiVersion: 'kafka-reconciler/v1'\nkind: Acl\n", True),
+        ("typo.yaml", "apiVersion: kafka-reconcilr/v1\nkind: Topic\n", True),
+        ("no-api.yaml", "kind: Topic\nmetadata: {name: a}\n", True),
+    ],
+)
+def test_which_yaml_files_are_manifests(tmp_path: Path, name: str, text: str, manifest: bool) -> None:
+    from reconciler.manifests import tree
+
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    assert tree.is_manifest(path) is manifest
+
+
+def test_yaml_that_is_not_a_manifest_is_skipped_with_a_note(repo: Path) -> None:
+    (repo / ".pre-commit-config.yaml").write_text("repos: []\n", encoding="utf-8")
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "ci.yml").write_text("on: push\njobs: {}\n", encoding="utf-8")
+    (repo / "top.yaml").write_text(
+        topic_text("3", name="top.level").replace("  defaults: compacted\n", "") + "  replicationFactor: 1\n",
+        encoding="utf-8",
+    )
+    files = [".pre-commit-config.yaml", ".github/workflows/ci.yml", "top.yaml", "kafka/topics.yaml"]
+    result = runner.invoke(app, ["validate", "--tree", *files])
+    assert result.exit_code == 0, result.output
+    assert (
+        "skipped 2 files that are not kafka-reconciler manifests (no apiVersion: kafka-reconciler/...): "
+        ".pre-commit-config.yaml, .github/workflows/ci.yml"
+    ) in result.stdout
+    assert "valid: 1 topic" in result.stdout  # top.yaml, validated without the config beside it
+    only_others = runner.invoke(app, ["validate", "--tree", ".pre-commit-config.yaml"])
+    assert only_others.exit_code == 0 and "skipped 1 file" in only_others.stdout
