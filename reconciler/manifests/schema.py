@@ -85,9 +85,81 @@ def kind_schema(kind: str) -> dict[str, Any]:
         field["properties"] = _config_properties(catalogue, value)
         if closed:
             field["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
+    schema = dict(_flat_unions(schema))
     for definition in schema.get("$defs", {}).values():
         _nullable_optionals(definition)
+    _describe(schema)
     return schema
+
+
+# Keywords that constrain one JSON type only: options of a union that differ in type and use only these merge
+# into one schema of several types, which an editor's hover shows once instead of once per branch.
+_TYPE_SPECIFIC = frozenset(
+    {
+        "items",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+    }
+)
+
+
+def _flat_unions(node: Any) -> Any:
+    """``anyOf`` of plain typed options (``string | integer | array``) as one schema with a list of types."""
+    if isinstance(node, list):
+        return [_flat_unions(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _flat_unions(v) for k, v in node.items()}
+    options = node.get("anyOf")
+    if not isinstance(options, list) or not options:
+        return node
+    types: list[str] = []
+    merged: dict[str, Any] = {}
+    for option in options:
+        if not isinstance(option, dict):
+            return node
+        kind = option.get("type")
+        kinds: list[Any] = kind if isinstance(kind, list) else [kind]
+        rest = {k: v for k, v in option.items() if k != "type"}
+        if not all(isinstance(k, str) for k in kinds) or set(kinds) & set(types) or set(rest) - _TYPE_SPECIFIC:
+            return node
+        if set(rest) & set(merged):
+            return node
+        types += [str(k) for k in kinds]
+        merged.update(rest)
+    body = {k: v for k, v in node.items() if k != "anyOf"}
+    return {**body, "type": types, **merged}
+
+
+def _plain(text: str) -> str:
+    """A model docstring as JSON Schema text: no reStructuredText literals (````Topic```` reads ``Topic``)."""
+    return text.replace("``", "")
+
+
+def _describe(schema: dict[str, Any]) -> None:
+    """Every property titled with its YAML key and described (``reconciler.manifests.descriptions``), for hover."""
+    from reconciler.manifests import descriptions
+
+    for name, definition in [("", schema), *schema.get("$defs", {}).items()]:
+        texts = descriptions.FIELDS.get(name, descriptions.ENVELOPE if not name else {})
+        if isinstance(definition.get("description"), str):
+            definition["description"] = _plain(definition["description"])
+        for key, field in definition.get("properties", {}).items():
+            field["title"] = key
+            target = schema.get("$defs", {}).get(str(field.get("$ref", "")).removeprefix("#/$defs/"), {})
+            if key in texts and "description" not in field:
+                field["description"] = texts[key]
+            elif "description" not in field and isinstance(target.get("description"), str):
+                field["description"] = _plain(target["description"])  # the spec model's own docstring
+            elif isinstance(field.get("description"), str):
+                field["description"] = _plain(field["description"])
 
 
 _META = ("default", "description", "title", "markdownDescription")
@@ -116,6 +188,13 @@ def _or_null(field: dict[str, Any]) -> dict[str, Any]:
         return field
     meta = {k: v for k, v in field.items() if k in _META}
     body = {k: v for k, v in field.items() if k not in _META}
+    kind = body.get("type")
+    if kind is not None and not {"$ref", "anyOf", "oneOf", "allOf", "const"} & body.keys():
+        # One schema with "null" among its types: an editor shows one description, not one per anyOf branch.
+        nullable = {**body, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+        if "enum" in body:
+            nullable["enum"] = [*body["enum"], None]
+        return {**nullable, **meta}
     return {"anyOf": [body, {"type": "null"}], **meta}
 
 
@@ -143,6 +222,8 @@ def _rewrite_refs(node: Any, prefix: str) -> Any:
 
 def manifest_schema() -> dict[str, Any]:
     """Any kind's document, dispatched on ``kind``; every kind's schema is inside, under ``$defs``."""
+    from reconciler.manifests import descriptions
+
     defs: dict[str, Any] = {}
     for kind in models.DOCUMENTS:
         body = kind_schema(kind)
@@ -157,7 +238,9 @@ def manifest_schema() -> dict[str, Any]:
         "title": "kafka-reconciler manifest",
         "type": "object",
         "required": ["apiVersion", "kind", "metadata", "spec"],
-        "properties": {"kind": {"enum": list(models.DOCUMENTS)}},
+        "properties": {
+            "kind": {"enum": list(models.DOCUMENTS), "title": "kind", "description": descriptions.ENVELOPE["kind"]}
+        },
         "allOf": [
             {"if": {"properties": {"kind": {"const": kind}}}, "then": {"$ref": f"#/$defs/{kind}"}}
             for kind in models.DOCUMENTS

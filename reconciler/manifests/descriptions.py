@@ -1,0 +1,166 @@
+"""What each manifest field means, as editors show it on hover: the ``description`` of every property of the
+generated JSON Schemas (``reconciler.manifests.schema``), by model and YAML key.
+
+A field whose model declares its own ``description`` keeps it; a test checks that every property of every schema
+has one, so a new field needs its line here (or in its model). Plain text, no markup: editors show it as is.
+"""
+
+from __future__ import annotations
+
+_WHO = "Principal granted the rights: User:<name>."
+_HOST = "Host the principal connects from: * (default) or an IP address."
+_REFS = "Topic references: {name: x} for one topic, {prefix: x} for every topic starting with x."
+_SECRET = "Where to read it: {env: VARIABLE} or {file: path} (relative to the manifest's directory)."
+_STORE = "Store type: PEM, PKCS12 or JKS (default: from the file name)."
+
+FIELDS: dict[str, dict[str, str]] = {
+    "Metadata": {
+        "name": "Name of the resource (a topic's name, a profile's name, ...).",
+        "labels": "Free-form labels for people and tools; the reconciler ignores them.",
+    },
+    "TopicSpec": {
+        "partitions": "Partition count, 1..2147483647. Required here or in a TopicDefaults. The tool only adds "
+        "partitions: Kafka cannot remove them.",
+        "replicationFactor": "Replicas per partition, 1..32767 and at most the number of brokers. Required here or "
+        "in a TopicDefaults.",
+        "configs": "Topic-level Kafka configs (retention.ms, cleanup.policy, ...). Durations such as 7d and sizes "
+        "such as 1GiB are converted; a key left out is reset to the broker default.",
+        "defaults": "Name of a TopicDefaults document (scope: named) whose settings apply under this topic's own.",
+        "replicaAssignment": "Broker ids of each partition's replicas: one list per partition, replicationFactor "
+        "distinct ids each; the first is the preferred leader.",
+        "allowInternal": "Let the tool create and change this topic although it is internal to Kafka or a tool "
+        "around it (__consumer_offsets, _schemas, Connect storage, Streams changelogs).",
+    },
+    "TopicDefaultsSpec": {
+        "scope": "named: applies to topics that say defaults: <name>. directory: applies to every topic declared in "
+        "this file's directory or below it.",
+        "partitions": "Default partition count for the topics it applies to.",
+        "replicationFactor": "Default replication factor for the topics it applies to.",
+        "configs": "Default topic configs, merged key by key under each topic's own.",
+    },
+    "AclSpec": {"bindings": "The ACL bindings of this document; each entry is one binding (or one per operation)."},
+    "AclBindingSpec": {
+        "principal": "Who the binding is for: User:<name>, or User:* for every user.",
+        "host": _HOST,
+        "operation": "The operation allowed or denied (READ, WRITE, DESCRIBE, ...). Give operation or operations.",
+        "operations": "Several operations: one binding each, otherwise identical. Give operation or operations.",
+        "permission": "ALLOW (default) or DENY.",
+        "resourceType": "TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN or USER.",
+        "resourceName": "The resource's name (* with LITERAL: every resource of the type). Optional for CLUSTER.",
+        "patternType": "LITERAL (default): the name exactly; PREFIXED: every name starting with it.",
+    },
+    "ResourceRef": {
+        "name": "One resource by its exact name.",
+        "prefix": "Every resource whose name starts with this (a PREFIXED ACL).",
+    },
+    "ProducerSpec": {
+        "principal": _WHO,
+        "host": _HOST,
+        "topics": "Topics written to. " + _REFS,
+        "transactionalId": "Transactional id (or {prefix: ...}) a transactional producer uses.",
+        "idempotent": "Grant IDEMPOTENT_WRITE on the cluster (needed by brokers older than 2.8).",
+    },
+    "ConsumerSpec": {
+        "principal": _WHO,
+        "host": _HOST,
+        "topics": "Topics read. " + _REFS,
+        "groups": "Consumer groups used: {name: x} or {prefix: x}.",
+    },
+    "StreamsAppSpec": {
+        "principal": _WHO,
+        "host": _HOST,
+        "applicationId": "The Kafka Streams application.id (also the prefix of its internal topics).",
+        "inputTopics": "Topics the application reads. " + _REFS,
+        "outputTopics": "Topics the application writes. " + _REFS,
+        "exactlyOnce": "processing.guarantee=exactly_once_v2: adds the transactional rights it needs.",
+    },
+    "ConnectWorkerSpec": {
+        "principal": _WHO,
+        "host": _HOST,
+        "groupId": "The worker group (group.id).",
+        "configStorageTopic": "The workers' config.storage.topic (counts as an internal topic).",
+        "offsetStorageTopic": "The workers' offset.storage.topic (counts as an internal topic).",
+        "statusStorageTopic": "The workers' status.storage.topic (counts as an internal topic).",
+        "sourceTopics": "Topics source connectors write. " + _REFS,
+        "sinkTopics": "Topics sink connectors read. " + _REFS,
+        "sinkGroupPrefix": "Prefix of sink connectors' consumer groups (default connect-).",
+    },
+    "ClientQuotaSpec": {
+        "entity": "Whom the quota applies to: user and/or clientId, or ip; default for a type's default entity.",
+    },
+    "QuotaEntitySpec": {
+        "user": "A user name, or default for every user without a quota of their own.",
+        "clientId": "A client.id, or default for every client id without a quota of its own.",
+        "ip": "An IP address, or default for every address (connection_creation_rate only).",
+    },
+    "ScramUserSpec": {
+        "mechanism": "SCRAM-SHA-256 or SCRAM-SHA-512 (default).",
+        "iterations": "Hash iterations, 4096..16384 (default 8192).",
+        "passwordFrom": "The password, read by apply. " + _SECRET,
+        "rotation": "Opaque marker: change it (a date, a ticket) to have the next apply set the password again.",
+    },
+    "SecretRefSpec": {
+        "env": "Name of the environment variable holding the value.",
+        "file": "Path of a file holding the value (relative to the manifest's directory).",
+    },
+    "BrokerConfigSpec": {
+        "broker": "default for the cluster-wide dynamic default, or a broker id.",
+        "configs": "Dynamic broker configs; values as in topics (durations, sizes).",
+    },
+    "ClusterSpec": {
+        "bootstrapServers": "host:port of the brokers: a list, or a comma-separated string.",
+        "securityProtocol": "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; when left out, commandConfig or "
+        "KAFKA_SECURITY_PROTOCOL decides.",
+        "saslMechanism": "PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER or AWS_MSK_IAM (with a SASL protocol).",
+        "username": "SASL user name: a string, or {env: VARIABLE} / {file: path}.",
+        "passwordFrom": "SASL password. " + _SECRET + " An inline password: is refused.",
+        "tls": "Certificates and stores for SSL and SASL_SSL.",
+        "oauth": "OAUTHBEARER client credentials: token endpoint, client id, secret, scope.",
+        "commandConfig": "A Kafka CLI client properties file (as --command-config).",
+    },
+    "TlsSpec": {
+        "caFile": "PEM file of the CA certificates the brokers' certificates are checked against.",
+        "certFile": "PEM file of the client certificate (mutual TLS).",
+        "keyFile": "PEM file of the client's private key (mutual TLS).",
+        "keyPasswordFrom": "Password of an encrypted keyFile. " + _SECRET,
+        "truststore": "Trust store file (PKCS12, JKS or PEM) instead of caFile.",
+        "truststoreType": _STORE,
+        "truststorePasswordFrom": "Password of the trust store. " + _SECRET,
+        "keystore": "Key store file (PKCS12, JKS or PEM) instead of certFile and keyFile.",
+        "keystoreType": _STORE,
+        "keystorePasswordFrom": "Password of the key store. " + _SECRET,
+        "endpointIdentification": "Check that the broker's certificate names the host connected to (default true).",
+        "principalMappingRules": "The brokers' ssl.principal.mapping.rules, to compute the principal they see.",
+    },
+    "OAuthSpec": {
+        "tokenEndpointUrl": "The OAuth token endpoint (sasl.oauthbearer.token.endpoint.url).",
+        "clientId": "The OAuth client id.",
+        "clientSecretFrom": "The OAuth client secret. " + _SECRET,
+        "scope": "The OAuth scope to ask for (optional).",
+    },
+    "NamePatternSpec": {
+        "name": "Exactly this name.",
+        "prefix": "Every name starting with this.",
+        "glob": "Names matching this shell pattern (*, ?, [...]).",
+        "regex": "Names this regular expression (Python syntax) matches in full.",
+    },
+    "DeletePolicySpec": {
+        "topic": "Delete live topics inside the ownership rules that are not declared (default false).",
+        "acl": "Delete live ACL bindings of owned principals that are not declared (default false).",
+        "quota": "Delete owned client quotas that are not declared (default false).",
+        "scramUser": "Delete SCRAM users of owned principals that are not declared (default false).",
+        "brokerConfig": "Reset dynamic broker configs of declared entries that are not declared (default false).",
+    },
+    "OwnershipSpec": {
+        "topics": "Name rules of the live topics this repository manages.",
+        "principals": "Name rules of the principals (User:x) whose ACLs, SCRAM users and quotas it manages.",
+        "managedKinds": "Kinds managed at all: topic, acl, quota, scramUser, brokerConfig (default: all).",
+        "delete": "Per kind, whether undeclared managed resources are deleted (default: none).",
+    },
+}
+
+ENVELOPE = {
+    "apiVersion": "Always kafka-reconciler/v1.",
+    "kind": "The kind of resource this document declares.",
+    "metadata": "The document's name (and optional labels).",
+}  # spec: described by its model's docstring

@@ -1,0 +1,55 @@
+"""The JSON Schemas read well in an editor: every property titled with its YAML key and described, each
+described once (no anyOf branch per type, where an editor's hover repeats the title per branch), and no
+reStructuredText. The real editor's view is tested in tests/tooling/test_yaml_language_server.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from reconciler.manifests import schema
+
+SCHEMAS = schema.all_schemas()
+
+
+def _properties(node: Any, where: str = "") -> Iterator[tuple[str, str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        for key, field in (node.get("properties") or {}).items():
+            yield f"{where}.{key}", key, field
+        for key, value in node.items():
+            if key != "if":  # the kind dispatch of manifest.json: {"kind": {"const": ...}}, not a field
+                yield from _properties(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _properties(value, f"{where}[{i}]")
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_every_property_is_titled_by_its_key_and_described(name: str) -> None:
+    found = list(_properties(SCHEMAS[name]))
+    assert len(found) > 3
+    for where, key, field in found:
+        assert field.get("title") == key, where
+        assert isinstance(field.get("description"), str) and len(field["description"]) > 10, where
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_no_restructuredtext_and_no_per_type_branches(name: str) -> None:
+    text = schema.render(SCHEMAS[name])
+    assert "``" not in text
+    for where, _, field in _properties(SCHEMAS[name]):
+        for option in field.get("anyOf", []):
+            assert set(option) - {"type"} or option.get("type") == "null" or "$ref" in option, where
+            assert "title" not in option and "description" not in option, where
+
+
+def test_a_config_key_is_one_schema_of_several_types() -> None:
+    configs = SCHEMAS["Topic.json"]["$defs"]["TopicSpec"]["properties"]["configs"]
+    retention = configs["properties"]["retention.ms"]
+    assert retention["type"] == ["string", "integer", "number", "boolean", "array", "null"]
+    assert "anyOf" not in retention
+    assert retention["description"].startswith("retention.ms (long, milliseconds;")
+    partitions = SCHEMAS["Topic.json"]["$defs"]["TopicSpec"]["properties"]["partitions"]
+    assert partitions["type"] == ["integer", "null"] and partitions["minimum"] == 1
