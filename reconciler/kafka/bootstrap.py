@@ -76,12 +76,22 @@ def classify(address: str, exc: BaseException) -> Failure:
 
 
 _TLS_FAILURES = (
+    ("Hostname mismatch", "the broker's certificate does not name the host connected to ({detail}); connect with a "
+     "name the certificate lists, or turn host-name checks off (ssl.endpoint.identification.algorithm= empty, "
+     "KAFKA_SSL_CHECK_HOSTNAME=false, tls.endpointIdentification: false) if that is intended"),
+    ("IP address mismatch", "the broker's certificate does not name the address connected to ({detail}); connect "
+     "with a name or address the certificate lists, or turn host-name checks off "
+     "(ssl.endpoint.identification.algorithm= empty, KAFKA_SSL_CHECK_HOSTNAME=false) if that is intended"),
+    ("certificate has expired", "the broker's certificate has expired; the broker needs a renewed certificate in its "
+     "key store (the client's trust store is not the problem)"),
+    ("certificate is not yet valid", "the broker's certificate is not valid yet; check the clocks of the broker and "
+     "of this machine"),
     ("CERTIFICATE_VERIFY_FAILED", "the broker's certificate is not trusted: {detail}; check the trust store "
      "(ssl.truststore.location / ssl_cafile) holds the CA that signed it"),
     ("UNKNOWN_CA", "the broker does not trust the client certificate (its CA is unknown to the broker); check the "
      "key store (ssl.keystore.location / ssl_certfile)"),
-    ("CERTIFICATE_UNKNOWN", "the broker does not trust the client certificate (it is not signed by a CA in the "
-     "broker's trust store); check the key store (ssl.keystore.location / ssl_certfile)"),
+    ("CERTIFICATE_UNKNOWN", "the broker does not trust the client certificate (not signed by a CA in the broker's "
+     "trust store, or no longer valid); check the key store (ssl.keystore.location / ssl_certfile)"),
     ("CERTIFICATE_REQUIRED", "the broker requires a client certificate and none was sent; set ssl.keystore.location "
      "(or ssl_certfile and ssl_keyfile)"),
     ("BAD_CERTIFICATE", "the broker refused the client certificate, or needs one and none was sent; check the key "
@@ -188,11 +198,20 @@ class BootstrapWatch(logging.Handler):
                     return f"{broker.host}:{broker.port}"
         return node
 
-    def failure_message(self, where: str) -> str | None:
-        """One sentence for the failure that ended the bootstrap, or ``None`` when nothing definite was seen."""
+    def failure_message(self, where: str, *, client_problem: str | None = None) -> str | None:
+        """One sentence for the failure that ended the bootstrap, or ``None`` when nothing definite was seen.
+
+        ``client_problem``: what is wrong with the client certificate as the client itself sees it (expired, not
+        yet valid); it names the cause when the broker refused the certificate without saying why.
+        """
         if not self.gave_up:
             return None
         decisive = next((f for f in reversed(self.failures) if f.kind in (*self._AT_ONCE, "unauthenticated")), None)
+        if decisive is not None and decisive.kind == "tls" and client_problem and "client cert" in decisive.detail:
+            return (
+                f"cannot connect to Kafka at {where}: {decisive.address}: TLS handshake failed: the broker refused "
+                f"the client certificate: {client_problem}"
+            )
         if decisive is not None and decisive.kind != "auth":  # auth: the caller words it, with the broker's reason
             return f"cannot connect to Kafka at {where}: {decisive.address}: {decisive.detail}"
         if decisive is not None:

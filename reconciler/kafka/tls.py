@@ -12,6 +12,7 @@ one-time password), which is deleted as soon as OpenSSL has read it. Plain PEM f
 
 from __future__ import annotations
 
+import datetime
 import os
 import secrets
 import ssl
@@ -120,3 +121,26 @@ def certificate_principal(settings: ConnectionSettings, *, rules: str | None = N
 
 
 map_principal = identity.map_principal
+
+
+def client_certificate_problem(settings: ConnectionSettings, *, now: datetime.datetime | None = None) -> str | None:
+    """Why the client certificate cannot be accepted as this machine sees it (expired, not yet valid), else None."""
+    if not settings.uses_ssl:
+        return None
+    try:
+        cert = client_certificate(settings)
+    except (errors.ConfigError, ValueError):
+        return None
+    if cert is None:
+        return None
+    at = now or datetime.datetime.now(datetime.timezone.utc)
+    subject = identity.java_subject(cert.subject)
+    where = "renew it in the key store (ssl.keystore.location / ssl_certfile)"
+    if cert.not_valid_after_utc < at:
+        return f"it expired on {cert.not_valid_after_utc:%Y-%m-%d %H:%M} UTC ({subject}); {where}"
+    if cert.not_valid_before_utc > at:
+        return (
+            f"it is not valid before {cert.not_valid_before_utc:%Y-%m-%d %H:%M} UTC ({subject}); check this "
+            "machine's clock"
+        )
+    return None

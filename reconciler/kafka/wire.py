@@ -201,7 +201,7 @@ class Wire:
                 f"cannot connect to Kafka at {where}: the other end closed the connection before answering, "
                 f"{drops} times (a SASL or TLS listener, or not Kafka at all?); check the port and security.protocol"
             )
-        named = watch.failure_message(where)
+        named = watch.failure_message(where, client_problem=tls.client_certificate_problem(self.settings))
         if named is not None:
             return named
         seconds = self.connect_timeout_ms / 1000

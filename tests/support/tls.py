@@ -8,11 +8,16 @@ exactly as an operator would make them, so the reconciler's readers are tested a
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import ipaddress
 import secrets
 import shutil
+import socket
+import ssl
 import subprocess
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,11 +91,21 @@ def make_ca(common_name: str) -> Issued:
 
 
 def issue(
-    ca: Issued, common_name: str, *, unit: str | None = None, server: bool = False, email: str | None = None
+    ca: Issued,
+    common_name: str,
+    *,
+    unit: str | None = None,
+    server: bool = False,
+    email: str | None = None,
+    expired: bool = False,
+    names: tuple[str, ...] = ("localhost", "127.0.0.1"),
 ) -> Issued:
-    """A leaf certificate signed by ``ca``; a server one names 127.0.0.1 and localhost."""
+    """A leaf certificate signed by ``ca``; a server one names ``names`` (host names and IP addresses); an
+    ``expired`` one stopped being valid a day ago."""
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.timezone.utc)
+    if expired:
+        now -= VALIDITY + datetime.timedelta(days=1)
     builder = (
         x509.CertificateBuilder()
         .subject_name(_name(common_name, unit, email))
@@ -105,11 +120,13 @@ def issue(
         )
     )
     if server:
-        names: list[x509.GeneralName] = [
-            x509.DNSName("localhost"),
-            x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-        ]
-        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+        alternatives: list[x509.GeneralName] = []
+        for name in names:
+            try:
+                alternatives.append(x509.IPAddress(ipaddress.ip_address(name)))
+            except ValueError:
+                alternatives.append(x509.DNSName(name))
+        builder = builder.add_extension(x509.SubjectAlternativeName(alternatives), critical=False)
     return Issued(key, (builder.sign(ca.key, hashes.SHA256()), ca.cert))
 
 
@@ -188,6 +205,38 @@ class ClientFiles:
     jks_key_password: str = field(repr=False)
 
 
+@contextlib.contextmanager
+def tls_endpoint(issued: Issued, directory: Path) -> Iterator[int]:
+    """A TLS server on 127.0.0.1 presenting ``issued`` (a stand-in for a broker whose certificate is wrong in a way
+    the client sees during the handshake); yields its port. Connections are accepted and their handshake tried."""
+    chain = write_pem_certs(directory / "endpoint.pem", issued.chain)
+    key = write_pem_key(directory / "endpoint.key", issued, password=None)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(chain, key)
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            conn.settimeout(5)
+            with contextlib.suppress(OSError), ctx.wrap_socket(conn, server_side=True) as tls:
+                tls.recv(1)
+
+    thread = threading.Thread(target=serve, name="tls-endpoint", daemon=True)
+    thread.start()
+    try:
+        yield int(server.getsockname()[1])
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        server.close()
+
+
 class TestPki:
     """A CA trusted by the broker, a CA nobody trusts, the broker's stores and client identities in ``directory``."""
 
@@ -218,10 +267,12 @@ class TestPki:
             directory / "rogue-truststore.jks", self.rogue_ca, password=self.store_password, store_type="JKS"
         )
 
-    def client(self, name: str, *, unit: str, ca: Issued | None = None, email: str | None = None) -> ClientFiles:
+    def client(
+        self, name: str, *, unit: str, ca: Issued | None = None, email: str | None = None, expired: bool = False
+    ) -> ClientFiles:
         """A client certificate ``CN=<name>,OU=<unit>,...`` issued by the trusted CA (or ``ca``), in all formats;
-        with ``email``, the subject ends with an emailAddress attribute."""
-        issued = issue(ca or self.ca, name, unit=unit, email=email)
+        with ``email``, the subject ends with an emailAddress attribute; ``expired``: no longer valid."""
+        issued = issue(ca or self.ca, name, unit=unit, email=email, expired=expired)
         key_password = secrets.token_urlsafe(12)
         jks_key_password = secrets.token_urlsafe(12)
         p12 = write_pkcs12_keystore(self.dir / f"{name}.p12", issued, password=self.store_password)
