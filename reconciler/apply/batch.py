@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
-from reconciler.apply import retry, secretref
+from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.apply.ports import AdminPort, ItemResultLike
 from reconciler.base import errors
@@ -69,7 +69,12 @@ class ApplyContext:
     throttle_rate: int | None = None
     secrets: dict[str, Secret] = dataclasses.field(default_factory=dict, repr=False)
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
-    reveal: secretref.Reveal | None = dataclasses.field(default=None, repr=False)
+    # (address, config key) -> a sensitive value the plan holds redacted, read once from the manifests
+    revealed: Mapping[tuple[str, str], Secret] = dataclasses.field(default_factory=dict, repr=False)
+
+    def config_value(self, address: str, key: str, value: str) -> str | Secret:
+        """``value`` as sent: a redacted one replaced by the manifests' value (``preflight.reveal_redacted``)."""
+        return self.revealed[(address, key)] if value == plans.REDACTED else value
 
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)

@@ -1,35 +1,142 @@
-"""The plan as apply reads it: each actionable change decoded once, before anything is read or written.
+"""The plan as apply reads it: each actionable change decoded once into a typed operation, before anything is read.
 
-``decode(plan)`` refuses a plan that cannot be carried out as written (phases holding the wrong kind or
-action, a change listed twice, error-level findings, change data that does not describe its resource),
-naming every such change, and returns the ``Operations``: per change, what apply needs from it, typed.
-The checks before writing (the targeted read's scope, the self-lockout guard, redacted values, SCRAM
-secrets) read these operations; none of them goes back to a change's payload. The phase runners still
-take the changes and translate each one as they send it (``reconciler.apply.translate``).
+``decode(plan)`` refuses a plan that cannot be carried out as written (phases holding the wrong kind or action, a
+change listed twice, error-level findings, change data that does not describe its resource), naming every such
+change, and returns the ``Operations``: per change, the write it asks for, typed (``CreateTopic``, ``DeleteTopic``,
+``AddPartitions``, ``AlterConfigs``, ``Reassign``, ``WriteAcl``, ``WriteQuota``, ``WriteScram``), built from the
+change's typed payloads (``reconciler.model.payloads``). Everything after reads these operations: the checks before
+writing, the phase runners that turn them into requests, and the read-back that verifies them. No later stage goes
+back to a change's payload, and none parses the attribute names a plan shows.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
-from reconciler.apply import preflight, translate
+from reconciler.apply import preflight
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 
 
+class CannotDecode(ValueError):
+    """A change lacks what is needed to carry it out (its data does not describe its resource)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CreateTopic:
+    """A topic to create; ``configs`` values are Kafka strings, ``plan.REDACTED`` for one read from the manifests."""
+
+    partitions: int | None
+    replication_factor: int | None
+    assignment: tuple[tuple[int, ...], ...] | None
+    configs: Mapping[str, str]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeleteTopic:
+    """The change's topic, to delete."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AddPartitions:
+    """Grow the topic to ``total`` partitions from ``before``, the new ones on ``assignment`` when given."""
+
+    total: int
+    before: int | None
+    assignment: tuple[tuple[int, ...], ...] | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AlterConfigs:
+    """IncrementalAlterConfigs of one resource (``TOPIC`` or ``BROKER``, named by the change): exactly ``ops``."""
+
+    resource_type: str
+    ops: tuple[payloads.ConfigOp, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Reassign:
+    """Partition -> target replicas, for the partitions whose replicas change; ``partitions`` the planned count."""
+
+    targets: Mapping[int, tuple[int, ...]]
+    partitions: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteAcl:
+    """One ACL binding to create or delete (the change's action says which)."""
+
+    binding: state.AclBinding
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteQuota:
+    """A quota entity's keys to set (float) and keys to remove (``None``)."""
+
+    entity: state.QuotaEntity
+    values: Mapping[str, float | None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteScram:
+    """The credentials one SCRAM change sets (mechanism -> iterations) and removes, and the password reference."""
+
+    user: str
+    upserts: Mapping[str, int]
+    deletions: tuple[str, ...]
+    password: str | None
+
+
+Request = CreateTopic | DeleteTopic | AddPartitions | AlterConfigs | Reassign | WriteAcl | WriteQuota | WriteScram
+R = TypeVar("R", CreateTopic, DeleteTopic, AddPartitions, AlterConfigs, Reassign, WriteAcl, WriteQuota, WriteScram)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Operation:
-    """One actionable change and what apply reads from it: the ACL binding, the quota entity, the SCRAM
-    credentials to set, and the config keys whose value the plan holds only redacted."""
+    """One actionable change and the typed write it asks for (``None``, with ``problem``, when it cannot be
+    carried out as written)."""
 
     change: plans.Change
-    binding: state.AclBinding | None = None
-    entity: state.QuotaEntity | None = None
-    scram: translate.ScramChange | None = None
-    redacted: tuple[str, ...] = ()
-    problem: str | None = None  # why the change cannot be carried out as written
+    request: Request | None = None
+    problem: str | None = None
+
+    @property
+    def address(self) -> str:
+        return self.change.address
+
+    @property
+    def name(self) -> str:
+        return self.change.name
+
+    def want(self, of: type[R]) -> R:
+        """The request as ``of`` (the phase runners' view); ``decode`` guarantees each phase's type."""
+        if not isinstance(self.request, of):
+            raise CannotDecode(self.problem or f"{self.address}: not a {of.__name__} operation")
+        return self.request
+
+    @property
+    def binding(self) -> state.AclBinding | None:
+        return self.request.binding if isinstance(self.request, WriteAcl) else None
+
+    @property
+    def entity(self) -> state.QuotaEntity | None:
+        return self.request.entity if isinstance(self.request, WriteQuota) else None
+
+    @property
+    def scram(self) -> WriteScram | None:
+        return self.request if isinstance(self.request, WriteScram) else None
+
+    @property
+    def redacted(self) -> tuple[str, ...]:
+        """Config keys whose value the plan holds only as ``plan.REDACTED`` (apply reads them from the manifests)."""
+        if isinstance(self.request, CreateTopic):
+            return tuple(sorted(k for k, v in self.request.configs.items() if v == plans.REDACTED))
+        if isinstance(self.request, AlterConfigs):
+            return tuple(sorted(op.key for op in self.request.ops if op.value == plans.REDACTED))
+        return ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -74,36 +181,139 @@ class Operations:
         )
 
 
+# ------------------------------------------------------------------------------------------------ decoding
+P = TypeVar("P", payloads.TopicPayload, payloads.AclPayload, payloads.QuotaPayload, payloads.ScramPayload)
+
+
+def _payload(c: plans.Change, payload: payloads.Payload | None, of: type[P]) -> P | None:
+    if payload is None or isinstance(payload, of):
+        return payload
+    if isinstance(payload, payloads.Unreadable):
+        raise CannotDecode(f"{c.address}: {payload.problem}")
+    raise CannotDecode(f"{c.address}: the change's data is not a {c.kind} description")
+
+
+def _topic(c: plans.Change, *, before: bool = False) -> payloads.TopicPayload:
+    return _payload(c, c.before if before else c.after, payloads.TopicPayload) or payloads.TopicPayload()
+
+
+def _create(c: plans.Change) -> CreateTopic:
+    after = _topic(c)
+    if not after.assignment and (after.partitions is None or after.replication_factor is None):
+        raise CannotDecode(f"{c.address}: the plan gives no partition count or replication factor")
+    configs = {k: v for k, v in (after.configs or {}).items() if v is not None}
+    return CreateTopic(after.partitions, after.replication_factor, after.assignment or None, configs)
+
+
+def _partitions(c: plans.Change) -> AddPartitions:
+    after = _topic(c)
+    if after.partitions is None:
+        raise CannotDecode(f"{c.address}: the plan gives no partition count")
+    return AddPartitions(after.partitions, _topic(c, before=True).partitions, after.assignment or None)
+
+
+def _configs(c: plans.Change) -> AlterConfigs:
+    if c.kind is Kind.BROKER_CONFIG:
+        after = c.after
+        if isinstance(after, payloads.Unreadable):
+            raise CannotDecode(f"{c.address}: {after.problem}")
+        ops = after.config_ops if isinstance(after, payloads.BrokerConfigPayload) else None
+    else:
+        ops = _topic(c).config_ops
+    if not ops:
+        raise CannotDecode(f"{c.address}: the config change lists no config operations")
+    return AlterConfigs("BROKER" if c.kind is Kind.BROKER_CONFIG else "TOPIC", ops)
+
+
+def _reassign(c: plans.Change) -> Reassign:
+    before = _topic(c, before=True).assignment or ()
+    after = _topic(c).assignment or ()
+    targets = {p: target for p, target in enumerate(after) if p >= len(before) or before[p] != target}
+    return Reassign(targets, len(after))
+
+
+def _acl(c: plans.Change) -> WriteAcl:
+    found = _payload(c, c.before if c.action is plans.Action.DELETE else c.after, payloads.AclPayload)
+    if found is None:
+        raise CannotDecode(f"{c.address}: the plan does not describe the binding")
+    return WriteAcl(found.binding)
+
+
+_QUOTA_PART = re.compile(r",(?=(?:" + "|".join(re.escape(t) for t in state.QUOTA_ENTITY_TYPES) + r")=)")
+
+
+def quota_entity(name: str) -> state.QuotaEntity | None:
+    """The entity a quota change names, ``user=alice,client-id=<default>`` (``QuotaEntity.address`` without the
+    kind); ``None`` when the name is not one."""
+    parts = []
+    for part in _QUOTA_PART.split(name):
+        entity_type, sep, value = part.partition("=")
+        if not sep or entity_type not in state.QUOTA_ENTITY_TYPES:
+            return None
+        parts.append((entity_type, None if value == "<default>" else value))
+    return state.QuotaEntity(tuple(sorted(parts, key=lambda p: (p[0], p[1] or ""))))
+
+
+def _quota(c: plans.Change) -> WriteQuota:
+    entity = quota_entity(c.name)
+    if entity is None:
+        raise CannotDecode(f"{c.address}: not a quota entity")
+    found = _payload(c, c.before, payloads.QuotaPayload)
+    before = {} if found is None else dict(found.values)
+    found = None if c.action is plans.Action.DELETE else _payload(c, c.after, payloads.QuotaPayload)
+    after = {} if found is None else dict(found.values)
+    values: dict[str, float | None] = {k: float(v) for k, v in after.items()}
+    values.update({k: None for k in before if k not in after})
+    return WriteQuota(entity, values)
+
+
+def _scram(c: plans.Change) -> WriteScram:
+    had = _payload(c, c.before, payloads.ScramPayload)
+    wants = _payload(c, c.after, payloads.ScramPayload)
+    before = {} if had is None else dict(had.credentials)
+    after = {} if wants is None or c.action is plans.Action.DELETE else dict(wants.credentials)
+    if c.action is not plans.Action.DELETE and not after:
+        raise CannotDecode(f"{c.address}: the plan names no credential to set")
+    return WriteScram(
+        user=c.name,
+        upserts=after,
+        deletions=tuple(sorted(m for m in before if m not in after)),
+        password=None if wants is None else wants.password,
+    )
+
+
+def _delete(_c: plans.Change) -> DeleteTopic:
+    return DeleteTopic()
+
+
+DECODERS: Mapping[plans.Phase, Callable[[plans.Change], Request]] = {
+    plans.Phase.ACL_DELETE: _acl,
+    plans.Phase.TOPIC_DELETE: _delete,
+    plans.Phase.TOPIC_CREATE: _create,
+    plans.Phase.PARTITIONS: _partitions,
+    plans.Phase.TOPIC_CONFIG: _configs,
+    plans.Phase.REASSIGN: _reassign,
+    plans.Phase.QUOTA: _quota,
+    plans.Phase.SCRAM: _scram,
+    plans.Phase.BROKER_CONFIG: _configs,
+    plans.Phase.ACL_CREATE: _acl,
+}
+
+
 def operation(c: plans.Change) -> Operation:
-    """What apply reads from ``c``; ``problem`` says why it cannot be carried out as written, when it cannot."""
+    """The typed write ``c`` asks for; ``problem`` says why it cannot be carried out as written, when it cannot."""
     unreadable = [p for p in (c.before, c.after) if isinstance(p, payloads.Unreadable)]
     if unreadable:
         return Operation(change=c, problem=f"{c.address}: {unreadable[0].problem}")
-    found: dict[str, Any] = {}
-    readers: list[tuple[str, Callable[[plans.Change], object]]] = [("redacted", _redacted)]
-    if c.kind is Kind.ACL:
-        readers.append(("binding", translate.acl_binding))
-    elif c.kind is Kind.QUOTA:
-        readers.append(("entity", translate.quota_entity))
-    if c.phase is plans.Phase.SCRAM and c.action is not plans.Action.DELETE:
-        readers.append(("scram", translate.scram_change))
-    for field, read in readers:
-        try:
-            found[field] = read(c)
-        except translate.CannotTranslate as exc:
-            problem = str(exc)
-        except KeyError as exc:
-            problem = f"{c.address}: the change has no {exc} field"
-        except (TypeError, ValueError, AttributeError):
-            problem = f"{c.address}: the change's before/after data has the wrong shape"
-        else:
-            continue
-        return dataclasses.replace(Operation(change=c, problem=problem), **found)
-    return dataclasses.replace(Operation(change=c), **found)
-
-
-def _redacted(c: plans.Change) -> tuple[str, ...]:
-    return tuple(translate.redacted_keys(c))
+    try:
+        return Operation(change=c, request=DECODERS[c.phase](c))
+    except CannotDecode as exc:
+        problem = str(exc)
+    except KeyError as exc:
+        problem = f"{c.address}: the change has no {exc} field"
+    except (TypeError, ValueError, AttributeError):
+        problem = f"{c.address}: the change's before/after data has the wrong shape"
+    return Operation(change=c, problem=problem)
 
 
 def of_changes(changes: Iterable[plans.Change]) -> Operations:

@@ -1,8 +1,11 @@
 """Execute a plan: pre-write checks, then each phase as one batched request, then a convergence read-back.
 
-``apply_plan`` is the library entry point. Before any write it reads the affected resources once,
+``apply_plan`` is the library entry point. It decodes the plan once into typed operations (``decoded``): one path,
+plan file -> typed operations -> requests (the phase runners) -> outcomes -> read-back of the same operations
+(``readback``, ``verify``). Before any write it reads the affected resources once,
 refuses a plan for another cluster, a stale plan, an impossible plan, a plan that would lock the
-tool's own principal out, and a plan whose SCRAM password references do not resolve. Phases run in
+tool's own principal out, and a plan whose SCRAM password references or redacted config values do not
+resolve (each secret is read once, there). Phases run in
 the plan's order (deletes before adds); requests are not transactional (KIP-4), so independent items
 go ahead after a failure and only the dependants of a failed item are skipped. After the phases it
 reads the affected resources back and reports whether the cluster converged.
@@ -147,7 +150,7 @@ def apply_plan(
             requests=0,
         )
 
-    own = options.principal or connection_principal(adapter)
+    own = options.principal or connection_principal(adapter)  # the connection's principal, found once
     live = _read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL))
     preflight.check_cluster(p, live)
     if options.check_staleness:
@@ -155,7 +158,7 @@ def apply_plan(
     if not options.allow_self_lockout:
         deletes = ops.bindings(plans.Action.DELETE)
         creates = ops.bindings(plans.Action.CREATE)
-        principal = options.principal or connection_principal(adapter)
+        principal = own
         if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
             principal = None  # ACLs do not bind a super user: no ACL change can lock it out
         elif principal and (deletes or creates) and live.acls is not None and options.principal is None:
@@ -175,13 +178,13 @@ def apply_plan(
             topics=sorted(ops.names(Kind.TOPIC)),
         )
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
-    preflight.check_redacted(ops.items, reveal=reveal)
+    revealed = preflight.reveal_redacted(ops.items, reveal=reveal)  # sensitive config values, read once
     secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
     if not options.dry_run:
         access.check_access(
             adapter,
             changes,
-            principal=options.principal or connection_principal(adapter),
+            principal=own,
             live=live,
             throttled=options.replication_throttle is not None,
             read_back=options.verify,
@@ -199,18 +202,21 @@ def apply_plan(
         secrets=secrets,
         environ=options.environ,
         throttle_rate=options.replication_throttle,
-        reveal=reveal,
+        revealed=revealed,
     )
-    items, phases = _run_phases(ctx, changes, live)
+    items, phases = _run_phases(ctx, ops, live)
 
     converged: bool | None = None
     not_converged: list[NotConverged] = []
     unverified: tuple[str, ...] = ()
-    applied = [c for c, o in zip_outcomes(changes, items) if o.outcome is Outcome.APPLIED]
+    applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
     if options.verify and not options.dry_run and applied:
         try:
             not_converged, why = readback.read_back(
-                ctx, applied, read=lambda pending: _read(adapter, decoded.of_changes(pending)), limit_s=options.settle_s
+                ctx,
+                applied,
+                read=lambda pending: _read(adapter, decoded.Operations(tuple(pending))),
+                limit_s=options.settle_s,
             )
             converged = not not_converged
             if why is not None:
@@ -251,43 +257,43 @@ def apply_plan(
 
 
 def zip_outcomes(
-    changes: Sequence[plans.Change], items: Sequence[ItemOutcome]
-) -> list[tuple[plans.Change, ItemOutcome]]:
-    """Pair each change with its outcome (one outcome per change, matched on phase and address)."""
+    ops: Sequence[decoded.Operation], items: Sequence[ItemOutcome]
+) -> list[tuple[decoded.Operation, ItemOutcome]]:
+    """Pair each operation with its outcome (one outcome per operation, matched on phase and address)."""
     by_key = {(i.phase, i.address): i for i in items}
-    return [(c, by_key[(c.phase, c.address)]) for c in changes if (c.phase, c.address) in by_key]
+    return [(op, by_key[key]) for op in ops if (key := (op.change.phase, op.address)) in by_key]
 
 
 def _run_phase(
-    ctx: ApplyContext, phase: plans.Phase, send: Sequence[plans.Change], live: state.ClusterState
+    ctx: ApplyContext, phase: plans.Phase, send: Sequence[decoded.Operation], live: state.ClusterState
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
     try:
         return RUNNERS[phase](ctx, send, live=live)
     except errors.ReconcilerError as exc:
         name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
-        return [outcomes.failed(c, error_name=name, message=str(exc), dry_run=ctx.dry_run) for c in send]
+        return [outcomes.failed(op.change, error_name=name, message=str(exc), dry_run=ctx.dry_run) for op in send]
 
 
 def _run_phases(
-    ctx: ApplyContext, changes: Sequence[plans.Change], live: state.ClusterState
+    ctx: ApplyContext, ops: decoded.Operations, live: state.ClusterState
 ) -> tuple[list[ItemOutcome], list[PhaseReport]]:
     failures: dict[tuple[plans.Phase, str], str] = {}
     items: list[ItemOutcome] = []
     phases: list[PhaseReport] = []
-    for phase in sorted({c.phase for c in changes}):
-        batch = [c for c in changes if c.phase is phase]
+    for phase in sorted({op.change.phase for op in ops.items}):
+        batch = [op for op in ops.items if op.change.phase is phase]
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
         at_start = (ctx.adapter.request_count, dict(ctx.adapter.request_counts))
-        send: list[plans.Change] = []
+        send: list[decoded.Operation] = []
         done: list[ItemOutcome] = []
-        for c in batch:
-            why = deps.skip_reason(c, failures)
+        for op in batch:
+            why = deps.skip_reason(op.change, failures)
             if why is None:
-                send.append(c)
+                send.append(op)
             else:
-                done.append(outcomes.skipped(c, why))
+                done.append(outcomes.skipped(op.change, why))
         if send:
             done += _run_phase(ctx, phase, send, live)
         done.sort(key=lambda o: o.address)

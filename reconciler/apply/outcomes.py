@@ -94,7 +94,7 @@ def _append(message: str | None, note: str) -> str:
 
 
 def failed(change: plans.Change, *, error_name: str, message: str, dry_run: bool = False) -> ItemOutcome:
-    """A failure found without a broker answer (e.g. the change cannot be translated)."""
+    """A failure found without a broker answer (a wait or a whole-request failure outside the retry loop)."""
     return from_result(change, Result(ok=False, error_name=error_name, message=message, attempts=0), dry_run=dry_run)
 
 

@@ -122,19 +122,28 @@ def check_fresh(changes: Iterable[plans.Change], live: state.ClusterState) -> No
         )
 
 
-def check_redacted(ops: Iterable[decoded.Operation], *, reveal: secretref.Reveal | None) -> None:
-    """Refuse a plan whose sensitive config values are redacted when the manifests are not at hand to read them."""
-    missing = [
-        f"{op.change.address} ({key})"
-        for op in ops
-        for key in op.redacted
-        if reveal is None or reveal(op.change.kind, op.change.name, key) is None
-    ]
+# (change address, config key) -> the value the plan holds redacted, as the manifests declare it.
+Revealed = dict[tuple[str, str], Secret]
+
+
+def reveal_redacted(ops: Iterable[decoded.Operation], *, reveal: secretref.Reveal | None) -> Revealed:
+    """The sensitive config values the plan holds only redacted, read once from the manifests; refuses the plan
+    (nothing written) when the manifests are not at hand or do not declare one of them."""
+    found: Revealed = {}
+    missing = []
+    for op in ops:
+        for key in op.redacted:
+            value = None if reveal is None else reveal(op.change.kind, op.change.name, key)
+            if value is None:
+                missing.append(f"{op.change.address} ({key})")
+            else:
+                found[(op.change.address, key)] = Secret(value)
     if missing:
         raise errors.PlanFileError(
             "the plan sets sensitive config values it holds only redacted: "
             f"{name_list(missing)}; apply with the manifests (PATHS) so the values can be read. Nothing was written."
         )
+    return found
 
 
 def resolve_secrets(ops: Iterable[decoded.Operation], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:

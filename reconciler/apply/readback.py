@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from reconciler.apply import translate, verify
+from reconciler.apply import decoded, verify
 from reconciler.apply.apply_report import NotConverged
 from reconciler.apply.batch import ApplyContext
-from reconciler.model import plans, state
+from reconciler.model import payloads, plans, state
 
 BASE_S = 15.0
 PER_UNIT_S = 0.02
@@ -32,7 +32,7 @@ FIRST_POLL_S = 0.5
 MAX_POLL_S = 5.0
 BACKOFF = 1.5
 
-Read = Callable[[Sequence[plans.Change]], state.ClusterState]
+Read = Callable[[Sequence[decoded.Operation]], state.ClusterState]
 
 
 def missing_right(exc: Exception) -> str | None:
@@ -50,11 +50,14 @@ def work_units(applied: Sequence[plans.Change]) -> int:
     """Partitions created or added, plus one per other applied change."""
     units = 0
     for c in applied:
-        if c.phase is plans.Phase.TOPIC_CREATE:
-            after = translate.topic(c)
+        after, before = c.after, c.before
+        if not isinstance(after, payloads.TopicPayload):
+            units += 1
+        elif c.phase is plans.Phase.TOPIC_CREATE:
             units += len(after.assignment or ()) or after.partitions or 1
         elif c.phase is plans.Phase.PARTITIONS:
-            units += max(1, (translate.topic(c).partitions or 0) - (translate.topic(c, before=True).partitions or 0))
+            had = before.partitions if isinstance(before, payloads.TopicPayload) else None
+            units += max(1, (after.partitions or 0) - (had or 0))
         else:
             units += 1
     return units
@@ -66,7 +69,7 @@ def window_s(applied: Sequence[plans.Change]) -> float:
 
 
 def read_back(
-    ctx: ApplyContext, applied: Sequence[plans.Change], *, read: Read, limit_s: float | None
+    ctx: ApplyContext, applied: Sequence[decoded.Operation], *, read: Read, limit_s: float | None
 ) -> tuple[list[NotConverged], str | None]:
     """What has not converged when the read-back stops, and why it stopped (``None`` when all converged)."""
     clock = ctx.deadline.clock
@@ -74,7 +77,7 @@ def read_back(
     remaining = ctx.deadline.remaining()
     cap = remaining if limit_s is None else min(limit_s, remaining)
     which = "--read-back-timeout" if limit_s is not None and limit_s <= remaining else "the apply's --timeout"
-    window = window_s(applied)
+    window = window_s([op.change for op in applied])
     pending = list(applied)
     poll = FIRST_POLL_S
     last_progress = started
@@ -85,7 +88,7 @@ def read_back(
         still = {m.address for m in missing}
         if len(still) < len(pending):
             last_progress = clock()
-        pending = [c for c in pending if c.address in still]  # the next read asks only for these
+        pending = [op for op in pending if op.address in still]  # the next read asks only for these
         now = clock()
         if now >= started + cap:
             return missing, f"the read-back deadline was reached after {now - started:.0f} s ({which})"

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from reconciler.apply import dryrun, outcomes, translate
+from reconciler.apply import dryrun, outcomes
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result, send_batched
+from reconciler.apply.decoded import Operation, Reassign
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.apply.ports import ItemResultLike
 from reconciler.base import errors
@@ -31,6 +32,7 @@ RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttle
 REPLICA_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 
 Targets = dict[tuple[str, int], tuple[int, ...]]
+ConfigChanges = dict[tuple[str, str], list[results.ConfigOp]]  # (resource type, name) -> ops
 
 
 def partition_key(topic: str, partition: int) -> str:
@@ -38,7 +40,7 @@ def partition_key(topic: str, partition: int) -> str:
     return f"{topic}:{partition}"
 
 
-def _throttle_ops(targets: Targets, live: state.ClusterState, *, rate: int) -> dict[str, list[results.ConfigOp]]:
+def _throttle_ops(targets: Targets, live: state.ClusterState, *, rate: int) -> ConfigChanges:
     """Broker rates plus per-topic throttled replica lists (current replicas lead, new replicas follow)."""
     topics = live.topics or {}
     leaders: dict[str, list[str]] = {}
@@ -49,24 +51,19 @@ def _throttle_ops(targets: Targets, live: state.ClusterState, *, rate: int) -> d
         brokers |= set(current) | set(target)
         leaders.setdefault(topic, []).extend(f"{p}:{b}" for b in current)
         followers.setdefault(topic, []).extend(f"{p}:{b}" for b in target if b not in current)
-    ops: dict[str, list[results.ConfigOp]] = {
-        translate.config_resource("BROKER", str(b)): [results.ConfigOp("SET", k, str(rate)) for k in RATE_KEYS]
-        for b in sorted(brokers)
+    ops: ConfigChanges = {
+        ("BROKER", str(b)): [results.ConfigOp("SET", k, str(rate)) for k in RATE_KEYS] for b in sorted(brokers)
     }
     for topic in sorted(leaders):
-        ops[translate.config_resource("TOPIC", topic)] = [
+        ops[("TOPIC", topic)] = [
             results.ConfigOp("SET", REPLICA_KEYS[0], ",".join(leaders[topic]) or "*"),
             results.ConfigOp("SET", REPLICA_KEYS[1], ",".join(followers[topic]) or "*"),
         ]
     return ops
 
 
-def _removal(ops: dict[str, list[results.ConfigOp]]) -> dict[str, list[results.ConfigOp]]:
+def _removal(ops: ConfigChanges) -> ConfigChanges:
     return {res: [results.ConfigOp("DELETE", op.key) for op in lst] for res, lst in ops.items()}
-
-
-def _targets(ops: dict[str, list[results.ConfigOp]]) -> dict[tuple[str, str], list[results.ConfigOp]]:
-    return {translate.config_target(k): v for k, v in ops.items()}
 
 
 def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
@@ -74,19 +71,15 @@ def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[s
     return {(r.topic, r.partition) for r in ongoing} & set(wanted)
 
 
-def run_reassign(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_reassign(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
-    per_change: dict[str, tuple[plans.Change, dict[int, tuple[int, ...]]]] = {}
-    for c in changes:
-        try:
-            per_change[c.name] = (c, translate.reassignment_targets(c))
-        except (KeyError, ValueError, TypeError) as exc:
-            out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=str(exc), dry_run=ctx.dry_run))
+    per_change = {op.name: (op.change, op.want(Reassign).targets) for op in ops}
     if ctx.dry_run:
         broker_ids = {b.id for b in live.brokers}
         topics = live.topics or {}
-        for name, (c, wanted) in per_change.items():
-            planned = len(translate.topic(c).assignment or ())
+        for op in ops:
+            name, c, wanted = op.name, op.change, op.want(Reassign).targets
+            planned = op.want(Reassign).partitions
             # Partitions added earlier in the same plan do not exist yet in a dry run.
             partitions = topics[name].partitions if name in topics and planned <= topics[name].partitions else None
             problem = dryrun.check_reassignment(topic=name, targets=wanted, brokers=broker_ids, partitions=partitions)
@@ -98,7 +91,7 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: st
         return out + [outcomes.from_result(c, nothing, dry_run=False) for c, _ in per_change.values()]
     throttle = _throttle_ops(targets, live, rate=ctx.throttle_rate) if ctx.throttle_rate else {}
     if throttle:
-        ctx.adapter.incremental_alter_configs(_targets(throttle), validate_only=False)
+        ctx.adapter.incremental_alter_configs(throttle, validate_only=False)
     answers = send_batched(
         ctx,
         phase=plans.Phase.REASSIGN,
@@ -110,7 +103,7 @@ def run_reassign(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: st
     submitted = {(t, p) for t, p in targets if answers[partition_key(t, p)].ok}
     moving = _wait(ctx, submitted)
     if throttle and not moving:
-        answers_removal = ctx.adapter.incremental_alter_configs(_targets(_removal(throttle)), validate_only=False)
+        answers_removal = ctx.adapter.incremental_alter_configs(_removal(throttle), validate_only=False)
         _confirm_throttle_removed(ctx, answers_removal, topics={t for t, _ in targets})
     elif throttle:
         ctx.notes.append("replication throttle left in place: partitions are still moving; re-run apply to finish")

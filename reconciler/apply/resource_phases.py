@@ -7,105 +7,92 @@ ACLs and SCRAM credentials are checked client-side instead (see ``reconciler.app
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
-from reconciler.apply import dryrun, outcomes, translate
+from reconciler.apply import dryrun, outcomes
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, send_batched
+from reconciler.apply.decoded import AlterConfigs, Operation, WriteAcl, WriteQuota, WriteScram
 from reconciler.apply.ports import ItemResultLike
 from reconciler.kafka import results
-from reconciler.model import plans, state
+from reconciler.model import payloads, plans, state
 
 
-def _translate_each(
-    changes: Sequence[plans.Change],
-    ctx: ApplyContext,
-    build: Callable[[plans.Change], Any],
-    key: Callable[[plans.Change], Hashable],
-) -> tuple[dict[Hashable, tuple[plans.Change, Any]], list[ItemOutcome]]:
-    ok: dict[Hashable, tuple[plans.Change, Any]] = {}
-    bad: list[ItemOutcome] = []
-    for c in changes:
-        try:
-            ok[key(c)] = (c, build(c))
-        except (translate.CannotTranslate, KeyError, ValueError, TypeError) as exc:
-            bad.append(outcomes.failed(c, error_name="INVALID_PLAN", message=str(exc), dry_run=ctx.dry_run))
-    return ok, bad
+def config_ops(ctx: ApplyContext, op: Operation) -> list[results.ConfigOp]:
+    """The IncrementalAlterConfigs entries of ``op``: its typed config operations, each redacted value read from
+    the manifests."""
+    return [
+        results.ConfigOp("SET", c.key, ctx.config_value(op.address, c.key, c.value))
+        if c.action is payloads.ConfigAction.SET and c.value is not None
+        else results.ConfigOp("DELETE", c.key)
+        for c in op.want(AlterConfigs).ops
+    ]
 
 
-def run_configs(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_configs(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     """TOPIC_CONFIG and BROKER_CONFIG: one IncrementalAlterConfigs request for all resources."""
-
-    def key(c: plans.Change) -> Hashable:
-        if c.phase is plans.Phase.BROKER_CONFIG:
-            return translate.config_resource("BROKER", translate.broker_resource(c))
-        return translate.config_resource("TOPIC", c.name)
-
-    items, out = _translate_each(changes, ctx, lambda c: translate.config_ops(c, ctx.reveal), key)
-    if not items:
-        return out
+    items = {(op.want(AlterConfigs).resource_type, op.name): (op, config_ops(ctx, op)) for op in ops}
     answers = send_batched(
         ctx,
-        phase=changes[0].phase,
+        phase=ops[0].change.phase,
         keys=list(items),
         call=lambda keys: ctx.adapter.incremental_alter_configs(
-            {translate.config_target(str(k)): items[k][1] for k in keys}, validate_only=ctx.dry_run
+            {k: items[k][1] for k in keys}, validate_only=ctx.dry_run
         ),
+        key_of=config_target,
     )
-    out += [outcomes.from_result(c, answers[k], dry_run=ctx.dry_run) for k, (c, _) in items.items()]
-    return out
+    return [outcomes.from_result(op.change, answers[k], dry_run=ctx.dry_run) for k, (op, _) in items.items()]
 
 
-def run_acls(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def config_target(key: Any) -> tuple[str, str]:
+    """The request key ``(resource_type, name)`` of an adapter result key: ``topic:orders``, ``broker:<default>``."""
+    resource_type, _, name = str(key).partition(":")
+    return resource_type.upper(), name
+
+
+def run_acls(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     """ACL_DELETE (exact-match filters) or ACL_CREATE, one request each."""
-    items, out = _translate_each(changes, ctx, translate.acl_binding, lambda c: translate.acl_binding(c).address)
+    items: dict[Hashable, tuple[Operation, state.AclBinding]] = {
+        op.want(WriteAcl).binding.address: (op, op.want(WriteAcl).binding) for op in ops
+    }
     if ctx.dry_run:
+        out = []
         seen: set[state.AclBinding] = set()
-        for c, binding in items.values():
+        for op, binding in items.values():
             problem = dryrun.check_acl(binding, seen=seen)
             if (
                 problem is None
-                and c.action is plans.Action.DELETE
+                and op.change.action is plans.Action.DELETE
                 and live.acls is not None
                 and binding not in live.acls
             ):
                 problem = "the binding does not exist"
-            out.append(outcomes.client_check(c, problem))
+            out.append(outcomes.client_check(op.change, problem))
         return out
-    if not items:
-        return out
-    bindings = {k: b for k, (_, b) in items.items()}
-    deleting = changes[0].phase is plans.Phase.ACL_DELETE
+    deleting = ops[0].change.phase is plans.Phase.ACL_DELETE
     answers = send_batched(
         ctx,
-        phase=changes[0].phase,
+        phase=ops[0].change.phase,
         keys=list(items),
         call=lambda keys: (ctx.adapter.delete_acls if deleting else ctx.adapter.create_acls)(
-            [bindings[k] for k in keys]
+            [items[k][1] for k in keys]
         ),
     )
-    out += [outcomes.from_result(c, answers[k], dry_run=False) for k, (c, _) in items.items()]
-    return out
+    return [outcomes.from_result(op.change, answers[k], dry_run=False) for k, (op, _) in items.items()]
 
 
-def run_quotas(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
-    items, out = _translate_each(
-        changes,
-        ctx,
-        lambda c: (translate.quota_entity(c), translate.quota_values(c)),
-        lambda c: translate.quota_entity(c).address,
-    )
-    if not items:
-        return out
+def run_quotas(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    items = {op.want(WriteQuota).entity.address: (op, op.want(WriteQuota)) for op in ops}
     answers = send_batched(
         ctx,
         phase=plans.Phase.QUOTA,
         keys=list(items),
-        call=lambda keys: ctx.adapter.alter_client_quotas(dict(items[k][1] for k in keys), validate_only=ctx.dry_run),
+        call=lambda keys: ctx.adapter.alter_client_quotas(
+            {items[k][1].entity: items[k][1].values for k in keys}, validate_only=ctx.dry_run
+        ),
     )
-    out += [outcomes.from_result(c, answers[k], dry_run=ctx.dry_run) for k, (c, _) in items.items()]
-    return out
+    return [outcomes.from_result(op.change, answers[k], dry_run=ctx.dry_run) for k, (op, _) in items.items()]
 
 
 def _one_per_user(raw: Sequence[ItemResultLike]) -> list[ItemResultLike]:
@@ -117,11 +104,12 @@ def _one_per_user(raw: Sequence[ItemResultLike]) -> list[ItemResultLike]:
     return list(chosen.values())
 
 
-def run_scram(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def run_scram(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     """Upserts and deletions of SCRAM credentials in one AlterUserScramCredentials request."""
-    items, out = _translate_each(changes, ctx, translate.scram_change, lambda c: c.name)
+    items = {op.name: (op, op.want(WriteScram)) for op in ops}
     if ctx.dry_run:
-        for c, wanted in items.values():
+        out = []
+        for op, wanted in items.values():
             problems = [
                 dryrun.check_scram(
                     user=wanted.user,
@@ -139,16 +127,14 @@ def run_scram(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state
                 )
                 for m in wanted.deletions
             ]
-            out.append(outcomes.client_check(c, "; ".join(p for p in problems if p) or None))
-        return out
-    if not items:
+            out.append(outcomes.client_check(op.change, "; ".join(p for p in problems if p) or None))
         return out
 
-    def call(keys: list[Hashable]) -> Sequence[ItemResultLike]:
+    def call(keys: list[str]) -> Sequence[ItemResultLike]:
         upserts = []
         deletions = []
         for k in keys:
-            wanted: translate.ScramChange = items[k][1]
+            wanted = items[k][1]
             deletions += [results.ScramDeletion(user=wanted.user, mechanism=m) for m in wanted.deletions]
             upserts += [
                 results.ScramUpsert(user=wanted.user, mechanism=m, iterations=n, password=ctx.secrets[wanted.user])
@@ -157,5 +143,4 @@ def run_scram(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state
         return _one_per_user(ctx.adapter.alter_scram_credentials(upserts=upserts, deletions=deletions))
 
     answers = send_batched(ctx, phase=plans.Phase.SCRAM, keys=list(items), call=call)
-    out += [outcomes.from_result(c, answers[k], dry_run=False) for k, (c, _) in items.items()]
-    return out
+    return [outcomes.from_result(op.change, answers[k], dry_run=False) for k, (op, _) in items.items()]

@@ -15,10 +15,13 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from reconciler.apply import outcomes, translate, verify
+from reconciler.apply import outcomes, verify
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, send_batched
+from reconciler.apply.decoded import AddPartitions, CreateTopic, Operation
 from reconciler.base import errors
+from reconciler.connection.settings import Secret
+from reconciler.kafka import results
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 
@@ -37,12 +40,12 @@ def _absent(ctx: ApplyContext, names: list[str], *, timeout_s: float) -> set[str
     return set(names) - set(remaining or ())
 
 
-def run_delete(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
-    by_name = {c.name: c for c in changes}
+def run_delete(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    by_name = {op.name: op.change for op in ops}
     if ctx.dry_run:
         topics = live.topics or {}
         out = []
-        for c in changes:
+        for c in by_name.values():
             t = topics.get(c.name)
             problem = None
             if t is None:
@@ -51,7 +54,7 @@ def run_delete(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
                 problem = f"topic {c.name} is internal"
             out.append(outcomes.client_check(c, problem))
         return out
-    results = send_batched(
+    answers = send_batched(
         ctx,
         phase=plans.Phase.TOPIC_DELETE,
         keys=list(by_name),
@@ -59,11 +62,11 @@ def run_delete(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
         probe_done=lambda names: _absent(ctx, names, timeout_s=min(PROBE_WAIT_S, ctx.deadline.remaining())),
         already_done_after_timeout=frozenset({"UNKNOWN_TOPIC_OR_PARTITION"}),
     )
-    deleted = [n for n, r in results.items() if r.ok]
+    deleted = [n for n, r in answers.items() if r.ok]
     gone = _absent(ctx, deleted, timeout_s=ctx.deadline.remaining()) if deleted else set()
     out = []
     for name, change in by_name.items():
-        r = results[name]
+        r = answers[name]
         item = outcomes.from_result(change, r, dry_run=False)
         if r.ok and name not in gone:
             ctx.notes.append(f"topic {name}: deletion accepted but the name was still present at the deadline")
@@ -76,20 +79,25 @@ def run_delete(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
     return out
 
 
-def run_create(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState) -> list[ItemOutcome]:
+def _spec(ctx: ApplyContext, op: Operation) -> results.TopicSpec:
+    """The CreateTopics entry of ``op``, with each redacted config value read from the manifests."""
+    create = op.want(CreateTopic)
+    configs = {k: ctx.config_value(op.address, k, v) for k, v in create.configs.items()}
+    shown = {k: v.reveal() if isinstance(v, Secret) else v for k, v in configs.items()}
+    if create.assignment:
+        return results.TopicSpec(name=op.name, assignment=create.assignment, configs=shown)
+    return results.TopicSpec(
+        name=op.name, partitions=create.partitions, replication_factor=create.replication_factor, configs=shown
+    )
+
+
+def run_create(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     out: list[ItemOutcome] = []
-    specs: dict[str, Any] = {}
-    by_name: dict[str, plans.Change] = {}
-    for c in changes:
-        try:
-            specs[c.name] = translate.topic_spec(c, ctx.reveal)
-            by_name[c.name] = c
-        except (translate.CannotTranslate, KeyError, ValueError, TypeError) as exc:
-            out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=str(exc), dry_run=ctx.dry_run))
-    if not specs:
-        return out
+    specs = {op.name: _spec(ctx, op) for op in ops}
+    by_name = {op.name: op.change for op in ops}
+    declared = {op.name: sorted(op.want(CreateTopic).configs) for op in ops}
     existing = set(live.topics or {})
-    results = send_batched(
+    answers = send_batched(
         ctx,
         phase=plans.Phase.TOPIC_CREATE,
         keys=list(specs),
@@ -100,7 +108,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
         already_done_after_timeout=frozenset({"TOPIC_ALREADY_EXISTS"}),
     )
     for name, change in by_name.items():
-        r = results[name]
+        r = answers[name]
         details: dict[str, Any] = {}
         if ctx.dry_run:
             for key in ("partitions", "replication_factor"):
@@ -109,7 +117,7 @@ def run_create(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
             resolved = r.extra.get("configs")
             if resolved:
                 details["resolved_configs"] = dict(resolved)
-                details["declared_configs"] = sorted(translate.topic(change).configs or {})
+                details["declared_configs"] = declared[name]
             if not r.ok and r.error_name == "TOPIC_ALREADY_EXISTS" and name in existing:
                 # Re-create after a delete in the same plan: the name is only free once the delete has run.
                 note = "not validated by the broker: the name stays taken until this plan's delete runs"
@@ -117,9 +125,12 @@ def run_create(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
                 continue
         out.append(outcomes.from_result(change, r, dry_run=ctx.dry_run, details=details))
     raced = [
-        by_name[n]
-        for n, r in results.items()
-        if not ctx.dry_run and not r.ok and r.error_name == "TOPIC_ALREADY_EXISTS" and n not in existing
+        op
+        for op in ops
+        if not ctx.dry_run
+        and not answers[op.name].ok
+        and answers[op.name].error_name == "TOPIC_ALREADY_EXISTS"
+        and op.name not in existing
     ]
     if raced:
         out = _judge_raced_creates(ctx, out, raced)
@@ -128,10 +139,10 @@ def run_create(ctx: ApplyContext, changes: Sequence[plans.Change], *, live: stat
     return out
 
 
-def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[plans.Change]) -> list[ItemOutcome]:
+def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[Operation]) -> list[ItemOutcome]:
     """Outcomes for creates another writer beat: ``unchanged`` where the topic is exactly as planned."""
-    names = {c.name for c in raced}
-    addresses = {c.address for c in raced}
+    names = {op.name for op in raced}
+    addresses = {op.address for op in raced}
     try:
         # The broker said they exist, but (ZooKeeper mode) the winner's topics can take a moment to be listed.
         _present(ctx, sorted(names), timeout_s=PROBE_WAIT_S)
@@ -140,12 +151,12 @@ def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[
         ctx.notes.append(f"could not read back {len(names)} topic(s) another writer created: {exc}")
         return out
     differs = {m.address: m.detail for m in verify.not_converged(raced, now)}
-    for c in raced:
-        topic = (now.topics or {}).get(c.name)
-        declared = set(translate.topic(c).configs or {})
+    for op in raced:
+        topic = (now.topics or {}).get(op.name)
+        declared = set(op.want(CreateTopic).configs)
         extra = sorted(set(topic.configs) - declared) if topic is not None else []
-        if extra and c.address not in differs:
-            differs[c.address] = f"also sets {', '.join(extra)}"
+        if extra and op.address not in differs:
+            differs[op.address] = f"also sets {', '.join(extra)}"
     judged = []
     for item in out:
         if item.address not in addresses:
@@ -161,34 +172,19 @@ def _judge_raced_creates(ctx: ApplyContext, out: list[ItemOutcome], raced: list[
     return judged
 
 
-def run_partitions(
-    ctx: ApplyContext, changes: Sequence[plans.Change], *, live: state.ClusterState
-) -> list[ItemOutcome]:
-    out: list[ItemOutcome] = []
-    totals: dict[str, int] = {}
-    placed: dict[str, list[list[int]]] = {}
-    by_name: dict[str, plans.Change] = {}
+def run_partitions(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    adds = {op.name: op.want(AddPartitions) for op in ops}
     now = {name: t.partitions for name, t in (live.topics or {}).items()}
-    for c in changes:
-        try:
-            totals[c.name] = translate.partitions_total(c)
-            new_replicas = translate.topic(c).assignment
-            if new_replicas:
-                placed[c.name] = [list(r) for r in new_replicas]
-            by_name[c.name] = c
-        except (KeyError, ValueError, TypeError) as exc:
-            out.append(outcomes.failed(c, error_name="INVALID_PLAN", message=f"no partition count: {exc}"))
-    if totals:
-        results = send_batched(
-            ctx,
-            phase=plans.Phase.PARTITIONS,
-            keys=list(totals),
-            call=lambda names: ctx.adapter.create_partitions(
-                {n: totals[n] for n in names},
-                assignments={n: placed[n] for n in names if n in placed} or None,
-                current={n: now[n] for n in names if n in now},
-                validate_only=ctx.dry_run,
-            ),
-        )
-        out += [outcomes.from_result(c, results[n], dry_run=ctx.dry_run) for n, c in by_name.items()]
-    return out
+    placed = {n: [list(r) for r in a.assignment] for n, a in adds.items() if a.assignment}
+    answers = send_batched(
+        ctx,
+        phase=plans.Phase.PARTITIONS,
+        keys=list(adds),
+        call=lambda names: ctx.adapter.create_partitions(
+            {n: adds[n].total for n in names},
+            assignments={n: placed[n] for n in names if n in placed} or None,
+            current={n: now[n] for n in names if n in now},
+            validate_only=ctx.dry_run,
+        ),
+    )
+    return [outcomes.from_result(op.change, answers[op.name], dry_run=ctx.dry_run) for op in ops]

@@ -1,85 +1,85 @@
-"""Convergence check after an apply: does the read-back cluster hold what each applied change asked for?
+"""Convergence check after an apply: does the read-back cluster hold what each applied operation asked for?
 
-Each applied change is compared with the live resource read back afterwards, with the planner's
-value comparison for configs (``7d`` and ``604800000`` are the same retention). Values the plan
-holds redacted (sensitive configs) cannot be compared and are taken on trust.
+Each applied operation (``reconciler.apply.decoded``) is compared with the live resource read back afterwards, with
+the planner's value comparison for configs (``7d`` and ``604800000`` are the same retention). A config change is
+checked key by key on exactly the config operations it sent. Values the plan holds redacted (sensitive configs)
+cannot be compared and are taken on trust.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from reconciler.apply import translate
+from reconciler.apply import decoded
 from reconciler.apply.apply_report import NotConverged
-from reconciler.model import plans, state
+from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common
 
 
-def _configs_mismatch(want: Iterable[plans.AttributeChange], have: Mapping[str, str | None]) -> list[str]:
+def _configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str | None]) -> list[str]:
     out = []
-    for attr in want:
-        if not attr.name.startswith(translate.CONFIG_PREFIX) or attr.after == plans.REDACTED:
+    for op in want:
+        if op.value == plans.REDACTED:
             continue
-        key = attr.name[len(translate.CONFIG_PREFIX) :]
-        if attr.after is None:
-            if key in have:
-                out.append(f"{key} is still set")
-        elif not common.same_value(key, str(attr.after), have.get(key)):
-            out.append(f"{key} is {have.get(key)!r}, wanted {attr.after!r}")
+        if op.action is payloads.ConfigAction.DELETE or op.value is None:
+            if op.key in have:
+                out.append(f"{op.key} is still set")
+        elif not common.same_value(op.key, op.value, have.get(op.key)):
+            out.append(f"{op.key} is {have.get(op.key)!r}, wanted {op.value!r}")
     return out
 
 
-def _topic(c: plans.Change, live: state.ClusterState) -> list[str]:
-    topic = (live.topics or {}).get(c.name)
-    if c.phase is plans.Phase.TOPIC_DELETE:
+def _created(create: decoded.CreateTopic, topic: state.TopicState) -> list[str]:
+    problems = []
+    if create.assignment is not None:
+        if [list(r) for r in topic.assignment] != [list(r) for r in create.assignment]:
+            problems.append("the replica assignment differs")
+    else:
+        if topic.partitions != create.partitions:
+            problems.append(f"{topic.partitions} partition(s), wanted {create.partitions}")
+        if topic.replication_factor != create.replication_factor:
+            problems.append(f"replication factor {topic.replication_factor}, wanted {create.replication_factor}")
+    return problems + _configs_mismatch((payloads.ConfigOp.set(k, v) for k, v in create.configs.items()), topic.configs)
+
+
+def _topic(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    topic = (live.topics or {}).get(op.name)
+    request = op.request
+    if isinstance(request, decoded.DeleteTopic):
         return ["the topic still exists"] if topic is not None else []
     if topic is None:
         return ["the topic does not exist"]
+    if isinstance(request, decoded.CreateTopic):
+        return _created(request, topic)
+    if isinstance(request, decoded.AddPartitions):
+        return [] if topic.partitions >= request.total else [f"{topic.partitions} partition(s), wanted {request.total}"]
+    if isinstance(request, decoded.AlterConfigs):
+        return _configs_mismatch(request.ops, topic.configs)
     problems = []
-    after = translate.topic(c)
-    if c.phase is plans.Phase.TOPIC_CREATE:
-        if after.assignment is not None:
-            if [list(r) for r in topic.assignment] != [list(r) for r in after.assignment]:
-                problems.append("the replica assignment differs")
-        else:
-            if topic.partitions != after.partitions:
-                problems.append(f"{topic.partitions} partition(s), wanted {after.partitions}")
-            if topic.replication_factor != after.replication_factor:
-                want_rf = after.replication_factor
-                problems.append(f"replication factor {topic.replication_factor}, wanted {want_rf}")
-        problems += _configs_mismatch(c.attributes, topic.configs)
-    elif c.phase is plans.Phase.PARTITIONS:
-        wanted = translate.partitions_total(c)
-        if topic.partitions < wanted:
-            problems.append(f"{topic.partitions} partition(s), wanted {wanted}")
-    elif c.phase is plans.Phase.TOPIC_CONFIG:
-        problems += _configs_mismatch(c.attributes, topic.configs)
-    elif c.phase is plans.Phase.REASSIGN:
-        for p, target in translate.reassignment_targets(c).items():
-            have = topic.assignment[p] if p < topic.partitions else ()
-            if sorted(have) != sorted(target):
-                problems.append(f"partition {p} has replicas {list(have)}, wanted {list(target)}")
+    for p, target in op.want(decoded.Reassign).targets.items():
+        have = topic.assignment[p] if p < topic.partitions else ()
+        if sorted(have) != sorted(target):
+            problems.append(f"partition {p} has replicas {list(have)}, wanted {list(target)}")
     return problems
 
 
-def _acl(c: plans.Change, live: state.ClusterState) -> list[str]:
-    binding = translate.acl_binding(c)
-    present = live.acls is not None and binding in live.acls
-    if c.action is plans.Action.DELETE:
+def _acl(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    present = live.acls is not None and op.want(decoded.WriteAcl).binding in live.acls
+    if op.change.action is plans.Action.DELETE:
         return ["the binding still exists"] if present else []
     return [] if present else ["the binding does not exist"]
 
 
-def _quota(c: plans.Change, live: state.ClusterState) -> list[str]:
-    entity = translate.quota_entity(c)
-    have = dict((live.quotas or {}).get(entity, {}))
-    want = {k: v for k, v in translate.quota_values(c).items() if v is not None}
+def _quota(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    wanted = op.want(decoded.WriteQuota)
+    have = dict((live.quotas or {}).get(wanted.entity, {}))
+    want = {k: v for k, v in wanted.values.items() if v is not None}
     return [] if have == want else [f"values are {have}, wanted {want}"]
 
 
-def _scram(c: plans.Change, live: state.ClusterState) -> list[str]:
-    wanted = translate.scram_change(c)
+def _scram(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    wanted = op.want(decoded.WriteScram)
     creds = {cr.mechanism: cr.iterations for cr in (live.scram_users or {}).get(wanted.user, ())}
     problems = [f"the {m} credential still exists" for m in wanted.deletions if m in creds]
     for mechanism, iterations in sorted(wanted.upserts.items()):
@@ -90,8 +90,8 @@ def _scram(c: plans.Change, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _broker(c: plans.Change, live: state.ClusterState) -> list[str]:
-    return _configs_mismatch(c.attributes, (live.broker_configs or {}).get(c.name, {}))
+def _broker(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    return _configs_mismatch(op.want(decoded.AlterConfigs).ops, (live.broker_configs or {}).get(op.name, {}))
 
 
 CHECKS = {
@@ -103,11 +103,11 @@ CHECKS = {
 }
 
 
-def not_converged(applied: Iterable[plans.Change], live: state.ClusterState) -> list[NotConverged]:
-    """One entry per applied change whose resource does not hold what the change asked for."""
+def not_converged(applied: Iterable[decoded.Operation], live: state.ClusterState) -> list[NotConverged]:
+    """One entry per applied operation whose resource does not hold what it asked for."""
     out = []
-    for c in applied:
-        problems = CHECKS[c.kind](c, live)
+    for op in applied:
+        problems = CHECKS[op.change.kind](op, live)
         if problems:
-            out.append(NotConverged(c.address, f"{c.phase.label}: " + "; ".join(problems)))
+            out.append(NotConverged(op.address, f"{op.change.phase.label}: " + "; ".join(problems)))
     return out

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from reconciler.model import desired, impact, state
+from reconciler.model import desired, impact, payloads, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
 
@@ -29,7 +29,7 @@ META_DESIRED = "_desired"
 META_LIVE = "_cluster"
 ERROR = "_error"
 META_KINDS = frozenset({META_DESIRED, META_LIVE, ERROR})
-CONFIG_PREFIX = "configs."
+CONFIG_PREFIX = payloads.CONFIG_ATTRIBUTE_PREFIX
 VALUE_PREFIX = "values."
 CREDENTIAL_PREFIX = "credentials."
 # Attributes a desired resource may leave out without that being a difference (the cluster always has one).

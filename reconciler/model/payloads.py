@@ -11,6 +11,7 @@ refuses it, naming the change, before anything is written.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +21,63 @@ from reconciler.model.kinds import Kind
 
 class PayloadError(ValueError):
     """A payload in a plan file does not have the shape its kind's payload type reads."""
+
+
+# A config key's attribute name in a change's ``attributes`` (the display of a diff): ``configs.retention.ms``.
+CONFIG_ATTRIBUTE_PREFIX = "configs."
+
+
+def config_attribute(key: str) -> str:
+    """The attribute name that shows config ``key`` in a plan: ``configs.<key>``."""
+    return CONFIG_ATTRIBUTE_PREFIX + key
+
+
+class ConfigAction(str, enum.Enum):
+    """What an incremental config change does to one key."""
+
+    SET = "set"
+    DELETE = "delete"  # remove the override: the key falls back to its default
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConfigOp:
+    """One config write of a change: set ``key`` to ``value`` (``plan.REDACTED`` for a sensitive value, which
+    apply reads from the manifests), or delete it (``value`` is ``None``). The planner builds these; apply sends
+    exactly these and verifies exactly these."""
+
+    key: str
+    action: ConfigAction
+    value: str | None = None
+
+    @classmethod
+    def set(cls, key: str, value: str) -> ConfigOp:
+        return cls(key, ConfigAction.SET, value)
+
+    @classmethod
+    def delete(cls, key: str) -> ConfigOp:
+        return cls(key, ConfigAction.DELETE)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "op": self.action.value, "value": self.value}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ConfigOp:
+        d = _fields(data, ("key", "op", "value"))
+        key, op, value = d.get("key"), d.get("op"), d.get("value")
+        if not isinstance(key, str) or op not in ("set", "delete"):
+            raise PayloadError("a config operation is not {key, op: set|delete, value}")
+        if (op == "set") != isinstance(value, str):
+            raise PayloadError(f"the config operation on {key} has a value that does not fit '{op}'")
+        return cls(key, ConfigAction(op), value)
+
+
+def _config_ops(value: Any) -> tuple[ConfigOp, ...]:
+    if not isinstance(value, list):
+        raise PayloadError("the change's config_ops are not a list")
+    ops = tuple(ConfigOp.from_dict(v) for v in value)
+    if len({op.key for op in ops}) != len(ops):
+        raise PayloadError("the change's config_ops name a key twice")
+    return ops
 
 
 def _fields(data: Any, allowed: tuple[str, ...]) -> Mapping[str, Any]:
@@ -61,6 +119,7 @@ class TopicPayload:
 
     ``configs`` values are Kafka strings (``plan.REDACTED`` for a sensitive one, ``None`` for a reset);
     ``usage`` is the evidence of use recorded with a delete, plain JSON data that is shown, never decided on.
+    ``config_ops`` (the ``after`` of a config change) are the writes the change makes, key by key.
     """
 
     partitions: int | None = None
@@ -68,8 +127,9 @@ class TopicPayload:
     configs: Mapping[str, str | None] | None = None
     assignment: tuple[tuple[int, ...], ...] | None = None
     usage: Any = None
+    config_ops: tuple[ConfigOp, ...] | None = None
 
-    _FIELDS = ("partitions", "replication_factor", "configs", "assignment", "usage")
+    _FIELDS = ("partitions", "replication_factor", "configs", "assignment", "usage", "config_ops")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -83,6 +143,8 @@ class TopicPayload:
             out["assignment"] = [list(r) for r in self.assignment]
         if self.usage is not None:
             out["usage"] = self.usage
+        if self.config_ops is not None:
+            out["config_ops"] = [op.to_dict() for op in self.config_ops]
         return out
 
     @classmethod
@@ -96,6 +158,7 @@ class TopicPayload:
             configs=None if d.get("configs") is None else _configs(d["configs"]),
             assignment=None if d.get("assignment") is None else _assignment(d["assignment"]),
             usage=d.get("usage"),
+            config_ops=None if d.get("config_ops") is None else _config_ops(d["config_ops"]),
         )
 
 
@@ -176,19 +239,25 @@ class ScramPayload:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class BrokerConfigPayload:
-    """The dynamic configs of one broker or of the cluster default."""
+    """The dynamic configs of one broker or of the cluster default; ``config_ops`` (the ``after`` of a change) are
+    the writes the change makes, key by key."""
 
     configs: Mapping[str, str | None]
+    config_ops: tuple[ConfigOp, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"configs": dict(self.configs)}
+        out: dict[str, Any] = {"configs": dict(self.configs)}
+        if self.config_ops is not None:
+            out["config_ops"] = [op.to_dict() for op in self.config_ops]
+        return out
 
     @classmethod
     def from_dict(cls, data: Any) -> BrokerConfigPayload:
-        d = _fields(data, ("configs",))
+        d = _fields(data, ("configs", "config_ops"))
         if "configs" not in d:
             raise PayloadError("the change has no 'configs' field")
-        return cls(_configs(d["configs"]))
+        ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
+        return cls(_configs(d["configs"]), config_ops=ops)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -83,7 +83,8 @@ def plan_broker_configs(ctx: common.Context) -> None:
                     {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}
                 ),
                 after=payloads.BrokerConfigPayload(
-                    {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())}
+                    {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())},
+                    config_ops=diff.ops,
                 ),
                 attributes=diff.attributes,
                 reasons=("dynamic broker configs differ from the manifests",),

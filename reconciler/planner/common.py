@@ -12,7 +12,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from reconciler.model import configs, defaults, desired, plans, state
+from reconciler.model import configs, defaults, desired, payloads, plans, state
 from reconciler.model.kinds import Kind
 
 
@@ -111,10 +111,12 @@ def same_value(key: str, want: str, have: str | None) -> bool:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConfigDiff:
-    """Attribute changes of one config map, plus undeclared keys that were left alone."""
+    """Attribute changes of one config map (what the plan shows), the config writes that make them (what apply
+    sends), and undeclared keys that were left alone."""
 
     attributes: tuple[plans.AttributeChange, ...]
     kept: tuple[str, ...]
+    ops: tuple[payloads.ConfigOp, ...] = ()
 
 
 def diff_configs(
@@ -136,6 +138,7 @@ def diff_configs(
     if want == have:
         return ConfigDiff((), ())
     out: list[plans.AttributeChange] = []
+    ops: list[payloads.ConfigOp] = []
     for key in sorted(want):
         value = want[key]
         before = have.get(key)
@@ -144,15 +147,17 @@ def diff_configs(
         secret = sensitive(key)
         if key in have and (secret or same_value(key, value, before)):
             continue
+        after = shown(value, sensitive=secret)
         out.append(
             plans.AttributeChange(
-                name=f"configs.{key}",
+                name=payloads.config_attribute(key),
                 before=shown(before, sensitive=secret),
-                after=shown(value, sensitive=secret),
+                after=after,
                 default=None,
                 sensitive=secret,
             )
         )
+        ops.append(payloads.ConfigOp.set(key, plans.REDACTED if secret else value))
     kept: list[str] = []
     for key in sorted(have.keys() - want.keys()):
         if not reset_undeclared:
@@ -164,11 +169,12 @@ def diff_configs(
             continue  # removing it changes nothing: the value it falls back to is the one it has
         out.append(
             plans.AttributeChange(
-                name=f"configs.{key}",
+                name=payloads.config_attribute(key),
                 before=plans.REDACTED if secret else have[key],
                 after=None,
                 default=shown(default, sensitive=secret),
                 sensitive=secret,
             )
         )
-    return ConfigDiff(tuple(out), tuple(kept))
+        ops.append(payloads.ConfigOp.delete(key))
+    return ConfigDiff(tuple(out), tuple(kept), tuple(ops))

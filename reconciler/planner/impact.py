@@ -16,7 +16,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from reconciler.model import desired, plans, state
+from reconciler.model import desired, payloads, plans, state
 from reconciler.model import impact as im
 from reconciler.model.kinds import Kind
 from reconciler.planner import impact_notes
@@ -53,7 +53,14 @@ def _shrinks(key: str, want: desired.DesiredTopic, have: state.TopicState) -> in
 
 
 def _config_keys(change: plans.Change) -> set[str]:
-    return {a.name.removeprefix("configs.") for a in change.attributes if a.name.startswith("configs.")}
+    """The config keys a change writes: a config change's typed operations, a create's declared configs."""
+    after = change.after
+    if isinstance(after, payloads.TopicPayload):
+        if after.config_ops is not None:
+            return {op.key for op in after.config_ops}
+        if change.phase is plans.Phase.TOPIC_CREATE:
+            return set(after.configs or {})
+    return set()
 
 
 def needs(

@@ -160,7 +160,9 @@ def _create(
         plans.AttributeChange("replication_factor", None, want.replication_factor),
     ]
     for key, value in shown.items():
-        attrs.append(plans.AttributeChange(f"configs.{key}", None, value, sensitive=common.is_sensitive(key)))
+        attrs.append(
+            plans.AttributeChange(payloads.config_attribute(key), None, value, sensitive=common.is_sensitive(key))
+        )
     if want.assignment is not None:
         attrs.append(plans.AttributeChange("assignment", None, [list(r) for r in want.assignment]))
     problem = (
@@ -262,7 +264,7 @@ def _update(
             plans.Action.UPDATE,
             plans.Phase.TOPIC_CONFIG,
             before=payloads.TopicPayload(configs=_configs_shown(dict(have.configs), secret)),
-            after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret)),
+            after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret), config_ops=diff.ops),
             attributes=diff.attributes,
             reasons=_config_reasons(diff.attributes),
         )

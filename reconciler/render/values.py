@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reconciler.model import configs, plans
+from reconciler.model import configs, payloads, plans
 
-CONFIG_PREFIX = "configs."
+CONFIG_PREFIX = payloads.CONFIG_ATTRIBUTE_PREFIX
 
 
 def config_key(attribute: str) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import deps, dryrun, preflight, retry, secretref, translate
+from reconciler.apply import decoded, deps, dryrun, preflight, retry, secretref
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.base import errors
 from reconciler.model import plans
@@ -258,7 +258,8 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
             plans.Action.CREATE,
             plans.Phase.QUOTA,
         )
-        assert translate.quota_entity(c) == entity
+        assert decoded.quota_entity(c.name) == entity
+        assert decoded.operation(c).entity == entity
 
 
 def test_authorization_failures_name_the_missing_operation_and_resource() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import translate
+from reconciler.apply import decoded
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding
@@ -88,6 +88,5 @@ def test_a_payload_of_the_wrong_shape_is_kept_as_written_and_apply_names_the_pro
     change = plans.Change(
         address=kind.address("x"), kind=kind, name="x", action=plans.Action.UPDATE, phase=plans.Phase.QUOTA
     )
-    with pytest.raises(translate.CannotTranslate) as refused:
-        translate.topic(dataclasses.replace(change, after=found))
-    assert str(refused.value) == f"{kind.address('x')}: {found.problem}"
+    refused = decoded.operation(dataclasses.replace(change, after=found))
+    assert refused.request is None and refused.problem == f"{kind.address('x')}: {found.problem}"
