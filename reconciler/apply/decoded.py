@@ -180,6 +180,17 @@ class Operations:
             scram_users=self.names(Kind.SCRAM_USER),
         )
 
+    def verify_scope(self) -> state.ReadScope:
+        """The read-back's targeted read: ``read_scope``, asking each topic only for the config keys the topic
+        operations wrote (none when they wrote none: partitions, reassignments, deletions)."""
+        keys: set[str] = set()
+        for op in self.of(Kind.TOPIC):
+            if isinstance(op.request, CreateTopic):
+                keys |= set(op.request.configs)
+            elif isinstance(op.request, AlterConfigs):
+                keys |= {c.key for c in op.request.ops}
+        return dataclasses.replace(self.read_scope(), topic_config_keys=frozenset(keys))
+
 
 # ------------------------------------------------------------------------------------------------ decoding
 P = TypeVar("P", payloads.TopicPayload, payloads.AclPayload, payloads.QuotaPayload, payloads.ScramPayload)

@@ -119,6 +119,13 @@ def _read(adapter: AdminPort, ops: decoded.Operations, *, principals: Sequence[s
     return adapter.read_state(kinds=kinds, scope=ops.read_scope(principals=principals))
 
 
+def _verify_read(adapter: AdminPort, ops: decoded.Operations) -> state.ClusterState:
+    """The read-back's read of ``ops``: only the resources not converged yet, and of their topics only the config
+    keys written (``decoded.Operations.verify_scope``)."""
+    kinds = frozenset(op.change.kind for op in ops.items)
+    return adapter.read_state(kinds=kinds, scope=ops.verify_scope())
+
+
 def read_scope(changes: Sequence[plans.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
     """What a targeted read of ``changes`` asks for (``decoded.Operations.read_scope``)."""
     return decoded.of_changes(changes).read_scope(principals=principals)
@@ -215,7 +222,7 @@ def apply_plan(
             not_converged, why = readback.read_back(
                 ctx,
                 applied,
-                read=lambda pending: _read(adapter, decoded.Operations(tuple(pending))),
+                read=lambda pending: _verify_read(adapter, decoded.Operations(tuple(pending))),
                 limit_s=options.settle_s,
             )
             converged = not not_converged

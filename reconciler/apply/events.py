@@ -16,12 +16,14 @@ class EventKind(str, enum.Enum):
     PHASE_FINISHED = "phase finished"
     RETRY = "retry"
     WAITING = "waiting"
+    VERIFYING = "verifying"  # the read-back after the writes: ``done`` of ``total`` applied changes converged
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ApplyEvent:
     """One progress step. ``total`` is the item count of the phase on ``PHASE_STARTED``;
-    ``done``/``total`` give the progress of a ``WAITING`` step (e.g. partitions reassigned)."""
+    ``done``/``total`` give the progress of a ``WAITING`` step (e.g. partitions reassigned) and of the read-back
+    (``VERIFYING``, no phase: changes converged of those applied; ``message`` is the status line)."""
 
     kind: EventKind
     phase: plans.Phase | None = None

@@ -19,11 +19,13 @@ naming the missing right (``missing_right``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from reconciler.apply import decoded, verify
 from reconciler.apply.apply_report import NotConverged
 from reconciler.apply.batch import ApplyContext
+from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.model import payloads, plans, state
 
 BASE_S = 15.0
@@ -81,15 +83,17 @@ def read_back(
     pending = list(applied)
     poll = FIRST_POLL_S
     last_progress = started
+    ctx.emit(status(applied, pending, elapsed_s=None))
     while True:
         missing = verify.not_converged(pending, read(pending))
-        if not missing:
-            return [], None
         still = {m.address for m in missing}
         if len(still) < len(pending):
             last_progress = clock()
         pending = [op for op in pending if op.address in still]  # the next read asks only for these
         now = clock()
+        ctx.emit(status(applied, pending, elapsed_s=now - started))
+        if not missing:
+            return [], None
         if now >= started + cap:
             return missing, f"the read-back deadline was reached after {now - started:.0f} s ({which})"
         if now >= last_progress + window:
@@ -97,3 +101,21 @@ def read_back(
         # The last read falls on the deadline or the end of the window, not a backoff step before it.
         ctx.pacer.sleep(max(0.0, min(poll, started + cap - now, last_progress + window - now)))
         poll = min(MAX_POLL_S, poll * BACKOFF)
+
+
+def status(
+    applied: Sequence[decoded.Operation], pending: Sequence[decoded.Operation], *, elapsed_s: float | None
+) -> ApplyEvent:
+    """The read-back's status line, ``verifying 1,100 changes: 940 converged, waiting for 160 (acl 160) after 12s``;
+    ``elapsed_s`` is ``None`` before the first read."""
+    total, left = len(applied), len(pending)
+    head = f"verifying {total:,} change{'' if total == 1 else 's'}"
+    if elapsed_s is None:
+        text = f"{head}: reading them back"
+    elif not left:
+        text = f"{head}: all converged in {elapsed_s:.1f}s"
+    else:
+        kinds = Counter(str(op.change.kind) for op in pending)
+        waiting = ", ".join(f"{kind} {n:,}" for kind, n in sorted(kinds.items()))
+        text = f"{head}: {total - left:,} converged, waiting for {left:,} ({waiting}) after {elapsed_s:.0f}s"
+    return ApplyEvent(EventKind.VERIFYING, total=total, done=total - left, message=text)

@@ -36,15 +36,21 @@ STYLES = {
 
 
 class PlainProgress:
-    """One line per phase start, retry, wait and phase end: readable in CI logs."""
+    """One line per phase start, retry, wait and phase end, and per read-back step that changed the counts:
+    readable in CI logs."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self.outcomes: Counter[Outcome] = Counter()
+        self.verified: int | None = None  # changes converged at the last read-back line printed
 
     def __call__(self, event: ApplyEvent) -> None:
         label = event.phase.label if event.phase is not None else "apply"
-        if event.kind is EventKind.PHASE_STARTED:
+        if event.kind is EventKind.VERIFYING:
+            if self.verified is None or event.done != self.verified:
+                self.console.print(f"read-back: {event.message}", highlight=False)
+            self.verified = event.done
+        elif event.kind is EventKind.PHASE_STARTED:
             self.outcomes.clear()
             self.console.print(f"{label}: {count(event.total, 'item')}", highlight=False)
         elif event.kind is EventKind.ITEM_DONE and event.outcome is not None:
@@ -57,14 +63,22 @@ class PlainProgress:
 
 
 class RichProgress:
-    """A progress bar per phase, advanced as items finish; waits (reassignments) show their own progress."""
+    """A progress bar per phase, advanced as items finish; waits (reassignments) show their own progress; the
+    read-back a bar of the changes converged, described by its status line."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.tasks: dict[plans.Phase, TaskID] = {}
+        self.verifying: TaskID | None = None
 
     def __call__(self, event: ApplyEvent) -> None:
         phase = event.phase
+        if event.kind is EventKind.VERIFYING:
+            text = escape(event.message or "read-back")
+            if self.verifying is None:
+                self.verifying = self.progress.add_task(text, total=event.total)
+            self.progress.update(self.verifying, description=text, completed=event.done)
+            return
         if phase is None:
             return
         if event.kind is EventKind.PHASE_STARTED:

@@ -13,7 +13,8 @@ topics, ListPartitionReassignments for their partitions, DescribeConfigs for the
 DescribeUserScramCredentials for the named users. Its DescribeConfigs leave out the synonyms: a topic's own
 configs, its assignment and every default it does not override are read as a full read reads them, but not the
 value an overridden key would fall back to (``TopicState.defaults`` lacks those keys; only the plan's text of a
-reset shows them, and apply never does), which halves the bytes per topic.
+reset shows them, and apply never does), which halves the bytes per topic. With ``ReadScope.topic_config_keys``
+(apply's read-back) the topics are asked only for those keys, and not at all when there are none.
 
 Either way the broker whose own configs are not asked for is asked only for ``LINT_KEYS`` (a few hundred bytes
 instead of every broker setting).
@@ -113,6 +114,7 @@ def read_state(
         all_brokers=need_brokers,
         named_brokers=scope.brokers,
         synonyms=named is None,
+        topic_keys=None if named is None else scope.topic_config_keys,
     )
     if topics is not None:
         topics = configs.apply_to(topics)
@@ -214,6 +216,7 @@ def _read_configs(
     all_brokers: bool,
     named_brokers: frozenset[str] | None = None,
     synonyms: bool = True,
+    topic_keys: frozenset[str] | None = None,
 ) -> _Configs:
     if not broker_ids:
         return _Configs()
@@ -231,6 +234,7 @@ def _read_configs(
                 all_brokers=all_brokers,
                 named_brokers=named_brokers,
                 synonyms=synonyms,
+                topic_keys=topic_keys,
             )
         except ConnectionLost as exc:
             if exc.node != first or index == len(candidates) - 1:
@@ -247,6 +251,7 @@ def _read_configs_via(
     all_brokers: bool,
     named_brokers: frozenset[str] | None,
     synonyms: bool,
+    topic_keys: frozenset[str] | None = None,
 ) -> _Configs:
     result = _Configs()
 
@@ -256,16 +261,18 @@ def _read_configs_via(
     # The request to the first broker carries the topics, the cluster default and that broker's configs: all of
     # them when they are wanted, else only the lint keys. Every other broker is asked only for its own configs.
     per_node: list[tuple[int | None, list[_Resource]]] = []
-    topic_names = sorted(topics) if topics is not None else []
+    # Only some keys of each topic (a read-back) or none of them: fewer bytes to build, send and parse.
+    keys = None if topic_keys is None else tuple(sorted(topic_keys))
+    topic_names = sorted(topics) if topics is not None and keys != () else []
     chunks = [topic_names[i : i + MAX_CONFIG_RESOURCES] for i in range(0, len(topic_names), MAX_CONFIG_RESOURCES)]
-    head: list[_Resource] = [(_TOPIC_RESOURCE, n, None) for n in (chunks[0] if chunks else [])]
+    head: list[_Resource] = [(_TOPIC_RESOURCE, n, keys) for n in (chunks[0] if chunks else [])]
     if wanted(state.CLUSTER_DEFAULT):
         head.append((_BROKER_RESOURCE, "", None))
     if topics is not None or all_brokers:
         head.append((_BROKER_RESOURCE, str(first), None if wanted(str(first)) else LINT_KEYS))
         per_node.append((first, head))
     for chunk in chunks[1:]:
-        per_node.append((None, [(_TOPIC_RESOURCE, n, None) for n in chunk]))
+        per_node.append((None, [(_TOPIC_RESOURCE, n, keys) for n in chunk]))
     per_node.extend((b, [(_BROKER_RESOURCE, str(b), None)]) for b in broker_ids if b != first and wanted(str(b)))
 
     for node, resources in per_node:

@@ -201,7 +201,8 @@ class ReadScope:
 
     ``topics`` are topic names, ``brokers`` broker ids as strings or ``CLUSTER_DEFAULT``, ``principals`` the ACL
     principals whose bindings are read (``User:alice``), ``quota_entities`` and ``scram_users`` the entities and
-    users. An empty set reads none of that kind.
+    users. An empty set reads none of that kind. ``topic_config_keys`` asks only for those configs of the named
+    topics (apply's read-back: the keys its operations wrote; an empty set reads no topic config).
     """
 
     topics: frozenset[str] | None = None
@@ -209,6 +210,7 @@ class ReadScope:
     principals: frozenset[str] | None = None
     quota_entities: frozenset[QuotaEntity] | None = None
     scram_users: frozenset[str] | None = None
+    topic_config_keys: frozenset[str] | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

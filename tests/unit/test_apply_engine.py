@@ -429,7 +429,13 @@ def test_progress_events_per_phase() -> None:
         (EventKind.PHASE_STARTED, plans.Phase.TOPIC_CONFIG),
         (EventKind.ITEM_DONE, plans.Phase.TOPIC_CONFIG),
         (EventKind.PHASE_FINISHED, plans.Phase.TOPIC_CONFIG),
+        (EventKind.VERIFYING, None),
+        (EventKind.VERIFYING, None),
     ]
+    verifying = [e for e in events if e.kind is EventKind.VERIFYING]
+    assert [(e.done, e.total) for e in verifying] == [(0, 2), (2, 2)]
+    assert verifying[0].message == "verifying 2 changes: reading them back"
+    assert (verifying[-1].message or "").startswith("verifying 2 changes: all converged in ")
 
 
 def test_an_empty_plan_sends_nothing() -> None:

@@ -180,3 +180,25 @@ def test_a_change_whose_resource_cannot_be_named_reads_its_kind_whole() -> None:
     scope = engine.read_scope([odd, topic])
     assert scope.quota_entities is None  # read whole; the quota phase then reports the change it cannot send
     assert scope.topics == frozenset({"t1"}) and scope.principals == frozenset()
+
+
+def test_the_read_back_asks_each_topic_only_for_the_config_keys_the_apply_wrote() -> None:
+    """Regression: the read-back re-read every config of every changed topic (about 40 keys each), several times
+    over while it waited for anything else to show."""
+    clock = FakeClock()
+    live = {
+        f"t{i:05}": state.TopicState(f"t{i:05}", ((1,),), configs={"retention.ms": "1", "segment.bytes": "1048576"})
+        for i in range(3)
+    }
+    adapter = SlowBroker(clock=clock, topics=live)
+    want = DesiredState(
+        topics={n: DesiredTopic(n, 2 if n == "t00002" else 1, 1, {"retention.ms": "2"}) for n in live}, ownership=OWN
+    )
+    report = run(adapter, want, clock)
+    assert report.converged is True and report.exit_code == 0
+    reads = [s for s in adapter.scopes if s is not None]
+    # Before writing: everything about the topics (the staleness check compares them whole).
+    assert reads[0].topic_config_keys is None
+    # After: only the key the config changes wrote (segment.bytes is reset, so it is read too).
+    assert reads[-1].topics == frozenset(live) and reads[-1].topic_config_keys == {"retention.ms", "segment.bytes"}
+    assert adapter.topics["t00000"].configs == {"retention.ms": "2"}

@@ -157,3 +157,18 @@ def test_the_summary_says_what_converged_and_what_was_not_carried_out() -> None:
     )
     clean = ApplyReport("c", False, _outcomes(("a", Outcome.APPLIED)), (), converged=True)
     assert "; the cluster converged;" in apply_display.summary_line(clean)
+
+
+def test_plain_progress_prints_the_read_back_status_when_its_counts_change() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=200, color_system=None)
+    lines = [
+        (0, "verifying 1,100 changes: reading them back"),
+        (940, "verifying 1,100 changes: 940 converged, waiting for 160 (acl 100, topic 60) after 1s"),
+        (940, "verifying 1,100 changes: 940 converged, waiting for 160 (acl 100, topic 60) after 3s"),
+        (1100, "verifying 1,100 changes: all converged in 9.5s"),
+    ]
+    with apply_display.progress(console) as sink:
+        for done, message in lines:
+            sink(ApplyEvent(EventKind.VERIFYING, total=1100, done=done, message=message))
+    assert out.getvalue().splitlines() == [f"read-back: {m}" for i, (_, m) in enumerate(lines) if i != 2]
