@@ -41,7 +41,7 @@ from typing import Any
 
 from benchmarks import apply_bench_tools as tools
 from benchmarks.apply_shape import Shape, topicctl_files
-from reconciler import workflow
+from reconciler import operations
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.engine import default_deadline_s
 from reconciler.kafka.adapter import KafkaAdapter
@@ -78,8 +78,8 @@ def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float | N
     adapter.reset_request_count()
     tools.ByteMeter.reset()
     started = time.perf_counter()
-    wanted = workflow.load_manifests([tree]).desired
-    planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
+    wanted = operations.load_manifests([tree]).desired
+    planned = operations.make_plan(wanted, operations.read_live(adapter, wanted))
     report = apply_plan(planned, adapter, options=ApplyOptions(deadline_s=deadline_s, desired=wanted))
     seconds = time.perf_counter() - started
     figure: dict[str, Any] = {
@@ -93,7 +93,7 @@ def reconciler_apply(adapter: KafkaAdapter, tree: Path, *, deadline_s: float | N
         "outcomes": {k: v for k, v in report.counts().items() if v},
         "too_large": sum(1 for i in report.items if "large" in (i.message or "") or i.error_name == "POLICY_VIOLATION"),
     }
-    again = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
+    again = operations.make_plan(wanted, operations.read_live(adapter, wanted))
     figure["converged"] = bool(report.converged is not False and not again.summary().has_changes)
     if figure["exit"] != 0 or not figure["converged"] or figure["too_large"]:
         figure["problems"] = [f"{i.address}: {i.outcome.value} {i.message or ''}" for i in report.items][:5]
@@ -207,10 +207,10 @@ def shape_run(cluster: KafkaCluster, args: argparse.Namespace, *, workdir: Path,
 
 def ten_changes(adapter: KafkaAdapter, tree: Path) -> dict[str, Any]:
     """Scenario 2: apply a saved plan of 10 changes; requests and bytes vs one full read (the plan's)."""
-    wanted = workflow.load_manifests([tree]).desired
+    wanted = operations.load_manifests([tree]).desired
     tools.ByteMeter.reset()
     adapter.reset_request_count()
-    planned = workflow.make_plan(wanted, workflow.read_live(adapter, wanted))
+    planned = operations.make_plan(wanted, operations.read_live(adapter, wanted))
     full: dict[str, Any] = {
         "bytes": tools.ByteMeter.total,
         "requests": adapter.request_count,

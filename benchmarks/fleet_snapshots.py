@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reconciler import workflow  # noqa: E402
+from reconciler import operations  # noqa: E402
 from reconciler.fleet import sources  # noqa: E402
 from reconciler.model import desired as d  # noqa: E402
 from reconciler.model import state as s  # noqa: E402
@@ -137,7 +137,7 @@ def generate(*, cache: Path, clusters: int, topics: int, configs: int, acls: int
             continue
         k = c % sets
         if k not in wanted:
-            wanted[k] = workflow.load_manifests([root / "manifests" / f"set-{k}"], env={}).desired
+            wanted[k] = operations.load_manifests([root / "manifests" / f"set-{k}"], env={}).desired
         live = live_state(wanted[k], cluster=c)
         s.write_snapshot(live, json_path)
         sources.write_parquet_snapshot(live, parquet_path)

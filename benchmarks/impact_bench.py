@@ -6,8 +6,8 @@ topics (``--partitions`` each, RF 1, ``retention.ms`` 7 days) with the adapter's
 The manifests declare every topic with ``retention.ms: 1d``, so every topic changes and every one has records that
 the new retention would delete. Then, ``--runs`` times, side by side (the order alternates from run to run):
 
-* ``without evidence``: ``workflow.read_live`` + ``workflow.make_plan`` without the adapter (no evidence read);
-* ``with evidence``: ``workflow.read_live`` + ``workflow.make_plan(adapter=...)``: a first plan, the impact
+* ``without evidence``: ``operations.read_live`` + ``operations.make_plan`` without the adapter (no evidence read);
+* ``with evidence``: ``operations.read_live`` + ``operations.make_plan(adapter=...)``: a first plan, the impact
   evidence of the changed topics (Metadata, DescribeLogDirs, ListOffsets), the plan again.
 
 Prints wall time and admin requests per contender, the ratio, and the plan's impact summary. Asserts nothing.
@@ -30,7 +30,7 @@ from typing import Any
 import kafka
 from kafka import KafkaProducer
 
-from reconciler import workflow
+from reconciler import operations
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
 from tests.kafka.kinds import single_node
@@ -67,11 +67,11 @@ def timed_wire(adapter: KafkaAdapter) -> None:
 
 
 def plan_once(adapter: KafkaAdapter, directory: Path, *, evidence: bool) -> tuple[float, int, str | None]:
-    wanted = workflow.load_manifests([directory]).desired
+    wanted = operations.load_manifests([directory]).desired
     adapter.reset_request_count()
     started = time.perf_counter()
-    live = workflow.read_live(adapter, wanted)
-    result = workflow.make_plan(wanted, live, adapter=adapter if evidence else None)
+    live = operations.read_live(adapter, wanted)
+    result = operations.make_plan(wanted, live, adapter=adapter if evidence else None)
     seconds = time.perf_counter() - started
     summary = None if result.impact is None else result.impact.summary_line()
     return seconds, adapter.request_count, summary

@@ -4,7 +4,7 @@ Starts its own single KRaft node (StandardAuthorizer, every PLAINTEXT client a s
 manifests for N topics (1 partition, RF 1, 3 config overrides each) and M ACL bindings, creates that state with the
 adapter's batched writes (timed, not measured), then runs side by side, ``--runs`` times:
 
-* ``reconciler``: ``workflow.read_live`` + ``planner.plan`` (text rendering timed apart), with the admin requests sent;
+* ``reconciler``: ``operations.read_live`` + ``planner.plan`` (text rendering timed apart), with its admin requests;
 * ``floor (admin)``: the same reads through ``KafkaAdminClient`` methods, one call each, results not used;
 * ``floor (wire)``: the adapter's exact requests, decoded by kafka-python and thrown away (no processing at all);
   ``floor (wire, 1)`` the same with every topic in a single DescribeConfigs;
@@ -56,7 +56,7 @@ from kafka.protocol.admin import (
 from kafka.protocol.metadata import MetadataRequest
 
 from benchmarks.plan_read_setup import TIMEOUT_MS, create_state, write_manifests
-from reconciler import planner, workflow
+from reconciler import operations, planner
 from reconciler.kafka import read as read_mod
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import desired
@@ -73,7 +73,7 @@ def reconciler_plan(adapter: KafkaAdapter, wanted: desired.DesiredState) -> Figu
     """read_live + plan + render_text on a connected adapter; times of each step and the requests sent."""
     adapter.reset_request_count()
     t0 = time.perf_counter()
-    live = workflow.read_live(adapter, wanted)
+    live = operations.read_live(adapter, wanted)
     t1 = time.perf_counter()
     result = planner.plan(wanted, live)
     t2 = time.perf_counter()
@@ -282,7 +282,7 @@ def main() -> None:
         names = write_manifests(Path(tmp), topics=args.topics, acls=args.acls)
         out["generate_s"] = time.perf_counter() - started
         started = time.perf_counter()
-        wanted = workflow.load_manifests([Path(tmp)]).desired
+        wanted = operations.load_manifests([Path(tmp)]).desired
         out["load_manifests_s"] = time.perf_counter() - started
     print(f"manifests: {len(wanted.topics)} topics, {len(wanted.acls)} ACL bindings; written in "
           f"{out['generate_s']:.2f}s, loaded and validated in {out['load_manifests_s']:.2f}s")  # fmt: skip

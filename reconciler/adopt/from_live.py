@@ -13,7 +13,7 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reconciler.adopt import output, values
 from reconciler.adopt.adoption_report import AdoptionReport
@@ -22,6 +22,9 @@ from reconciler.manifests import rules
 from reconciler.model import configs, state
 from reconciler.model.kinds import Kind, Manifest
 from reconciler.planner import topics as planner_topics
+
+if TYPE_CHECKING:
+    from reconciler.kafka.port import AdminPort
 
 _OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}
 _TYPE_ORDER = {t: i for i, t in enumerate(state.ACL_RESOURCE_TYPES)}
@@ -351,10 +354,10 @@ def build_adoption(
     return job.files, job.report
 
 
-def read_for_adoption(adapter: Any) -> state.ClusterState:
+def read_for_adoption(adapter: AdminPort) -> state.ClusterState:
     """Everything the cluster lets ``adapter`` read; a kind whose admin APIs are missing is recorded as unavailable."""
     missing = {k.value: "; ".join(reasons) for k in Kind if (reasons := adapter.missing_apis([k]))}
-    live: state.ClusterState = adapter.read_state(kinds=frozenset(Kind) - missing.keys())
+    live = adapter.read_state(kinds=frozenset(k for k in Kind if k.value not in missing))
     return dataclasses.replace(live, unavailable={**missing, **live.unavailable})
 
 

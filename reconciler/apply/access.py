@@ -19,8 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler.apply import guard
-from reconciler.apply.ports import AdminPort
 from reconciler.base import errors
+from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 

@@ -15,9 +15,9 @@ from typing import Any, Generic, TypeVar
 
 from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
-from reconciler.apply.ports import AdminPort, ItemResultLike
 from reconciler.base import errors
 from reconciler.connection.settings import Secret
+from reconciler.kafka.port import AdminPort, ItemResultLike
 from reconciler.model import plans
 
 K = TypeVar("K", bound=Hashable)

@@ -34,8 +34,8 @@ from reconciler.apply import (
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
-from reconciler.apply.ports import AdminPort
 from reconciler.base import errors
+from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState
 from reconciler.model.kinds import Kind

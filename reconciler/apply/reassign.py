@@ -19,9 +19,9 @@ from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.decoded import Operation, Reassign
 from reconciler.apply.events import ApplyEvent, EventKind
-from reconciler.apply.ports import ItemResultLike
 from reconciler.base import errors
 from reconciler.kafka import results
+from reconciler.kafka.port import ItemResultLike
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 

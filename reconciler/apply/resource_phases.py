@@ -14,8 +14,8 @@ from reconciler.apply import dryrun, outcomes
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, send_batched
 from reconciler.apply.decoded import AlterConfigs, Operation, WriteAcl, WriteQuota, WriteScram
-from reconciler.apply.ports import ItemResultLike
 from reconciler.kafka import results
+from reconciler.kafka.port import ItemResultLike
 from reconciler.model import payloads, plans, state
 
 

@@ -107,9 +107,9 @@ def print_diagnostics(diagnostics: list[errors.Diagnostic]) -> None:
 
 def load(paths: list[Path], environment: str | None) -> manifests.LoadResult:
     """Load and validate the manifests, printing their warnings."""
-    from reconciler import workflow
+    from reconciler import operations
 
-    result = workflow.load_manifests(paths, environment=environment)
+    result = operations.load_manifests(paths, environment=environment)
     print_diagnostics(result.diagnostics)
     return result
 

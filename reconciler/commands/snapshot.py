@@ -26,11 +26,11 @@ def snapshot(
     """Write the live state of a cluster as a versioned JSON snapshot (for offline plans and reviews)."""
     output.setup_logging(verbose)
     with output.errors_to_exit():
-        from reconciler import operations, workflow
+        from reconciler import operations
         from reconciler.base import terminal
         from reconciler.model import state
 
-        loaded = workflow.load_manifests(paths, environment=environment) if paths else None
+        loaded = operations.load_manifests(paths, environment=environment) if paths else None
         target = operations.Target(
             cluster=cluster,
             bootstrap_server=bootstrap_server,

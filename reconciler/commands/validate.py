@@ -36,7 +36,7 @@ def validate(
     output.use_color(no_color)
 
     with output.errors_to_exit():
-        from reconciler.manifests import check  # not workflow: validate needs neither the planner nor a Kafka client
+        from reconciler.manifests import check  # not operations: validate needs neither the planner nor a Kafka client
 
         result = check.validate(paths, environment=environment, tree=tree, roots=roots or ())
     if fmt is DiagFormat.json:

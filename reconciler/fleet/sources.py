@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler import workflow
+from reconciler import operations
 from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
@@ -66,7 +66,7 @@ def load_desired(
         if key in out:
             continue
         try:
-            result = workflow.load_manifests(list(cluster.manifests), environment=cluster.environment, env=env)
+            result = operations.load_manifests(list(cluster.manifests), environment=cluster.environment, env=env)
         except errors.ValidationFailed as exc:
             problems = errors.errors_only(exc.diagnostics)
             first = problems[0].format() if problems else str(exc)
@@ -104,7 +104,7 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
         left_ms = max(MIN_REQUEST_TIMEOUT_MS, int((task.deadline_at - time.time()) * 1000))
         settings = dataclasses.replace(settings, request_timeout_ms=min(settings.request_timeout_ms, left_ms))
     with KafkaAdapter(settings) as adapter:
-        return workflow.read_live(adapter, wanted)
+        return operations.read_live(adapter, wanted)
 
 
 def within_deadline(task: ClusterTask, deadline_at: float | None) -> ClusterTask | None:

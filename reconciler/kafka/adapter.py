@@ -18,7 +18,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import access, evidence, identity, read, security, usage, write
+from reconciler.kafka import access, evidence, identity, port, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 from reconciler.model import impact, state
@@ -229,3 +229,8 @@ def _topic_ready(topic: Any) -> bool:
 
 def _topic_absent(topic: Any) -> bool:
     return topic is None or bool(topic.error_code == _UNKNOWN_TOPIC)
+
+
+def _implements_the_port(adapter: KafkaAdapter) -> port.AdminPort:
+    """Never called: mypy checks here that ``KafkaAdapter`` has every member of ``AdminPort``, with its signature."""
+    return adapter

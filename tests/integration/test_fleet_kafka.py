@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 
-from reconciler import workflow
+from reconciler import operations
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.connection.settings import DEFAULT_REQUEST_TIMEOUT_MS, ConnectionSettings
 from reconciler.fleet import load_fleet, run_fleet_plan
@@ -39,9 +39,9 @@ def spark() -> Iterator[Any]:
 
 
 def single_cluster_plan(root: Path, bootstrap: str) -> str:
-    wanted = workflow.load_manifests([root / "manifests"], env={}).desired
+    wanted = operations.load_manifests([root / "manifests"], env={}).desired
     with KafkaAdapter(ConnectionSettings(bootstrap_servers=tuple(bootstrap.split(",")))) as adapter:
-        return workflow.make_plan(wanted, workflow.read_live(adapter, wanted)).to_json()
+        return operations.make_plan(wanted, operations.read_live(adapter, wanted)).to_json()
 
 
 def comparable(plan_text: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from kafka.errors import KafkaError
 from typer.testing import CliRunner
 
-from reconciler import manifests, workflow
+from reconciler import manifests, operations
 from reconciler.cli import app
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import impact as im
@@ -133,8 +133,8 @@ def test_retention_shrink_counts_the_records_older_than_the_new_retention(
     # The evidence costs a few requests: one Metadata, one DescribeLogDirs (one broker), three ListOffsets.
     wanted = manifests.load([directory]).desired
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-        live = workflow.read_live(adapter, wanted)
-        first = workflow.make_plan(wanted, live)
+        live = operations.read_live(adapter, wanted)
+        first = operations.make_plan(wanted, live)
         adapter.reset_request_count()
         adapter.read_impact_evidence(impact.needs(first.changes, wanted, live))
         assert adapter.request_counts == {"Metadata": 1, "DescribeLogDirs": 1, "ListOffsets": 3}
@@ -247,15 +247,15 @@ def test_evidence_refused_is_left_unknown_and_names_the_acl_to_grant(
     wanted = manifests.load([directory]).desired
     try:
         with KafkaAdapter(kafka_sasl.connection_settings()) as admin_adapter:
-            live = workflow.read_live(admin_adapter, wanted)
-        request = impact.needs(workflow.make_plan(wanted, live).changes, wanted, live)
+            live = operations.read_live(admin_adapter, wanted)
+        request = impact.needs(operations.make_plan(wanted, live).changes, wanted, live)
         with KafkaAdapter(kafka_sasl.connection_settings(user)) as adapter:
             evidence = adapter.read_impact_evidence(request)
         assert evidence.unknown == (
             "partition sizes unknown: DescribeLogDirs failed: CLUSTER_AUTHORIZATION_FAILED; "
             f"grant DESCRIBE on CLUSTER kafka-cluster to User:{user}",
         )
-        result = workflow.make_plan(wanted, dataclasses.replace(live, impact=evidence))
+        result = operations.make_plan(wanted, dataclasses.replace(live, impact=evidence))
         assert result.impact is not None and result.impact.notes == evidence.unknown
         [shrink] = result.impact.of(im.DELETES)
         assert (shrink.records, shrink.bytes) == (3, None)  # offsets read (DESCRIBE on the topic), sizes not

@@ -18,7 +18,7 @@ from kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
-from reconciler import manifests, workflow
+from reconciler import manifests, operations
 from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
@@ -160,8 +160,8 @@ def test_plan_after_importing_a_busy_cluster_is_empty(
     env = {name: "not-used-by-plan" for name in report.variables}
     result = manifests.load([tmp_path / "imported"], env=env)
     with KafkaAdapter(kafka_sasl.connection_settings()) as adapter:
-        again = workflow.read_live(adapter, result.desired)
-    p = workflow.make_plan(result.desired, again)
+        again = operations.read_live(adapter, result.desired)
+    p = operations.make_plan(result.desired, again)
 
     def mine(address: str) -> bool:
         return topic_prefix in address

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-from reconciler import planner, workflow
+from reconciler import operations, planner
 from reconciler.fleet import sources
 from reconciler.model import desired as d
 from reconciler.model import state as s
@@ -21,7 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
 
 def live_from(manifests: Path, *, drop: str, extra_topic: str, retention: str) -> s.ClusterState:
     """A live state that matches the manifests except: one topic missing, one undeclared, one config changed."""
-    wanted = workflow.load_manifests([manifests], env={}).desired
+    wanted = operations.load_manifests([manifests], env={}).desired
     brokers = tuple(s.Broker(i, f"b{i}", 9092, f"rack-{i % 2}") for i in (1, 2, 3))
     topics = {}
     for name, t in wanted.topics.items():

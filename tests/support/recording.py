@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler.connection.settings import ConnectionSettings, Secret
-from reconciler.kafka import access, results
-from reconciler.model import state
+from reconciler.kafka import access, port, results
+from reconciler.model import impact, state
+from reconciler.model.kinds import Kind
 
 ERROR_CODES = {
     "UNKNOWN_TOPIC_OR_PARTITION": 3,
@@ -56,6 +57,21 @@ class RecordingAdapter:
     @property
     def request_count(self) -> int:
         return sum(self.request_counts.values())
+
+    def missing_apis(self, kinds: Iterable[Kind]) -> list[str]:
+        """Every kind is supported: the recorded cluster is a recent one."""
+        return []
+
+    def read_topic_usage(self, topics: Sequence[str]) -> dict[str, state.TopicUsage]:
+        """No evidence of use: no group has committed offsets, every partition is empty."""
+        self.calls.append(("read_topic_usage", list(topics)))
+        self.request_counts["read_topic_usage"] += 1
+        return {t: state.TopicUsage(end_offsets=(), latest_timestamp_ms=None, groups=(), read_at_ms=0) for t in topics}
+
+    def read_impact_evidence(self, request: impact.EvidenceRequest) -> impact.ImpactEvidence:
+        """Nothing measured: the plan says the impact is unknown."""
+        self.calls.append(("read_impact_evidence", request))
+        return impact.ImpactEvidence(topics={}, read_at_ms=0, unknown=("no evidence in the recorded cluster",))
 
     def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations:
         """``operations`` when a test sets it; otherwise the brokers' answer is "not said" for the cluster and
@@ -148,13 +164,17 @@ class RecordingAdapter:
         self.request_counts["list_partition_reassignments"] += 1
         return ()
 
-    def wait_topics_present(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]:
+    def wait_topics_present(
+        self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+    ) -> frozenset[str]:
         wanted = sorted(names)
         self.calls.append(("wait_topics_present", {"names": wanted}))
         self.request_counts["wait_topics_present"] += 1
         return frozenset(n for n in wanted if n not in self.topics)
 
-    def wait_topics_absent(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]:
+    def wait_topics_absent(
+        self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+    ) -> frozenset[str]:
         wanted = sorted(names)
         self.calls.append(("wait_topics_absent", {"names": wanted}))
         self.request_counts["wait_topics_absent"] += 1
@@ -162,7 +182,7 @@ class RecordingAdapter:
 
     # ----------------------------------------------------------------------------------- write
     def create_topics(
-        self, specs: Sequence[results.TopicSpec], *, validate_only: bool = False
+        self, specs: Sequence[results.TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
     ) -> list[results.ItemResult]:
         self.calls.append(("create_topics", {"names": [s.name for s in specs], "validate_only": validate_only}))
         self.request_counts["create_topics"] += 1
@@ -183,7 +203,7 @@ class RecordingAdapter:
                 r.extra["configs"] = {"cleanup.policy": "delete", **dict(by_name[r.key].configs)}
         return out
 
-    def delete_topics(self, names: Sequence[str]) -> list[results.ItemResult]:
+    def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> list[results.ItemResult]:
         self.calls.append(("delete_topics", {"names": list(names)}))
         self.request_counts["delete_topics"] += 1
         return self._answer("delete_topics", list(names), lambda n: self.topics.pop(n, None))
@@ -195,6 +215,7 @@ class RecordingAdapter:
         assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
         current: Mapping[str, int] | None = None,
         validate_only: bool = False,
+        timeout_ms: int | None = None,
     ) -> list[results.ItemResult]:
         self.calls.append(("create_partitions", {"counts": dict(counts), "validate_only": validate_only}))
         self.request_counts["create_partitions"] += 1
@@ -285,7 +306,7 @@ class RecordingAdapter:
         return self._answer("alter_scram_credentials", users, effect)
 
     def alter_partition_reassignments(
-        self, changes: Mapping[tuple[str, int], Sequence[int] | None]
+        self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None
     ) -> list[results.ItemResult]:
         self.calls.append(("alter_partition_reassignments", {"changes": dict(changes)}))
         self.request_counts["alter_partition_reassignments"] += 1
@@ -307,6 +328,11 @@ def _apply_ops(configs: dict[str, str | None], ops: Sequence[results.ConfigOp]) 
             configs.pop(op.key, None)
         else:
             configs[op.key] = op.value.reveal() if isinstance(op.value, Secret) else str(op.value)
+
+
+def _implements_the_port(adapter: RecordingAdapter) -> port.AdminPort:
+    """Never called: mypy checks here that ``RecordingAdapter`` has every member of ``AdminPort``."""
+    return adapter
 
 
 class FakeClock:

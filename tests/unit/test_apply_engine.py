@@ -466,7 +466,9 @@ def test_a_wait_that_fails_mid_apply_fails_its_phase_and_still_produces_a_report
     from reconciler.kafka.results import ConnectionLost
 
     class LosesConnectionWhileWaiting(RecordingAdapter):
-        def wait_topics_absent(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]:
+        def wait_topics_absent(
+            self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+        ) -> frozenset[str]:
             raise ConnectionLost("Metadata to the cluster failed: connection reset", api="Metadata")
 
     adapter = LosesConnectionWhileWaiting(topics={"t-old": live_topic("t-old")})

@@ -48,7 +48,9 @@ class SlowBroker(RecordingAdapter):
         shown = {n: t for n, t in live.topics.items() if now >= self.created_at.get(n, -1e9) + self.lag_s}
         return dataclasses.replace(live, topics=shown)
 
-    def create_topics(self, specs: Sequence[TopicSpec], *, validate_only: bool = False) -> list[ItemResult]:
+    def create_topics(
+        self, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
+    ) -> list[ItemResult]:
         for s in specs:
             self.created_at.setdefault(s.name, self.clock())
         return super().create_topics(specs, validate_only=validate_only)
@@ -128,7 +130,9 @@ class SlowController(SlowBroker):
     clock: FakeClock = dataclasses.field(default_factory=FakeClock)
     write_s: float = 0.0
 
-    def create_topics(self, specs: Sequence[TopicSpec], *, validate_only: bool = False) -> list[ItemResult]:
+    def create_topics(
+        self, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
+    ) -> list[ItemResult]:
         self.clock.now += self.write_s
         return super().create_topics(specs, validate_only=validate_only)
 
@@ -200,5 +204,6 @@ def test_the_read_back_asks_each_topic_only_for_the_config_keys_the_apply_wrote(
     # Before writing: everything about the topics (the staleness check compares them whole).
     assert reads[0].topic_config_keys is None
     # After: only the key the config changes wrote (segment.bytes is reset, so it is read too).
-    assert reads[-1].topics == frozenset(live) and reads[-1].topic_config_keys == {"retention.ms", "segment.bytes"}
+    assert reads[-1].topics == frozenset(live)
+    assert reads[-1].topic_config_keys == frozenset({"retention.ms", "segment.bytes"})
     assert adapter.topics["t00000"].configs == {"retention.ms": "2"}

@@ -13,21 +13,21 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from reconciler import workflow
+from reconciler import operations
 from reconciler.fleet import FleetEvent, load_fleet, run_fleet_plan, sources
 from reconciler.model import plans
 from reconciler.model import state as s
 
 
 def single_cluster_plan(fleet_dir: Path, snapshot: Path) -> str:
-    wanted = workflow.load_manifests([fleet_dir / "manifests"], env={}).desired
+    wanted = operations.load_manifests([fleet_dir / "manifests"], env={}).desired
     if snapshot.suffix == ".parquet":
         from reconciler.fleet import rows
 
         live = rows.rebuild_live(sources.read_parquet_snapshot(snapshot))
     else:
         live = s.read_snapshot(snapshot)
-    return workflow.make_plan(wanted, live).to_json()
+    return operations.make_plan(wanted, live).to_json()
 
 
 def test_each_plan_file_equals_the_single_cluster_plan_and_the_result_is_partial(fleet_dir: Path) -> None:

@@ -1,8 +1,9 @@
-"""The narrow view of the wire adapter that apply depends on (structural types only, no I/O).
+"""``AdminPort``: every call the tool makes on a Kafka cluster, reads and writes, as one interface.
 
-``reconciler.kafka.adapter.KafkaAdapter`` satisfies these protocols; unit tests of the orchestration
-logic use a small recording stand-in. Keeping the dependency structural lets the engine be tested on
-plain data without importing kafka-python.
+``reconciler.kafka.adapter.KafkaAdapter`` is its one implementation over the wire (mypy checks that it satisfies
+the port, see the end of that module); the unit tests' ``RecordingAdapter`` (tests/unit/apply_recording.py) is the
+other, over plain data, checked the same way. Apply, plan, adopt and the fleet reader take an ``AdminPort`` and
+never probe the adapter for members it may lack. Structural types only: this module sends nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Protocol
 
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, results
-from reconciler.model import state
+from reconciler.model import impact, state
 from reconciler.model.kinds import Kind
 
 
@@ -39,9 +40,10 @@ class ItemResultLike(Protocol):
 
 
 class AdminPort(Protocol):
-    """Every wire call apply makes. Each write is one call per batch; the adapter splits it into as few
-    requests as the controller's limits allow."""
+    """Every call the tool makes on a cluster. Each write is one call per batch; the implementation splits it into
+    as few requests as the controller's limits allow and answers per entity (``ItemResultLike``)."""
 
+    # ------------------------------------------------------------------------------ the connection
     @property
     def principal(self) -> str | None:
         """The principal the brokers see for this connection, when the client side can know it."""
@@ -62,8 +64,11 @@ class AdminPort(Protocol):
         """Requests sent so far (the sum of ``request_counts``)."""
         ...
 
-    def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations: ...
+    def missing_apis(self, kinds: Iterable[Kind]) -> list[str]:
+        """A plain sentence for each admin API ``kinds`` need that the cluster lacks (empty when all are there)."""
+        ...
 
+    # ------------------------------------------------------------------------------------- reads
     def read_state(
         self,
         *,
@@ -73,11 +78,20 @@ class AdminPort(Protocol):
         scope: state.ReadScope | None = None,
     ) -> state.ClusterState: ...
 
+    def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations: ...
+
+    def read_topic_usage(self, topics: Sequence[str]) -> dict[str, state.TopicUsage]: ...
+
+    def read_impact_evidence(self, request: impact.EvidenceRequest) -> impact.ImpactEvidence: ...
+
+    def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]: ...
+
+    # ------------------------------------------------------------------------------------ writes
     def create_topics(
-        self, specs: Sequence[results.TopicSpec], *, validate_only: bool = False
+        self, specs: Sequence[results.TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
     ) -> Sequence[ItemResultLike]: ...
 
-    def delete_topics(self, names: Sequence[str]) -> Sequence[ItemResultLike]: ...
+    def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> Sequence[ItemResultLike]: ...
 
     def create_partitions(
         self,
@@ -86,6 +100,7 @@ class AdminPort(Protocol):
         assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
         current: Mapping[str, int] | None = None,
         validate_only: bool = False,
+        timeout_ms: int | None = None,
     ) -> Sequence[ItemResultLike]: ...
 
     def incremental_alter_configs(
@@ -105,11 +120,14 @@ class AdminPort(Protocol):
     ) -> Sequence[ItemResultLike]: ...
 
     def alter_partition_reassignments(
-        self, changes: Mapping[tuple[str, int], Sequence[int] | None]
+        self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None
     ) -> Sequence[ItemResultLike]: ...
 
-    def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]: ...
+    # ------------------------------------------------------------------------------------- waits
+    def wait_topics_present(
+        self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+    ) -> frozenset[str]: ...
 
-    def wait_topics_present(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]: ...
-
-    def wait_topics_absent(self, names: Iterable[str], *, timeout_s: float = 30.0) -> frozenset[str]: ...
+    def wait_topics_absent(
+        self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
+    ) -> frozenset[str]: ...
