@@ -10,8 +10,9 @@ interleaved, ``--runs`` times each, in fresh processes:
 * ``floor``: the interpreter with kafka-python's admin client imported and the snapshot read with ``json.load``:
   the client library and the live state as plain Python data, which any tool built on kafka-python holds.
 
-Peak RSS is the child's ``ru_maxrss`` (``os.wait4``). Prints median MiB, the ratio to the floor and the load
-average; asserts nothing.
+Peak RSS is the child's ``ru_maxrss`` (``os.wait4``). Linux counts in it the RSS of the forked parent before its
+``exec``, so the files are written by a child process (``--write``) and this process stays small (about 15 MiB,
+below every figure). Prints median MiB, the ratio to the floor and the load average; asserts nothing.
 
     .venv/bin/python -m benchmarks.plan_rss now=. --topics 10000 50000 --runs 3
 """
@@ -28,8 +29,6 @@ import time
 from pathlib import Path
 
 from benchmarks.apply_shape import Shape, partitions
-from reconciler import manifests
-from reconciler.model import state
 
 WRAP = (
     "import sys; sys.meta_path = [f for f in sys.meta_path if 'editable' not in type(f).__module__]; "
@@ -41,6 +40,9 @@ FLOOR = "import json, kafka, kafka.admin; state = json.load(open({path!r}))"
 
 def snapshot(files: Path, out: Path) -> int:
     """A snapshot of the cluster the manifests in ``files`` describe; returns its size in bytes."""
+    from reconciler import manifests
+    from reconciler.model import state
+
     wanted = manifests.load([files], env={}).desired
     topics = {}
     for i, (name, topic) in enumerate(sorted(wanted.topics.items())):
@@ -82,14 +84,20 @@ def main() -> None:
     parser.add_argument("--topics", type=int, nargs="+", default=[10_000, 50_000])
     parser.add_argument("--acls-per-topic", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # in a child: write the inputs and exit
     args = parser.parse_args()
+    if args.write is not None:
+        Shape("bench", args.topics[0], args.topics[0] * args.acls_per_topic).write(args.write / "manifests")
+        snapshot(args.write / "manifests", args.write / "snapshot.json")
+        return
     trees = dict(item.partition("=")[::2] for item in args.trees)
     print(f"load before: {os.getloadavg()}")
     for count in args.topics:
         with tempfile.TemporaryDirectory(prefix="plan-rss-") as tmp:
             files, snap = Path(tmp) / "manifests", Path(tmp) / "snapshot.json"
-            Shape("bench", count, count * args.acls_per_topic).write(files)
-            size = snapshot(files, snap)
+            write = [sys.executable, "-m", "benchmarks.plan_rss", "x=.", "--write", tmp, "--topics", str(count)]
+            subprocess.run([*write, "--acls-per-topic", str(args.acls_per_topic)], check=True)
+            size = snap.stat().st_size
             parts = sum(partitions(i) for i in range(count))
             print(
                 f"\n{count} topics ({parts} partitions), {count * args.acls_per_topic} ACL bindings; "

@@ -2,8 +2,9 @@
 
 Each version is a source tree of the ``reconciler`` package (``git archive <commit> reconciler | tar -x -C DIR``),
 imported by this virtualenv's interpreter with the editable-install finder removed from ``sys.meta_path``, so both
-run on the same libraries. Prints median (min-max) wall seconds and the ratio to ``python -c pass`` of the same run.
-Asserts nothing.
+run on the same libraries. Prints median (min-max) wall seconds and the ratio to ``python -c pass`` of the same run,
+then the same for CPU seconds (user + system of the child, from ``os.wait4``), which other processes on a loaded
+machine disturb far less than wall time. Asserts nothing.
 
     .venv/bin/python -m benchmarks.startup_compare before=/tmp/before after=/tmp/after --runs 15
 """
@@ -42,18 +43,22 @@ def main() -> None:
     for argv in commands.values():  # one untimed run each: byte-code caches written
         subprocess.run(argv, env=env, capture_output=True, check=False)
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     print(f"load before: {os.getloadavg()}")
     for _ in range(args.runs):
         for name, argv in commands.items():
             started = time.perf_counter()
-            done = subprocess.run(argv, env=env, capture_output=True, check=False)
+            child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(child.pid, 0)
             times[name].append(time.perf_counter() - started)
-            if done.returncode != 0:
-                raise SystemExit(f"{name} exited {done.returncode}: {done.stderr.decode()[-500:]}")
-    base = statistics.median(times["python -c pass"])
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:<24} {median:6.3f}s ({min(values):.3f}-{max(values):.3f}) {median / base:5.2f}x")
+            cpu[name].append(usage.ru_utime + usage.ru_stime)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit(f"{name} exited {status}: {(child.stderr.read() if child.stderr else b'')[-500:]!r}")
+    for what, table in (("wall", times), ("cpu", cpu)):
+        base = statistics.median(table["python -c pass"])
+        for name, values in table.items():
+            median = statistics.median(values)
+            print(f"{what} {name:<24} {median:6.3f}s ({min(values):.3f}-{max(values):.3f}) {median / base:5.2f}x")
     print(f"load after: {os.getloadavg()}")
 
 

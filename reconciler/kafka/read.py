@@ -59,6 +59,7 @@ MIN_SPLIT = 250
 _TOPIC_RESOURCE = 2
 _BROKER_RESOURCE = 4
 _UNKNOWN_TOPIC = 3
+_DYNAMIC_TOPIC_CONFIG = int(ConfigSourceType.DYNAMIC_TOPIC_CONFIG)
 _UNKNOWN_SERVER_ERROR = -1
 
 
@@ -337,20 +338,26 @@ def _sort_config_result(
     if kind == "topic":
         configs: dict[str, str | None] = {}
         defaults: dict[str, str | None] = {}
+        inherited: dict[str, str | None] = {}
         sensitive: set[str] = set()
-        for entry in res.configs:
-            key, secret = str(entry.name), bool(entry.is_sensitive)
-            value = None if secret else entry.value
-            if secret:
+        for entry in res.configs:  # about 35 per topic: the loop is kept plain
+            key = entry.name
+            if entry.is_sensitive:
                 sensitive.add(key)
-            if entry.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG:
+                value = None
+            else:
+                value = entry.value
+            if entry.config_source == _DYNAMIC_TOPIC_CONFIG:
                 configs[key] = value
                 fallback = next((s for s in entry.synonyms if _same_unit_fallback(s)), None)
                 if fallback is not None:
-                    defaults[key] = None if secret else fallback.value
+                    defaults[key] = None if key in sensitive else fallback.value
             else:
-                defaults[key] = value
-                result.cluster_topic_defaults.setdefault(key, value)
+                defaults[key] = inherited[key] = value
+        known = result.cluster_topic_defaults
+        if inherited.keys() - known.keys():  # the first topic fills it; the others rarely add a key
+            for key, value in inherited.items():
+                known.setdefault(key, value)
         result.topic_configs[name] = configs
         result.topic_defaults[name] = defaults
         result.topic_sensitive[name] = sensitive

@@ -183,11 +183,20 @@ def read_scram(
     return found
 
 
+_ENUM_NAMES: dict[tuple[Any, int], str] = {}  # (enum class, wire code) -> name: a read turns 4 codes per binding
+
+
 def _enum_name(enum_cls: Any, value: int) -> str:
-    try:
-        return str(enum_cls(int(value)).name)
-    except ValueError:
-        return "UNKNOWN"
+    ident = (enum_cls, value)
+    name = _ENUM_NAMES.get(ident)
+    if name is None:
+        try:
+            name = str(enum_cls(int(value)).name)
+        except ValueError:
+            name = "UNKNOWN"
+        if len(_ENUM_NAMES) < 1024:
+            _ENUM_NAMES[ident] = name
+    return name
 
 
 # ------------------------------------------------------------------------------------------- ACLs

@@ -33,19 +33,6 @@ class _Only:
         self.spec = spec
 
 
-def _written(doc: loader.Document, path: tuple[str | int, ...]) -> dict[str, object]:
-    """The mapping written at ``path`` in the document (empty if none)."""
-    value: object = doc.raw.data
-    for part in path:
-        if isinstance(value, dict) and isinstance(part, str):
-            value = value.get(part)
-        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
-            value = value[part]
-        else:
-            return {}
-    return value if isinstance(value, dict) else {}
-
-
 class Builder:
     """Accumulates the desired state from documents in load order, recording diagnostics."""
 
@@ -59,6 +46,7 @@ class Builder:
         self.profiles: dict[str, profiles.ClusterProfile] = {}
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
+        self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
         self._grant_topics: list[tuple[loader.Document, tuple[str | int, ...], str]] = []
         self._connect_topics: list[desired.NamePattern] = []  # storage topics a ConnectWorker names: internal
 
@@ -126,12 +114,22 @@ class Builder:
         for field, problem in found:
             self.error(doc, paths.get(field, paths["operation"]), problem)
             bad = True
-        if not bad and record:
-            self.acls.setdefault(binding, source(doc, origin))
+        if not bad and record and binding not in self.acls:
+            self.acls[binding] = self._source(doc, origin)
+
+    def _source(self, doc: loader.Document, origin: str | None) -> desired.Source:
+        """``source(doc, origin)``, made once per document and origin (an Acl document holds many bindings)."""
+        key = (id(doc), origin)
+        found = self._sources.get(key)
+        if found is None:
+            found = self._sources[key] = source(doc, origin)
+        return found
 
     def add_acl(self, doc: loader.Document, *, indices: list[int] | None = None, record: bool = True) -> None:
         """Every binding of an Acl document; ``indices`` gives the bindings' places when ``doc.spec`` is a subset."""
         spec: models.AclSpec = doc.spec
+        written = doc.raw.data.get("spec") if isinstance(doc.raw.data, dict) else None
+        written = written.get("bindings") if isinstance(written, dict) else None
         for position, b in enumerate(spec.bindings):
             index = position if indices is None else indices[position]
             at: tuple[str | int, ...] = ("spec", "bindings", index)
@@ -150,7 +148,8 @@ class Builder:
                 if first is not None and record:
                     self.error(doc, op_path, f"ACL {binding.address} is already declared at {first}", severity=WARNING)
                     continue
-                pattern_at = "patternType" if "patternType" in _written(doc, at) else "resourceName"
+                item = written[index] if isinstance(written, list) and 0 <= index < len(written) else None
+                pattern_at = "patternType" if isinstance(item, dict) and "patternType" in item else "resourceName"
                 paths = {
                     "principal": (*at, "principal"),
                     "host": (*at, "host"),
