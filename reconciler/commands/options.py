@@ -91,7 +91,13 @@ PlanFormatOpt = Annotated[PlanFormat, typer.Option("--format", help="Output form
 PlanFileOpt = Annotated[Path, typer.Option("--plan", dir_okay=False, help="Saved plan file written by 'plan --out'.")]
 ClusterNameOpt = Annotated[
     str | None,
-    typer.Option("--cluster", help="Cluster name; keys the comment/issue (default: the plan's cluster id)."),
+    typer.Option(
+        "--name",
+        "--cluster",
+        help="Name of the cluster for people: keys the comment/issue (default: the plan's cluster id). Only a "
+        "name: the connection was chosen by plan (whose --cluster names a Cluster profile). --cluster is an "
+        "older spelling of --name here.",
+    ),
 ]
 RepoOpt = Annotated[str | None, typer.Option("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY).")]
 ApiUrlOpt = Annotated[

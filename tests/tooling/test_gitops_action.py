@@ -104,7 +104,7 @@ def test_plan_with_changes_comments_on_the_pull_request(run_action: ActionRunner
     assert result.returncode == 0
     assert result.calls == [
         ["plan", "kafka/", "shared/", "--out", "plan.json", "--format", "markdown", "--detailed-exitcode"],
-        ["comment", "--plan", "plan.json", "--cluster", "prod-eu"],
+        ["comment", "--plan", "plan.json", "--name", "prod-eu"],
     ]  # fmt: skip
     assert result.outputs == {"plan-file": "plan.json", "exit-code": "2", "has-changes": "true"}
     assert "## plan markdown" in result.summary
@@ -126,14 +126,14 @@ def test_comment_can_be_switched_off(run_action: ActionRunner) -> None:
 def test_profile_is_passed_to_plan_and_apply_the_cluster_only_names_things(run_action: ActionRunner) -> None:
     result = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="eu", INPUT_PROFILE="prod-eu", FAKE_PLAN_RC="2")
     assert result.calls[0][:4] == ["plan", ".", "--cluster", "prod-eu"]
-    assert result.calls[1] == ["comment", "--plan", "plan.json", "--cluster", "eu"]
+    assert result.calls[1] == ["comment", "--plan", "plan.json", "--name", "eu"]
 
 
 def test_failed_plan_fails_the_step_and_says_so_in_the_comment(run_action: ActionRunner) -> None:
     (run_action.work / "plan.json").write_text("{}", encoding="utf-8")  # left by an earlier run
     result = run_action(INPUT_COMMAND="plan", FAKE_PLAN_RC="1")
     assert result.returncode == 1
-    assert result.calls[1] == ["comment", "--failed", "kafka-plan.err", "--cluster", "default"]
+    assert result.calls[1] == ["comment", "--failed", "kafka-plan.err", "--name", "default"]
     assert not (run_action.work / "plan.json").exists()  # no stale plan for the artifact
 
 
@@ -146,7 +146,7 @@ def test_failed_plan_outside_a_pull_request_posts_nothing(run_action: ActionRunn
 def test_drift_found_updates_the_issue_and_passes_unless_asked_to_fail(run_action: ActionRunner) -> None:
     result = run_action(INPUT_COMMAND="drift", INPUT_CLUSTER="prod", FAKE_PLAN_RC="2")
     assert result.returncode == 0
-    assert result.calls[1] == ["drift-issue", "--plan", "plan.json", "--cluster", "prod", "--close-if-clean"]
+    assert result.calls[1] == ["drift-issue", "--plan", "plan.json", "--name", "prod", "--close-if-clean"]
     assert result.outputs["has-changes"] == "true"
 
     strict = run_action(INPUT_COMMAND="drift", INPUT_CLUSTER="prod", FAKE_PLAN_RC="2", INPUT_FAIL_ON_DRIFT="true")
