@@ -261,6 +261,12 @@ def plan_to_apply(
     is not applied as if it were theirs.
     """
     if plan_file is not None:
+        given = _planning_options_given(request)
+        if given:
+            raise errors.ConfigError(
+                f"{', '.join(given)} shape a plan made now; a saved plan keeps the options it was made with. "
+                "Give them to plan (plan --out FILE), then apply --plan FILE"
+            )
         saved = plans.Plan.load(plan_file)
         if loaded is not None:
             fresh = compute_plan(loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s)
@@ -276,6 +282,18 @@ def plan_to_apply(
     if loaded is not None:
         return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s)
     raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
+
+
+def _planning_options_given(request: PlanRequest) -> list[str]:
+    """The planning options of ``request`` that differ from their defaults, as the command line spells them."""
+    default = PlanRequest()
+    checks = (
+        ("--rotate-password", tuple(request.rotate_passwords) != tuple(default.rotate_passwords)),
+        ("--allow-deleting-topics-in-use", request.allow_delete_in_use != default.allow_delete_in_use),
+        ("--in-use-window", request.in_use_window != default.in_use_window),
+        ("--max-deletes", request.max_deletes != default.max_deletes),
+    )
+    return [flag for flag, given in checks if given]
 
 
 class PlanMismatch(errors.PlanFileError):

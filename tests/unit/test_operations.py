@@ -223,3 +223,25 @@ def test_a_saved_plans_options_plan_the_manifests_again_the_same_way() -> None:
         rotate_passwords=("app",), allow_delete_in_use=True, in_use_window="0", max_deletes=40
     )
     assert operations.in_use_window_ms(request.in_use_window) == 0
+
+
+@pytest.mark.parametrize(
+    ("request_options", "named"),
+    [
+        ({"max_deletes": 300}, "--max-deletes"),
+        ({"rotate_passwords": ("app",)}, "--rotate-password"),
+        ({"allow_delete_in_use": True, "in_use_window": "1d"}, "--allow-deleting-topics-in-use, --in-use-window"),
+    ],
+)
+def test_planning_options_with_a_saved_plan_are_refused_not_ignored(
+    tmp_path: Path, request_options: dict[str, Any], named: str
+) -> None:
+    """``apply --plan FILE --max-deletes 300`` would otherwise look like consent the saved plan never carries."""
+    with pytest.raises(errors.ConfigError, match=rf"^{named} shape a plan made now; a saved plan keeps"):
+        operations.plan_to_apply(
+            plan_file=tmp_path / "never-read.json",
+            loaded=None,
+            target=operations.Target(),
+            request=operations.PlanRequest(**request_options),
+            timeout_s=5,
+        )
