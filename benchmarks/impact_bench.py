@@ -66,15 +66,16 @@ def timed_wire(adapter: KafkaAdapter) -> None:
     wire.send = timed  # type: ignore[method-assign]
 
 
-def plan_once(adapter: KafkaAdapter, directory: Path, *, evidence: bool) -> tuple[float, int, str | None]:
+def plan_once(adapter: KafkaAdapter, directory: Path, *, evidence: bool) -> tuple[float, float, int, str | None]:
+    """Wall seconds, this process's CPU seconds, admin requests and the impact summary of one plan."""
     wanted = operations.load_manifests([directory]).desired
     adapter.reset_request_count()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     live = operations.read_live(adapter, wanted)
     result = operations.make_plan(wanted, live, adapter=adapter if evidence else None)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     summary = None if result.impact is None else result.impact.summary_line()
-    return seconds, adapter.request_count, summary
+    return seconds, cpu, adapter.request_count, summary
 
 
 def main() -> None:
@@ -116,21 +117,24 @@ def main() -> None:
             print(f"set-up (not measured): {time.perf_counter() - started:.1f}s", flush=True)
             plan_once(adapter, directory, evidence=True)  # warm-up
             timed_wire(adapter)
-            figures: dict[str, list[tuple[float, int]]] = {"without evidence": [], "with evidence": []}
+            figures: dict[str, list[tuple[float, float, int]]] = {"without evidence": [], "with evidence": []}
             summary = None
             for i in range(args.runs):
                 order = [False, True] if i % 2 == 0 else [True, False]
                 for evidence in order:
-                    seconds, requests, found = plan_once(adapter, directory, evidence=evidence)
+                    seconds, cpu, requests, found = plan_once(adapter, directory, evidence=evidence)
                     name = "with evidence" if evidence else "without evidence"
-                    figures[name].append((seconds, requests))
-                    print(f"run {i + 1} {name}: {seconds:.2f}s, {requests} requests, load {os.getloadavg()[0]:.2f}")
+                    figures[name].append((seconds, cpu, requests))
+                    print(f"run {i + 1} {name}: {seconds:.2f}s (CPU {cpu:.2f}s), {requests} requests, "
+                          f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
                     summary = found if evidence else summary
-            medians = {n: statistics.median(s for s, _ in runs) for n, runs in figures.items()}
+            medians = {n: statistics.median(s for s, _, _ in runs) for n, runs in figures.items()}
+            cpus = {n: statistics.median(c for _, c, _ in runs) for n, runs in figures.items()}
             for name, runs in figures.items():
-                print(f"{name}: median {medians[name]:.2f}s, best {min(s for s, _ in runs):.2f}s, "
-                      f"requests {sorted({r for _, r in runs})}")  # fmt: skip
-            print(f"with / without evidence: {medians['with evidence'] / medians['without evidence']:.2f}x")
+                print(f"{name}: median {medians[name]:.2f}s, best {min(s for s, _, _ in runs):.2f}s, "
+                      f"median CPU {cpus[name]:.2f}s, requests {sorted({r for _, _, r in runs})}")  # fmt: skip
+            print(f"with / without evidence: {medians['with evidence'] / medians['without evidence']:.2f}x wall, "
+                  f"{cpus['with evidence'] / cpus['without evidence']:.2f}x CPU")  # fmt: skip
             print(f"impact: {summary}")
             spent = ", ".join(f"{api} {t:.2f}s" for api, t in sorted(SPENT.items(), key=lambda i: -i[1]))
             print(f"time in requests over all runs: {spent} (total {sum(SPENT.values()):.2f}s)")

@@ -95,7 +95,13 @@ def plan(
 def with_impact(first: plans.Plan, wanted: desired.DesiredState, live: state.ClusterState) -> plans.Plan:
     """``first`` (planned with ``assess_impact=False`` against the same state without ``live.impact``) with the
     impact that ``live``'s evidence gives: the plan that ``plan(wanted, live)`` returns, without planning again."""
-    changes, found = impact.assess(first.changes, wanted, live)
+    was_enabled = gc.isenabled()
+    gc.disable()  # as in plan(): many small objects, none freed before the end
+    try:
+        changes, found = impact.assess(first.changes, wanted, live)
+    finally:
+        if was_enabled:
+            gc.enable()
     return dataclasses.replace(first, changes=changes, impact=found)
 
 

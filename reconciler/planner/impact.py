@@ -136,7 +136,7 @@ def _topic_change(
     found = []
     keys = _config_keys(c)
     if keys & set(RETENTION_KEYS) or "remote.storage.enable" in keys:
-        found += _retention(c, want, have, te)
+        found += _retention(c, want, have, te, keys)
     found += impact_notes.min_isr(c, want, have, te, live, changed="min.insync.replicas" in keys)
     found += impact_notes.notices(c, want, have, keys)
     return found
@@ -144,13 +144,18 @@ def _topic_change(
 
 # ------------------------------------------------------------------------------------------ retention
 def _retention(
-    c: plans.Change, want: desired.DesiredTopic, have: state.TopicState, te: im.TopicEvidence | None
+    c: plans.Change, want: desired.DesiredTopic, have: state.TopicState, te: im.TopicEvidence | None, keys: set[str]
 ) -> list[im.TopicImpact]:
     found = []
-    for local in (False, True):
+    tiered = (impact_notes.effective("remote.storage.enable", want.configs, have) or "false") == "true"
+    for local in (False, True) if tiered else (False,):
         prefix = "local." if local else ""
-        ms = _shrinks(prefix + "retention.ms", want, have)
-        size = _shrinks(prefix + "retention.bytes", want, have)
+        # Only what the changed keys can shrink (a local limit of -2 follows the topic's own).
+        policy = "cleanup.policy" in keys or (local and "remote.storage.enable" in keys)
+        time_keys = {prefix + "retention.ms", "retention.ms"} if local else {"retention.ms"}
+        size_keys = {prefix + "retention.bytes", "retention.bytes"} if local else {"retention.bytes"}
+        ms = _shrinks(prefix + "retention.ms", want, have) if policy or keys & time_keys else None
+        size = _shrinks(prefix + "retention.bytes", want, have) if policy or keys & size_keys else None
         if ms is None and size is None:
             continue
         limits = [f"records older than {age_text(ms)}" if ms is not None else "", ""]
