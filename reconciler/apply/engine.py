@@ -162,6 +162,7 @@ def apply_plan(
     preflight.check_cluster(p, live)
     if options.check_staleness:
         preflight.check_fresh(changes, live)
+        preflight.check_scope(p, lambda kinds, wanted: adapter.read_state(kinds=kinds, topic_filter=wanted))
     if not options.allow_self_lockout:
         deletes = ops.bindings(plans.Action.DELETE)
         creates = ops.bindings(plans.Action.CREATE)

@@ -7,7 +7,7 @@ involved; when any of them fails, nothing has been written.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from reconciler.apply import secretref
@@ -15,7 +15,7 @@ from reconciler.base import errors
 from reconciler.connection.settings import Secret
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import views
+from reconciler.planner import scope, views
 
 if TYPE_CHECKING:  # decoded imports this module
     from reconciler.apply import decoded
@@ -119,6 +119,21 @@ def check_fresh(changes: Iterable[plans.Change], live: state.ClusterState) -> No
         listed = [f"{addr} ({why})" for addr, why in sorted(changed.items())]
         raise errors.StalePlan(
             f"the cluster changed since the plan was made: {name_list(listed)}. Nothing was written; run plan again."
+        )
+
+
+def check_scope(p: plans.Plan, read: Callable[[frozenset[Kind], Callable[[str], bool]], state.ClusterState]) -> None:
+    """Refuse (``StalePlan``) when anything in the plan's scope changed since it was made: a resource the manifests
+    declare, or one the Ownership rules own (``reconciler.planner.scope``). ``read(kinds, topic_filter)`` reads the
+    live state again. A plan without a recorded scope (an older release's) is checked per change only."""
+    if p.scope is None:
+        return
+    covered = scope.Scope.from_dict(p.scope)
+    moved = scope.changed(read(covered.kinds, covered.has_topic), p.scope)
+    if moved:
+        raise errors.StalePlan(
+            "the cluster changed since the plan was made, in the plan's scope (what the manifests declare or the "
+            f"Ownership rules own): {'; '.join(moved)}. Nothing was written; run plan again."
         )
 
 

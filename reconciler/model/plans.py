@@ -285,6 +285,9 @@ class Plan:
     unchanged: Mapping[Kind, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
     impact: impact_mod.PlanImpact | None = None  # what the changes will do (reconciler.planner.impact)
     tool_version: str = reconciler.__version__  # the kafka-reconciler release that wrote the plan
+    # What an out-of-band change may not touch for the plan to stay current: the rules, fingerprint and counts of
+    # ``reconciler.planner.scope`` (plain JSON data), checked by apply before any write.
+    scope: Mapping[str, Any] | None = None
 
     @property
     def actionable(self) -> tuple[Change, ...]:
@@ -340,6 +343,7 @@ class Plan:
             "unmanaged": [u.to_dict() for u in self.unmanaged],
             "unchanged": {k.value: n for k, n in sorted(self.unchanged.items())},
             **({} if self.impact is None else {"impact": self.impact.to_dict()}),
+            **({} if self.scope is None else {"scope": dict(self.scope)}),
         }
         body["checksum"] = planfile.seal(body)
         return body
@@ -362,6 +366,7 @@ class Plan:
                 unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},
                 impact=None if doc.get("impact") is None else impact_mod.PlanImpact.from_dict(doc["impact"]),
                 tool_version=written_by,
+                scope=_scope_doc(doc.get("scope")),
             )
         except AddressMismatch as exc:
             raise errors.PlanFileError(f"refused: {exc}; the plan was edited after it was written") from None
@@ -389,6 +394,14 @@ class Plan:
             return cls.from_json_dict(doc)
         except errors.PlanFileError as exc:
             raise errors.PlanFileError(f"{path}: {exc}") from None
+
+
+def _scope_doc(value: Any) -> Mapping[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"scope must be an object, not {type(value).__name__}")
+    return value
 
 
 def sort_changes(changes: Iterable[Change]) -> tuple[Change, ...]:

@@ -5,7 +5,9 @@ its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks th
 cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; an
 error-level finding about one resource blocks that resource's changes only (a global one, with no address, makes
 apply refuse the whole plan); ``views``
-defines the live view of each resource that change fingerprints (and apply's staleness check) use.
+defines the live view of each resource that change fingerprints (and apply's staleness check) use; ``scope`` says
+which live resources the plan depends on (declared, or owned by the Ownership rules) and fingerprints them, so apply
+refuses a saved plan when any of them changed.
 Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes. ``impact`` says what each
 topic change will do, from the evidence in ``ClusterState.impact`` when it was read.
 """
@@ -17,7 +19,20 @@ import gc
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import acls, blast, brokers, common, guards, impact, lint, quotas, scram, topics, unsupported
+from reconciler.planner import (
+    acls,
+    blast,
+    brokers,
+    common,
+    guards,
+    impact,
+    lint,
+    quotas,
+    scope,
+    scram,
+    topics,
+    unsupported,
+)
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
@@ -70,6 +85,8 @@ def plan(
         blast.check(ctx)
         guards.block_at_errors(ctx.changes, ctx.warnings)
         fingerprint = live_fingerprint(live, kinds=kinds)
+        covered = scope.of(wanted, kinds)
+        scoped_fingerprint, scoped_counts = scope.fingerprint(live, covered)
         changes, found = plans.sort_changes(ctx.changes), None
         if assess_impact:
             changes, found = impact.assess(changes, wanted, live)
@@ -89,6 +106,7 @@ def plan(
         options={**opts.to_dict(), "kinds": sorted(k.value for k in kinds)},
         unchanged=dict(sorted(ctx.unchanged.items())),
         impact=found,
+        scope={**covered.to_dict(), "fingerprints": scoped_fingerprint, "counts": scoped_counts},
     )
 
 
