@@ -90,7 +90,7 @@ def plan(
     read_concurrency: Annotated[
         int | None,
         typer.Option(
-            "--read-concurrency", min=1, help="Clusters read at once (local default 8; spark: one task per cluster)."
+            "--read-concurrency", min=1, help="Clusters read at once (local default 8; spark: tasks, default 1-4 per core)."
         ),
     ] = None,
     deadline: Annotated[

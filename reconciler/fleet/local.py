@@ -1,5 +1,7 @@
 """The in-process fleet engine (the default): hash joins per cluster, no JVM, bounded memory.
 
+The Spark engine runs the same loop inside each of its tasks, over the task's share of the clusters.
+
 Clusters are handled one at a time in fleet order, so memory holds one cluster's rows (plus the
 reads in flight), not the fleet's. Live reads run ahead on a small thread pool: reading over the
 wire is mostly waiting, and a cluster that times out does not hold up the others' planning.
@@ -29,13 +31,15 @@ def run_local(
     on_read: Callable[[str, int], None] | None = None,
     read_ahead: int = READ_AHEAD,
     deadline_at: float | None = None,
+    want_rows: Mapping[str, list[rows.Row]] | None = None,
 ) -> Iterator[planning.ClusterOutcome]:
     """Plan each task's cluster; yields outcomes in task order. ``on_read(cluster, rows)`` after each read.
 
     At most ``read_ahead`` clusters are read at once. A cluster whose read would start after
-    ``deadline_at`` (epoch seconds) is not read and comes out ``skipped``.
+    ``deadline_at`` (epoch seconds) is not read and comes out ``skipped``. ``want_rows`` holds the
+    desired rows of manifest sets already flattened (the Spark engine broadcasts them).
     """
-    desired_rows: dict[str, list[rows.Row]] = {}
+    desired_rows: dict[str, list[rows.Row]] = dict(want_rows or {})
     if not tasks:
         return
     workers = max(1, min(read_ahead, len(tasks)))

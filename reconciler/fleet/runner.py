@@ -1,6 +1,6 @@
 """``run_fleet_plan``: plan every cluster of a fleet with one engine and write the plans and the summary.
 
-Steps: load each distinct manifest set once; make one task per cluster; let the engine read live
+Steps: load each distinct manifest set once; make one read task per cluster; let the engine read live
 state, join and plan; write ``<out_dir>/<cluster>/plan.json`` (the single-cluster plan format, so
 ``show`` and ``apply --plan`` take it) and the summary files; remove the ``plan.json`` a previous
 run left for a cluster this run did not plan. A cluster whose manifests are invalid, whose live
@@ -158,7 +158,8 @@ def run_fleet_plan(
     ``engine="spark"`` runs on ``master`` (default ``local[*]``) with ``spark_conf``, or on
     ``spark_session`` when given (it is then left running). ``env`` feeds ``${VAR}`` in the manifests
     (default: the process environment). ``read_concurrency`` bounds how many clusters are read at
-    once (local default 8; Spark default one task per cluster, as many at once as executor cores).
+    once (local default 8; Spark: the number of tasks, default one to four per executor core, each
+    reading up to 8 of its clusters at once).
     ``deadline_s`` bounds the run: a cluster not yet read by then is reported ``skipped``.
     ``retry_failed`` (an earlier run's ``summary.json``) plans only the clusters that run could not
     plan; into that run's own folder, the others are carried over (``retry``).

@@ -2,10 +2,13 @@
 
 Pipeline: the driver loads each distinct manifest set once, builds its desired rows once, and
 broadcasts both (one broadcast per set; an executor loads only the sets of the clusters it plans).
-The clusters are spread over the executors as an RDD, one partition per cluster (or at most
-``max_parallel`` partitions); each task reads its cluster where it runs (over the wire or from a
-snapshot), joins the live rows with its set's desired rows (``planning.hash_join``) and plans them
-(``planning.plan_joined``), the functions the local engine calls, so both engines write the same plans.
+The clusters are spread over the executors as an RDD of one to ``TASKS_PER_CORE`` partitions per
+executor core (``partitions``; or ``max_parallel``), so that one task plans many clusters: a Spark
+task costs far more than planning a cluster does (docs/benchmarks.md). Each task runs the local
+engine's loop (``local.run_local``) over its clusters: reads run ahead on ``READS_PER_TASK`` threads
+where the task runs (over the wire or from a snapshot), and each cluster's live rows are joined with
+its set's desired rows (``planning.hash_join``) and planned (``planning.plan_joined``), so both
+engines write the same plans.
 One ``collect()`` runs the stage as a single job: every task slot works at once, there is no shuffle,
 and the driver receives only each cluster's plan text, drift records and summary numbers.
 
@@ -38,10 +41,13 @@ from typing import Any
 
 import reconciler
 from reconciler.base import errors
-from reconciler.fleet import planning, rows, sources
+from reconciler.fleet import local, planning, rows, sources
 from reconciler.model import desired
 
 JOB_GROUP_PREFIX = "kafka-reconciler-plan"
+TASKS_PER_CORE = 4  # at most this many tasks per executor core: balanced when clusters plan unevenly
+CLUSTERS_PER_TASK = 16  # and at least this many clusters per task once every core has one (a task costs ~0.1 s)
+READS_PER_TASK = local.READ_AHEAD  # clusters a task reads at once (reading is mostly waiting)
 PYTHON_SETTING = "spark.pyspark.python"
 CANCEL_GRACE_S = 30.0  # after the run's deadline, how long tasks already reading may take before the job is cancelled
 
@@ -214,11 +220,27 @@ def _plan_partition(
         # A cluster that is down is reported by its error row; kafka-python's retry log lines would
         # only repeat that on the console of every executor.
         logging.getLogger("kafka").setLevel(logging.CRITICAL)
-        for task in tasks:
-            wanted, want_rows = sets[task.desired_key].value
-            yield planning.plan_cluster(task, wanted, want_rows, deadline_at=deadline_at)
+        batch = list(tasks)
+        values = {key: sets[key].value for key in {t.desired_key for t in batch}}
+        yield from local.run_local(
+            batch,
+            {key: sources.DesiredSet(key, wanted, {}) for key, (wanted, _) in values.items()},
+            read_ahead=READS_PER_TASK,
+            deadline_at=deadline_at,
+            want_rows={key: want for key, (_, want) in values.items()},
+        )
 
     return run
+
+
+def partitions(clusters: int, *, cores: int, max_parallel: int | None = None) -> int:
+    """How many tasks plan ``clusters``: ``max_parallel`` when given; else one per executor core (Spark's
+    default parallelism), more (up to ``TASKS_PER_CORE`` per core) only while each still gets
+    ``CLUSTERS_PER_TASK`` clusters; never more than one per cluster."""
+    if max_parallel is not None:
+        return max(1, min(max_parallel, clusters))
+    cores = max(1, cores)
+    return max(1, min(clusters, max(cores, min(cores * TASKS_PER_CORE, clusters // CLUSTERS_PER_TASK))))
 
 
 def _finished_tasks(sc: Any, group: str) -> int:
@@ -243,11 +265,11 @@ def run_spark(
 ) -> list[planning.ClusterOutcome]:
     """Plan every task's cluster on ``spark`` in one job; outcomes in task order.
 
-    ``max_parallel`` caps how many clusters are read at once (partitions; each plans its clusters
-    one after another); by default every cluster is its own task. ``on_progress(done, total)``
-    reports finished tasks while the job runs. Clusters whose task starts after ``deadline_at``
-    (epoch seconds) come out ``skipped``; if the job is still running ``CANCEL_GRACE_S`` later it is
-    cancelled and every cluster comes out ``skipped``.
+    ``max_parallel`` sets how many tasks share the clusters (``partitions``; by default
+    ``TASKS_PER_CORE`` per executor core); each task reads up to ``READS_PER_TASK`` of its clusters
+    at once. ``on_progress(done, total)`` reports finished tasks while the job runs. Clusters whose
+    read would start after ``deadline_at`` (epoch seconds) come out ``skipped``; if the job is still
+    running ``CANCEL_GRACE_S`` later it is cancelled and every cluster comes out ``skipped``.
     """
     if not tasks:
         return []
@@ -260,7 +282,7 @@ def run_spark(
             wanted: desired.DesiredState | None = desired_sets[task.desired_key].desired
             assert wanted is not None  # tasks are only made for manifest sets that loaded
             broadcasts[task.desired_key] = sc.broadcast((wanted, list(rows.desired_rows(wanted))))
-    slices = len(ordered) if max_parallel is None else max(1, min(max_parallel, len(ordered)))
+    slices = partitions(len(ordered), cores=sc.defaultParallelism, max_parallel=max_parallel)
     group = f"{JOB_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}"
     produced: list[planning.ClusterOutcome] = []
     failure: list[BaseException] = []

@@ -20,6 +20,7 @@ import pytest
 from kafka.admin import KafkaAdminClient, NewTopic
 
 from reconciler.fleet import load_fleet, run_fleet_plan, sources
+from reconciler.fleet import spark as spark_engine
 from reconciler.model import state as s
 from tests.kafka.cluster import KafkaCluster
 from tests.spark import events
@@ -114,12 +115,20 @@ def test_standalone_cluster_plans_like_the_local_engine_on_both_workers(
     }
 
     def without_run(summary: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in summary.items() if k not in ("run", "engine")}
+        """The summary without the run's metadata, and with the closed port's reason checked, then set aside:
+        its wording depends on how many refused connections the bootstrap saw before its timeout, under load."""
+        doc = json.loads(json.dumps({k: v for k, v in summary.items() if k not in ("run", "engine")}))
+        for entry in (*doc["unreadable"], *doc["clusters"]):
+            if entry["name"] == "down":
+                assert "connection refused" in entry["reason"], entry
+                entry["reason"] = "(connection refused)"
+        return dict(doc)
 
     assert without_run(dict(on_spark.summary)) == without_run(dict(on_local.summary))
 
     apps = standalone.status()["completedapps"]  # the session has stopped: the application is listed done
     assert any(app["name"] == "kafka-reconciler fleet plan" for app in apps)
     tasks = events.group_tasks(events.read_events(event_dir), group_prefix="kafka-reconciler-plan")
-    assert len(tasks) == len(planned) + 1 and all(t.succeeded for t in tasks)  # one task per cluster read
+    # one planning task per executor core, each planning several of the 8 clusters
+    assert len(tasks) == spark_engine.partitions(len(planned) + 1, cores=2) == 2 and all(t.succeeded for t in tasks)
     assert len({t.executor for t in tasks}) == 2, tasks  # both workers' executors planned clusters
