@@ -90,7 +90,9 @@ def plan(
     read_concurrency: Annotated[
         int | None,
         typer.Option(
-            "--read-concurrency", min=1, help="Clusters read at once (local default 8; spark: tasks, default 1-4 per core)."
+            "--read-concurrency",
+            min=1,
+            help="Clusters read at once (local default 8; spark: tasks, default 1-4 per core).",
         ),
     ] = None,
     deadline: Annotated[
