@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from reconciler import manifests, planner
 from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
-from reconciler.model import configs, defaults, desired, plans, state
+from reconciler.model import configs, defaults, desired, plan_compare, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import impact as planner_impact
 
@@ -270,7 +270,7 @@ def plan_to_apply(
         saved = plans.Plan.load(plan_file)
         if loaded is not None:
             fresh = compute_plan(loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s)
-            differences = plan_differences(saved, fresh)
+            differences = plan_compare.differences(saved, fresh)
             if differences:
                 raise PlanMismatch(
                     f"{plan_file}: the manifests no longer produce this saved plan, so it is not applied: "
@@ -310,37 +310,6 @@ def saved_request(saved: plans.Plan) -> PlanRequest:
         in_use_window=defaults.IN_USE_WINDOW if window is None else str(window),
         max_deletes=options.get("max_deletes"),
     )
-
-
-def _change_key(c: plans.Change) -> tuple[object, ...]:
-    """What a change does, without what is read at planning time (usage evidence, reasons, warnings)."""
-    from reconciler.model import payloads
-
-    return (c.action, tuple(a.to_dict() for a in c.attributes), payloads.encode(c.after))
-
-
-def plan_differences(saved: plans.Plan, fresh: plans.Plan, *, limit: int = 5) -> list[str]:
-    """How ``fresh`` differs from ``saved``, one entry per address and phase (at most ``limit``, then a count)."""
-    old = {(c.address, c.phase): c for c in saved.changes}
-    new = {(c.address, c.phase): c for c in fresh.changes}
-    found: list[str] = []
-    for key in sorted(old.keys() | new.keys()):
-        before, after = old.get(key), new.get(key)
-        where = f"{key[0]} ({key[1].label})"
-        if after is None:
-            found.append(f"{where} is no longer planned")
-        elif before is None:
-            found.append(f"{where} is planned now ({after.action.value}) but not in the saved plan")
-        elif _change_key(before) != _change_key(after):
-            found.append(f"{where} is planned differently now ({_summary(after)} instead of {_summary(before)})")
-    if len(found) > limit:
-        return [*found[:limit], f"and {len(found) - limit} more"]
-    return found
-
-
-def _summary(c: plans.Change) -> str:
-    changed = [f"{a.name} -> {a.after}" for a in c.attributes if not a.sensitive][:3]
-    return c.action.value + (f" {', '.join(changed)}" if changed else "")
 
 
 def has_work(p: plans.Plan) -> bool:

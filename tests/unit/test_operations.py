@@ -14,7 +14,7 @@ import pytest
 from reconciler import manifests, operations
 from reconciler.apply.apply_report import Outcome
 from reconciler.base import errors
-from reconciler.model import plans, state
+from reconciler.model import plan_compare, plans, state
 from tests.support.recording import RecordingAdapter
 
 TOPICS = """\
@@ -199,7 +199,7 @@ def test_a_saved_plan_differs_from_the_manifests_planned_again(tmp_path: Path, l
     saved = operations.compute_plan(
         loaded, target=operations.Target(), request=operations.PlanRequest(), live_state=live
     )
-    assert operations.plan_differences(saved, saved) == []
+    assert plan_compare.differences(saved, saved) == []
     (tmp_path / "m" / "topics.yaml").write_text(
         TOPICS.replace("retention.ms: 7d", "retention.ms: 49d").replace("partitions: 3", "partitions: 4"),
         encoding="utf-8",
@@ -208,7 +208,7 @@ def test_a_saved_plan_differs_from_the_manifests_planned_again(tmp_path: Path, l
     fresh = operations.compute_plan(
         changed, target=operations.Target(), request=operations.PlanRequest(), live_state=live
     )
-    assert operations.plan_differences(saved, fresh) == [
+    assert plan_compare.differences(saved, fresh) == [
         "topic/orders (topic config) is planned now (update) but not in the saved plan",
         "topic/payments (topic create) is planned differently now (create partitions -> 4, replication_factor -> 1 "
         "instead of create partitions -> 3, replication_factor -> 1)",
