@@ -1,4 +1,5 @@
-"""The principal Kafka's default principal builder gives a certificate or a token, computed from plain data.
+"""The principal Kafka's default principal builder gives a certificate or a token, computed from plain data; and
+the sentences for TLS handshake failures, which name the certificate's real problem.
 
 Expected strings are written out as Java's ``X500Principal.getName()`` prints them (RFC 2253, most specific RDN
 first, attributes without an RFC 2253 keyword as ``<OID>=#<hex DER>``), not derived with the code under test.
@@ -11,7 +12,7 @@ from cryptography import x509
 from cryptography.x509.oid import NameOID
 
 from reconciler.apply import access, guard
-from reconciler.kafka import identity
+from reconciler.kafka import bootstrap, identity
 from reconciler.kafka.access import AuthorizedOperations
 from reconciler.model.state import AclBinding
 
@@ -84,3 +85,41 @@ def test_rights_the_acls_of_the_principal_do_not_explain() -> None:
     ]
     topic = AclBinding("TOPIC", "PREFIXED", "ord", "User:*", "*", "READ", "ALLOW")
     assert access.unexplained_rights(ops, principal="User:app", acls=[*theirs, topic], topics=["orders"]) == []
+
+
+@pytest.mark.parametrize(
+    ("openssl", "expected"),
+    [
+        (
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: Hostname mismatch, certificate is not valid "
+            "for 'kafka-1'. (_ssl.c:1006)",
+            "the broker's certificate does not name the host connected to (Hostname mismatch",
+        ),
+        (
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)",
+            "the broker's certificate has expired; the broker needs a renewed certificate",
+        ),
+        (
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self-signed certificate in certificate chain",
+            "the broker's certificate is not trusted: self-signed certificate in certificate chain; check the trust",
+        ),
+    ],
+    ids=["host-name", "expired", "unknown-ca"],
+)
+def test_tls_failures_name_their_cause(openssl: str, expected: str) -> None:
+    sentence = bootstrap.tls_failure(openssl)
+    assert sentence is not None and sentence.startswith(expected), sentence
+
+
+def test_a_refused_client_certificate_is_named_by_what_the_client_knows_of_it() -> None:
+    watch = bootstrap.BootstrapWatch(("b:9093",))
+    refused = "TLS handshake failed: the broker does not trust the client certificate (...)"
+    watch.failures.append(bootstrap.Failure("b:9093", "tls", refused))
+    watch.gave_up = True
+    plain = watch.failure_message("b:9093 (SSL)")
+    assert plain is not None and "does not trust the client certificate" in plain
+    expired = watch.failure_message("b:9093 (SSL)", client_problem="it expired on 2026-01-01 00:00 UTC (CN=x)")
+    assert expired == (
+        "cannot connect to Kafka at b:9093 (SSL): b:9093: TLS handshake failed: the broker refused the client "
+        "certificate: it expired on 2026-01-01 00:00 UTC (CN=x)"
+    )
