@@ -69,7 +69,9 @@ def setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
     logs.setup(verbose, quiet_kafka=quiet_kafka)
 
 
-GROUP_AT = 4  # a diagnostic repeated at this many places or more is printed once, with the count and places
+# As in rendered plans (reconciler.render.repeats): a diagnostic repeated at this many places or more is printed
+# once, with the count and the places.
+GROUP_AT = 5
 _PLACES_SHOWN = 3
 
 
