@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply.access import MissingAccess
+from reconciler.apply.access import MissingAccess, PrincipalUnexplained
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.kafka import identity
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.integration.test_secure import assert_applied, grant, own_acls_deleted, plan_apply_replan, topics
 from tests.kafka.secure import SecureCluster
@@ -94,3 +95,28 @@ def test_oauth_principal_from_the_claim_the_broker_names(
     )
     assert client.azp == "svc-azp-orders" and client.client_id == "azp-client"  # sub is the client id
     guarded(kafka_secure, settings, "User:svc-azp-orders", topic_prefix, tmp_path)
+
+
+def test_a_principal_the_acls_cannot_explain_is_refused_not_guessed(
+    kafka_secure: SecureCluster, topic_prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the brokers' naming rules cannot be read (here: the read is made to fail) the tool falls back to the
+    client settings, which lack the mapping rule, and computes User:CN=...,OU=mapped,... The broker still grants
+    this connection the rights of User:<CN>, which no ACL of the computed name explains: the apply must refuse
+    with that reason and delete nothing, rather than guard the wrong principal."""
+    name = f"{topic_prefix}svc"
+    client = kafka_secure.pki.client(name, unit="mapped")
+    principal = f"User:{name}"
+    grant(kafka_secure, principal, topic_prefix)
+    monkeypatch.setattr(identity, "broker_rules", lambda wire, *, mechanism: None)
+    with KafkaAdapter(kafka_secure.mtls_settings(client)) as adapter:
+        assert adapter.principal == f"User:CN={name},OU=mapped,O=kafka-reconciler tests"
+        plan = make_plan(adapter, write_manifests(tmp_path / "lockout", own_acls_deleted(principal, topic_prefix)))
+        assert len(plan.changes) == 4
+        with pytest.raises(PrincipalUnexplained) as refused:
+            apply(adapter, plan)
+    message = str(refused.value)
+    assert "the brokers grant this connection DESCRIBE on CLUSTER kafka-cluster" in message
+    assert "the client settings (the brokers' configuration could not be read)" in message
+    assert "nothing was written" in message
+    assert len(acls_of(kafka_secure, principal)) == 4
