@@ -87,17 +87,7 @@ def _load(paths: Sequence[Path], *, environment: str | None, env: Mapping[str, s
                 message = f"{ident[0]} {ident[1]!r} is declared twice (first at {where})"
                 diags.append(raw.diagnostic(("metadata", "name"), message))
     _refuse_referenced_secrets(everything, diags)
-    validated: dict[str, list[loader.Document]] = {kind: [] for kind in _ORDER}
     builder = build.Builder(diags)
-    for ident in order:
-        raw = documents[ident]
-        if raw.broken:
-            continue
-        doc = loader.validate(raw, ident[0], ident[1], diags)
-        if doc is not None:
-            validated[doc.kind].append(doc)
-        else:
-            builder.check_failed_document(raw, ident[0], ident[1])
     handlers: dict[str, Callable[[loader.Document], None]] = {
         Manifest.TOPIC_DEFAULTS: builder.topic_builder.add_defaults,
         Manifest.OWNERSHIP: builder.add_ownership,
@@ -109,9 +99,21 @@ def _load(paths: Sequence[Path], *, environment: str | None, env: Mapping[str, s
         Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }
+    by_kind: dict[str, list[tuple[str, str]]] = {kind: [] for kind in _ORDER}
+    for ident in order:
+        by_kind[ident[0]].append(ident)
+    # Each document is validated and built in one step, kind by kind in build order: its model (several times the
+    # size of its plain data) is freed as soon as what it declares is in the desired state.
     for kind in _ORDER:
-        for doc in validated[kind]:
-            handlers[kind](doc)
+        for ident in by_kind[kind]:
+            raw = documents[ident]
+            if raw.broken:
+                continue
+            doc = loader.validate(raw, ident[0], ident[1], diags)
+            if doc is None:
+                builder.check_failed_document(raw, ident[0], ident[1])
+            else:
+                handlers[kind](doc)
     builder.topic_builder.check_collisions()
     builder.check_grant_topics()
     diags.sort(key=lambda d: (d.file or "", d.line or 0, d.column or 0))

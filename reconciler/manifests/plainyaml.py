@@ -129,6 +129,7 @@ def documents(text: str, *, max_depth: int) -> list[tuple[Any, int, int]] | None
 def _read(text: str, max_depth: int) -> list[tuple[Any, int, int]]:
     get = CParser(text).get_event
     cache: dict[str, Any] = {}  # plain scalar text -> value (manifests repeat most values)
+    keys: dict[str, str] = {}  # one string object per distinct key: thousands of documents repeat a few keys
     out: list[tuple[Any, int, int]] = []
     stack: list[Any] = []
     top: Any = None  # the innermost open collection
@@ -152,7 +153,7 @@ def _read(text: str, max_depth: int) -> list[tuple[Any, int, int]]:
                         value = value.lower()
                 if value in top:
                     raise _Unsupported  # a duplicate key: reported with both places
-                key = value
+                key = keys.setdefault(value, value)
                 continue
             if "$" in value:
                 raise _Unsupported  # a ${VAR} to substitute (a comment's $schema is no scalar: it stays here)

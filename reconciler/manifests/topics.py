@@ -151,7 +151,7 @@ class TopicBuilder:
         if existing is not None and existing.source is not None:
             self.error(doc, ("metadata", "name"), f"topic {name!r} is declared twice (first at {existing.source})")
             return
-        self._topic_docs[name] = doc
+        self._topic_docs[name] = loader.Document(raw=doc.raw, kind=doc.kind, name=name, model=None)  # not the model
         self.topics[name] = desired.DesiredTopic(
             name=name,
             partitions=partitions,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,11 @@ class AclBinding:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AclBinding:
-        return cls(**{f.name: str(data[f.name]) for f in dataclasses.fields(cls)})
+        """From ``to_dict``'s form; each field's string is interned (a snapshot repeats the same few thousand)."""
+        return cls(*(sys.intern(str(data[name])) for name in _ACL_FIELDS))
+
+
+_ACL_FIELDS = tuple(f.name for f in dataclasses.fields(AclBinding))
 
 
 @dataclasses.dataclass(frozen=True, slots=True, order=True)
@@ -302,6 +307,12 @@ class ClusterState:
             raise errors.SnapshotError(
                 f"unsupported snapshot version {doc.get('version')!r}; this tool reads version {SNAPSHOT_VERSION}"
             )
+        rows: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per distinct replica list: most repeat
+
+        def row(replicas: Any) -> tuple[int, ...]:
+            found = tuple(int(x) for x in replicas)
+            return rows.setdefault(found, found)
+
         try:
             topics_doc = doc.get("topics")
             quotas_doc = doc.get("quotas")
@@ -317,7 +328,7 @@ class ClusterState:
                 else {
                     name: TopicState(
                         name=name,
-                        assignment=tuple(tuple(int(x) for x in r) for r in t["assignment"]),
+                        assignment=tuple(row(r) for r in t["assignment"]),
                         internal=bool(t.get("internal", False)),
                         configs=dict(t.get("configs", {})),
                         defaults=dict(t.get("defaults", {})),
@@ -383,6 +394,7 @@ def read_snapshot(path: Path) -> ClusterState:
         raise errors.SnapshotError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except fileio.JsonLimitError as exc:
         raise errors.SnapshotError(f"{path}: refused: the snapshot {exc}") from None
+    del text  # the file's text is not needed once parsed: freed before the state is built beside the parsed form
     try:
         return ClusterState.from_json_dict(doc)
     except errors.SnapshotError as exc:
