@@ -1,9 +1,10 @@
 """Impact evidence, read only for the topics a plan changes: partition sizes, offsets and in-sync replicas.
 
-Requests, each batched over the named topics: one Metadata (leaders, replicas, in-sync replicas); one
-DescribeLogDirs per live broker holding a replica (the size of each replica it stores); per partition leader one
-ListOffsets for EARLIEST and one for LATEST, and one more by timestamp (now minus the retention the plan sets)
-when a topic's retention shrinks. A plan changing 1,000 topics on 3 brokers sends at most 1 + 3 + 3 x 3 requests.
+Requests, each batched over the named topics: Metadata (leaders, replicas, in-sync replicas) only when the plan's
+own Metadata read (``Wire.last_metadata``) does not list them all; one DescribeLogDirs per live broker holding a
+replica (the size of each replica it stores); per partition leader one ListOffsets for EARLIEST and one for
+LATEST, and one more by timestamp (now minus the retention the plan sets) when a topic's retention shrinks. A plan
+changing 1,000 topics on 3 brokers sends at most 1 + 3 + 3 x 3 requests (on one broker: 1 + 3).
 
 Never fails the plan: a refused or unanswered request leaves its part unknown and says why in
 ``ImpactEvidence.unknown`` (``partition sizes unknown: grant DESCRIBE on CLUSTER kafka-cluster to User:alice``).
@@ -114,15 +115,25 @@ Layout = dict[str, list[tuple[int, tuple[int, ...], tuple[int, ...]]]]
 
 
 def _metadata(reader: _Reader, names: list[str]) -> Layout:
-    """Topic -> per partition (leader, replicas, in-sync replicas); topics that do not exist are left out."""
+    """Topic -> per partition (leader, replicas, in-sync replicas); topics that do not exist are left out.
+
+    From the plan's own Metadata read when it lists every named topic (no request), else from one Metadata."""
+    noted = reader.wire.last_metadata
+    listed = {str(t.name) for t in getattr(noted, "topics", None) or () if not t.error_code}
+    if noted is not None and listed.issuperset(names):
+        return _layout(noted, set(names))
     response = reader.send(
         MetadataRequest(
             topics=[MetadataRequest.MetadataRequestTopic(name=n) for n in names], allow_auto_topic_creation=False
         )
     )
+    return _layout(response, set(names))
+
+
+def _layout(response: Any, names: set[str]) -> Layout:
     layout: Layout = {}
     for topic in response.topics:
-        if topic.error_code or not topic.partitions:
+        if str(topic.name) not in names or topic.error_code or not topic.partitions:
             continue
         parts = sorted(topic.partitions, key=lambda p: int(p.partition_index))
         layout[str(topic.name)] = [

@@ -70,6 +70,7 @@ class Wire:
         # The broker that answers every request that may go anywhere, so that reads and waits see one
         # broker's metadata cache (brokers catch up with the controller at different moments).
         self.home: int | None = None
+        self.last_metadata: Any = None  # the last Metadata answer noted (a plan's read, reused by kafka/evidence.py)
         self.broker_rules: identity.BrokerRules | bool | None = None  # False: could not be read
         # Brokers whose last request failed on the connection; reads route around them first.
         self.unreachable: set[int] = set()
@@ -343,7 +344,7 @@ class Wire:
         return self.controller_id
 
     def note_metadata(self, response: Any) -> None:
-        controller = getattr(response, "controller_id", -1)
+        controller, self.last_metadata = getattr(response, "controller_id", -1), response
         self.controller_id = int(controller) if controller is not None and controller >= 0 else None
         if self.home is None:
             self.home = self.controller_id
