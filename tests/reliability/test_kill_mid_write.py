@@ -15,6 +15,7 @@ from reconciler.apply import ApplyEvent, ApplyOptions, EventKind, Outcome, apply
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import desired, plans
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.dist import HarnessError, selected_mode
 from tests.kafka.node import KafkaNode
 from tests.support.integration import kraft_only
 from tests.support.live import plan_now, settings, topics_state
@@ -130,3 +131,37 @@ def test_broker_killed_during_a_replication_factor_change(kafka_cluster3: KafkaC
     left = converge_after_restart(kafka_cluster3, victim, wanted)
     print(f"re-run had {left} change(s) left")
     assert replication(kafka_cluster3, topic_prefix) == dict.fromkeys(names, (6, 3))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    selected_mode() != "zookeeper",
+    reason="ZooKeeper mode only: KRaft brokers forward ListPartitionReassignments to the active controller "
+    "(run with KAFKA_MODE=zookeeper KAFKA_VERSION=3.9.2)",
+)
+def test_reassignment_reads_wait_out_a_zookeeper_controller_election(
+    kafka_cluster3: KafkaCluster, topic_prefix: str
+) -> None:
+    """Regression: with the ZooKeeper-mode controller SIGKILLed, every broker answers NOT_CONTROLLER until its
+    session expires and a new controller is elected (zookeeper.session.timeout.ms 10 s here); the read failed at
+    once. It now looks the controller up again and re-sends, within the request timeout."""
+    with KafkaAdapter(settings(kafka_cluster3, request_timeout_ms=40_000)) as adapter:
+        controller = adapter._wire.refresh_controller()
+        victim = next(n for n in kafka_cluster3.nodes if n.node_id == controller)
+        victim.kill()
+        assert adapter.list_partition_reassignments() == ()
+        after = adapter._wire.refresh_controller()
+    print(f"\ncontroller {controller} killed; the read was answered once broker {after} was elected")
+    assert after != controller
+    eventually(lambda: _restart(victim), what=f"broker {victim.node_id} back", timeout=120)
+
+
+def _restart(node: KafkaNode) -> bool:
+    """Start a killed ZooKeeper-mode broker; False while its old session still holds its broker znode."""
+    try:
+        node.start()
+    except HarnessError:  # the broker exits (NodeExists) until the old session expires
+        if node.running:
+            node.kill()
+        return False
+    return True
