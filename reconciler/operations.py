@@ -155,6 +155,9 @@ _USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)
 # ------------------------------------------------------------------------------------- the commands' flows
 
 
+APPLY_CONNECTION_MARGIN_S = 60.0
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Target:
     """The cluster a command was pointed at: its flags, ``--command-config`` and the manifests' profiles."""
@@ -164,12 +167,15 @@ class Target:
     command_config: Path | None = None
     profiles: Mapping[str, manifests.ClusterProfile] = dataclasses.field(default_factory=dict)
 
-    def connect(self, *, timeout_s: float | None = None, request_bound_s: float | None = None) -> KafkaAdapter:
+    def connect(
+        self, *, timeout_s: float | None = None, request_bound_s: float | None = None, deadline_s: float | None = None
+    ) -> KafkaAdapter:
         """An adapter for this cluster (``reconciler.connection.layers`` decides the settings).
 
         It connects on its first request, giving up after ``timeout_s`` (default: the request timeout); use it
         as a context manager so the connection is closed. ``request_bound_s`` lowers the request timeout to at most
-        that many seconds (``plan --timeout``: no request waits longer).
+        that many seconds (``plan --timeout``: no request waits longer). Nothing waits on the cluster later than
+        ``deadline_s`` from now (default: ``reconciler.kafka.wire.DEFAULT_DEADLINE_S``, 15 minutes).
         """
         from reconciler.kafka.adapter import KafkaAdapter
 
@@ -182,7 +188,7 @@ class Target:
         if request_bound_s is not None:
             bound_ms = max(1, min(settings.request_timeout_ms, int(request_bound_s * 1000)))
             settings = dataclasses.replace(settings, request_timeout_ms=bound_ms)
-        return KafkaAdapter(settings, connect_timeout_s=timeout_s)
+        return KafkaAdapter(settings, connect_timeout_s=timeout_s, deadline_s=deadline_s)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -325,11 +331,14 @@ def has_work(p: plans.Plan) -> bool:
 def prepare_apply(p: plans.Plan, *, target: Target, timeout_s: float | None, dry_run: bool) -> KafkaAdapter:
     """Everything that can fail without a cluster, before anyone is asked to confirm: the plan's error-level
     findings (too many deletes, ...) and changes that cannot be carried out, the connection settings (profile
-    secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter."""
-    from reconciler.apply import decoded, preflight
+    secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter, bounded by
+    the apply's deadline (``--timeout``, else the default that scales with the work) plus
+    ``APPLY_CONNECTION_MARGIN_S``: the apply's own deadline ends it first, the connection's is the backstop."""
+    from reconciler.apply import decoded, engine, preflight
 
     ops = decoded.decode(p)
-    adapter = target.connect(timeout_s=timeout_s)
+    bound = timeout_s if timeout_s is not None else engine.default_deadline_s(p.actionable)
+    adapter = target.connect(timeout_s=timeout_s, deadline_s=bound + APPLY_CONNECTION_MARGIN_S)
     if p.actionable and not dry_run:
         preflight.resolve_secrets(ops.items, environ=None)
     return adapter

@@ -100,10 +100,12 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
     )
     if task.request_timeout_ms is not None:
         settings = dataclasses.replace(settings, request_timeout_ms=task.request_timeout_ms)
+    deadline_s = None
     if task.deadline_at is not None:
         left_ms = max(MIN_REQUEST_TIMEOUT_MS, int((task.deadline_at - time.time()) * 1000))
         settings = dataclasses.replace(settings, request_timeout_ms=min(settings.request_timeout_ms, left_ms))
-    with KafkaAdapter(settings) as adapter:
+        deadline_s = left_ms / 1000  # connecting and every wait end by the run's deadline, not only each request
+    with KafkaAdapter(settings, deadline_s=deadline_s) as adapter:
         return operations.read_live(adapter, wanted)
 
 

@@ -31,9 +31,12 @@ _UNKNOWN_TOPIC = 3
 class KafkaAdapter:
     """Reads and writes one cluster. Use as a context manager; nothing connects until the first call."""
 
-    def __init__(self, settings: ConnectionSettings, *, connect_timeout_s: float | None = None) -> None:
+    def __init__(
+        self, settings: ConnectionSettings, *, connect_timeout_s: float | None = None, deadline_s: float | None = None
+    ) -> None:
         self.settings = settings
-        self._wire = wire_mod.Wire(settings, connect_timeout_s=connect_timeout_s)
+        # deadline_s: nothing waits on the cluster past it, counted from now (``wire.DEFAULT_DEADLINE_S`` if None)
+        self._wire = wire_mod.Wire(settings, connect_timeout_s=connect_timeout_s, deadline_s=deadline_s)
 
     def __enter__(self) -> KafkaAdapter:
         return self

@@ -15,19 +15,33 @@ of the filter that redacts secrets):
 - ``MAX_DROPS`` connections that the broker accepted and then closed during the handshake (wrong credentials,
   mechanism or security protocol: the broker closes without saying why);
 - ``ATTEMPTS`` connections closed at the first request after ApiVersions (a client without SASL on a SASL
-  listener: the broker answers the greeting, then drops the unauthenticated Metadata request).
+  listener: the broker answers the greeting, then drops the unauthenticated Metadata request);
+- never for a connection that was accepted and then got no answer (no TLS handshake answer, no answer to
+  ApiVersions) within its setup bound: that is named as the last error when the bootstrap's time is up.
 
-``failure_message`` turns what was seen into one sentence naming the addresses tried.
+The logger is shared by every client in the process (a fleet reads several clusters at once), so a watch
+takes only the records of its own client's IO thread, and closes its manager from that thread: a watch that
+took another client's refusals once reported "connection refused" for a listening broker and closed the other
+client's manager from a foreign thread, whose IO loop then slept through the wake-up until its next timer.
+
+``failure_message`` turns what was seen into one sentence naming the addresses tried; ``failure_sentence``
+words the whole failure, falling back to the timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import re
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import kafka.errors as kafka_errors
+
+from reconciler.connection.settings import ConnectionSettings
+from reconciler.kafka.bounded import SILENT_TLS
 
 _AFTER_HELLO = re.compile(r"Bootstrap attempt to (\S+) failed: (.*)")
 AUTH_ERRORS = (kafka_errors.SaslAuthenticationFailedError, kafka_errors.UnsupportedSaslMechanismError)
@@ -38,7 +52,7 @@ class Failure:
     """One failed attempt at one bootstrap address, classified."""
 
     address: str
-    kind: str  # "refused", "unknown-host", "tls", "mismatch", "auth", "dropped", "unauthenticated", "other"
+    kind: str  # refused, unknown-host, tls, mismatch, auth, dropped, unauthenticated, silent, other
     detail: str
 
 
@@ -60,6 +74,21 @@ def classify(address: str, exc: BaseException) -> Failure:
     if "DNS Resolution failure" in text or "Name or service not known" in text:
         host = address.rsplit(":", 1)[0]
         return Failure(address, "unknown-host", f"unknown host {host!r} (DNS lookup failed)")
+    if SILENT_TLS in text:
+        seconds = text.rsplit(" ", 1)[-1]
+        return Failure(
+            address,
+            "silent",
+            f"accepted the connection but sent no TLS handshake answer within {seconds} (a black-holed address, "
+            "a load balancer without a live broker behind it, or not a TLS listener?)",
+        )
+    if "Request timed out" in text:
+        return Failure(
+            address,
+            "silent",
+            "accepted the connection but did not answer the first request (ApiVersions) in time (a hung broker, a "
+            "black-holed address, or not Kafka?)",
+        )
     if "Handshake failed" in text or "SSL" in text:
         reason = text.split("Handshake failed:", 1)[-1].strip()
         if "EOF" in reason or "reset" in reason.lower():
@@ -152,7 +181,7 @@ class BootstrapWatch(logging.Handler):
 
     def observe(self, record: logging.LogRecord) -> None:
         """Classify one warning of the connection manager; stop the bootstrap when retrying cannot help."""
-        if self.gave_up:
+        if self.gave_up or not self._ours(record):
             return
         message = record.getMessage()
         if message.startswith("Bootstrap connection to"):
@@ -179,6 +208,14 @@ class BootstrapWatch(logging.Handler):
             self.gave_up = True
             for manager in self.managers:
                 manager.close()
+
+    def _ours(self, record: logging.LogRecord) -> bool:
+        """Whether ``record`` was logged by the IO thread of one of this watch's own clients."""
+        for manager in self.managers:
+            thread = manager._net._io_thread
+            if thread is not None and thread.ident == record.thread:
+                return True
+        return False
 
     def _should_stop(self) -> bool:
         kinds = [f.kind for f in self.failures]
@@ -221,3 +258,97 @@ class BootstrapWatch(logging.Handler):
         latest = {f.address: f for f in self.failures if f.kind in self._DEFINITE}
         causes = "; ".join(f"{address}: {latest[address].detail}" for address in self.addresses if address in latest)
         return f"cannot connect to Kafka at {where}: {causes}"
+
+
+_level_lock = threading.Lock()
+_watching = 0
+_saved: tuple[int, bool] = (logging.NOTSET, True)
+
+
+@contextlib.contextmanager
+def watching(watch: BootstrapWatch) -> Iterator[None]:
+    """Attach ``watch`` to kafka-python's manager logger while a client connects.
+
+    When the application silenced the logger (a level above WARNING), its warnings are let through for the
+    watches alone while any client connects, without passing them on; the first watch in saves the settings and
+    the last one out restores them (clients connect on several threads at once in a fleet).
+    """
+    global _watching, _saved
+    manager_log = logging.getLogger("kafka.net.manager")
+    with _level_lock:
+        if _watching == 0:
+            _saved = (manager_log.level, manager_log.propagate)
+            if not manager_log.isEnabledFor(logging.WARNING):
+                manager_log.setLevel(logging.WARNING)
+                manager_log.propagate = False
+        _watching += 1
+        manager_log.addHandler(watch)
+        manager_log.filters.insert(0, tap := watch.tap())  # ahead of the secret redaction
+    try:
+        yield
+    finally:
+        with _level_lock:
+            manager_log.removeHandler(watch)
+            manager_log.removeFilter(tap)
+            _watching -= 1
+            if _watching == 0:
+                manager_log.setLevel(_saved[0])
+                manager_log.propagate = _saved[1]
+
+
+def auth_hint(settings: ConnectionSettings) -> str:
+    """What to check after the broker refused this client's credentials."""
+    if settings.sasl_mechanism == "OAUTHBEARER":
+        return (
+            "the broker rejected the OAuth token; check that its issuer, audience and signing key match the "
+            "broker's sasl.oauthbearer.* settings"
+        )
+    if settings.sasl_mechanism == "AWS_MSK_IAM":
+        return "check the AWS credentials and that their IAM policy allows kafka-cluster:Connect"
+    return "check the username, the password and the SASL mechanism"
+
+
+def failure_sentence(
+    watch: BootstrapWatch, settings: ConnectionSettings, *, seconds: float, client_problem: str | None = None
+) -> str:
+    """The sentence for a bootstrap that ended without a client: the cause seen, else the ``seconds`` bound.
+
+    ``client_problem`` is ``BootstrapWatch.failure_message``'s (what the client sees wrong with its certificate).
+    """
+    where = settings.describe()
+    if watch.auth_error is not None:
+        return f"authentication failed at {where}: {broker_message(watch.auth_error)}; {auth_hint(settings)}"
+    drops = sum(f.kind == "dropped" for f in watch.failures)
+    if watch.gave_up and drops >= watch.MAX_DROPS and settings.uses_sasl:
+        hint = "check the username, password, SASL mechanism and security protocol"
+        if settings.sasl_mechanism == "OAUTHBEARER":  # its token was fetched: the broker refuses it
+            hint = auth_hint(settings)
+        return (
+            f"authentication failed at {where}: the broker closed the connection during the handshake "
+            f"{drops} times; {hint}"
+        )
+    if watch.gave_up and drops >= watch.MAX_DROPS:
+        return (
+            f"cannot connect to Kafka at {where}: the other end closed the connection before answering, "
+            f"{drops} times (a SASL or TLS listener, or not Kafka at all?); check the port and security.protocol"
+        )
+    named = watch.failure_message(where, client_problem=client_problem)
+    if named is not None:
+        return named
+    last = watch.failures[-1] if watch.failures else None
+    seen = f"; last error: {last.address}: {last.detail}" if last is not None else ""
+    return (
+        f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
+        f"(check the address, the port and the security protocol){seen}"
+    )
+
+
+def broker_message(exc: BaseException) -> str:
+    """``Authentication failed: Invalid username or password`` from kafka-python's wrapped error text."""
+    text = plain(exc)
+    return text.rsplit(": ", 2)[-2] + ": " + text.rsplit(": ", 1)[-1] if text.count(": ") >= 2 else text
+
+
+def plain(exc: BaseException) -> str:
+    """An exception's text on one line."""
+    return " ".join(str(exc).split())

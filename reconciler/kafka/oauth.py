@@ -4,6 +4,9 @@
 scope come from the ``OAuthBearerLoginModule`` JAAS line. The provider asks for a token with the OAuth 2
 client-credentials grant, sending the id and secret in HTTP Basic auth (URL-encoded first, as the Java client
 does), and reuses it until 80 % of its lifetime has passed. A ``file:`` URL names a file holding a token instead.
+Each wait on the endpoint (connect, TLS, the answer) is bounded by ``HTTP_TIMEOUT_S`` and by the connection's
+deadline (``deadline_at``, set by the wire before it connects): an endpoint that accepts and never answers is
+named with the bound it missed.
 
 Before a token is handed to the broker its claims are read (not verified: that is the broker's job) so that
 an expired token is reported as such, and so the tool knows its principal: the claim the brokers'
@@ -63,6 +66,7 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
         self._refresh_at = 0.0
         self.subject: str | None = None
         self.claims: dict[str, Any] = {}
+        self.deadline_at: float | None = None  # time.monotonic() by which a fetch must have been answered
 
     @property
     def endpoint(self) -> str:
@@ -124,8 +128,13 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
             },
             method="POST",
         )
+        timeout = HTTP_TIMEOUT_S
+        if self.deadline_at is not None:
+            timeout = min(timeout, self.deadline_at - time.monotonic())
+            if timeout <= 0:
+                raise OAuthTokenError(f"no time was left to ask the OAuth token endpoint {_safe_url(url)} for a token")
         try:
-            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 body = json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as exc:
             raise OAuthTokenError(
@@ -134,6 +143,11 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
             ) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
+            if isinstance(reason, TimeoutError):
+                raise OAuthTokenError(
+                    f"the OAuth token endpoint {_safe_url(url)} did not answer within {timeout:.3g}s (a hung identity "
+                    "provider or a black-holed address?)"
+                ) from None
             raise OAuthTokenError(f"cannot reach the OAuth token endpoint {_safe_url(url)}: {reason}") from None
         except ValueError:
             raise OAuthTokenError(f"the OAuth token endpoint {self._where()} did not answer with JSON") from None

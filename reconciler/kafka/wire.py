@@ -6,6 +6,10 @@ because those methods hide what the adapter must report (per-entity error messag
 or send extra requests behind the caller's back (a Metadata lookup for the controller, a DescribeConfigs
 before every AlterConfigs), which would make the request count meaningless. Every request goes through
 ``Wire.send``, which counts it.
+
+No wait is unbounded (``reconciler.kafka.bounded``): connecting is bounded by the connect timeout, each request
+by its timeout plus a connection's setup, and everything by the wire's deadline (``deadline_s`` from its
+creation; ``DEFAULT_DEADLINE_S`` when the command sets none), so a black-holed address ends with its cause.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import collections
 import importlib.util
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,13 +29,14 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import bootstrap, identity, netfix, oauth, redact, rights, tls
+from reconciler.kafka import bootstrap, bounded, identity, netfix, oauth, redact, rights, tls
 from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 from reconciler.model.capabilities import explain_unsupported
 
 netfix.install()  # a refused SASL login is reported by the broker's own words, every time
 
+DEFAULT_DEADLINE_S = 900.0  # the whole-command bound on talking to a cluster when the command sets none
 _CONNECTION_ERRORS = (
     kafka_errors.KafkaConnectionError,
     kafka_errors.NodeNotReadyError,
@@ -59,8 +65,13 @@ class Wire:
 
     READ_DETOURS = 3  # other brokers a free-to-route read tries after its first broker failed
 
-    def __init__(self, settings: ConnectionSettings, *, connect_timeout_s: float | None = None) -> None:
+    def __init__(
+        self, settings: ConnectionSettings, *, connect_timeout_s: float | None = None, deadline_s: float | None = None
+    ) -> None:
         self.settings = settings
+        # Bound on everything this wire waits for, from its creation: no command talks to a cluster for longer.
+        self.deadline_s = DEFAULT_DEADLINE_S if deadline_s is None else deadline_s
+        self.deadline_at = time.monotonic() + self.deadline_s
         # Bound on connecting (bootstrap), at most the request timeout; e.g. apply's --timeout.
         self.connect_timeout_ms = settings.request_timeout_ms
         if connect_timeout_s is not None:
@@ -131,106 +142,76 @@ class Wire:
         return identity.principal(s, rules, claims=claims, certificate=certificate)
 
     def client(self) -> KafkaAdminClient:
-        """The connected client, connecting on first use; ``ConnectionFailed`` with a plain message otherwise."""
+        """The connected client, connecting on first use; ``ConnectionFailed`` with a plain message otherwise.
+
+        Connecting (OAuth token fetch, TCP, TLS, SASL, bootstrap metadata) is bounded by the connect timeout,
+        and by what is left of the deadline.
+        """
         if self._client is not None:
             return self._client
+        where = self.settings.describe()
+        connect_ms = self._bound_ms(self.connect_timeout_ms, doing=f"connecting to {where}")
         created: list[KafkaNetClient] = []
-
         watch = bootstrap.BootstrapWatch(self.settings.bootstrap_servers)
 
         def factory(**configs: Any) -> KafkaNetClient:
-            net_client = KafkaNetClient(**configs)
+            net_client = bounded.net_client(connect_timeout_ms=connect_ms, **configs)
             created.append(net_client)
             watch.managers.append(net_client._manager)
             return net_client
 
-        where = self.settings.describe()
-        kwargs = self._client_kwargs()
+        kwargs = {**self._client_kwargs(), "bootstrap_timeout_ms": connect_ms}
         if self.settings.sasl_mechanism == "AWS_MSK_IAM":
             _require_botocore()
         if self.token_provider is not None:
+            self.token_provider.deadline_at = time.monotonic() + connect_ms / 1000
             try:
                 self.token_provider.token()  # fetched before connecting, so its own failures are named plainly
             except oauth.OAuthTokenError as exc:
                 raise errors.ConnectionFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
-        manager_log = logging.getLogger("kafka.net.manager")
-        manager_log.addHandler(watch)
-        manager_log.filters.insert(0, tap := watch.tap())  # ahead of the secret redaction
-        # The watch reads the manager's warnings; when the application silenced them (a level above WARNING),
-        # let them be made for the watch alone while connecting, without passing them on to other handlers.
-        saved = (manager_log.level, manager_log.propagate)
-        if not manager_log.isEnabledFor(logging.WARNING):
-            manager_log.setLevel(logging.WARNING)
-            manager_log.propagate = False
-        try:
-            self._client = KafkaAdminClient(kafka_client=factory, **kwargs)
-        except _AUTH_ERRORS as exc:
-            self._discard(created)
-            raise errors.ConnectionFailed(
-                f"authentication failed at {where}: {self.scrub(_plain(exc))}; {self._auth_hint()}"
-            ) from None
-        except kafka_errors.KafkaTimeoutError:
-            self._discard(created)
-            raise errors.ConnectionFailed(self.scrub(self._bootstrap_failure(watch, where))) from None
-        except Exception as exc:  # kafka-python raises assorted types for SSL and configuration problems
-            self._discard(created)
-            raise errors.ConnectionFailed(
-                f"cannot connect to Kafka at {where}: {type(exc).__name__}: {self.scrub(_plain(exc))}"
-            ) from None
-        finally:
-            manager_log.removeHandler(watch)
-            manager_log.removeFilter(tap)
-            manager_log.setLevel(saved[0])
-            manager_log.propagate = saved[1]
+        with bootstrap.watching(watch):
+            try:
+                self._client = KafkaAdminClient(kafka_client=factory, **kwargs)
+            except _AUTH_ERRORS as exc:
+                self._discard(created)
+                raise errors.ConnectionFailed(
+                    f"authentication failed at {where}: {self.scrub(bootstrap.plain(exc))}; "
+                    f"{bootstrap.auth_hint(self.settings)}"
+                ) from None
+            except kafka_errors.KafkaTimeoutError:
+                self._discard(created)
+                problem = tls.client_certificate_problem(self.settings)
+                sentence = bootstrap.failure_sentence(
+                    watch, self.settings, seconds=connect_ms / 1000, client_problem=problem
+                )
+                raise errors.ConnectionFailed(self.scrub(sentence)) from None
+            except Exception as exc:  # kafka-python raises assorted types for SSL and configuration problems
+                self._discard(created)
+                raise errors.ConnectionFailed(
+                    f"cannot connect to Kafka at {where}: {type(exc).__name__}: {self.scrub(bootstrap.plain(exc))}"
+                ) from None
         return self._client
 
-    def _bootstrap_failure(self, watch: bootstrap.BootstrapWatch, where: str) -> str:
-        """The sentence for a bootstrap that ended without a client: the cause seen, else the timeout."""
-        if watch.auth_error is not None:
-            return f"authentication failed at {where}: {_broker_message(watch.auth_error)}; {self._auth_hint()}"
-        drops = sum(f.kind == "dropped" for f in watch.failures)
-        if watch.gave_up and drops >= watch.MAX_DROPS and self.settings.uses_sasl:
-            hint = "check the username, password, SASL mechanism and security protocol"
-            if self.settings.sasl_mechanism == "OAUTHBEARER":  # its token was fetched: the broker refuses it
-                hint = self._auth_hint()
-            return (
-                f"authentication failed at {where}: the broker closed the connection during the handshake "
-                f"{drops} times; {hint}"
+    def _bound_ms(self, step_ms: float, *, doing: str) -> int:
+        """``step_ms`` cut to what is left of the deadline; ``ConnectionFailed`` when nothing is left."""
+        left_ms = (self.deadline_at - time.monotonic()) * 1000
+        if left_ms <= 0:
+            raise errors.ConnectionFailed(
+                f"gave up {doing}: the time limit of {self.deadline_s:g}s for talking to the cluster is spent"
             )
-        if watch.gave_up and drops >= watch.MAX_DROPS:
-            return (
-                f"cannot connect to Kafka at {where}: the other end closed the connection before answering, "
-                f"{drops} times (a SASL or TLS listener, or not Kafka at all?); check the port and security.protocol"
-            )
-        named = watch.failure_message(where, client_problem=tls.client_certificate_problem(self.settings))
-        if named is not None:
-            return named
-        seconds = self.connect_timeout_ms / 1000
-        seen = "; last error: " + watch.failures[-1].detail if watch.failures else ""
-        return (
-            f"cannot reach Kafka at {where}: no broker answered within {seconds:g}s "
-            f"(check the address, the port and the security protocol){seen}"
-        )
-
-    def _auth_hint(self) -> str:
-        if self.settings.sasl_mechanism == "OAUTHBEARER":
-            return (
-                "the broker rejected the OAuth token; check that its issuer, audience and signing key match the "
-                "broker's sasl.oauthbearer.* settings"
-            )
-        if self.settings.sasl_mechanism == "AWS_MSK_IAM":
-            return "check the AWS credentials and that their IAM policy allows kafka-cluster:Connect"
-        return "check the username, the password and the SASL mechanism"
+        return max(1, int(min(step_ms, left_ms)))
 
     @staticmethod
     def _discard(created: list[KafkaNetClient]) -> None:
         for net_client in created:
-            net_client.close()  # also stops its IO thread
+            if bounded.stop(net_client._net):  # a stuck IO thread is left to die with the process (a daemon)
+                net_client.close()
 
     def close(self) -> None:
         if self._client is not None:
             client, self._client = self._client, None
-            client.close()
+            if bounded.stop(client._net):
+                client.close()
 
     # ---------------------------------------------------------------------------- capabilities
     def capabilities(self) -> dict[str, int]:
@@ -296,10 +277,29 @@ class Wire:
     def _send(self, request: Any, *, node: int | None, timeout_ms: int | None) -> Any:
         client = self.client()
         api = api_name(request)
+        target = f"broker {node}" if node is not None else "the cluster"
+        wait_ms = timeout_ms if timeout_ms is not None else self.settings.request_timeout_ms
+        # The broker may first need a connection (its setup bound), then the request has its own timeout.
+        step_ms = wait_ms + self.connect_timeout_ms + bounded.GRACE_S * 1000
+        bound_ms = self._bound_ms(step_ms, doing=f"before sending {api} to {target}")
         self.request_counts[api] += 1
         manager = client._manager
+        unknown = "" if api.startswith(_READ_APIS) else "; the request may or may not have been applied"
         try:
-            response = manager.run(manager.send, request, node, timeout_ms)
+            response = bounded.run(
+                manager._net, manager.send, request, node, timeout_ms, timeout_s=bound_ms / 1000, what=api
+            )
+        except bounded.Stalled as exc:
+            if node is not None:
+                self.unreachable.add(node)
+            spent = " (the time limit for talking to the cluster ran out)" if bound_ms < step_ms else ""
+            raise ConnectionLost(
+                f"{api} to {target} at {self.settings.describe()} failed: no answer within {exc.seconds:g}s{spent}"
+                f"{unknown}",
+                api=api,
+                node=node,
+                timed_out=True,
+            ) from None
         except (kafka_errors.IncompatibleBrokerVersion, kafka_errors.UnsupportedVersionError):
             reason = self.unsupported(api) or f"cluster does not support the {api} versions kafka-python speaks"
             raise errors.UnsupportedByCluster(reason) from None
@@ -308,12 +308,9 @@ class Wire:
                 f"authentication failed at {self.settings.describe()}: {self.scrub(_plain(exc))}"
             ) from None
         except _CONNECTION_ERRORS as exc:
-            target = f"broker {node}" if node is not None else "the cluster"
             why = self.scrub(_plain(exc)) or type(exc).__name__
             if isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError)):
-                wait = timeout_ms if timeout_ms is not None else self.settings.request_timeout_ms
-                why = f"no answer within the request timeout ({wait:g} ms)"
-            unknown = "" if api.startswith(_READ_APIS) else "; the request may or may not have been applied"
+                why = f"no answer within the request timeout ({wait_ms:g} ms)"
             if node is not None:
                 self.unreachable.add(node)
             timed_out = isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError))
@@ -389,11 +386,4 @@ def _require_botocore() -> None:
         raise errors.ConfigError("SASL AWS_MSK_IAM needs the botocore package (pip install 'kafka-reconciler[msk]')")
 
 
-def _broker_message(exc: BaseException) -> str:
-    """``Authentication failed: Invalid username or password`` from kafka-python's wrapped error text."""
-    text = _plain(exc)
-    return text.rsplit(": ", 2)[-2] + ": " + text.rsplit(": ", 1)[-1] if text.count(": ") >= 2 else text
-
-
-def _plain(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+_plain = bootstrap.plain
