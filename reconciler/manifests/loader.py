@@ -1,7 +1,9 @@
 """Finding manifest files, applying environment overlays and validating each document against its kind's model.
 
 Files: every ``*.yaml`` / ``*.yml`` under the given directories (hidden directories skipped), in sorted
-order. A file under ``overlays/<env>/`` belongs to environment ``<env>``: it is read only when that
+order. A manifest name that is not a regular file (a symlink loop, a dangling symlink, a symlink to a device
+such as ``/dev/zero``, a FIFO) and a directory symlink back to an ancestor are skipped with a warning naming the
+path. A file under ``overlays/<env>/`` belongs to environment ``<env>``: it is read only when that
 environment is selected, after every base file, and each of its documents either patches the base
 document of the same kind and name (a deep merge of mappings; ``null`` removes a key) or adds a new one.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -71,7 +74,7 @@ def discover(
             candidates: list[tuple[Path, str | None]] = [(root, None)]
         elif root.is_dir():
             found = sorted(
-                (p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()),
+                (p for p in root.rglob("*") if _usable(p, diags)),
                 key=lambda p: p.relative_to(root).as_posix(),
             )
             found = [p for p in found if not any(part.startswith(".") for part in p.relative_to(root).parts[:-1])]
@@ -81,7 +84,9 @@ def discover(
                 )
             candidates = [(p, _overlay_env(p.relative_to(root))) for p in found]
         else:
-            diags.append(errors.Diagnostic(message="no such file or directory", file=str(root)))
+            unusable = _not_regular(root)
+            message = "no such file or directory" if unusable is None else f"not a manifest file: {unusable}"
+            diags.append(errors.Diagnostic(message=message, file=str(root)))
             continue
         for path, env_name in candidates:
             if env_name is not None:
@@ -103,6 +108,41 @@ def discover(
             )
         )
     return [(p, False) for p in base] + [(p, True) for p in overlays]
+
+
+def _usable(path: Path, diags: list[errors.Diagnostic]) -> bool:
+    """Whether ``path`` (found under a directory) is a manifest file to read; warns of one that cannot be."""
+    if path.suffix not in (".yaml", ".yml"):
+        if path.is_symlink() and path.is_dir() and path.resolve() in path.parent.resolve().parents:
+            _skip(path, "a symlink to an ancestor directory (a loop), not followed", diags)
+        return False
+    if path.is_file():
+        return True
+    if path.is_dir() and not path.is_symlink():
+        return False
+    _skip(path, _not_regular(path) or "not a regular file", diags)
+    return False
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why ``path`` is not a readable regular file, for a path that exists as something (else ``None``)."""
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except RuntimeError:
+            return "a symlink loop"
+        except OSError as exc:
+            return "a symlink loop" if exc.errno == errno.ELOOP else "a dangling symlink (its target does not exist)"
+        if not target.is_file():
+            return f"a symlink to {target}, which is not a regular file"
+        return None
+    if not path.exists():
+        return None
+    return "not a regular file (a device, FIFO or socket)"
+
+
+def _skip(path: Path, why: str, diags: list[errors.Diagnostic]) -> None:
+    diags.append(errors.Diagnostic(message=f"skipped: {why}", file=str(path), severity=errors.Severity.WARNING))
 
 
 def _overlay_env(relative: Path) -> str | None:
