@@ -20,7 +20,7 @@ from reconciler.adopt.output import ManifestFile
 from reconciler.base import errors, fileio
 from reconciler.convert import kafka_gitops, strimzi
 from reconciler.manifests import yamlio
-from reconciler.manifests.depth import too_deep
+from reconciler.manifests.depth import reader_error_position, too_deep
 
 FORMATS = ("strimzi", "kafka-gitops")
 Input = tuple[str, Any]  # (where: "file" or "file#N", document)
@@ -55,8 +55,10 @@ def read_inputs(paths: Sequence[Path]) -> list[Input]:
             mark = exc.problem_mark
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
             raise errors.ConfigError(f"{where}: YAML syntax error: {exc.problem or exc.context}") from None
-        except YAMLError as exc:
-            raise errors.ConfigError(f"{path}: YAML syntax error: {str(exc).splitlines()[0]}") from None
+        except YAMLError as exc:  # a reader error (a control character) carries an offset, not a mark
+            at = reader_error_position(text, exc)
+            where = f"{path}:{at[0]}:{at[1]}" if at is not None else str(path)
+            raise errors.ConfigError(f"{where}: YAML syntax error: {str(exc).splitlines()[0]}") from None
         for index, doc in enumerate(documents, start=1):
             where = str(path) if len(documents) == 1 else f"{path}#{index}"
             if (

@@ -107,7 +107,7 @@ def _load(paths: Sequence[Path], *, environment: str | None, env: Mapping[str, s
     for kind in _ORDER:
         for ident in by_kind[kind]:
             raw = documents[ident]
-            if raw.broken:
+            if raw.broken or loader.crowded(raw, diags):
                 continue
             doc = loader.validate(raw, ident[0], ident[1], diags)
             if doc is None:

@@ -1,9 +1,16 @@
-"""A bounded pre-check of YAML nesting depth, run before a manifest file is composed into a node graph.
+"""Bounded pre-checks of YAML nesting depth and node count, run before a manifest file is read into values.
 
 libyaml's composer recurses in C once per nesting level: 30,000 levels overflow the stack and kill the process
 (SIGSEGV, no message), and the pure-Python composer hits the recursion limit. The parsers themselves keep an
 explicit stack, so their event stream can be read to any depth; this module reads it, in linear time, only when a
 cheap bound on the text says the composer might be in danger.
+
+Bytes alone do not bound the work: a 47 MB file of 413,000 config keys is under the size cap and took minutes
+and hundreds of MB to read and validate. ``too_many_nodes`` counts the file's nodes (scalars, aliases and
+collections) on the event stream, again only when a cheap bound on the text allows more than the limit, and
+stops at the first node past it, so such a file is refused in seconds with the position where the limit ran out.
+``crowded_mapping`` finds a mapping with more keys than any manifest needs (validating each unknown config key
+costs about a millisecond), so a document holding one is refused before it is validated.
 """
 
 from __future__ import annotations
@@ -56,6 +63,70 @@ def too_deep(text: str, *, pure: bool, limit: int) -> tuple[int, int] | None:
     except (YAMLError, ValueError):
         return None  # a syntax error before any level too deep: composing reports it at its place
     return None
+
+
+def node_bound(text: str) -> int:
+    """An upper bound on the YAML nodes in ``text``, in time linear in it without parsing.
+
+    A scalar or alias needs a separator from the next node (a line break, ``:``, ``-``, ``[``, or ``,``, ``{``,
+    ``?``); a collection opens at ``[`` or ``{`` or shares the separator before its first entry; an implicit null
+    hangs on the ``:`` or ``-`` before it, or is the second node of a ``,``, ``{`` or ``?`` entry in a flow mapping
+    (``{a, b}``): at most one node per separator, two for those three, plus two for the ends of the text.
+    """
+    single = text.count("\n") + text.count(":") + text.count("-") + text.count("[")
+    return single + 2 * (text.count(",") + text.count("{") + text.count("?")) + 2
+
+
+def too_many_nodes(text: str, *, pure: bool, limit: int) -> tuple[int, int] | None:
+    """The 1-based (line, column) of the first node past ``limit`` nodes in the whole file, or None.
+
+    The event stream is read only when ``node_bound`` is above ``limit``, and only up to that node.
+    """
+    if node_bound(text) <= limit:
+        return None
+    from ruamel.yaml import events  # imported only for a text the cheap bound does not clear
+    from ruamel.yaml.error import YAMLError
+
+    counted = (events.ScalarEvent, events.AliasEvent, events.SequenceStartEvent, events.MappingStartEvent)
+    count = 0
+    try:
+        for event in _events(text, pure=pure):
+            if isinstance(event, counted):
+                count += 1
+                if count > limit:
+                    mark = event.start_mark
+                    return mark.line + 1, mark.column + 1
+    except (YAMLError, ValueError):
+        return None  # a syntax error before the limit: reading the file reports it at its place
+    return None
+
+
+def crowded_mapping(data: Any, *, limit: int) -> tuple[tuple[Any, ...], int] | None:
+    """The path and key count of the first mapping in ``data`` with more than ``limit`` keys, or None.
+
+    Walks with an explicit stack (``data`` is at most ``MAX_DEPTH`` deep, but no recursion is needed).
+    """
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            if len(value) > limit:
+                return path, len(value)
+            stack.extend(((*path, k), v) for k, v in value.items() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(value) if isinstance(v, (dict, list)))
+    return None
+
+
+def reader_error_position(text: str, exc: BaseException) -> tuple[int, int] | None:
+    """The 1-based (line, column) of a YAML reader error (a control character such as #x7f), or None.
+
+    The reader reports the offending character's offset in the text (``position``), not a mark.
+    """
+    offset = getattr(exc, "position", None)
+    if not isinstance(offset, int) or not 0 <= offset <= len(text):
+        return None
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _events(text: str, *, pure: bool) -> Iterator[Any]:

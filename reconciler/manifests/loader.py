@@ -21,11 +21,12 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import hints, models, yamlio
+from reconciler.manifests import depth, hints, models, yamlio
 from reconciler.model import configs
 from reconciler.model.kinds import Manifest
 
 OVERLAYS_DIR = "overlays"
+MAX_KEYS = 10_000  # keys in one mapping (a topic has a few dozen configs at most, a broker a few hundred)
 _SCALARS = frozenset({"a string", "an integer", "a number", "true or false"})
 _TYPE_ERRORS = frozenset(
     {
@@ -202,6 +203,15 @@ def _merge(base: Any, patch: Any) -> Any:
         else:
             merged[key] = _merge(merged.get(key), value)
     return merged
+
+
+def crowded(raw: yamlio.RawDocument, diags: list[errors.Diagnostic]) -> bool:
+    """Whether a mapping of the document has more than ``MAX_KEYS`` keys (reported): it is not validated."""
+    found = depth.crowded_mapping(raw.data, limit=MAX_KEYS)
+    if found is not None:
+        message = f"a mapping of {found[1]:,} keys, over the limit of {MAX_KEYS:,}"
+        diags.append(raw.diagnostic(found[0], message, hint="no manifest needs that many; the document is skipped"))
+    return found is not None
 
 
 def validate(raw: yamlio.RawDocument, kind: str, name: str, diags: list[errors.Diagnostic]) -> Document | None:

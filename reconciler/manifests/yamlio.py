@@ -20,7 +20,7 @@ from typing import Any
 
 from reconciler.base import errors
 from reconciler.manifests import plainyaml
-from reconciler.manifests.depth import too_deep
+from reconciler.manifests.depth import too_deep, too_many_nodes
 from reconciler.model import configs
 
 # ruamel.yaml's C parser (ruamel.yaml.clib), looked up without importing ruamel.yaml: the full reader, which
@@ -30,6 +30,7 @@ HAVE_C_PARSER = importlib.util.find_spec("_ruamel_yaml") is not None
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ALIAS_NODES = 100_000  # values produced by alias expansion, per file
 MAX_DEPTH = 64
+MAX_NODES = 500_000  # scalars, aliases and collections per file (10,000 topics with a few configs: ~260,000)
 
 Path_ = tuple[str | int, ...]
 # file, value line, value column, key line, key column (1-based; for list items key == value)
@@ -157,6 +158,15 @@ def read_documents(
             line=deep[0],
             column=deep[1],
             hint="manifests need a few levels; this file is refused before it is parsed",
+        )
+        return []
+    crowded = too_many_nodes(text, pure=not HAVE_C_PARSER, limit=MAX_NODES)
+    if crowded is not None:
+        fail(
+            f"more than {MAX_NODES:,} YAML nodes (keys, values and collections) in one file",
+            line=crowded[0],
+            column=crowded[1],
+            hint="split it into several files; this file is refused before it is read",
         )
         return []
     fast = plainyaml.documents(text, max_depth=MAX_DEPTH) if HAVE_C_PARSER else None

@@ -6,6 +6,7 @@ The CLI runs in a subprocess, as an operator runs it: a crash of the C YAML pars
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,73 @@ def test_snapshot_files_past_the_json_limits_are_refused(tmp_path: Path) -> None
     path.write_text('{"topics": ' + "1" * 5_000 + "}", encoding="utf-8")
     with pytest.raises(errors.SnapshotError, match="refused: the snapshot holds a number of 5000 digits"):
         state.read_snapshot(path)
+
+
+# --------------------------------------------------------------------------- work, not only bytes
+def config_keys_file(keys: int) -> str:
+    """One topic whose configs hold ``keys`` made-up keys, each with a 40-character value."""
+    body = "".join(f"    custom.config.key.{i:07d}: value-number-{i:07d}-padding-padding-pad\n" for i in range(keys))
+    return HEADER + "  replicationFactor: 1\n  configs:\n" + body
+
+
+def test_a_file_of_too_many_nodes_is_refused_in_seconds(tmp_path: Path) -> None:
+    """Regression: 47 MB of 413,000 config keys (under the 50 MiB cap) ran past 300 s at 570 MB RSS."""
+    path = tmp_path / "huge.yaml"
+    path.write_text(config_keys_file(300_000), encoding="utf-8")  # 600,000 nodes, 25 MB
+    result = cli(["validate", str(path)], timeout=60)  # a bound on the run, not a timing: refusals take seconds
+    assert result.returncode == 1, result.stderr[-500:]
+    limit = f"{yamlio.MAX_NODES:,}"
+    # 17 nodes come before the first key (the document, its 4 keys and values, metadata's and spec's entries),
+    # then 2 per key: the (MAX_NODES + 1)th node is the value of key number (MAX_NODES - 18) // 2, at column 32.
+    key = (yamlio.MAX_NODES - 18) // 2
+    assert f"{path}:{8 + key}:32: error: more than {limit}" in result.stderr
+    assert f"error: more than {limit} YAML nodes (keys, values and collections) in one file" in result.stderr
+    assert "split it into several files" in result.stderr
+
+
+def test_a_mapping_of_too_many_keys_is_refused_before_validation(tmp_path: Path) -> None:
+    """Each unknown config key cost about a millisecond of validation: 20,000 of them took 11 to 27 s."""
+    path = tmp_path / "crowded.yaml"
+    path.write_text(config_keys_file(20_000), encoding="utf-8")
+    result = cli(["validate", str(path)], timeout=60)
+    assert result.returncode == 1, result.stderr[-500:]
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        f"{path}:8:5: error: a mapping of 20,000 keys, over the limit of 10,000 (at spec.configs); "
+        "hint: no manifest needs that many; the document is skipped"
+    ]
+
+
+def test_convert_locates_a_control_character(tmp_path: Path) -> None:
+    """Regression: convert (the pure parser) reported #x7f with the file name only."""
+    path = tmp_path / "topics.yaml"
+    path.write_text("apiVersion: kafka.strimzi.io/v1beta2\nkind: KafkaTopic\nmetadata: {name: a\x7f}\n")
+    result = cli(["convert", "--from", "strimzi", str(path), "--out", str(tmp_path / "out")], timeout=60)
+    assert result.returncode == 1, result.stderr[-500:]
+    assert f"error: {path}:3:19: YAML syntax error: unacceptable character #x007f" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_paths_that_cannot_be_read_are_skipped_with_a_warning_naming_them(tmp_path: Path) -> None:
+    """Regression: a symlink loop and a symlink to /dev/zero were skipped silently."""
+    root = tmp_path / "manifests"
+    (root / "team").mkdir(parents=True)
+    (root / "topic.yaml").write_text(HEADER + "  replicationFactor: 1\n")
+    (root / "loop.yaml").symlink_to("loop.yaml")
+    (root / "zero.yaml").symlink_to("/dev/zero")
+    (root / "gone.yaml").symlink_to("nowhere.yaml")
+    (root / "team" / "up").symlink_to("..")
+    os.mkfifo(root / "pipe.yaml")
+    result = cli(["validate", str(root)], timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "valid: 1 topic" in result.stdout
+    assert result.stderr.strip().splitlines() == [
+        f"{root}/gone.yaml: warning: skipped: a dangling symlink (its target does not exist)",
+        f"{root}/loop.yaml: warning: skipped: a symlink loop",
+        f"{root}/pipe.yaml: warning: skipped: not a regular file (a device, FIFO or socket)",
+        f"{root}/team/up: warning: skipped: a symlink to an ancestor directory (a loop), not followed",
+        f"{root}/zero.yaml: warning: skipped: a symlink to /dev/zero, which is not a regular file",
+    ]
+    named = cli(["validate", str(root / "zero.yaml")], timeout=60)
+    assert named.returncode == 1
+    assert f"{root}/zero.yaml: error: not a manifest file: a symlink to /dev/zero" in named.stderr
