@@ -144,8 +144,9 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError):
+                waited = round(timeout, 1)
                 raise OAuthTokenError(
-                    f"the OAuth token endpoint {_safe_url(url)} did not answer within {timeout:.3g}s (a hung identity "
+                    f"the OAuth token endpoint {_safe_url(url)} did not answer within {waited:g}s (a hung identity "
                     "provider or a black-holed address?)"
                 ) from None
             raise OAuthTokenError(f"cannot reach the OAuth token endpoint {_safe_url(url)}: {reason}") from None

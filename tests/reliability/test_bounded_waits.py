@@ -27,9 +27,9 @@ import pytest
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.wire import Wire
-from tests.integration.helpers import closed_port, write_manifests
 from tests.kafka.secure import SecureCluster
-from tests.reliability.helpers import cli
+from tests.support.integration import closed_port, write_manifests
+from tests.support.live import cli
 
 BOUND_S = 3
 SLACK_S = 12.0  # interpreter and import start-up of a CLI process on a loaded 2-core machine, and then some
