@@ -211,7 +211,7 @@ def run_fleet_plan(
     if engine == "spark" and tasks:
         from reconciler.fleet import spark as spark_engine
 
-        session = spark_session or spark_engine.session(master, conf=spark_conf)
+        session = spark_session or spark_engine.session(master, conf=spark_conf, deadline_at=deadline_at)
         try:
             _emit(
                 progress,

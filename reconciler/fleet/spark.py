@@ -17,6 +17,10 @@ cannot, or the job fails in an executor, the error names the executor's own exce
 ran and the setting to change (``spark.pyspark.python``). Executors run the driver's interpreter
 (``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
 
+The run's deadline covers Spark's own start: starting the session and the probe each end by it (a session
+not started then is given up and its JVM ended; a probe still waiting for executors is cancelled), with an
+error saying what could not be done in time, instead of waiting as long as Spark takes.
+
 Spark's own console output is kept quiet: log level ERROR (a log4j2 file, deleted once the JVM has
 read it), OFF while the probe and the job run and while the session stops (a failure is explained
 once, by this module's error), no console progress bar, no web UI, py4j's Python logger at ERROR.
@@ -26,6 +30,7 @@ Needs the ``spark`` extra and Java 17.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import re
@@ -84,11 +89,14 @@ def executor_python(conf: Mapping[str, str] | None = None) -> str:
     return (conf or {}).get(PYTHON_SETTING) or os.environ.get("PYSPARK_PYTHON") or sys.executable
 
 
-def session(master: str | None = None, *, conf: Mapping[str, str] | None = None) -> Any:
+def session(
+    master: str | None = None, *, conf: Mapping[str, str] | None = None, deadline_at: float | None = None
+) -> Any:
     """A quiet SparkSession on ``master``; raises ``ConfigError`` without PySpark or when Spark cannot start.
 
     Without ``master`` the session is the one ``spark-submit`` configured, or ``local[*]`` when run
     from a plain Python process (PySpark's default). ``conf`` entries are passed to Spark as they are.
+    A session not started by ``deadline_at`` (epoch seconds, the run's deadline) is not waited for.
     """
     _require_pyspark()
     from pyspark.sql import SparkSession
@@ -110,21 +118,43 @@ def session(master: str | None = None, *, conf: Mapping[str, str] | None = None)
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
     # PySpark takes the executors' Python from PYSPARK_PYTHON when the context starts (not from the
-    # setting), so it is set for that moment only.
+    # setting), so it is set for that moment only; the start restores it and removes the log config itself,
+    # also when the run's deadline stopped waiting for it.
     before = os.environ.get("PYSPARK_PYTHON")
     os.environ["PYSPARK_PYTHON"] = python
-    try:
-        spark = builder.getOrCreate()
-    except Exception as exc:  # the JVM failed to start: no Java, wrong Java, bad master URL
-        raise errors.ConfigError(
-            f"cannot start Spark on {master or 'the default master'}: {str(exc).splitlines()[0]}"
-        ) from None
-    finally:
-        if before is None:
-            os.environ.pop("PYSPARK_PYTHON", None)
-        else:
-            os.environ["PYSPARK_PYTHON"] = before
-        shutil.rmtree(log_dir, ignore_errors=True)  # read once by the JVM at start
+    started: dict[str, Any] = {}
+    launched: list[Any] = []
+
+    def start() -> None:
+        gateway: Any = importlib.import_module("pyspark.java_gateway")
+        popen = gateway.Popen  # recorded, so that a start the deadline gave up on can be ended
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            launched.append(popen(*args, **kwargs))
+            return launched[-1]
+
+        gateway.Popen = recorded
+        try:
+            started["spark"] = builder.getOrCreate()
+        except Exception as exc:  # the JVM failed to start: no Java, wrong Java, bad master URL
+            started["error"] = exc
+        finally:
+            gateway.Popen = popen
+            if before is None:
+                os.environ.pop("PYSPARK_PYTHON", None)
+            else:
+                os.environ["PYSPARK_PYTHON"] = before
+            shutil.rmtree(log_dir, ignore_errors=True)  # read once by the JVM at start
+
+    def give_up() -> None:  # the JVM still starting would hold the console (and its pipes) for many seconds
+        for process in launched:
+            process.kill()
+
+    where = master or "the default master"
+    _by_deadline(start, deadline_at, doing=f"start Spark on {where}", cancel=give_up)
+    if "error" in started:
+        raise errors.ConfigError(f"cannot start Spark on {where}: {str(started['error']).splitlines()[0]}")
+    spark = started["spark"]
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
@@ -180,16 +210,27 @@ def _probe() -> Callable[[int], tuple[str, str, str, str]]:
 _checked: set[str] = set()  # Spark applications whose executors passed the check
 
 
-def check_executors(spark: Any) -> None:
+def check_executors(spark: Any, *, deadline_at: float | None = None) -> None:
     """Run one small task (once per Spark application); raise ``ConfigError`` naming the problem if the
-    executors cannot run this package."""
+    executors cannot run this package, or if they have not run it by ``deadline_at`` (epoch seconds: a
+    cluster without free executors would leave it waiting), the check then cancelled."""
     sc = spark.sparkContext
     if sc.applicationId in _checked:
         return
     python = str(sc.pythonExec)
     sc.setLogLevel("OFF")  # a failure is explained below, once, instead of Spark's stack traces
+    group = f"{JOB_GROUP_PREFIX}-check-{uuid.uuid4().hex[:12]}"
+    answer: list[tuple[str, str, str, str]] = []
+
+    def probe() -> None:
+        sc.setJobGroup(group, "kafka-reconciler: executor check", interruptOnCancel=True)
+        answer.append(sc.parallelize([0], 1).map(_probe()).collect()[0])
+
     try:
-        host, ran, version, outcome = sc.parallelize([0], 1).map(_probe()).collect()[0]
+        _by_deadline(probe, deadline_at, doing="run the executor check", cancel=lambda: sc.cancelJobGroup(group))
+        host, ran, version, outcome = answer[0]
+    except errors.ConfigError:
+        raise
     except Exception as exc:  # the level stays OFF: the session is stopped next (``stop``)
         raise errors.ConfigError(
             f"Spark executors cannot start Python {python}: {executor_error(exc)}; {_advice(python)}"
@@ -201,6 +242,40 @@ def check_executors(spark: Any) -> None:
             f"the Spark executor on {host} ran {ran} (Python {version}) and found {found}; {_advice(python)}"
         )
     _checked.add(sc.applicationId)
+
+
+def _by_deadline(
+    step: Callable[[], None], deadline_at: float | None, *, doing: str, cancel: Callable[[], None] | None = None
+) -> None:
+    """Run ``step``, on its own thread when there is a deadline; ``ConfigError`` when it is not done by then.
+
+    ``step``'s exception is re-raised here. A step still running at the deadline is left to end on its own
+    (``cancel`` is called first); the process does not wait for it at exit.
+    """
+    if deadline_at is None:
+        step()
+        return
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            step()
+        except BaseException as exc:  # re-raised on the calling thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="fleet-spark-step", daemon=True)
+    worker.start()
+    worker.join(timeout=max(0.0, deadline_at - time.time()))
+    if worker.is_alive():
+        if cancel is not None:
+            with contextlib.suppress(Exception):
+                cancel()
+        raise errors.ConfigError(
+            f"could not {doing} before the run's deadline (--deadline) passed; no cluster was planned: allow a "
+            "longer deadline, or check the Spark master and its free executors"
+        )
+    if failure:
+        raise failure[0]
 
 
 def stop(spark: Any) -> None:
@@ -273,7 +348,7 @@ def run_spark(
     """
     if not tasks:
         return []
-    check_executors(spark)
+    check_executors(spark, deadline_at=deadline_at)
     sc = spark.sparkContext
     ordered = sorted(tasks, key=lambda t: t.desired_key)  # a partition's clusters share manifest sets
     broadcasts: dict[str, Any] = {}
