@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 
 # ----------------------------------------------------------------------------------------- the proxy
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float) -> None:
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, delay: float) -> None:
     queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
 
     async def send() -> None:
@@ -56,14 +56,16 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dela
     await sender
 
 
-async def _proxy(listen: int, upstream: int, delay: float) -> None:
+async def _proxy(listen: int, upstream: int, *, delay: float) -> None:
     async def handle(client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
         try:
             server_r, server_w = await asyncio.open_connection("127.0.0.1", upstream)
         except OSError:
             client_w.close()
             return
-        await asyncio.gather(_pipe(client_r, server_w, delay), _pipe(server_r, client_w, delay), return_exceptions=True)
+        await asyncio.gather(
+            _pipe(client_r, server_w, delay=delay), _pipe(server_r, client_w, delay=delay), return_exceptions=True
+        )
 
     server = await asyncio.start_server(handle, "127.0.0.1", listen)
     async with server:
@@ -150,7 +152,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.proxy:
         listen, upstream, delay = args.proxy
-        asyncio.run(_proxy(int(listen), int(upstream), delay))
+        asyncio.run(_proxy(int(listen), int(upstream), delay=delay))
         return
 
     from kafka.admin import KafkaAdminClient, NewTopic

@@ -109,7 +109,7 @@ def read_run(out_dir: Path) -> dict[str, Any]:
     return doc
 
 
-def _check_plan(out_dir: Path, entry: Mapping[str, Any] | None, run_id: str) -> tuple[plans.Plan | None, str | None]:
+def _check_plan(out_dir: Path, entry: Mapping[str, Any] | None, *, run_id: str) -> tuple[plans.Plan | None, str | None]:
     if entry is None:
         return None, f"not in plan run {run_id}"
     if entry.get("status") != planning.STATUS_PLANNED:
@@ -145,7 +145,7 @@ def planned_clusters(
     entries = {str(c["name"]): c for c in doc.get("clusters", [])}
     out = []
     for cluster in fleet.clusters:
-        p, problem = _check_plan(out_dir, entries.get(cluster.name), found)
+        p, problem = _check_plan(out_dir, entries.get(cluster.name), run_id=found)
         if p is not None and cluster.snapshot is not None:
             p, problem = None, "planned from a snapshot: give it a connection (bootstrap, profile) to apply it"
         out.append(PlannedCluster(cluster, p, problem))

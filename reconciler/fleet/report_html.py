@@ -163,7 +163,7 @@ def _trend_chart(runs: Sequence[history.RunPoint]) -> str:
     )
 
 
-def _listing(title: str, ident: str, keys: Sequence[tuple[str, str, str]]) -> str:
+def _listing(title: str, ident: str, *, keys: Sequence[tuple[str, str, str]]) -> str:
     shown = "".join(f"<li>{_e(c)}: <code>{_e(k)}/{_e(n)}</code></li>" for c, k, n in keys[:MAX_LISTED])
     more = f"<li>and {len(keys) - MAX_LISTED} more</li>" if len(keys) > MAX_LISTED else ""
     return f'<div id="{ident}" data-count="{len(keys)}"><h3>{title} ({len(keys)})</h3><ul>{shown}{more}</ul></div>'
@@ -177,8 +177,8 @@ def _trend(trend: history.Trend | None) -> str:
         parts.append('<p id="first-run" class="muted">The first run in this folder: nothing to compare with.</p>')
     else:
         parts.append(f"<p>Since the previous run ({_e(trend.previous)}):</p>")
-        parts.append(_listing("New drift", "new-drift", trend.new))
-        parts.append(_listing("Resolved drift", "resolved-drift", trend.resolved))
+        parts.append(_listing("New drift", "new-drift", keys=trend.new))
+        parts.append(_listing("Resolved drift", "resolved-drift", keys=trend.resolved))
     parts.append("</section>")
     return "".join(parts)
 

@@ -55,7 +55,7 @@ def topics(cluster: KafkaCluster, prefix: str) -> dict[str, tuple[int, str]]:
         admin.close()
 
 
-def write_fleet(root: Path, prefix: str, clusters: dict[str, str]) -> Path:
+def write_fleet(root: Path, *, prefix: str, clusters: dict[str, str]) -> Path:
     (root / "manifests").mkdir()
     (root / "manifests" / "topics.yaml").write_text(
         textwrap.dedent(
@@ -111,8 +111,8 @@ def test_fleet_apply_applies_the_runs_plans_and_refuses_a_cluster_changed_since(
     create(third, NewTopic(f"{p}orders", 6, 1, topic_configs={"retention.ms": "1000"}))
     fleet_file = write_fleet(
         tmp_path,
-        p,
-        {
+        prefix=p,
+        clusters={
             "one": kafka_single.bootstrap,
             "two": second.bootstrap,
             "three": third.bootstrap,

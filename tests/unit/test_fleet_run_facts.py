@@ -45,8 +45,10 @@ def test_every_output_file_has_the_plans_permissions(fleet_dir: Path) -> None:
     run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
     plan_mode = stat.S_IMODE((out / "eu-1" / "plan.json").stat().st_mode)
     assert plan_mode == 0o600
-    for name in ("summary.json", "report.md", "clusters.parquet", "drift.parquet"):
+    for name in ("summary.json", "report.md", "report.html", "clusters.parquet", "drift.parquet"):
         assert stat.S_IMODE((out / name).stat().st_mode) == plan_mode, name
+    kept = list((out / "history").glob("*/*.parquet"))
+    assert len(kept) == 2 and all(stat.S_IMODE(p.stat().st_mode) == plan_mode for p in kept)
 
 
 def test_retry_failed_plans_only_the_clusters_the_run_could_not_plan(fleet_dir: Path) -> None:
