@@ -114,8 +114,8 @@ class Builder:
         for field, problem in found:
             self.error(doc, paths.get(field, paths["operation"]), problem)
             bad = True
-        if not bad and record and binding not in self.acls:
-            self.acls[binding] = self._source(doc, origin)
+        if not bad and record:
+            self.acls.setdefault(binding, self._source(doc, origin))
 
     def _source(self, doc: loader.Document, origin: str | None) -> desired.Source:
         """``source(doc, origin)``, made once per document and origin (an Acl document holds many bindings)."""
