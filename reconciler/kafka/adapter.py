@@ -2,15 +2,18 @@
 
 It connects lazily, reports what the cluster supports, reads the live state in a constant number of
 requests (``read_state``) and applies batched writes that answer per entity (``ItemResult``). Every request
-it sends is counted in ``request_count`` / ``request_counts``. The modules next to this one do the work:
-``wire`` (connection, routing, counting), ``read`` (live state), ``write`` (batched topic, config and
-reassignment changes), ``security`` (ACLs, quotas and SCRAM credentials, read and written).
+it sends is counted in ``request_count`` / ``request_counts``. It is the one implementation of
+``reconciler.kafka.port.AdminPort`` over the wire (mypy checks it, at the end of this module). The modules next to
+this one do the work: ``wire`` (connection, routing, counting), ``read`` (live state), ``write`` (batched topic,
+config and reassignment changes) and ``security`` (ACLs, quotas and SCRAM credentials, read and written); their
+writes are methods of the mixins ``write.Writes`` and ``security.SecurityWrites`` the adapter is made of, so each
+admin call is written once, where it is implemented.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -20,7 +23,6 @@ from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, evidence, identity, port, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
-from reconciler.kafka.results import ConfigOp, ItemResult, ScramDeletion, ScramUpsert, TopicSpec
 from reconciler.model import impact, state
 from reconciler.model.capabilities import KIND_APIS
 from reconciler.model.kinds import Kind
@@ -28,7 +30,7 @@ from reconciler.model.kinds import Kind
 _UNKNOWN_TOPIC = 3
 
 
-class KafkaAdapter:
+class KafkaAdapter(write.Writes, security.SecurityWrites):
     """Reads and writes one cluster. Use as a context manager; nothing connects until the first call."""
 
     def __init__(
@@ -138,59 +140,6 @@ class KafkaAdapter:
 
     def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
         return read.read_reassignments(self._wire)
-
-    # ----------------------------------------------------------------------------------- write
-    def create_topics(
-        self, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
-    ) -> list[ItemResult]:
-        return write.create_topics(self._wire, specs, validate_only=validate_only, timeout_ms=timeout_ms)
-
-    def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> list[ItemResult]:
-        return write.delete_topics(self._wire, names, timeout_ms=timeout_ms)
-
-    def create_partitions(
-        self,
-        counts: Mapping[str, int],
-        *,
-        assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
-        current: Mapping[str, int] | None = None,
-        validate_only: bool = False,
-        timeout_ms: int | None = None,
-    ) -> list[ItemResult]:
-        return write.create_partitions(
-            self._wire,
-            counts,
-            assignments=assignments,
-            current=current,
-            validate_only=validate_only,
-            timeout_ms=timeout_ms,
-        )
-
-    def incremental_alter_configs(
-        self, changes: Mapping[tuple[str, str], Sequence[ConfigOp]], *, validate_only: bool = False
-    ) -> list[ItemResult]:
-        return write.incremental_alter_configs(self._wire, changes, validate_only=validate_only)
-
-    def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-        return security.create_acls(self._wire, bindings)
-
-    def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-        return security.delete_acls(self._wire, bindings)
-
-    def alter_client_quotas(
-        self, changes: Mapping[state.QuotaEntity, Mapping[str, float | None]], *, validate_only: bool = False
-    ) -> list[ItemResult]:
-        return security.alter_client_quotas(self._wire, changes, validate_only=validate_only)
-
-    def alter_scram_credentials(
-        self, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
-    ) -> list[ItemResult]:
-        return security.alter_scram_credentials(self._wire, upserts=upserts, deletions=deletions)
-
-    def alter_partition_reassignments(
-        self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None
-    ) -> list[ItemResult]:
-        return write.alter_partition_reassignments(self._wire, changes, timeout_ms=timeout_ms)
 
     # ------------------------------------------------------------------------------------ wait
     def wait_topics_present(

@@ -1,9 +1,9 @@
 """ACLs, client quotas and SCRAM credentials: reading them in one request each, and their batched writes.
 
 Reads: one DescribeAcls with an ANY filter (``SECURITY_DISABLED`` becomes a plain reason, not an error), one
-DescribeClientQuotas matching every entity, one DescribeUserScramCredentials for all users. Writes follow the
-rules of ``reconciler.kafka.write``: packed under the controller's limits (``limits``), one ``ItemResult`` per
-entity, in input order.
+DescribeClientQuotas matching every entity, one DescribeUserScramCredentials for all users. Writes (the methods
+of ``SecurityWrites``, a mixin of ``KafkaAdapter``) follow the rules of ``reconciler.kafka.write``: packed under
+the controller's limits (``limits``), one ``ItemResult`` per entity, in input order.
 """
 
 from __future__ import annotations
@@ -254,126 +254,6 @@ def _acl_fields(binding: state.AclBinding, names: tuple[str, ...]) -> dict[str, 
     return dict(zip(names, values, strict=True))
 
 
-def create_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-    """CreateAcls; the response lists results in request order."""
-    creation_cls = CreateAclsRequest.AclCreation
-
-    def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
-        creations = [creation_cls(**_acl_fields(b, _CREATION_FIELDS)) for b in chunk]
-        response = wire.send(CreateAclsRequest(creations=creations))
-        throttle = codes.throttle_of(response)
-        return [
-            write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle)
-            for b, r in zip(chunk, response.results, strict=True)
-        ]
-
-    return limits.send_within_limit(bindings, weight=write.one_record, send=send)
-
-
-def delete_acls(wire: wire_mod.Wire, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
-    """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
-    filter_cls = DeleteAclsRequest.DeleteAclsFilter
-
-    def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
-        filters = [filter_cls(**_acl_fields(b, _FILTER_FIELDS)) for b in chunk]
-        response = wire.send(DeleteAclsRequest(filters=filters))
-        throttle = codes.throttle_of(response)
-        out: list[ItemResult] = []
-        for b, r in zip(chunk, response.filter_results, strict=True):
-            code, message = int(r.error_code), r.error_message
-            failed = next((m for m in r.matching_acls if m.error_code), None)
-            if not code and failed is not None:
-                code, message = int(failed.error_code), failed.error_message
-            out.append(write.item(b.address, code, message, throttle_ms=throttle, deleted=len(r.matching_acls)))
-        return out
-
-    # An exact filter matches at most one binding: one record each.
-    return limits.send_within_limit(
-        bindings,
-        weight=write.one_record,
-        send=send,
-        refused=lambda r: limits.too_large(r, overflow_per_item=True),
-    )
-
-
-# ------------------------------------------------------------------------------ quotas and SCRAM
-def alter_client_quotas(
-    wire: wire_mod.Wire,
-    changes: Mapping[state.QuotaEntity, Mapping[str, float | None]],
-    *,
-    validate_only: bool = False,
-) -> list[ItemResult]:
-    """AlterClientQuotas: per entity, ``key -> value`` sets and ``key -> None`` removes."""
-    entry_cls = AlterClientQuotasRequest.EntryData
-
-    def send(chunk: Sequence[state.QuotaEntity]) -> list[ItemResult]:
-        entries = [
-            entry_cls(
-                entity=[entry_cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.parts],
-                ops=[
-                    entry_cls.OpData(key=k, value=0.0 if v is None else float(v), remove=v is None)
-                    for k, v in changes[entity].items()
-                ],
-            )
-            for entity in chunk
-        ]
-        response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
-        throttle = codes.throttle_of(response)
-        found: dict[state.QuotaEntity, ItemResult] = {}
-        for r in response.entries:
-            entity = state.QuotaEntity(tuple(sorted((str(e.entity_type), e.entity_name) for e in r.entity)))
-            found[entity] = write.item(entity.address, r.error_code, r.error_message, throttle_ms=throttle)
-        return [found.get(e) or write.item(e.address, -1, "no result for this entity in the response") for e in chunk]
-
-    # One ClientQuotaRecord per key.
-    return limits.send_within_limit(list(changes), weight=lambda e: len(changes[e]), send=send)
-
-
-def alter_scram_credentials(
-    wire: wire_mod.Wire, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
-) -> list[ItemResult]:
-    """AlterUserScramCredentials; passwords are salted here (PBKDF2 via kafka-python), never sent in clear.
-
-    Kafka answers once per user and refuses a user named twice in one request ("cannot be altered twice"),
-    so alterations go out in rounds: round n holds the n-th alteration of every user (upserts before
-    deletions, so a user keeps a working credential while switching mechanisms). That is one request
-    unless a user changes several mechanisms at once. Results are one per distinct user, in first-seen
-    order; a user whose alteration fails is not altered further.
-    """
-    upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
-    delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
-    per_user: dict[str, list[Any]] = {}
-    for u in upserts:
-        code = _scram_code(u.user, u.mechanism)
-        cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
-        per_user.setdefault(u.user, []).append(
-            upsert_cls(
-                name=u.user,
-                mechanism=code,
-                iterations=int(cred.iterations),
-                salt=cred.salt,
-                salted_password=cred.salted_password,
-            )
-        )
-    for d in deletions:
-        per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=_scram_code(d.user, d.mechanism)))
-    results: dict[str, ItemResult] = {}
-    rounds = max((len(v) for v in per_user.values()), default=0)
-    for n in range(rounds):
-        batch = [alts[n] for user, alts in per_user.items() if n < len(alts) and results.get(user, _OK).ok]
-        if not batch:
-            break
-        request = AlterUserScramCredentialsRequest(
-            deletions=[a for a in batch if isinstance(a, delete_cls)],
-            upsertions=[a for a in batch if isinstance(a, upsert_cls)],
-        )
-        response = wire.send(request)
-        throttle = codes.throttle_of(response)
-        for r in response.results:
-            results[str(r.user)] = write.item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle)
-    return [results.get(u) or write.item(u, -1, "no result for this user in the response") for u in per_user]
-
-
 _OK = ItemResult(key="", error_code=0, error_name=None, message=None)
 
 
@@ -381,3 +261,132 @@ def _scram_code(user: str, mechanism: str) -> int:
     if mechanism not in _SCRAM_MECHANISM_CODES:
         raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
     return _SCRAM_MECHANISM_CODES[mechanism]
+
+
+class SecurityWrites:
+    """The ACL, client quota and SCRAM credential writes of ``KafkaAdapter`` (a mixin over its wire)."""
+
+    _wire: wire_mod.Wire
+
+    def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+        """CreateAcls; the response lists results in request order."""
+        wire = self._wire
+        creation_cls = CreateAclsRequest.AclCreation
+
+        def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
+            creations = [creation_cls(**_acl_fields(b, _CREATION_FIELDS)) for b in chunk]
+            response = wire.send(CreateAclsRequest(creations=creations))
+            throttle = codes.throttle_of(response)
+            return [
+                write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle)
+                for b, r in zip(chunk, response.results, strict=True)
+            ]
+
+        return limits.send_within_limit(bindings, weight=write.one_record, send=send)
+
+    def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+        """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
+        wire = self._wire
+        filter_cls = DeleteAclsRequest.DeleteAclsFilter
+
+        def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
+            filters = [filter_cls(**_acl_fields(b, _FILTER_FIELDS)) for b in chunk]
+            response = wire.send(DeleteAclsRequest(filters=filters))
+            throttle = codes.throttle_of(response)
+            out: list[ItemResult] = []
+            for b, r in zip(chunk, response.filter_results, strict=True):
+                code, message = int(r.error_code), r.error_message
+                failed = next((m for m in r.matching_acls if m.error_code), None)
+                if not code and failed is not None:
+                    code, message = int(failed.error_code), failed.error_message
+                out.append(write.item(b.address, code, message, throttle_ms=throttle, deleted=len(r.matching_acls)))
+            return out
+
+        # An exact filter matches at most one binding: one record each.
+        return limits.send_within_limit(
+            bindings,
+            weight=write.one_record,
+            send=send,
+            refused=lambda r: limits.too_large(r, overflow_per_item=True),
+        )
+
+    # ------------------------------------------------------------------------------ quotas and SCRAM
+
+    def alter_client_quotas(
+        self,
+        changes: Mapping[state.QuotaEntity, Mapping[str, float | None]],
+        *,
+        validate_only: bool = False,
+    ) -> list[ItemResult]:
+        """AlterClientQuotas: per entity, ``key -> value`` sets and ``key -> None`` removes."""
+        wire = self._wire
+        entry_cls = AlterClientQuotasRequest.EntryData
+
+        def send(chunk: Sequence[state.QuotaEntity]) -> list[ItemResult]:
+            entries = [
+                entry_cls(
+                    entity=[entry_cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.parts],
+                    ops=[
+                        entry_cls.OpData(key=k, value=0.0 if v is None else float(v), remove=v is None)
+                        for k, v in changes[entity].items()
+                    ],
+                )
+                for entity in chunk
+            ]
+            response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
+            throttle = codes.throttle_of(response)
+            found: dict[state.QuotaEntity, ItemResult] = {}
+            for r in response.entries:
+                entity = state.QuotaEntity(tuple(sorted((str(e.entity_type), e.entity_name) for e in r.entity)))
+                found[entity] = write.item(entity.address, r.error_code, r.error_message, throttle_ms=throttle)
+            return [
+                found.get(e) or write.item(e.address, -1, "no result for this entity in the response") for e in chunk
+            ]
+
+        # One ClientQuotaRecord per key.
+        return limits.send_within_limit(list(changes), weight=lambda e: len(changes[e]), send=send)
+
+    def alter_scram_credentials(
+        self, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()
+    ) -> list[ItemResult]:
+        """AlterUserScramCredentials; passwords are salted here (PBKDF2 via kafka-python), never sent in clear.
+
+        Kafka answers once per user and refuses a user named twice in one request ("cannot be altered twice"),
+        so alterations go out in rounds: round n holds the n-th alteration of every user (upserts before
+        deletions, so a user keeps a working credential while switching mechanisms). That is one request
+        unless a user changes several mechanisms at once. Results are one per distinct user, in first-seen
+        order; a user whose alteration fails is not altered further.
+        """
+        wire = self._wire
+        upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
+        delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
+        per_user: dict[str, list[Any]] = {}
+        for u in upserts:
+            code = _scram_code(u.user, u.mechanism)
+            cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
+            per_user.setdefault(u.user, []).append(
+                upsert_cls(
+                    name=u.user,
+                    mechanism=code,
+                    iterations=int(cred.iterations),
+                    salt=cred.salt,
+                    salted_password=cred.salted_password,
+                )
+            )
+        for d in deletions:
+            per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=_scram_code(d.user, d.mechanism)))
+        results: dict[str, ItemResult] = {}
+        rounds = max((len(v) for v in per_user.values()), default=0)
+        for n in range(rounds):
+            batch = [alts[n] for user, alts in per_user.items() if n < len(alts) and results.get(user, _OK).ok]
+            if not batch:
+                break
+            request = AlterUserScramCredentialsRequest(
+                deletions=[a for a in batch if isinstance(a, delete_cls)],
+                upsertions=[a for a in batch if isinstance(a, upsert_cls)],
+            )
+            response = wire.send(request)
+            throttle = codes.throttle_of(response)
+            for r in response.results:
+                results[str(r.user)] = write.item(str(r.user), r.error_code, r.error_message, throttle_ms=throttle)
+        return [results.get(u) or write.item(u, -1, "no result for this user in the response") for u in per_user]

@@ -1,8 +1,9 @@
 """Batched writes: each call sends as few requests as the controller's limits allow (see ``limits``).
 
-Every function returns one ``ItemResult`` per entity, in input order, and raises only when a whole request
-fails. Controller-bound APIs (CreateTopics, DeleteTopics, CreatePartitions, AlterPartitionReassignments) go to
-the controller; per-broker config changes go to that broker; everything else to the least-loaded broker.
+The writes are the methods of ``Writes``, a mixin of ``KafkaAdapter`` over its wire. Each returns one
+``ItemResult`` per entity, in input order, and raises only when a whole request fails. Controller-bound APIs
+(CreateTopics, DeleteTopics, CreatePartitions, AlterPartitionReassignments) go to the controller; per-broker
+config changes go to that broker; everything else to the least-loaded broker.
 """
 
 from __future__ import annotations
@@ -115,199 +116,10 @@ def _per_topic_batches(
 
 
 # ----------------------------------------------------------------------------------------- topics
-def create_topics(
-    wire: wire_mod.Wire, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
-) -> list[ItemResult]:
-    """CreateTopics; ``extra`` holds what the broker resolved (KIP-525): partitions, RF, topic id, configs."""
-    topic_cls = CreateTopicsRequest.CreatableTopic
-    broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-
-    def request(chunk: Sequence[TopicSpec]) -> Any:
-        return CreateTopicsRequest(
-            topics=[
-                topic_cls(
-                    name=spec.name,
-                    num_partitions=-1 if spec.assignment or spec.partitions is None else spec.partitions,
-                    replication_factor=-1
-                    if spec.assignment or spec.replication_factor is None
-                    else spec.replication_factor,
-                    assignments=[
-                        topic_cls.CreatableReplicaAssignment(partition_index=i, broker_ids=list(replicas))
-                        for i, replicas in enumerate(spec.assignment or ())
-                    ],
-                    configs=[topic_cls.CreatableTopicConfig(name=k, value=v) for k, v in spec.configs.items()],
-                )
-                for spec in chunk
-            ],
-            timeout_ms=broker_timeout,
-            validate_only=validate_only,
-        )
-
-    def result(t: Any, throttle: int) -> ItemResult:
-        extra: dict[str, Any] = {}
-        if getattr(t, "num_partitions", -1) not in (None, -1):
-            extra["partitions"] = int(t.num_partitions)
-            extra["replication_factor"] = int(t.replication_factor)
-        topic_id = getattr(t, "topic_id", None)
-        if topic_id is not None and topic_id.int != 0:
-            extra["topic_id"] = str(topic_id)
-        if getattr(t, "configs", None):
-            extra["configs"] = {str(c.name): None if c.is_sensitive else c.value for c in t.configs}
-            extra["dynamic_configs"] = sorted(
-                str(c.name) for c in t.configs if c.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG
-            )
-        return item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle, **extra)
-
-    return _per_topic_batches(
-        wire,
-        specs,
-        key=lambda spec: spec.name,
-        request=request,
-        entries=lambda r: r.topics,
-        result=result,
-        timeout_ms=client_timeout,
-        weight=topic_records,
-        overflow_per_item=False,
-    )
-
-
-def delete_topics(wire: wire_mod.Wire, names: Sequence[str], *, timeout_ms: int | None = None) -> list[ItemResult]:
-    """DeleteTopics. Deletion completes asynchronously: follow with ``wait_topics_absent``."""
-    state_cls = DeleteTopicsRequest.DeleteTopicState
-    broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-    return _per_topic_batches(
-        wire,
-        names,
-        key=str,
-        request=lambda chunk: DeleteTopicsRequest(
-            topics=[state_cls(name=n) for n in chunk], topic_names=list(chunk), timeout_ms=broker_timeout
-        ),
-        entries=lambda r: r.responses,
-        result=lambda t, throttle: item(
-            str(t.name), t.error_code, getattr(t, "error_message", None), throttle_ms=throttle
-        ),
-        timeout_ms=client_timeout,
-        weight=one_record,
-        overflow_per_item=True,
-    )
-
-
-def create_partitions(
-    wire: wire_mod.Wire,
-    counts: Mapping[str, int],
-    *,
-    assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
-    current: Mapping[str, int] | None = None,
-    validate_only: bool = False,
-    timeout_ms: int | None = None,
-) -> list[ItemResult]:
-    """CreatePartitions: ``counts`` maps a topic to its new TOTAL partition count.
-
-    ``current`` (a topic's partition count now) lets requests be packed by the partitions they add; without
-    it a topic counts with its new total, which can only over-count.
-    """
-    topic_cls = CreatePartitionsRequest.CreatePartitionsTopic
-
-    def added(name: str) -> int:
-        placed = (assignments or {}).get(name)
-        if placed is not None:
-            return len(placed)
-        return int(counts[name]) - int((current or {}).get(name, 0))
-
-    broker_timeout, client_timeout = _timeout(wire, timeout_ms)
-
-    def request(chunk: Sequence[str]) -> Any:
-        topics = []
-        for name in chunk:
-            new = (assignments or {}).get(name)
-            topics.append(
-                topic_cls(
-                    name=name,
-                    count=int(counts[name]),
-                    assignments=None
-                    if new is None
-                    else [topic_cls.CreatePartitionsAssignment(broker_ids=list(r)) for r in new],
-                )
-            )
-        return CreatePartitionsRequest(topics=topics, timeout_ms=broker_timeout, validate_only=validate_only)
-
-    return _per_topic_batches(
-        wire,
-        list(counts),
-        key=str,
-        request=request,
-        entries=lambda r: r.results,
-        result=lambda t, throttle: item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle),
-        timeout_ms=client_timeout,
-        weight=added,
-        overflow_per_item=True,
-    )
-
-
-# ---------------------------------------------------------------------------------------- configs
 def config_key(resource_type: str, name: str) -> str:
     """``topic:orders``, ``broker:1``, ``broker:<default>``: the key of a config resource's result."""
     shown = state.CLUSTER_DEFAULT if resource_type == "BROKER" and name in ("", state.CLUSTER_DEFAULT) else name
     return f"{resource_type.lower()}:{shown}"
-
-
-def incremental_alter_configs(
-    wire: wire_mod.Wire,
-    changes: Mapping[tuple[str, str], Sequence[ConfigOp]],
-    *,
-    validate_only: bool = False,
-) -> list[ItemResult]:
-    """IncrementalAlterConfigs for ``(resource_type, name)`` -> ops; type ``TOPIC`` or ``BROKER``.
-
-    A broker name of ``""`` or ``CLUSTER_DEFAULT`` is the cluster-wide default. Changes to one broker's own
-    configs go to that broker (the protocol requires it); all the rest go in one request.
-    """
-    resource_cls = IncrementalAlterConfigsRequest.AlterConfigsResource
-    # A broker may quote a rejected value in its message: sensitive values are masked in what is returned.
-    secrets = [op.value.reveal() for ops in changes.values() for op in ops if isinstance(op.value, Secret)]
-    groups: dict[int | None, list[tuple[str, str]]] = {}
-    for rtype, name in changes:
-        if rtype not in ("TOPIC", "BROKER", "BROKER_LOGGER"):
-            raise ValueError(f"unsupported config resource type {rtype!r}")
-        wire_name = "" if rtype == "BROKER" and name == state.CLUSTER_DEFAULT else name
-        node = int(wire_name) if rtype in ("BROKER", "BROKER_LOGGER") and wire_name else None
-        groups.setdefault(node, []).append((rtype, name))
-    results: dict[str, ItemResult] = {}
-
-    def send(node: int | None, chunk: Sequence[tuple[str, str]]) -> list[ItemResult]:
-        resources = [
-            resource_cls(
-                resource_type=int(ConfigResourceType[rtype]),
-                resource_name="" if name == state.CLUSTER_DEFAULT else name,
-                configs=[
-                    resource_cls.AlterableConfig(
-                        name=op.key, config_operation=_CONFIG_OPS[op.op], value=_reveal(op.value)
-                    )
-                    for op in changes[(rtype, name)]
-                ],
-            )
-            for rtype, name in chunk
-        ]
-        request = IncrementalAlterConfigsRequest(resources=resources, validate_only=validate_only)
-        response = wire.send(request, node=node)
-        throttle = codes.throttle_of(response)
-        found: dict[str, ItemResult] = {}
-        for r in response.responses:
-            key = config_key(ConfigResourceType(r.resource_type).name, str(r.resource_name))
-            found[key] = item(key, r.error_code, _scrub(r.error_message, secrets), throttle_ms=throttle)
-        return [
-            found.get(k) or item(k, -1, "no result for this resource in the response")
-            for k in (config_key(rtype, name) for rtype, name in chunk)
-        ]
-
-    for node, keys in groups.items():
-        answers = limits.send_within_limit(
-            keys,
-            weight=lambda k: len(changes[k]),
-            send=functools.partial(send, node),
-        )
-        results.update((r.key, r) for r in answers)
-    return [results[config_key(rtype, name)] for rtype, name in changes]
 
 
 def _reveal(value: str | Secret | None) -> str | None:
@@ -322,42 +134,241 @@ def _scrub(message: str | None, secrets: Sequence[str]) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- reassignments
-def alter_partition_reassignments(
-    wire: wire_mod.Wire, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None
-) -> list[ItemResult]:
-    """AlterPartitionReassignments: ``(topic, partition) -> replicas``, or ``None`` to cancel one in progress."""
-    topic_cls = AlterPartitionReassignmentsRequest.ReassignableTopic
-    broker_timeout, client_timeout = _timeout(wire, timeout_ms)
 
-    def send(chunk: Sequence[tuple[str, int]]) -> list[ItemResult]:
-        by_topic: dict[str, list[Any]] = {}
-        for topic, partition in chunk:
-            replicas = changes[(topic, partition)]
-            by_topic.setdefault(topic, []).append(
-                topic_cls.ReassignablePartition(
-                    partition_index=int(partition), replicas=None if replicas is None else [int(r) for r in replicas]
-                )
+
+class Writes:
+    """The batched topic, partition, config and reassignment writes of ``KafkaAdapter`` (a mixin over its wire)."""
+
+    _wire: wire_mod.Wire
+
+    def create_topics(
+        self, specs: Sequence[TopicSpec], *, validate_only: bool = False, timeout_ms: int | None = None
+    ) -> list[ItemResult]:
+        """CreateTopics; ``extra`` holds what the broker resolved (KIP-525): partitions, RF, topic id, configs."""
+        wire = self._wire
+        topic_cls = CreateTopicsRequest.CreatableTopic
+        broker_timeout, client_timeout = _timeout(wire, timeout_ms)
+
+        def request(chunk: Sequence[TopicSpec]) -> Any:
+            return CreateTopicsRequest(
+                topics=[
+                    topic_cls(
+                        name=spec.name,
+                        num_partitions=-1 if spec.assignment or spec.partitions is None else spec.partitions,
+                        replication_factor=-1
+                        if spec.assignment or spec.replication_factor is None
+                        else spec.replication_factor,
+                        assignments=[
+                            topic_cls.CreatableReplicaAssignment(partition_index=i, broker_ids=list(replicas))
+                            for i, replicas in enumerate(spec.assignment or ())
+                        ],
+                        configs=[topic_cls.CreatableTopicConfig(name=k, value=v) for k, v in spec.configs.items()],
+                    )
+                    for spec in chunk
+                ],
+                timeout_ms=broker_timeout,
+                validate_only=validate_only,
             )
-        request = AlterPartitionReassignmentsRequest(
-            timeout_ms=broker_timeout, topics=[topic_cls(name=t, partitions=ps) for t, ps in by_topic.items()]
-        )
-        response = wire.send_to_controller(
-            request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER, timeout_ms=client_timeout
-        )
-        wire.check_top_level(response, api="AlterPartitionReassignments")
-        throttle = codes.throttle_of(response)
-        found: dict[str, ItemResult] = {}
-        for t in response.responses:
-            for p in t.partitions:
-                key = f"{t.name}:{p.partition_index}"
-                found[key] = item(key, p.error_code, p.error_message, throttle_ms=throttle)
-        keys = [f"{t}:{p}" for t, p in chunk]
-        return [found.get(k) or item(k, -1, "no result for this partition in the response") for k in keys]
 
-    # One PartitionChangeRecord per partition at most.
-    return limits.send_within_limit(
-        list(changes),
-        weight=one_record,
-        send=send,
-        refused=lambda r: limits.too_large(r, overflow_per_item=True),
-    )
+        def result(t: Any, throttle: int) -> ItemResult:
+            extra: dict[str, Any] = {}
+            if getattr(t, "num_partitions", -1) not in (None, -1):
+                extra["partitions"] = int(t.num_partitions)
+                extra["replication_factor"] = int(t.replication_factor)
+            topic_id = getattr(t, "topic_id", None)
+            if topic_id is not None and topic_id.int != 0:
+                extra["topic_id"] = str(topic_id)
+            if getattr(t, "configs", None):
+                extra["configs"] = {str(c.name): None if c.is_sensitive else c.value for c in t.configs}
+                extra["dynamic_configs"] = sorted(
+                    str(c.name) for c in t.configs if c.config_source == ConfigSourceType.DYNAMIC_TOPIC_CONFIG
+                )
+            return item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle, **extra)
+
+        return _per_topic_batches(
+            wire,
+            specs,
+            key=lambda spec: spec.name,
+            request=request,
+            entries=lambda r: r.topics,
+            result=result,
+            timeout_ms=client_timeout,
+            weight=topic_records,
+            overflow_per_item=False,
+        )
+
+    def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> list[ItemResult]:
+        """DeleteTopics. Deletion completes asynchronously: follow with ``wait_topics_absent``."""
+        wire = self._wire
+        state_cls = DeleteTopicsRequest.DeleteTopicState
+        broker_timeout, client_timeout = _timeout(wire, timeout_ms)
+        return _per_topic_batches(
+            wire,
+            names,
+            key=str,
+            request=lambda chunk: DeleteTopicsRequest(
+                topics=[state_cls(name=n) for n in chunk], topic_names=list(chunk), timeout_ms=broker_timeout
+            ),
+            entries=lambda r: r.responses,
+            result=lambda t, throttle: item(
+                str(t.name), t.error_code, getattr(t, "error_message", None), throttle_ms=throttle
+            ),
+            timeout_ms=client_timeout,
+            weight=one_record,
+            overflow_per_item=True,
+        )
+
+    def create_partitions(
+        self,
+        counts: Mapping[str, int],
+        *,
+        assignments: Mapping[str, Sequence[Sequence[int]]] | None = None,
+        current: Mapping[str, int] | None = None,
+        validate_only: bool = False,
+        timeout_ms: int | None = None,
+    ) -> list[ItemResult]:
+        """CreatePartitions: ``counts`` maps a topic to its new TOTAL partition count.
+
+        ``current`` (a topic's partition count now) lets requests be packed by the partitions they add; without
+        it a topic counts with its new total, which can only over-count.
+        """
+        wire = self._wire
+        topic_cls = CreatePartitionsRequest.CreatePartitionsTopic
+
+        def added(name: str) -> int:
+            placed = (assignments or {}).get(name)
+            if placed is not None:
+                return len(placed)
+            return int(counts[name]) - int((current or {}).get(name, 0))
+
+        broker_timeout, client_timeout = _timeout(wire, timeout_ms)
+
+        def request(chunk: Sequence[str]) -> Any:
+            topics = []
+            for name in chunk:
+                new = (assignments or {}).get(name)
+                topics.append(
+                    topic_cls(
+                        name=name,
+                        count=int(counts[name]),
+                        assignments=None
+                        if new is None
+                        else [topic_cls.CreatePartitionsAssignment(broker_ids=list(r)) for r in new],
+                    )
+                )
+            return CreatePartitionsRequest(topics=topics, timeout_ms=broker_timeout, validate_only=validate_only)
+
+        return _per_topic_batches(
+            wire,
+            list(counts),
+            key=str,
+            request=request,
+            entries=lambda r: r.results,
+            result=lambda t, throttle: item(str(t.name), t.error_code, t.error_message, throttle_ms=throttle),
+            timeout_ms=client_timeout,
+            weight=added,
+            overflow_per_item=True,
+        )
+
+    # ---------------------------------------------------------------------------------------- configs
+
+    def incremental_alter_configs(
+        self,
+        changes: Mapping[tuple[str, str], Sequence[ConfigOp]],
+        *,
+        validate_only: bool = False,
+    ) -> list[ItemResult]:
+        """IncrementalAlterConfigs for ``(resource_type, name)`` -> ops; type ``TOPIC`` or ``BROKER``.
+
+        A broker name of ``""`` or ``CLUSTER_DEFAULT`` is the cluster-wide default. Changes to one broker's own
+        configs go to that broker (the protocol requires it); all the rest go in one request.
+        """
+        wire = self._wire
+        resource_cls = IncrementalAlterConfigsRequest.AlterConfigsResource
+        # A broker may quote a rejected value in its message: sensitive values are masked in what is returned.
+        secrets = [op.value.reveal() for ops in changes.values() for op in ops if isinstance(op.value, Secret)]
+        groups: dict[int | None, list[tuple[str, str]]] = {}
+        for rtype, name in changes:
+            if rtype not in ("TOPIC", "BROKER", "BROKER_LOGGER"):
+                raise ValueError(f"unsupported config resource type {rtype!r}")
+            wire_name = "" if rtype == "BROKER" and name == state.CLUSTER_DEFAULT else name
+            node = int(wire_name) if rtype in ("BROKER", "BROKER_LOGGER") and wire_name else None
+            groups.setdefault(node, []).append((rtype, name))
+        results: dict[str, ItemResult] = {}
+
+        def send(node: int | None, chunk: Sequence[tuple[str, str]]) -> list[ItemResult]:
+            resources = [
+                resource_cls(
+                    resource_type=int(ConfigResourceType[rtype]),
+                    resource_name="" if name == state.CLUSTER_DEFAULT else name,
+                    configs=[
+                        resource_cls.AlterableConfig(
+                            name=op.key, config_operation=_CONFIG_OPS[op.op], value=_reveal(op.value)
+                        )
+                        for op in changes[(rtype, name)]
+                    ],
+                )
+                for rtype, name in chunk
+            ]
+            request = IncrementalAlterConfigsRequest(resources=resources, validate_only=validate_only)
+            response = wire.send(request, node=node)
+            throttle = codes.throttle_of(response)
+            found: dict[str, ItemResult] = {}
+            for r in response.responses:
+                key = config_key(ConfigResourceType(r.resource_type).name, str(r.resource_name))
+                found[key] = item(key, r.error_code, _scrub(r.error_message, secrets), throttle_ms=throttle)
+            return [
+                found.get(k) or item(k, -1, "no result for this resource in the response")
+                for k in (config_key(rtype, name) for rtype, name in chunk)
+            ]
+
+        for node, keys in groups.items():
+            answers = limits.send_within_limit(
+                keys,
+                weight=lambda k: len(changes[k]),
+                send=functools.partial(send, node),
+            )
+            results.update((r.key, r) for r in answers)
+        return [results[config_key(rtype, name)] for rtype, name in changes]
+
+    def alter_partition_reassignments(
+        self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None
+    ) -> list[ItemResult]:
+        """AlterPartitionReassignments: ``(topic, partition) -> replicas``, or ``None`` to cancel one in progress."""
+        wire = self._wire
+        topic_cls = AlterPartitionReassignmentsRequest.ReassignableTopic
+        broker_timeout, client_timeout = _timeout(wire, timeout_ms)
+
+        def send(chunk: Sequence[tuple[str, int]]) -> list[ItemResult]:
+            by_topic: dict[str, list[Any]] = {}
+            for topic, partition in chunk:
+                replicas = changes[(topic, partition)]
+                by_topic.setdefault(topic, []).append(
+                    topic_cls.ReassignablePartition(
+                        partition_index=int(partition),
+                        replicas=None if replicas is None else [int(r) for r in replicas],
+                    )
+                )
+            request = AlterPartitionReassignmentsRequest(
+                timeout_ms=broker_timeout, topics=[topic_cls(name=t, partitions=ps) for t, ps in by_topic.items()]
+            )
+            response = wire.send_to_controller(
+                request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER, timeout_ms=client_timeout
+            )
+            wire.check_top_level(response, api="AlterPartitionReassignments")
+            throttle = codes.throttle_of(response)
+            found: dict[str, ItemResult] = {}
+            for t in response.responses:
+                for p in t.partitions:
+                    key = f"{t.name}:{p.partition_index}"
+                    found[key] = item(key, p.error_code, p.error_message, throttle_ms=throttle)
+            keys = [f"{t}:{p}" for t, p in chunk]
+            return [found.get(k) or item(k, -1, "no result for this partition in the response") for k in keys]
+
+        # One PartitionChangeRecord per partition at most.
+        return limits.send_within_limit(
+            list(changes),
+            weight=one_record,
+            send=send,
+            refused=lambda r: limits.too_large(r, overflow_per_item=True),
+        )

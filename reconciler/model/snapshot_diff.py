@@ -17,7 +17,7 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from reconciler.model import configs, state
+from reconciler.model import configs, payloads, state
 from reconciler.model.kinds import Kind
 
 _SECTIONS = ("brokers", "topics", "acls", "quotas", "scram_users", "broker_configs")
@@ -117,8 +117,8 @@ def _plain(value: Any) -> Any:
 def _show(path: str, value: Any) -> str:
     if value is None:
         return "(unset)"
-    if path.startswith("configs.") and isinstance(value, str):
-        return configs.humanize(path.removeprefix("configs."), value)
+    if path.startswith(payloads.CONFIG_ATTRIBUTE_PREFIX) and isinstance(value, str):
+        return configs.humanize(path.removeprefix(payloads.CONFIG_ATTRIBUTE_PREFIX), value)
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k}: {_show('', v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
