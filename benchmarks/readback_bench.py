@@ -51,6 +51,7 @@ class Clock:
         self.first_phase: float | None = None
         self.last_phase: float | None = None
         self.bytes_at_last_phase = 0
+        self.split_at_last_phase: dict[str, int] = {}
         self.verifying: list[str] = []
 
     def __call__(self, event: ApplyEvent) -> None:
@@ -60,6 +61,7 @@ class Clock:
         elif event.kind is EventKind.PHASE_FINISHED:
             self.last_phase = now
             self.bytes_at_last_phase = tools.ByteMeter.total
+            self.split_at_last_phase = tools.ByteMeter.split()
         elif event.kind.value == "verifying" and event.message:  # the read-back's status line (where it exists)
             self.verifying.append(event.message)
 
@@ -74,6 +76,12 @@ def one_apply(adapter: KafkaAdapter, tree: Path) -> dict[str, Any]:
     started = time.perf_counter()
     report = apply_plan(planned, adapter, options=ApplyOptions(desired=wanted), events=clock)
     ended = time.perf_counter()
+    readback_bytes = tools.ByteMeter.total - clock.bytes_at_last_phase
+    readback_split = {
+        api: n - clock.split_at_last_phase.get(api, 0)
+        for api, n in tools.ByteMeter.split().items()
+        if n - clock.split_at_last_phase.get(api, 0)
+    }
     first = clock.first_phase or started
     last = clock.last_phase or ended
     write_requests = sum(p.requests for p in report.phases)
@@ -86,7 +94,8 @@ def one_apply(adapter: KafkaAdapter, tree: Path) -> dict[str, Any]:
         "total_s": ended - started,
         "requests": report.requests,
         "write_requests": write_requests,
-        "readback_bytes": tools.ByteMeter.total - clock.bytes_at_last_phase,
+        "readback_bytes": readback_bytes,
+        "readback_bytes_by_api": readback_split,
         "by_api": report.requests_by_api,
         "exit": int(report.exit_code),
         "converged": bool(report.converged and not again.summary().has_changes),
@@ -107,7 +116,8 @@ def show(label: str, fig: dict[str, Any]) -> None:
         f"  exit={fig['exit']}"
         f"  converged={fig['converged']}  load={os.getloadavg()[0]:.1f}"
     )
-    say(f"  {'':<30} by API: {fig['by_api']}")
+    say(f"  {'':<30} requests by API: {fig['by_api']}")
+    say(f"  {'':<30} read-back bytes by API: {fig['readback_bytes_by_api']}")
     if fig["last_status"]:
         say(f"  {'':<30} {fig['status_lines']} status line(s), last: {fig['last_status']}")
     if "problems" in fig:
