@@ -151,6 +151,23 @@ def test_retention_shrink_counts_the_records_older_than_the_new_retention(
     assert again["records"] == 14
 
 
+def test_retention_bytes_shrink_counts_the_bytes_over_the_new_limit(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}sized"
+    with kafka_single.admin_session() as admin:
+        admin.create_topics([NewTopic(name, 2, 1)])
+    now = int(time.time() * 1000)
+    produce_at(kafka_single, name, [(0, 20, now), (1, 2, now)])  # about 20 kB and 2 kB
+    directory = write_manifests(tmp_path / "m", topic_doc(name, 2, 1, "{retention.bytes: 10000}"))
+    [shrink] = entries(plan_json(kafka_single, directory), im.DELETES)
+    # Only partition 0 is over 10,000 bytes: by its size (20 values and their headers) minus the limit.
+    assert 20 * VALUE - 10_000 <= int(shrink["bytes"]) <= 20 * VALUE * OVERHEAD - 10_000  # type: ignore[call-overload]
+    assert 8 <= int(shrink["records"]) <= 12 and shrink["records_exact"] is False  # type: ignore[call-overload]
+    lines = shrink["lines"]
+    assert isinstance(lines, list) and "beyond 10 kB per partition" in lines[0] and "in 1 of 2 partition(s)" in lines[0]
+
+
 def test_partition_increase_on_a_topic_a_group_reads_names_the_group(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
