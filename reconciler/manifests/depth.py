@@ -82,7 +82,7 @@ def too_many_nodes(text: str, *, pure: bool, limit: int) -> tuple[int, int] | No
 
     The event stream is read only when ``node_bound`` is above ``limit``, and only up to that node.
     """
-    if node_bound(text) <= limit:
+    if 2 * len(text) + 2 <= limit or node_bound(text) <= limit:  # the bound is at most two per character
         return None
     from ruamel.yaml import events  # imported only for a text the cheap bound does not clear
     from ruamel.yaml.error import YAMLError
@@ -104,18 +104,32 @@ def too_many_nodes(text: str, *, pure: bool, limit: int) -> tuple[int, int] | No
 def crowded_mapping(data: Any, *, limit: int) -> tuple[tuple[Any, ...], int] | None:
     """The path and key count of the first mapping in ``data`` with more than ``limit`` keys, or None.
 
-    Walks with an explicit stack (``data`` is at most ``MAX_DEPTH`` deep, but no recursion is needed).
+    An explicit stack of values (no recursion, no path kept): the path is worked out only for a mapping found.
     """
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            if len(value) > limit:
+                return _path_to(data, value), len(value)
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+    return None
+
+
+def _path_to(data: Any, target: Any) -> tuple[Any, ...]:
     stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
     while stack:
         path, value = stack.pop()
-        if isinstance(value, dict):
-            if len(value) > limit:
-                return path, len(value)
-            stack.extend(((*path, k), v) for k, v in value.items() if isinstance(v, (dict, list)))
-        elif isinstance(value, list):
-            stack.extend(((*path, i), v) for i, v in enumerate(value) if isinstance(v, (dict, list)))
-    return None
+        if value is target:
+            return path
+        if type(value) is dict:
+            stack.extend(((*path, k), v) for k, v in value.items())
+        elif type(value) is list:
+            stack.extend(((*path, i), v) for i, v in enumerate(value))
+    return ()
 
 
 def reader_error_position(text: str, exc: BaseException) -> tuple[int, int] | None:

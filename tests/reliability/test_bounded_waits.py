@@ -32,7 +32,7 @@ from tests.support.integration import closed_port, write_manifests
 from tests.support.live import cli
 
 BOUND_S = 3
-SLACK_S = 12.0  # interpreter and import start-up of a CLI process on a loaded 2-core machine, and then some
+SLACK_S = 20.0  # interpreter and import start-up of a CLI process on a loaded 2-core machine, and then some
 OUTER_S = 90.0  # the subprocess limit: reaching it means the tool hung (as SSL did before the bound)
 TOPIC = """
 apiVersion: kafka-reconciler/v1
