@@ -189,9 +189,11 @@ def test_no_command_leaks_a_secret(
     assert "applied" in report
     broken = tmp_path / "broken"
     broken.mkdir()
-    # a topic outside the prefix the login may create: the broker answers TOPIC_AUTHORIZATION_FAILED
+    # a topic outside the prefix the login may create: the rights check refuses before writing (exit 1) and names
+    # the grants it lacks (kafka-acls lines included); that refusal, at -vvv, must not leak either
     (broken / "m.yaml").write_text(topic_documents({f"x{topic_prefix}denied": (1, 1, {})}))
-    leaks.run(["apply", str(broken), "--auto-approve", "-vvv"], env=env_login, expect={3})
+    refused = leaks.run(["apply", str(broken), "--auto-approve", "-vvv"], env=env_login, expect={1})
+    assert f"x{topic_prefix}denied" in refused and "kafka-acls" in refused
 
     # The plan comment, through a local GitHub API that records every request body.
     with FakeGitHub(token=planted.github) as github:
