@@ -176,11 +176,11 @@ def _print_apply(result: FleetApplyResult, *, plans_dir: Path) -> None:
     for c in result.clusters:
         n = c.counts
         done = f"{n.get('applied', 0)} applied, {n.get('failed', 0)} failed" if n else ""
-        if c.status in ("applied", "no-changes"):
+        if c.status in ("applied", "validated", "no-changes"):
             output.say(f"{c.name}: {c.status}" + (f" ({done})" if done else ""))
         else:
             output.say(f"{c.name}: {c.status.upper()}: {c.reason}" + (f" ({done})" if done else ""), style="yellow")
-    ok = sum(1 for c in result.clusters if c.status in ("applied", "no-changes"))
+    ok = sum(1 for c in result.clusters if c.status in ("applied", "validated", "no-changes"))
     status = "PARTIAL" if result.partial else "complete"
     head = "Fleet dry run" if result.dry_run else "Fleet apply"
     output.say(

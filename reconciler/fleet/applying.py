@@ -39,13 +39,14 @@ APPLY_REPORT = "apply-report.json"
 CONCURRENCY = 4
 
 APPLIED = "applied"  # every change applied and read back
+VALIDATED = "validated"  # --dry-run: the brokers accepted every change (validateOnly), nothing written
 NO_CHANGES = "no-changes"  # the plan had nothing to do
 PARTIAL = "partial"  # the apply ran; some change failed, was blocked or did not converge
 REFUSED = "refused"  # stopped before any write: stale plan, another cluster, missing rights, unresolved secret
 NOT_APPLIED = "not-applied"  # no plan of this run: missing, from another run, unreadable at plan time
 SKIPPED = "skipped"  # not started before the run's deadline
 FAILED = "failed"  # an unexpected error; the message says what
-OK_STATUSES = frozenset({APPLIED, NO_CHANGES})
+OK_STATUSES = frozenset({APPLIED, VALIDATED, NO_CHANGES})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ def _apply_one(
             reason += f" (and {len(failed) - 3} more)"
     return ClusterApply(
         name,
-        APPLIED if report.exit_code == 0 else PARTIAL,
+        PARTIAL if report.exit_code else VALIDATED if dry_run else APPLIED,
         reason,
         report.exit_code,
         report.counts(),

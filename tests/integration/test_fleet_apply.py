@@ -131,6 +131,14 @@ def test_fleet_apply_applies_the_runs_plans_and_refuses_a_cluster_changed_since(
     finally:
         admin.close()
 
+    dry = runner.invoke(
+        app, ["fleet", "apply", str(fleet_file), "--plans", str(out), "--run", run_id, "--auto-approve", "--dry-run"]
+    )
+    assert dry.exit_code == 3, dry.output  # three is stale, down has no plan
+    dry_status = {c["name"]: c["status"] for c in json.loads((out / "apply-summary.json").read_text())["clusters"]}
+    assert (dry_status["one"], dry_status["two"], dry_status["three"]) == ("validated", "validated", "refused")
+    assert topics(second, p) == {}  # nothing written by the dry run
+
     applied = runner.invoke(
         app,
         [
