@@ -86,17 +86,15 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
 def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_nothing_is_written(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
-    mine, other = f"{topic_prefix}mine", f"{topic_prefix}other"
+    # `other` is neither declared nor owned (outside the Ownership prefix): outside the plan's scope
+    mine, other = f"{topic_prefix}mine", f"x{topic_prefix}other"
     with kafka_single.admin_session() as admin:
         admin.create_topics(
             [NewTopic(n, 2, 1, topic_configs={"retention.ms": "1000"}) for n in (mine, other)], wait_for_metadata=True
         )
-    # The manifests change only `mine`; `other` is declared as it is, so the plan does not touch it.
+    # The manifests change only `mine`; `other` is another team's topic, so the plan does not touch it.
     directory = write_manifests(
-        tmp_path / "m",
-        ownership(topic_prefix)
-        + topic_doc(mine, partitions=2, configs={"retention.ms": "2000"})
-        + topic_doc(other, partitions=2, configs={"retention.ms": "1000"}),
+        tmp_path / "m", ownership(topic_prefix) + topic_doc(mine, partitions=2, configs={"retention.ms": "2000"})
     )
     saved = tmp_path / "plans.json"
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
@@ -104,7 +102,7 @@ def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_no
         assert [c.address for c in p.actionable] == [f"topic/{mine}"]
         p.save(saved)
 
-    _alter(kafka_single, other, "5000")  # outside the plan
+    _alter(kafka_single, other, "5000")  # outside the plan's scope
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         report = apply(adapter, plans.Plan.load(saved))
     assert report.exit_code == 0 and report.converged
@@ -115,9 +113,7 @@ def test_a_change_outside_the_plan_does_not_make_it_stale_one_inside_does_and_no
             adapter,
             write_manifests(
                 tmp_path / "m2",
-                ownership(topic_prefix)
-                + topic_doc(mine, partitions=2, configs={"retention.ms": "3000"})
-                + topic_doc(other, partitions=2, configs={"retention.ms": "5000"}),
+                ownership(topic_prefix) + topic_doc(mine, partitions=2, configs={"retention.ms": "3000"}),
             ),
         ).save(saved)
     _alter(kafka_single, mine, "4000")  # inside the plan
