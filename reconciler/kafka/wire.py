@@ -169,6 +169,8 @@ class Wire:
                 self.token_provider.token()  # fetched before connecting, so its own failures are named plainly
             except oauth.OAuthTokenError as exc:
                 raise errors.ConnectionFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
+            finally:  # a refresh later in a long run is bounded by the endpoint's own timeout, not this connect's
+                self.token_provider.deadline_at = None
         with bootstrap.watching(watch):
             try:
                 self._client = KafkaAdminClient(kafka_client=factory, **kwargs)

@@ -25,11 +25,12 @@ from pathlib import Path
 import pytest
 
 from reconciler.base import errors
-from reconciler.connection.settings import ConnectionSettings
+from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.wire import Wire
 from tests.kafka.secure import SecureCluster
 from tests.support.integration import closed_port, write_manifests
 from tests.support.live import cli
+from tests.support.oidc import OidcServer
 
 BOUND_S = 3
 SLACK_S = 20.0  # interpreter and import start-up of a CLI process on a loaded 2-core machine, and then some
@@ -213,3 +214,29 @@ def test_clients_connecting_at_once_see_only_their_own_failures(black_hole: str)
         f"cannot reach Kafka at {black_hole} (PLAINTEXT): no broker answered within {BOUND_S}s" in (outcome[black_hole])
     )
     assert f"{refused}: connection refused" in outcome[refused]
+
+
+def test_a_token_refreshed_after_connecting_is_not_held_to_the_connect_bound() -> None:
+    """The connect timeout bounds the token fetched while connecting; a refresh later in a long run (the token's
+    lifetime 80 % gone) gets the endpoint's own timeout, not a connect bound spent long ago."""
+    server = OidcServer(audience="kafka").start()
+    try:
+        client = server.register("svc", lifetime_s=1)
+        settings = ConnectionSettings(
+            bootstrap_servers=(f"127.0.0.1:{closed_port()}",),
+            security_protocol="SASL_SSL",
+            sasl_mechanism="OAUTHBEARER",
+            oauth_token_endpoint_url=server.token_url,
+            oauth_client_id=client.client_id,
+            oauth_client_secret=Secret(client.secret),
+        )
+        wire = Wire(settings, connect_timeout_s=1)
+        with pytest.raises(errors.ConnectionFailed, match="connection refused"):
+            wire.client()  # the token is fetched, then the port refuses
+        assert wire.token_provider is not None and server.token_requests == 1
+        time.sleep(1.2)  # not a synchronisation: the connect bound and 80 % of the token's lifetime pass
+        wire.token_provider.token()
+        assert server.token_requests == 2
+        wire.close()
+    finally:
+        server.close()
