@@ -176,7 +176,7 @@ def apply_plan(
                 live_acls=live.acls,
                 bindings=[*deletes, *creates],
                 topics=sorted(ops.names(Kind.TOPIC)),
-                source=getattr(adapter, "principal_source", None) or "the connection settings",
+                source=adapter.principal_source,
             )
         guard.check_self_lockout(
             principal=principal,

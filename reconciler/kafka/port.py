@@ -50,6 +50,12 @@ class AdminPort(Protocol):
         ...
 
     @property
+    def principal_source(self) -> str:
+        """Where the rules that name ``principal`` came from, for messages (``the connection settings`` when the
+        adapter has no such rules)."""
+        ...
+
+    @property
     def settings(self) -> ConnectionSettings | None:
         """The connection settings (``None`` for an adapter that has none)."""
         ...

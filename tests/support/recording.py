@@ -58,6 +58,10 @@ class RecordingAdapter:
     def request_count(self) -> int:
         return sum(self.request_counts.values())
 
+    @property
+    def principal_source(self) -> str:
+        return "the connection settings"
+
     def missing_apis(self, kinds: Iterable[Kind]) -> list[str]:
         """Every kind is supported: the recorded cluster is a recent one."""
         return []
