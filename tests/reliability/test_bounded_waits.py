@@ -240,3 +240,16 @@ def test_a_token_refreshed_after_connecting_is_not_held_to_the_connect_bound() -
         wire.close()
     finally:
         server.close()
+
+
+def test_the_whole_session_deadline_caps_every_wait(black_hole: str) -> None:
+    """Without --timeout a connection's waits still end by its deadline (plan's default: 15 minutes)."""
+    settings = ConnectionSettings(bootstrap_servers=(black_hole,), security_protocol="SSL", request_timeout_ms=60_000)
+    wire = Wire(settings, deadline_s=BOUND_S)
+    started = time.monotonic()
+    with pytest.raises(errors.ConnectionFailed, match=f"no broker answered within {BOUND_S}s"):
+        wire.client()
+    assert time.monotonic() - started < BOUND_S + SLACK_S
+    with pytest.raises(errors.ConnectionFailed, match=rf"the time limit of {BOUND_S}s for talking to the cluster"):
+        wire.client()  # the deadline is spent: nothing more is waited for
+    wire.close()
