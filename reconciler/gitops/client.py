@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from reconciler import __version__
-from reconciler.base import errors
+from reconciler.base import errors, scrubbing
 
 DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
@@ -56,8 +56,8 @@ class Response:
 
 
 def scrub(text: str, secret: str) -> str:
-    """``text`` with every occurrence of ``secret`` replaced, so a token cannot leak through a message."""
-    return text.replace(secret, "***") if secret else text
+    """``text`` with ``secret`` replaced (``scrubbing.scrub``), so a token cannot leak through a message."""
+    return scrubbing.scrub(text, [secret])
 
 
 class RestClient:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import re
 
+from reconciler.base import scrubbing
 from reconciler.connection.settings import Secret
 
 
 class _RedactSecrets(logging.Filter):
-    """Replaces every configured password in kafka-python's log records with ``***``.
+    """Replaces every configured password in kafka-python's log records with ``***`` (``scrubbing.scrub``).
 
     Defence in depth behind ``wire`` keeping the ``kafka`` logger at INFO: kafka-python logs the SASL PLAIN
     request, password included, at DEBUG, and an application embedding the adapter may turn DEBUG on for
@@ -17,14 +19,13 @@ class _RedactSecrets(logging.Filter):
     """
 
     secrets: set[str] = set()
+    matcher: re.Pattern[str] | None = None  # ``scrubbing.pattern`` of ``secrets``
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
+        if self.matcher is None:
             return True
         text = record.getMessage()
-        redacted = text
-        for secret in self.secrets:
-            redacted = redacted.replace(secret, "***")
+        redacted = self.matcher.sub(scrubbing.MASK, text)
         if redacted != text:
             record.msg, record.args = redacted, None
         return True
@@ -40,6 +41,7 @@ def redact_library_logs(*secrets: Secret | None) -> None:
             value = secret.reveal()
             # also as it shows inside the repr of the bytes on the wire (b'user\x00user\x00pa\\ss')
             _RedactSecrets.secrets |= {value, repr(value.encode())[2:-1]}
+    _RedactSecrets.matcher = scrubbing.pattern(_RedactSecrets.secrets)
     for name in [n for n in logging.Logger.manager.loggerDict if n == "kafka" or n.startswith("kafka.")]:
         logger = logging.getLogger(name)
         if _REDACT not in logger.filters:

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 from cryptography.hazmat.primitives.serialization import pkcs12
 
-from reconciler.base import errors
+from reconciler.base import errors, scrubbing
 from reconciler.connection.settings import Secret
 from reconciler.kafka import jks
 
@@ -140,8 +140,8 @@ def _bad_password(exc: ValueError, password: Secret | None) -> bool:
 
 def _pkcs12_reason(exc: ValueError, password: Secret | None) -> str:
     text = " ".join(str(exc).split())
-    if password is not None and password.reveal():
-        text = text.replace(password.reveal(), "***")
+    if password is not None:
+        text = scrubbing.scrub(text, [password.reveal()])
     return text or "unreadable"
 
 

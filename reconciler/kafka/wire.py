@@ -27,7 +27,7 @@ from kafka.net.compat import KafkaNetClient
 from kafka.protocol.api_key import ApiKey
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler.base import errors
+from reconciler.base import errors, scrubbing
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import bootstrap, bounded, identity, netfix, oauth, redact, rights, tls
 from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
@@ -116,11 +116,8 @@ class Wire:
 
     def scrub(self, text: str) -> str:
         """``text`` with any configured secret (and the OAuth token) replaced by ``***`` (defence in depth)."""
-        for secret in self.settings.secrets():
-            if secret.reveal():
-                text = text.replace(secret.reveal(), "***")
         token = self.token_provider._token if self.token_provider is not None else None
-        return text.replace(token, "***") if token else text
+        return scrubbing.scrub(text, [*(s.reveal() for s in self.settings.secrets()), token or ""])
 
     @property
     def principal(self) -> str | None:

@@ -24,6 +24,7 @@ from kafka.protocol.admin import (
     IncrementalAlterConfigsRequest,
 )
 
+from reconciler.base import scrubbing
 from reconciler.connection.settings import Secret
 from reconciler.kafka import codes, limits
 from reconciler.kafka import wire as wire_mod
@@ -127,10 +128,7 @@ def _reveal(value: str | Secret | None) -> str | None:
 
 
 def _scrub(message: str | None, secrets: Sequence[str]) -> str | None:
-    for secret in secrets:
-        if message and secret:
-            message = message.replace(secret, "***")
-    return message
+    return scrubbing.scrub(message, secrets) if message else message
 
 
 # ---------------------------------------------------------------------------------- reassignments
