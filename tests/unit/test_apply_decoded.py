@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +61,40 @@ def test_every_change_that_cannot_be_carried_out_is_named_in_one_refusal() -> No
     assert message.startswith("the plan cannot be applied as written: ")
     assert len(broken) == 3 and all(address in message for address in broken)
     assert "partitions is not a whole number" in message and "nothing was written" in message
+
+
+def _config_change_only(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The golden plan with only its topic config change (payments.ledger: retention.ms set, cleanup.policy reset),
+    and that change."""
+    doc["changes"] = [c for c in doc["changes"] if c["phase"] == "TOPIC_CONFIG"]
+    return doc, doc["changes"][0]
+
+
+def test_apply_writes_and_verifies_the_config_operations_of_the_plan_never_its_attribute_names() -> None:
+    """Regression: apply built its IncrementalAlterConfigs from the ``configs.<key>`` attribute names a plan shows;
+    a plan whose attributes were edited (and resealed) wrote what the attributes said."""
+    from reconciler.apply import ApplyOptions, apply_plan
+    from tests.support.recording import RecordingAdapter
+
+    doc, change = _config_change_only(copy.deepcopy(GOLDEN_PLAN))
+    for attribute in change["attributes"]:
+        attribute["name"] = attribute["name"].replace("configs.", "configs.shown.only.")
+    p = plans.Plan.from_json_dict(reseal(doc))
+    topic = state.TopicState(
+        "payments.ledger", ((1,),), configs={"retention.ms": "86400000", "cleanup.policy": "compact"}
+    )
+    adapter = RecordingAdapter(cluster_id=p.cluster.cluster_id or "c", topics={"payments.ledger": topic})
+    report = apply_plan(p, adapter, options=ApplyOptions(check_staleness=False))
+    assert report.exit_code == 0 and report.converged is True
+    assert [args for name, args in adapter.calls if name == "incremental_alter_configs"] == [
+        {"resources": [("TOPIC", "payments.ledger")], "validate_only": False}
+    ]
+    # retention.ms set and cleanup.policy reset, as the config operations say; no key named after an attribute.
+    assert adapter.topics["payments.ledger"].configs == {"retention.ms": "604800000"}
+
+
+def test_a_config_change_without_its_config_operations_is_refused_before_anything_is_read() -> None:
+    doc, change = _config_change_only(copy.deepcopy(GOLDEN_PLAN))
+    del change["after"]["config_ops"]
+    with pytest.raises(preflight.ImpossiblePlan, match=r"topic/payments\.ledger: the config change lists no config"):
+        decoded.decode(plans.Plan.from_json_dict(reseal(doc)))
