@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from reconciler import manifests, planner
 from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
-from reconciler.model import configs, defaults, desired, plan_compare, plans, state
+from reconciler.model import configs, defaults, desired, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import impact as planner_impact
 
@@ -233,7 +233,7 @@ def compute_plan(
     with contextlib.ExitStack() as stack:
         adapter: KafkaAdapter | None = None
         if live_state is not None:
-            live = state.read_snapshot(live_state)
+            live = snapshotfile.read_snapshot(live_state)
         else:
             adapter = stack.enter_context(target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s))
             live = read_live(adapter, loaded.desired)

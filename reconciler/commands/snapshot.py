@@ -28,7 +28,7 @@ def snapshot(
     with output.errors_to_exit():
         from reconciler import operations
         from reconciler.base import terminal
-        from reconciler.model import state
+        from reconciler.model import snapshotfile
 
         loaded = operations.load_manifests(paths, environment=environment) if paths else None
         target = operations.Target(
@@ -38,7 +38,7 @@ def snapshot(
             profiles=loaded.profiles if loaded is not None else {},
         )
         live, requests = operations.read_snapshot_state(target=target, wanted=loaded)
-        state.write_snapshot(live, out_file)
+        snapshotfile.write_snapshot(live, out_file)
         n = terminal.count
         acls = "ACLs not read" if live.acls is None else n(len(live.acls), "ACL")
         output.say(

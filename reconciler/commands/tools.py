@@ -56,10 +56,10 @@ def diff_cmd(
     import json
 
     from reconciler.base import errors
-    from reconciler.model import snapshot_diff, state
+    from reconciler.model import snapshot_diff, snapshotfile
 
     try:
-        before, after = state.read_snapshot(snapshot_a), state.read_snapshot(snapshot_b)
+        before, after = snapshotfile.read_snapshot(snapshot_a), snapshotfile.read_snapshot(snapshot_b)
     except errors.ReconcilerError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from None

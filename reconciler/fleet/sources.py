@@ -21,7 +21,7 @@ from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
-from reconciler.model import desired, state
+from reconciler.model import desired, snapshotfile, state
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
 MIN_REQUEST_TIMEOUT_MS = 1000  # a read that starts just before the deadline still gets this long per request
@@ -124,7 +124,7 @@ def read_live_rows(task: ClusterTask, wanted: desired.DesiredState) -> list[rows
         if task.snapshot is not None and task.snapshot.endswith(".parquet"):
             return read_parquet_snapshot(Path(task.snapshot))
         if task.snapshot is not None:
-            return list(rows.live_rows(state.read_snapshot(Path(task.snapshot))))
+            return list(rows.live_rows(snapshotfile.read_snapshot(Path(task.snapshot))))
         return list(rows.live_rows(_read_over_the_wire(task, wanted)))
     except errors.ReconcilerError as exc:
         return rows.error_rows(str(exc) or type(exc).__name__)

@@ -1,17 +1,20 @@
 """The plan file's envelope: its format name and version, the release that wrote it, and its checksum.
 
-``Plan.to_json_dict`` writes the envelope with ``seal``; ``Plan.from_json_dict`` calls ``check`` before it reads a
-single change, so a file of another format or version, of another release series, or edited after it was written
-is refused as a whole, with the reason.
+``Plan.to_json_dict`` writes the envelope with ``seal``; ``Plan.load`` reads the file's JSON with
+``read_document`` and ``Plan.from_json_dict`` calls ``check`` before it reads a single change, so a file that is
+not JSON, of another format or version, of another release series, or edited after it was written is refused as a
+whole, with the reason.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import reconciler
-from reconciler.base import errors
+from reconciler.base import errors, fileio
 from reconciler.model import state
 
 PLAN_FORMAT = "kafka-reconciler/plan"
@@ -53,3 +56,27 @@ def check(doc: Any) -> str:
             "re-run plan with this version"
         )
     return written_by
+
+
+def read_document(path: Path) -> Any:
+    """The JSON document of the plan file at ``path``; ``PlanFileError`` naming the file when it is not JSON."""
+    text = fileio.read_text(path, what="plan", error=errors.PlanFileError)
+    try:
+        return fileio.parse_json(text)
+    except json.JSONDecodeError as exc:
+        raise errors.PlanFileError(
+            f"{path}:{exc.lineno}:{exc.colno}: plan file is not valid JSON (truncated?): {exc.msg}"
+        ) from None
+    except fileio.JsonLimitError as exc:
+        raise errors.PlanFileError(
+            f"{path}: refused: the plan file {exc}; plans written by this tool never do"
+        ) from None
+
+
+def scope_section(value: Any) -> Mapping[str, Any] | None:
+    """A plan document's ``scope`` (plain JSON data, or ``None``); ``TypeError`` (a malformed plan) if no object."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"scope must be an object, not {type(value).__name__}")
+    return value

@@ -366,7 +366,7 @@ class Plan:
                 unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},
                 impact=None if doc.get("impact") is None else impact_mod.PlanImpact.from_dict(doc["impact"]),
                 tool_version=written_by,
-                scope=_scope_doc(doc.get("scope")),
+                scope=planfile.scope_section(doc.get("scope")),
             )
         except AddressMismatch as exc:
             raise errors.PlanFileError(f"refused: {exc}; the plan was edited after it was written") from None
@@ -379,29 +379,11 @@ class Plan:
 
     @classmethod
     def load(cls, path: Path) -> Plan:
-        text = fileio.read_text(path, what="plan", error=errors.PlanFileError)
-        try:
-            doc = fileio.parse_json(text)
-        except json.JSONDecodeError as exc:
-            raise errors.PlanFileError(
-                f"{path}:{exc.lineno}:{exc.colno}: plan file is not valid JSON (truncated?): {exc.msg}"
-            ) from None
-        except fileio.JsonLimitError as exc:
-            raise errors.PlanFileError(
-                f"{path}: refused: the plan file {exc}; plans written by this tool never do"
-            ) from None
+        doc = planfile.read_document(path)
         try:
             return cls.from_json_dict(doc)
         except errors.PlanFileError as exc:
             raise errors.PlanFileError(f"{path}: {exc}") from None
-
-
-def _scope_doc(value: Any) -> Mapping[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise TypeError(f"scope must be an object, not {type(value).__name__}")
-    return value
 
 
 def sort_changes(changes: Iterable[Change]) -> tuple[Change, ...]:

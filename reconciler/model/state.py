@@ -1,8 +1,9 @@
-"""Frozen live-state model of one Kafka cluster, its resource identities, and snapshot JSON I/O.
+"""Frozen live-state model of one Kafka cluster and its resource identities.
 
 These types are the contract between the wire adapter (``reconciler.kafka.adapter``), which fills
-them, the planner, which compares them with the desired state, and snapshot files, which store
-them. Names of Kafka enums are kept as Kafka spells them (``READ``, ``ALLOW``, ``PREFIXED``).
+them, the planner, which compares them with the desired state, and snapshot files
+(``reconciler.model.snapshotfile``), which store them. Names of Kafka enums are kept as Kafka spells
+them (``READ``, ``ALLOW``, ``PREFIXED``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,10 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
-from reconciler.base import errors, fileio
 from reconciler.model import impact as impact_mod
 from reconciler.model.kinds import Kind
-
-SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
-SNAPSHOT_VERSION = 1
 
 # The key of cluster-wide dynamic broker defaults in ``ClusterState.broker_configs``;
 # per-broker dynamic configs use the broker id as a string.
@@ -249,153 +245,8 @@ class ClusterState:
     # Impact evidence (sizes, offsets, in-sync replicas) of the topics a plan changes; None when not read.
     impact: impact_mod.ImpactEvidence | None = None
 
-    # ----------------------------------------------------------------------------------------- JSON
-    def to_json_dict(self) -> dict[str, Any]:
-        """The versioned snapshot document (sensitive values are already ``None`` here)."""
-        return {
-            "format": SNAPSHOT_FORMAT,
-            "version": SNAPSHOT_VERSION,
-            "cluster_id": self.cluster_id,
-            "controller_id": self.controller_id,
-            "brokers": [dataclasses.asdict(b) for b in self.brokers],
-            "topics": None
-            if self.topics is None
-            else {
-                name: {
-                    "assignment": [list(r) for r in t.assignment],
-                    "internal": t.internal,
-                    "configs": dict(sorted(t.configs.items())),
-                    "defaults": dict(sorted(t.defaults.items())),
-                    "sensitive": sorted(t.sensitive),
-                    "topic_id": t.topic_id,
-                }
-                for name, t in sorted(self.topics.items())
-            },
-            "broker_configs": None
-            if self.broker_configs is None
-            else {k: dict(sorted(v.items())) for k, v in sorted(self.broker_configs.items())},
-            "broker_config_sensitive": sorted(self.broker_config_sensitive),
-            "cluster_configs": dict(sorted(self.cluster_configs.items())),
-            "acls": None if self.acls is None else [a.to_dict() for a in sorted(self.acls)],
-            "quotas": None
-            if self.quotas is None
-            else [
-                {"entity": e.to_list(), "values": dict(sorted(v.items()))}
-                for e, v in sorted(self.quotas.items(), key=lambda item: item[0].address)
-            ],
-            "scram_users": None
-            if self.scram_users is None
-            else {
-                u: [dataclasses.asdict(c) for c in sorted(creds, key=lambda c: c.mechanism)]
-                for u, creds in sorted(self.scram_users.items())
-            },
-            "reassignments": [dataclasses.asdict(r) for r in self.reassignments],
-            "capabilities": dict(sorted(self.capabilities.items())),
-            "unavailable": dict(sorted(self.unavailable.items())),
-            "topic_usage": None
-            if self.topic_usage is None
-            else {name: {**u.evidence(), "read_at_ms": u.read_at_ms} for name, u in sorted(self.topic_usage.items())},
-            **({} if self.impact is None else {"impact": self.impact.to_dict()}),
-        }
-
-    @classmethod
-    def from_json_dict(cls, doc: Mapping[str, Any]) -> ClusterState:
-        """Parse a snapshot document; raises ``SnapshotError`` with a plain message when it is malformed."""
-        if not isinstance(doc, Mapping) or doc.get("format") != SNAPSHOT_FORMAT:
-            raise errors.SnapshotError(f"not a kafka-reconciler snapshot (expected format {SNAPSHOT_FORMAT!r})")
-        if doc.get("version") != SNAPSHOT_VERSION:
-            raise errors.SnapshotError(
-                f"unsupported snapshot version {doc.get('version')!r}; this tool reads version {SNAPSHOT_VERSION}"
-            )
-        rows: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per distinct replica list: most repeat
-
-        def row(replicas: Any) -> tuple[int, ...]:
-            found = tuple(int(x) for x in replicas)
-            return rows.setdefault(found, found)
-
-        try:
-            topics_doc = doc.get("topics")
-            quotas_doc = doc.get("quotas")
-            scram_doc = doc.get("scram_users")
-            acls_doc = doc.get("acls")
-            bc_doc = doc.get("broker_configs")
-            return cls(
-                cluster_id=doc.get("cluster_id"),
-                controller_id=doc.get("controller_id"),
-                brokers=tuple(Broker(**b) for b in doc.get("brokers", [])),
-                topics=None
-                if topics_doc is None
-                else {
-                    name: TopicState(
-                        name=name,
-                        assignment=tuple(row(r) for r in t["assignment"]),
-                        internal=bool(t.get("internal", False)),
-                        configs=dict(t.get("configs", {})),
-                        defaults=dict(t.get("defaults", {})),
-                        sensitive=frozenset(t.get("sensitive", [])),
-                        topic_id=t.get("topic_id"),
-                    )
-                    for name, t in topics_doc.items()
-                },
-                broker_configs=None if bc_doc is None else {str(k): dict(v) for k, v in bc_doc.items()},
-                broker_config_sensitive=frozenset(doc.get("broker_config_sensitive", [])),
-                cluster_configs=dict(doc.get("cluster_configs", {})),
-                acls=None if acls_doc is None else frozenset(AclBinding.from_dict(a) for a in acls_doc),
-                quotas=None
-                if quotas_doc is None
-                else {
-                    QuotaEntity.from_list(q["entity"]): {k: float(v) for k, v in q["values"].items()}
-                    for q in quotas_doc
-                },
-                scram_users=None
-                if scram_doc is None
-                else {
-                    u: tuple(ScramCredential(str(c["mechanism"]), int(c["iterations"])) for c in creds)
-                    for u, creds in scram_doc.items()
-                },
-                reassignments=tuple(
-                    Reassignment(
-                        topic=r["topic"],
-                        partition=int(r["partition"]),
-                        replicas=tuple(r["replicas"]),
-                        adding=tuple(r["adding"]),
-                        removing=tuple(r["removing"]),
-                    )
-                    for r in doc.get("reassignments", [])
-                ),
-                capabilities={str(k): int(v) for k, v in doc.get("capabilities", {}).items()},
-                unavailable={str(k): str(v) for k, v in doc.get("unavailable", {}).items()},
-                topic_usage=None
-                if doc.get("topic_usage") is None
-                else {str(name): TopicUsage.from_dict(u) for name, u in doc["topic_usage"].items()},
-                impact=None if doc.get("impact") is None else impact_mod.ImpactEvidence.from_dict(doc["impact"]),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise errors.SnapshotError(f"malformed snapshot: {type(exc).__name__}: {exc}") from None
-
 
 def fingerprint(value: Any) -> str:
     """A short, stable SHA-256 fingerprint of any JSON-serialisable value."""
     blob = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def write_snapshot(state: ClusterState, path: Path) -> None:
-    """Write a snapshot file (user-only permissions, no symlink following)."""
-    fileio.write_private_file(path, json.dumps(state.to_json_dict(), indent=2, sort_keys=False) + "\n")
-
-
-def read_snapshot(path: Path) -> ClusterState:
-    """Read a snapshot file written by ``write_snapshot`` (or by hand, or by a generator)."""
-    text = fileio.read_text(path, what="snapshot", error=errors.SnapshotError)
-    try:
-        doc = fileio.parse_json(text)
-    except json.JSONDecodeError as exc:
-        raise errors.SnapshotError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    except fileio.JsonLimitError as exc:
-        raise errors.SnapshotError(f"{path}: refused: the snapshot {exc}") from None
-    del text  # the file's text is not needed once parsed: freed before the state is built beside the parsed form
-    try:
-        return ClusterState.from_json_dict(doc)
-    except errors.SnapshotError as exc:
-        raise errors.SnapshotError(f"{path}: {exc}") from None

@@ -23,7 +23,7 @@ from reconciler.apply.batch import Result
 from reconciler.cli import app
 from reconciler.kafka import codes, wire
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.model import plans, state
+from reconciler.model import plans, snapshotfile, state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support.fuzz_edges import ALL_STRATEGIES, check_edge_case
@@ -85,7 +85,7 @@ INVALID: dict[str, str | bytes] = {
 
 def sasl_state(cluster: KafkaCluster) -> dict[str, Any]:
     with KafkaAdapter(connection(cluster)) as adapter:
-        doc = adapter.read_state(kinds=frozenset(Kind)).to_json_dict()
+        doc = snapshotfile.to_json_dict(adapter.read_state(kinds=frozenset(Kind)))
     return {k: doc.get(k) for k in ("topics", "acls", "quotas", "scram_users", "broker_configs")}
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from reconciler import operations, planner
 from reconciler.fleet import sources
 from reconciler.model import desired as d
+from reconciler.model import snapshotfile
 from reconciler.model import state as s
 from reconciler.model.capabilities import API_SINCE
 from reconciler.model.kinds import Kind
@@ -212,7 +213,7 @@ def write_snapshot(live: s.ClusterState, path: Path) -> Path:
     if path.suffix == ".parquet":
         sources.write_parquet_snapshot(live, path)
     else:
-        s.write_snapshot(live, path)
+        snapshotfile.write_snapshot(live, path)
     return path
 
 
@@ -227,7 +228,9 @@ def fleet_inputs(
         key = f"manifests-{i}"
         desired_sets[key] = sources.DesiredSet(key, wanted, {})
         tasks.append(sources.ClusterTask(name=name, desired_key=key, snapshot=str(path)))
-        expected[name] = planner.plan(wanted, s.read_snapshot(path) if path.suffix == ".json" else live).to_json()
+        expected[name] = planner.plan(
+            wanted, snapshotfile.read_snapshot(path) if path.suffix == ".json" else live
+        ).to_json()
     return tasks, desired_sets, expected
 
 
@@ -237,7 +240,7 @@ def fleet_dir(tmp_path: Path) -> Path:
     shutil.copytree(EXAMPLES, tmp_path / "manifests")
     eu = live_from(tmp_path / "manifests", drop="orders.shipped", extra_topic="orders.legacy", retention="1000")
     us = live_from(tmp_path / "manifests", drop="payments.settled", extra_topic="payments.old", retention="2000")
-    s.write_snapshot(eu, tmp_path / "eu.json")
+    snapshotfile.write_snapshot(eu, tmp_path / "eu.json")
     sources.write_parquet_snapshot(us, tmp_path / "us.parquet")
     (tmp_path / "fleet.yaml").write_text(
         "defaults:\n"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.model import state
+from reconciler.model import snapshotfile, state
 from tests.support.action import run_script
 from tests.support.fake_github import FakeGitHub
 from tests.support.manifest_texts import DEFAULTS, topic_text
@@ -85,7 +85,7 @@ def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path
     topic = work / "kafka" / "topics.yaml"
     topic.write_text(topic_text("6"), encoding="utf-8")
     live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={})
-    state.write_snapshot(live, work / "live.json")
+    snapshotfile.write_snapshot(live, work / "live.json")
 
     first = _step(work, gh, tmp_path, cluster="prod-eu")
     assert first.returncode == 0, first.stdout + first.stderr

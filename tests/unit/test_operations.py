@@ -14,7 +14,7 @@ import pytest
 from reconciler import manifests, operations
 from reconciler.apply.apply_report import Outcome
 from reconciler.base import errors
-from reconciler.model import plan_compare, plans, state
+from reconciler.model import plan_compare, plans, snapshotfile, state
 from tests.support.recording import RecordingAdapter
 
 TOPICS = """\
@@ -57,7 +57,7 @@ def loaded(tmp_path: Path) -> manifests.LoadResult:
 
 def snapshot(tmp_path: Path, live: state.ClusterState) -> Path:
     path = tmp_path / "live.json"
-    state.write_snapshot(live, path)
+    snapshotfile.write_snapshot(live, path)
     return path
 
 

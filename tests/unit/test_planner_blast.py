@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.model import plans, state
+from reconciler.model import plans, snapshotfile, state
 from reconciler.planner import PlanOptions, blast, plan
 from tests.support.builders import acl, cluster, live_topic, want
 
@@ -91,7 +91,7 @@ def _setup(tmp_path: Path, *, n: int, ownership: str = OWNERSHIP) -> tuple[Path,
         topics={t.name: t for t in (live_topic(f"orders.t{i:03d}", 6, 1, broker_ids=1) for i in range(n))},
     )
     snap = tmp_path / "live.json"
-    state.write_snapshot(live, snap)
+    snapshotfile.write_snapshot(live, snap)
     return manifests, snap
 
 

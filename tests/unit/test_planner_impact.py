@@ -9,7 +9,7 @@ import pytest
 
 from reconciler import planner
 from reconciler.model import impact as im
-from reconciler.model import plans
+from reconciler.model import plans, snapshotfile
 from reconciler.model import state as s
 from reconciler.planner import impact, plan
 from tests.support.builders import cluster, live_topic, topic, want
@@ -266,7 +266,7 @@ def test_summary_line_and_plan_file_round_trip() -> None:
 def test_snapshot_carries_the_evidence() -> None:
     ev = evidence("orders", part(0, 3, 1, size=10), retention_ms=DAY)
     live = dataclasses.replace(cluster(topics=[live_topic("orders", 1)]), impact=ev)
-    assert s.ClusterState.from_json_dict(json.loads(json.dumps(live.to_json_dict()))).impact == ev
+    assert snapshotfile.from_json_dict(json.loads(json.dumps(snapshotfile.to_json_dict(live)))).impact == ev
 
 
 def test_human_bytes() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.model import state
+from reconciler.model import snapshotfile, state
 from tests.golden.example import live_state
 
 runner = CliRunner()
@@ -17,7 +17,7 @@ runner = CliRunner()
 
 def _write(tmp_path: Path, name: str, live: state.ClusterState) -> Path:
     path = tmp_path / name
-    state.write_snapshot(live, path)
+    snapshotfile.write_snapshot(live, path)
     return path
 
 
