@@ -8,7 +8,7 @@ a grant which a new binding gives back in another form (literal ``orders`` repla
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
@@ -118,27 +118,10 @@ def plan_acls(ctx: common.Context) -> None:
         return
     created = sorted(b for b in wanted if b not in live)
     ctx.unchanged[Kind.ACL] += len(wanted) - len(created)
-    deleted: list[state.AclBinding] = []
-    if ctx.manages_undeclared(Kind.ACL):
-        owns = ctx.desired.ownership.owns_principal
-        for b in sorted(live):
-            if b in wanted or not owns(b.principal):
-                continue
-            if ctx.may_delete(Kind.ACL):
-                deleted.append(b)
-            else:
-                ctx.keep_unmanaged(kind=Kind.ACL, name=views.acl_name(b), address=b.address)
+    deleted = _undeclared_to_delete(ctx, live=live, wanted=wanted)
     deleted_set = set(deleted)
     kept = [b for b in live if b not in deleted_set]
-    notes: dict[state.AclBinding, list[str]] = defaultdict(list)
-    for d, c, text in access_gaps(deleted, created, kept):
-        notes[d].append(f"access gap: {text} until {c.address} is created in the acl create phase")
-        notes[c].append(f"access gap: {text} from the acl delete phase (which removes {d.address}) until this runs")
-        ctx.warn(
-            f"access gap: {text} between the acl delete and acl create phases ({d.address} -> {c.address})",
-            code="access-gap",
-            address=d.address,
-        )
+    notes = _access_gap_notes(ctx, deleted=deleted, created=created, kept=kept)
     for b in deleted:
         ctx.changes.append(
             plans.Change(
@@ -167,3 +150,41 @@ def plan_acls(ctx: common.Context) -> None:
                 source=common.source_text(wanted[b]),
             )
         )
+
+
+def _undeclared_to_delete(
+    ctx: common.Context, *, live: Iterable[state.AclBinding], wanted: Container[state.AclBinding]
+) -> list[state.AclBinding]:
+    """The owned, undeclared live bindings to delete (sorted); kept as unmanaged instead when deletion is off."""
+    deleted: list[state.AclBinding] = []
+    if not ctx.manages_undeclared(Kind.ACL):
+        return deleted
+    owns = ctx.desired.ownership.owns_principal
+    for b in sorted(live):
+        if b in wanted or not owns(b.principal):
+            continue
+        if ctx.may_delete(Kind.ACL):
+            deleted.append(b)
+        else:
+            ctx.keep_unmanaged(kind=Kind.ACL, name=views.acl_name(b), address=b.address)
+    return deleted
+
+
+def _access_gap_notes(
+    ctx: common.Context,
+    *,
+    deleted: list[state.AclBinding],
+    created: list[state.AclBinding],
+    kept: list[state.AclBinding],
+) -> dict[state.AclBinding, list[str]]:
+    """Per binding, the access gaps its deletion or late creation opens; one plan warning per gap."""
+    notes: dict[state.AclBinding, list[str]] = defaultdict(list)
+    for d, c, text in access_gaps(deleted, created, kept):
+        notes[d].append(f"access gap: {text} until {c.address} is created in the acl create phase")
+        notes[c].append(f"access gap: {text} from the acl delete phase (which removes {d.address}) until this runs")
+        ctx.warn(
+            f"access gap: {text} between the acl delete and acl create phases ({d.address} -> {c.address})",
+            code="access-gap",
+            address=d.address,
+        )
+    return notes

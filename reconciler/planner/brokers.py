@@ -8,6 +8,8 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
@@ -36,59 +38,60 @@ def plan_broker_configs(ctx: common.Context) -> None:
     for broker in sorted(wanted):
         want = wanted[broker]
         have = live.get(broker) or {}
-        addr = views.address(Kind.BROKER_CONFIG, broker)
-        view = views.broker_config_view(broker, have)
-        fingerprint = views.fingerprint_of(view)
+        fingerprint = views.fingerprint_of(views.broker_config_view(broker, have))
         source = common.source_text(want.source)
         if broker != state.CLUSTER_DEFAULT and broker_ids and broker not in broker_ids:
-            ctx.changes.append(
-                plans.Change(
-                    address=addr,
-                    kind=Kind.BROKER_CONFIG,
-                    name=broker,
-                    action=plans.Action.BLOCKED,
-                    phase=plans.Phase.BROKER_CONFIG,
-                    reasons=(f"broker {broker} is not in the cluster (brokers: {', '.join(sorted(broker_ids))})",),
-                    fingerprint=fingerprint,
-                    source=source,
-                )
-            )
+            ctx.changes.append(_unknown_broker(broker, broker_ids=broker_ids, fingerprint=fingerprint, source=source))
             continue
         diff = common.diff_configs(
             want.configs, have, sensitive=sensitive, default_of=lambda _k: None, reset_undeclared=reset
         )
         if diff.kept:
-            label = "cluster default" if broker == state.CLUSTER_DEFAULT else f"broker {broker}"
-            ctx.unmanaged.append(
-                plans.Unmanaged(
-                    address=addr,
-                    kind=Kind.BROKER_CONFIG,
-                    name=broker,
-                    reason=f"dynamic config(s) set on the {label} but not declared: {', '.join(diff.kept)}; "
-                    "resets are disabled for broker configs",
-                )
-            )
+            ctx.unmanaged.append(_undeclared_kept(broker, kept=diff.kept))
         if not diff.attributes:
             ctx.unchanged[Kind.BROKER_CONFIG] += 1
             continue
         result = {**{k: have[k] for k in diff.kept}, **want.configs}
+        before = {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}
+        after = {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())}
         ctx.changes.append(
             plans.Change(
-                address=addr,
+                address=views.address(Kind.BROKER_CONFIG, broker),
                 kind=Kind.BROKER_CONFIG,
                 name=broker,
                 action=plans.Action.UPDATE,
                 phase=plans.Phase.BROKER_CONFIG,
-                before=payloads.BrokerConfigPayload(
-                    {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}
-                ),
-                after=payloads.BrokerConfigPayload(
-                    {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())},
-                    config_ops=diff.ops,
-                ),
+                before=payloads.BrokerConfigPayload(before),
+                after=payloads.BrokerConfigPayload(after, config_ops=diff.ops),
                 attributes=diff.attributes,
                 reasons=("dynamic broker configs differ from the manifests",),
                 fingerprint=fingerprint,
                 source=source,
             )
         )
+
+
+def _unknown_broker(broker: str, *, broker_ids: set[str], fingerprint: str | None, source: str | None) -> plans.Change:
+    """A blocked change: configs declared for a broker id the cluster does not have."""
+    return plans.Change(
+        address=views.address(Kind.BROKER_CONFIG, broker),
+        kind=Kind.BROKER_CONFIG,
+        name=broker,
+        action=plans.Action.BLOCKED,
+        phase=plans.Phase.BROKER_CONFIG,
+        reasons=(f"broker {broker} is not in the cluster (brokers: {', '.join(sorted(broker_ids))})",),
+        fingerprint=fingerprint,
+        source=source,
+    )
+
+
+def _undeclared_kept(broker: str, *, kept: Sequence[str]) -> plans.Unmanaged:
+    """Dynamic configs set on ``broker`` (or the cluster default) but not declared, kept as resets are disabled."""
+    label = "cluster default" if broker == state.CLUSTER_DEFAULT else f"broker {broker}"
+    return plans.Unmanaged(
+        address=views.address(Kind.BROKER_CONFIG, broker),
+        kind=Kind.BROKER_CONFIG,
+        name=broker,
+        reason=f"dynamic config(s) set on the {label} but not declared: {', '.join(kept)}; "
+        "resets are disabled for broker configs",
+    )

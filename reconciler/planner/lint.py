@@ -27,13 +27,7 @@ def _parse_int(raw: str | None, *, default: int | None) -> int | None:
 
 def lint(ctx: common.Context) -> None:
     """Add lint warnings to ``ctx`` (call after the per-kind planners: it reads their changes)."""
-    auto_create = ctx.live.cluster_configs.get("auto.create.topics.enable")
-    if auto_create is not None and auto_create.strip().lower() == "true":
-        ctx.warn(
-            "auto.create.topics.enable is true: clients can create topics outside the manifests "
-            "(a typo in a producer creates a topic with broker defaults)",
-            code="auto-create-enabled",
-        )
+    _warn_auto_create(ctx)
     brokers = ctx.live.brokers
     racks = {b.id: b.rack for b in brokers}
     multi_rack = len({r for r in racks.values() if r is not None}) > 1
@@ -56,12 +50,7 @@ def lint(ctx: common.Context) -> None:
         raw = topic.configs.get(isr_key)
         if raw is None and live is not None:
             raw = live.configs.get(isr_key)
-        if raw is None:
-            min_isr = cluster_min_isr
-        elif raw in parsed:
-            min_isr = parsed[raw]
-        else:
-            min_isr = parsed[raw] = _parse_int(raw, default=None)
+        min_isr = cluster_min_isr if raw is None else _parsed_once(raw, parsed=parsed)
         if min_isr is not None and rf <= min_isr:
             below_isr.setdefault((rf, min_isr), []).append(name)
         if single_rack is None or rf < 2:
@@ -79,6 +68,23 @@ def lint(ctx: common.Context) -> None:
                 address=views.address(Kind.TOPIC, name),
             )
     _warn_below_isr(ctx, below_isr)
+
+
+def _warn_auto_create(ctx: common.Context) -> None:
+    auto_create = ctx.live.cluster_configs.get("auto.create.topics.enable")
+    if auto_create is not None and auto_create.strip().lower() == "true":
+        ctx.warn(
+            "auto.create.topics.enable is true: clients can create topics outside the manifests "
+            "(a typo in a producer creates a topic with broker defaults)",
+            code="auto-create-enabled",
+        )
+
+
+def _parsed_once(raw: str, *, parsed: dict[str, int | None]) -> int | None:
+    """``raw`` as an integer (``None`` if it is not one), parsed once per distinct text: most topics share few."""
+    if raw not in parsed:
+        parsed[raw] = _parse_int(raw, default=None)
+    return parsed[raw]
 
 
 def _warn_below_isr(ctx: common.Context, below: dict[tuple[int, int], list[str]]) -> None:

@@ -8,7 +8,7 @@ only counted, so a plan over 100,000 topics stays small.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reconciler.model import configs, desired, payloads, plans, state
@@ -211,6 +211,38 @@ def _update(
             )
         )
 
+    _resize(want, have, broker_ids=broker_ids, down=down, add=add)
+    _reassign(ctx, want, have, broker_ids, down, add)
+    diff = common.diff_configs(
+        want.configs,
+        have.configs,
+        sensitive=lambda k: k in have.sensitive or common.is_sensitive(k),
+        default_of=lambda k: have.defaults.get(k) or configs.topic_default(k),
+        reset_undeclared=True,
+    )
+    if diff.attributes:
+        secret = have.sensitive
+        add(
+            plans.Action.UPDATE,
+            plans.Phase.TOPIC_CONFIG,
+            before=payloads.TopicPayload(configs=_configs_shown(dict(have.configs), secret)),
+            after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret), config_ops=diff.ops),
+            attributes=diff.attributes,
+            reasons=_config_reasons(diff.attributes),
+        )
+    if len(ctx.changes) == n_before:
+        ctx.unchanged[Kind.TOPIC] += 1
+
+
+def _resize(
+    want: desired.DesiredTopic,
+    have: state.TopicState,
+    *,
+    broker_ids: set[int],
+    down: frozenset[int],
+    add: Callable[..., None],
+) -> None:
+    """The PARTITIONS change: partitions added (blocked when they cannot be placed), or a refused shrink."""
     live_n = len(have.assignment)
     rf_changes = any(len(r) != want.replication_factor for r in have.assignment)
     if want.partitions > live_n:
@@ -250,26 +282,6 @@ def _update(
                 "the planner never deletes and re-creates a topic to shrink it: that would lose its data",
             ),
         )
-    _reassign(ctx, want, have, broker_ids, down, add)
-    diff = common.diff_configs(
-        want.configs,
-        have.configs,
-        sensitive=lambda k: k in have.sensitive or common.is_sensitive(k),
-        default_of=lambda k: have.defaults.get(k) or configs.topic_default(k),
-        reset_undeclared=True,
-    )
-    if diff.attributes:
-        secret = have.sensitive
-        add(
-            plans.Action.UPDATE,
-            plans.Phase.TOPIC_CONFIG,
-            before=payloads.TopicPayload(configs=_configs_shown(dict(have.configs), secret)),
-            after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret), config_ops=diff.ops),
-            attributes=diff.attributes,
-            reasons=_config_reasons(diff.attributes),
-        )
-    if len(ctx.changes) == n_before:
-        ctx.unchanged[Kind.TOPIC] += 1
 
 
 def _config_reasons(attrs: tuple[plans.AttributeChange, ...]) -> tuple[str, ...]:
@@ -314,28 +326,7 @@ def _reassign(
             reasons=(f"cannot reassign: {problem}",),
         )
         return
-    partitions = max(want.partitions, len(have.assignment))
-    if want.assignment is not None:
-        target = tuple(tuple(r) for r in want.assignment)
-        why = "the declared assignment differs from the cluster's"
-    else:
-        target = assignment.target_assignment(
-            have.assignment,
-            partitions=partitions,
-            replication_factor=want.replication_factor,
-            brokers=ctx.live.brokers,
-        )
-        why = (
-            f"replication factor {have.replication_factor} -> {want.replication_factor}: "
-            "rack-aware target assignment, existing replicas kept where possible"
-        )
-    attrs: list[plans.AttributeChange] = []
-    if have.replication_factor != want.replication_factor:
-        attrs.append(plans.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
-    for p, replicas in enumerate(target):
-        current = list(have.assignment[p]) if p < len(have.assignment) else None
-        if current != list(replicas):
-            attrs.append(plans.AttributeChange(f"assignment.{p}", current, list(replicas)))
+    target, why = _target(ctx, want, have)
     warnings = []
     moving = [r for r in ctx.live.reassignments if r.topic == want.name]
     if moving:
@@ -347,7 +338,40 @@ def _reassign(
         after=payloads.TopicPayload(
             replication_factor=want.replication_factor, assignment=tuple(tuple(r) for r in target)
         ),
-        attributes=tuple(attrs),
+        attributes=_reassign_attributes(want, have, target=target),
         reasons=(why,),
         warnings=tuple(warnings),
     )
+
+
+def _target(
+    ctx: common.Context, want: desired.DesiredTopic, have: state.TopicState
+) -> tuple[tuple[tuple[int, ...], ...], str]:
+    """The replicas of every partition after the reassignment, and why: declared, or computed rack-aware."""
+    if want.assignment is not None:
+        return tuple(tuple(r) for r in want.assignment), "the declared assignment differs from the cluster's"
+    target = assignment.target_assignment(
+        have.assignment,
+        partitions=max(want.partitions, len(have.assignment)),
+        replication_factor=want.replication_factor,
+        brokers=ctx.live.brokers,
+    )
+    why = (
+        f"replication factor {have.replication_factor} -> {want.replication_factor}: "
+        "rack-aware target assignment, existing replicas kept where possible"
+    )
+    return target, why
+
+
+def _reassign_attributes(
+    want: desired.DesiredTopic, have: state.TopicState, *, target: Sequence[Sequence[int]]
+) -> tuple[plans.AttributeChange, ...]:
+    """The replication factor, if it changes, and each partition whose replicas move."""
+    attrs: list[plans.AttributeChange] = []
+    if have.replication_factor != want.replication_factor:
+        attrs.append(plans.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
+    for p, replicas in enumerate(target):
+        current = list(have.assignment[p]) if p < len(have.assignment) else None
+        if current != list(replicas):
+            attrs.append(plans.AttributeChange(f"assignment.{p}", current, list(replicas)))
+    return tuple(attrs)
