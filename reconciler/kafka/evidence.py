@@ -55,7 +55,7 @@ class _Reader:
             text = f"{what} unknown: the plan's time for reading evidence ran out"
         else:
             text = f"{what} unknown: {self.wire.scrub(str(exc))}"
-            hint = rights.grant_hint(api, settings=self.wire.settings)
+            hint = rights.grant_hint(api, settings=self.wire.settings, wire=self.wire)
             if hint and "AUTHORIZATION_FAILED" in text and hint not in text:
                 text += f"; {hint}"
         if text not in self.unknown:
@@ -165,7 +165,7 @@ def _sizes(reader: _Reader, layout: Layout) -> tuple[dict[tuple[str, int], dict[
             ok = False
             continue
         if not response.results:  # before DescribeLogDirs v3 a refusal is an empty answer
-            hint = rights.grant_hint("DescribeLogDirs", settings=reader.wire.settings)
+            hint = rights.grant_hint("DescribeLogDirs", settings=reader.wire.settings, wire=reader.wire)
             text = f"partition sizes unknown: broker {broker} described no log directory; {hint}"
             if text not in reader.unknown:
                 reader.unknown.append(text)
@@ -246,7 +246,7 @@ def _list_offsets(
                 continue
             out[(str(topic.name), int(p.partition_index))] = int(p.offset)
     for name in sorted(set(refused)):
-        hint = rights.grant_hint("ListOffsets", settings=reader.wire.settings, name=name)
+        hint = rights.grant_hint("ListOffsets", settings=reader.wire.settings, name=name, wire=reader.wire)
         text = f"offsets of {name} unknown: TOPIC_AUTHORIZATION_FAILED; {hint}"
         if text not in reader.unknown:
             reader.unknown.append(text)

@@ -283,7 +283,7 @@ def _read_configs_via(
                 result,
                 lint_broker=str(first),
                 own=wanted(str(res.resource_name) or state.CLUSTER_DEFAULT),
-                settings=wire.settings,
+                wire=wire,
             )
     return result
 
@@ -312,9 +312,7 @@ def _describe_configs(
     return limits.split_on_timeout(resources, send, what="DescribeConfigs", min_items=MIN_SPLIT)
 
 
-def _sort_config_result(
-    res: Any, result: _Configs, *, lint_broker: str, own: bool = True, settings: Any = None
-) -> None:
+def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, own: bool = True, wire: Any = None) -> None:
     """File one DescribeConfigs result; a broker's own configs only when ``own`` (else it was asked for the lint)."""
     name = str(res.resource_name)
     kind = "topic" if res.resource_type == _TOPIC_RESOURCE else "broker"
@@ -325,7 +323,9 @@ def _sort_config_result(
         label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
         hint = None
         if rights.is_authorization_error(codes.error_name(res.error_code)):
-            hint = rights.grant_hint(f"DescribeConfigs:{kind}", settings=settings, name=name)
+            hint = rights.grant_hint(
+                f"DescribeConfigs:{kind}", settings=getattr(wire, "settings", None), name=name, wire=wire
+            )
         raise RequestFailed(
             f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
             + (f": {res.error_message}" if res.error_message else "")

@@ -3,12 +3,17 @@
 A broker answers a request the principal may not make with ``CLUSTER_AUTHORIZATION_FAILED``,
 ``TOPIC_AUTHORIZATION_FAILED`` or ``GROUP_AUTHORIZATION_FAILED`` and nothing more. ``grant_hint`` turns that into
 the one ACL to add, e.g. ``grant DESCRIBE_CONFIGS on CLUSTER kafka-cluster to User:alice``. The operations follow
-Kafka's authorization table (docs/security.md lists the whole set the tool needs).
+Kafka's authorization table (docs/security.md lists the whole set the tool needs). A TLS or OAUTHBEARER principal
+is named as ``identity`` computes it (the brokers' naming rules when the connection has read them), never at the
+cost of another request.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from reconciler.base import errors
+from reconciler.kafka import identity, tls
 
 CLUSTER = "CLUSTER kafka-cluster"
 
@@ -29,26 +34,55 @@ NEEDED: dict[str, tuple[str, str]] = {
 }
 
 
-def principal_of(settings: Any) -> str:
-    """``User:<name>`` for a SASL connection, ``User:ANONYMOUS`` on PLAINTEXT; a description otherwise (TLS)."""
+def principal_of(settings: Any, *, wire: Any = None) -> str:
+    """``User:<name>`` for a SASL PLAIN/SCRAM connection, ``User:ANONYMOUS`` on PLAINTEXT; for TLS and OAUTHBEARER the
+    principal ``identity`` computes from what ``wire`` already holds, else a description."""
     protocol = getattr(settings, "security_protocol", None)
+    mechanism = getattr(settings, "sasl_mechanism", None)
     username = getattr(settings, "username", None)
-    if protocol in ("SASL_PLAINTEXT", "SASL_SSL") and username:
+    if protocol in ("SASL_PLAINTEXT", "SASL_SSL") and mechanism != "OAUTHBEARER" and username:
         return f"User:{username}"
     if protocol == "PLAINTEXT":
         return "User:ANONYMOUS"
+    named = known_principal(wire) if wire is not None else None
+    if named is not None:
+        return named
+    if mechanism == "OAUTHBEARER":
+        return "the connecting principal (User: and the token's claim the brokers name it by, e.g. User:<sub>)"
     return "the connecting principal (the certificate's subject, e.g. User:CN=...)"
 
 
-def grant_hint(api: str, *, settings: Any, name: str | None = None) -> str | None:
-    """``grant OPERATION on RESOURCE to PRINCIPAL`` for a refused ``api`` (``None`` when the API is not listed)."""
+def known_principal(wire: Any) -> str | None:
+    """The TLS or OAUTHBEARER principal as ``identity`` computes it, from the certificate or token claims and the
+    brokers' naming rules the connection already read, without sending a request; without those rules the client
+    settings' copy is used and the text says so. ``None`` when it cannot be computed (no certificate or claims
+    to hand, a custom principal builder, no mapping rule matching the subject)."""
+    settings = wire.settings
+    rules = wire.broker_rules if isinstance(wire.broker_rules, identity.BrokerRules) else None
+    if rules is not None and rules.builder is not None:
+        return None
+    try:
+        claims = wire.token_provider.claims if wire.token_provider is not None else {}
+        certificate = None if settings.uses_sasl else tls.client_certificate(settings)
+        name = identity.principal(settings, rules, claims=claims, certificate=certificate)
+    except (errors.ReconcilerError, ValueError):
+        return None
+    if name is None or rules is not None:
+        return name
+    setting = identity.SUB_CLAIM if settings.uses_sasl else identity.MAPPING_RULES
+    return f"{name} (named by the client settings; the brokers' {setting} was not read)"
+
+
+def grant_hint(api: str, *, settings: Any, name: str | None = None, wire: Any = None) -> str | None:
+    """``grant OPERATION on RESOURCE to PRINCIPAL`` for a refused ``api`` (``None`` when the API is not listed);
+    ``wire``, when given, names a TLS or OAUTHBEARER principal (``known_principal``)."""
     needed = NEEDED.get(api)
     if needed is None:
         return None
     operation, resource = needed
     if "{name}" in resource:
         resource = resource.format(name=name) if name else resource.replace(" {name}", "s it names")
-    return f"grant {operation} on {resource} to {principal_of(settings)}"
+    return f"grant {operation} on {resource} to {principal_of(settings, wire=wire)}"
 
 
 def is_authorization_error(error_name: str | None) -> bool:

@@ -368,7 +368,7 @@ class Wire:
         if code:
             message = f"{api} failed: {error_name(code)}: {getattr(response, 'error_message', None) or ''}".rstrip(": ")
             if rights.is_authorization_error(error_name(code)):
-                hint = rights.grant_hint(api, settings=self.settings)
+                hint = rights.grant_hint(api, settings=self.settings, wire=self)
                 message += f"; {hint}" if hint else ""
             raise RequestFailed(
                 message,
