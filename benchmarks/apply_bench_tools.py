@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS_VERSION = "4.3.1"
+TOOLS_VERSION = "4.4.0"
 TOOLS_POM = REPO / "benchmarks" / "kafka-tools-pom.xml"
 TOOLS_LIBS = REPO / ".cache" / "kafka-tools" / TOOLS_VERSION / "libs"
 TOPICCTL_DEFAULT = REPO / ".cache" / "topicctl" / "topicctl-2.0.2"

@@ -27,31 +27,47 @@ def partitions(i: int) -> int:
 
 @dataclasses.dataclass(frozen=True)
 class Shape:
-    """``topics`` topics named ``<prefix>.events-NNNNNN`` and ``acls`` bindings on them."""
+    """``topics`` topics named ``<prefix>.events-NNNNNN`` and ``acls`` bindings on them.
+
+    ``each``: that many partitions for every topic instead of the mix (0: the mix); ``principal``: the bindings'
+    principals are ``User:<principal>-NNN`` (the Ownership document owns ``User:<principal>-.*``).
+    """
 
     prefix: str
     topics: int
     acls: int
+    each: int = 0
+    principal: str = "app"
 
     def name(self, i: int) -> str:
         return f"{self.prefix}.events-{i:06d}"
 
     @property
     def partitions_total(self) -> int:
-        return sum(partitions(i) for i in range(self.topics))
+        return sum(self.partitions(i) for i in range(self.topics))
+
+    def partitions(self, i: int) -> int:
+        return self.each or partitions(i)
 
     def write(
-        self, out: Path, *, retention_days: dict[int, int] | None = None, left_out: Iterable[int] = ()
+        self,
+        out: Path,
+        *,
+        retention_days: dict[int, int] | None = None,
+        left_out: Iterable[int] = (),
+        grown: Iterable[int] = (),
     ) -> list[str]:
-        """Write the manifests into ``out`` (replacing them); ``retention_days`` overrides some topics' value."""
+        """Write the manifests into ``out`` (replacing them); ``retention_days`` overrides some topics' value,
+        the ``grown`` topics have 2 partitions more."""
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.yaml"):
             old.unlink()
         changed = retention_days or {}
-        skipped = set(left_out)
+        skipped, more = set(left_out), set(grown)
         (out / "ownership.yaml").write_text(
             "apiVersion: kafka-reconciler/v1\nkind: Ownership\nmetadata:\n  name: bench\nspec:\n  topics:\n"
-            f'    - prefix: {self.prefix}.\n  principals:\n    - regex: "User:app-.*"\n  delete:\n    topic: true\n'
+            f'    - prefix: {self.prefix}.\n  principals:\n    - regex: "User:{self.principal}-.*"\n'
+            "  delete:\n    topic: true\n"
             f"  maxDeletes: {self.topics}\n"  # the benchmark deletes 10% of the topics on purpose
         )
         kept = [i for i in range(self.topics) if i not in skipped]
@@ -59,9 +75,9 @@ class Shape:
         for start in range(0, len(kept), per_file):
             docs = [
                 "apiVersion: kafka-reconciler/v1\nkind: Topic\n"
-                f"metadata:\n  name: {self.name(i)}\nspec:\n  partitions: {partitions(i)}\n  replicationFactor: 1\n"
-                f"  configs:\n    retention.ms: {changed.get(i, 1 + i % 7)}d\n    segment.bytes: 256MiB\n"
-                "    max.message.bytes: 2MiB\n"
+                f"metadata:\n  name: {self.name(i)}\nspec:\n  partitions: {self.partitions(i) + 2 * (i in more)}\n"
+                f"  replicationFactor: 1\n  configs:\n    retention.ms: {changed.get(i, 1 + i % 7)}d\n"
+                "    segment.bytes: 256MiB\n    max.message.bytes: 2MiB\n"
                 for i in kept[start : start + per_file]
             ]
             (out / f"topics-{start // per_file:03d}.yaml").write_text("---\n".join(docs))
@@ -74,12 +90,17 @@ class Shape:
             (out / "acls.yaml").write_text("---\n".join(docs))
         return [self.name(i) for i in kept]
 
-    def _binding(self, i: int) -> str:
-        """Binding ``i``: topic ``i mod topics``; operation and principal from the quotient (so all distinct)."""
+    def binding(self, i: int) -> tuple[str, str, int]:
+        """Binding ``i`` as (principal, operation, topic index): topic ``i mod topics``; operation and principal
+        from the quotient (so all distinct)."""
         topic, rest = i % self.topics, i // self.topics
         principal = (rest // len(OPERATIONS)) * PRINCIPALS + topic % PRINCIPALS
+        return f"User:{self.principal}-{principal:03d}", OPERATIONS[rest % len(OPERATIONS)], topic
+
+    def _binding(self, i: int) -> str:
+        principal, operation, topic = self.binding(i)
         return (
-            f"    - principal: User:app-{principal:03d}\n      operation: {OPERATIONS[rest % len(OPERATIONS)]}\n"
+            f"    - principal: {principal}\n      operation: {operation}\n"
             f"      resourceType: TOPIC\n      resourceName: {self.name(topic)}\n"
         )
 
