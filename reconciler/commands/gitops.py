@@ -18,46 +18,54 @@ class CommentPlatform(str, enum.Enum):
     gitlab = "gitlab"
 
 
+CommentPlanOpt = Annotated[
+    Path | None, typer.Option("--plan", dir_okay=False, help="Saved plan file written by 'plan --out'.")
+]
+FailedOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--failed",
+        dir_okay=False,
+        metavar="ERROR_FILE",
+        help="The plan failed: replace the comment's plan with this error output (the plan command's stderr), "
+        "so an old plan never looks current.",
+    ),
+]
+PrOpt = Annotated[
+    int | None, typer.Option("--pr", min=1, help="Pull request number (default: from $GITHUB_EVENT_PATH).")
+]
+CommentApiUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--api-url",
+        help="API URL (default: $GITHUB_API_URL or https://api.github.com; GitLab: $CI_API_V4_URL or "
+        "https://gitlab.com/api/v4).",
+    ),
+]
+PlatformOpt = Annotated[
+    CommentPlatform | None,
+    typer.Option(
+        "--platform", help="Where to post (default: gitlab when $GITLAB_CI is set and $GITHUB_ACTIONS is not)."
+    ),
+]
+ProjectOpt = Annotated[
+    str | None, typer.Option("--project", help="GitLab project: GROUP/NAME or numeric id (default: $CI_PROJECT_ID).")
+]
+MrOpt = Annotated[
+    int | None, typer.Option("--mr", min=1, help="GitLab merge request iid (default: $CI_MERGE_REQUEST_IID).")
+]
+
+
 def comment(
-    plan_file: Annotated[
-        Path | None, typer.Option("--plan", dir_okay=False, help="Saved plan file written by 'plan --out'.")
-    ] = None,
-    failed: Annotated[
-        Path | None,
-        typer.Option(
-            "--failed",
-            dir_okay=False,
-            metavar="ERROR_FILE",
-            help="The plan failed: replace the comment's plan with this error output (the plan command's stderr), "
-            "so an old plan never looks current.",
-        ),
-    ] = None,
+    plan_file: CommentPlanOpt = None,
+    failed: FailedOpt = None,
     cluster: ClusterNameOpt = None,
     repo: RepoOpt = None,
-    pr: Annotated[
-        int | None, typer.Option("--pr", min=1, help="Pull request number (default: from $GITHUB_EVENT_PATH).")
-    ] = None,
-    api_url: Annotated[
-        str | None,
-        typer.Option(
-            "--api-url",
-            help="API URL (default: $GITHUB_API_URL or https://api.github.com; GitLab: $CI_API_V4_URL or "
-            "https://gitlab.com/api/v4).",
-        ),
-    ] = None,
-    platform: Annotated[
-        CommentPlatform | None,
-        typer.Option(
-            "--platform", help="Where to post (default: gitlab when $GITLAB_CI is set and $GITHUB_ACTIONS is not)."
-        ),
-    ] = None,
-    project: Annotated[
-        str | None,
-        typer.Option("--project", help="GitLab project: GROUP/NAME or numeric id (default: $CI_PROJECT_ID)."),
-    ] = None,
-    mr: Annotated[
-        int | None, typer.Option("--mr", min=1, help="GitLab merge request iid (default: $CI_MERGE_REQUEST_IID).")
-    ] = None,
+    pr: PrOpt = None,
+    api_url: CommentApiUrlOpt = None,
+    platform: PlatformOpt = None,
+    project: ProjectOpt = None,
+    mr: MrOpt = None,
 ) -> None:
     """Create or update this cluster's plan comment on the pull or merge request ($GITHUB_TOKEN, $GITLAB_TOKEN)."""
     from reconciler.base import errors

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,6 +27,29 @@ from reconciler.commands.options import (
 )
 from reconciler.model import defaults
 
+if TYPE_CHECKING:
+    from reconciler import manifests, operations
+    from reconciler.model import plans
+
+
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Save the plan as JSON for 'apply --plan'.")]
+DetailedExitcodeOpt = Annotated[
+    bool, typer.Option("--detailed-exitcode", help="Exit 0 when no changes, 2 when changes, 1 on error.")
+]
+ValidateOpt = Annotated[
+    bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
+]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Give up connecting after this many seconds, and on any request unanswered for as long "
+        "(default: the request timeout, 30 s).",
+        show_default=False,
+        min=0.001,
+    ),
+]
+
 
 def plan(
     paths: PathsArg,
@@ -35,24 +58,11 @@ def plan(
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     live_state: LiveStateOpt = None,
-    out_file: Annotated[Path | None, typer.Option("--out", help="Save the plan as JSON for 'apply --plan'.")] = None,
+    out_file: OutOpt = None,
     fmt: PlanFormatOpt = PlanFormat.text,
-    detailed_exitcode: Annotated[
-        bool, typer.Option("--detailed-exitcode", help="Exit 0 when no changes, 2 when changes, 1 on error.")
-    ] = False,
-    validate_on_broker: Annotated[
-        bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
-    ] = False,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            help="Give up connecting after this many seconds, and on any request unanswered for as long "
-            "(default: the request timeout, 30 s).",
-            show_default=False,
-            min=0.001,
-        ),
-    ] = None,
+    detailed_exitcode: DetailedExitcodeOpt = False,
+    validate_on_broker: ValidateOpt = False,
+    timeout: TimeoutOpt = None,
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
@@ -66,7 +76,6 @@ def plan(
     output.use_color(no_color)
     with output.errors_to_exit():
         from reconciler import operations
-        from reconciler.base import errors
 
         loaded = output.load(paths, environment)
         target = operations.Target(
@@ -92,16 +101,24 @@ def plan(
         if out_file is not None and fmt is PlanFormat.text:
             output.say(f"Saved the plan to {out_file}.", err=True)
         if validate_on_broker:
-            if live_state is not None:
-                raise errors.ConfigError("--validate needs a live cluster, not --live-state")
-            from reconciler.commands import apply as apply_cmd
-
-            console = output.console(stderr=fmt is not PlanFormat.text)
-            if apply_cmd.broker_rejects(p, target=target, loaded=loaded, console=console):
-                output.say("error: the broker rejected part of this plan (see the dry run above)", err=True)
-                raise typer.Exit(code=1)
+            _validate_on_broker(p, target=target, loaded=loaded, live_state=live_state, fmt=fmt)
     if any(w.severity == "error" and w.address is None for w in p.warnings):
         # apply would refuse this plan (a section it needs could not be read): the exit status says so too
         raise typer.Exit(code=1)
     if detailed_exitcode and (p.summary().has_changes or p.blocked):
         raise typer.Exit(code=2)
+
+
+def _validate_on_broker(
+    p: plans.Plan, *, target: operations.Target, loaded: manifests.LoadResult, live_state: Path | None, fmt: PlanFormat
+) -> None:
+    """``--validate``: the broker's dry run of the plan (validateOnly); exit 1 when it rejects any part."""
+    from reconciler.base import errors
+    from reconciler.commands import apply as apply_cmd
+
+    if live_state is not None:
+        raise errors.ConfigError("--validate needs a live cluster, not --live-state")
+    console = output.console(stderr=fmt is not PlanFormat.text)
+    if apply_cmd.broker_rejects(p, target=target, loaded=loaded, console=console):
+        output.say("error: the broker rejected part of this plan (see the dry run above)", err=True)
+        raise typer.Exit(code=1)

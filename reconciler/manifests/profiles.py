@@ -67,14 +67,10 @@ def _resolve(path: str, directory: Path) -> Path:
     return candidate if candidate.is_absolute() else directory / candidate
 
 
-def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> ClusterProfile | None:
-    """Check a ``Cluster`` document's settings fit together and build its profile."""
-    spec: models.ClusterSpec = doc.spec
+def _problems(spec: models.ClusterSpec, *, bootstrap: list[str]) -> list[tuple[tuple[str | int, ...], str]]:
+    """What does not fit together in a ``Cluster`` spec: each problem's path in the document and message."""
     problems: list[tuple[tuple[str | int, ...], str]] = []
     servers = spec.bootstrap_servers
-    bootstrap = (
-        [s.strip() for s in servers.split(",") if s.strip()] if isinstance(servers, str) else list(servers or [])
-    )
     for index, server in enumerate(bootstrap):
         host, sep, port = server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -98,6 +94,17 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         problems.append(
             (("spec", "saslMechanism"), f"saslMechanism is set but securityProtocol is {spec.security_protocol}")
         )
+    return problems
+
+
+def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> ClusterProfile | None:
+    """Check a ``Cluster`` document's settings fit together and build its profile."""
+    spec: models.ClusterSpec = doc.spec
+    servers = spec.bootstrap_servers
+    bootstrap = (
+        [s.strip() for s in servers.split(",") if s.strip()] if isinstance(servers, str) else list(servers or [])
+    )
+    problems = _problems(spec, bootstrap=bootstrap)
     for path, message in problems:
         diags.append(doc.raw.diagnostic(path, message))
     if problems:

@@ -65,9 +65,7 @@ def target_assignment(
     position = {b: i for i, b in enumerate(ring)}
     wanted_racks = min(replication_factor, len(set(racks.values())))
     replica_cap = math.ceil(partitions * replication_factor / len(ids))
-    leader_cap = math.ceil(partitions / len(ids))
     replicas_on = dict.fromkeys(ids, 0)
-    leaders_on = dict.fromkeys(ids, 0)
     existing = [
         list(dict.fromkeys(b for b in (current[p] if p < len(current) else ()) if b in replicas_on))
         for p in range(partitions)
@@ -104,16 +102,23 @@ def target_assignment(
             )
             take(p, best)
 
+    return _with_leaders(chosen, existing=existing, ids=ids)
+
+
+def _with_leaders(chosen: list[list[int]], *, existing: list[list[int]], ids: list[int]) -> Assignment:
+    """Each partition's replicas with its leader first: the previous leader while under its fair share of leaders,
+    else the replica leading fewest partitions; then leadership balanced (``_balance_leaders``)."""
+    leader_cap = math.ceil(len(chosen) / len(ids))
+    leaders_on = dict.fromkeys(ids, 0)
     result: list[tuple[int, ...]] = []
-    for p in range(partitions):
+    for p, replicas in enumerate(chosen):
         previous_leader = existing[p][0] if existing[p] else None
-        if previous_leader in chosen[p] and leaders_on[previous_leader] < leader_cap:
+        if previous_leader in replicas and leaders_on[previous_leader] < leader_cap:
             leader = previous_leader
         else:
-            leader = min(chosen[p], key=lambda b: (leaders_on[b], chosen[p].index(b)))
+            leader = min(replicas, key=lambda b: (leaders_on[b], replicas.index(b)))
         leaders_on[leader] += 1
-        result.append((leader, *(b for b in chosen[p] if b != leader)))
-
+        result.append((leader, *(b for b in replicas if b != leader)))
     return _balance_leaders(result, leaders_on)
 
 

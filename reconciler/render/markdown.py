@@ -215,15 +215,8 @@ def _fair_shares(sizes: dict[Kind, int], budget: int) -> dict[Kind, int]:
     return shares
 
 
-def render_markdown(
-    result: plans.Plan, *, max_chars: int = 65_000, title: str | None = None, marker: str | None = None
-) -> str:
-    """The plan as a GitHub comment of at most ``max_chars`` characters (``marker`` names the cluster).
-
-    Always shown: the summary, a table of counts per kind, errors and warnings, blocked changes and deletions
-    (each list at most a quarter of the room). Then one ``<details>`` section per kind: the full diff when the
-    whole plan fits, otherwise one line per resource, the room shared fairly so that every kind is present.
-    """
+def _head(result: plans.Plan, *, title: str | None, marker: str | None) -> str:
+    """The comment's top: marker, title, summary line, impact line and the cluster's facts."""
     summary = result.summary()
     head: list[str] = []
     if marker is not None:
@@ -247,10 +240,22 @@ def render_markdown(
         facts.append(f"{summary.unmanaged} unmanaged")
     head.append(" · ".join(facts))
     head.append("")
+    return "\n".join(head) + "\n"
+
+
+def render_markdown(
+    result: plans.Plan, *, max_chars: int = 65_000, title: str | None = None, marker: str | None = None
+) -> str:
+    """The plan as a GitHub comment of at most ``max_chars`` characters (``marker`` names the cluster).
+
+    Always shown: the summary, a table of counts per kind, errors and warnings, blocked changes and deletions
+    (each list at most a quarter of the room). Then one ``<details>`` section per kind: the full diff when the
+    whole plan fits, otherwise one line per resource, the room shared fairly so that every kind is present.
+    """
     by_kind: dict[Kind, list[Group]] = {}
     for address, changes in values.grouped(result.changes):
         by_kind.setdefault(changes[0].kind, []).append((address, changes))
-    out = "\n".join(head) + "\n" + _count_table(result, by_kind)
+    out = _head(result, title=title, marker=marker) + _count_table(result, by_kind)
     budget = max_chars - len(out) - _RESERVE
 
     for heading, items in (
