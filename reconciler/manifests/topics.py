@@ -131,19 +131,7 @@ class TopicBuilder:
             )
         if missing or partitions is None or replication is None:
             return
-        isr = merged.get("min.insync.replicas")
-        if isr is not None and int(isr) > replication:
-            at = (
-                ("spec", "configs", "min.insync.replicas")
-                if "min.insync.replicas" in spec.configs
-                else ("spec", "replicationFactor")
-            )
-            self.error(
-                doc,
-                at,
-                f"min.insync.replicas {isr} is greater than the replication factor {replication}",
-                hint="producers with acks=all could never write",
-            )
+        self._check_min_isr(doc, merged=merged, replication=replication)
         assignment = None
         if spec.replica_assignment is not None:
             assignment = self._assignment(doc, spec.replica_assignment, partitions=partitions, replication=replication)
@@ -161,6 +149,23 @@ class TopicBuilder:
             source=source(doc),
             allow_internal=spec.allow_internal,
         )
+
+    def _check_min_isr(self, doc: loader.Document, *, merged: dict[str, str], replication: int) -> None:
+        """An error when the topic's min.insync.replicas (its own or from its defaults) exceeds its replicas."""
+        spec: models.TopicSpec = doc.spec
+        isr = merged.get("min.insync.replicas")
+        if isr is not None and int(isr) > replication:
+            at = (
+                ("spec", "configs", "min.insync.replicas")
+                if "min.insync.replicas" in spec.configs
+                else ("spec", "replicationFactor")
+            )
+            self.error(
+                doc,
+                at,
+                f"min.insync.replicas {isr} is greater than the replication factor {replication}",
+                hint="producers with acks=all could never write",
+            )
 
     def _assignment(
         self, doc: loader.Document, rows: list[list[int]], *, partitions: int, replication: int

@@ -64,26 +64,7 @@ def plan(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        # A kind the cluster's version cannot manage: its declared resources are blocked, its planner not run.
-        blocked = unsupported.unsupported_kinds(
-            ctx, kinds | ({Kind.SCRAM_USER} if opts.rotate_scram_users else frozenset())
-        )
-        for kind, reason in sorted(blocked.items()):
-            unsupported.block_kind(ctx, kind, reason)
-        planned = kinds - blocked.keys()
-        if Kind.TOPIC in planned:
-            topics.plan_topics(ctx)
-        if Kind.ACL in planned:
-            acls.plan_acls(ctx)
-        if Kind.QUOTA in planned:
-            quotas.plan_quotas(ctx)
-        if Kind.SCRAM_USER not in blocked and (Kind.SCRAM_USER in kinds or opts.rotate_scram_users):
-            scram.plan_scram(ctx)
-        if Kind.BROKER_CONFIG in planned:
-            brokers.plan_broker_configs(ctx)
-        lint.lint(ctx)
-        blast.check(ctx)
-        guards.block_at_errors(ctx.changes, ctx.warnings)
+        _run_planners(ctx, kinds=kinds, rotate_scram_users=bool(opts.rotate_scram_users))
         fingerprint = live_fingerprint(live, kinds=kinds)
         covered = scope.of(wanted, kinds)
         scoped_fingerprint, scoped_counts = scope.fingerprint(live, covered)
@@ -108,6 +89,28 @@ def plan(
         impact=found,
         scope={**covered.to_dict(), "fingerprints": scoped_fingerprint, "counts": scoped_counts},
     )
+
+
+def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_users: bool) -> None:
+    """Run each kind's planner into ``ctx``, then the lints, the blast-radius check and the blocking guards."""
+    # A kind the cluster's version cannot manage: its declared resources are blocked, its planner not run.
+    blocked = unsupported.unsupported_kinds(ctx, kinds | ({Kind.SCRAM_USER} if rotate_scram_users else frozenset()))
+    for kind, reason in sorted(blocked.items()):
+        unsupported.block_kind(ctx, kind, reason)
+    planned = kinds - blocked.keys()
+    if Kind.TOPIC in planned:
+        topics.plan_topics(ctx)
+    if Kind.ACL in planned:
+        acls.plan_acls(ctx)
+    if Kind.QUOTA in planned:
+        quotas.plan_quotas(ctx)
+    if Kind.SCRAM_USER not in blocked and (Kind.SCRAM_USER in kinds or rotate_scram_users):
+        scram.plan_scram(ctx)
+    if Kind.BROKER_CONFIG in planned:
+        brokers.plan_broker_configs(ctx)
+    lint.lint(ctx)
+    blast.check(ctx)
+    guards.block_at_errors(ctx.changes, ctx.warnings)
 
 
 def with_impact(first: plans.Plan, wanted: desired.DesiredState, live: state.ClusterState) -> plans.Plan:
