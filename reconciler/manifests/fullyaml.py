@@ -214,16 +214,37 @@ def _c_parser() -> bool:
 
 
 def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:
-    """The node graph of each document, from the C parser when available (much faster) or the pure one."""
+    """The node graph of each document, from the C parser when available (much faster) or the pure one.
+
+    ruamel.yaml.clib's parser (an older libyaml) refuses a ``:`` inside a plain scalar in a flow collection,
+    ``[k1:9092]``, which YAML 1.2, the pure parser and the event-stream reader (PyYAML's libyaml) accept. When
+    the C parser refuses a text, the pure parser decides: the documents the C parser did not reach come from
+    it. A text both refuse fails with the C parser's error, unless the pure parser read past that point (so the
+    C parser's complaint was about valid YAML, e.g. "found unexpected ':'") and names the real problem later.
+    """
     if pure:
         yield from YAML(typ="safe", pure=True).compose_all(text)
         return
-    loader = CSafeLoader(text)
+    loader, done = CSafeLoader(text), 0
     try:
         while loader.check_node():
             yield loader.get_node()
+            done += 1
+    except MarkedYAMLError as refused:
+        try:
+            rest = list(YAML(typ="safe", pure=True).compose_all(text))[done:]
+        except MarkedYAMLError as also:
+            raise (also if _at(also) > _at(refused) else refused) from None
+        except (YAMLError, RecursionError):
+            raise refused from None
+        yield from rest
     finally:
         loader.dispose()
+
+
+def _at(exc: MarkedYAMLError) -> tuple[int, int]:
+    mark = exc.problem_mark or exc.context_mark
+    return (mark.line, mark.column) if mark is not None else (-1, -1)
 
 
 def read(

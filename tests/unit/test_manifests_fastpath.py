@@ -138,3 +138,68 @@ def test_a_remembered_config_value_keeps_its_type_apart() -> None:
     with pytest.raises(ValueError, match="boolean"):
         configs.canonical("min.insync.replicas", True)
     assert configs.canonical("retention.ms", "7d") == configs.canonical("retention.ms", "7d") == "604800000"
+
+
+CLUSTER = """\
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {name: orders}
+spec: {partitions: 12, replicationFactor: 3}
+---
+apiVersion: kafka-reconciler/v1
+kind: Cluster
+metadata: {name: prod}
+spec:
+  bootstrapServers: [k1:9092, k2:9092, "k3:9092"]
+  securityProtocol: SASL_SSL
+  saslMechanism: SCRAM-SHA-512
+  username: reconciler
+  passwordFrom: {env: KAFKA_PASSWORD}
+"""
+
+
+def test_a_colon_inside_a_flow_sequence_reads_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """YAML 1.2 reads [k1:9092] as a one-item sequence; the full reader's C parser used to refuse it."""
+    path = tmp_path / "m.yaml"
+    path.write_text(CLUSTER, encoding="utf-8")
+    fast = _read(path, fast=True, monkeypatch=monkeypatch)
+    full = _read(path, fast=False, monkeypatch=monkeypatch)
+    assert [d.data["spec"]["bootstrapServers"] for d in full[1:]] == [["k1:9092", "k2:9092", "k3:9092"]]
+    assert [(d.data, d.line, d.column, d.positions) for d in fast] == [
+        (d.data, d.line, d.column, d.positions) for d in full
+    ]
+    assert full[1].position(("spec", "bootstrapServers", 1)) == ("m.yaml", 10, 31)
+
+
+def test_a_diagnostic_in_a_cluster_with_a_flow_sequence_names_its_line_and_column(tmp_path: Path) -> None:
+    """Regression: every diagnostic of such a file was reported at 1:1."""
+    (tmp_path / "c.yaml").write_text(CLUSTER.replace("saslMechanism", "saslMechansim"), encoding="utf-8")
+    with pytest.raises(errors.ValidationFailed) as info:
+        manifests.load([tmp_path], env={})
+    assert [(d.file, d.line, d.column, d.message, d.hint) for d in info.value.diagnostics] == [
+        (str(tmp_path / "c.yaml"), 12, 3, "unknown field 'saslMechansim'", "did you mean saslMechanism?")
+    ]
+
+
+FLOW = '[k1:9092, k2:9092, "k3:9092"]'
+
+
+@pytest.mark.parametrize(
+    ("broken", "expected"),
+    [
+        # both parsers stop at the same place: the C parser's words, as before
+        ('[k1, k2, "k3"', (11, 3, "YAML syntax error: did not find expected ',' or ']'")),
+        # the C parser stops at the valid ':', the pure one where the ']' is missing: that is what is named
+        ('[k1:9092, k2:9092, "k3:9092"', (11, 3, "YAML syntax error: expected ',' or ']', but got '<scalar>'")),
+    ],
+    ids=["same-place", "real-problem-later"],
+)
+def test_a_text_both_parsers_refuse_names_the_real_problem(
+    tmp_path: Path, broken: str, expected: tuple[int, int, str]
+) -> None:
+    (tmp_path / "c.yaml").write_text(CLUSTER.replace(FLOW, broken), encoding="utf-8")
+    with pytest.raises(errors.ValidationFailed) as info:
+        manifests.load([tmp_path], env={})
+    assert [(d.line, d.column, d.message) for d in info.value.diagnostics] == [expected]
