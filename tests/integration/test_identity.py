@@ -15,19 +15,25 @@ import re
 from pathlib import Path
 
 import pytest
+from kafka.admin import ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, NewTopic, ResourcePattern
+from kafka.admin import ResourceType as KafkaResourceType
 
 from reconciler.apply.access import MissingAccess, PrincipalUnexplained
 from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import identity
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kafka.results import RequestFailed
+from reconciler.model.kinds import Kind
 from tests.integration.test_secure import assert_applied, grant, own_acls_deleted, plan_apply_replan, topics
 from tests.kafka.secure import SecureCluster
 from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.manifest_texts import topic_documents
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 
+DESCRIBE, DESCRIBE_CONFIGS = ACLOperation.DESCRIBE, ACLOperation.DESCRIBE_CONFIGS
 # "mailer@acme.test" as DER: IA5String (tag 0x16), 16 bytes.
 EMAIL_DER_HEX = "1610" + b"mailer@acme.test".hex()
 
@@ -120,3 +126,46 @@ def test_a_principal_the_acls_cannot_explain_is_refused_not_guessed(
     assert "the client settings (the brokers' configuration could not be read)" in message
     assert "nothing was written" in message
     assert len(acls_of(kafka_secure, principal)) == 4
+
+
+def test_a_refused_read_names_the_principal_the_brokers_mapping_rule_makes(
+    kafka_secure: SecureCluster, topic_prefix: str
+) -> None:
+    """A read refused for lack of DESCRIBE_CONFIGS on a topic names whom to grant it: before the brokers' rules
+    were read (as in a plan: a hint sends no request), the subject as the client settings map it, saying so; once
+    read (as apply does), the name the broker's rule makes. Granting exactly that name lets the read through."""
+    name, topic = f"{topic_prefix}reader", f"{topic_prefix}orders"
+    principal = f"User:{name}"
+    settings = kafka_secure.mtls_settings(kafka_secure.pki.client(name, unit="mapped"))
+    cluster = ResourcePattern(KafkaResourceType.CLUSTER, "kafka-cluster", ACLResourcePatternType.LITERAL)
+    on_topic = ResourcePattern(KafkaResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL)
+    with kafka_secure.admin_session() as admin:
+        admin.create_topics([NewTopic(topic, 6, 1, topic_configs={"retention.ms": "86400000"})])
+        admin.create_acls(
+            [
+                ACL(principal, "*", ACLOperation.DESCRIBE, ACLPermissionType.ALLOW, on_topic),
+                *(ACL(principal, "*", op, ACLPermissionType.ALLOW, cluster) for op in (DESCRIBE, DESCRIBE_CONFIGS)),
+            ]
+        )
+    eventually(lambda: len(acls_of(kafka_secure, principal)) == 3, what="the reader's three ACLs")
+
+    def refused(adapter: KafkaAdapter) -> str:
+        with pytest.raises(RequestFailed) as info:
+            adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n == topic)
+        return str(info.value)
+
+    with KafkaAdapter(settings) as adapter:
+        subject = f"User:CN={name},OU=mapped,O=kafka-reconciler tests"
+        assert refused(adapter).endswith(
+            f"grant DESCRIBE_CONFIGS on TOPIC {topic} to {subject} "
+            "(named by the client settings; the brokers' ssl.principal.mapping.rules was not read)"
+        )
+        assert adapter.principal == principal  # reads the brokers' rules once
+        assert refused(adapter).endswith(f"grant DESCRIBE_CONFIGS on TOPIC {topic} to {principal}")
+    with kafka_secure.admin_session() as admin:
+        admin.create_acls([ACL(principal, "*", DESCRIBE_CONFIGS, ACLPermissionType.ALLOW, on_topic)])
+    eventually(lambda: len(acls_of(kafka_secure, principal)) == 4, what="the granted ACL")
+    with KafkaAdapter(settings) as adapter:
+        live = adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n == topic)
+    assert live.topics is not None
+    assert live.topics[topic].partitions == 6 and live.topics[topic].configs["retention.ms"] == "86400000"
