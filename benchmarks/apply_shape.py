@@ -86,8 +86,10 @@ class Shape:
             bindings = "".join(self._binding(i) for i in range(first, min(self.acls, first + 20)))
             docs.append(f"apiVersion: kafka-reconciler/v1\nkind: Acl\nmetadata:\n  name: acl-{first:06d}\n")
             docs[-1] += f"spec:\n  bindings:\n{bindings}"
-        if docs:
-            (out / "acls.yaml").write_text("---\n".join(docs))
+        acl_docs = 1_000  # per file, 20 bindings each: well under the 500,000 YAML nodes a file may hold
+        for start in range(0, len(docs), acl_docs):
+            suffix = "" if start == 0 else f"-{start // acl_docs:03d}"
+            (out / f"acls{suffix}.yaml").write_text("---\n".join(docs[start : start + acl_docs]))
         return [self.name(i) for i in kept]
 
     def binding(self, i: int) -> tuple[str, str, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,10 @@ class JsonLimitError(ValueError):
     """A plan or snapshot file beyond what this tool ever writes (nesting, number size): refused before use."""
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, *, object_hook: Callable[[dict[str, Any]], Any] | None = None) -> Any:
     """``json.loads`` with limits: nesting at most ``MAX_JSON_DEPTH``, integers at most ``MAX_JSON_DIGITS`` digits.
+
+    ``object_hook`` is ``json.loads``'s (called with each object as it is decoded).
 
     Raises ``json.JSONDecodeError`` for invalid JSON and ``JsonLimitError`` (with the reason) past a limit, so a
     hostile file is a plain refusal rather than a RecursionError or Python's integer-conversion ValueError.
@@ -70,7 +73,7 @@ def parse_json(text: str) -> Any:
         return int(digits)
 
     try:
-        doc = json.loads(text, parse_int=parse_int)
+        doc = json.loads(text, parse_int=parse_int, object_hook=object_hook)
     except RecursionError:
         raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels") from None
     stack: list[tuple[Any, int]] = [(doc, 1)]

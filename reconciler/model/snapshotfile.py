@@ -4,13 +4,19 @@
 plan (``--live-state``), a snapshot diff or a fleet run. A malformed or foreign document is refused with
 ``SnapshotError`` naming the file and what is wrong, never a traceback. Sensitive values are already ``None`` in
 the state, so a snapshot never holds one.
+
+A no-change plan from a snapshot holds the desired state while it reads the snapshot, so what reading holds at
+once adds to the plan's peak memory: ``read_snapshot`` parses with ``sharing_hook`` (one string per distinct
+value, one tuple per distinct replica list and assignment, as each JSON object is built) and drops the file's
+text once parsed, and ``from_json_dict`` empties the ``topics`` and ``acls`` sections as it builds each topic and
+binding, so the parsed form is freed while the state is built instead of both being held at once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +26,7 @@ from reconciler.model import state
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
 SNAPSHOT_VERSION = 1
+_NO_KEYS: frozenset[str] = frozenset()
 
 
 def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
@@ -72,7 +79,10 @@ def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
 
 
 def from_json_dict(doc: Mapping[str, Any]) -> state.ClusterState:
-    """Parse a snapshot document; raises ``SnapshotError`` with a plain message when it is malformed."""
+    """Parse a snapshot document; raises ``SnapshotError`` with a plain message when it is malformed.
+
+    The ``topics`` and ``acls`` sections of ``doc`` are emptied as they are read.
+    """
     if not isinstance(doc, Mapping) or doc.get("format") != SNAPSHOT_FORMAT:
         raise errors.SnapshotError(f"not a kafka-reconciler snapshot (expected format {SNAPSHOT_FORMAT!r})")
     if doc.get("version") != SNAPSHOT_VERSION:
@@ -97,7 +107,7 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         broker_configs=None if bc_doc is None else {str(k): dict(v) for k, v in bc_doc.items()},
         broker_config_sensitive=frozenset(doc.get("broker_config_sensitive", [])),
         cluster_configs=dict(doc.get("cluster_configs", {})),
-        acls=None if acls_doc is None else frozenset(state.AclBinding.from_dict(a) for a in acls_doc),
+        acls=None if acls_doc is None else frozenset(_acls(acls_doc)),
         quotas=_quotas(doc.get("quotas")),
         scram_users=_scram_users(doc.get("scram_users")),
         reassignments=tuple(_reassignment(r) for r in doc.get("reassignments", [])),
@@ -110,27 +120,38 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
     )
 
 
-def _topics(topics_doc: Mapping[str, Any] | None) -> dict[str, state.TopicState] | None:
-    if topics_doc is None:
+def _topics(section: Any) -> dict[str, state.TopicState] | None:
+    """The topics of a ``topics`` section, which is emptied topic by topic as each is built.
+
+    Replica lists are kept once per distinct list (``sharing_hook`` has already done so for a file), and topics
+    without sensitive keys share one empty set.
+    """
+    if section is None:
         return None
-    rows: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per distinct replica list: most repeat
-
-    def row(replicas: Any) -> tuple[int, ...]:
-        found = tuple(int(x) for x in replicas)
-        return rows.setdefault(found, found)
-
-    return {
-        name: state.TopicState(
+    rows: dict[tuple[int, ...], tuple[int, ...]] = {}
+    topics: dict[str, state.TopicState] = {}
+    for name in list(section):
+        t = section.pop(name)
+        layout = t["assignment"]
+        if type(layout) is not tuple:  # not shared by the hook: a plain document, or not a list of int lists
+            layout = tuple(rows.setdefault(r, r) for r in (tuple(int(x) for x in rs) for rs in layout))
+        sensitive = t.get("sensitive", [])
+        topics[name] = state.TopicState(
             name=name,
-            assignment=tuple(row(r) for r in t["assignment"]),
+            assignment=layout,
             internal=bool(t.get("internal", False)),
             configs=dict(t.get("configs", {})),
             defaults=dict(t.get("defaults", {})),
-            sensitive=frozenset(t.get("sensitive", [])),
+            sensitive=frozenset(sensitive) if sensitive else _NO_KEYS,
             topic_id=t.get("topic_id"),
         )
-        for name, t in topics_doc.items()
-    }
+    return topics
+
+
+def _acls(section: Any) -> Iterator[state.AclBinding]:
+    """The bindings of an ``acls`` list, which is emptied (from its end) as each is built."""
+    while section:
+        yield state.AclBinding.from_dict(section.pop())
 
 
 def _quotas(quotas_doc: list[Any] | None) -> dict[state.QuotaEntity, dict[str, float]] | None:
@@ -167,13 +188,37 @@ def read_snapshot(path: Path) -> state.ClusterState:
     """Read a snapshot file written by ``write_snapshot`` (or by hand, or by a generator)."""
     text = fileio.read_text(path, what="snapshot", error=errors.SnapshotError)
     try:
-        doc = fileio.parse_json(text)
+        doc = fileio.parse_json(text, object_hook=sharing_hook())
     except json.JSONDecodeError as exc:
         raise errors.SnapshotError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except fileio.JsonLimitError as exc:
         raise errors.SnapshotError(f"{path}: refused: the snapshot {exc}") from None
-    del text  # the file's text is not needed once parsed: freed before the state is built beside the parsed form
+    del text  # not needed once parsed: freed before the state is built
     try:
         return from_json_dict(doc)
     except errors.SnapshotError as exc:
         raise errors.SnapshotError(f"{path}: {exc}") from None
+
+
+def sharing_hook() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A ``json`` object hook that makes equal string values, and equal ``assignment`` lists, one object each.
+
+    An ``assignment`` becomes a tuple of int tuples only when it is a list of lists of integers (anything else is
+    left for ``from_json_dict`` to refuse as before); the object is otherwise the same plain data.
+    """
+    shared: dict[Any, Any] = {}
+
+    def hook(obj: dict[str, Any]) -> dict[str, Any]:
+        for key, value in obj.items():
+            if type(value) is str:
+                obj[key] = shared.setdefault(value, value)
+            elif key == "assignment" and type(value) is list and all(_int_list(r) for r in value):
+                layout = tuple(shared.setdefault(t, t) for t in (tuple(r) for r in value))
+                obj[key] = shared.setdefault(layout, layout)
+        return obj
+
+    return hook
+
+
+def _int_list(value: Any) -> bool:
+    return type(value) is list and all(type(x) is int for x in value)
