@@ -120,67 +120,76 @@ def confirm(question: str = "Apply these changes?") -> None:
         raise typer.Exit(code=1)
 
 
+ApplyPathsArg = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        help="Manifest files or directories. With --plan: planned again, and the saved plan is refused unless "
+        "they still produce it.",
+        show_default=False,
+    ),
+]
+SavedPlanOpt = Annotated[
+    Path | None,
+    typer.Option("--plan", help="Apply this saved (reviewed) plan instead of planning now; no confirmation is asked."),
+]
+AutoApproveOpt = Annotated[
+    bool, typer.Option("--auto-approve", help="Do not ask for confirmation (apply --plan never asks).")
+]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Send validateOnly requests; show what the broker says; write nothing.")
+]
+SelfLockoutOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-self-lockout-risk",
+        help="Apply even if it deletes ACLs this tool's own principal needs to keep managing the cluster.",
+    ),
+]
+ApplyFormatOpt = Annotated[ApplyFormat, typer.Option("--format", help="Report format.")]
+ApplyTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Bound on the whole apply, in seconds (default: 300 s + 30 ms per partition created or added and "
+        "per other change).",
+        show_default=False,
+    ),
+]
+ReadBackTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--read-back-timeout",
+        min=0,
+        help="Bound, in seconds, on the read-back that waits for the brokers to show every change (default: "
+        "as long as the work needs, until nothing more converges for 15 s + 20 ms per partition and change; "
+        "always within --timeout).",
+        show_default=False,
+    ),
+]
+ThrottleOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--replication-throttle",
+        min=1,
+        help="Throttle reassignment traffic to this many bytes/s per broker while replicas move.",
+    ),
+]
+
+
 def apply(
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            help="Manifest files or directories. With --plan: planned again, and the saved plan is refused unless "
-            "they still produce it.",
-            show_default=False,
-        ),
-    ] = None,
-    plan_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--plan", help="Apply this saved (reviewed) plan instead of planning now; no confirmation is asked."
-        ),
-    ] = None,
-    auto_approve: Annotated[
-        bool, typer.Option("--auto-approve", help="Do not ask for confirmation (apply --plan never asks).")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Send validateOnly requests; show what the broker says; write nothing.")
-    ] = False,
-    allow_self_lockout: Annotated[
-        bool,
-        typer.Option(
-            "--allow-self-lockout-risk",
-            help="Apply even if it deletes ACLs this tool's own principal needs to keep managing the cluster.",
-        ),
-    ] = False,
+    paths: ApplyPathsArg = None,
+    plan_file: SavedPlanOpt = None,
+    auto_approve: AutoApproveOpt = False,
+    dry_run: DryRunOpt = False,
+    allow_self_lockout: SelfLockoutOpt = False,
     environment: EnvironmentOpt = None,
     cluster: ClusterOpt = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
-    fmt: Annotated[ApplyFormat, typer.Option("--format", help="Report format.")] = ApplyFormat.text,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            help="Bound on the whole apply, in seconds (default: 300 s + 30 ms per partition created or added and "
-            "per other change).",
-            show_default=False,
-        ),
-    ] = None,
-    read_back_timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--read-back-timeout",
-            min=0,
-            help="Bound, in seconds, on the read-back that waits for the brokers to show every change (default: "
-            "as long as the work needs, until nothing more converges for 15 s + 20 ms per partition and change; "
-            "always within --timeout).",
-            show_default=False,
-        ),
-    ] = None,
-    replication_throttle: Annotated[
-        int | None,
-        typer.Option(
-            "--replication-throttle",
-            min=1,
-            help="Throttle reassignment traffic to this many bytes/s per broker while replicas move.",
-        ),
-    ] = None,
+    fmt: ApplyFormatOpt = ApplyFormat.text,
+    timeout: ApplyTimeoutOpt = None,
+    read_back_timeout: ReadBackTimeoutOpt = None,
+    replication_throttle: ThrottleOpt = None,
     rotate_password: RotateOpt = None,
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
