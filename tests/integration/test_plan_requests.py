@@ -1,0 +1,120 @@
+"""The requests of a no-change plan, counted at the socket: one per API the plan needs, and kafka-python's setup.
+
+Every request kafka-python writes goes through ``KafkaProtocol.send_request`` (its encoder), whoever sends it:
+the plan through the adapter, or kafka-python itself (ApiVersions and SASL on each new connection, the
+bootstrap's brokers-only Metadata). The cluster runs SASL with ACLs enforced, and the manifests declare
+topics of several partitions and configs, ACLs and a quota, under an Ownership of their principals (so
+quotas and SCRAM users are read too). After an apply, a plan must find no change and send exactly:
+
+- the plan's own 6 requests, one per API: Metadata, DescribeConfigs, ListPartitionReassignments,
+  DescribeAcls, DescribeClientQuotas, DescribeUserScramCredentials (no ApiVersions of its own: the
+  capabilities come from the connection's answer);
+- kafka-python's setup: ApiVersions, SaslHandshake and SaslAuthenticate on the bootstrap connection and again
+  on the connection to the broker's node id, and the bootstrap's Metadata (see docs/benchmarks.md on why
+  those stay: the library closes its bootstrap connection, and each connection asks its broker's versions).
+"""
+
+from __future__ import annotations
+
+import collections
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka.protocol.parser import KafkaProtocol
+from typer.testing import CliRunner
+
+from reconciler.cli import app
+from reconciler.kafka.codes import api_name
+from tests.kafka.cluster import KafkaCluster
+
+pytestmark = pytest.mark.kafka
+runner = CliRunner()
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str]]:
+    """Requests written to any socket while the test runs, by API."""
+    counts: collections.Counter[str] = collections.Counter()
+    encode = KafkaProtocol.send_request
+
+    def counted(self: KafkaProtocol, request: Any, *args: Any, **kwargs: Any) -> Any:
+        counts[api_name(request)] += 1
+        return encode(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(KafkaProtocol, "send_request", counted)
+    yield counts
+
+
+def manifests(directory: Path, prefix: str) -> Path:
+    directory.mkdir()
+    topics = "".join(
+        textwrap.dedent(
+            f"""\
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: Topic
+            metadata: {{name: {prefix}orders-{i}}}
+            spec:
+              partitions: 12
+              replicationFactor: 1
+              configs: {{retention.ms: 7d, cleanup.policy: delete, max.message.bytes: 2MiB}}
+            """
+        )
+        for i in range(3)
+    )
+    (directory / "m.yaml").write_text(
+        textwrap.dedent(
+            f"""\
+            apiVersion: kafka-reconciler/v1
+            kind: Ownership
+            metadata: {{name: requests}}
+            spec:
+              topics: [{{prefix: "{prefix}"}}]
+              principals: [{{prefix: "User:{prefix}"}}]
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: Consumer
+            metadata: {{name: {prefix}reader}}
+            spec:
+              principal: User:{prefix}reader
+              topics: [{prefix}orders-0, {prefix}orders-1, {prefix}orders-2]
+              groups: [{prefix}group]
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: ClientQuota
+            metadata: {{name: {prefix}quota}}
+            spec:
+              entity: {{user: {prefix}reader}}
+              values: {{consumer_byte_rate: 1048576}}
+            """
+        )
+        + topics,
+        encoding="utf-8",
+    )
+    return directory
+
+
+def test_a_no_change_plan_sends_one_request_per_api_it_needs(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path, sent: collections.Counter[str]
+) -> None:
+    conn = [
+        "--bootstrap-server",
+        kafka_sasl.bootstrap,
+        "--command-config",
+        str(kafka_sasl.write_command_config(tmp_path / "c.properties")),
+    ]
+    path = str(manifests(tmp_path / "m", topic_prefix))
+    applied = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
+    assert applied.exit_code == 0, applied.output
+
+    sent.clear()
+    result = runner.invoke(app, ["plan", path, *conn, "--detailed-exitcode"])
+    assert result.exit_code == 0, result.output
+    assert "No changes" in result.output
+    own = ["Metadata", "DescribeConfigs", "ListPartitionReassignments", "DescribeAcls"]
+    own += ["DescribeClientQuotas", "DescribeUserScramCredentials"]
+    setup = ["ApiVersions", "SaslHandshake", "SaslAuthenticate"] * 2 + ["Metadata"]
+    assert sent == collections.Counter(own + setup)
