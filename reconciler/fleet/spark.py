@@ -49,7 +49,8 @@ from reconciler.base import errors
 from reconciler.fleet import local, planning, rows, sources
 from reconciler.model import desired
 
-JOB_GROUP_PREFIX = "kafka-reconciler-plan"
+JOB_GROUP_PREFIX = "kafka-reconciler-plan"  # the planning jobs (event logs and benchmarks find them by it)
+CHECK_GROUP_PREFIX = "kafka-reconciler-executor-check"  # not a planning job: its task is not counted with them
 TASKS_PER_CORE = 4  # at most this many tasks per executor core: balanced when clusters plan unevenly
 CLUSTERS_PER_TASK = 16  # and at least this many clusters per task once every core has one (a task costs ~0.1 s)
 READS_PER_TASK = local.READ_AHEAD  # clusters a task reads at once (reading is mostly waiting)
@@ -219,7 +220,7 @@ def check_executors(spark: Any, *, deadline_at: float | None = None) -> None:
         return
     python = str(sc.pythonExec)
     sc.setLogLevel("OFF")  # a failure is explained below, once, instead of Spark's stack traces
-    group = f"{JOB_GROUP_PREFIX}-check-{uuid.uuid4().hex[:12]}"
+    group = f"{CHECK_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}"
     answer: list[tuple[str, str, str, str]] = []
 
     def probe() -> None:
