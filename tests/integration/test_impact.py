@@ -269,10 +269,12 @@ def test_evidence_refused_is_left_unknown_and_names_the_acl_to_grant(
         request = impact.needs(operations.make_plan(wanted, live).changes, wanted, live)
         with KafkaAdapter(kafka_sasl.connection_settings(user)) as adapter:
             evidence = adapter.read_impact_evidence(request)
-        assert evidence.unknown == (
-            "partition sizes unknown: DescribeLogDirs failed: CLUSTER_AUTHORIZATION_FAILED; "
-            f"grant DESCRIBE on CLUSTER kafka-cluster to User:{user}",
-        )
+        # DescribeLogDirs v3+ (Kafka 3.x) refuses with CLUSTER_AUTHORIZATION_FAILED; older versions (2.8) have no
+        # top-level error code and answer with no log directory. Either way the figure is unknown and the grant named.
+        [why] = evidence.unknown
+        assert why.startswith("partition sizes unknown: ")
+        assert any(cause in why for cause in ("CLUSTER_AUTHORIZATION_FAILED", "described no log directory")), why
+        assert why.endswith(f"; grant DESCRIBE on CLUSTER kafka-cluster to User:{user}"), why
         result = operations.make_plan(wanted, dataclasses.replace(live, impact=evidence))
         assert result.impact is not None and result.impact.notes == evidence.unknown
         [shrink] = result.impact.of(im.DELETES)

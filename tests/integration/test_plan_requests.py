@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 from reconciler.cli import app
 from reconciler.kafka.codes import api_name
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.dist import selected_version
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()
@@ -117,4 +118,13 @@ def test_a_no_change_plan_sends_one_request_per_api_it_needs(
     own = ["Metadata", "DescribeConfigs", "ListPartitionReassignments", "DescribeAcls"]
     own += ["DescribeClientQuotas", "DescribeUserScramCredentials"]
     setup = ["ApiVersions", "SaslHandshake", "SaslAuthenticate"] * 2 + ["Metadata"]
+    if _release(selected_version()) < (3, 0):
+        # a 2.x broker refuses kafka-python's newest ApiVersions request once (UNSUPPORTED_VERSION, with the versions
+        # it supports) and the client asks again at a version it knows: one more ApiVersions, not one of the plan's
+        setup.append("ApiVersions")
     assert sent == collections.Counter(own + setup)
+
+
+def _release(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
