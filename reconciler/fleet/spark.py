@@ -14,8 +14,8 @@ and the driver receives only each cluster's plan text, drift records and summary
 
 Before that job a one-task probe checks that the executors' Python can import this package; when it
 cannot, or the job fails in an executor, the error names the executor's own exception, the Python it
-ran and the setting to change (``spark.pyspark.python``). Executors run the driver's interpreter
-(``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
+ran and the setting to change (``spark.pyspark.python``; ``reconciler.fleet.executors``). Executors run the
+driver's interpreter (``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
 
 The run's deadline covers Spark's own start: starting the session and the probe each end by it (a session
 not started then is given up and its JVM ended; a probe still waiting for executors is cancelled), with an
@@ -33,9 +33,7 @@ import contextlib
 import importlib
 import logging
 import os
-import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -46,7 +44,7 @@ from typing import Any
 
 import reconciler
 from reconciler.base import errors
-from reconciler.fleet import local, planning, rows, sources
+from reconciler.fleet import executors, local, planning, rows, sources
 from reconciler.model import desired
 
 JOB_GROUP_PREFIX = "kafka-reconciler-plan"  # the planning jobs (event logs and benchmarks find them by it)
@@ -54,7 +52,6 @@ CHECK_GROUP_PREFIX = "kafka-reconciler-executor-check"  # not a planning job: it
 TASKS_PER_CORE = 4  # at most this many tasks per executor core: balanced when clusters plan unevenly
 CLUSTERS_PER_TASK = 16  # and at least this many clusters per task once every core has one (a task costs ~0.1 s)
 READS_PER_TASK = local.READ_AHEAD  # clusters a task reads at once (reading is mostly waiting)
-PYTHON_SETTING = "spark.pyspark.python"
 CANCEL_GRACE_S = 30.0  # after the run's deadline, how long tasks already reading may take before the job is cancelled
 
 # WARN at start-up (at ERROR, PySpark prints a notice about the shell's log level), ERROR once running.
@@ -85,11 +82,6 @@ def _require_pyspark() -> Any:
     return pyspark
 
 
-def executor_python(conf: Mapping[str, str] | None = None) -> str:
-    """The Python the executors will run: ``spark.pyspark.python``, else ``PYSPARK_PYTHON``, else this one."""
-    return (conf or {}).get(PYTHON_SETTING) or os.environ.get("PYSPARK_PYTHON") or sys.executable
-
-
 def session(
     master: str | None = None, *, conf: Mapping[str, str] | None = None, deadline_at: float | None = None
 ) -> Any:
@@ -103,7 +95,7 @@ def session(
     from pyspark.sql import SparkSession
 
     logging.getLogger("py4j").setLevel(logging.ERROR)
-    python = executor_python(conf)
+    python = executors.executor_python(conf)
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"
     log_file.write_text(_LOG4J2, encoding="utf-8")
@@ -112,7 +104,7 @@ def session(
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_file.as_uri()}")
-        .config(PYTHON_SETTING, python)
+        .config(executors.PYTHON_SETTING, python)
     )
     if master is not None:
         builder = builder.master(master)
@@ -161,53 +153,6 @@ def session(
 
 
 # ------------------------------------------------------------------------------ executor environment
-_PYTHON_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)): (.*)$")
-_JVM_PREFIXES = ("org.", "java.", "scala.", "py4j.", "Caused by", "\tat ")
-
-
-def executor_error(exc: BaseException) -> str:
-    """The executor's own error in a failed Spark job: the last Python exception line of its traceback,
-    else the JVM's innermost cause (e.g. ``Cannot run program "python9"``), else the first line."""
-    text = str(exc)
-    python = [m.group(0) for line in text.splitlines() if (m := _PYTHON_ERROR.match(line.strip()))]
-    python = [p for p in python if not p.startswith(_JVM_PREFIXES)]
-    if python:
-        return python[-1]
-    program = re.search(r"Cannot run program [^\n]*", text)
-    if program:
-        return program.group(0)
-    causes = [line.strip().removeprefix("Caused by: ") for line in text.splitlines() if "Caused by: " in line]
-    if causes:
-        return causes[-1]
-    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-
-
-def _advice(python: str) -> str:
-    return (
-        f"set {PYTHON_SETTING} (--conf {PYTHON_SETTING}=/path/to/python, or PYSPARK_PYTHON) to a Python that has "
-        f"kafka-reconciler {reconciler.__version__} installed on every Spark worker (this driver runs {sys.executable})"
-    )
-
-
-def _probe() -> Callable[[int], tuple[str, str, str, str]]:
-    # Defined inside a function so that cloudpickle ships it by value: it runs even where this
-    # package cannot be imported, and says so.
-    def probe(_: int) -> tuple[str, str, str, str]:
-        import socket
-        import sys
-
-        try:
-            import reconciler as found
-            import reconciler.fleet.planning  # and with it pydantic, kafka-python, pyarrow
-
-            outcome = f"ok {found.__version__}"
-        except Exception as exc:
-            outcome = f"{type(exc).__name__}: {exc}"
-        return socket.gethostname(), sys.executable, sys.version.split()[0], outcome
-
-    return probe
-
-
 _checked: set[str] = set()  # Spark applications whose executors passed the check
 
 
@@ -225,7 +170,7 @@ def check_executors(spark: Any, *, deadline_at: float | None = None) -> None:
 
     def probe() -> None:
         sc.setJobGroup(group, "kafka-reconciler: executor check", interruptOnCancel=True)
-        answer.append(sc.parallelize([0], 1).map(_probe()).collect()[0])
+        answer.append(sc.parallelize([0], 1).map(executors.probe()).collect()[0])
 
     try:
         _by_deadline(probe, deadline_at, doing="run the executor check", cancel=lambda: sc.cancelJobGroup(group))
@@ -234,13 +179,13 @@ def check_executors(spark: Any, *, deadline_at: float | None = None) -> None:
         raise
     except Exception as exc:  # the level stays OFF: the session is stopped next (``stop``)
         raise errors.ConfigError(
-            f"Spark executors cannot start Python {python}: {executor_error(exc)}; {_advice(python)}"
+            f"Spark executors cannot start Python {python}: {executors.executor_error(exc)}; {executors.advice(python)}"
         ) from None
     sc.setLogLevel("ERROR")
     if outcome != f"ok {reconciler.__version__}":
         found = outcome if not outcome.startswith("ok ") else f"kafka-reconciler {outcome[3:]} (not the driver's)"
         raise errors.ConfigError(
-            f"the Spark executor on {host} ran {ran} (Python {version}) and found {found}; {_advice(python)}"
+            f"the Spark executor on {host} ran {ran} (Python {version}) and found {found}; {executors.advice(python)}"
         )
     _checked.add(sc.applicationId)
 
@@ -400,8 +345,8 @@ def run_spark(
     if failure:
         python = str(sc.pythonExec)
         raise errors.ConfigError(
-            f"the Spark job failed in an executor running {python}: {executor_error(failure[0])}; "
-            f"if that is an import or version error, {_advice(python)}"
+            f"the Spark job failed in an executor running {python}: {executors.executor_error(failure[0])}; "
+            f"if that is an import or version error, {executors.advice(python)}"
         ) from None
     by_name = {o.cluster: o for o in produced}
     return [by_name[t.name] for t in tasks]
