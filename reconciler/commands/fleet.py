@@ -63,54 +63,68 @@ def _print_text(result: FleetResult, *, out_dir: Path) -> None:
         output.say(note, err=True)
 
 
+FleetFileArg = Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")]
+EngineOpt = Annotated[
+    FleetEngine,
+    typer.Option("--engine", help="local: in this process; spark: Apache Spark (needs the spark extra)."),
+]
+MasterOpt = Annotated[
+    str | None, typer.Option("--master", help="Spark master URL (default local[*]); only with --engine spark.")
+]
+PlanOutOpt = Annotated[
+    Path, typer.Option("--out", help="Directory for <cluster>/plan.json, summary.json, report.md, *.parquet.")
+]
+FleetFormatOpt = Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")]
+FleetExitcodeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--detailed-exitcode", help="Exit 2 when some cluster has changes; 4 when partial and some has changes."
+    ),
+]
+PlanClustersOpt = Annotated[
+    str | None, typer.Option("--clusters", help="Plan only these clusters (comma-separated names).")
+]
+ReadConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--read-concurrency",
+        min=1,
+        help="Clusters read at once (local default 8; spark: tasks, default 1-4 per core).",
+    ),
+]
+PlanDeadlineOpt = Annotated[
+    float | None,
+    typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not read by then: skipped."),
+]
+ConfOpt = Annotated[
+    list[str] | None,
+    typer.Option("--conf", help="A Spark setting key=value (repeatable); only with --engine spark."),
+]
+RetryFailedOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--retry-failed",
+        help="An earlier run's summary.json: plan only the clusters it could not plan (into its folder: "
+        "keep the others).",
+    ),
+]
+
+
 @app.command("plan", cls=PlainCommand)
 def plan(
-    fleet_file: Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")],
-    engine: Annotated[
-        FleetEngine,
-        typer.Option("--engine", help="local: in this process; spark: Apache Spark (needs the spark extra)."),
-    ] = FleetEngine.local,
-    master: Annotated[
-        str | None, typer.Option("--master", help="Spark master URL (default local[*]); only with --engine spark.")
-    ] = None,
-    out_dir: Annotated[
-        Path, typer.Option("--out", help="Directory for <cluster>/plan.json, summary.json, report.md, *.parquet.")
-    ] = Path("fleet-plan"),
-    fmt: Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")] = FleetFormat.text,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
-    detailed_exitcode: Annotated[
-        bool,
-        typer.Option(
-            "--detailed-exitcode", help="Exit 2 when some cluster has changes; 4 when partial and some has changes."
-        ),
-    ] = False,
-    clusters: Annotated[
-        str | None, typer.Option("--clusters", help="Plan only these clusters (comma-separated names).")
-    ] = None,
-    read_concurrency: Annotated[
-        int | None,
-        typer.Option(
-            "--read-concurrency",
-            min=1,
-            help="Clusters read at once (local default 8; spark: tasks, default 1-4 per core).",
-        ),
-    ] = None,
-    deadline: Annotated[
-        float | None,
-        typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not read by then: skipped."),
-    ] = None,
-    conf: Annotated[
-        list[str] | None,
-        typer.Option("--conf", help="A Spark setting key=value (repeatable); only with --engine spark."),
-    ] = None,
-    retry_failed: Annotated[
-        Path | None,
-        typer.Option(
-            "--retry-failed",
-            help="An earlier run's summary.json: plan only the clusters it could not plan (into its folder: "
-            "keep the others).",
-        ),
-    ] = None,
+    fleet_file: FleetFileArg,
+    engine: EngineOpt = FleetEngine.local,
+    master: MasterOpt = None,
+    out_dir: PlanOutOpt = Path("fleet-plan"),
+    fmt: FleetFormatOpt = FleetFormat.text,
+    quiet: QuietOpt = False,
+    detailed_exitcode: FleetExitcodeOpt = False,
+    clusters: PlanClustersOpt = None,
+    read_concurrency: ReadConcurrencyOpt = None,
+    deadline: PlanDeadlineOpt = None,
+    conf: ConfOpt = None,
+    retry_failed: RetryFailedOpt = None,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
@@ -189,32 +203,43 @@ def _print_apply(result: FleetApplyResult, *, plans_dir: Path) -> None:
     )
 
 
+ApplyFleetFileArg = Annotated[
+    Path, typer.Argument(help="The fleet file the plans were made from (for the connections).")
+]
+PlansDirOpt = Annotated[Path, typer.Option("--plans", help="The output folder of the fleet plan run to apply.")]
+RunIdOpt = Annotated[
+    str | None,
+    typer.Option("--run", help="Apply only if the folder still holds this run (the id in its report)."),
+]
+ApplyClustersOpt = Annotated[
+    str | None, typer.Option("--clusters", help="Apply only these clusters (comma-separated names).")
+]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Clusters applied at once.")]
+ApplyTimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", min=1.0, help="Bound on each cluster's apply, in seconds (default: as apply)."),
+]
+ApplyDeadlineOpt = Annotated[
+    float | None,
+    typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not started: skipped."),
+]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="validateOnly requests; write nothing.")]
+AutoApproveOpt = Annotated[bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")]
+
+
 @app.command("apply", cls=PlainCommand)
 def apply(
-    fleet_file: Annotated[Path, typer.Argument(help="The fleet file the plans were made from (for the connections).")],
-    plans_dir: Annotated[
-        Path, typer.Option("--plans", help="The output folder of the fleet plan run to apply.")
-    ] = Path("fleet-plan"),
-    run_id: Annotated[
-        str | None,
-        typer.Option("--run", help="Apply only if the folder still holds this run (the id in its report)."),
-    ] = None,
-    clusters: Annotated[
-        str | None, typer.Option("--clusters", help="Apply only these clusters (comma-separated names).")
-    ] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Clusters applied at once.")] = 4,
-    timeout: Annotated[
-        float | None,
-        typer.Option("--timeout", min=1.0, help="Bound on each cluster's apply, in seconds (default: as apply)."),
-    ] = None,
-    deadline: Annotated[
-        float | None,
-        typer.Option("--deadline", min=1.0, help="Whole-run deadline in seconds; clusters not started: skipped."),
-    ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="validateOnly requests; write nothing.")] = False,
-    auto_approve: Annotated[bool, typer.Option("--auto-approve", help="Do not ask for confirmation.")] = False,
-    fmt: Annotated[FleetFormat, typer.Option("--format", help="What to print at the end.")] = FleetFormat.text,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")] = False,
+    fleet_file: ApplyFleetFileArg,
+    plans_dir: PlansDirOpt = Path("fleet-plan"),
+    run_id: RunIdOpt = None,
+    clusters: ApplyClustersOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    timeout: ApplyTimeoutOpt = None,
+    deadline: ApplyDeadlineOpt = None,
+    dry_run: DryRunOpt = False,
+    auto_approve: AutoApproveOpt = False,
+    fmt: FleetFormatOpt = FleetFormat.text,
+    quiet: QuietOpt = False,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Apply the saved plans of a fleet plan run; exit 0 all applied or unchanged, 3 partial, 1 on error."""
