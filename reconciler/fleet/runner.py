@@ -164,12 +164,7 @@ def run_fleet_plan(
     ``retry_failed`` (an earlier run's ``summary.json``) plans only the clusters that run could not
     plan; into that run's own folder, the others are carried over (``retry``).
     """
-    if engine not in ("local", "spark"):
-        raise errors.ConfigError(f"unknown engine {engine!r}: use local or spark")
-    if read_concurrency is not None and read_concurrency < 1:
-        raise errors.ConfigError(f"read concurrency must be at least 1, got {read_concurrency}")
-    if deadline_s is not None and deadline_s <= 0:
-        raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
+    _check_arguments(engine=engine, read_concurrency=read_concurrency, deadline_s=deadline_s)
     started = time.perf_counter()
     run = summary.RunInfo(
         run_id=uuid.uuid4().hex,
@@ -181,63 +176,54 @@ def run_fleet_plan(
     carried: list[planning.ClusterOutcome] = []
     retry_of = None
     if retry_failed is not None:
-        previous = retry.load_previous(retry_failed)
-        retry_of = str(previous["run"]["id"])
-        fleet = retry.retry_selection(fleet, previous)
-        carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir)
-        _emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
+        fleet, carried, retry_of = _retrying(whole, retry_failed=retry_failed, out_dir=out_dir, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     _emit(progress, FleetEvent("load", f"loading manifests for {len(fleet.clusters)} cluster(s)"))
     desired_sets = sources.load_desired(fleet.clusters, env=env)
-    tasks: list[sources.ClusterTask] = []
-    outcomes: list[planning.ClusterOutcome] = list(carried)
-    for cluster in fleet.clusters:
-        loaded = desired_sets[sources.desired_key(cluster)]
-        if loaded.desired is None:
-            outcomes.append(
-                planning.ClusterOutcome(cluster=cluster.name, status=planning.STATUS_FAILED, reason=loaded.error)
-            )
-            _emit(progress, FleetEvent("unreadable", f"{cluster.name}: {loaded.error}", cluster=cluster.name))
-            continue
-        tasks.append(sources.make_task(cluster, loaded))
-
-    def on_read(name: str, rows: int) -> None:
-        _emit(progress, FleetEvent("read", f"read {name} ({rows} live rows)", cluster=name, rows=rows))
-
-    def on_progress(done: int, total: int) -> None:
-        _emit(progress, FleetEvent("plan", f"{done} of {total} Spark task(s) finished"))
-
-    produced: Iterable[planning.ClusterOutcome]
-    if engine == "spark" and tasks:
-        from reconciler.fleet import spark as spark_engine
-
-        session = spark_session or spark_engine.session(master, conf=spark_conf, deadline_at=deadline_at)
-        try:
-            _emit(
-                progress,
-                FleetEvent("load", f"Spark on {session.sparkContext.master}: {len(tasks)} cluster task(s)"),
-            )
-            produced = spark_engine.run_spark(
-                tasks,
-                desired_sets,
-                spark=session,
-                max_parallel=read_concurrency,
-                deadline_at=deadline_at,
-                on_progress=on_progress,
-            )
-        finally:
-            if spark_session is None:
-                spark_engine.stop(session)
-    else:
-        produced = local.run_local(
-            tasks,
-            desired_sets,
-            on_read=on_read,
-            read_ahead=read_concurrency or local.READ_AHEAD,
-            deadline_at=deadline_at,
-        )
-    total_rows = 0
+    tasks, unloaded = _tasks(fleet, desired_sets, progress=progress)
+    outcomes: list[planning.ClusterOutcome] = [*carried, *unloaded]
+    produced = _produce(
+        tasks,
+        desired_sets,
+        engine=engine,
+        spark=_SparkChoice(master=master, session=spark_session, conf=spark_conf),
+        read_concurrency=read_concurrency,
+        deadline_at=deadline_at,
+        progress=progress,
+    )
     plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
+    total_rows = _write_plans(produced, out_dir=out_dir, outcomes=outcomes, plan_paths=plan_paths, progress=progress)
+    removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
+    run = dataclasses.replace(run, seconds=time.perf_counter() - started)
+    summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
+    _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
+    outputs, note = summary.write_outputs(summary_doc, out_dir)
+    notes = [note] if note else []
+    if removed:
+        notes.append(f"removed {len(removed)} plan file(s) an earlier run left for clusters not planned now")
+    if carried:
+        notes.append(f"{len(carried)} cluster(s) planned by run {retry_of} kept as they were")
+    return FleetResult(
+        engine=engine,
+        clusters=_results(outcomes, fleet=whole, summary_doc=summary_doc, plan_paths=plan_paths),
+        summary=summary_doc,
+        outputs=tuple(outputs),
+        notes=tuple(notes),
+        rows=total_rows,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _write_plans(
+    produced: Iterable[planning.ClusterOutcome],
+    *,
+    out_dir: Path,
+    outcomes: list[planning.ClusterOutcome],
+    plan_paths: dict[str, Path | None],
+    progress: Progress | None,
+) -> int:
+    """Write each cluster's plan as its outcome comes (added to ``outcomes`` and ``plan_paths``); the live rows."""
+    total_rows = 0
     for outcome in produced:
         outcomes.append(outcome)
         total_rows += outcome.rows
@@ -249,19 +235,115 @@ def run_fleet_plan(
             )
         else:
             _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
-    removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
-    run = dataclasses.replace(run, seconds=time.perf_counter() - started)
-    summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
-    _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
-    outputs, note = summary.write_outputs(summary_doc, out_dir)
-    notes = [note] if note else []
-    if removed:
-        notes.append(f"removed {len(removed)} plan file(s) an earlier run left for clusters not planned now")
-    if carried:
-        notes.append(f"{len(carried)} cluster(s) planned by run {retry_of} kept as they were")
-    order = {c.name: i for i, c in enumerate(whole.clusters)}
+    return total_rows
+
+
+def _retrying(
+    whole: spec.FleetSpec, *, retry_failed: Path, out_dir: Path, progress: Progress | None
+) -> tuple[spec.FleetSpec, list[planning.ClusterOutcome], str]:
+    """``--retry-failed``: the clusters the earlier run did not plan, the outcomes it carries over, and its id."""
+    previous = retry.load_previous(retry_failed)
+    retry_of = str(previous["run"]["id"])
+    fleet = retry.retry_selection(whole, previous)
+    carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir)
+    _emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
+    return fleet, carried, retry_of
+
+
+def _check_arguments(*, engine: str, read_concurrency: int | None, deadline_s: float | None) -> None:
+    if engine not in ("local", "spark"):
+        raise errors.ConfigError(f"unknown engine {engine!r}: use local or spark")
+    if read_concurrency is not None and read_concurrency < 1:
+        raise errors.ConfigError(f"read concurrency must be at least 1, got {read_concurrency}")
+    if deadline_s is not None and deadline_s <= 0:
+        raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
+
+
+def _tasks(
+    fleet: spec.FleetSpec, desired_sets: Mapping[str, sources.DesiredSet], *, progress: Progress | None
+) -> tuple[list[sources.ClusterTask], list[planning.ClusterOutcome]]:
+    """A task per cluster whose manifests loaded; a failed outcome (reported) per cluster whose did not."""
+    tasks: list[sources.ClusterTask] = []
+    failed: list[planning.ClusterOutcome] = []
+    for cluster in fleet.clusters:
+        loaded = desired_sets[sources.desired_key(cluster)]
+        if loaded.desired is None:
+            failed.append(
+                planning.ClusterOutcome(cluster=cluster.name, status=planning.STATUS_FAILED, reason=loaded.error)
+            )
+            _emit(progress, FleetEvent("unreadable", f"{cluster.name}: {loaded.error}", cluster=cluster.name))
+            continue
+        tasks.append(sources.make_task(cluster, loaded))
+    return tasks, failed
+
+
+@dataclasses.dataclass(frozen=True)
+class _SparkChoice:
+    """Where the spark engine runs: a given ``session`` (left running), else a new one on ``master`` with ``conf``."""
+
+    master: str | None
+    session: Any
+    conf: Mapping[str, str] | None
+
+
+def _produce(
+    tasks: list[sources.ClusterTask],
+    desired_sets: Mapping[str, sources.DesiredSet],
+    *,
+    engine: Engine,
+    spark: _SparkChoice,
+    read_concurrency: int | None,
+    deadline_at: float | None,
+    progress: Progress | None,
+) -> Iterable[planning.ClusterOutcome]:
+    """The clusters' outcomes from the chosen engine (the local engine's as they come)."""
+    if engine == "spark" and tasks:
+        from reconciler.fleet import spark as spark_engine
+
+        def on_progress(done: int, total: int) -> None:
+            _emit(progress, FleetEvent("plan", f"{done} of {total} Spark task(s) finished"))
+
+        session = spark.session or spark_engine.session(spark.master, conf=spark.conf, deadline_at=deadline_at)
+        try:
+            _emit(
+                progress,
+                FleetEvent("load", f"Spark on {session.sparkContext.master}: {len(tasks)} cluster task(s)"),
+            )
+            return spark_engine.run_spark(
+                tasks,
+                desired_sets,
+                spark=session,
+                max_parallel=read_concurrency,
+                deadline_at=deadline_at,
+                on_progress=on_progress,
+            )
+        finally:
+            if spark.session is None:
+                spark_engine.stop(session)
+
+    def on_read(name: str, rows: int) -> None:
+        _emit(progress, FleetEvent("read", f"read {name} ({rows} live rows)", cluster=name, rows=rows))
+
+    return local.run_local(
+        tasks,
+        desired_sets,
+        on_read=on_read,
+        read_ahead=read_concurrency or local.READ_AHEAD,
+        deadline_at=deadline_at,
+    )
+
+
+def _results(
+    outcomes: list[planning.ClusterOutcome],
+    *,
+    fleet: spec.FleetSpec,
+    summary_doc: Mapping[str, Any],
+    plan_paths: Mapping[str, Path | None],
+) -> tuple[ClusterResult, ...]:
+    """One result per cluster, in the fleet file's order, with its plan file and counts."""
+    order = {c.name: i for i, c in enumerate(fleet.clusters)}
     counts = {c["name"]: c.get("counts", {}) for c in summary_doc["clusters"]}
-    results = tuple(
+    return tuple(
         ClusterResult(
             name=o.cluster,
             status=o.status,
@@ -270,13 +352,4 @@ def run_fleet_plan(
             counts=counts.get(o.cluster, {}),
         )
         for o in sorted(outcomes, key=lambda o: order.get(o.cluster, len(order)))
-    )
-    return FleetResult(
-        engine=engine,
-        clusters=results,
-        summary=summary_doc,
-        outputs=tuple(outputs),
-        notes=tuple(notes),
-        rows=total_rows,
-        seconds=time.perf_counter() - started,
     )
