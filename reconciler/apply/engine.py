@@ -35,6 +35,7 @@ from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.base import errors
+from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState
@@ -164,27 +165,7 @@ def apply_plan(
         preflight.check_fresh(changes, live)
         preflight.check_scope(p, lambda kinds, wanted: adapter.read_state(kinds=kinds, topic_filter=wanted))
     if not options.allow_self_lockout:
-        deletes = ops.bindings(plans.Action.DELETE)
-        creates = ops.bindings(plans.Action.CREATE)
-        principal = own
-        if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
-            principal = None  # ACLs do not bind a super user: no ACL change can lock it out
-        elif principal and (deletes or creates) and live.acls is not None and options.principal is None:
-            access.check_principal_explains(
-                adapter,
-                principal=principal,
-                live_acls=live.acls,
-                bindings=[*deletes, *creates],
-                topics=sorted(ops.names(Kind.TOPIC)),
-                source=adapter.principal_source,
-            )
-        guard.check_self_lockout(
-            principal=principal,
-            live_acls=live.acls,
-            deletes=deletes,
-            creates=creates,
-            topics=sorted(ops.names(Kind.TOPIC)),
-        )
+        _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     revealed = preflight.reveal_redacted(ops.items, reveal=reveal)  # sensitive config values, read once
     secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
@@ -198,20 +179,7 @@ def apply_plan(
             read_back=options.verify,
         )
 
-    ctx = ApplyContext(
-        adapter=adapter,
-        policy=options.retry_policy,
-        pacer=options.pacer,
-        deadline=retry.Deadline(
-            default_deadline_s(changes) if options.deadline_s is None else options.deadline_s, clock=options.clock
-        ),
-        events=sink,
-        dry_run=options.dry_run,
-        secrets=secrets,
-        environ=options.environ,
-        throttle_rate=options.replication_throttle,
-        revealed=revealed,
-    )
+    ctx = _context(adapter, options, changes=changes, events=sink, secrets=secrets, revealed=revealed)
     items, phases = _run_phases(ctx, ops, live)
 
     converged: bool | None = None
@@ -219,30 +187,7 @@ def apply_plan(
     unverified: tuple[str, ...] = ()
     applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
     if options.verify and not options.dry_run and applied:
-        try:
-            not_converged, why = readback.read_back(
-                ctx,
-                applied,
-                read=lambda pending: _verify_read(adapter, decoded.Operations(tuple(pending))),
-                limit_s=options.settle_s,
-            )
-            converged = not not_converged
-            if why is not None:
-                ctx.notes.append(
-                    f"{len(not_converged)} resource(s) did not converge: {why}. What the controller accepted may "
-                    "still show later (KIP-4): run plan again to check, or allow more time with --read-back-timeout"
-                )
-        except errors.ReconcilerError as exc:
-            # Convergence cannot be confirmed, so the apply does not count as complete (exit 3).
-            right = readback.missing_right(exc)
-            if right is None:
-                converged = False
-                not_converged = [NotConverged("(read-back)", f"the read-back after the apply failed: {exc}")]
-            else:
-                unverified = (right,)
-                ctx.notes.append(
-                    f"applied, not verified: the read-back was refused ({right}); grant it, then run plan to check"
-                )
+        converged, not_converged, unverified = _verify(ctx, applied, settle_s=options.settle_s)
     elif not options.dry_run and not applied:
         converged = not any(i.outcome.is_problem for i in items)
     items += blocked
@@ -262,6 +207,87 @@ def apply_plan(
         requests_by_api=_delta(adapter.request_counts, counts_at_start),
         unverified=unverified,
     )
+
+
+def _context(
+    adapter: AdminPort,
+    options: ApplyOptions,
+    *,
+    changes: Sequence[plans.Change],
+    events: EventSink,
+    secrets: dict[str, Secret],
+    revealed: Mapping[tuple[str, str], Secret],
+) -> ApplyContext:
+    """What every phase shares: the port, the retry policy and pacing, the run's deadline, events and secrets."""
+    return ApplyContext(
+        adapter=adapter,
+        policy=options.retry_policy,
+        pacer=options.pacer,
+        deadline=retry.Deadline(
+            default_deadline_s(changes) if options.deadline_s is None else options.deadline_s, clock=options.clock
+        ),
+        events=events,
+        dry_run=options.dry_run,
+        secrets=secrets,
+        environ=options.environ,
+        throttle_rate=options.replication_throttle,
+        revealed=revealed,
+    )
+
+
+def _check_self_lockout(
+    adapter: AdminPort, ops: decoded.Operations, *, own: str | None, live: state.ClusterState, principal_given: bool
+) -> None:
+    """Refuse ACL changes that would take from the connection's principal a right it needs to keep managing."""
+    deletes = ops.bindings(plans.Action.DELETE)
+    creates = ops.bindings(plans.Action.CREATE)
+    principal = own
+    if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
+        principal = None  # ACLs do not bind a super user: no ACL change can lock it out
+    elif principal and (deletes or creates) and live.acls is not None and not principal_given:
+        access.check_principal_explains(
+            adapter,
+            principal=principal,
+            live_acls=live.acls,
+            bindings=[*deletes, *creates],
+            topics=sorted(ops.names(Kind.TOPIC)),
+            source=adapter.principal_source,
+        )
+    guard.check_self_lockout(
+        principal=principal,
+        live_acls=live.acls,
+        deletes=deletes,
+        creates=creates,
+        topics=sorted(ops.names(Kind.TOPIC)),
+    )
+
+
+def _verify(
+    ctx: ApplyContext, applied: list[decoded.Operation], *, settle_s: float | None
+) -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
+    """The read-back of the applied operations: converged, what did not, and a right that kept it from checking."""
+    try:
+        not_converged, why = readback.read_back(
+            ctx,
+            applied,
+            read=lambda pending: _verify_read(ctx.adapter, decoded.Operations(tuple(pending))),
+            limit_s=settle_s,
+        )
+    except errors.ReconcilerError as exc:
+        # Convergence cannot be confirmed, so the apply does not count as complete (exit 3).
+        right = readback.missing_right(exc)
+        if right is None:
+            return False, [NotConverged("(read-back)", f"the read-back after the apply failed: {exc}")], ()
+        ctx.notes.append(
+            f"applied, not verified: the read-back was refused ({right}); grant it, then run plan to check"
+        )
+        return None, [], (right,)
+    if why is not None:
+        ctx.notes.append(
+            f"{len(not_converged)} resource(s) did not converge: {why}. What the controller accepted may "
+            "still show later (KIP-4): run plan again to check, or allow more time with --read-back-timeout"
+        )
+    return not not_converged, not_converged, ()
 
 
 def zip_outcomes(
