@@ -117,6 +117,29 @@ def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[A
     return by_key
 
 
+def _request_failed(exc: errors.ReconcilerError) -> Result:
+    """The error every item of a request that failed as a whole gets (its attempts are filled in per item)."""
+    name = getattr(exc, "error_name", None) or (
+        CONNECTION_ERROR if isinstance(exc, errors.ConnectionFailed) else REQUEST_FAILED
+    )
+    if getattr(exc, "retriable", False) or isinstance(exc, errors.ConnectionFailed):
+        name = name if retry.is_retriable(name) else CONNECTION_ERROR
+    return Result(ok=False, error_code=getattr(exc, "error_code", None), error_name=name, message=str(exc))
+
+
+def _done(outcome: Result, st: _Pending[K], *, already_done_after_timeout: frozenset[str]) -> Result | None:
+    """The item's final success: answered ok, or an error saying an earlier attempt (timed out or whose answer
+    was lost) went through; ``None`` when the item is not done."""
+    if outcome.ok:
+        note = "completed after an earlier attempt timed out" if st.timed_out else None
+        return dataclasses.replace(outcome, note=note)
+    if st.timed_out and outcome.error_name in already_done_after_timeout:
+        return Result(ok=True, attempts=st.attempts, note="completed after an earlier attempt timed out")
+    if st.answer_lost and outcome.error_name in already_done_after_timeout:
+        return Result(ok=True, attempts=st.attempts, note="completed by an earlier attempt whose answer was lost")
+    return None
+
+
 def send_batched(
     ctx: ApplyContext,
     *,
@@ -145,41 +168,26 @@ def send_batched(
         except errors.ReconcilerError as exc:
             # The whole request failed: every pending item gets the request's error.
             answered = {}
-            failure = str(exc)
-            failure_code = getattr(exc, "error_code", None)
-            failure_name = getattr(exc, "error_name", None) or (
-                CONNECTION_ERROR if isinstance(exc, errors.ConnectionFailed) else REQUEST_FAILED
-            )
-            if getattr(exc, "retriable", False) or isinstance(exc, errors.ConnectionFailed):
-                failure_name = failure_name if retry.is_retriable(failure_name) else CONNECTION_ERROR
+            unanswered = _request_failed(exc)
             throttle_ms = int(getattr(exc, "throttle_time_ms", 0) or 0)
         else:
-            failure = "the broker did not answer for this item"
-            failure_code = None
-            failure_name = CONNECTION_ERROR
+            unanswered = Result(
+                ok=False, error_name=CONNECTION_ERROR, message="the broker did not answer for this item"
+            )
         retry_keys: list[K] = []
         timed_out: list[K] = []
         for k in pending:
             st = state[k]
             st.attempts += 1
             item = answered.get(k)
-            if item is None:
-                outcome = Result(
-                    ok=False, error_code=failure_code, error_name=failure_name, message=failure, attempts=st.attempts
-                )
-            else:
-                outcome = result_of(item, attempts=st.attempts)
-            if outcome.ok:
-                note = "completed after an earlier attempt timed out" if st.timed_out else None
-                final[k] = dataclasses.replace(outcome, note=note)
-                continue
-            if st.timed_out and outcome.error_name in already_done_after_timeout:
-                final[k] = Result(ok=True, attempts=st.attempts, note="completed after an earlier attempt timed out")
-                continue
-            if st.answer_lost and outcome.error_name in already_done_after_timeout:
-                final[k] = Result(
-                    ok=True, attempts=st.attempts, note="completed by an earlier attempt whose answer was lost"
-                )
+            outcome = (
+                dataclasses.replace(unanswered, attempts=st.attempts)
+                if item is None
+                else result_of(item, attempts=st.attempts)
+            )
+            finished = _done(outcome, st, already_done_after_timeout=already_done_after_timeout)
+            if finished is not None:
+                final[k] = finished
                 continue
             if outcome.error_name == "THROTTLING_QUOTA_EXCEEDED":
                 throttle_ms = max(throttle_ms, int(outcome.extra.get("throttle_time_ms") or 0))
@@ -214,15 +222,9 @@ def send_batched(
                     last, note=f"gave up after {last.attempts} attempt(s): the apply deadline was reached"
                 )
             break
-        ctx.emit(
-            ApplyEvent(
-                EventKind.RETRY,
-                phase=phase,
-                total=len(retry_keys),
-                message=f"retrying {len(retry_keys)} item(s) in {delay:.1f}s "
-                f"({', '.join(sorted({str(final[k].error_name) for k in retry_keys}))})",
-            )
-        )
+        errors_seen = ", ".join(sorted({str(final[k].error_name) for k in retry_keys}))
+        message = f"retrying {len(retry_keys)} item(s) in {delay:.1f}s ({errors_seen})"
+        ctx.emit(ApplyEvent(EventKind.RETRY, phase=phase, total=len(retry_keys), message=message))
         ctx.pacer.sleep(delay)
         round_no += 1
         pending = retry_keys
