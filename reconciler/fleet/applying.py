@@ -20,6 +20,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import datetime
+import functools
 import json
 import threading
 import time
@@ -162,6 +163,50 @@ def _target(cluster: spec.ClusterSpec, loaded: manifests.LoadResult | None) -> o
     )
 
 
+def _runnable(
+    items: Sequence[PlannedCluster],
+    desired_sets: Mapping[str, sources.DesiredSet],
+    *,
+    done: Callable[[ClusterApply], None],
+) -> list[tuple[PlannedCluster, manifests.LoadResult]]:
+    """The clusters to apply, each with its manifests; the others are ``done`` at once (no plan, or manifests
+    that do not load)."""
+    runnable = []
+    for item in items:
+        if item.plan is None:
+            done(ClusterApply(item.spec.name, NOT_APPLIED, item.problem, 1))
+            continue
+        loaded_set = desired_sets[sources.desired_key(item.spec)]
+        if loaded_set.desired is None:
+            done(ClusterApply(item.spec.name, REFUSED, f"manifests: {loaded_set.error}", 1))
+            continue
+        loaded = manifests.LoadResult(loaded_set.desired, dict(loaded_set.profiles), [])
+        runnable.append((item, loaded))
+    return runnable
+
+
+def _summary(
+    ordered: Sequence[ClusterApply],
+    *,
+    plan_run: str,
+    started_at: datetime.datetime,
+    seconds: float,
+    dry_run: bool,
+) -> dict[str, Any]:
+    """The apply summary document (``APPLY_SUMMARY``): the run applied, when, how long, and each cluster."""
+    return {
+        "format": APPLY_FORMAT,
+        "version": 1,
+        "plan_run": plan_run,
+        "apply_id": uuid.uuid4().hex,
+        "started_at": started_at.isoformat(),
+        "duration_s": round(seconds, 3),
+        "dry_run": dry_run,
+        "status": "partial" if any(c.status not in OK_STATUSES for c in ordered) else "complete",
+        "clusters": [c.to_dict() for c in ordered],
+    }
+
+
 def _apply_one(
     item: PlannedCluster,
     *,
@@ -253,46 +298,18 @@ def run_fleet_apply(
         if on_done is not None:
             on_done(result)
 
-    runnable = []
-    for item in items:
-        if item.plan is None:
-            done(ClusterApply(item.spec.name, NOT_APPLIED, item.problem, 1))
-            continue
-        loaded_set = desired_sets[sources.desired_key(item.spec)]
-        if loaded_set.desired is None:
-            done(ClusterApply(item.spec.name, REFUSED, f"manifests: {loaded_set.error}", 1))
-            continue
-        loaded = manifests.LoadResult(loaded_set.desired, dict(loaded_set.profiles), [])
-        runnable.append((item, loaded))
+    runnable = _runnable(items, desired_sets, done=done)
     if runnable:
         workers = min(concurrency, len(runnable))
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fleet-apply") as pool:
-            futures = [
-                pool.submit(
-                    _apply_one,
-                    item,
-                    loaded=loaded,
-                    out_dir=out_dir,
-                    dry_run=dry_run,
-                    timeout_s=timeout_s,
-                    deadline_at=deadline_at,
-                )
-                for item, loaded in runnable
-            ]
+            apply_one = functools.partial(
+                _apply_one, out_dir=out_dir, dry_run=dry_run, timeout_s=timeout_s, deadline_at=deadline_at
+            )
+            futures = [pool.submit(apply_one, item, loaded=loaded) for item, loaded in runnable]
             for future in concurrent.futures.as_completed(futures):
                 done(future.result())
     ordered = tuple(results[i.spec.name] for i in items)
     seconds = time.monotonic() - clock
-    doc = {
-        "format": APPLY_FORMAT,
-        "version": 1,
-        "plan_run": found,
-        "apply_id": uuid.uuid4().hex,
-        "started_at": started_at.isoformat(),
-        "duration_s": round(seconds, 3),
-        "dry_run": dry_run,
-        "status": "partial" if any(c.status not in OK_STATUSES for c in ordered) else "complete",
-        "clusters": [c.to_dict() for c in ordered],
-    }
+    doc = _summary(ordered, plan_run=found, started_at=started_at, seconds=seconds, dry_run=dry_run)
     fileio.write_private_file(out_dir / APPLY_SUMMARY, json.dumps(doc, indent=2) + "\n")
     return FleetApplyResult(run_id=found, clusters=ordered, summary=doc, seconds=seconds, dry_run=dry_run)
