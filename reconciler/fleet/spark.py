@@ -82,6 +82,22 @@ def _require_pyspark() -> Any:
     return pyspark
 
 
+def _builder(builder: Any, *, master: str | None, conf: Mapping[str, str] | None, python: str, log_file: Path) -> Any:
+    """The session's settings: no UI or progress bar, the quiet log config, the executors' Python, then ``conf``."""
+    builder = (
+        builder.appName("kafka-reconciler fleet plan")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_file.as_uri()}")
+        .config(executors.PYTHON_SETTING, python)
+    )
+    if master is not None:
+        builder = builder.master(master)
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    return builder
+
+
 def session(
     master: str | None = None, *, conf: Mapping[str, str] | None = None, deadline_at: float | None = None
 ) -> Any:
@@ -99,17 +115,7 @@ def session(
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"
     log_file.write_text(_LOG4J2, encoding="utf-8")
-    builder = (
-        SparkSession.builder.appName("kafka-reconciler fleet plan")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_file.as_uri()}")
-        .config(executors.PYTHON_SETTING, python)
-    )
-    if master is not None:
-        builder = builder.master(master)
-    for key, value in (conf or {}).items():
-        builder = builder.config(key, value)
+    builder = _builder(SparkSession.builder, master=master, conf=conf, python=python, log_file=log_file)
     # PySpark takes the executors' Python from PYSPARK_PYTHON when the context starts (not from the
     # setting), so it is set for that moment only; the start restores it and removes the log config itself,
     # also when the run's deadline stopped waiting for it.
@@ -275,6 +281,46 @@ def _finished_tasks(sc: Any, group: str) -> int:
     return done
 
 
+def _broadcasts(
+    sc: Any, ordered: Sequence[sources.ClusterTask], desired_sets: Mapping[str, sources.DesiredSet]
+) -> dict[str, Any]:
+    """One broadcast per manifest set the tasks use: its desired state and its desired rows."""
+    broadcasts: dict[str, Any] = {}
+    for task in ordered:
+        if task.desired_key not in broadcasts:
+            wanted: desired.DesiredState | None = desired_sets[task.desired_key].desired
+            assert wanted is not None  # tasks are only made for manifest sets that loaded
+            broadcasts[task.desired_key] = sc.broadcast((wanted, list(rows.desired_rows(wanted))))
+    return broadcasts
+
+
+def _start_and_watch(
+    worker: threading.Thread,
+    sc: Any,
+    *,
+    group: str,
+    slices: int,
+    deadline_at: float | None,
+    on_progress: Callable[[int, int], None] | None,
+) -> tuple[bool, int]:
+    """Start the job's thread and wait for it, reporting finished tasks; cancel the job ``CANCEL_GRACE_S`` past the
+    deadline. Whether it was cancelled, and the count of finished tasks last reported (-1: none)."""
+    cancelled = False
+    reported = -1
+    worker.start()
+    while worker.is_alive():
+        worker.join(timeout=0.5)
+        if on_progress is not None:
+            done = _finished_tasks(sc, group)
+            if done != reported:
+                on_progress(done, slices)
+                reported = done
+        if deadline_at is not None and not cancelled and time.time() > deadline_at + CANCEL_GRACE_S:
+            sc.cancelJobGroup(group)
+            cancelled = True
+    return cancelled, reported
+
+
 def run_spark(
     tasks: Sequence[sources.ClusterTask],
     desired_sets: Mapping[str, sources.DesiredSet],
@@ -297,12 +343,7 @@ def run_spark(
     check_executors(spark, deadline_at=deadline_at)
     sc = spark.sparkContext
     ordered = sorted(tasks, key=lambda t: t.desired_key)  # a partition's clusters share manifest sets
-    broadcasts: dict[str, Any] = {}
-    for task in ordered:
-        if task.desired_key not in broadcasts:
-            wanted: desired.DesiredState | None = desired_sets[task.desired_key].desired
-            assert wanted is not None  # tasks are only made for manifest sets that loaded
-            broadcasts[task.desired_key] = sc.broadcast((wanted, list(rows.desired_rows(wanted))))
+    broadcasts = _broadcasts(sc, ordered, desired_sets)
     slices = partitions(len(ordered), cores=sc.defaultParallelism, max_parallel=max_parallel)
     group = f"{JOB_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}"
     produced: list[planning.ClusterOutcome] = []
@@ -321,20 +362,10 @@ def run_spark(
             failure.append(exc)
 
     worker = threading.Thread(target=job, name="fleet-spark-job", daemon=True)
-    cancelled = False
-    reported = -1
     try:
-        worker.start()
-        while worker.is_alive():
-            worker.join(timeout=0.5)
-            if on_progress is not None:
-                done = _finished_tasks(sc, group)
-                if done != reported:
-                    on_progress(done, slices)
-                    reported = done
-            if deadline_at is not None and not cancelled and time.time() > deadline_at + CANCEL_GRACE_S:
-                sc.cancelJobGroup(group)
-                cancelled = True
+        cancelled, reported = _start_and_watch(
+            worker, sc, group=group, slices=slices, deadline_at=deadline_at, on_progress=on_progress
+        )
     finally:
         for broadcast in broadcasts.values():
             broadcast.unpersist()
