@@ -18,7 +18,7 @@ import dataclasses
 import datetime
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,29 @@ def by_drift(clusters: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return planned + sorted((c for c in clusters if not c.get("counts")), key=lambda c: c["name"])
 
 
+def _cluster_entry(outcome: planning.ClusterOutcome) -> dict[str, Any]:
+    """A cluster's line in the summary: its status and, when planned, its plan file, counts and findings."""
+    entry: dict[str, Any] = {"name": outcome.cluster, "status": outcome.status, "reason": outcome.reason}
+    digest = outcome.digest
+    if digest is None:
+        return entry
+    entry.update(
+        plan=f"{outcome.cluster}/plan.json",
+        cluster_id=digest.cluster_id,
+        plan_checksum=digest.checksum,
+        counts=dict(digest.counts),
+        by_kind={k: dict(v) for k, v in digest.by_kind.items()},
+        warnings=digest.warnings,
+        errors=digest.errors,
+        resources_differing=outcome.differing,
+    )
+    if digest.impact is not None:
+        entry["impact"] = digest.impact
+    if outcome.planned_in is not None:
+        entry["planned_in_run"] = outcome.planned_in
+    return entry
+
+
 def build_summary(
     outcomes: Sequence[planning.ClusterOutcome],
     *,
@@ -83,32 +106,18 @@ def build_summary(
     by_kind: dict[str, dict[str, int]] = {}
     drifted: list[dict[str, Any]] = []
     for outcome in sorted(outcomes, key=lambda o: o.cluster):
-        entry: dict[str, Any] = {"name": outcome.cluster, "status": outcome.status, "reason": outcome.reason}
+        clusters.append(_cluster_entry(outcome))
         digest = outcome.digest
-        if digest is not None:
-            entry.update(
-                plan=f"{outcome.cluster}/plan.json",
-                cluster_id=digest.cluster_id,
-                plan_checksum=digest.checksum,
-                counts=dict(digest.counts),
-                by_kind={k: dict(v) for k, v in digest.by_kind.items()},
-                warnings=digest.warnings,
-                errors=digest.errors,
-                resources_differing=outcome.differing,
-            )
-            if digest.impact is not None:
-                entry["impact"] = digest.impact
-            if outcome.planned_in is not None:
-                entry["planned_in_run"] = outcome.planned_in
-            for action, n in digest.counts.items():
-                totals[action] += n
-            for kind, numbers in digest.by_kind.items():
-                slot = by_kind.setdefault(kind, dict.fromkeys(ACTIONS, 0))
-                for action, n in numbers.items():
-                    slot[action] += n
-            for d in outcome.drift:
-                drifted.append({"cluster": outcome.cluster, **d.to_dict()})
-        clusters.append(entry)
+        if digest is None:
+            continue
+        for action, n in digest.counts.items():
+            totals[action] += n
+        for kind, numbers in digest.by_kind.items():
+            slot = by_kind.setdefault(kind, dict.fromkeys(ACTIONS, 0))
+            for action, n in numbers.items():
+                slot[action] += n
+        for d in outcome.drift:
+            drifted.append({"cluster": outcome.cluster, **d.to_dict()})
     drifted.sort(key=lambda d: (-d["attributes"], d["cluster"], d["kind"], d["name"]))
     unreadable = [{"name": c["name"], "status": c["status"], "reason": c["reason"]} for c in clusters if c["reason"]]
     with_changes = sum(
@@ -165,6 +174,31 @@ def write_json(summary: dict[str, Any], path: Path) -> None:
     fileio.write_private_file(path, json.dumps(doc, indent=2) + "\n")
 
 
+def _cluster_rows(
+    clusters: Sequence[Mapping[str, Any]], *, stamped: Callable[[str], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``clusters.parquet``'s rows: one per cluster and kind (one ``NO_KIND`` row for a cluster without kinds)."""
+    cluster_rows: list[dict[str, Any]] = []
+    for c in clusters:
+        figures = c.get("impact") or {}
+        impact_cells = {f"impact_{k}": figures.get(k) for k in IMPACT_COLUMNS}
+        counted = c.get("counts") is not None
+        kinds = c.get("by_kind") or {NO_KIND: dict.fromkeys(ACTIONS, 0 if counted else None)}
+        for kind, numbers in kinds.items():
+            cluster_rows.append(
+                {
+                    "cluster": c["name"],
+                    "status": c["status"],
+                    "reason": c["reason"],
+                    "kind": kind,
+                    **numbers,
+                    **impact_cells,
+                    **stamped(c["name"]),
+                }
+            )
+    return cluster_rows
+
+
 def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     """``clusters.parquet`` (one row per cluster and kind) and ``drift.parquet`` (one row per drifted resource)."""
     import pyarrow as pa
@@ -192,24 +226,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         ("cluster_id", pa.string()),
         ("plan_checksum", pa.string()),
     ]
-    cluster_rows: list[dict[str, Any]] = []
-    for c in summary["clusters"]:
-        figures = c.get("impact") or {}
-        impact_cells = {f"impact_{k}": figures.get(k) for k in IMPACT_COLUMNS}
-        counted = c.get("counts") is not None
-        kinds = c.get("by_kind") or {NO_KIND: dict.fromkeys(ACTIONS, 0 if counted else None)}
-        for kind, numbers in kinds.items():
-            cluster_rows.append(
-                {
-                    "cluster": c["name"],
-                    "status": c["status"],
-                    "reason": c["reason"],
-                    "kind": kind,
-                    **numbers,
-                    **impact_cells,
-                    **stamped(c["name"]),
-                }
-            )
+    cluster_rows = _cluster_rows(summary["clusters"], stamped=stamped)
     schema = pa.schema(
         [("cluster", pa.string()), ("status", pa.string()), ("reason", pa.string()), ("kind", pa.string())]
         + [(a, pa.int64()) for a in ACTIONS]
