@@ -75,16 +75,7 @@ def run_reassign(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.Clu
     out: list[ItemOutcome] = []
     per_change = {op.name: (op.change, op.want(Reassign).targets) for op in ops}
     if ctx.dry_run:
-        broker_ids = {b.id for b in live.brokers}
-        topics = live.topics or {}
-        for op in ops:
-            name, c, wanted = op.name, op.change, op.want(Reassign).targets
-            planned = op.want(Reassign).partitions
-            # Partitions added earlier in the same plan do not exist yet in a dry run.
-            partitions = topics[name].partitions if name in topics and planned <= topics[name].partitions else None
-            problem = dryrun.check_reassignment(topic=name, targets=wanted, brokers=broker_ids, partitions=partitions)
-            out.append(outcomes.client_check(c, problem))
-        return out
+        return _dry_run(ops, live=live)
     targets: Targets = {(t, p): r for t, (_, tgt) in per_change.items() for p, r in tgt.items()}
     if not targets:
         nothing = Result(ok=True, attempts=0)
@@ -110,34 +101,41 @@ def run_reassign(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.Clu
     ctx.still_moving.extend(partition_key(t, p) for t, p in sorted(moving))
     for name, (c, tgt) in per_change.items():
         failed = [answers[partition_key(name, p)] for p in tgt if not answers[partition_key(name, p)].ok]
-        still = sorted(p for (t, p) in moving if t == name)
-        if failed:
-            first = failed[0]
-            msg = f"{len(failed)} of {len(tgt)} partition(s) refused: {first.message or first.error_name}"
-            out.append(
-                outcomes.from_result(
-                    c,
-                    Result(
-                        ok=False,
-                        error_code=first.error_code,
-                        error_name=first.error_name,
-                        message=msg,
-                        attempts=first.attempts,
-                    ),
-                    dry_run=False,
-                )
-            )
-        elif still:
-            out.append(
-                outcomes.failed(
-                    c,
-                    error_name="REASSIGNMENT_IN_PROGRESS",
-                    message=f"partitions {still} were still moving at the apply deadline",
-                )
-            )
-        else:
-            out.append(outcomes.from_result(c, Result(ok=True, attempts=1), dry_run=False))
+        out.append(_outcome(c, partitions=len(tgt), failed=failed, still=sorted(p for (t, p) in moving if t == name)))
     return out
+
+
+def _dry_run(ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    """A dry run's outcomes: each target assignment checked against the live brokers and partitions."""
+    out: list[ItemOutcome] = []
+    broker_ids = {b.id for b in live.brokers}
+    topics = live.topics or {}
+    for op in ops:
+        name, c, wanted = op.name, op.change, op.want(Reassign).targets
+        planned = op.want(Reassign).partitions
+        # Partitions added earlier in the same plan do not exist yet in a dry run.
+        partitions = topics[name].partitions if name in topics and planned <= topics[name].partitions else None
+        problem = dryrun.check_reassignment(topic=name, targets=wanted, brokers=broker_ids, partitions=partitions)
+        out.append(outcomes.client_check(c, problem))
+    return out
+
+
+def _outcome(c: plans.Change, *, partitions: int, failed: list[Result], still: list[int]) -> ItemOutcome:
+    """A topic's outcome: refused when any partition was, failed when some still move at the deadline, else done."""
+    if failed:
+        first = failed[0]
+        msg = f"{len(failed)} of {partitions} partition(s) refused: {first.message or first.error_name}"
+        result = Result(
+            ok=False, error_code=first.error_code, error_name=first.error_name, message=msg, attempts=first.attempts
+        )
+        return outcomes.from_result(c, result, dry_run=False)
+    if still:
+        return outcomes.failed(
+            c,
+            error_name="REASSIGNMENT_IN_PROGRESS",
+            message=f"partitions {still} were still moving at the apply deadline",
+        )
+    return outcomes.from_result(c, Result(ok=True, attempts=1), dry_run=False)
 
 
 def _confirm_throttle_removed(ctx: ApplyContext, answers: Sequence[ItemResultLike], *, topics: set[str]) -> None:
