@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,35 @@ def redacted(path: Path_) -> bool:
     return len(path) == 3 and path[:2] == ("spec", "configs") and configs.is_sensitive(str(path[2]))
 
 
+def _read_text(path: Path, *, fail: Callable[..., None]) -> str | None:
+    """The file's text, or ``None`` after ``fail`` says why not: too large, unreadable, binary or not UTF-8."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            fail(
+                f"file is {size / 1024 / 1024:.1f} MiB, over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit",
+                hint="split it into several files",
+            )
+            return None
+        blob = path.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read file: {exc.strerror or exc}")
+        return None
+    if b"\x00" in blob:
+        nul = blob.index(b"\x00")
+        line, column = blob.count(b"\n", 0, nul) + 1, nul - (blob.rfind(b"\n", 0, nul) + 1) + 1
+        fail("binary file (contains NUL bytes), not YAML text", line=line, column=column)
+        return None
+    try:
+        text = blob.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = blob.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (blob.rfind(b"\n", 0, exc.start) + 1) + 1
+        fail(f"not UTF-8 text (byte 0x{blob[exc.start]:02x} cannot be decoded)", line=line, column=column)
+        return None
+    return text
+
+
 def read_documents(
     path: Path, *, display: str, env: Mapping[str, str], diags: list[errors.Diagnostic]
 ) -> list[RawDocument]:
@@ -127,29 +156,8 @@ def read_documents(
     def fail(message: str, *, line: int | None = None, column: int | None = None, hint: str | None = None) -> None:
         diags.append(errors.Diagnostic(message=message, file=display, line=line, column=column, hint=hint))
 
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            fail(
-                f"file is {size / 1024 / 1024:.1f} MiB, over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit",
-                hint="split it into several files",
-            )
-            return []
-        blob = path.read_bytes()
-    except OSError as exc:
-        fail(f"cannot read file: {exc.strerror or exc}")
-        return []
-    if b"\x00" in blob:
-        nul = blob.index(b"\x00")
-        line, column = blob.count(b"\n", 0, nul) + 1, nul - (blob.rfind(b"\n", 0, nul) + 1) + 1
-        fail("binary file (contains NUL bytes), not YAML text", line=line, column=column)
-        return []
-    try:
-        text = blob.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = blob.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (blob.rfind(b"\n", 0, exc.start) + 1) + 1
-        fail(f"not UTF-8 text (byte 0x{blob[exc.start]:02x} cannot be decoded)", line=line, column=column)
+    text = _read_text(path, fail=fail)
+    if text is None:
         return []
     deep = too_deep(text, pure=not HAVE_C_PARSER, limit=MAX_DEPTH)
     if deep is not None:
