@@ -148,36 +148,17 @@ def apply_plan(
     changes = ops.changes
     blocked = [outcomes.blocked(c) for c in p.blocked]
     if not changes:
-        # Nothing to send; a blocked change still leaves the cluster different from the manifests (exit 3).
-        return ApplyReport(
-            cluster_id=p.cluster.cluster_id,
-            dry_run=options.dry_run,
-            items=tuple(blocked),
-            phases=(),
-            converged=None if blocked else True,
-            requests=0,
-        )
+        return _nothing_to_send(p, blocked=blocked, dry_run=options.dry_run)
 
     own = options.principal or connection_principal(adapter)  # the connection's principal, found once
     live = _read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL))
-    preflight.check_cluster(p, live)
-    if options.check_staleness:
-        preflight.check_fresh(changes, live)
-        preflight.check_scope(p, lambda kinds, wanted: adapter.read_state(kinds=kinds, topic_filter=wanted))
-    if not options.allow_self_lockout:
-        _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
+    _check_plan(p, adapter, ops, own=own, live=live, options=options)
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     revealed = preflight.reveal_redacted(ops.items, reveal=reveal)  # sensitive config values, read once
     secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
     if not options.dry_run:
-        access.check_access(
-            adapter,
-            changes,
-            principal=own,
-            live=live,
-            throttled=options.replication_throttle is not None,
-            read_back=options.verify,
-        )
+        throttled = options.replication_throttle is not None
+        access.check_access(adapter, changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
 
     ctx = _context(adapter, options, changes=changes, events=sink, secrets=secrets, revealed=revealed)
     items, phases = _run_phases(ctx, ops, live)
@@ -207,6 +188,37 @@ def apply_plan(
         requests_by_api=_delta(adapter.request_counts, counts_at_start),
         unverified=unverified,
     )
+
+
+def _nothing_to_send(p: plans.Plan, *, blocked: list[ItemOutcome], dry_run: bool) -> ApplyReport:
+    """The report of a plan without a change to send; a blocked change still leaves the cluster different from
+    the manifests (exit 3)."""
+    return ApplyReport(
+        cluster_id=p.cluster.cluster_id,
+        dry_run=dry_run,
+        items=tuple(blocked),
+        phases=(),
+        converged=None if blocked else True,
+        requests=0,
+    )
+
+
+def _check_plan(
+    p: plans.Plan,
+    adapter: AdminPort,
+    ops: decoded.Operations,
+    *,
+    own: str | None,
+    live: state.ClusterState,
+    options: ApplyOptions,
+) -> None:
+    """Refuse, before any write, a plan for another cluster, a stale plan, or one that locks its principal out."""
+    preflight.check_cluster(p, live)
+    if options.check_staleness:
+        preflight.check_fresh(ops.changes, live)
+        preflight.check_scope(p, lambda kinds, wanted: adapter.read_state(kinds=kinds, topic_filter=wanted))
+    if not options.allow_self_lockout:
+        _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
 
 
 def _context(
