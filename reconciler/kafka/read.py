@@ -320,21 +320,7 @@ def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, own: bo
         if kind == "topic" and res.error_code == _UNKNOWN_TOPIC:
             result.missing_topics.add(name)  # deleted since the Metadata answer
             return
-        label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
-        hint = None
-        if rights.is_authorization_error(codes.error_name(res.error_code)):
-            hint = rights.grant_hint(
-                f"DescribeConfigs:{kind}", settings=getattr(wire, "settings", None), name=name, wire=wire
-            )
-        raise RequestFailed(
-            f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
-            + (f": {res.error_message}" if res.error_message else "")
-            + (f"; {hint}" if hint else ""),
-            api="DescribeConfigs",
-            error_code=int(res.error_code),
-            error_name=codes.error_name(res.error_code),
-            retriable=codes.is_retriable(res.error_code),
-        )
+        raise _config_error(res, name=name, kind=kind, wire=wire)
     if kind == "topic":
         configs: dict[str, str | None] = {}
         defaults: dict[str, str | None] = {}
@@ -374,6 +360,25 @@ def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, own: bo
             result.cluster_configs[key] = None if secret else entry.value
     if own:
         result.broker_configs[name or state.CLUSTER_DEFAULT] = section
+
+
+def _config_error(res: Any, *, name: str, kind: str, wire: Any) -> RequestFailed:
+    """A refused DescribeConfigs result as the error to raise, with the grant to ask for when it lacks a right."""
+    label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
+    hint = None
+    if rights.is_authorization_error(codes.error_name(res.error_code)):
+        hint = rights.grant_hint(
+            f"DescribeConfigs:{kind}", settings=getattr(wire, "settings", None), name=name, wire=wire
+        )
+    return RequestFailed(
+        f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
+        + (f": {res.error_message}" if res.error_message else "")
+        + (f"; {hint}" if hint else ""),
+        api="DescribeConfigs",
+        error_code=int(res.error_code),
+        error_name=codes.error_name(res.error_code),
+        retriable=codes.is_retriable(res.error_code),
+    )
 
 
 def _same_unit_fallback(synonym: Any) -> bool:

@@ -18,7 +18,6 @@ LONGER = {
     "commands/apply.py:apply": 75,
     "fleet/runner.py:run_fleet_plan": 73,
     "kafka/read.py:read_state": 89,
-    "kafka/read.py:_sort_config_result": 62,
     "manifests/plainyaml.py:_read": 77,  # the fast YAML path's event loop: one function keeps its locals hot
 }
 
