@@ -166,21 +166,13 @@ def run_fleet_plan(
     """
     _check_arguments(engine=engine, read_concurrency=read_concurrency, deadline_s=deadline_s)
     started = time.perf_counter()
-    run = summary.RunInfo(
-        run_id=uuid.uuid4().hex,
-        started_at=datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0),
-        engine=engine,
-    )
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    run = summary.RunInfo(run_id=uuid.uuid4().hex, started_at=now, engine=engine)
     deadline_at = None if deadline_s is None else time.time() + deadline_s
     whole = fleet
-    carried: list[planning.ClusterOutcome] = []
-    retry_of = None
-    if retry_failed is not None:
-        fleet, carried, retry_of = _retrying(whole, retry_failed=retry_failed, out_dir=out_dir, progress=progress)
+    fleet, carried, retry_of = _retrying(whole, retry_failed=retry_failed, out_dir=out_dir, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _emit(progress, FleetEvent("load", f"loading manifests for {len(fleet.clusters)} cluster(s)"))
-    desired_sets = sources.load_desired(fleet.clusters, env=env)
-    tasks, unloaded = _tasks(fleet, desired_sets, progress=progress)
+    desired_sets, tasks, unloaded = _load(fleet, env=env, progress=progress)
     outcomes: list[planning.ClusterOutcome] = [*carried, *unloaded]
     produced = _produce(
         tasks,
@@ -191,38 +183,35 @@ def run_fleet_plan(
         deadline_at=deadline_at,
         progress=progress,
     )
-    plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
-    total_rows = _write_plans(produced, out_dir=out_dir, outcomes=outcomes, plan_paths=plan_paths, progress=progress)
+    live_rows, plan_paths = _write_plans(produced, carried, out_dir=out_dir, outcomes=outcomes, progress=progress)
     removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
     run = dataclasses.replace(run, seconds=time.perf_counter() - started)
     summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
     outputs, note = summary.write_outputs(summary_doc, out_dir)
-    notes = [note] if note else []
-    if removed:
-        notes.append(f"removed {len(removed)} plan file(s) an earlier run left for clusters not planned now")
-    if carried:
-        notes.append(f"{len(carried)} cluster(s) planned by run {retry_of} kept as they were")
+    notes = _notes(note, removed=len(removed), carried=len(carried), retry_of=retry_of)
     return FleetResult(
         engine=engine,
         clusters=_results(outcomes, fleet=whole, summary_doc=summary_doc, plan_paths=plan_paths),
         summary=summary_doc,
         outputs=tuple(outputs),
         notes=tuple(notes),
-        rows=total_rows,
+        rows=live_rows,
         seconds=time.perf_counter() - started,
     )
 
 
 def _write_plans(
     produced: Iterable[planning.ClusterOutcome],
+    carried: Sequence[planning.ClusterOutcome],
     *,
     out_dir: Path,
     outcomes: list[planning.ClusterOutcome],
-    plan_paths: dict[str, Path | None],
     progress: Progress | None,
-) -> int:
-    """Write each cluster's plan as its outcome comes (added to ``outcomes`` and ``plan_paths``); the live rows."""
+) -> tuple[int, dict[str, Path | None]]:
+    """Write each cluster's plan as its outcome comes (added to ``outcomes``); the live rows read, and each
+    cluster's plan file (``None``: none written), the carried-over clusters' included."""
+    plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
     total_rows = 0
     for outcome in produced:
         outcomes.append(outcome)
@@ -235,19 +224,32 @@ def _write_plans(
             )
         else:
             _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
-    return total_rows
+    return total_rows, plan_paths
 
 
 def _retrying(
-    whole: spec.FleetSpec, *, retry_failed: Path, out_dir: Path, progress: Progress | None
-) -> tuple[spec.FleetSpec, list[planning.ClusterOutcome], str]:
-    """``--retry-failed``: the clusters the earlier run did not plan, the outcomes it carries over, and its id."""
+    whole: spec.FleetSpec, *, retry_failed: Path | None, out_dir: Path, progress: Progress | None
+) -> tuple[spec.FleetSpec, list[planning.ClusterOutcome], str | None]:
+    """``--retry-failed``: the clusters the earlier run did not plan, the outcomes it carries over, and its id
+    (without it: every cluster, nothing carried over, no earlier run)."""
+    if retry_failed is None:
+        return whole, [], None
     previous = retry.load_previous(retry_failed)
     retry_of = str(previous["run"]["id"])
     fleet = retry.retry_selection(whole, previous)
     carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir)
     _emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
     return fleet, carried, retry_of
+
+
+def _notes(note: str | None, *, removed: int, carried: int, retry_of: str | None) -> list[str]:
+    """What the run tells besides the clusters: the outputs' note, stale plans removed, clusters carried over."""
+    notes = [note] if note else []
+    if removed:
+        notes.append(f"removed {removed} plan file(s) an earlier run left for clusters not planned now")
+    if carried:
+        notes.append(f"{carried} cluster(s) planned by run {retry_of} kept as they were")
+    return notes
 
 
 def _check_arguments(*, engine: str, read_concurrency: int | None, deadline_s: float | None) -> None:
@@ -259,10 +261,13 @@ def _check_arguments(*, engine: str, read_concurrency: int | None, deadline_s: f
         raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
 
 
-def _tasks(
-    fleet: spec.FleetSpec, desired_sets: Mapping[str, sources.DesiredSet], *, progress: Progress | None
-) -> tuple[list[sources.ClusterTask], list[planning.ClusterOutcome]]:
-    """A task per cluster whose manifests loaded; a failed outcome (reported) per cluster whose did not."""
+def _load(
+    fleet: spec.FleetSpec, *, env: Mapping[str, str] | None, progress: Progress | None
+) -> tuple[dict[str, sources.DesiredSet], list[sources.ClusterTask], list[planning.ClusterOutcome]]:
+    """Each distinct manifest set loaded once; a task per cluster whose manifests loaded, a failed outcome
+    (reported) per cluster whose did not."""
+    _emit(progress, FleetEvent("load", f"loading manifests for {len(fleet.clusters)} cluster(s)"))
+    desired_sets = sources.load_desired(fleet.clusters, env=env)
     tasks: list[sources.ClusterTask] = []
     failed: list[planning.ClusterOutcome] = []
     for cluster in fleet.clusters:
@@ -274,7 +279,7 @@ def _tasks(
             _emit(progress, FleetEvent("unreadable", f"{cluster.name}: {loaded.error}", cluster=cluster.name))
             continue
         tasks.append(sources.make_task(cluster, loaded))
-    return tasks, failed
+    return desired_sets, tasks, failed
 
 
 @dataclasses.dataclass(frozen=True)

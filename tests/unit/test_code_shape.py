@@ -16,7 +16,6 @@ FUNCTION_LIMIT = 60
 LONGER = {
     "apply/batch.py:send_batched": 89,
     "commands/apply.py:apply": 75,
-    "fleet/runner.py:run_fleet_plan": 73,
     "kafka/read.py:read_state": 89,
     "manifests/plainyaml.py:_read": 77,  # the fast YAML path's event loop: one function keeps its locals hot
 }
