@@ -140,6 +140,29 @@ def _done(outcome: Result, st: _Pending[K], *, already_done_after_timeout: froze
     return None
 
 
+def _probe_timed_out(
+    timed_out: list[K], *, probe_done: Probe[K], state: Mapping[K, _Pending[K]], final: dict[K, Result]
+) -> list[K]:
+    """Ask which timed-out keys went through (final successes); the others, to send again."""
+    done = probe_done(timed_out)
+    again: list[K] = []
+    for k in timed_out:
+        if k in done:
+            final[k] = Result(ok=True, attempts=state[k].attempts, note="completed after the request timed out")
+        else:
+            again.append(k)
+    return again
+
+
+def _give_up(keys: list[K], *, final: dict[K, Result]) -> None:
+    """The apply's deadline comes before the next round: each key keeps its last answer, with why it stopped."""
+    for k in keys:
+        last = final[k]
+        final[k] = dataclasses.replace(
+            last, note=f"gave up after {last.attempts} attempt(s): the apply deadline was reached"
+        )
+
+
 def send_batched(
     ctx: ApplyContext,
     *,
@@ -206,21 +229,12 @@ def send_batched(
             else:
                 final[k] = outcome
         if timed_out and probe_done is not None:
-            done = probe_done(timed_out)
-            for k in timed_out:
-                if k in done:
-                    final[k] = Result(ok=True, attempts=state[k].attempts, note="completed after the request timed out")
-                else:
-                    retry_keys.append(k)
+            retry_keys += _probe_timed_out(timed_out, probe_done=probe_done, state=state, final=final)
         if not retry_keys:
             break
         delay = ctx.policy.delay(round_no, rand=ctx.pacer.rand, throttle_time_ms=throttle_ms)
         if delay >= ctx.deadline.remaining():
-            for k in retry_keys:
-                last = final[k]
-                final[k] = dataclasses.replace(
-                    last, note=f"gave up after {last.attempts} attempt(s): the apply deadline was reached"
-                )
+            _give_up(retry_keys, final=final)
             break
         errors_seen = ", ".join(sorted({str(final[k].error_name) for k in retry_keys}))
         message = f"retrying {len(retry_keys)} item(s) in {delay:.1f}s ({errors_seen})"

@@ -14,7 +14,7 @@ FUNCTION_LIMIT = 60
 
 # Functions over the limit today, with their length: a ceiling, not an allowance to grow.
 LONGER = {
-    "apply/batch.py:send_batched": 89,
+    "apply/batch.py:send_batched": 80,
     "commands/apply.py:apply": 75,
     "kafka/read.py:read_state": 89,
     "manifests/plainyaml.py:_read": 77,  # the fast YAML path's event loop: one function keeps its locals hot
