@@ -30,13 +30,17 @@ PROVIDER_DIR = REPO / ".cache" / "terraform-provider-kafka" / f"v{PROVIDER_VERSI
 TERRAFORM_DEFAULT = REPO / ".cache" / "terraform" / "terraform"
 DAY_MS = 24 * 3600 * 1000
 SEGMENT, MAX_MESSAGE = "268435456", "2097152"  # 256MiB, 2MiB as the shape's manifests say
+TIMEOUT_S = 3600.0  # one command; peers_bench --peer-timeout sets it
 TF_OPERATIONS = {"READ": "Read", "WRITE": "Write", "DESCRIBE": "Describe", "DESCRIBE_CONFIGS": "DescribeConfigs"}
 
 
 def run(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> dict[str, Any]:
-    """Wall seconds and exit of one command; the end of its output when it failed."""
+    """Wall seconds and exit of one command (killed after ``TIMEOUT_S``: exit -1); its output's end on failure."""
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False, timeout=7200)
+    try:
+        done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"seconds": time.perf_counter() - started, "exit": -1, "error": f"killed after {TIMEOUT_S:.0f} s"}
     figure: dict[str, Any] = {"seconds": time.perf_counter() - started, "exit": done.returncode}
     if done.returncode not in (0, 2):
         figure["error"] = (done.stderr or done.stdout)[-600:]

@@ -19,7 +19,8 @@ Columns (each optional but the reconciler's; an absent peer is skipped, saying w
   whole shape as ``kafka_topic`` and ``kafka_acl`` resources (``plan -detailed-exitcode`` for step 2).
 
 After each step the topics each tool should hold are read back (names, partitions, ``retention.ms``; after the
-create, its ACLs too); a mismatch is printed as ``verified=False``. Asserts nothing; exits 1 when a step fails.
+create, its ACLs too); a mismatch is printed as ``verified=False``. A command running longer than
+``--peer-timeout`` is killed (exit -1). Asserts nothing; exits 1 when a step fails.
 
     .venv/bin/python -m benchmarks.peers_bench [--topics 1000] [--acls 2000] [--cli-sample 20] [--json out.json]
 """
@@ -201,8 +202,10 @@ def main() -> None:
     parser.add_argument("--acls", type=int, default=2_000)
     parser.add_argument("--cli-sample", type=int, default=20, help="topics Kafka's CLI runs on; 0: skip it")
     parser.add_argument("--no-terraform", action="store_true")
+    parser.add_argument("--peer-timeout", type=float, default=3600, help="seconds before one command is killed")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    peers.TIMEOUT_S = args.peer_timeout
     say(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()}, Python {platform.python_version()}")
     cluster = single_node(authorizer=True)
     out: dict[str, Any] = {"args": vars(args) | {"json": str(args.json)}, "load_before": os.getloadavg(), "steps": {}}
