@@ -20,11 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from kafka.protocol.admin import DescribeLogDirsRequest
-from kafka.protocol.consumer import ListOffsetsRequest
 from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
-from reconciler.kafka import rights
+from reconciler.kafka import rights, usage
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.codes import error_name
 from reconciler.model import impact as im
@@ -216,24 +215,8 @@ def _offsets(
 def _list_offsets(
     reader: _Reader, leader: int, owned: list[tuple[str, int]], timestamps: dict[str, int]
 ) -> dict[tuple[str, int], int]:
-    per_topic: dict[str, list[int]] = defaultdict(list)
-    for name, index in owned:
-        per_topic[name].append(index)
-    topic_cls = ListOffsetsRequest.ListOffsetsTopic
-    part_cls = topic_cls.ListOffsetsPartition
-    request = ListOffsetsRequest(
-        replica_id=-1,
-        isolation_level=0,
-        topics=[
-            topic_cls(
-                name=name,
-                partitions=[
-                    part_cls(partition_index=i, current_leader_epoch=-1, timestamp=timestamps[name]) for i in idx
-                ],
-            )
-            for name, idx in sorted(per_topic.items())
-        ],
-        timeout_ms=reader.wire.settings.request_timeout_ms,
+    request = usage.list_offsets_request(
+        owned, timestamp_of=timestamps.__getitem__, timeout_ms=reader.wire.settings.request_timeout_ms
     )
     response = reader.send(request, node=leader)
     out = {}

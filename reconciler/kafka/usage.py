@@ -82,26 +82,39 @@ def read_usage(
     }
 
 
-def _list_offsets(
-    wire: wire_mod.Wire, leader: int, owned: list[tuple[str, int]], timestamp: int
-) -> list[tuple[str, int, int, int]]:
-    """(topic, partition, offset, timestamp) for each partition ``leader`` leads; partitions that fail are left out."""
+def list_offsets_request(
+    owned: Iterable[tuple[str, int]], *, timestamp_of: Callable[[str], int], timeout_ms: int
+) -> Any:
+    """One ListOffsets request for the ``(topic, partition)`` pairs a leader owns, asking each topic's partitions
+    for the offset at ``timestamp_of(topic)`` (-1 latest, -2 earliest, or a time); shared by the usage and impact
+    evidence reads."""
     per_topic: dict[str, list[int]] = defaultdict(list)
     for name, index in owned:
         per_topic[name].append(index)
     topic_cls = ListOffsetsRequest.ListOffsetsTopic
     part_cls = topic_cls.ListOffsetsPartition
-    request = ListOffsetsRequest(
+    return ListOffsetsRequest(
         replica_id=-1,
         isolation_level=0,
         topics=[
             topic_cls(
                 name=name,
-                partitions=[part_cls(partition_index=i, current_leader_epoch=-1, timestamp=timestamp) for i in idx],
+                partitions=[
+                    part_cls(partition_index=i, current_leader_epoch=-1, timestamp=timestamp_of(name)) for i in idx
+                ],
             )
             for name, idx in sorted(per_topic.items())
         ],
-        timeout_ms=wire.settings.request_timeout_ms,
+        timeout_ms=timeout_ms,
+    )
+
+
+def _list_offsets(
+    wire: wire_mod.Wire, leader: int, owned: list[tuple[str, int]], timestamp: int
+) -> list[tuple[str, int, int, int]]:
+    """(topic, partition, offset, timestamp) for each partition ``leader`` leads; partitions that fail are left out."""
+    request = list_offsets_request(
+        owned, timestamp_of=lambda _name: timestamp, timeout_ms=wire.settings.request_timeout_ms
     )
     response = wire.send(request, node=leader)
     out = []
