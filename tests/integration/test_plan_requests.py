@@ -118,11 +118,14 @@ def test_a_no_change_plan_sends_one_request_per_api_it_needs(
     own = ["Metadata", "DescribeConfigs", "ListPartitionReassignments", "DescribeAcls"]
     own += ["DescribeClientQuotas", "DescribeUserScramCredentials"]
     setup = ["ApiVersions", "SaslHandshake", "SaslAuthenticate"] * 2 + ["Metadata"]
+    expected = collections.Counter(own + setup)
     if _release(selected_version()) < (3, 0):
-        # a 2.x broker refuses kafka-python's newest ApiVersions request once (UNSUPPORTED_VERSION, with the versions
-        # it supports) and the client asks again at a version it knows: one more ApiVersions, not one of the plan's
-        setup.append("ApiVersions")
-    assert sent == collections.Counter(own + setup)
+        # a 2.x broker may refuse kafka-python's newest ApiVersions request (UNSUPPORTED_VERSION, with the versions
+        # it supports); the client then asks again at a version it knows: seen on some runs against 2.8.2, not on
+        # others. That one ApiVersions more is kafka-python's, not the plan's; every other count is exact.
+        assert sent["ApiVersions"] in (2, 3), sent
+        sent["ApiVersions"] = expected["ApiVersions"]
+    assert sent == expected
 
 
 def _release(version: str) -> tuple[int, int]:
