@@ -245,7 +245,7 @@ def apply(
     """Apply the saved plans of a fleet plan run; exit 0 all applied or unchanged, 3 partial, 1 on error."""
     output.setup_logging(verbose, quiet_kafka=True)
     from reconciler import fleet
-    from reconciler.fleet import applying
+    from reconciler.fleet import applying, lock
 
     def on_done(result: ClusterApply) -> None:
         if not quiet:
@@ -255,23 +255,25 @@ def apply(
     with output.errors_to_exit():
         names = [n.strip() for n in clusters.split(",") if n.strip()] if clusters is not None else None
         spec = fleet.select_clusters(fleet.load_fleet(fleet_file), names)
-        found, planned = applying.planned_clusters(spec, plans_dir, run_id=run_id)
-        if not quiet or not auto_approve:
-            with_work = _show_planned(planned, found)
-            if with_work and not dry_run and not auto_approve:
-                from reconciler.commands.apply import confirm
+        # held from reading the plans, through the confirmation, to the last write
+        with lock.hold(plans_dir, command=lock.command_line(), create=False):
+            found, planned = applying.planned_clusters(spec, plans_dir, run_id=run_id)
+            if not quiet or not auto_approve:
+                with_work = _show_planned(planned, found)
+                if with_work and not dry_run and not auto_approve:
+                    from reconciler.commands.apply import confirm
 
-                confirm(f"Apply these changes to {with_work} cluster(s)?")
-        result = applying.run_fleet_apply(
-            spec,
-            out_dir=plans_dir,
-            concurrency=concurrency,
-            dry_run=dry_run,
-            timeout_s=timeout,
-            deadline_s=deadline,
-            on_done=on_done,
-            planned=planned,
-        )
+                    confirm(f"Apply these changes to {with_work} cluster(s)?")
+            result = applying.run_fleet_apply(
+                spec,
+                out_dir=plans_dir,
+                concurrency=concurrency,
+                dry_run=dry_run,
+                timeout_s=timeout,
+                deadline_s=deadline,
+                on_done=on_done,
+                planned=planned,
+            )
     if fmt is FleetFormat.json:
         import json
 

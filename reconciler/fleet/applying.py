@@ -31,7 +31,7 @@ from typing import Any
 
 from reconciler import manifests, operations
 from reconciler.base import errors, fileio
-from reconciler.fleet import planning, sources, spec, summary
+from reconciler.fleet import lock, planning, sources, spec, summary
 from reconciler.model import plans
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
@@ -281,6 +281,35 @@ def run_fleet_apply(
         raise errors.ConfigError(f"concurrency must be at least 1, got {concurrency}")
     if deadline_s is not None and deadline_s <= 0:
         raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
+    with lock.hold(out_dir, command=lock.command_line(), create=False):
+        return _run(
+            fleet,
+            out_dir=out_dir,
+            run_id=run_id,
+            concurrency=concurrency,
+            dry_run=dry_run,
+            timeout_s=timeout_s,
+            deadline_s=deadline_s,
+            env=env,
+            on_done=on_done,
+            planned=planned,
+        )
+
+
+def _run(
+    fleet: spec.FleetSpec,
+    *,
+    out_dir: Path,
+    run_id: str | None,
+    concurrency: int,
+    dry_run: bool,
+    timeout_s: float | None,
+    deadline_s: float | None,
+    env: Mapping[str, str] | None,
+    on_done: Callable[[ClusterApply], None] | None,
+    planned: Sequence[PlannedCluster] | None,
+) -> FleetApplyResult:
+    """``run_fleet_apply`` once the folder is locked."""
     clock = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     deadline_at = None if deadline_s is None else time.time() + deadline_s

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reconciler.base import errors, fileio
-from reconciler.fleet import local, planning, retry, sources, spec, summary
+from reconciler.fleet import local, lock, planning, retry, sources, spec, summary
 
 Engine = Literal["local", "spark"]
 
@@ -165,6 +165,33 @@ def run_fleet_plan(
     plan; into that run's own folder, the others are carried over (``retry``).
     """
     _check_arguments(engine=engine, read_concurrency=read_concurrency, deadline_s=deadline_s)
+    with lock.hold(out_dir, command=lock.command_line()):
+        return _run(
+            fleet,
+            engine=engine,
+            out_dir=out_dir,
+            progress=progress,
+            spark=_SparkChoice(master=master, session=spark_session, conf=spark_conf),
+            env=env,
+            read_concurrency=read_concurrency,
+            deadline_s=deadline_s,
+            retry_failed=retry_failed,
+        )
+
+
+def _run(
+    fleet: spec.FleetSpec,
+    *,
+    engine: Engine,
+    out_dir: Path,
+    progress: Progress | None,
+    spark: _SparkChoice,
+    env: Mapping[str, str] | None,
+    read_concurrency: int | None,
+    deadline_s: float | None,
+    retry_failed: Path | None,
+) -> FleetResult:
+    """``run_fleet_plan`` once the folder is locked."""
     started = time.perf_counter()
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     run = summary.RunInfo(run_id=uuid.uuid4().hex, started_at=now, engine=engine)
@@ -178,7 +205,7 @@ def run_fleet_plan(
         tasks,
         desired_sets,
         engine=engine,
-        spark=_SparkChoice(master=master, session=spark_session, conf=spark_conf),
+        spark=spark,
         read_concurrency=read_concurrency,
         deadline_at=deadline_at,
         progress=progress,
