@@ -164,3 +164,17 @@ ENVELOPE = {
     "kind": "The kind of resource this document declares.",
     "metadata": "The document's name (and optional labels).",
 }  # spec: described by its model's docstring
+
+# Keys of a ClientQuota's values (KIP-13, KIP-124, KIP-599, KIP-612), as an editor shows them on hover.
+QUOTA_VALUES = {
+    "producer_byte_rate": "Bytes per second the entity's producers may send to each broker (long; sizes such as "
+    "10MiB are accepted). user and/or clientId entities.",
+    "consumer_byte_rate": "Bytes per second the entity's consumers may fetch from each broker (long; sizes such as "
+    "10MiB are accepted). user and/or clientId entities.",
+    "request_percentage": "Share of each broker's request handler and network threads the entity may use, in "
+    "percent of one thread (200 means two threads). user and/or clientId entities.",
+    "controller_mutation_rate": "Partitions per second the entity may create, add or delete through the "
+    "controller. user and/or clientId entities.",
+    "connection_creation_rate": "New connections per second each broker accepts from the address (int). ip "
+    "entities only.",
+}

@@ -85,11 +85,70 @@ def kind_schema(kind: str) -> dict[str, Any]:
         field["properties"] = _config_properties(catalogue, value)
         if closed:
             field["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
+    if "ClientQuotaSpec" in defs:
+        _quota_values(defs["ClientQuotaSpec"]["properties"]["values"])
+    _describe(schema)
     schema = dict(_flat_unions(schema))
     for definition in schema.get("$defs", {}).values():
         _nullable_optionals(definition)
-    _describe(schema)
-    return schema
+    schema = dict(_flat_unions(_inline_refs(schema, schema.get("$defs", {}))))
+    return _without_class_titles(schema)
+
+
+def _quota_values(field: dict[str, Any]) -> None:
+    """A ClientQuota's value keys listed, described and closed, as topic config keys are."""
+    from reconciler.manifests import descriptions
+
+    value = dict(field.get("additionalProperties") or {})
+    field["properties"] = {
+        key: {**value, "title": key, "description": text} for key, text in sorted(descriptions.QUOTA_VALUES.items())
+    }
+    field["propertyNames"] = {"enum": sorted(set().union(*config_catalogue.QUOTA_KEYS.values()))}
+
+
+def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    """Each ``anyOf`` option or list item that only names a model (``{"$ref": ...}``) replaced by the model's own
+    schema without its title and description: an editor then shows the field's key and text, never the class name
+    (``TlsSpec``) of the branch that matched or of a list's items (``AclBindingSpec``), and ``_flat_unions`` can
+    fold ``object | null`` into one schema.
+    """
+    if isinstance(node, list):
+        return [_inline_refs(v, defs) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline_refs(v, defs) for k, v in node.items()}
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        out["anyOf"] = [_inlined(option, defs) for option in options]
+    if "items" in out:
+        out["items"] = _inlined(out["items"], defs)
+    return out
+
+
+def _inlined(option: Any, defs: dict[str, Any]) -> Any:
+    if not isinstance(option, dict) or set(option) != {"$ref"}:
+        return option
+    name = str(option["$ref"]).removeprefix("#/$defs/")
+    target = defs.get(name)
+    if target is None or option["$ref"] in json.dumps(target):  # unknown or recursive: keep the reference
+        return option
+    return _inline_refs({k: v for k, v in target.items() if k not in ("title", "description")}, defs)
+
+
+def _without_class_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """Models no longer referenced dropped, and the rest without pydantic's class-name titles (``AclBindingSpec``),
+    which editors would offer in completion and show on hover."""
+    defs = schema.get("$defs", {})
+    text = json.dumps({k: v for k, v in schema.items() if k != "$defs"})
+    used: set[str] = set()
+    while True:
+        found = {name for name in defs if f'"#/$defs/{name}"' in text} - used
+        if not found:
+            break
+        used |= found
+        text = json.dumps([defs[name] for name in found])
+    kept = {name: {k: v for k, v in defs[name].items() if k != "title"} for name in sorted(used)}
+    return {**{k: v for k, v in schema.items() if k != "$defs"}, **({"$defs": kept} if kept else {})}
 
 
 # Keywords that constrain one JSON type only: options of a union that differ in type and use only these merge
@@ -106,6 +165,12 @@ _TYPE_SPECIFIC = frozenset(
         "maximum",
         "exclusiveMinimum",
         "exclusiveMaximum",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
     }
 )
 
@@ -120,22 +185,40 @@ def _flat_unions(node: Any) -> Any:
     options = node.get("anyOf")
     if not isinstance(options, list) or not options:
         return node
+    merged = _merged(options)
+    if merged is None:
+        return node
+    body = {k: v for k, v in node.items() if k != "anyOf"}
+    return {**body, **merged}
+
+
+def _merged(options: list[Any]) -> dict[str, Any] | None:
+    """One schema for options that differ in type, or ``None``; an ``enum | null`` keeps its values plus null."""
     types: list[str] = []
     merged: dict[str, Any] = {}
+    enums: list[list[Any]] = []
+    open_values = False
     for option in options:
         if not isinstance(option, dict):
-            return node
+            return None
         kind = option.get("type")
         kinds: list[Any] = kind if isinstance(kind, list) else [kind]
-        rest = {k: v for k, v in option.items() if k != "type"}
+        rest = {k: v for k, v in option.items() if k not in ("type", "enum")}
         if not all(isinstance(k, str) for k in kinds) or set(kinds) & set(types) or set(rest) - _TYPE_SPECIFIC:
-            return node
+            return None
         if set(rest) & set(merged):
-            return node
+            return None
+        if "enum" in option:
+            enums.append(list(option["enum"]))
+        elif kinds != ["null"]:
+            open_values = True
         types += [str(k) for k in kinds]
         merged.update(rest)
-    body = {k: v for k, v in node.items() if k != "anyOf"}
-    return {**body, "type": types, **merged}
+    if enums and open_values:
+        return None
+    if enums:
+        merged["enum"] = [v for values in enums for v in values] + ([None] if "null" in types else [])
+    return {"type": types, **merged}
 
 
 def _plain(text: str) -> str:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from reconciler.manifests import schema
+from reconciler.manifests import models, schema
+from reconciler.model import catalogue
 
 SCHEMAS = schema.all_schemas()
 
@@ -53,3 +54,24 @@ def test_a_config_key_is_one_schema_of_several_types() -> None:
     assert retention["description"].startswith("retention.ms (long, milliseconds;")
     partitions = SCHEMAS["Topic.json"]["$defs"]["TopicSpec"]["properties"]["partitions"]
     assert partitions["type"] == ["integer", "null"] and partitions["minimum"] == 1
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_no_class_name_reaches_an_editor(name: str) -> None:
+    """An editor names a matched branch or a list's items by its title or its $ref: neither may be a model's class
+    name (hover read "#### SecretRefSpec", completion offered "AclBindingSpec")."""
+    document = SCHEMAS[name]
+    kinds = set(models.DOCUMENTS)
+    for key, definition in document.get("$defs", {}).items():
+        assert definition.get("title", key) in kinds if key in kinds else "title" not in definition, key
+    for where, _, field in _properties(document):
+        assert "anyOf" not in field, where
+        assert "$ref" not in (field.get("items") or {}), where
+
+
+def test_quota_value_keys_are_listed_described_and_closed() -> None:
+    values = SCHEMAS["ClientQuota.json"]["$defs"]["ClientQuotaSpec"]["properties"]["values"]
+    every = sorted(set().union(*catalogue.QUOTA_KEYS.values()))
+    assert sorted(values["properties"]) == every
+    assert values["propertyNames"] == {"enum": every}
+    assert values["properties"]["producer_byte_rate"]["description"].startswith("Bytes per second")
