@@ -31,12 +31,12 @@ from typing import Any
 
 from reconciler import manifests, operations
 from reconciler.base import errors, fileio
-from reconciler.fleet import lock, planning, sources, spec, summary
+from reconciler.fleet import lock, outputs, planning, sources, spec, summary
 from reconciler.model import plans
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
-APPLY_SUMMARY = "apply-summary.json"
-APPLY_REPORT = "apply-report.json"
+APPLY_SUMMARY = outputs.APPLY_SUMMARY
+APPLY_REPORT = outputs.APPLY_REPORT
 CONCURRENCY = 4
 
 APPLIED = "applied"  # every change applied and read back
@@ -317,6 +317,8 @@ def _run(
         found, items = planned_clusters(fleet, out_dir, run_id=run_id)
     else:
         found, items = read_run(out_dir)["run"]["id"], list(planned)
+    for item in items:  # a cluster refused, skipped or not applied now keeps no report of an earlier apply
+        outputs.remove_apply_report(out_dir, item.spec.name)
     desired_sets = sources.load_desired([i.spec for i in items if i.plan is not None], env=env)
     results: dict[str, ClusterApply] = {}
     lock = threading.Lock()

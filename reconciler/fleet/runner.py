@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from reconciler.base import errors, fileio
-from reconciler.fleet import local, lock, planning, retry, sources, spec, summary
+from reconciler.base import errors
+from reconciler.fleet import local, lock, outputs, planning, retry, sources, spec, summary
 
 Engine = Literal["local", "spark"]
 
@@ -82,36 +82,6 @@ class FleetResult:
 def _emit(progress: Progress | None, event: FleetEvent) -> None:
     if progress is not None:
         progress(event)
-
-
-def _write_plan(out_dir: Path, outcome: planning.ClusterOutcome) -> Path | None:
-    if outcome.plan_json is None:
-        return None
-    directory = out_dir / outcome.cluster
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "plan.json"
-    fileio.write_private_file(path, outcome.plan_json)
-    return path
-
-
-def _remove_stale_plans(out_dir: Path, planned: set[str]) -> list[str]:
-    """Remove ``<cluster>/plan.json`` left by an earlier run for a cluster this run did not plan.
-
-    Only in a folder that an earlier fleet run wrote (its ``summary.json`` says so), and only the
-    plan files (a directory left empty goes too): nothing else a user keeps there is touched.
-    """
-    if not summary.is_fleet_output(out_dir):
-        return []
-    removed = []
-    for stale in sorted(out_dir.glob("*/plan.json")):
-        name = stale.parent.name
-        if name in planned or not spec.valid_name(name):
-            continue
-        stale.unlink()
-        removed.append(name)
-        if not any(stale.parent.iterdir()):
-            stale.parent.rmdir()
-    return removed
 
 
 def select_clusters(fleet: spec.FleetSpec, names: Sequence[str] | None) -> spec.FleetSpec:
@@ -211,17 +181,20 @@ def _run(
         progress=progress,
     )
     live_rows, plan_paths = _write_plans(produced, carried, out_dir=out_dir, outcomes=outcomes, progress=progress)
-    removed = _remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
+    removed = outputs.remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
+    superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in carried})
     run = dataclasses.replace(run, seconds=time.perf_counter() - started)
     summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
-    outputs, note = summary.write_outputs(summary_doc, out_dir)
+    written, note = summary.write_outputs(summary_doc, out_dir)
     notes = _notes(note, removed=len(removed), carried=len(carried), retry_of=retry_of)
+    if superseded:
+        notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
     return FleetResult(
         engine=engine,
         clusters=_results(outcomes, fleet=whole, summary_doc=summary_doc, plan_paths=plan_paths),
         summary=summary_doc,
-        outputs=tuple(outputs),
+        outputs=tuple(written),
         notes=tuple(notes),
         rows=live_rows,
         seconds=time.perf_counter() - started,
@@ -243,7 +216,7 @@ def _write_plans(
     for outcome in produced:
         outcomes.append(outcome)
         total_rows += outcome.rows
-        plan_paths[outcome.cluster] = _write_plan(out_dir, outcome)
+        plan_paths[outcome.cluster] = outputs.write_plan(out_dir, outcome)
         if outcome.status == planning.STATUS_PLANNED:
             _emit(
                 progress,
