@@ -80,6 +80,10 @@ class ConnectionFailed(ReconcilerError):
     """The cluster could not be reached or refused authentication."""
 
 
+class AuthenticationFailed(ConnectionFailed):
+    """The cluster was reached and refused the credentials (or the token could not be had): not a cluster down."""
+
+
 class UnsupportedByCluster(ReconcilerError):
     """The broker lacks an API (or an authorizer) that the manifests need."""
 

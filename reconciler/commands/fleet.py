@@ -111,6 +111,15 @@ RetryFailedOpt = Annotated[
 ]
 
 
+KeepHistoryOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--keep-history",
+        help="Prune history/ after the run: keep the last N runs (e.g. 30) or the runs of the last N days (e.g. 14d).",
+    ),
+]
+
+
 @app.command("plan", cls=PlainCommand)
 def plan(
     fleet_file: FleetFileArg,
@@ -125,12 +134,14 @@ def plan(
     deadline: PlanDeadlineOpt = None,
     conf: ConfOpt = None,
     retry_failed: RetryFailedOpt = None,
+    keep_history: KeepHistoryOpt = None,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
     output.setup_logging(verbose, quiet_kafka=True)  # a cluster that is down is reported once, with its reason
     from reconciler import fleet
     from reconciler.base import errors
+    from reconciler.fleet import history
 
     def progress(event: FleetEvent) -> None:
         if not quiet:
@@ -141,6 +152,7 @@ def plan(
         if (master is not None or conf) and engine is not FleetEngine.spark:
             raise errors.ConfigError("--master and --conf need --engine spark")
         spark_conf = fleet.spark_conf(conf or [])
+        retention = None if keep_history is None else history.Retention.parse(keep_history)
         names = [n.strip() for n in clusters.split(",") if n.strip()] if clusters is not None else None
         spec = fleet.select_clusters(fleet.load_fleet(fleet_file), names)
         result = fleet.run_fleet_plan(
@@ -153,6 +165,7 @@ def plan(
             read_concurrency=read_concurrency,
             deadline_s=deadline,
             retry_failed=retry_failed,
+            keep_history=retention,
         )
     if fmt is FleetFormat.json:
         import json
@@ -197,9 +210,15 @@ def _print_apply(result: FleetApplyResult, *, plans_dir: Path) -> None:
     ok = sum(1 for c in result.clusters if c.status in ("applied", "validated", "no-changes"))
     status = "PARTIAL" if result.partial else "complete"
     head = "Fleet dry run" if result.dry_run else "Fleet apply"
+    counts = result.summary["outcomes"]
+    others = "".join(
+        f", {counts[s]} {s}"
+        for s in ("partial", "refused", "unreachable", "not-applied", "skipped", "failed")
+        if counts[s]
+    )
     output.say(
-        f"{head}: {status}: {ok} of {len(result.clusters)} cluster(s) applied or unchanged, in {result.seconds:.1f} s "
-        f"(plan run {result.run_id}). Summary: {plans_dir / 'apply-summary.json'}"
+        f"{head}: {status}: {ok} of {len(result.clusters)} cluster(s) applied or unchanged{others}, in "
+        f"{result.seconds:.1f} s (plan run {result.run_id}). Summary: {plans_dir / 'apply-summary.json'}"
     )
 
 

@@ -44,10 +44,12 @@ VALIDATED = "validated"  # --dry-run: the brokers accepted every change (validat
 NO_CHANGES = "no-changes"  # the plan had nothing to do
 PARTIAL = "partial"  # the apply ran; some change failed, was blocked or did not converge
 REFUSED = "refused"  # stopped before any write: stale plan, another cluster, missing rights, unresolved secret
+UNREACHABLE = "unreachable"  # stopped before any write: the cluster could not be reached (down, no route, timeout)
 NOT_APPLIED = "not-applied"  # no plan of this run: missing, from another run, unreadable at plan time
 SKIPPED = "skipped"  # not started before the run's deadline
 FAILED = "failed"  # an unexpected error; the message says what
 OK_STATUSES = frozenset({APPLIED, VALIDATED, NO_CHANGES})
+STATUSES = (APPLIED, VALIDATED, NO_CHANGES, PARTIAL, REFUSED, UNREACHABLE, NOT_APPLIED, SKIPPED, FAILED)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -203,8 +205,17 @@ def _summary(
         "duration_s": round(seconds, 3),
         "dry_run": dry_run,
         "status": "partial" if any(c.status not in OK_STATUSES for c in ordered) else "complete",
+        "outcomes": status_counts(ordered),
         "clusters": [c.to_dict() for c in ordered],
     }
+
+
+def status_counts(clusters: Sequence[ClusterApply]) -> dict[str, int]:
+    """How many clusters had each outcome (every outcome listed, in ``STATUSES`` order)."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for c in clusters:
+        counts[c.status] += 1
+    return counts
 
 
 def _apply_one(
@@ -233,7 +244,9 @@ def _apply_one(
             p, adapter, dry_run=dry_run, allow_self_lockout=False, timeout_s=timeout_s, loaded=loaded
         )
     except errors.ReconcilerError as exc:  # raised before any write (apply_plan's contract)
-        return ClusterApply(name, REFUSED, str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)
+        down = isinstance(exc, errors.ConnectionFailed) and not isinstance(exc, errors.AuthenticationFailed)
+        status = UNREACHABLE if down else REFUSED
+        return ClusterApply(name, status, str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)
     except Exception as exc:  # one cluster's surprise never stops the others
         return ClusterApply(name, FAILED, f"{type(exc).__name__}: {exc}", 1, seconds=time.monotonic() - started)
     path = out_dir / name / APPLY_REPORT

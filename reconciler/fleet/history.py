@@ -65,6 +65,58 @@ def save_run(out_dir: Path, run: dict[str, Any]) -> Path:
     return folder
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Retention:
+    """How much of ``history/`` to keep: the last ``runs`` runs, or the runs of the last ``days`` days."""
+
+    runs: int | None = None
+    days: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Retention:
+        """``30`` (runs) or ``14d`` (days); ``ConfigError`` otherwise."""
+        value = text.strip().lower()
+        days = value.endswith("d")
+        number = value[:-1] if days else value
+        if not number.isdigit() or int(number) < 1:
+            raise errors.ConfigError(
+                f"--keep-history {text!r}: give a number of runs (e.g. 30) or of days (e.g. 14d), at least 1"
+            )
+        return cls(days=int(number)) if days else cls(runs=int(number))
+
+    def describe(self) -> str:
+        return f"the last {self.runs} run(s)" if self.runs is not None else f"the runs of the last {self.days} day(s)"
+
+
+def _stamp(folder: Path) -> datetime.datetime | None:
+    try:
+        return datetime.datetime.strptime(folder.name.split("-", 1)[0], "%Y%m%dT%H%M%S%fZ").replace(
+            tzinfo=datetime.timezone.utc
+        )
+    except ValueError:
+        return None
+
+
+def prune(out_dir: Path, retention: Retention, *, now: datetime.datetime | None = None) -> list[str]:
+    """Remove the run folders of ``history/`` that ``retention`` does not keep (never the newest run, nor a folder
+    not named like a run); the names removed, oldest first."""
+    import shutil
+
+    root = out_dir / HISTORY
+    if not root.is_dir():
+        return []
+    runs = sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and _stamp(p) is not None)
+    if retention.runs is not None:
+        gone = runs[: max(0, len(runs) - retention.runs)]
+    else:
+        assert retention.days is not None
+        cutoff = (now or datetime.datetime.now(datetime.timezone.utc)) - datetime.timedelta(days=retention.days)
+        gone = [p for p in runs[:-1] if (_stamp(p) or cutoff) < cutoff]
+    for folder in gone:
+        shutil.rmtree(folder)
+    return [p.name for p in gone]
+
+
 def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey]] | None:
     import pyarrow.parquet as pq
 

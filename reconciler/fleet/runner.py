@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reconciler.base import errors
-from reconciler.fleet import local, lock, outputs, planning, retry, sources, spec, summary
+from reconciler.fleet import history, local, lock, outputs, planning, retry, sources, spec, summary
 
 Engine = Literal["local", "spark"]
 
@@ -122,6 +122,7 @@ def run_fleet_plan(
     read_concurrency: int | None = None,
     deadline_s: float | None = None,
     retry_failed: Path | None = None,
+    keep_history: history.Retention | None = None,
 ) -> FleetResult:
     """Plan every cluster of ``fleet`` and write plans and summary under ``out_dir``.
 
@@ -132,7 +133,8 @@ def run_fleet_plan(
     reading up to 8 of its clusters at once).
     ``deadline_s`` bounds the run: a cluster not yet read by then is reported ``skipped``.
     ``retry_failed`` (an earlier run's ``summary.json``) plans only the clusters that run could not
-    plan; into that run's own folder, the others are carried over (``retry``).
+    plan; into that run's own folder, the others are carried over (``retry``). ``keep_history`` prunes
+    ``history/`` after the run is added to it (default: keep every run).
     """
     _check_arguments(engine=engine, read_concurrency=read_concurrency, deadline_s=deadline_s)
     with lock.hold(out_dir, command=lock.command_line()):
@@ -146,6 +148,7 @@ def run_fleet_plan(
             read_concurrency=read_concurrency,
             deadline_s=deadline_s,
             retry_failed=retry_failed,
+            keep_history=keep_history,
         )
 
 
@@ -160,6 +163,7 @@ def _run(
     read_concurrency: int | None,
     deadline_s: float | None,
     retry_failed: Path | None,
+    keep_history: history.Retention | None,
 ) -> FleetResult:
     """``run_fleet_plan`` once the folder is locked."""
     started = time.perf_counter()
@@ -186,8 +190,8 @@ def _run(
     run = dataclasses.replace(run, seconds=time.perf_counter() - started)
     summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
-    written, note = summary.write_outputs(summary_doc, out_dir)
-    notes = _notes(note, removed=len(removed), carried=len(carried), retry_of=retry_of)
+    written, written_notes = summary.write_outputs(summary_doc, out_dir, retention=keep_history)
+    notes = _notes(written_notes, removed=len(removed), carried=len(carried), retry_of=retry_of)
     if superseded:
         notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
     return FleetResult(
@@ -242,9 +246,9 @@ def _retrying(
     return fleet, carried, retry_of
 
 
-def _notes(note: str | None, *, removed: int, carried: int, retry_of: str | None) -> list[str]:
-    """What the run tells besides the clusters: the outputs' note, stale plans removed, clusters carried over."""
-    notes = [note] if note else []
+def _notes(written: list[str], *, removed: int, carried: int, retry_of: str | None) -> list[str]:
+    """What the run tells besides the clusters: the outputs' notes, stale plans removed, clusters carried over."""
+    notes = list(written)
     if removed:
         notes.append(f"removed {removed} plan file(s) an earlier run left for clusters not planned now")
     if carried:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors, fileio
-from reconciler.fleet import planning, sources
+from reconciler.fleet import history, planning, sources
 
 SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"
 SUMMARY_VERSION = 1
@@ -315,23 +315,32 @@ def render_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(summary: dict[str, Any], out_dir: Path) -> tuple[list[Path], str | None]:
-    """Write every summary file, keep the run in ``history/`` and write ``report.html`` with the trend;
-    returns the paths written and a note when Parquet (and so the history) was skipped."""
-    from reconciler.fleet import history, report_html
+def write_outputs(
+    summary: dict[str, Any], out_dir: Path, *, retention: history.Retention | None = None
+) -> tuple[list[Path], list[str]]:
+    """Write every summary file, keep the run in ``history/`` (pruned to ``retention``, a ``history.Retention``)
+    and write ``report.html`` with the trend; returns the paths written and notes (Parquet, and so the history,
+    skipped; runs removed from the history)."""
+    from reconciler.fleet import report_html
 
     written = [out_dir / "summary.json", out_dir / "report.md", out_dir / "report.html"]
     write_json(summary, written[0])
     fileio.write_private_file(written[1], render_markdown(summary))
-    note = None
+    notes: list[str] = []
     trend = None
     if sources.parquet_available():
         written += write_parquet(summary, out_dir)
         history.save_run(out_dir, summary["run"])
+        if retention is not None:
+            pruned = history.prune(out_dir, retention)
+            if pruned:
+                notes.append(
+                    f"removed {len(pruned)} run(s) from {out_dir / history.HISTORY} (kept {retention.describe()})"
+                )
         trend = history.trend(out_dir)
     else:
-        note = (
+        notes.append(
             "Parquet summary and run history skipped: pyarrow is not installed (pip install 'kafka-reconciler[spark]')"
         )
     fileio.write_private_file(written[2], report_html.render_html(summary, trend))
-    return written, note
+    return written, notes

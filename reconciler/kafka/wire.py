@@ -165,7 +165,7 @@ class Wire:
             try:
                 self.token_provider.token()  # fetched before connecting, so its own failures are named plainly
             except oauth.OAuthTokenError as exc:
-                raise errors.ConnectionFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
+                raise errors.AuthenticationFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
             finally:  # a refresh later in a long run is bounded by the endpoint's own timeout, not this connect's
                 self.token_provider.deadline_at = None
         with bootstrap.watching(watch):
@@ -173,7 +173,7 @@ class Wire:
                 self._client = KafkaAdminClient(kafka_client=factory, **kwargs)
             except _AUTH_ERRORS as exc:
                 self._discard(created)
-                raise errors.ConnectionFailed(
+                raise errors.AuthenticationFailed(
                     f"authentication failed at {where}: {self.scrub(bootstrap.plain(exc))}; "
                     f"{bootstrap.auth_hint(self.settings)}"
                 ) from None
@@ -303,7 +303,7 @@ class Wire:
             reason = self.unsupported(api) or f"cluster does not support the {api} versions kafka-python speaks"
             raise errors.UnsupportedByCluster(reason) from None
         except _AUTH_ERRORS as exc:
-            raise errors.ConnectionFailed(
+            raise errors.AuthenticationFailed(
                 f"authentication failed at {self.settings.describe()}: {self.scrub(_plain(exc))}"
             ) from None
         except _CONNECTION_ERRORS as exc:

@@ -181,3 +181,38 @@ def test_fleet_apply_applies_the_runs_plans_and_refuses_a_cluster_changed_since(
     outcomes = {c["name"]: c["status"] for c in json.loads((out / "apply-summary.json").read_text())["clusters"]}
     assert outcomes == {"one": "no-changes", "two": "no-changes", "three": "applied"}
     assert topics(third, p) == want
+
+
+def test_a_cluster_down_at_apply_time_is_unreachable_not_refused(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    p = topic_prefix
+    gone = single_node()
+    try:
+        create(kafka_single, NewTopic(f"{p}orders", 6, 1, topic_configs={"retention.ms": "1000"}))
+        fleet_file = write_fleet(tmp_path, prefix=p, clusters={"one": kafka_single.bootstrap, "gone": gone.bootstrap})
+        out = tmp_path / "out"
+        runner = CliRunner()
+        planned = runner.invoke(app, ["fleet", "plan", str(fleet_file), "--out", str(out), "--quiet"])
+        assert planned.exit_code == 0, planned.output
+        admin = KafkaAdminClient(bootstrap_servers=kafka_single.bootstrap, request_timeout_ms=20_000)
+        try:  # out of band, after the plan: "one" is refused (stale plan)
+            admin.alter_configs([ConfigResource("TOPIC", f"{p}orders", configs={"retention.ms": "5000"})])
+        finally:
+            admin.close()
+    finally:
+        gone.close()  # down at apply time
+
+    applied = runner.invoke(
+        app, ["fleet", "apply", str(fleet_file), "--plans", str(out), "--auto-approve", "--timeout", "20"]
+    )
+    assert applied.exit_code == 3, applied.output
+    doc = json.loads((out / "apply-summary.json").read_text())
+    status = {c["name"]: (c["status"], c["reason"]) for c in doc["clusters"]}
+    assert status["one"][0] == "refused" and "changed since the plan was made" in status["one"][1]
+    assert status["gone"][0] == "unreachable" and gone.bootstrap in status["gone"][1], status
+    assert doc["outcomes"]["unreachable"] == 1 and doc["outcomes"]["refused"] == 1
+    assert "gone: UNREACHABLE: " in applied.output
+    assert "0 of 2 cluster(s) applied or unchanged, 1 refused, 1 unreachable" in applied.output
+    assert not (out / "gone" / "apply-report.json").exists()
+    assert topics(kafka_single, p) == {f"{p}orders": (6, "5000")}  # nothing written to the refused cluster
