@@ -264,7 +264,7 @@ class ClusterSpec(Strict):
     """``Cluster`` spec: how to connect; either explicit settings or a Kafka CLI ``commandConfig`` file."""
 
     bootstrap_servers: Annotated[list[Name], Field(min_length=1)] | Name | None = None
-    security_protocol: SecurityProtocol = "PLAINTEXT"
+    security_protocol: SecurityProtocol | None = None  # unset: commandConfig, KAFKA_* or PLAINTEXT decide
     sasl_mechanism: SaslMechanism | None = None
     username: Name | SecretRefSpec | None = None
     password_from: SecretRefSpec | None = None

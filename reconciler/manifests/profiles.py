@@ -80,7 +80,10 @@ def _problems(spec: models.ClusterSpec, *, bootstrap: list[str]) -> list[tuple[t
             problems.append((at, f"bootstrap server {server!r} must be host:port"))
     if not bootstrap and spec.command_config is None:
         problems.append((("spec",), "missing required field 'bootstrapServers'"))
-    sasl = spec.security_protocol.startswith("SASL_")
+    # Only a protocol the document writes is checked against its mechanism: left out, commandConfig or KAFKA_*
+    # may set it, and the connection settings check the merged result.
+    protocol = spec.security_protocol
+    sasl = protocol is not None and protocol.startswith("SASL_")
     if sasl and spec.command_config is None:
         if spec.sasl_mechanism is None:
             problems.append((("spec", "securityProtocol"), f"{spec.security_protocol} needs saslMechanism"))
@@ -90,10 +93,8 @@ def _problems(spec: models.ClusterSpec, *, bootstrap: list[str]) -> list[tuple[t
             problems.append((("spec", "saslMechanism"), f"{spec.sasl_mechanism} needs username and passwordFrom"))
     if sasl and spec.command_config is None and spec.sasl_mechanism == "OAUTHBEARER" and spec.oauth is None:
         problems.append((("spec", "saslMechanism"), "OAUTHBEARER needs oauth.tokenEndpointUrl"))
-    if not sasl and spec.sasl_mechanism is not None:
-        problems.append(
-            (("spec", "saslMechanism"), f"saslMechanism is set but securityProtocol is {spec.security_protocol}")
-        )
+    if protocol is not None and not sasl and spec.sasl_mechanism is not None:
+        problems.append((("spec", "saslMechanism"), f"saslMechanism is set but securityProtocol is {protocol}"))
     return problems
 
 
@@ -139,7 +140,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         oauth_scope=None if oauth is None else oauth.scope,
         name=doc.name,
         bootstrap_servers=bootstrap,
-        security_protocol=spec.security_protocol if "security_protocol" in spec.model_fields_set else None,
+        security_protocol=spec.security_protocol,
         sasl_mechanism=spec.sasl_mechanism,
         username=username,
         password=None

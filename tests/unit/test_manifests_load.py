@@ -350,6 +350,29 @@ def test_profile_servers_and_trust_with_sasl_from_the_environment(tmp_path: Path
     assert stated.security_protocol == "PLAINTEXT"  # a protocol the profile states still wins
 
 
+@pytest.mark.parametrize("where", ["environment", "commandConfig"])
+def test_a_profile_with_a_mechanism_takes_its_protocol_from_a_lower_layer(tmp_path: Path, where: str) -> None:
+    """Regression: a profile with saslMechanism but no securityProtocol was refused at validation ("saslMechanism
+    is set but securityProtocol is PLAINTEXT") although the protocol comes from commandConfig or KAFKA_*."""
+    (tmp_path / "client.properties").write_text("security.protocol=SASL_SSL\n", encoding="utf-8")
+    command_config = "  commandConfig: client.properties\n" if where == "commandConfig" else ""
+    result = _load(
+        tmp_path,
+        {
+            "c.yaml": H + "kind: Cluster\nmetadata: {name: prod}\nspec:\n  bootstrapServers: 'a:9093'\n"
+            "  saslMechanism: SCRAM-SHA-512\n  username: svc\n  passwordFrom: {env: KPASS}\n" + command_config
+        },
+    )
+    assert result.profiles["prod"].security_protocol is None  # unset: a lower layer decides
+    environ = {"KPASS": "pw"} | ({"KAFKA_SECURITY_PROTOCOL": "SASL_SSL"} if where == "environment" else {})
+    settings = layers.resolve(profile_name="prod", profiles=result.profiles, environ=environ)
+    assert (settings.security_protocol, settings.sasl_mechanism, settings.username) == (
+        "SASL_SSL",
+        "SCRAM-SHA-512",
+        "svc",
+    )
+
+
 def test_anchors_and_merge_keys(tmp_path: Path) -> None:
     result = _load(
         tmp_path,
