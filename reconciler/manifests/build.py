@@ -292,13 +292,18 @@ class Builder:
             managed_kinds=frozenset(kinds),
             source=source(doc),
             internal_topics=tuple(self._patterns(doc, "internalTopics", spec.internal_topics)),
-            quota_entities=tuple(self._patterns(doc, "quotaEntities", spec.quota_entities)),
+            quota_entities=tuple(self._quota_patterns(doc, spec.quota_entities)),
             max_deletes=spec.max_deletes,
         )
 
     def _patterns(
         self, doc: loader.Document, field: str, specs: list[models.NamePatternSpec]
     ) -> Iterable[desired.NamePattern]:
+        return (pattern for _, pattern in self._indexed_patterns(doc, field, specs))
+
+    def _indexed_patterns(
+        self, doc: loader.Document, field: str, specs: list[models.NamePatternSpec]
+    ) -> Iterable[tuple[int, desired.NamePattern]]:
         for index, p in enumerate(specs):
             if p.regex is not None:
                 try:
@@ -306,13 +311,36 @@ class Builder:
                 except re.error as exc:
                     self.error(doc, ("spec", field, index, "regex"), f"invalid regular expression: {exc}")
                     continue
-                yield desired.NamePattern("regex", p.regex)
+                yield index, desired.NamePattern("regex", p.regex)
             elif p.glob is not None:
-                yield desired.NamePattern("glob", p.glob)
+                yield index, desired.NamePattern("glob", p.glob)
             elif p.prefix is not None:
-                yield desired.NamePattern("prefix", p.prefix)
+                yield index, desired.NamePattern("prefix", p.prefix)
             else:
-                yield desired.NamePattern("exact", str(p.name))
+                yield index, desired.NamePattern("exact", str(p.name))
+
+    def _quota_patterns(
+        self, doc: loader.Document, specs: list[models.NamePatternSpec]
+    ) -> Iterable[desired.NamePattern]:
+        """``quotaEntities`` rules match entity names as plans print them, client-id before user. An exact name
+        written user-first (``user=<default>,client-id=x``, as Kafka's tools print it) is turned round; a prefix,
+        glob or regex written so would match nothing and is refused with the order to write."""
+        for index, pattern in self._indexed_patterns(doc, "quotaEntities", specs):
+            if not (pattern.value.startswith("user=") and ",client-id=" in pattern.value):
+                yield pattern
+                continue
+            user, _, client = pattern.value.partition(",client-id=")
+            turned = f"client-id={client},{user}"
+            if pattern.kind == "exact":
+                yield desired.NamePattern("exact", turned)
+                continue
+            hint = f"; write glob: {turned!r}" if pattern.kind == "glob" else ""
+            self.error(
+                doc,
+                ("spec", "quotaEntities", index, pattern.kind),
+                f"{pattern.value!r} puts user before client-id and would match nothing: quota entity names list "
+                f"client-id first, as plans print them (client-id=x,user=y){hint}",
+            )
 
     def result(self) -> desired.DesiredState:
         return desired.DesiredState(

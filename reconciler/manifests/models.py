@@ -312,7 +312,8 @@ class OwnershipSpec(Strict):
     quota_entities: list[NamePatternSpec] = Field(
         default_factory=list,
         description="Client-quota entities managed by name, whatever their kind: user=<default>, client-id=batch, "
-        "client-id=<default>, ip=10.0.0.1, ip=<default>, client-id=x,user=y (types in this order).",
+        "client-id=<default>, ip=10.0.0.1, ip=<default>, client-id=x,user=y (a name may also be user=y,client-id=x; a "
+        "prefix, glob or regex lists client-id first).",
     )
     internal_topics: list[NamePatternSpec] = Field(
         default_factory=list,

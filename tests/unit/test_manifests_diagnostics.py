@@ -457,6 +457,32 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
         {"m.yaml": TOPIC % "a" + "  configs:\n    message.downconversion.enable: true\n"},
         [("m.yaml", 8, 5, "warning", "message.downconversion.enable was removed in Kafka 4.0")],
     ),
+    (
+        "quota entity rule written user-first",
+        {
+            "m.yaml": H
+            + "kind: Ownership\nmetadata: {name: o}\nspec:\n  quotaEntities:\n"
+            + "    - {glob: 'user=*,client-id=batch'}\n    - {prefix: 'user=svc,client-id='}\n"
+        },
+        [
+            (
+                "m.yaml",
+                6,
+                14,
+                "error",
+                "'user=*,client-id=batch' puts user before client-id and would match nothing: quota entity names "
+                "list client-id first, as plans print them (client-id=x,user=y); write glob: 'client-id=batch,user=*'",
+            ),
+            (
+                "m.yaml",
+                7,
+                16,
+                "error",
+                "'user=svc,client-id=' puts user before client-id and would match nothing: quota entity names "
+                "list client-id first, as plans print them (client-id=x,user=y)",
+            ),
+        ],
+    ),
 ]
 
 

@@ -14,6 +14,7 @@ from reconciler.manifests import yamlio
 from reconciler.model import desired
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding, QuotaEntity
+from reconciler.planner.quotas import owned_entity
 
 H = "apiVersion: kafka-reconciler/v1\n"
 
@@ -371,6 +372,22 @@ def test_a_profile_with_a_mechanism_takes_its_protocol_from_a_lower_layer(tmp_pa
         "SCRAM-SHA-512",
         "svc",
     )
+
+
+def test_a_quota_entity_rule_written_user_first_matches_the_entity(tmp_path: Path) -> None:
+    """Regression: ``user=<default>,client-id=x`` (the order Kafka's tools print) was accepted and matched nothing:
+    plans name the entity ``client-id=x,user=<default>``."""
+    result = _load(
+        tmp_path,
+        {
+            "o.yaml": H + "kind: Ownership\nmetadata: {name: o}\nspec:\n  quotaEntities:\n"
+            "    - {name: 'user=<default>,client-id=batch'}\n    - {name: 'client-id=etl,user=svc'}\n"
+        },
+    )
+    ownership = result.desired.ownership
+    assert owned_entity(ownership, QuotaEntity.of(user=None, client_id="batch"))
+    assert owned_entity(ownership, QuotaEntity.of(user="svc", client_id="etl"))
+    assert not owned_entity(ownership, QuotaEntity.of(user=None, client_id="other"))
 
 
 def test_anchors_and_merge_keys(tmp_path: Path) -> None:
