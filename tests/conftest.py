@@ -1,7 +1,8 @@
 """Shared pytest fixtures: real Kafka clusters (started lazily, once per session) and unique topic prefixes.
 
 ``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end
-of the session, also when tests fail. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
+of the session, also when tests fail; ``connect_worker`` is a Kafka Connect worker next to ``kafka_single``, one per
+test module. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
 runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.x and 2.8.x are also
 supported) and ``KAFKA_MODE=zookeeper`` a ZooKeeper-mode cluster (always so for 2.8.x).
 """
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import settings as hypothesis_settings
 
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.connect import ConnectWorker
 from tests.kafka.kinds import sasl_node, single_node, three_node_cluster
 from tests.kafka.secure import SecureCluster, secure_node
 
@@ -30,7 +32,7 @@ hypothesis_settings.register_profile("gate", derandomize=True)
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
-KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure"})
+KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure", "connect_worker"})
 _started: list[KafkaCluster] = []
 C = TypeVar("C", bound=KafkaCluster)
 _session_began = time.monotonic()
@@ -94,6 +96,19 @@ def kafka_cluster3() -> Iterator[KafkaCluster]:
 def kafka_secure() -> Iterator[SecureCluster]:
     """One node with TLS, mTLS, SASL_SSL/SCRAM and SASL_SSL/OAUTHBEARER listeners, a test PKI and an OIDC server."""
     yield from _session_cluster(secure_node())
+
+
+@pytest.fixture(scope="module")
+def connect_worker(kafka_single: KafkaCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectWorker]:
+    """A Kafka Connect distributed worker (4.3.1, FileStream and MirrorMaker 2 plugins) on ``kafka_single``, shared
+    by one test module (its own group and storage topics); ``.url`` is its REST address."""
+    group = f"connect-{secrets.token_hex(3)}"
+    worker = ConnectWorker(bootstrap=kafka_single.bootstrap, workdir=tmp_path_factory.mktemp(group), group_id=group)
+    try:
+        worker.start()
+        yield worker
+    finally:
+        worker.close()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,207 @@
+"""A real Kafka Connect distributed worker for the integration tests, started next to a harness broker.
+
+The worker is ``org.apache.kafka.connect.cli.ConnectDistributed`` from Maven Central's jars (connect-runtime,
+connect-json, connect-file, connect-mirror and a log4j2 binding; ``connect-pom.xml``), resolved once into
+``.cache/kafka/connect-<version>/libs`` under the same kind of file lock as the broker jars. Plugins are found with
+``plugin.discovery=service_load`` (ready in about 5 s instead of 9); logs go to ``<dir>/worker.log`` at WARN. A
+worker stops at ``close``; unless asked otherwise the kernel also kills it with the Python process that started it.
+
+Several workers with the same ``group_id`` and storage topics form one Connect cluster (a second one joining makes
+the group rebalance). ``scheduled.rebalance.max.delay.ms`` is short, so a killed worker's connectors move within
+seconds instead of Connect's default five minutes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.kafka.cluster import free_ports
+from tests.kafka.dist import CACHE_ROOT, MARKER, HarnessError, KafkaDistribution, _locked, _read_cache
+from tests.kafka.node import JVM_OPTIONS, spawn
+
+CONNECT_VERSION = "4.3.1"
+HERE = Path(__file__).resolve().parent
+CONNECT_POM = HERE / "connect-pom.xml"
+LOG_CONFIG = HERE / "connect-log4j2.properties"
+MAIN_CLASS = "org.apache.kafka.connect.cli.ConnectDistributed"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+MIRROR_SOURCE = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+
+
+def resolve_connect(version: str = CONNECT_VERSION, *, cache_root: Path = CACHE_ROOT) -> KafkaDistribution:
+    """The worker's jars, running Maven only when they are not cached yet (one download at a time)."""
+    target = cache_root / f"connect-{version}"
+    cached = _read_cache(target)
+    if cached is not None:
+        return cached
+    cache_root.mkdir(parents=True, exist_ok=True)
+    with _locked(cache_root / f"connect-{version}.lock"):
+        cached = _read_cache(target)
+        if cached is None:
+            _download(version=version, target=target, cache_root=cache_root)
+            cached = _read_cache(target)
+    if cached is None:
+        raise HarnessError(f"Maven finished but {target} is incomplete")
+    return cached
+
+
+def _download(*, version: str, target: Path, cache_root: Path) -> None:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise HarnessError("Maven ('mvn') is needed to fetch the Kafka Connect jars; install Maven 3.8+ and retry")
+    staging = Path(tempfile.mkdtemp(prefix=f".connect-{version}-", dir=cache_root))
+    try:
+        libs = staging / "libs"
+        command = [mvn, "-q", "-B", "-f", str(CONNECT_POM), f"-Dconnect.version={version}"]
+        command += ["dependency:copy-dependencies", f"-DoutputDirectory={libs}", "-DincludeScope=runtime"]
+        result = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+        jars = sorted(p.name for p in libs.glob("*.jar")) if libs.is_dir() else []
+        if result.returncode != 0 or not any(name.startswith("connect-runtime-") for name in jars):
+            tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-30:])
+            raise HarnessError(f"Maven could not resolve Kafka Connect {version} (exit {result.returncode}):\n{tail}")
+        (staging / MARKER).write_text("\n".join(jars) + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+class ConnectWorker:
+    """One distributed worker; ``url`` is its REST address. ``start``/``stop``/``kill`` may be called repeatedly."""
+
+    def __init__(
+        self, *, bootstrap: str, workdir: Path, group_id: str, die_with_parent: bool = True, port: int | None = None
+    ) -> None:
+        self.dist = resolve_connect()
+        self.bootstrap = bootstrap
+        self.dir = workdir
+        self.group_id = group_id
+        self.die_with_parent = die_with_parent
+        self.port = port or free_ports(1)[0]
+        self.config_path = workdir / "worker.properties"
+        self.log_path = workdir / "worker.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start_timeout = float(os.environ.get("CONNECT_START_TIMEOUT", "90"))
+        self.start_seconds: float | None = None
+        workdir.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def properties(self) -> dict[str, str]:
+        prefix = f"{self.group_id}-"
+        return {
+            "bootstrap.servers": self.bootstrap,
+            "group.id": self.group_id,
+            "config.storage.topic": f"{prefix}configs",
+            "offset.storage.topic": f"{prefix}offsets",
+            "status.storage.topic": f"{prefix}status",
+            "config.storage.replication.factor": "1",
+            "offset.storage.replication.factor": "1",
+            "status.storage.replication.factor": "1",
+            "offset.storage.partitions": "1",
+            "status.storage.partitions": "1",
+            "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "key.converter.schemas.enable": "false",
+            "value.converter.schemas.enable": "false",
+            "offset.flush.interval.ms": "1000",
+            "listeners": self.url,
+            "rest.advertised.host.name": "127.0.0.1",
+            "rest.advertised.port": str(self.port),
+            "plugin.discovery": "service_load",
+            "scheduled.rebalance.max.delay.ms": "2000",
+            "config.providers": "file",
+            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+        }
+
+    def start(self) -> None:
+        """Start the JVM and wait (bounded by ``CONNECT_START_TIMEOUT``, 90 s) until ``GET /health`` answers 200."""
+        if self.running:
+            return
+        self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
+        command = ["java", *JVM_OPTIONS, f"-Dlog4j2.configurationFile={LOG_CONFIG}"]
+        command += ["-cp", self.dist.classpath, MAIN_CLASS, str(self.config_path)]
+        began = time.monotonic()
+        with self.log_path.open("ab") as log:
+            log.write(f"--- harness: starting worker at {time.strftime('%H:%M:%S')} ---\n".encode())
+            log.flush()
+            self.process = spawn(command, cwd=self.dir, log=log, die_with_parent=self.die_with_parent)
+        self.wait_ready(deadline=began + self.start_timeout)
+        self.start_seconds = time.monotonic() - began
+
+    def wait_ready(self, *, deadline: float) -> None:
+        while not self.healthy():
+            if self.process is not None and self.process.poll() is not None:
+                code = self.process.returncode
+                raise HarnessError(f"the Connect worker exited with code {code}; last lines:\n{self.log_tail()}")
+            if time.monotonic() > deadline:
+                raise HarnessError(f"the Connect worker at {self.url} did not answer in time:\n{self.log_tail()}")
+            time.sleep(0.25)
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
+                return bool(response.status == 200)
+        except (OSError, urllib.error.URLError):
+            return False
+
+    def rest(self, method: str, path: str, body: Any = None) -> Any:
+        """A plain REST call for tests to check what the worker holds (JSON in, JSON out; ``None`` for no body)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+        return json.loads(raw) if raw else None
+
+    def stop(self, *, timeout: float = 30.0) -> None:
+        """Graceful shutdown (SIGTERM), SIGKILL after ``timeout`` seconds."""
+        if not self.running:
+            return
+        self._signal(signal.SIGTERM)
+        try:
+            assert self.process is not None
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def kill(self) -> None:
+        """Hard crash: SIGKILL the worker's process group."""
+        if self.running:
+            self._signal(signal.SIGKILL)
+            assert self.process is not None
+            self.process.wait(timeout=30)
+
+    def close(self) -> None:
+        self.stop()
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return "(no log written)"
+
+    def _signal(self, sig: signal.Signals) -> None:
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, sig)
