@@ -246,7 +246,14 @@ class ClusterState:
     impact: impact_mod.ImpactEvidence | None = None
 
 
+def canonical_json(value: Any) -> bytes:
+    """``value`` (plain data: dicts with string keys, lists or tuples, strings, numbers, booleans, ``None``) as
+    canonical JSON: keys sorted, no whitespace, ASCII with ``\\u`` escapes. Equal values give equal bytes in any
+    process or Python version; anything JSON cannot hold raises ``TypeError`` instead of being stringified."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode("ascii")
+
+
 def fingerprint(value: Any) -> str:
-    """A short, stable SHA-256 fingerprint of any JSON-serialisable value."""
-    blob = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
+    """A short, stable fingerprint of a plain-data value: the first 16 hex digits of the SHA-256 of its
+    ``canonical_json``."""
+    return hashlib.sha256(canonical_json(value)).hexdigest()[:16]

@@ -10,9 +10,7 @@ any change in those sections, owned or not, makes a saved plan stale by that che
 from __future__ import annotations
 
 import hashlib
-import io
 import operator
-import pickle
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -154,12 +152,12 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
     """Fingerprint of every section of ``live`` that a plan over ``kinds`` depends on, plus the cluster id.
 
     Written for size: 100,000 topics take a fraction of a second. The sections are turned into
-    tuples of plain values (strings, numbers, booleans, ``None``) in a fixed order and encoded with
-    pickle protocol 4 in fast mode (no memo, so equal values always give equal bytes, whatever
-    objects they are made of); the SHA-256 of those bytes is the fingerprint.
+    lists of plain values (strings, numbers, booleans, ``None``) in a fixed order and encoded as canonical
+    JSON (``state.canonical_json``), so equal states give equal bytes whatever objects they are made of and
+    whichever Python computes it; the fingerprint is the first 16 hex digits of the SHA-256 of those bytes.
     """
     wanted = set(kinds)
-    doc: list[Any] = ["kafka-reconciler/live/1", live.cluster_id]
+    doc: list[Any] = ["kafka-reconciler/live/2", live.cluster_id]
     if Kind.TOPIC in wanted:
         topics = live.topics
         if topics is None:
@@ -199,8 +197,4 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
             if live.broker_configs is None
             else [(b, sorted(c.items())) for b, c in sorted(live.broker_configs.items()) if c]
         )
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=4)
-    pickler.fast = True  # no memo: the bytes depend on the values only
-    pickler.dump(doc)
-    return hashlib.sha256(buffer.getvalue()).hexdigest()[:16]
+    return hashlib.sha256(state.canonical_json(doc)).hexdigest()[:16]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 
@@ -233,6 +234,32 @@ def test_live_fingerprint_moves_with_any_read_section() -> None:
     other = cluster(topics=[live_topic("t", configs={"retention.ms": "1"})])
     assert live_fingerprint(live, kinds=[Kind.TOPIC]) != live_fingerprint(other, kinds=[Kind.TOPIC])
     assert live_fingerprint(live, kinds=[Kind.ACL]) == live_fingerprint(other, kinds=[Kind.ACL])
+
+
+def test_live_fingerprint_is_the_sha256_of_canonical_json_that_any_tool_can_recompute() -> None:
+    """The fingerprint is built from JSON text (keys sorted, no spaces), not from a Python-only encoding such as
+    pickle: the same bytes come out of any Python version, and another tool can check it."""
+    live = ClusterState(
+        cluster_id="c1",
+        controller_id=1,
+        brokers=(),
+        topics={"t": live_topic("t", assignment=((1,),), configs={"retention.ms": "1"})},
+        quotas={QuotaEntity((("user", "alice"),)): {"producer_byte_rate": 1024.0}},
+    )
+    # One row per topic (name, internal, assignment no., key-set no., values no.), then the numbered tables.
+    text = (
+        '["kafka-reconciler/live/2","c1",[[["t",false,0,0,0]],[["retention.ms"]],[["1"]],[[[1]]]],'
+        '[[[["user","alice"]],[["producer_byte_rate",1024.0]]]]]'
+    )
+    expected = hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+    assert live_fingerprint(live, kinds=[Kind.TOPIC, Kind.QUOTA]) == expected
+    canonical = b'{"a":"\\u00e9","b":[1,null]}'
+    assert fingerprint_of({"b": [1, None], "a": "é"}) == hashlib.sha256(canonical).hexdigest()[:16]
+
+
+def test_a_fingerprint_refuses_values_json_cannot_hold_instead_of_stringifying_them() -> None:
+    with pytest.raises(TypeError):
+        fingerprint_of({"when": object()})
 
 
 @pytest.mark.parametrize(
