@@ -57,10 +57,11 @@ def _print_text(result: FleetResult, *, out_dir: Path) -> None:
     output.say(
         f"Fleet: {status}, {changes}: {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) "
         f"planned, {summary['clusters_with_changes']} with changes, in {result.seconds:.1f} s "
-        f"({result.engine} engine, run {summary['run']['id']}). Report: {out_dir / 'report.md'}"
+        f"({result.engine} engine, run {summary['run']['id']})."
     )
     for note in result.notes:
         output.say(note, err=True)
+    output.say(f"Report: {out_dir / 'report.html'} (and {out_dir / 'report.md'}, {out_dir / 'summary.json'})")
 
 
 FleetFileArg = Annotated[Path, typer.Argument(help="The fleet file listing the clusters (see docs/fleet.md).")]

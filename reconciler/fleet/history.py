@@ -30,6 +30,9 @@ class RunPoint:
     run_at: str
     clusters_with_changes: int
     drifted: int
+    status: str = "complete"  # complete, partial or failed (the run's summary status)
+    planned: int = 0  # clusters planned
+    total: int = 0  # clusters in the run
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -132,7 +135,11 @@ def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey]] | None:
     keys = {(str(d["cluster"]), str(d["kind"]), str(d["name"])) for d in drift if d["action"] != "unmanaged"}
     first = clusters[0]
     run_at = first["run_at"].isoformat() if first.get("run_at") is not None else ""
-    return RunPoint(str(first["run_id"]), run_at, len(changed), len(keys)), planned, keys
+    names = {str(r["cluster"]) for r in clusters}
+    # runs kept before the run's status was recorded: partial when some cluster was not planned
+    status = first.get("run_status") or ("complete" if planned == names else "partial")
+    point = RunPoint(str(first["run_id"]), run_at, len(changed), len(keys), str(status), len(planned), len(names))
+    return point, planned, keys
 
 
 def trend(out_dir: Path, *, limit: int = TREND_RUNS) -> Trend | None:

@@ -203,7 +203,7 @@ def render_html(doc: Mapping[str, Any], trend: history.Trend | None) -> str:
     """The whole report for one summary document and the folder's trend (``None``: no history available)."""
     run = doc["run"]
     partial = doc["status"] != "complete"
-    status = "PARTIAL: some clusters could not be planned" if partial else "complete"
+    status = summary.status_line(doc)
     took = f", {run['duration_s']:.1f} s" if "duration_s" in run else ""
     t = doc["totals"]
     head = (

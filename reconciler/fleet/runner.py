@@ -79,6 +79,15 @@ class FleetResult:
         return (3 if self.partial else 0) + (1 if self.partial else 2) * self.has_changes
 
 
+class FleetRunFailed(errors.ConfigError):
+    """The engine failed (Spark could not start, its executors cannot run this package, its job failed); the run
+    was recorded as failed (summary, reports, history) before this was raised. ``result`` is what was written."""
+
+    def __init__(self, message: str, result: FleetResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
 def _emit(progress: Progress | None, event: FleetEvent) -> None:
     if progress is not None:
         progress(event)
@@ -175,51 +184,72 @@ def _run(
     out_dir.mkdir(parents=True, exist_ok=True)
     desired_sets, tasks, unloaded = _load(fleet, env=env, progress=progress)
     outcomes: list[planning.ClusterOutcome] = [*carried, *unloaded]
-    produced = _produce(
-        tasks,
-        desired_sets,
-        engine=engine,
-        spark=spark,
-        read_concurrency=read_concurrency,
-        deadline_at=deadline_at,
-        progress=progress,
-    )
-    live_rows, plan_paths = _write_plans(produced, carried, out_dir=out_dir, outcomes=outcomes, progress=progress)
+    plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
+    failure: errors.ReconcilerError | None = None
+    try:
+        produced = _produce(
+            tasks,
+            desired_sets,
+            engine=engine,
+            spark=spark,
+            read_concurrency=read_concurrency,
+            deadline_at=deadline_at,
+            progress=progress,
+        )
+        _write_plans(produced, out_dir=out_dir, outcomes=outcomes, plan_paths=plan_paths, progress=progress)
+    except errors.ReconcilerError as exc:  # the engine failed (Spark could not start, ...): recorded, then raised
+        failure = exc
+        outcomes += _not_planned(tasks, outcomes, reason=f"not planned: the run failed: {exc}")
     removed = outputs.remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
     superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in carried})
-    run = dataclasses.replace(run, seconds=time.perf_counter() - started)
-    summary_doc = summary.build_summary(outcomes, run=run, stale_removed=removed, retry_of=retry_of)
+    # the run's one duration: in summary.json, every Parquet row, the reports and the command's last line
+    run = dataclasses.replace(run, seconds=round(time.perf_counter() - started, 3))
+    summary_doc = summary.build_summary(
+        outcomes, run=run, stale_removed=removed, retry_of=retry_of, failure=None if failure is None else str(failure)
+    )
     _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
     written, written_notes = summary.write_outputs(summary_doc, out_dir, retention=keep_history)
     notes = _notes(written_notes, removed=len(removed), carried=len(carried), retry_of=retry_of)
     if superseded:
         notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
-    return FleetResult(
+    result = FleetResult(
         engine=engine,
         clusters=_results(outcomes, fleet=whole, summary_doc=summary_doc, plan_paths=plan_paths),
         summary=summary_doc,
         outputs=tuple(written),
         notes=tuple(notes),
-        rows=live_rows,
-        seconds=time.perf_counter() - started,
+        rows=sum(o.rows for o in outcomes),
+        seconds=run.seconds or 0.0,
     )
+    if failure is not None:
+        raise FleetRunFailed(f"{failure}; the failed run is recorded in {out_dir / 'summary.json'}", result)
+    return result
+
+
+def _not_planned(
+    tasks: Sequence[sources.ClusterTask], outcomes: Sequence[planning.ClusterOutcome], *, reason: str
+) -> list[planning.ClusterOutcome]:
+    """A failed outcome for each task's cluster the engine gave no outcome for."""
+    done = {o.cluster for o in outcomes}
+    return [
+        planning.ClusterOutcome(cluster=t.name, status=planning.STATUS_FAILED, reason=reason)
+        for t in tasks
+        if t.name not in done
+    ]
 
 
 def _write_plans(
     produced: Iterable[planning.ClusterOutcome],
-    carried: Sequence[planning.ClusterOutcome],
     *,
     out_dir: Path,
     outcomes: list[planning.ClusterOutcome],
+    plan_paths: dict[str, Path | None],
     progress: Progress | None,
-) -> tuple[int, dict[str, Path | None]]:
-    """Write each cluster's plan as its outcome comes (added to ``outcomes``); the live rows read, and each
-    cluster's plan file (``None``: none written), the carried-over clusters' included."""
-    plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
-    total_rows = 0
+) -> None:
+    """Write each cluster's plan as its outcome comes: the outcome added to ``outcomes``, its plan file (``None``:
+    none written) to ``plan_paths`` (both kept up to date, so that an engine failing midway loses nothing done)."""
     for outcome in produced:
         outcomes.append(outcome)
-        total_rows += outcome.rows
         plan_paths[outcome.cluster] = outputs.write_plan(out_dir, outcome)
         if outcome.status == planning.STATUS_PLANNED:
             _emit(
@@ -228,7 +258,6 @@ def _write_plans(
             )
         else:
             _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
-    return total_rows, plan_paths
 
 
 def _retrying(

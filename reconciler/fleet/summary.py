@@ -96,8 +96,11 @@ def build_summary(
     run: RunInfo,
     stale_removed: Sequence[str] = (),
     retry_of: str | None = None,
+    failure: str | None = None,
 ) -> dict[str, Any]:
     """The summary document; clusters in name order, so it does not depend on the engine's order.
+
+    ``failure`` (the engine's error) makes the run ``failed``: the document says so and why (``error``).
 
     Built from each outcome's ``digest`` (computed where the plan was made): no plan is parsed here.
     """
@@ -128,7 +131,7 @@ def build_summary(
         "version": SUMMARY_VERSION,
         "run": run.to_dict(),
         "engine": run.engine,
-        "status": "partial" if unreadable else "complete",
+        "status": "failed" if failure is not None else "partial" if unreadable else "complete",
         "changes": with_changes > 0,
         "clusters_total": len(clusters),
         "clusters_planned": sum(1 for c in clusters if c["status"] == planning.STATUS_PLANNED),
@@ -143,7 +146,16 @@ def build_summary(
     }
     if retry_of is not None:
         doc["retry_of"] = retry_of
+    if failure is not None:
+        doc["error"] = failure
     return doc
+
+
+def status_line(summary: Mapping[str, Any]) -> str:
+    """The run's status for people: complete, PARTIAL, or FAILED with the error."""
+    if summary["status"] == "failed":
+        return f"FAILED: {summary.get('error')}"
+    return "complete" if summary["status"] == "complete" else "PARTIAL: some clusters could not be planned"
 
 
 def is_fleet_output(out_dir: Path) -> bool:
@@ -213,6 +225,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
             "run_id": run["id"],
             "run_at": run_at,
             "run_seconds": run.get("duration_s"),
+            "run_status": summary["status"],
             "engine": run["engine"],
             "cluster_id": cluster_id,
             "plan_checksum": checksum,
@@ -222,6 +235,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         ("run_id", pa.string()),
         ("run_at", pa.timestamp("s", tz="UTC")),
         ("run_seconds", pa.float64()),
+        ("run_status", pa.string()),
         ("engine", pa.string()),
         ("cluster_id", pa.string()),
         ("plan_checksum", pa.string()),
@@ -260,7 +274,7 @@ def render_markdown(summary: dict[str, Any]) -> str:
     """The human report: status, per-cluster table, unreadable clusters, totals by kind, most drifted."""
     lines = ["# Kafka fleet plan", ""]
     planned, total = summary["clusters_planned"], summary["clusters_total"]
-    status = "complete" if summary["status"] == "complete" else "PARTIAL: some clusters could not be planned"
+    status = status_line(summary)
     changes = "changes present" if summary["changes"] else "no changes"
     run = summary["run"]
     took = f" in {run['duration_s']:.1f} s" if "duration_s" in run else ""

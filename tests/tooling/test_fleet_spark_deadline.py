@@ -3,11 +3,12 @@
 Regression: ``fleet plan --engine spark --deadline 30`` took 296 s, because the deadline was only checked once
 the job ran: starting the session and the executor check waited as long as Spark took. A local master cannot
 start its JVM within 1 s; the run must end soon after that second with exit 1 and a message saying what it
-could not do before the deadline, having planned and written nothing.
+could not do before the deadline, having planned nothing, and leave the failed run on record.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -38,8 +39,16 @@ def test_a_deadline_shorter_than_spark_start_ends_the_run_in_time(tmp_path: Path
     assert done.returncode == 1, done.stderr
     assert took < 1 + SLACK_S
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    out = tmp_path / "out"
     assert errors == [
         "error: could not start Spark on local[1] before the run's deadline (--deadline) passed; no cluster was "
-        "planned: allow a longer deadline, or check the Spark master and its free executors"
+        "planned: allow a longer deadline, or check the Spark master and its free executors; the failed run is "
+        f"recorded in {out / 'summary.json'}"
     ], done.stderr
-    assert not (tmp_path / "out" / "eu-1").exists()
+    assert not (out / "eu-1").exists()
+    # the failed run is on record: its summary, its reports and its history entry say what happened
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "failed" and summary["error"].startswith("could not start Spark on local[1]")
+    assert [(c["name"], c["status"]) for c in summary["clusters"]] == [("eu-1", "failed")]
+    assert "FAILED: could not start Spark" in (out / "report.md").read_text()
+    assert [p.name.endswith(summary["run"]["id"]) for p in (out / "history").iterdir()] == [True]

@@ -23,10 +23,16 @@ def test_the_duration_is_in_the_summary_and_every_parquet_row(fleet_dir: Path) -
     out = fleet_dir / "out"
     result = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
     seconds = json.loads((out / "summary.json").read_text())["run"]["duration_s"]
-    assert 0 < seconds <= result.seconds
+    assert 0 < seconds == result.seconds  # one duration, wherever it is shown
     for table in ("clusters.parquet", "drift.parquet"):
         assert {r["run_seconds"] for r in pq.read_table(out / table).to_pylist()} == {seconds}, table
     assert f"in {seconds:.1f} s." in (out / "report.md").read_text()
+    assert f", {seconds:.1f} s (local engine)" in (out / "report.html").read_text()
+    cli = CliRunner().invoke(app, ["fleet", "plan", str(fleet_dir / "fleet.yaml"), "--out", str(out), "-q"])
+    again = json.loads((out / "summary.json").read_text())["run"]["duration_s"]
+    assert f"in {again:.1f} s (local engine" in cli.output
+    assert cli.output.splitlines()[-1].startswith(f"Report: {out / 'report.html'} (and {out / 'report.md'}")
+    assert {r["run_seconds"] for r in pq.read_table(out / "clusters.parquet").to_pylist()} == {again}
 
 
 def test_a_cluster_that_was_not_planned_has_a_kind_and_no_counts(fleet_dir: Path) -> None:
