@@ -1,6 +1,6 @@
 """``run_fleet_plan``: plan every cluster of a fleet with one engine and write the plans and the summary.
 
-Steps: load each distinct manifest set once; make one read task per cluster; let the engine read live
+Steps: load each distinct manifest set once; make one read task per cluster; let the engine (``engines``) read live
 state, join and plan; write ``<out_dir>/<cluster>/plan.json`` (the single-cluster plan format, so
 ``show`` and ``apply --plan`` take it) and the summary files; remove the ``plan.json`` a previous
 run left for a cluster this run did not plan. A cluster whose manifests are invalid, whose live
@@ -14,27 +14,16 @@ import dataclasses
 import datetime
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from reconciler.base import errors
-from reconciler.fleet import history, local, lock, outputs, planning, retry, sources, spec, summary
+from reconciler.fleet import engines, history, lock, outputs, planning, retry, sources, spec, summary
 
-Engine = Literal["local", "spark"]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FleetEvent:
-    """A progress report: ``stage`` is ``load``, ``read``, ``plan``, ``unreadable`` or ``write``."""
-
-    stage: str
-    message: str
-    cluster: str | None = None
-    rows: int = 0
-
-
-Progress = Callable[[FleetEvent], None]
+Engine = engines.Engine
+FleetEvent = engines.FleetEvent
+Progress = engines.Progress
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -86,11 +75,6 @@ class FleetRunFailed(errors.ConfigError):
     def __init__(self, message: str, result: FleetResult) -> None:
         super().__init__(message)
         self.result = result
-
-
-def _emit(progress: Progress | None, event: FleetEvent) -> None:
-    if progress is not None:
-        progress(event)
 
 
 def select_clusters(fleet: spec.FleetSpec, names: Sequence[str] | None) -> spec.FleetSpec:
@@ -152,7 +136,7 @@ def run_fleet_plan(
             engine=engine,
             out_dir=out_dir,
             progress=progress,
-            spark=_SparkChoice(master=master, session=spark_session, conf=spark_conf),
+            spark=engines.SparkChoice(master=master, session=spark_session, conf=spark_conf),
             env=env,
             read_concurrency=read_concurrency,
             deadline_s=deadline_s,
@@ -167,7 +151,7 @@ def _run(
     engine: Engine,
     out_dir: Path,
     progress: Progress | None,
-    spark: _SparkChoice,
+    spark: engines.SparkChoice,
     env: Mapping[str, str] | None,
     read_concurrency: int | None,
     deadline_s: float | None,
@@ -182,12 +166,12 @@ def _run(
     whole = fleet
     fleet, carried, retry_of = _retrying(whole, retry_failed=retry_failed, out_dir=out_dir, progress=progress)
     out_dir.mkdir(parents=True, exist_ok=True)
-    desired_sets, tasks, unloaded = _load(fleet, env=env, progress=progress)
+    desired_sets, tasks, unloaded = engines.load(fleet, env=env, progress=progress)
     outcomes: list[planning.ClusterOutcome] = [*carried, *unloaded]
     plan_paths: dict[str, Path | None] = {o.cluster: out_dir / o.cluster / "plan.json" for o in carried}
     failure: errors.ReconcilerError | None = None
     try:
-        produced = _produce(
+        produced = engines.produce(
             tasks,
             desired_sets,
             engine=engine,
@@ -200,30 +184,62 @@ def _run(
     except errors.ReconcilerError as exc:  # the engine failed (Spark could not start, ...): recorded, then raised
         failure = exc
         outcomes += _not_planned(tasks, outcomes, reason=f"not planned: the run failed: {exc}")
-    removed = outputs.remove_stale_plans(out_dir, {name for name, path in plan_paths.items() if path is not None})
-    superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in carried})
-    # the run's one duration: in summary.json, every Parquet row, the reports and the command's last line
     run = dataclasses.replace(run, seconds=round(time.perf_counter() - started, 3))
-    summary_doc = summary.build_summary(
-        outcomes, run=run, stale_removed=removed, retry_of=retry_of, failure=None if failure is None else str(failure)
-    )
-    _emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
-    written, written_notes = summary.write_outputs(summary_doc, out_dir, retention=keep_history)
-    notes = _notes(written_notes, removed=len(removed), carried=len(carried), retry_of=retry_of)
-    if superseded:
-        notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
-    result = FleetResult(
-        engine=engine,
-        clusters=_results(outcomes, fleet=whole, summary_doc=summary_doc, plan_paths=plan_paths),
-        summary=summary_doc,
-        outputs=tuple(written),
-        notes=tuple(notes),
-        rows=sum(o.rows for o in outcomes),
-        seconds=run.seconds or 0.0,
+    result = _record(
+        outcomes,
+        _Recorded(run=run, whole=whole, carried=carried, plan_paths=plan_paths, retry_of=retry_of, failure=failure),
+        out_dir=out_dir,
+        keep_history=keep_history,
+        progress=progress,
     )
     if failure is not None:
         raise FleetRunFailed(f"{failure}; the failed run is recorded in {out_dir / 'summary.json'}", result)
     return result
+
+
+@dataclasses.dataclass(frozen=True)
+class _Recorded:
+    """What a run did, to be written: its metadata (with the duration), the fleet, the outcomes carried over from
+    the run retried, each cluster's plan file, and the engine's failure if any."""
+
+    run: summary.RunInfo
+    whole: spec.FleetSpec
+    carried: Sequence[planning.ClusterOutcome]
+    plan_paths: Mapping[str, Path | None]
+    retry_of: str | None
+    failure: errors.ReconcilerError | None
+
+
+def _record(
+    outcomes: list[planning.ClusterOutcome],
+    done: _Recorded,
+    *,
+    out_dir: Path,
+    keep_history: history.Retention | None,
+    progress: Progress | None,
+) -> FleetResult:
+    """Remove what the run supersedes, write its summary files and history, and make its result."""
+    planned = {name for name, path in done.plan_paths.items() if path is not None}
+    removed = outputs.remove_stale_plans(out_dir, planned)
+    superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in done.carried})
+    failure = None if done.failure is None else str(done.failure)
+    summary_doc = summary.build_summary(
+        outcomes, run=done.run, stale_removed=removed, retry_of=done.retry_of, failure=failure
+    )
+    engines.emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
+    written, written_notes = summary.write_outputs(summary_doc, out_dir, retention=keep_history)
+    notes = _notes(written_notes, removed=len(removed), carried=len(done.carried), retry_of=done.retry_of)
+    if superseded:
+        notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
+    return FleetResult(
+        engine=done.run.engine,
+        clusters=_results(outcomes, fleet=done.whole, summary_doc=summary_doc, plan_paths=done.plan_paths),
+        summary=summary_doc,
+        outputs=tuple(written),
+        notes=tuple(notes),
+        rows=sum(o.rows for o in outcomes),
+        seconds=done.run.seconds or 0.0,
+    )
 
 
 def _not_planned(
@@ -252,12 +268,12 @@ def _write_plans(
         outcomes.append(outcome)
         plan_paths[outcome.cluster] = outputs.write_plan(out_dir, outcome)
         if outcome.status == planning.STATUS_PLANNED:
-            _emit(
+            engines.emit(
                 progress,
                 FleetEvent("plan", f"planned {outcome.cluster} ({outcome.rows} rows)", outcome.cluster, outcome.rows),
             )
         else:
-            _emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
+            engines.emit(progress, FleetEvent("unreadable", f"{outcome.cluster}: {outcome.reason}", outcome.cluster))
 
 
 def _retrying(
@@ -271,7 +287,7 @@ def _retrying(
     retry_of = str(previous["run"]["id"])
     fleet = retry.retry_selection(whole, previous)
     carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir)
-    _emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
+    engines.emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
     return fleet, carried, retry_of
 
 
@@ -292,83 +308,6 @@ def _check_arguments(*, engine: str, read_concurrency: int | None, deadline_s: f
         raise errors.ConfigError(f"read concurrency must be at least 1, got {read_concurrency}")
     if deadline_s is not None and deadline_s <= 0:
         raise errors.ConfigError(f"the run deadline must be positive, got {deadline_s} s")
-
-
-def _load(
-    fleet: spec.FleetSpec, *, env: Mapping[str, str] | None, progress: Progress | None
-) -> tuple[dict[str, sources.DesiredSet], list[sources.ClusterTask], list[planning.ClusterOutcome]]:
-    """Each distinct manifest set loaded once; a task per cluster whose manifests loaded, a failed outcome
-    (reported) per cluster whose did not."""
-    _emit(progress, FleetEvent("load", f"loading manifests for {len(fleet.clusters)} cluster(s)"))
-    desired_sets = sources.load_desired(fleet.clusters, env=env)
-    tasks: list[sources.ClusterTask] = []
-    failed: list[planning.ClusterOutcome] = []
-    for cluster in fleet.clusters:
-        loaded = desired_sets[sources.desired_key(cluster)]
-        if loaded.desired is None:
-            failed.append(
-                planning.ClusterOutcome(cluster=cluster.name, status=planning.STATUS_FAILED, reason=loaded.error)
-            )
-            _emit(progress, FleetEvent("unreadable", f"{cluster.name}: {loaded.error}", cluster=cluster.name))
-            continue
-        tasks.append(sources.make_task(cluster, loaded))
-    return desired_sets, tasks, failed
-
-
-@dataclasses.dataclass(frozen=True)
-class _SparkChoice:
-    """Where the spark engine runs: a given ``session`` (left running), else a new one on ``master`` with ``conf``."""
-
-    master: str | None
-    session: Any
-    conf: Mapping[str, str] | None
-
-
-def _produce(
-    tasks: list[sources.ClusterTask],
-    desired_sets: Mapping[str, sources.DesiredSet],
-    *,
-    engine: Engine,
-    spark: _SparkChoice,
-    read_concurrency: int | None,
-    deadline_at: float | None,
-    progress: Progress | None,
-) -> Iterable[planning.ClusterOutcome]:
-    """The clusters' outcomes from the chosen engine (the local engine's as they come)."""
-    if engine == "spark" and tasks:
-        from reconciler.fleet import spark as spark_engine
-
-        def on_progress(done: int, total: int) -> None:
-            _emit(progress, FleetEvent("plan", f"{done} of {total} Spark task(s) finished"))
-
-        session = spark.session or spark_engine.session(spark.master, conf=spark.conf, deadline_at=deadline_at)
-        try:
-            _emit(
-                progress,
-                FleetEvent("load", f"Spark on {session.sparkContext.master}: {len(tasks)} cluster task(s)"),
-            )
-            return spark_engine.run_spark(
-                tasks,
-                desired_sets,
-                spark=session,
-                max_parallel=read_concurrency,
-                deadline_at=deadline_at,
-                on_progress=on_progress,
-            )
-        finally:
-            if spark.session is None:
-                spark_engine.stop(session)
-
-    def on_read(name: str, rows: int) -> None:
-        _emit(progress, FleetEvent("read", f"read {name} ({rows} live rows)", cluster=name, rows=rows))
-
-    return local.run_local(
-        tasks,
-        desired_sets,
-        on_read=on_read,
-        read_ahead=read_concurrency or local.READ_AHEAD,
-        deadline_at=deadline_at,
-    )
 
 
 def _results(
