@@ -12,7 +12,6 @@ back to a change's payload, and none parses the attribute names a plan shows.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -247,32 +246,24 @@ def _acl(c: plans.Change) -> WriteAcl:
     found = _payload(c, c.before if c.action is plans.Action.DELETE else c.after, payloads.AclPayload)
     if found is None:
         raise CannotDecode(f"{c.address}: the plan does not describe the binding")
+    if found.binding.address != c.address:
+        raise CannotDecode(f"{c.address}: the change's binding is {found.binding.address}, not the change's address")
     return WriteAcl(found.binding)
 
 
-_QUOTA_PART = re.compile(r",(?=(?:" + "|".join(re.escape(t) for t in state.QUOTA_ENTITY_TYPES) + r")=)")
-
-
-def quota_entity(name: str) -> state.QuotaEntity | None:
-    """The entity a quota change names, ``user=alice,client-id=<default>`` (``QuotaEntity.address`` without the
-    kind); ``None`` when the name is not one."""
-    parts = []
-    for part in _QUOTA_PART.split(name):
-        entity_type, sep, value = part.partition("=")
-        if not sep or entity_type not in state.QUOTA_ENTITY_TYPES:
-            return None
-        parts.append((entity_type, None if value == "<default>" else value))
-    return state.QuotaEntity(tuple(sorted(parts, key=lambda p: (p[0], p[1] or ""))))
-
-
 def _quota(c: plans.Change) -> WriteQuota:
-    entity = quota_entity(c.name)
-    if entity is None:
-        raise CannotDecode(f"{c.address}: not a quota entity")
-    found = _payload(c, c.before, payloads.QuotaPayload)
-    before = {} if found is None else dict(found.values)
-    found = None if c.action is plans.Action.DELETE else _payload(c, c.after, payloads.QuotaPayload)
-    after = {} if found is None else dict(found.values)
+    had = _payload(c, c.before, payloads.QuotaPayload)
+    wants = None if c.action is plans.Action.DELETE else _payload(c, c.after, payloads.QuotaPayload)
+    entities = {p.entity for p in (had, wants) if p is not None}
+    if len(entities) != 1:
+        raise CannotDecode(
+            f"{c.address}: the plan names {'no' if not entities else 'two'} quota entit{'y' if not entities else 'ies'}"
+        )
+    entity = entities.pop()
+    if entity.address != c.address:
+        raise CannotDecode(f"{c.address}: the change's quota entity is {entity.address}, not the change's address")
+    before = {} if had is None else dict(had.values)
+    after = {} if wants is None else dict(wants.values)
     values: dict[str, float | None] = {k: float(v) for k, v in after.items()}
     values.update({k: None for k in before if k not in after})
     return WriteQuota(entity, values)

@@ -183,21 +183,41 @@ class AclPayload:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class QuotaPayload:
-    """The quota values of one entity (``producer_byte_rate`` -> bytes per second)."""
+    """The quota values of one entity (``producer_byte_rate`` -> bytes per second), with the entity itself, typed:
+    apply writes to ``entity``, never to an entity parsed back from the change's address."""
 
+    entity: state.QuotaEntity
     values: Mapping[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.values)
+        return {"entity": self.entity.to_list(), "values": dict(self.values)}
 
     @classmethod
     def from_dict(cls, data: Any) -> QuotaPayload:
-        if not isinstance(data, Mapping):
-            raise PayloadError(f"the change's data is a {type(data).__name__}, not an object")
-        d = data
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in d.values()):
-            raise PayloadError("the change's quota values are not numbers")
-        return cls({str(k): v for k, v in d.items()})
+        d = _fields(data, ("entity", "values"))
+        values = d.get("values")
+        if not isinstance(values, Mapping) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()
+        ):
+            raise PayloadError("the change's quota values are not an object of numbers")
+        return cls(_quota_entity(d.get("entity")), {str(k): v for k, v in values.items()})
+
+
+def _quota_entity(value: Any) -> state.QuotaEntity:
+    """A plan file's quota entity: a list of ``{type, name}`` (``name`` ``null`` for the default), each type once."""
+    if not isinstance(value, list) or not value:
+        raise PayloadError("the change's quota entity is not a list of {type, name}")
+    parts = []
+    for part in value:
+        p = _fields(part, ("type", "name"))
+        if p.get("type") not in state.QUOTA_ENTITY_TYPES or "name" not in p:
+            raise PayloadError(f"the change's quota entity type is not one of {', '.join(state.QUOTA_ENTITY_TYPES)}")
+        if p["name"] is not None and not isinstance(p["name"], str):
+            raise PayloadError("the change's quota entity name is not text or null")
+        parts.append((str(p["type"]), p["name"]))
+    if len({t for t, _ in parts}) != len(parts):
+        raise PayloadError("the change's quota entity names a type twice")
+    return state.QuotaEntity(tuple(sorted(parts, key=lambda part: part[0])))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

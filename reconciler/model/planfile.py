@@ -18,7 +18,7 @@ from reconciler.base import errors, fileio
 from reconciler.model import state
 
 PLAN_FORMAT = "kafka-reconciler/plan"
-PLAN_FORMAT_VERSION = 2  # 2: the release that wrote the plan (``tool_version``) is recorded and checked
+PLAN_FORMAT_VERSION = 3  # 2: the release that wrote the plan is recorded; 3: a quota change carries its entity
 UNSEALED = ("summary", "checksum")  # derived from the rest of the document, not covered by the checksum
 
 

@@ -76,6 +76,20 @@ class AclBinding:
 _ACL_FIELDS = tuple(f.name for f in dataclasses.fields(AclBinding))
 
 
+# Characters of a quota entity name that an address writes percent-encoded (as URL encoding does, which is how
+# Kafka stores entity names in ZooKeeper): the part separator, the default marker's brackets, and ``%`` itself.
+_QUOTA_ESCAPES = {c: f"%{ord(c):02X}" for c in "%,<>"}
+
+
+def quota_name_text(name: str | None) -> str:
+    """How a quota entity name is written in an address: ``<default>`` for the default entity, otherwise the name
+    with ``%``, ``,``, ``<`` and ``>`` percent-encoded, so ``client-id="a,user=b"`` reads
+    ``client-id=a%2Cuser=b`` and can never be taken for two parts (nor a name ``<default>`` for the default)."""
+    if name is None:
+        return "<default>"
+    return "".join(_QUOTA_ESCAPES.get(c, c) for c in name)
+
+
 @dataclasses.dataclass(frozen=True, slots=True, order=True)
 class QuotaEntity:
     """A client-quota entity: sorted ``(entity_type, name)`` pairs; a name of ``None`` is the default.
@@ -93,9 +107,8 @@ class QuotaEntity:
 
     @property
     def address(self) -> str:
-        """``quota/user=alice,client-id=<default>`` (parts in sorted order)."""
-        rendered = ",".join(f"{t}={'<default>' if n is None else n}" for t, n in self.parts)
-        return Kind.QUOTA.address(rendered)
+        """``quota/client-id=<default>,user=alice`` (parts in sorted order; names written by ``quota_name_text``)."""
+        return Kind.QUOTA.address(",".join(f"{t}={quota_name_text(n)}" for t, n in self.parts))
 
     def to_list(self) -> list[dict[str, str | None]]:
         return [{"type": t, "name": n} for t, n in self.parts]

@@ -103,3 +103,35 @@ def test_quotas_of_every_entity_kind_are_removed_by_ownership_or_by_empty_values
 
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         adapter.alter_client_quotas({e: dict.fromkeys(v) for e, v in kept.items()})
+
+
+def test_a_client_id_holding_the_address_separators_lands_on_that_client_id_alone(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Regression: ``clientId: "a,user=b"`` was written to the entity ``user=b, client-id=a`` (the entity was parsed
+    back out of the change's address), reported applied and converged. Planned, saved, applied from the plan file;
+    what the broker then describes is the one client-id entity."""
+    odd = f"{topic_prefix}a,user={topic_prefix}b"
+    wanted = QuotaEntity.of(client_id=odd)
+    misread = QuotaEntity.of(client_id=f"{topic_prefix}a", user=f"{topic_prefix}b")
+    manifests = tmp_path / "m"
+    manifests.mkdir()
+    (manifests / "quota.yaml").write_text(
+        "apiVersion: kafka-reconciler/v1\nkind: ClientQuota\nmetadata: {name: odd}\n"
+        f'spec: {{entity: {{clientId: "{odd}"}}, values: {{producer_byte_rate: {BYTES:.0f}}}}}\n'
+    )
+    conn = ["--bootstrap-server", kafka_single.bootstrap]
+    saved = tmp_path / "plan.json"
+    planned = runner.invoke(app, ["plan", str(manifests), *conn, "--out", str(saved)])
+    assert planned.exit_code == 0, planned.output
+    assert f"+ quota/client-id={topic_prefix}a%2Cuser={topic_prefix}b" in planned.stdout
+    applied = runner.invoke(app, ["apply", "--plan", str(saved), *conn])
+    assert applied.exit_code == 0, applied.output
+    try:
+        held = live_quotas(kafka_single)
+        assert held.get(wanted) == {"producer_byte_rate": BYTES}
+        assert misread not in held
+        assert "No changes." in runner.invoke(app, ["plan", str(manifests), *conn]).stdout
+    finally:
+        with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+            adapter.alter_client_quotas({wanted: {"producer_byte_rate": None}, misread: {"producer_byte_rate": None}})

@@ -11,7 +11,7 @@ import pytest
 from reconciler.apply import decoded, deps, dryrun, preflight, retry, secretref
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.base import errors
-from reconciler.model import plans
+from reconciler.model import payloads, plans
 from reconciler.model.desired import SecretRef
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding
@@ -242,7 +242,9 @@ def test_error_level_warnings_block_apply() -> None:
         preflight.check_shape(p)
 
 
-def test_quota_entity_round_trips_through_the_change_name() -> None:
+def test_a_quota_change_writes_the_entity_its_payload_carries_never_one_parsed_from_its_address() -> None:
+    """Regression: the entity was rebuilt by parsing the change's name, so ``clientId: "a,user=b"`` was written to
+    ``client-id=a, user=b``. Names holding the address's separators are written percent-encoded."""
     from reconciler.model.state import QuotaEntity
 
     for entity in (
@@ -250,6 +252,9 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
         QuotaEntity.of(user=None),
         QuotaEntity.of(user="bob", client_id=None),
         QuotaEntity.of(client_id="app,v2=x"),
+        QuotaEntity.of(client_id="a,user=b"),
+        QuotaEntity.of(client_id="<default>"),
+        QuotaEntity.of(user="CN=alice,OU=eng", client_id="50%"),
     ):
         c = plans.Change(
             entity.address,
@@ -257,9 +262,27 @@ def test_quota_entity_round_trips_through_the_change_name() -> None:
             entity.address[len("quota/") :],
             plans.Action.CREATE,
             plans.Phase.QUOTA,
+            after=payloads.QuotaPayload(entity, {"producer_byte_rate": 1024.0}),
         )
-        assert decoded.quota_entity(c.name) == entity
         assert decoded.operation(c).entity == entity
+    assert QuotaEntity.of(client_id="a,user=b").address == "quota/client-id=a%2Cuser=b"
+    assert QuotaEntity.of(client_id="<default>").address != QuotaEntity.of(client_id=None).address
+
+
+def test_a_quota_change_whose_entity_is_not_its_address_is_refused_at_decode() -> None:
+    from reconciler.model.state import QuotaEntity
+
+    shown, written = QuotaEntity.of(user="alice"), QuotaEntity.of(user="mallory")
+    c = plans.Change(
+        shown.address,
+        Kind.QUOTA,
+        shown.address[len("quota/") :],
+        plans.Action.CREATE,
+        plans.Phase.QUOTA,
+        after=payloads.QuotaPayload(written, {"producer_byte_rate": 1024.0}),
+    )
+    op = decoded.operation(c)
+    assert op.request is None and op.problem is not None and "quota/user=mallory" in op.problem
 
 
 def test_authorization_failures_name_the_missing_operation_and_resource() -> None:
@@ -287,3 +310,16 @@ def test_an_error_about_one_resource_whose_changes_are_blocked_does_not_refuse_t
     acting = dataclasses.replace(p, warnings=(plans.PlanWarning("bad", address="topic/b", code="x", severity="error"),))
     with pytest.raises(errors.ReconcilerError, match="topic/b: bad"):
         preflight.check_shape(acting)
+
+
+def test_an_acl_change_whose_binding_is_not_its_address_is_refused_at_decode() -> None:
+    """Regression: a resealed plan could show one ACL and create another (the binding was never compared with the
+    change's address)."""
+    shown = AclBinding("TOPIC", "LITERAL", "orders", "User:app", "*", "READ", "ALLOW")
+    written = dataclasses.replace(shown, operation="ALL", resource_name="*")
+    name = shown.address.removeprefix("acl/")
+    c = plans.Change(
+        shown.address, Kind.ACL, name, plans.Action.CREATE, plans.Phase.ACL_CREATE, after=payloads.AclPayload(written)
+    )
+    op = decoded.operation(c)
+    assert op.request is None and op.problem is not None and written.address in op.problem

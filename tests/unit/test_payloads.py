@@ -12,7 +12,7 @@ import pytest
 from reconciler.apply import decoded
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
-from reconciler.model.state import AclBinding
+from reconciler.model.state import AclBinding, QuotaEntity
 from tests.golden import big
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -25,7 +25,11 @@ EXAMPLES: dict[Kind, list[payloads.Payload]] = {
         payloads.TopicPayload(partitions=1, replication_factor=1, configs={}, usage={"groups": ["billing"]}),
     ],
     Kind.ACL: [payloads.AclPayload(AclBinding("TOPIC", "PREFIXED", "orders.", "User:app", "*", "READ", "ALLOW"))],
-    Kind.QUOTA: [payloads.QuotaPayload({"consumer_byte_rate": 2097152.0, "producer_byte_rate": 1048576})],
+    Kind.QUOTA: [
+        payloads.QuotaPayload(
+            QuotaEntity.of(user="a", client_id=None), {"consumer_byte_rate": 2097152.0, "producer_byte_rate": 1048576}
+        )
+    ],
     Kind.SCRAM_USER: [
         payloads.ScramPayload(name="alice", credentials={"SCRAM-SHA-256": 4096, "SCRAM-SHA-512": 8192}),
         payloads.ScramPayload(credentials={"SCRAM-SHA-512": 8192}, password="env:ALICE", rotation="2024-05"),
@@ -74,7 +78,9 @@ def test_a_large_plan_of_every_kind_rewrites_byte_for_byte() -> None:
         (Kind.TOPIC, {"assignment": [1, 2]}, "assignment is not a list of replica lists"),
         (Kind.TOPIC, [6, 3], "data is a list, not an object"),
         (Kind.ACL, {"resource_type": "TOPIC"}, "the change has no 'pattern_type'"),
-        (Kind.QUOTA, {"producer_byte_rate": "fast"}, "quota values are not numbers"),
+        (Kind.QUOTA, {"entity": [{"type": "user", "name": "a"}], "values": {"p": "fast"}}, "not an object of numbers"),
+        (Kind.QUOTA, {"producer_byte_rate": 1.0}, "unexpected field(s) producer_byte_rate"),
+        (Kind.QUOTA, {"entity": [{"type": "group", "name": "a"}], "values": {}}, "entity type is not one of"),
         (Kind.SCRAM_USER, {"credentials": {"SCRAM-SHA-512": 8192}}, "credentials are not an object"),
         (Kind.BROKER_CONFIG, {}, "the change has no 'configs' field"),
     ],

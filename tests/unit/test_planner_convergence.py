@@ -103,7 +103,7 @@ def _carry_out(live: s.ClusterState, result: plans.Plan) -> s.ClusterState:
             if c.action is plans.Action.DELETE:
                 del quotas[entity]
             else:
-                quotas[entity] = dict(after)
+                quotas[entity] = dict(after["values"])
     return dataclasses.replace(live, topics=topics, acls=frozenset(acls), quotas=quotas)
 
 
