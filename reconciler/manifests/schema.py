@@ -1,7 +1,9 @@
 """JSON Schemas for editors and CI, generated from the manifest models: ``python -m reconciler.manifests.schema [DIR]``.
 
-Writes one ``<Kind>.json`` per kind plus ``manifest.json`` (any kind, dispatched on ``kind``) into ``DIR``
-(default: ``reconciler/schemas/``, shipped in the wheel; ``kafka-reconciler schema --out DIR`` copies them out).
+Writes one ``<Kind>.json`` per kind plus ``manifest.json`` (any kind, dispatched on ``kind``) into ``DIR``; by
+default into ``reconciler/schemas/`` (shipped in the wheel; ``kafka-reconciler schema --out DIR`` copies them out)
+and, in a source checkout, into the repository's top-level ``schemas/`` too (real files, the same bytes), which the
+examples' and docs' modelines point at.
 Never edit the output by hand. Every schema has a ``$id`` (``urn:kafka-reconciler:manifest:v1:<Kind>``) and is
 self-contained: ``manifest.json`` carries every kind inside it, so a schema copied anywhere needs no other file.
 Topic and broker config keys are listed with a description built from the config catalogue (type, unit, Kafka's
@@ -22,6 +24,8 @@ from reconciler.model.catalogue import ConfigSpec
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 PACKAGED = Path(__file__).resolve().parents[1] / "schemas"
+# The repository's own copy, beside pyproject.toml; absent from an installed package.
+REPOSITORY = PACKAGED.parents[1] / "schemas"
 _UNITS = {
     "ms": "milliseconds; durations such as 7d or 12h are accepted",
     "bytes": "bytes; sizes such as 1GiB are accepted",
@@ -354,10 +358,19 @@ def write(directory: Path) -> list[Path]:
     return written
 
 
+def default_targets() -> list[Path]:
+    """Where ``main`` writes without an argument: the package's folder, and the repository's top-level
+    ``schemas/`` when this module runs from a source checkout (``pyproject.toml`` beside it)."""
+    targets = [PACKAGED]
+    if (REPOSITORY.parent / "pyproject.toml").is_file():
+        targets.append(REPOSITORY)
+    return targets
+
+
 def main(argv: list[str]) -> int:
-    target = Path(argv[0]) if argv else PACKAGED
-    for path in write(target):
-        print(path)
+    for target in [Path(argv[0])] if argv else default_targets():
+        for path in write(target):
+            print(path)
     return 0
 
 

@@ -66,14 +66,25 @@ def _generator() -> ModuleType:
     return module
 
 
-def test_committed_schemas_are_current(tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", ["schemas", "reconciler/schemas"])
+def test_committed_schemas_are_current(folder: str, tmp_path: Path) -> None:
+    """The repository's top-level schemas/ (what modelines point at) and the package's copy (shipped in the wheel)
+    are both real folders of real files, byte for byte what the generator writes today."""
+    committed_dir = ROOT / folder
+    assert committed_dir.is_dir() and not committed_dir.is_symlink(), f"{folder}/ must be a real folder"
     written = schema.write(tmp_path)
-    committed = sorted(p.name for p in (ROOT / "reconciler" / "schemas").glob("*.json"))
+    committed = sorted(p.name for p in committed_dir.glob("*.json"))
     assert committed == sorted(p.name for p in written), "regenerate with: python -m reconciler.manifests.schema"
     for path in written:
-        assert (ROOT / "reconciler" / "schemas" / path.name).read_text() == path.read_text(), (
-            f"schemas/{path.name} is stale; regenerate with: python -m reconciler.manifests.schema"
+        target = committed_dir / path.name
+        assert not target.is_symlink(), f"{folder}/{path.name} must be a file, not a link"
+        assert target.read_text() == path.read_text(), (
+            f"{folder}/{path.name} is stale; regenerate with: python -m reconciler.manifests.schema"
         )
+
+
+def test_the_generator_writes_both_copies_from_a_source_checkout() -> None:
+    assert schema.default_targets() == [ROOT / "reconciler" / "schemas", ROOT / "schemas"]
 
 
 @pytest.mark.parametrize("path", YAML_FILES, ids=[str(p.relative_to(EXAMPLES)) for p in YAML_FILES])
@@ -83,10 +94,11 @@ def test_example_files_match_their_schema_modeline(path: Path) -> None:
     assert match, f"{path} must start with a yaml-language-server modeline"
     schema_path = (path.parent / match.group(1)).resolve()
     assert schema_path.is_file(), f"{path}: modeline points at a missing schema {schema_path}"
+    assert schema_path.parent == ROOT / "schemas", f"{path}: modelines point at the top-level schemas/ folder"
     for document in YAML(typ="safe").load_all(path.read_text()):
         target = schema_path
         if schema_path.name == "manifest.json":
-            target = ROOT / "reconciler" / "schemas" / f"{document['kind']}.json"
+            target = ROOT / "schemas" / f"{document['kind']}.json"
         else:
             assert schema_path.name == f"{document['kind']}.json", f"{path}: mixed kinds need schemas/manifest.json"
         validator = jsonschema.Draft202012Validator(json.loads(target.read_text()))
