@@ -1,12 +1,12 @@
 """One cluster's step of the fleet pipeline, shared by both engines: joined rows in, plan and drift out.
 
 Both engines run the same functions per cluster; they differ only in where a cluster is planned: the local engine
-in this process (``reconciler.fleet.local``), the Spark engine inside an executor task (``plan_cluster``, called
-from ``reconciler.fleet.spark``). For each cluster the desired rows of its manifest set and the live rows read
-from its cluster or snapshot are matched with an in-memory hash join on ``(kind, name, attribute)``
-(``hash_join``); ``plan_joined`` rebuilds the desired and live state from the joined rows and calls the
-single-cluster planner, so ownership, delete policy, internal topics, blocked changes, redaction, lint and
-fingerprints follow one definition of the rules. The join itself says which resources differ attribute by
+in this process (``reconciler.fleet.local.run_local``), the Spark engine inside an executor task, which runs that
+same loop over its share of the clusters (``reconciler.fleet.spark``). For each cluster the desired rows of its
+manifest set and the live rows read from its cluster or snapshot are matched with an in-memory hash join on
+``(kind, name, attribute)`` (``hash_join``); ``plan_joined`` rebuilds the desired and live state from the joined
+rows and calls the single-cluster planner, so ownership, delete policy, internal topics, blocked changes, redaction,
+lint and fingerprints follow one definition of the rules. The join itself says which resources differ attribute by
 attribute; the drift records name those attributes for the resources the plan acts on.
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reconciler import planner
-from reconciler.fleet import rows, sources
-from reconciler.model import desired, plans
+from reconciler.fleet import rows
+from reconciler.model import plans
 
 # (kind, name, attribute, desired present, desired value, live present, live value)
 Joined = tuple[str, str, str, bool, str | None, bool, str | None]
@@ -181,20 +181,6 @@ def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
         differing=len(differing),
         digest=PlanDigest.of(result, str(doc["checksum"])),
     )
-
-
-def plan_cluster(
-    task: sources.ClusterTask,
-    wanted: desired.DesiredState,
-    want_rows: Sequence[rows.Row],
-    *,
-    deadline_at: float | None = None,
-) -> ClusterOutcome:
-    """Read one cluster (unless the run's deadline has passed), join its rows with ``want_rows`` and plan it."""
-    bounded = sources.within_deadline(task, deadline_at)
-    if bounded is None:
-        return skipped(task.name)
-    return plan_joined(task.name, hash_join(want_rows, sources.read_live_rows(bounded, wanted)))
 
 
 def skipped(cluster: str) -> ClusterOutcome:

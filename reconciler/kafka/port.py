@@ -1,7 +1,7 @@
 """``AdminPort``: every call the tool makes on a Kafka cluster, reads and writes, as one interface.
 
 ``reconciler.kafka.adapter.KafkaAdapter`` is its one implementation over the wire (mypy checks that it satisfies
-the port, see the end of that module); the unit tests' ``RecordingAdapter`` (tests/unit/apply_recording.py) is the
+the port, see the end of that module); the unit tests' ``RecordingAdapter`` (tests/support/recording.py) is the
 other, over plain data, checked the same way. Apply, plan, adopt and the fleet reader take an ``AdminPort`` and
 never probe the adapter for members it may lack. Structural types only: this module sends nothing.
 """

@@ -1,0 +1,85 @@
+"""Text that names code stays true: every repository path the package, the docs or the tests name exists, and every
+public function and class of the package is used somewhere (package, tests, benchmarks or scripts), so dead code
+and docstrings about it do not linger. Reads source files only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "reconciler"
+
+# A path into this repository with a file name, not part of a longer word, URL or format name.
+PATH = re.compile(
+    r"(?<![\w./-])(?:tests|docs|benchmarks|scripts|examples|schemas|reconciler)/[\w./-]*\.(?:py|md|json|ya?ml|txt|toml|sh)\b"
+)
+
+# Public members called by a framework rather than by this code base, with who calls them.
+CALLED_BY_FRAMEWORKS = {
+    "display_type_rich": "typer's help rendering (commands/plain_help.py overrides it)",
+}
+
+
+def _texts() -> list[Path]:
+    sources = [*PACKAGE.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")]
+    return [*sources, *(ROOT / "docs").glob("*.md"), ROOT / "README.md"]
+
+
+def test_every_repository_path_named_in_code_or_docs_exists() -> None:
+    missing = sorted(
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _texts()
+        for name in set(PATH.findall(path.read_text(encoding="utf-8")))
+        if not (ROOT / name.rstrip(".")).exists()
+    )
+    assert missing == [], f"these files name paths that do not exist: {missing}"
+
+
+def _definitions() -> dict[str, str]:
+    """Public module-level functions and classes, and public methods, of the package: name -> where."""
+    found: dict[str, str] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                found.setdefault(node.name, f"{where}:{node.lineno}")
+            if isinstance(node, ast.ClassDef):
+                for member in node.body:
+                    if isinstance(member, ast.FunctionDef) and not member.name.startswith("_"):
+                        found.setdefault(member.name, f"{where}:{member.lineno}")
+    return found
+
+
+def _uses() -> Counter[str]:
+    """Every name read anywhere (as a name, an attribute, an import, or a string naming it) outside definitions."""
+    used: Counter[str] = Counter()
+    folders = (PACKAGE, ROOT / "tests", ROOT / "benchmarks", ROOT / "scripts", ROOT / "examples")
+    for path in (p for folder in folders for p in folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name):
+                used[node.id] += 1
+            elif isinstance(node, ast.Attribute):
+                used[node.attr] += 1
+            elif isinstance(node, ast.alias):
+                used[node.name.rsplit(".", 1)[-1]] += 1
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+                used[node.value] += 1
+    return used
+
+
+def test_every_public_function_and_class_of_the_package_is_used() -> None:
+    used = _uses()
+    unused = sorted(
+        f"{where}: {name}"
+        for name, where in _definitions().items()
+        if used[name] == 0 and name not in CALLED_BY_FRAMEWORKS
+    )
+    assert unused == [], f"nothing calls these: remove them (or say in CALLED_BY_FRAMEWORKS who does): {unused}"
+
+
+def test_the_framework_list_names_only_members_that_exist() -> None:
+    assert sorted(set(CALLED_BY_FRAMEWORKS) - set(_definitions())) == []
