@@ -108,16 +108,39 @@ def broker_rejects(p: plans.Plan, *, target: operations.Target, loaded: manifest
     return any(i.outcome is Outcome.DRY_RUN_REJECTED for i in checked.items)
 
 
-def confirm(question: str = "Apply these changes?") -> None:
-    """Ask before writing; refuse without a terminal to ask on (``fleet apply`` asks too)."""
-    from reconciler.base import errors
+def confirm(question: str = "Apply these changes?", *, deletes: int = 0) -> None:
+    """Ask before writing, for the word ``yes`` (as Terraform does); refuse without a terminal to ask on.
+
+    Any other answer, Ctrl-C or Ctrl-D (end of input) cancels: one line says nothing was written, exit 1.
+    ``deletes`` (how many resources the plan deletes) is named in the question. ``fleet apply`` asks too.
+    """
+    from reconciler.base import errors, terminal
 
     if not sys.stdin.isatty():
         raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
+    removal = f" It deletes {terminal.count(deletes, 'resource')}." if deletes else ""
     # The question goes to stderr: with stdout redirected to a file the user still sees it.
-    if not typer.confirm(question, default=False, err=True):
-        output.say("Apply cancelled; nothing was written.", err=True)
+    try:
+        answer = typer.prompt(
+            f"{question}{removal} Only 'yes' will be accepted to approve",
+            default="",
+            show_default=False,
+            err=True,
+        )
+    except typer.Abort:  # Ctrl-C or Ctrl-D at the question
+        typer.echo("", err=True)  # end the question's line
+        answer = None
+    if answer is None or answer.strip() != "yes":
+        why = "" if answer is None or not answer.strip() else " (the answer was not 'yes')"
+        output.say(f"Apply cancelled{why}; nothing was written.", err=True)
         raise typer.Exit(code=1)
+
+
+def deleted_count(p: plans.Plan) -> int:
+    """How many resources ``p`` deletes (each address once), as the confirmation names them."""
+    from reconciler.model import plans as plan_model
+
+    return len({c.address for c in p.changes if c.action is plan_model.Action.DELETE})
 
 
 ApplyPathsArg = Annotated[
@@ -236,7 +259,7 @@ def apply(
         adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)
         # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.
         if p.actionable and not dry_run and not auto_approve and plan_file is None:
-            confirm()
+            confirm(deletes=deleted_count(p))
         report = run_and_report(
             p,
             adapter,

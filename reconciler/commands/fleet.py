@@ -281,9 +281,10 @@ def apply(
             if not quiet or not auto_approve:
                 with_work = _show_planned(planned, found)
                 if with_work and not dry_run and not auto_approve:
-                    from reconciler.commands.apply import confirm
+                    from reconciler.commands.apply import confirm, deleted_count
 
-                    confirm(f"Apply these changes to {with_work} cluster(s)?")
+                    deletes = sum(deleted_count(item.plan) for item in planned if item.plan is not None)
+                    confirm(f"Apply these changes to {with_work} cluster(s)?", deletes=deletes)
             result = applying.run_fleet_apply(
                 spec,
                 out_dir=plans_dir,

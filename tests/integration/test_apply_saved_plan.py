@@ -103,7 +103,7 @@ pexpect = pytest.importorskip("pexpect", reason="pexpect (a dev dependency) driv
 
 
 def _spawn(args: str, *, cwd: Path) -> Any:
-    command = f"cd {shlex.quote(str(cwd))} && {shlex.quote(sys.executable)} -m reconciler {args}"
+    command = f"cd {shlex.quote(str(cwd))} && exec {shlex.quote(sys.executable)} -m reconciler {args}"
     return pexpect.spawn("/bin/sh", ["-c", command], env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=180)
 
 
@@ -115,9 +115,9 @@ def test_a_plan_made_now_is_confirmed_on_a_terminal_and_a_saved_plan_is_not(
     conn = f"--bootstrap-server {kafka_single.bootstrap}"
 
     asked = _spawn(f"apply kafka/ {conn}", cwd=tmp_path)
-    asked.expect_exact("Apply these changes? [y/N]:")
-    asked.sendline("n")
-    asked.expect_exact("Apply cancelled; nothing was written.")
+    asked.expect_exact("Apply these changes? Only 'yes' will be accepted to approve:")
+    asked.sendline("y")  # Terraform's habit: only the word approves
+    asked.expect_exact("Apply cancelled (the answer was not 'yes'); nothing was written.")
     asked.expect(pexpect.EOF)
     asked.close()
     assert asked.exitstatus == 1
@@ -139,3 +139,47 @@ def test_a_plan_made_now_is_confirmed_on_a_terminal_and_a_saved_plan_is_not(
     assert "Apply these changes?" not in applied.before
     assert applied.exitstatus == 0, applied.before
     assert describe_topics(kafka_single, [name]) == {name: 12}
+
+
+def _owned_with_one_delete(tmp_path: Path, cluster: KafkaCluster, prefix: str) -> tuple[str, str]:
+    """Manifests under ``tmp_path/kafka`` that create one topic and, owning ``prefix``, delete another; the names."""
+    name, doomed = f"{prefix}kept", f"{prefix}old"
+    with cluster.admin_session() as admin:
+        admin.create_topics([NewTopic(doomed, 1, 1)])
+    _write(tmp_path, name, 3)
+    ownership = "apiVersion: kafka-reconciler/v1\nkind: Ownership\nmetadata: {name: own}\n"
+    ownership += f"spec:\n  topics:\n    - prefix: {prefix}\n  delete: {{topic: true}}\n"
+    (tmp_path / "kafka" / "ownership.yaml").write_text(ownership, encoding="utf-8")
+    return name, doomed
+
+
+DELETE_QUESTION = "Apply these changes? It deletes 1 resource. Only 'yes' will be accepted to approve:"
+
+
+@pytest.mark.parametrize(("key", "label"), [("\x03", "Ctrl-C"), ("\x04", "Ctrl-D")])
+def test_ctrl_c_or_ctrl_d_at_the_question_cancels_the_apply(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path, key: str, label: str
+) -> None:
+    name, doomed = _owned_with_one_delete(tmp_path, kafka_single, topic_prefix)
+    asked = _spawn(f"apply kafka/ --bootstrap-server {kafka_single.bootstrap}", cwd=tmp_path)
+    asked.expect_exact(DELETE_QUESTION)
+    asked.send(key)
+    asked.expect_exact("Apply cancelled; nothing was written.")
+    asked.expect(pexpect.EOF)
+    asked.close()
+    assert asked.exitstatus == 1, label
+    assert "internal error" not in asked.before and "Abort" not in asked.before
+    assert describe_topics(kafka_single, [name, doomed]) == {doomed: 1}  # nothing created, nothing deleted
+
+
+def test_the_word_yes_approves_a_plan_that_deletes(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name, doomed = _owned_with_one_delete(tmp_path, kafka_single, topic_prefix)
+    asked = _spawn(f"apply kafka/ --bootstrap-server {kafka_single.bootstrap}", cwd=tmp_path)
+    asked.expect_exact(DELETE_QUESTION)
+    asked.sendline("yes")
+    asked.expect(pexpect.EOF)
+    asked.close()
+    assert asked.exitstatus == 0, asked.before
+    assert describe_topics(kafka_single, [name, doomed]) == {name: 12}
