@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from reconciler.apply import preflight
+from reconciler.apply import bounds, preflight
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 
@@ -212,6 +212,13 @@ def _create(c: plans.Change) -> CreateTopic:
     if not after.assignment and (after.partitions is None or after.replication_factor is None):
         raise CannotDecode(f"{c.address}: the plan gives no partition count or replication factor")
     configs = {k: v for k, v in (after.configs or {}).items() if v is not None}
+    bounds.topic_name(c.name)
+    if after.partitions is not None:
+        bounds.partitions(after.partitions)
+    if after.replication_factor is not None:
+        bounds.replication_factor(after.replication_factor)
+    bounds.replicas(after.assignment or ())
+    bounds.topic_configs(configs)
     return CreateTopic(after.partitions, after.replication_factor, after.assignment or None, configs)
 
 
@@ -219,6 +226,9 @@ def _partitions(c: plans.Change) -> AddPartitions:
     after = _topic(c)
     if after.partitions is None:
         raise CannotDecode(f"{c.address}: the plan gives no partition count")
+    bounds.topic_name(c.name)
+    bounds.partitions(after.partitions)
+    bounds.replicas(after.assignment or ())
     return AddPartitions(after.partitions, _topic(c, before=True).partitions, after.assignment or None)
 
 
@@ -232,13 +242,17 @@ def _configs(c: plans.Change) -> AlterConfigs:
         ops = _topic(c).config_ops
     if not ops:
         raise CannotDecode(f"{c.address}: the config change lists no config operations")
-    return AlterConfigs("BROKER" if c.kind is Kind.BROKER_CONFIG else "TOPIC", ops)
+    resource_type = "BROKER" if c.kind is Kind.BROKER_CONFIG else "TOPIC"
+    bounds.config_ops(resource_type, c.name, ops)
+    return AlterConfigs(resource_type, ops)
 
 
 def _reassign(c: plans.Change) -> Reassign:
     before = _topic(c, before=True).assignment or ()
     after = _topic(c).assignment or ()
     targets = {p: target for p, target in enumerate(after) if p >= len(before) or before[p] != target}
+    bounds.topic_name(c.name)
+    bounds.reassignment(targets)
     return Reassign(targets, len(after))
 
 
@@ -248,6 +262,7 @@ def _acl(c: plans.Change) -> WriteAcl:
         raise CannotDecode(f"{c.address}: the plan does not describe the binding")
     if found.binding.address != c.address:
         raise CannotDecode(f"{c.address}: the change's binding is {found.binding.address}, not the change's address")
+    bounds.acl(found.binding)
     return WriteAcl(found.binding)
 
 
@@ -266,6 +281,7 @@ def _quota(c: plans.Change) -> WriteQuota:
     after = {} if wants is None else dict(wants.values)
     values: dict[str, float | None] = {k: float(v) for k, v in after.items()}
     values.update({k: None for k in before if k not in after})
+    bounds.quota(entity, values)
     return WriteQuota(entity, values)
 
 
@@ -276,15 +292,15 @@ def _scram(c: plans.Change) -> WriteScram:
     after = {} if wants is None or c.action is plans.Action.DELETE else dict(wants.credentials)
     if c.action is not plans.Action.DELETE and not after:
         raise CannotDecode(f"{c.address}: the plan names no credential to set")
+    deletions = tuple(sorted(m for m in before if m not in after))
+    bounds.scram(c.name, after, deletions)
     return WriteScram(
-        user=c.name,
-        upserts=after,
-        deletions=tuple(sorted(m for m in before if m not in after)),
-        password=None if wants is None else wants.password,
+        user=c.name, upserts=after, deletions=deletions, password=None if wants is None else wants.password
     )
 
 
-def _delete(_c: plans.Change) -> DeleteTopic:
+def _delete(c: plans.Change) -> DeleteTopic:
+    bounds.topic_name(c.name)
     return DeleteTopic()
 
 
@@ -310,12 +326,9 @@ def operation(c: plans.Change) -> Operation:
     try:
         return Operation(change=c, request=DECODERS[c.phase](c))
     except CannotDecode as exc:
-        problem = str(exc)
-    except KeyError as exc:
-        problem = f"{c.address}: the change has no {exc} field"
-    except (TypeError, ValueError, AttributeError):
-        problem = f"{c.address}: the change's before/after data has the wrong shape"
-    return Operation(change=c, problem=problem)
+        return Operation(change=c, problem=str(exc))
+    except bounds.Refused as exc:  # a value the manifests would refuse: the change's field and why
+        return Operation(change=c, problem=f"{c.address}: {exc}")
 
 
 def of_changes(changes: Iterable[plans.Change]) -> Operations:

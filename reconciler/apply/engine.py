@@ -34,7 +34,7 @@ from reconciler.apply import (
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
-from reconciler.base import errors
+from reconciler.base import errors, scrubbing
 from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
@@ -319,6 +319,20 @@ def _run_phase(
     except errors.ReconcilerError as exc:
         name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
         return [outcomes.failed(op.change, error_name=name, message=str(exc), dry_run=ctx.dry_run) for op in send]
+    except Exception as exc:  # a defect of the tool: this phase ends, the report is still written (exit 3)
+        shown = scrubbing.scrub(f"{type(exc).__name__}: {exc}", _secret_values(ctx))
+        message = (
+            f"the tool failed while carrying out this phase ({shown}); what reached the cluster is unknown: "
+            "run plan to see, and report this as a bug"
+        )
+        return [
+            outcomes.failed(op.change, error_name="INTERNAL_ERROR", message=message, dry_run=ctx.dry_run) for op in send
+        ]
+
+
+def _secret_values(ctx: ApplyContext) -> list[str]:
+    """Every secret apply holds (SCRAM passwords, revealed config values), to keep them out of a failure message."""
+    return [s.reveal() for s in (*ctx.secrets.values(), *ctx.revealed.values())]
 
 
 def _run_phases(

@@ -233,7 +233,7 @@ class Builder:
         out: dict[str, str] = {}
         for key, value in spec.configs.items():
             path = ("spec", "configs", key)
-            meta = configs.BROKER_CONFIGS.get(_listener_base(key))
+            meta = configs.BROKER_CONFIGS.get(rules.listener_base(key))
             if configs.is_sensitive(key):
                 self.error(
                     doc, path, f"{key} is a secret; sensitive broker configs are not managed from manifests", key=True
@@ -353,12 +353,3 @@ class Builder:
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),
         )
-
-
-_LISTENER_PREFIX = re.compile(r"listener\.name\.[^.]+\.(?:[a-z0-9-]+\.(?=sasl\.))?")
-
-
-def _listener_base(key: str) -> str:
-    """``ssl.keystore.type`` for ``listener.name.internal.ssl.keystore.type``: a per-listener override of a known
-    config (``listener.name.<l>.<mechanism>.sasl.*`` included) is known to the broker as its base config."""
-    return _LISTENER_PREFIX.sub("", key, count=1) if key.startswith("listener.name.") else key

@@ -135,3 +135,12 @@ def quota_key_problems(entity_types: set[str], key: str) -> list[str]:
         return [f"quota {key} does not apply to {entity} entities; valid: {', '.join(sorted(allowed))}"]
     hint = configs.suggest(key, sorted(every))
     return [f"unknown quota key {key!r}" + (f"; did you mean {hint}?" if hint else "")]
+
+
+_LISTENER_PREFIX = re.compile(r"listener\.name\.[^.]+\.(?:[a-z0-9-]+\.(?=sasl\.))?")
+
+
+def listener_base(key: str) -> str:
+    """``ssl.keystore.type`` for ``listener.name.internal.ssl.keystore.type``: a per-listener override of a known
+    config (``listener.name.<l>.<mechanism>.sasl.*`` included) is known to the broker as its base config."""
+    return _LISTENER_PREFIX.sub("", key, count=1) if key.startswith("listener.name.") else key

@@ -309,7 +309,7 @@ def decode(kind: Kind, data: Any) -> Payload | None:
         return None
     try:
         payload: Payload = TYPES[kind].from_dict(data)
-    except (PayloadError, TypeError, ValueError, KeyError) as exc:
+    except PayloadError as exc:  # only a payload of the wrong shape; anything else is a bug, and stays one
         return Unreadable(data, str(exc))
     return payload
 

@@ -9,13 +9,15 @@ whole, with the reason.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import reconciler
 from reconciler.base import errors, fileio
 from reconciler.model import state
+from reconciler.model.kinds import Kind
 
 PLAN_FORMAT = "kafka-reconciler/plan"
 PLAN_FORMAT_VERSION = 3  # 2: the release that wrote the plan is recorded; 3: a quota change carries its entity
@@ -74,9 +76,92 @@ def read_document(path: Path) -> Any:
 
 
 def scope_section(value: Any) -> Mapping[str, Any] | None:
-    """A plan document's ``scope`` (plain JSON data, or ``None``); ``TypeError`` (a malformed plan) if no object."""
+    """A plan document's ``scope`` (``None`` when absent), checked field by field against the shape the planner writes
+    (``reconciler.planner.scope``): ``TypeError`` (a malformed plan, refused before anything is read or written)
+    naming the field that does not fit."""
     if value is None:
         return None
     if not isinstance(value, dict):
         raise TypeError(f"scope must be an object, not {type(value).__name__}")
+    unknown = sorted(str(k) for k in value if k not in _SCOPE_FIELDS)
+    if unknown:
+        raise TypeError(f"scope has unexpected field(s) {', '.join(unknown)}")
+    for field, check in _SCOPE_FIELDS.items():
+        if field in value:
+            check(value[field], f"scope.{field}")
     return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{where} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _by_kind(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be an object, not {type(value).__name__}")
+    for key in value:
+        _kind(key, f"{where} key")
+    return value
+
+
+def _kind(value: Any, where: str) -> None:
+    if not isinstance(value, str) or value not in {k.value for k in Kind}:
+        raise TypeError(f"{where} {value!r} is not a resource kind ({', '.join(k.value for k in Kind)})")
+
+
+def _kinds(value: Any, where: str) -> None:
+    for i, item in enumerate(_list(value, where)):
+        _kind(item, f"{where}[{i}]")
+
+
+def _names(value: Any, where: str) -> None:
+    for kind, names in _by_kind(value, where).items():
+        for i, name in enumerate(_list(names, f"{where}.{kind}")):
+            if not isinstance(name, str):
+                raise TypeError(f"{where}.{kind}[{i}] must be a string, not {type(name).__name__}")
+
+
+def _rules(value: Any, where: str) -> None:
+    for i, rule in enumerate(_list(value, where)):
+        at = f"{where}[{i}]"
+        if not (isinstance(rule, list) and len(rule) == 2 and all(isinstance(part, str) for part in rule)):
+            raise TypeError(f"{at} must be a [kind, value] pair of strings")
+        if rule[0] not in _RULE_KINDS:
+            raise TypeError(f"{at} rule kind {rule[0]!r} is not one of {', '.join(_RULE_KINDS)}")
+        if rule[0] == "regex":
+            try:
+                re.compile(rule[1])
+            except re.error as exc:
+                raise TypeError(f"{at} is not a regular expression: {exc}") from None
+
+
+def _rules_by_kind(value: Any, where: str) -> None:
+    for kind, rules in _by_kind(value, where).items():
+        _rules(rules, f"{where}.{kind}")
+
+
+def _fingerprints(value: Any, where: str) -> None:
+    for kind, text in _by_kind(value, where).items():
+        if not isinstance(text, str):
+            raise TypeError(f"{where}.{kind} must be a string, not {type(text).__name__}")
+
+
+def _counts(value: Any, where: str) -> None:
+    for kind, n in _by_kind(value, where).items():
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+            raise TypeError(f"{where}.{kind} must be a count (a whole number, or null), not {n!r}")
+
+
+_RULE_KINDS = ("prefix", "exact", "glob", "regex")  # desired.NamePattern kinds
+_SCOPE_FIELDS: dict[str, Callable[[Any, str], None]] = {
+    "kinds": _kinds,
+    "declared": _names,
+    "topics": _rules,
+    "principals": _rules_by_kind,
+    "quota_entities": _rules,
+    "internal_topics": _rules,
+    "fingerprints": _fingerprints,
+    "counts": _counts,
+}

@@ -477,3 +477,30 @@ def test_a_wait_that_fails_mid_apply_fails_its_phase_and_still_produces_a_report
     assert by["topic/t-old"].outcome is Outcome.FAILED and "connection reset" in (by["topic/t-old"].message or "")
     assert by["topic/t-new"].outcome is Outcome.APPLIED
     assert report.exit_code == 3
+
+
+class _BrokenQuotaEncoder(RecordingAdapter):
+    """A defect in the tool's own code, mid-apply: the quota phase raises what no check expected."""
+
+    def alter_client_quotas(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("cannot encode s3cret-alice")
+
+
+def test_an_unexpected_exception_in_a_phase_fails_that_phase_and_the_report_is_still_written() -> None:
+    """Regression: an exception other than the tool's own errors left the phase runner, after earlier phases had
+    written: "internal error", no report. Now the phase's items fail, later phases run, the report says so."""
+    adapter = _BrokenQuotaEncoder()
+    alice = state.QuotaEntity.of(user="alice")
+    wanted = DesiredState(
+        topics=topics("t-new"),
+        quotas={alice: DesiredQuota(alice, {"consumer_byte_rate": 5.0})},
+        scram_users={"alice": DesiredScramUser("alice", "SCRAM-SHA-256", 8192, SecretRef(env="ALICE_PW"))},
+    )
+    report = run(adapter, wanted)
+    by_address = {i.address: i for i in report.items}
+    assert by_address["topic/t-new"].outcome is Outcome.APPLIED and "t-new" in adapter.topics
+    quota = by_address[alice.address]
+    assert quota.outcome is Outcome.FAILED and quota.error_name == "INTERNAL_ERROR"
+    assert "ValueError" in (quota.message or "") and "s3cret-alice" not in (quota.message or "")
+    assert by_address["scram_user/alice"].outcome is Outcome.APPLIED
+    assert report.exit_code == 3
