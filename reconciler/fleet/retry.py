@@ -1,18 +1,19 @@
 """``fleet plan --retry-failed SUMMARY``: plan again only the clusters an earlier run could not plan.
 
 ``retry_selection`` picks, from ``fleet.yaml``, the clusters that ``SUMMARY`` lists as failed, unreadable
-or skipped. When the retry writes into the folder of ``SUMMARY`` itself, the clusters that run did plan
-are carried into the new summary unchanged (``carried_outcomes``): their plan files stay (each checked
-against the checksum the earlier run recorded), their counts and drift come from that run's summary and
-``drift.parquet``, and their entry names the run that planned them (``planned_in_run``). The folder then
-again describes the whole fleet, and ``fleet apply`` takes the carried plans as well as the new ones.
+or skipped. When the retry writes into the folder of ``SUMMARY`` itself, the clusters that run did plan and
+that were not applied since (``applied_since``) are carried into the new summary unchanged
+(``carried_outcomes``): their plan files stay (each checked against the checksum the earlier run recorded),
+their counts and drift come from that run's summary and ``drift.parquet``, and their entry names the run that
+planned them (``planned_in_run``); every other cluster is planned again. The folder then again describes the
+whole fleet, and ``fleet apply`` takes the carried plans as well as the new ones.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,17 +62,54 @@ def _drift_of(folder: Path, names: set[str]) -> dict[str, list[planning.Drift]]:
     return out
 
 
+def applied_since(previous: Mapping[str, Any], out_dir: Path) -> set[str]:
+    """The clusters whose plan of the earlier run was applied since (its plan no longer describes the cluster).
+
+    Read from the apply files in ``out_dir``: a ``<cluster>/apply-report.json`` of a real apply (not a dry
+    run; a plan run removes the reports of the plans it replaces, so one left belongs to this run's plan), and
+    the clusters ``apply-summary.json`` lists as applied or partial for this run.
+    """
+    from reconciler.fleet import outputs
+
+    found: set[str] = set()
+    for entry in previous.get("clusters", []):
+        name = str(entry["name"])
+        try:
+            report = json.loads((out_dir / name / outputs.APPLY_REPORT).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(report, dict) and report.get("dry_run") is False:
+            found.add(name)
+    try:
+        applied = json.loads((out_dir / outputs.APPLY_SUMMARY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return found
+    if isinstance(applied, dict) and applied.get("plan_run") == previous["run"]["id"] and not applied.get("dry_run"):
+        found |= {str(c["name"]) for c in applied.get("clusters", []) if c.get("status") in ("applied", "partial")}
+    return found
+
+
+def same_folder(previous: Mapping[str, Any], out_dir: Path) -> bool:
+    """Whether the retry writes into the folder of the summary it retries."""
+    return Path(str(previous["_path"])).parent.resolve() == out_dir.resolve()
+
+
 def carried_outcomes(
-    previous: Mapping[str, Any], *, fleet: spec.FleetSpec, out_dir: Path
+    previous: Mapping[str, Any],
+    *,
+    fleet: spec.FleetSpec,
+    out_dir: Path,
+    skip: Collection[str] = (),
 ) -> list[planning.ClusterOutcome]:
     """The planned clusters of the earlier run, as outcomes of the new run, when it writes into the same folder.
 
-    Only clusters still in ``fleet`` whose plan file is still the one the earlier run recorded.
+    Only clusters still in ``fleet``, not in ``skip`` (applied since: ``applied_since``), whose plan file is still
+    the one the earlier run recorded.
     """
     folder = Path(str(previous["_path"])).parent
-    if folder.resolve() != out_dir.resolve():
+    if not same_folder(previous, out_dir):
         return []
-    known = {c.name for c in fleet.clusters}
+    known = {c.name for c in fleet.clusters} - set(skip)
     entries = [
         c for c in previous.get("clusters", []) if c.get("status") == planning.STATUS_PLANNED and c["name"] in known
     ]

@@ -286,8 +286,20 @@ def _retrying(
     previous = retry.load_previous(retry_failed)
     retry_of = str(previous["run"]["id"])
     fleet = retry.retry_selection(whole, previous)
-    carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir)
-    engines.emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan"))
+    if not retry.same_folder(previous, out_dir):
+        engines.emit(
+            progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) run {retry_of} did not plan")
+        )
+        return fleet, [], retry_of
+    applied = retry.applied_since(previous, out_dir)
+    carried = retry.carried_outcomes(previous, fleet=whole, out_dir=out_dir, skip=applied)
+    # into the same folder: every cluster whose plan is not carried over is planned again (not planned then,
+    # applied since, or its plan file changed), so the folder again describes the whole fleet as it is now
+    kept = {o.cluster for o in carried}
+    fleet = dataclasses.replace(whole, clusters=tuple(c for c in whole.clusters if c.name not in kept))
+    again = sorted(applied & {c.name for c in fleet.clusters})
+    why = f" ({len(again)} applied since: {', '.join(again)})" if again else ""
+    engines.emit(progress, FleetEvent("load", f"retrying {len(fleet.clusters)} cluster(s) of run {retry_of}{why}"))
     return fleet, carried, retry_of
 
 

@@ -1,5 +1,6 @@
 """``fleet apply`` on three live clusters: the run's plans applied side by side, a cluster changed out of band
-since the plan refused, a cluster that was down at plan time never touched, and the next run finishing the job.
+since the plan refused, a cluster that was down at plan time never touched, a retry planning again the clusters
+applied since, and the next run finishing the job.
 
 Three single-node KRaft clusters (the session's ``kafka_single`` and two more started here) and a port nothing
 listens on. What each cluster holds afterwards is read with kafka-python's own admin client.
@@ -169,6 +170,19 @@ def test_fleet_apply_applies_the_runs_plans_and_refuses_a_cluster_changed_since(
     assert topics(third, p) == {f"{p}orders": (6, "5000")}  # untouched: nothing was written
     report = json.loads((out / "one" / "apply-report.json").read_text())
     assert report["exit_code"] == 0 and report["converged"] is True
+
+    retried = runner.invoke(
+        app,
+        ["fleet", "plan", str(fleet_file), "--out", str(out), "--quiet", "--retry-failed", str(out / "summary.json")],
+    )
+    assert retried.exit_code == 3, retried.output  # "down" is still down
+    after = {c["name"]: c for c in json.loads((out / "summary.json").read_text())["clusters"]}
+    # one and two were applied since the run: planned again, in sync now; three (refused) keeps the run's plan
+    for name in ("one", "two"):
+        assert "planned_in_run" not in after[name], after[name]
+        assert [after[name]["counts"][a] for a in ("create", "update", "delete")] == [0, 0, 0], after[name]
+    assert after["three"]["planned_in_run"] == run_id and after["down"]["status"] == "unreadable"
+    assert not (out / "apply-summary.json").exists() and not (out / "one" / "apply-report.json").exists()
 
     again = runner.invoke(
         app, ["fleet", "plan", str(fleet_file), "--out", str(out), "--quiet", "--clusters", "one,two,three"]
