@@ -28,7 +28,8 @@ FailedOpt = Annotated[
         dir_okay=False,
         metavar="ERROR_FILE",
         help="The plan failed: replace the comment's plan with this error output (the plan command's stderr), "
-        "so an old plan never looks current.",
+        "so an old plan never looks current. With --plan (a plan was saved, then refused): the plan, with this "
+        "output under its heading.",
     ),
 ]
 PrOpt = Annotated[
@@ -73,12 +74,14 @@ def comment(
     from reconciler.model import plans
 
     with output.errors_to_exit():
-        if (plan_file is None) == (failed is None):
+        if plan_file is None and failed is None:
             raise errors.ConfigError("give --plan PLAN_FILE, or --failed ERROR_FILE when the plan failed")
         if plan_file is not None:
             p = plans.Plan.load(plan_file)
             name = publish.cluster_label(p, cluster)
             markdown = output.render_plan(p, PlanFormat.markdown, cluster_name=name)
+            if failed is not None:
+                markdown = publish.refused_plan_markdown(markdown, publish.read_error_file(failed))
         else:
             assert failed is not None
             name = cluster or "default"

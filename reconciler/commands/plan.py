@@ -36,6 +36,14 @@ OutOpt = Annotated[Path | None, typer.Option("--out", help="Save the plan as JSO
 DetailedExitcodeOpt = Annotated[
     bool, typer.Option("--detailed-exitcode", help="Exit 0 when no changes, 2 when changes, 1 on error.")
 ]
+TitleNameOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--name",
+        help="Name of the cluster for people: heads the markdown plan, as 'comment --name' heads the pull-request "
+        "comment (default: --cluster).",
+    ),
+]
 ValidateOpt = Annotated[
     bool, typer.Option("--validate", help="Also ask the broker to validate the changes (validateOnly).")
 ]
@@ -60,6 +68,7 @@ def plan(
     live_state: LiveStateOpt = None,
     out_file: OutOpt = None,
     fmt: PlanFormatOpt = PlanFormat.text,
+    name: TitleNameOpt = None,
     detailed_exitcode: DetailedExitcodeOpt = False,
     validate_on_broker: ValidateOpt = False,
     timeout: TimeoutOpt = None,
@@ -97,7 +106,7 @@ def plan(
         )
         if out_file is not None:
             p.save(out_file)
-        output.echo(output.render_plan(p, fmt, cluster_name=cluster, compact=compact))
+        output.echo(output.render_plan(p, fmt, cluster_name=name or cluster, compact=compact))
         if out_file is not None and fmt is PlanFormat.text:
             output.say(f"Saved the plan to {out_file}.", err=True)
         if validate_on_broker:

@@ -56,16 +56,31 @@ def read_error_file(path: Path) -> str:
         return ""
 
 
+def _error_tail(error: str) -> str:
+    """The last non-blank lines of an error output, within ``_ERROR_CHARS``, safe inside a code block."""
+    lines = [line for line in error.splitlines() if line.strip()][-_ERROR_LINES:]
+    return "\n".join(lines)[-_ERROR_CHARS:].replace("```", "'''")
+
+
 def failed_plan_markdown(error: str, *, cluster: str) -> str:
     """The comment when the plan failed: says so first, then the end of the error output, in a code block."""
-    lines = [line for line in error.splitlines() if line.strip()][-_ERROR_LINES:]
-    text = "\n".join(lines)[-_ERROR_CHARS:].replace("```", "'''") or "(no error output was captured)"
+    text = _error_tail(error) or "(no error output was captured)"
     return (
         f"### Kafka plan for {cluster}: failed\n\n"
         "**The plan failed, so this pull request has no current plan.** Any plan shown here before is out of "
         "date. Fix the error below and push again (or re-run the job if the cluster was unreachable).\n\n"
         f"```text\n{text}\n```\n"
     )
+
+
+def refused_plan_markdown(markdown: str, error: str) -> str:
+    """A plan that was made but failed its command (refused for an error-level finding, or rejected after): the
+    plan's markdown with the end of the command's error output, if any, under its heading."""
+    text = _error_tail(error)
+    if not text:
+        return markdown
+    heading, _, rest = markdown.partition("\n\n")
+    return f"{heading}\n\nThe plan command failed:\n\n```text\n{text}\n```\n\n{rest}"
 
 
 def drift_issue_title(cluster: str) -> str:

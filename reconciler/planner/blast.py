@@ -30,7 +30,7 @@ def limit(ctx: common.Context) -> tuple[int, str]:
     if ownership.max_deletes is not None:
         where = f" at {ownership.source}" if ownership.source is not None else ""
         return ownership.max_deletes, f"the Ownership document's maxDeletes{where}"
-    return DEFAULT_MAX_DELETES, "the default limit (set maxDeletes in the Ownership document to change it)"
+    return DEFAULT_MAX_DELETES, "the default limit"
 
 
 def deleted(changes: list[plans.Change]) -> dict[str, plans.Change]:
@@ -49,7 +49,8 @@ def check(ctx: common.Context) -> None:
     ctx.warn(
         f"this plan deletes {count(len(doomed), 'resource')} ({parts}), more than the limit of {allowed} set by "
         f"{origin}; apply refuses the whole plan and writes nothing. Check the deletions: if every one is meant, "
-        f"allow them for this run with --max-deletes {len(doomed)} (plan and apply)",
+        f"allow them for this run with --max-deletes {len(doomed)} (plan and apply), or for every run with "
+        f"maxDeletes: {len(doomed)} in the Ownership document's spec",
         code=CODE,
         severity="error",
     )

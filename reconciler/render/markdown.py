@@ -225,6 +225,13 @@ def _head(result: plans.Plan, *, title: str | None, marker: str | None) -> str:
     head.append("")
     head.append(f"**{summary.line()}**")
     head.append("")
+    errors = sum(1 for w in result.warnings if w.severity == "error")
+    if errors:
+        head.append(
+            f"**Refused: apply writes nothing while this plan has {count(errors, 'error')} "
+            "(under Errors and warnings below).**"
+        )
+        head.append("")
     impact_line = None if result.impact is None else result.impact.summary_line()
     if impact_line:
         head.append(f"**{_escape(impact_line)}**")

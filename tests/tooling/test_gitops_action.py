@@ -103,7 +103,8 @@ def test_plan_with_changes_comments_on_the_pull_request(run_action: ActionRunner
 
     assert result.returncode == 0
     assert result.calls == [
-        ["plan", "kafka/", "shared/", "--out", "plan.json", "--format", "markdown", "--detailed-exitcode"],
+        ["plan", "kafka/", "shared/", "--out", "plan.json", "--format", "markdown", "--name", "prod-eu",
+         "--detailed-exitcode"],
         ["comment", "--plan", "plan.json", "--name", "prod-eu"],
     ]  # fmt: skip
     assert result.outputs == {"plan-file": "plan.json", "exit-code": "2", "has-changes": "true"}
@@ -129,12 +130,34 @@ def test_profile_is_passed_to_plan_and_apply_the_cluster_only_names_things(run_a
     assert result.calls[1] == ["comment", "--plan", "plan.json", "--name", "eu"]
 
 
+def test_the_summary_and_the_comment_are_headed_by_one_name(run_action: ActionRunner) -> None:
+    """The cluster input names both; without it, the profile does (the summary once said the profile while the
+    comment said the cluster)."""
+    both = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="prod-eu", INPUT_PROFILE="local", FAKE_PLAN_RC="2")
+    assert both.calls[0][both.calls[0].index("--name") + 1] == "prod-eu"
+    assert both.calls[1][-2:] == ["--name", "prod-eu"]
+    profile_only = run_action(INPUT_COMMAND="plan", INPUT_PROFILE="local", FAKE_PLAN_RC="2")
+    assert profile_only.calls[0][profile_only.calls[0].index("--name") + 1] == "local"
+    assert profile_only.calls[1][-2:] == ["--name", "local"]
+
+
 def test_failed_plan_fails_the_step_and_says_so_in_the_comment(run_action: ActionRunner) -> None:
     (run_action.work / "plan.json").write_text("{}", encoding="utf-8")  # left by an earlier run
     result = run_action(INPUT_COMMAND="plan", FAKE_PLAN_RC="1")
     assert result.returncode == 1
     assert result.calls[1] == ["comment", "--failed", "kafka-plan.err", "--name", "default"]
     assert not (run_action.work / "plan.json").exists()  # no stale plan for the artifact
+
+
+def test_a_refused_plan_is_commented_from_its_plan_file(run_action: ActionRunner) -> None:
+    """The plan was made (its file written) but refused, exit 1: the comment shows that plan, findings first."""
+    (run_action.bindir / "kafka-reconciler").write_text(
+        STAND_IN.replace('plan) echo "## plan markdown";', 'plan) echo "## plan markdown"; echo "{}" > plan.json;'),
+        encoding="utf-8",
+    )
+    result = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="prod-eu", FAKE_PLAN_RC="1")
+    assert result.returncode == 1
+    assert result.calls[1] == ["comment", "--plan", "plan.json", "--failed", "kafka-plan.err", "--name", "prod-eu"]
 
 
 def test_failed_plan_outside_a_pull_request_posts_nothing(run_action: ActionRunner) -> None:

@@ -111,3 +111,39 @@ def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path
     assert "partitions: 12" in comment["body"] and "plan failed" not in comment["body"]
     assert len(gh.calls("POST")) == 1 and len(gh.calls("PATCH")) == 2
     assert TOKEN not in first.stdout + second.stdout + third.stdout + second.stderr
+
+
+OWNED = """\
+apiVersion: kafka-reconciler/v1
+kind: Ownership
+metadata: {name: platform}
+spec:
+  topics:
+    - prefix: orders.
+  delete: {topic: true}
+"""
+
+
+def test_a_plan_refused_for_mass_deletes_reaches_the_comment_with_its_findings(gh: FakeGitHub, tmp_path: Path) -> None:
+    """Exit 1 with a saved plan (an error-level finding): the comment shows the refusal, the counts per kind and
+    how to consent, with the plan below; it once said "no error output was captured" (the finding is not on
+    stderr)."""
+    work = tmp_path / "repo"
+    (work / "kafka").mkdir(parents=True)
+    (work / "kafka" / "ownership.yaml").write_text(OWNED, encoding="utf-8")
+    doomed = {f"orders.t{i:02d}": state.TopicState(f"orders.t{i:02d}", ((1,),)) for i in range(25)}
+    live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics=doomed)
+    snapshotfile.write_snapshot(live, work / "live.json")
+
+    refused = _step(work, gh, tmp_path, cluster="prod-eu")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    [comment] = gh.comments[(REPO, 42)]
+    body = comment["body"]
+    assert "no error output was captured" not in body
+    assert "### prod-eu" in body and "**Refused: apply writes nothing" in body
+    assert "| Topics | 0 | 0 | 25 | 0 |" in body  # the counts per kind
+    assert "[too-many-deletes] this plan deletes 25 resources (Topics: 25)" in body
+    assert "--max-deletes 25" in body and "maxDeletes: 25 in the Ownership document" in body
+    assert body.index("too-many-deletes") < body.index("- `topic/orders.t00`")  # the plan below the findings
+    summary = (tmp_path / "summary").read_text(encoding="utf-8")
+    assert summary.startswith("### prod-eu\n")  # the job summary is headed by the comment's name

@@ -97,3 +97,11 @@ def test_blocked_change_counts_as_drift() -> None:
 def test_cluster_label_prefers_the_flag_then_the_plan() -> None:
     assert publish.cluster_label(make_plan(), "prod") == "prod"
     assert publish.cluster_label(make_plan(), None) == "MkU3OEVBNTcwNTJENDM2Qk"
+
+
+def test_a_refused_plan_keeps_its_heading_first_and_shows_the_error_output_under_it() -> None:
+    plan_md = "### prod-eu\n\n**Plan: 0 to create, 0 to update, 30 to delete.**\n"
+    shown = publish.refused_plan_markdown(plan_md, "\nerror: the broker rejected part of this plan\n")
+    assert shown.startswith("### prod-eu\n\nThe plan command failed:\n\n```text\nerror: the broker rejected")
+    assert shown.endswith("**Plan: 0 to create, 0 to update, 30 to delete.**\n")
+    assert publish.refused_plan_markdown(plan_md, "  \n") == plan_md  # nothing on stderr: the plan as it is

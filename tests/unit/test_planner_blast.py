@@ -58,8 +58,11 @@ def test_the_error_counts_every_kind_names_the_limit_and_how_to_raise_it() -> No
     [error] = _errors(result)
     assert error.severity == "error"
     assert error.message.startswith("this plan deletes 12 resources (Topics: 8, ACLs: 4), more than the limit of 10")
-    assert "set by the default limit (set maxDeletes in the Ownership document to change it)" in error.message
-    assert error.message.endswith("allow them for this run with --max-deletes 12 (plan and apply)")
+    assert "set by the default limit;" in error.message
+    assert error.message.endswith(
+        "allow them for this run with --max-deletes 12 (plan and apply), or for every run with maxDeletes: 12 in "
+        "the Ownership document's spec"
+    )
 
 
 def test_a_blocked_delete_does_not_count() -> None:
