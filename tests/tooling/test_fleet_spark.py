@@ -125,6 +125,49 @@ def test_an_executor_python_without_the_package_is_named_with_the_setting_to_cha
     assert not list(scratch.glob("kafka-reconciler-spark-*"))  # the log4j2 folder is not left behind
 
 
+_WITHOUT_PANDAS = """\
+import sys
+from importlib.machinery import PathFinder
+
+
+class _Absent(PathFinder):
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.partition(".")[0] in ("pandas", "numpy"):
+            return None
+        return PathFinder.find_spec(name, path, target)
+
+
+sys.meta_path[:] = [_Absent if finder is PathFinder else finder for finder in sys.meta_path]
+"""
+
+
+def test_the_spark_engine_plans_without_pandas_or_numpy(fleet_dir: Path, tmp_path: Path) -> None:
+    """The spark extra does not install pandas or numpy: a fleet plan on Spark, with both absent from the driver's
+    and the executors' Python (as if not installed), writes the local engine's plans."""
+    blocker = tmp_path / "refuse"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(_WITHOUT_PANDAS, encoding="utf-8")
+    python = tmp_path / "python-without-pandas"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{blocker}:$PYTHONPATH" exec {sys.executable} "$@"\n', encoding="utf-8")
+    python.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(blocker)}
+    absent = subprocess.run([str(python), "-c", "import numpy"], capture_output=True, text=True, env=env, check=False)
+    assert "No module named 'numpy'" in absent.stderr  # installed in this venv, yet not found
+    command = [sys.executable, "-m", "reconciler", "fleet", "plan", str(fleet_dir / "fleet.yaml"), "-q"]
+    command += ["--engine", "spark", "--master", "local[1]", "--conf", f"spark.pyspark.python={python}"]
+    command += ["--out", str(tmp_path / "spark")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env, check=False)
+    assert done.returncode == 3, done.stderr  # drift in eu-1 and us-1, ap-1's snapshot missing
+    assert "No module named" not in done.stdout + done.stderr
+    on_local = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), engine="local", out_dir=tmp_path / "local")
+    assert on_local.exit_code == 3
+    for cluster in ("eu-1", "us-1"):
+        assert (tmp_path / "spark" / cluster / "plan.json").read_bytes() == (
+            tmp_path / "local" / cluster / "plan.json"
+        ).read_bytes()
+
+
 def test_read_concurrency_and_deadline_on_spark(spark: Any, tmp_path: Path) -> None:
     wanted = d.DesiredState(topics={"orders": d.DesiredTopic("orders", 1, 1)})
     live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(s.Broker(1, "b1", 9092),), topics={})

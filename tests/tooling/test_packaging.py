@@ -49,6 +49,10 @@ def test_wheel_carries_license_metadata_and_schemas(wheel: Path) -> None:
     assert "License-Expression: Apache-2.0" in metadata
     assert "Classifier: Programming Language :: Python :: 3.11" in metadata
     assert "Keywords: kafka" in metadata
+    spark = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and 'extra == "spark"' in line]
+    assert [line.split()[1] for line in spark] == ["pyspark>=3.5;", "pyarrow>=14;"], spark
+    # The Spark engine runs without them (tests/tooling/test_fleet_spark.py): no 124 MB of pandas and numpy.
+    assert not [line for line in metadata.splitlines() if "pandas" in line or "numpy" in line]
     assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
     assert "END OF TERMS AND CONDITIONS" in license_text
     shipped = {n.removeprefix("reconciler/schemas/") for n in names if n.startswith("reconciler/schemas/")}
