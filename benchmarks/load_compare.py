@@ -26,8 +26,8 @@ from benchmarks.apply_shape import Shape
 CHILD = (
     "import sys, time, json, resource; "
     "sys.meta_path = [f for f in sys.meta_path if 'editable' not in type(f).__module__]; "
-    "sys.path.insert(0, {root!r}); from pathlib import Path; from reconciler import manifests; "
-    "w, c = time.perf_counter(), time.process_time(); r = manifests.load([Path({files!r})], env={{}}); "
+    "sys.path.insert(0, {root!r}); from pathlib import Path; from reconciler import operations; "
+    "w, c = time.perf_counter(), time.process_time(); r = operations.load_manifests([Path({files!r})], env={{}}); "
     "print(json.dumps([time.perf_counter() - w, time.process_time() - c, len(r.desired.topics), "
     "len(r.desired.acls), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))"
 )

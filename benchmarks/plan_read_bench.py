@@ -4,7 +4,8 @@ Starts its own single KRaft node (StandardAuthorizer, every PLAINTEXT client a s
 manifests for N topics (1 partition, RF 1, 3 config overrides each) and M ACL bindings, creates that state with the
 adapter's batched writes (timed, not measured), then runs side by side, ``--runs`` times:
 
-* ``reconciler``: ``operations.read_live`` + ``planner.plan`` (text rendering timed apart), with its admin requests;
+* ``reconciler``: ``operations.read_live`` + ``operations.make_plan`` (the planner as the plan command runs it;
+  text rendering timed apart), with its admin requests;
 * ``floor (admin)``: the same reads through ``KafkaAdminClient`` methods, one call each, results not used;
 * ``floor (wire)``: the adapter's exact requests, decoded by kafka-python and thrown away (no processing at all);
   ``floor (wire, 1)`` the same with every topic in a single DescribeConfigs;
@@ -56,7 +57,7 @@ from kafka.protocol.admin import (
 from kafka.protocol.metadata import MetadataRequest
 
 from benchmarks.plan_read_setup import TIMEOUT_MS, create_state, write_manifests
-from reconciler import operations, planner
+from reconciler import operations
 from reconciler.kafka import read as read_mod
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import desired
@@ -75,7 +76,7 @@ def reconciler_plan(adapter: KafkaAdapter, wanted: desired.DesiredState) -> Figu
     t0 = time.perf_counter()
     live = operations.read_live(adapter, wanted)
     t1 = time.perf_counter()
-    result = planner.plan(wanted, live)
+    result = operations.make_plan(wanted, live)  # the planner as the plan command runs it
     t2 = time.perf_counter()
     text = render_text(result)
     t3 = time.perf_counter()

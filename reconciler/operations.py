@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reconciler import manifests, planner
-from reconciler.base import errors
+from reconciler.base import collector, errors
 from reconciler.connection import layers as connection_sources
 from reconciler.model import configs, defaults, desired, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
@@ -36,7 +36,8 @@ def load_manifests(
     paths: Sequence[Path], *, environment: str | None = None, env: Mapping[str, str] | None = None
 ) -> manifests.LoadResult:
     """Load and validate manifests; raises ``ValidationFailed`` with every diagnostic."""
-    return manifests.load(list(paths), environment=environment, env=env)
+    with collector.paused():
+        return manifests.load(list(paths), environment=environment, env=env)
 
 
 def read_filters(
@@ -111,14 +112,17 @@ def make_plan(
     if adapter is not None and (live.topic_usage is None or live.impact is None):
         # The first plan names the topics whose evidence is read; when only impact evidence was added (no usage,
         # which can block deletes), the impact is attached to it instead of planning everything again.
-        first = planner.plan(wanted, live, options=options, assess_impact=False)
+        with collector.paused():
+            first = planner.plan(wanted, live, options=options, assess_impact=False)
         read = with_evidence(adapter, wanted, live, first=first)
-        if read.topic_usage is live.topic_usage:
-            result = planner.with_impact(first, wanted, read)
-        else:
-            result = planner.plan(wanted, read, options=options)
+        with collector.paused():
+            if read.topic_usage is live.topic_usage:
+                result = planner.with_impact(first, wanted, read)
+            else:
+                result = planner.plan(wanted, read, options=options)
     else:
-        result = planner.plan(wanted, live, options=options)
+        with collector.paused():
+            result = planner.plan(wanted, live, options=options)
     if target is None:
         return result
     return dataclasses.replace(result, cluster=dataclasses.replace(result.cluster, target=target))
@@ -136,7 +140,8 @@ def with_evidence(
     if live.topic_usage is not None and live.impact is not None:
         return live
     if first is None:
-        first = planner.plan(wanted, live, assess_impact=False)
+        with collector.paused():
+            first = planner.plan(wanted, live, assess_impact=False)
     topic_changes = [c for c in first.changes if c.kind == Kind.TOPIC]
     if live.topic_usage is None:
         used = sorted({c.name for c in topic_changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})

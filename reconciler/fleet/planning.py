@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reconciler import planner
+from reconciler.base import collector
 from reconciler.fleet import rows
 from reconciler.model import plans
 
@@ -169,7 +170,8 @@ def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
             return ClusterOutcome(cluster=cluster, status=STATUS_UNREADABLE, reason=value or "unknown error")
     wanted = rows.rebuild_desired(want_rows)
     live = rows.rebuild_live(live_rows)
-    result = planner.plan(wanted, live)
+    with collector.paused():
+        result = planner.plan(wanted, live)
     differing = differing_attributes(joined)
     doc = result.to_json_dict()
     return ClusterOutcome(

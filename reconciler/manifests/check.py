@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reconciler import manifests
-from reconciler.base import errors, terminal
+from reconciler.base import collector, errors, terminal
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +65,8 @@ def validate(
     seen: set[str] = set()
     for run_paths, env, label in runs:
         try:
-            result = manifests.load(run_paths, environment=env)
+            with collector.paused():
+                result = manifests.load(run_paths, environment=env)
         except errors.ValidationFailed as exc:
             found, line = exc.diagnostics, None
         else:

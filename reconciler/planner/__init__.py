@@ -1,6 +1,7 @@
 """The planner: ``plan(desired, live, *, options) -> Plan``, a pure function.
 
-No I/O, no printing, no clock: the same inputs give a byte-identical plan. Each resource kind has
+No I/O, no printing, no clock, no process-wide switches (the commands pause the garbage collector around it:
+``reconciler.base.collector``): the same inputs give a byte-identical plan. Each resource kind has
 its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks the kinds the cluster's version
 cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; an
 error-level finding about one resource blocks that resource's changes only (a global one, with no address, makes
@@ -15,7 +16,6 @@ topic change will do, from the evidence in ``ClusterState.impact`` when it was r
 from __future__ import annotations
 
 import dataclasses
-import gc
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
@@ -59,21 +59,13 @@ def plan(
     opts = options or PlanOptions()
     ctx = common.Context(desired=wanted, live=live, options=opts)
     kinds = planned_kinds(wanted)
-    # Planning allocates many small objects and frees none of them until it returns: pausing the
-    # cyclic collector keeps large plans fast without changing the result.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        _run_planners(ctx, kinds=kinds, rotate_scram_users=bool(opts.rotate_scram_users))
-        fingerprint = live_fingerprint(live, kinds=kinds)
-        covered = scope.of(wanted, kinds)
-        scoped_fingerprint, scoped_counts = scope.fingerprint(live, covered)
-        changes, found = plans.sort_changes(ctx.changes), None
-        if assess_impact:
-            changes, found = impact.assess(changes, wanted, live)
-    finally:
-        if was_enabled:
-            gc.enable()
+    _run_planners(ctx, kinds=kinds, rotate_scram_users=bool(opts.rotate_scram_users))
+    fingerprint = live_fingerprint(live, kinds=kinds)
+    covered = scope.of(wanted, kinds)
+    scoped_fingerprint, scoped_counts = scope.fingerprint(live, covered)
+    changes, found = plans.sort_changes(ctx.changes), None
+    if assess_impact:
+        changes, found = impact.assess(changes, wanted, live)
     return plans.Plan(
         cluster=plans.ClusterInfo(
             cluster_id=live.cluster_id,
@@ -116,13 +108,7 @@ def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_u
 def with_impact(first: plans.Plan, wanted: desired.DesiredState, live: state.ClusterState) -> plans.Plan:
     """``first`` (planned with ``assess_impact=False`` against the same state without ``live.impact``) with the
     impact that ``live``'s evidence gives: the plan that ``plan(wanted, live)`` returns, without planning again."""
-    was_enabled = gc.isenabled()
-    gc.disable()  # as in plan(): many small objects, none freed before the end
-    try:
-        changes, found = impact.assess(first.changes, wanted, live)
-    finally:
-        if was_enabled:
-            gc.enable()
+    changes, found = impact.assess(first.changes, wanted, live)
     return dataclasses.replace(first, changes=changes, impact=found)
 
 
