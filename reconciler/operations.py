@@ -226,10 +226,12 @@ def compute_plan(
     live_state: Path | None = None,
     connect_timeout_s: float | None = None,
     request_bound_s: float | None = None,
+    deadline_s: float | None = None,
 ) -> plans.Plan:
     """Plan ``loaded`` against a snapshot file (``live_state``) or the live cluster of ``target``.
 
-    ``connect_timeout_s`` bounds connecting, ``request_bound_s`` each request (``Target.connect``).
+    ``connect_timeout_s`` bounds connecting, ``request_bound_s`` each request, ``deadline_s`` every wait on the
+    cluster (``Target.connect``).
 
     Against a cluster, the plan's header names how it was reached, and a plan that deletes topics reads their
     usage evidence through the same connection.
@@ -240,7 +242,9 @@ def compute_plan(
         if live_state is not None:
             live = snapshotfile.read_snapshot(live_state)
         else:
-            adapter = stack.enter_context(target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s))
+            adapter = stack.enter_context(
+                target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)
+            )
             live = read_live(adapter, loaded.desired)
             logging.getLogger("reconciler").info(
                 "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
@@ -267,6 +271,7 @@ def plan_to_apply(
 ) -> plans.Plan:
     """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now.
 
+    ``timeout_s`` bounds planning, connecting included (``apply --timeout``: the plan step is part of the command).
     With both, the manifests are planned again (with the saved plan's own options) and the saved plan is refused
     (``PlanMismatch``, nothing written) unless they still produce it: a plan reviewed before the manifests changed
     is not applied as if it were theirs.
@@ -280,7 +285,9 @@ def plan_to_apply(
             )
         saved = plans.Plan.load(plan_file)
         if loaded is not None:
-            fresh = compute_plan(loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s)
+            fresh = compute_plan(
+                loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s, deadline_s=timeout_s
+            )
             differences = plan_compare.differences(saved, fresh)
             if differences:
                 raise PlanMismatch(
@@ -291,7 +298,7 @@ def plan_to_apply(
                 )
         return saved
     if loaded is not None:
-        return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s)
+        return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s, deadline_s=timeout_s)
     raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
 
 

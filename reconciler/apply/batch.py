@@ -3,8 +3,9 @@
 ``ApplyContext`` carries what every phase needs (adapter, options, deadline, event sink, the
 addresses that failed so far). ``send_batched`` runs the retry loop of one phase: one request for
 all pending items, then for the retriable failures only, until they succeed, fail for good, run out
-of attempts, or the apply's deadline passes. A create or delete that timed out may have completed
-on the controller, so the caller can supply a probe that checks (over Metadata) before resending.
+of attempts, or the apply's deadline passes. A create or delete that timed out, or whose answer was lost
+(connection reset or stalled), may have completed on the controller, so the caller can supply a probe that
+checks (over Metadata) before resending.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ T = TypeVar("T")
 
 CONNECTION_ERROR = "CONNECTION_ERROR"
 REQUEST_FAILED = "REQUEST_FAILED"
+# Failures after which a write with a probe is looked up on the cluster before it is sent again.
+_PROBE_FIRST = retry.MAY_HAVE_COMPLETED | {CONNECTION_ERROR}
+_LOST_BUT_DONE = "its answer was lost; the cluster, read afterwards, shows it applied"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -148,7 +152,8 @@ def _probe_timed_out(
     again: list[K] = []
     for k in timed_out:
         if k in done:
-            final[k] = Result(ok=True, attempts=state[k].attempts, note="completed after the request timed out")
+            note = "completed after the request timed out" if state[k].timed_out else _LOST_BUT_DONE
+            final[k] = Result(ok=True, attempts=state[k].attempts, note=note)
         else:
             again.append(k)
     return again
@@ -218,12 +223,12 @@ def send_batched(
                 # item's attempts; the apply's deadline bounds how long it keeps waiting.
                 st.throttled += 1
             if ctx.policy.should_retry(attempts_made=st.attempts - st.throttled, error_name=outcome.error_name):
-                if outcome.error_name in retry.MAY_HAVE_COMPLETED and probe_done is not None:
-                    st.timed_out = True
-                    timed_out.append(k)
+                # A lost connection leaves the outcome unknown: the write may have gone through.
+                st.answer_lost = st.answer_lost or outcome.error_name == CONNECTION_ERROR
+                if outcome.error_name in _PROBE_FIRST and probe_done is not None:
+                    st.timed_out = st.timed_out or outcome.error_name in retry.MAY_HAVE_COMPLETED
+                    timed_out.append(k)  # read the cluster before sending again
                 else:
-                    # A lost connection leaves the outcome unknown: the write may have gone through.
-                    st.answer_lost = st.answer_lost or outcome.error_name == CONNECTION_ERROR
                     retry_keys.append(k)
                 final[k] = outcome  # provisional: replaced when a later attempt answers
             else:

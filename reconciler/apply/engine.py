@@ -22,6 +22,7 @@ from reconciler.apply import (
     decoded,
     deps,
     guard,
+    lost,
     outcomes,
     preflight,
     readback,
@@ -142,6 +143,10 @@ def apply_plan(
     """Carry out ``p`` through ``adapter``; see the module docstring. Raises before any write, never after."""
     sink = events or discard
     started = options.clock()
+    # The apply's deadline runs from here, its first read included, and bounds every wait on the cluster.
+    total_s = default_deadline_s(p.actionable) if options.deadline_s is None else options.deadline_s
+    deadline = retry.Deadline(total_s, clock=options.clock)
+    adapter.limit_waits(total_s)
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
     ops = decoded.decode(p)  # the plan is read once, here; the checks below read the operations
@@ -160,17 +165,12 @@ def apply_plan(
         throttled = options.replication_throttle is not None
         access.check_access(adapter, changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
 
-    ctx = _context(adapter, options, changes=changes, events=sink, secrets=secrets, revealed=revealed)
+    ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
     items, phases = _run_phases(ctx, ops, live)
 
-    converged: bool | None = None
-    not_converged: list[NotConverged] = []
-    unverified: tuple[str, ...] = ()
-    applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
-    if options.verify and not options.dry_run and applied:
-        converged, not_converged, unverified = _verify(ctx, applied, settle_s=options.settle_s)
-    elif not options.dry_run and not applied:
-        converged = not any(i.outcome.is_problem for i in items)
+    converged, not_converged, unverified = _converged(ctx, ops, items, options=options)
+    if deadline.expired():
+        ctx.notes.append(_deadline_note(deadline, items))
     items += blocked
 
     total = adapter.request_count - requests_at_start
@@ -221,11 +221,37 @@ def _check_plan(
         _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
 
 
+def _converged(
+    ctx: ApplyContext, ops: decoded.Operations, items: Sequence[ItemOutcome], *, options: ApplyOptions
+) -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
+    """Whether the cluster converged (the read-back of what was applied), what did not, and a right it lacked."""
+    applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
+    if options.dry_run:
+        return None, [], ()
+    if not applied:
+        return not any(i.outcome.is_problem for i in items), [], ()
+    if not options.verify:
+        return None, [], ()
+    if ctx.deadline.expired():
+        return False, [NotConverged("(read-back)", "not read back: the apply's time limit was reached first")], ()
+    return _verify(ctx, applied, settle_s=options.settle_s)
+
+
+def _deadline_note(deadline: retry.Deadline, items: Sequence[ItemOutcome]) -> str:
+    """The note of an apply that reached its time limit: how far it got, and what to do next."""
+    done, limit = sum(1 for i in items if i.outcome is Outcome.APPLIED), round(deadline.total_s, 1)
+    return (
+        f"the apply's time limit of {limit:g}s (--timeout) was reached: {done} of {len(items)} change(s) "
+        "known applied; every other item says what is known of it. Run plan to see what is left, then apply again "
+        "(with a longer --timeout on a slow network)"
+    )
+
+
 def _context(
     adapter: AdminPort,
     options: ApplyOptions,
     *,
-    changes: Sequence[plans.Change],
+    deadline: retry.Deadline,
     events: EventSink,
     secrets: dict[str, Secret],
     revealed: Mapping[tuple[str, str], Secret],
@@ -235,9 +261,7 @@ def _context(
         adapter=adapter,
         policy=options.retry_policy,
         pacer=options.pacer,
-        deadline=retry.Deadline(
-            default_deadline_s(changes) if options.deadline_s is None else options.deadline_s, clock=options.clock
-        ),
+        deadline=deadline,
         events=events,
         dry_run=options.dry_run,
         secrets=secrets,
@@ -356,6 +380,9 @@ def _run_phases(
                 done.append(outcomes.skipped(op.change, why))
         if send:
             done += _run_phase(ctx, phase, send, live)
+            done = lost.resolve(
+                ctx, send, done, read=lambda doubtful: _verify_read(ctx.adapter, decoded.Operations(tuple(doubtful)))
+            )
         done.sort(key=lambda o: o.address)
         for o in done:
             if o.outcome.is_problem:

@@ -84,6 +84,10 @@ class AuthenticationFailed(ConnectionFailed):
     """The cluster was reached and refused the credentials (or the token could not be had): not a cluster down."""
 
 
+class DeadlineReached(ConnectionFailed):
+    """The command's time limit for talking to the cluster is spent: the request was not sent."""
+
+
 class UnsupportedByCluster(ReconcilerError):
     """The broker lacks an API (or an authorizer) that the manifests need."""
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -173,8 +174,8 @@ ApplyTimeoutOpt = Annotated[
     float | None,
     typer.Option(
         "--timeout",
-        help="Bound on the whole apply, in seconds (default: 300 s + 30 ms per partition created or added and "
-        "per other change).",
+        help="Bound on the whole command, in seconds: planning, writes and read-back (not the time a confirmation "
+        "waits for its answer); default: 300 s + 30 ms per partition created or added and per other change.",
         show_default=False,
     ),
 ]
@@ -245,9 +246,12 @@ def apply(
             in_use_window=in_use_window,
             max_deletes=max_deletes,
         )
+        started = time.monotonic()
         p = operations.plan_to_apply(
             plan_file=plan_file, loaded=loaded, target=target, request=request, timeout_s=timeout
         )
+        # One bound for the command: the apply gets what planning left of --timeout (a confirmation is not counted).
+        timeout = None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
         if fmt is ApplyFormat.text:
             output.echo(output.render_plan(p, PlanFormat.text, compact=compact))
         if not operations.has_work(p):

@@ -32,6 +32,7 @@ STYLES = {
     Outcome.DRY_RUN_ACCEPTED: "green",
     Outcome.DRY_RUN_REJECTED: "bold red",
     Outcome.BLOCKED: "bold red",
+    Outcome.UNKNOWN: "bold yellow",
 }
 
 
@@ -144,15 +145,27 @@ def _verdict(report: ApplyReport) -> str:
     """What converged and what did not: "the cluster converged" only when nothing was left undone."""
     if report.dry_run:
         return "nothing was written"
-    undone = Counter(i.outcome.value for i in report.items if i.outcome.is_problem)
+    unknown = sum(1 for i in report.items if i.outcome is Outcome.UNKNOWN)
+    verdict = _settled_verdict(report)
+    if unknown:
+        verdict += f"; {count(unknown, 'change')} unknown (answer lost, cluster unreadable: run plan to see)"
+    return verdict
+
+
+def _settled_verdict(report: ApplyReport) -> str:
+    """The verdict on what is known: every problem but the unknown outcomes."""
+    known = [i for i in report.items if i.outcome is not Outcome.UNKNOWN]
+    undone = Counter(i.outcome.value for i in known if i.outcome.is_problem)
     left = ", ".join(f"{n} {o}" for o, n in sorted(undone.items()))
-    applied = sum(1 for i in report.items if i.outcome is Outcome.APPLIED)
+    applied = sum(1 for i in known if i.outcome is Outcome.APPLIED)
     if report.converged is False:
         verdict = f"{count(len(report.not_converged), 'resource')} did not converge"
         return f"{verdict}; {left} not carried out" if left else verdict
     if report.unverified:
         verdict = f"applied, not verified (missing right: {'; '.join(report.unverified)})"
         return f"{verdict}; {left} not carried out" if left else verdict
+    if not left and len(known) < len(report.items):  # some outcomes unknown: the cluster as a whole is not known
+        return f"the {count(applied, 'applied change')} converged" if report.converged and applied else "not verified"
     if not left:
         return "the cluster converged" if report.converged else "not verified"
     differs = f"{left} not carried out, so the cluster still differs from the manifests"

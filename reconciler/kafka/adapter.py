@@ -83,6 +83,10 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
     def reset_request_count(self) -> None:
         self._wire.request_counts.clear()
 
+    def limit_waits(self, seconds: float) -> None:
+        """Nothing waits on the cluster past ``seconds`` from now (``Wire.limit``)."""
+        self._wire.limit(seconds)
+
     # ---------------------------------------------------------------------------- capabilities
     def connect(self) -> None:
         """Connect now (otherwise the first call does); raises ``ConnectionFailed`` with a plain message."""

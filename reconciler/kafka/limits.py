@@ -173,7 +173,7 @@ def split_on_timeout(items: list[T], send: Callable[[list[T]], list[Any]], *, wh
     try:
         results = send(items)
     except ConnectionLost as exc:
-        if not exc.timed_out:
+        if not exc.timed_out or exc.deadline:  # the command's time limit ran out: splitting cannot help
             raise
         if len(items) <= min_items:
             raise ConnectionLost(

@@ -74,6 +74,11 @@ class AdminPort(Protocol):
         """A plain sentence for each admin API ``kinds`` need that the cluster lacks (empty when all are there)."""
         ...
 
+    def limit_waits(self, seconds: float) -> None:
+        """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline): each request's timeout,
+        connecting included, is at most what is left; a request not sent by then fails with ``DeadlineReached``."""
+        ...
+
     # ------------------------------------------------------------------------------------- reads
     def read_state(
         self,

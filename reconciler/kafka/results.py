@@ -125,8 +125,11 @@ class ConnectionLost(errors.ConnectionFailed):
 
     retriable = True
 
-    def __init__(self, message: str, *, api: str, node: int | None = None, timed_out: bool = False) -> None:
+    def __init__(
+        self, message: str, *, api: str, node: int | None = None, timed_out: bool = False, deadline: bool = False
+    ) -> None:
         super().__init__(message)
         self.api = api
         self.node = node  # the broker the request was sent to, when it was sent to a chosen one
         self.timed_out = timed_out  # no answer within the request timeout (rather than a broken connection)
+        self.deadline = deadline  # the wait was cut short by the command's time limit

@@ -191,11 +191,17 @@ class Wire:
                 ) from None
         return self._client
 
+    def limit(self, seconds: float) -> None:
+        """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline); never lengthens the bound."""
+        at = time.monotonic() + max(0.0, seconds)
+        if at < self.deadline_at:
+            self.deadline_at, self.deadline_s = at, round(seconds, 1) if seconds >= 1 else seconds  # as shown
+
     def _bound_ms(self, step_ms: float, *, doing: str) -> int:
-        """``step_ms`` cut to what is left of the deadline; ``ConnectionFailed`` when nothing is left."""
+        """``step_ms`` cut to what is left of the deadline; ``DeadlineReached`` when nothing is left."""
         left_ms = (self.deadline_at - time.monotonic()) * 1000
         if left_ms <= 0:
-            raise errors.ConnectionFailed(
+            raise errors.DeadlineReached(
                 f"gave up {doing}: the time limit of {self.deadline_s:g}s for talking to the cluster is spent"
             )
         return max(1, int(min(step_ms, left_ms)))
@@ -278,27 +284,26 @@ class Wire:
         api = api_name(request)
         target = f"broker {node}" if node is not None else "the cluster"
         wait_ms = timeout_ms if timeout_ms is not None else self.settings.request_timeout_ms
-        # The broker may first need a connection (its setup bound), then the request has its own timeout.
+        # The broker may first need a connection (its setup bound), then the request has its own timeout; both
+        # end at the deadline, where the library's own timer cancels the request (``library_ms``).
         step_ms = wait_ms + self.connect_timeout_ms + bounded.GRACE_S * 1000
         bound_ms = self._bound_ms(step_ms, doing=f"before sending {api} to {target}")
+        library_ms = min(wait_ms, bound_ms)
+        cut = bound_ms < step_ms
         self.request_counts[api] += 1
         manager = client._manager
         unknown = "" if api.startswith(_READ_APIS) else "; the request may or may not have been applied"
+        spent = f" (the time limit of {self.deadline_s:g}s for talking to the cluster ran out)"
         try:
             response = bounded.run(
-                manager._net, manager.send, request, node, timeout_ms, timeout_s=bound_ms / 1000, what=api
+                manager._net, manager.send, request, node, library_ms, timeout_s=bound_ms / 1000, what=api
             )
         except bounded.Stalled as exc:
             if node is not None:
                 self.unreachable.add(node)
-            spent = " (the time limit for talking to the cluster ran out)" if bound_ms < step_ms else ""
-            raise ConnectionLost(
-                f"{api} to {target} at {self.settings.describe()} failed: no answer within {exc.seconds:g}s{spent}"
-                f"{unknown}",
-                api=api,
-                node=node,
-                timed_out=True,
-            ) from None
+            why = f"no answer within {exc.seconds:g}s{spent if cut else ''}{unknown}"
+            where = f"{api} to {target} at {self.settings.describe()}"
+            raise ConnectionLost(f"{where} failed: {why}", api=api, node=node, timed_out=True, deadline=cut) from None
         except (kafka_errors.IncompatibleBrokerVersion, kafka_errors.UnsupportedVersionError):
             reason = self.unsupported(api) or f"cluster does not support the {api} versions kafka-python speaks"
             raise errors.UnsupportedByCluster(reason) from None
@@ -308,13 +313,16 @@ class Wire:
             ) from None
         except _CONNECTION_ERRORS as exc:
             why = self.scrub(_plain(exc)) or type(exc).__name__
-            if isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError)):
+            timed_out = isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError))
+            ran_out = timed_out and cut and library_ms < wait_ms
+            if timed_out:
                 why = f"no answer within the request timeout ({wait_ms:g} ms)"
+            if ran_out:
+                why = f"no answer within {library_ms:g} ms{spent}"
             if node is not None:
                 self.unreachable.add(node)
-            timed_out = isinstance(exc, (kafka_errors.KafkaTimeoutError, kafka_errors.RequestTimedOutError))
             raise ConnectionLost(
-                f"{api} to {target} failed: {why}{unknown}", api=api, node=node, timed_out=timed_out
+                f"{api} to {target} failed: {why}{unknown}", api=api, node=node, timed_out=timed_out, deadline=ran_out
             ) from None
         except kafka_errors.KafkaError as exc:
             code = int(getattr(exc, "errno", None) or -1)

@@ -3,6 +3,8 @@
 - ``single_node``: one combined broker+controller, PLAINTEXT.
 - ``sasl_node``: one node with a SASL_PLAINTEXT client listener (PLAIN and SCRAM-SHA-256/512), the KRaft
   ``StandardAuthorizer``, super user ``admin`` and least-privilege users alice, bob and carol with random passwords.
+- ``proxied_node``: ``single_node`` with a second PLAINTEXT listener advertised at a fault proxy's address, so a
+  client bootstrapped through the proxy stays behind it (``tests.support.faultproxy``); the harness uses the first.
 - ``three_node_cluster``: three combined nodes forming a 3-voter quorum, racks r1, r1, r2; ``multi_node`` any
   number of them (the benchmarks spread many partitions over several broker processes).
 
@@ -22,6 +24,7 @@ from tests.kafka.cluster import SASL_LISTENER, Credentials, KafkaCluster
 from tests.kafka.dist import HarnessError, KafkaDistribution, resolve, selected_mode
 from tests.kafka.node import KafkaNode
 from tests.kafka.zookeeper import ZooKeeperServer
+from tests.support.faultproxy import FaultProxy
 
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
@@ -57,6 +60,36 @@ def single_node(
         remove_workdir=workdir is None,
         zookeeper=zookeeper_for(dist, root, die_with_parent=die_with_parent),
     )
+    return _started(cluster)
+
+
+def proxied_node(proxy: FaultProxy, *, version: str | None = None) -> KafkaCluster:
+    """Start one PLAINTEXT node whose ``PROXIED`` listener is advertised at ``proxy``'s port; the proxy forwards
+    there. Connect the tool to ``proxy.address``."""
+    dist = resolve(version)
+    root = _workdir(None, "proxied")
+    node = KafkaNode(dist=dist, node_id=1, workdir=root / "node-1")
+
+    def properties(cluster: KafkaCluster, n: KafkaNode) -> dict[str, str]:
+        props = plaintext_properties(cluster, n)
+        behind = f"PROXIED://127.0.0.1:{n.listener_ports['PROXIED']}"
+        props["listeners"] += f",{behind}"
+        props["advertised.listeners"] += f",PROXIED://127.0.0.1:{proxy.port}"
+        protocols = "PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT"
+        props["listener.security.protocol.map"] = protocols + ("" if cluster.zookeeper else ",CONTROLLER:PLAINTEXT")
+        props["inter.broker.listener.name"] = "PLAINTEXT"
+        return props
+
+    cluster = KafkaCluster(
+        name="proxied",
+        dist=dist,
+        nodes=[node],
+        workdir=root,
+        make_properties=properties,
+        extra_listeners=("PROXIED",),
+        zookeeper=zookeeper_for(dist, root),
+    )
+    proxy.upstream = lambda: ("127.0.0.1", node.listener_ports["PROXIED"])
     return _started(cluster)
 
 

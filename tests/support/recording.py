@@ -53,6 +53,7 @@ class RecordingAdapter:
     settings: ConnectionSettings | None = None
     principal: str | None = None
     operations: access.AuthorizedOperations | None = None
+    limits: list[float] = dataclasses.field(default_factory=list)
 
     @property
     def request_count(self) -> int:
@@ -65,6 +66,10 @@ class RecordingAdapter:
     def missing_apis(self, kinds: Iterable[Kind]) -> list[str]:
         """Every kind is supported: the recorded cluster is a recent one."""
         return []
+
+    def limit_waits(self, seconds: float) -> None:
+        """Recorded (``limits``): nothing here waits on a network."""
+        self.limits.append(seconds)
 
     def read_topic_usage(self, topics: Sequence[str]) -> dict[str, state.TopicUsage]:
         """No evidence of use: no group has committed offsets, every partition is empty."""
