@@ -200,6 +200,23 @@ ThrottleOpt = Annotated[
 ]
 
 
+def _planned(
+    *,
+    plan_file: Path | None,
+    loaded: manifests.LoadResult | None,
+    target: operations.Target,
+    request: operations.PlanRequest,
+    timeout: float | None,
+) -> tuple[plans.Plan, float | None]:
+    """The plan to apply, and what planning left of ``--timeout``: one bound for the whole command (the time a
+    confirmation waits for its answer is not counted)."""
+    from reconciler import operations
+
+    started = time.monotonic()
+    p = operations.plan_to_apply(plan_file=plan_file, loaded=loaded, target=target, request=request, timeout_s=timeout)
+    return p, None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
+
+
 def apply(
     paths: ApplyPathsArg = None,
     plan_file: SavedPlanOpt = None,
@@ -246,12 +263,7 @@ def apply(
             in_use_window=in_use_window,
             max_deletes=max_deletes,
         )
-        started = time.monotonic()
-        p = operations.plan_to_apply(
-            plan_file=plan_file, loaded=loaded, target=target, request=request, timeout_s=timeout
-        )
-        # One bound for the command: the apply gets what planning left of --timeout (a confirmation is not counted).
-        timeout = None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
+        p, timeout = _planned(plan_file=plan_file, loaded=loaded, target=target, request=request, timeout=timeout)
         if fmt is ApplyFormat.text:
             output.echo(output.render_plan(p, PlanFormat.text, compact=compact))
         if not operations.has_work(p):
