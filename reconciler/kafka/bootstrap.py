@@ -338,7 +338,7 @@ def failure_sentence(
     last = watch.failures[-1] if watch.failures else None
     seen = f"; last error: {last.address}: {last.detail}" if last is not None else ""
     return (
-        f"cannot reach Kafka at {where}: no broker answered within {round(seconds, 1):g}s "
+        f"cannot reach Kafka at {where}: no broker answered within {round(seconds, 1) if seconds >= 1 else seconds:g}s "
         f"(check the address, the port and the security protocol){seen}"
     )
 

@@ -125,16 +125,18 @@ def test_tiny_request_timeout_gives_a_plain_error_and_writes_nothing_or_a_truthf
     check_truthful(kafka_single, report, wanted, topic_prefix)
 
 
-def test_apply_deadline_reached_reports_the_truth(kafka_single: KafkaCluster, topic_prefix: str) -> None:
+def test_an_apply_deadline_spent_before_any_write_names_the_limit_and_writes_nothing(
+    kafka_single: KafkaCluster, topic_prefix: str
+) -> None:
+    """The deadline bounds every wait from the apply's first read: 1 ms ends it there, before any write."""
     wanted = wanted_topics(topic_prefix, new=100, existing=0)
     with KafkaAdapter(settings(kafka_single)) as adapter:
         p = plan_now(adapter, wanted)
-        report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=0.001, settle_s=0))
-    print(f"\ndeadline 1 ms: {report.counts()}, converged={report.converged}, {report.not_converged[:1]}")
-    assert len(report.items) == 100
-    assert report.converged is not True or all(i.outcome is Outcome.APPLIED for i in report.items)
-    check_truthful(kafka_single, report, wanted, topic_prefix)
-    converge(kafka_single, wanted)
+        with pytest.raises(errors.ConnectionFailed, match=r"the time limit of 0\.001s for talking to the cluster") as e:
+            apply_plan(p, adapter, options=ApplyOptions(deadline_s=0.001, settle_s=0))
+    assert e.value.exit_code == 1
+    assert "may or may not have been applied" not in str(e.value)  # a read: nothing can have been applied
+    assert topics_state(kafka_single, topic_prefix) == {}
 
 
 # ---------------------------------------------------------------------- the cluster goes away mid-apply
