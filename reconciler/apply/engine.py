@@ -226,12 +226,10 @@ def _converged(
 ) -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
     """Whether the cluster converged (the read-back of what was applied), what did not, and a right it lacked."""
     applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
-    if options.dry_run:
+    if options.dry_run or (applied and not options.verify):
         return None, [], ()
     if not applied:
         return not any(i.outcome.is_problem for i in items), [], ()
-    if not options.verify:
-        return None, [], ()
     if ctx.deadline.expired():
         return False, [NotConverged("(read-back)", "not read back: the apply's time limit was reached first")], ()
     return _verify(ctx, applied, settle_s=options.settle_s)
