@@ -219,7 +219,10 @@ def _print_apply(result: FleetApplyResult, *, plans_dir: Path) -> None:
     )
     output.say(
         f"{head}: {status}: {ok} of {len(result.clusters)} cluster(s) applied or unchanged{others}, in "
-        f"{result.seconds:.1f} s (plan run {result.run_id}). Summary: {plans_dir / 'apply-summary.json'}"
+        f"{result.seconds:.1f} s (plan run {result.run_id})."
+    )
+    output.say(
+        f"Report: {plans_dir / 'report.html'} (apply results beside the plans; {plans_dir / 'apply-summary.json'})"
     )
 
 

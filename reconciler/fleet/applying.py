@@ -31,7 +31,7 @@ from typing import Any
 
 from reconciler import manifests, operations
 from reconciler.base import errors, fileio
-from reconciler.fleet import lock, outputs, planning, sources, spec, summary
+from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
 from reconciler.model import plans
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
@@ -356,4 +356,5 @@ def _run(
     seconds = time.monotonic() - clock
     doc = _summary(ordered, plan_run=found, started_at=started_at, seconds=seconds, dry_run=dry_run)
     fileio.write_private_file(out_dir / APPLY_SUMMARY, json.dumps(doc, indent=2) + "\n")
+    report_html.rewrite_after_apply(out_dir, doc)  # the apply results beside the plans
     return FleetApplyResult(run_id=found, clusters=ordered, summary=doc, seconds=seconds, dry_run=dry_run)

@@ -43,6 +43,7 @@ class Trend:
     previous: str | None  # "<run id> at <UTC start>" of the run before the current one
     new: tuple[DriftKey, ...]
     resolved: tuple[DriftKey, ...]
+    left_out: tuple[str, ...] = ()  # clusters of either run not planned by both: not compared
 
 
 def _copy_private(source: Path, target: Path) -> None:
@@ -120,7 +121,7 @@ def prune(out_dir: Path, retention: Retention, *, now: datetime.datetime | None 
     return [p.name for p in gone]
 
 
-def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey]] | None:
+def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey], set[str]] | None:
     import pyarrow.parquet as pq
 
     try:
@@ -139,7 +140,7 @@ def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey]] | None:
     # runs kept before the run's status was recorded: partial when some cluster was not planned
     status = first.get("run_status") or ("complete" if planned == names else "partial")
     point = RunPoint(str(first["run_id"]), run_at, len(changed), len(keys), str(status), len(planned), len(names))
-    return point, planned, keys
+    return point, planned, keys, names
 
 
 def trend(out_dir: Path, *, limit: int = TREND_RUNS) -> Trend | None:
@@ -150,11 +151,13 @@ def trend(out_dir: Path, *, limit: int = TREND_RUNS) -> Trend | None:
     read = [r for r in (_read(f) for f in sorted(p for p in root.iterdir() if p.is_dir())[-limit:]) if r is not None]
     if not read:
         return None
-    runs = tuple(point for point, _, _ in read)
+    runs = tuple(point for point, _, _, _ in read)
     if len(read) < 2:
         return Trend(runs, None, (), ())
-    (before, planned_before, keys_before), (_, planned_now, keys_now) = read[-2], read[-1]
+    (before, planned_before, keys_before, names_before), (_, planned_now, keys_now, names_now) = read[-2], read[-1]
     both = planned_before & planned_now
     now = {k for k in keys_now if k[0] in both}
     then = {k for k in keys_before if k[0] in both}
-    return Trend(runs, f"{before.run_id} at {before.run_at}", tuple(sorted(now - then)), tuple(sorted(then - now)))
+    left_out = tuple(sorted((names_before | names_now) - both))
+    previous = f"{before.run_id} at {before.run_at}"
+    return Trend(runs, previous, tuple(sorted(now - then)), tuple(sorted(then - now)), left_out)

@@ -11,14 +11,16 @@ HTML-escaped. Elements carry ``id``/``data-*`` attributes so that the report can
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from reconciler.fleet import history, summary
+from reconciler.base import fileio
+from reconciler.fleet import history, report_trend, sources, spec, summary
 
 COLOURS = {"create": "#2e7d32", "update": "#f9a825", "delete": "#c62828", "blocked": "#6a1b9a"}
 BAR_WIDTH = 240
-MAX_LISTED = 50  # new / resolved drift listed per direction
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#222;max-width:70rem}
@@ -61,39 +63,107 @@ def _legend() -> str:
     return f'<p class="legend">{items}</p>'
 
 
-def _cluster_row(c: Mapping[str, Any], scale: float) -> str:
-    n = c["counts"]
-    numbers = "".join(f'<td class="n">{int(n[a])}</td>' for a in ("create", "update", "delete", "blocked"))
-    bar = _stacked_bar(n, scale=scale, label=f"drift of {c['name']}")
-    return (
-        f'<tr class="cluster" data-cluster="{_e(c["name"])}" data-drift="{summary.drift_score(c)[0]}">'
-        f'<td>{_e(c["name"])}</td>{numbers}<td class="n">{int(c.get("resources_differing", 0))}</td>'
-        f"<td>{bar}</td></tr>"
-    )
+APPLY_OK = ("applied", "validated", "no-changes")
 
 
-def _clusters(doc: Mapping[str, Any]) -> str:
-    planned = [c for c in summary.by_drift(doc["clusters"]) if c.get("counts")]
-    drifted = [c for c in planned if summary.drift_score(c)[0] > 0]
-    quiet = [c for c in planned if summary.drift_score(c)[0] == 0]
-    top = max((summary.drift_score(c)[0] for c in drifted), default=1)
-    scale = BAR_WIDTH / max(1, top)
-    head = (
-        "<tr><th>Cluster</th><th>+ create</th><th>~ update</th><th>- delete</th><th>! blocked</th>"
-        "<th>resources differing</th><th>drift</th></tr>"
-    )
-    out = ['<section id="clusters"><h2>Clusters, most drifted first</h2>', _legend()]
-    if drifted:
-        rows = "".join(_cluster_row(c, scale) for c in drifted)
-        out.append(f'<table id="drifted">{head}{rows}</table>')
+def _apply_problem(name: str, applied: Mapping[str, Mapping[str, Any]] | None) -> bool:
+    """Whether the apply of this run's plans did not do what the cluster's plan says (refused, unreachable, ...)."""
+    return applied is not None and name in applied and str(applied[name]["status"]) not in APPLY_OK
+
+
+def _apply_cell(name: str, applied: Mapping[str, Mapping[str, Any]] | None) -> str:
+    """A cluster's apply result (linked to its apply report), or an empty cell before any apply."""
+    if applied is None:
+        return '<td class="apply muted">not applied</td>'
+    entry = applied.get(name)
+    if entry is None:
+        return '<td class="apply muted" data-apply="">not in the apply</td>'
+    status = str(entry["status"])
+    text = _e(status)
+    if entry.get("report"):
+        text = f'<a class="apply-report" href="{_e(entry["report"])}">{text}</a>'
+    title = f' title="{_e(entry["reason"])}"' if entry.get("reason") else ""
+    colour = "bad" if _apply_problem(name, applied) else "ok"
+    return f'<td class="apply {colour}" data-apply="{_e(status)}"{title}>{text}</td>'
+
+
+def _cluster_row(c: Mapping[str, Any], scale: float, applied: Mapping[str, Mapping[str, Any]] | None) -> str:
+    name = str(c["name"])
+    plan = c.get("plan")
+    link = f'<a class="plan" href="{_e(plan)}">{_e(name)}</a>' if plan else _e(name)
+    n = c.get("counts")
+    if n is None:
+        numbers = f'<td colspan="6" class="muted">{_e(c["status"])}: {_e(c.get("reason") or "")}</td>'
     else:
-        out.append('<p id="no-drift">No planned cluster has changes.</p>')
-    if quiet:
-        names = ", ".join(_e(c["name"]) for c in quiet)
-        rows = "".join(_cluster_row(c, scale) for c in quiet)
+        numbers = "".join(f'<td class="n">{int(n[a])}</td>' for a in ("create", "update", "delete", "blocked"))
+        numbers += f'<td class="n">{int(c.get("resources_differing", 0))}</td>'
+        numbers += f"<td>{_stacked_bar(n, scale=scale, label=f'drift of {name}')}</td>"
+    return (
+        f'<tr class="cluster" data-cluster="{_e(name)}" data-status="{_e(c["status"])}" '
+        f'data-drift="{summary.drift_score(c)[0]}"><td>{link}</td>{numbers}{_apply_cell(name, applied)}</tr>'
+    )
+
+
+def _group_keys(clusters: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The label keys the clusters are grouped by: environment, team, region first, then any other, by name."""
+    found = {k for c in clusters for k in (c.get("labels") or {})}
+    rank = {k: i for i, k in enumerate(spec.LABEL_ORDER)}
+    return sorted(found, key=lambda k: (rank.get(k, len(rank)), k))
+
+
+def _groups(clusters: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """Clusters by their label values, most drifted group first; within a group, most drifted first."""
+    grouped: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for c in clusters:
+        labels = c.get("labels") or {}
+        grouped.setdefault(tuple(str(labels.get(k, "-")) for k in keys), []).append(c)
+
+    def weight(members: list[Mapping[str, Any]]) -> tuple[int, int]:
+        changed = sum(1 for m in members if summary.drift_score(m)[0] > 0)
+        return (-sum(1 for m in members if not m.get("counts")), -changed)
+
+    ordered = sorted(grouped.items(), key=lambda kv: (weight(kv[1]), kv[0]))
+    return [
+        (" · ".join(f"{k}={v}" for k, v in zip(keys, values, strict=True)) or "all clusters", summary.by_drift(m))
+        for values, m in ordered
+    ]
+
+
+_HEAD = (
+    "<tr><th>Cluster (plan)</th><th>+ create</th><th>~ update</th><th>- delete</th><th>! blocked</th>"
+    "<th>resources differing</th><th>drift</th><th>apply</th></tr>"
+)
+
+
+def _clusters(doc: Mapping[str, Any], applied_doc: Mapping[str, Any] | None) -> str:
+    """Every cluster, grouped by its labels; a group with drift, a cluster not planned or an apply problem is open."""
+    clusters = doc["clusters"]
+    applied = None
+    if applied_doc is not None:
+        applied = {str(c["name"]): c for c in applied_doc.get("clusters", [])}
+    top = max((summary.drift_score(c)[0] for c in clusters), default=1)
+    scale = BAR_WIDTH / max(1, top)
+    keys = _group_keys(clusters)
+    by = " / ".join(keys) if keys else "group"
+    out = [f'<section id="clusters"><h2>Clusters by {_e(by)}, most drifted first</h2>', _legend()]
+    if applied_doc is not None:
+        kind = "dry run" if applied_doc.get("dry_run") else "apply"
         out.append(
-            f'<details id="unchanged"><summary>{len(quiet)} cluster(s) without changes</summary>'
-            f'<p class="muted">{names}</p><table>{head}{rows}</table></details>'
+            f'<p id="applied">Apply results: the {kind} of this run\'s plans started {_e(applied_doc["started_at"])} '
+            f"({_e(applied_doc['status'])}).</p>"
+        )
+    for title, members in _groups(clusters, keys):
+        changed = sum(1 for m in members if summary.drift_score(m)[0] > 0)
+        missing = sum(1 for m in members if not m.get("counts"))
+        bad = sum(1 for m in members if _apply_problem(str(m["name"]), applied))
+        opened = " open" if changed or missing or bad else ""
+        rows = "".join(_cluster_row(c, scale, applied) for c in members)
+        notes = f"{len(members)} cluster(s), {changed} with changes" + (f", {missing} not planned" if missing else "")
+        notes += f", {bad} not applied as planned" if bad else ""
+        out.append(
+            f'<details class="group" data-group="{_e(title)}" data-clusters="{len(members)}" '
+            f'data-with-changes="{changed}"{opened}><summary><b>{_e(title)}</b>: {notes}</summary>'
+            f"<table>{_HEAD}{rows}</table></details>"
         )
     out.append("</section>")
     return "".join(out)
@@ -130,59 +200,6 @@ def _unreadable(doc: Mapping[str, Any]) -> str:
     return f'<section id="not-planned"><h2>Clusters not planned ({len(items)})</h2><ul>{rows}</ul></section>'
 
 
-def _trend_chart(runs: Sequence[history.RunPoint]) -> str:
-    """Two series over the runs, oldest left: clusters with changes (bars) and drifted resources (line)."""
-    width, height, pad = 640, 190, 30
-    step = (width - 2 * pad) / max(1, len(runs))
-    every = max(1, len(runs) // 10)  # at most about ten date labels
-    top_c = max((r.clusters_with_changes for r in runs), default=0) or 1
-    top_d = max((r.drifted for r in runs), default=0) or 1
-    bars, points = [], []
-    for i, r in enumerate(runs):
-        x = pad + i * step
-        h = (height - 2 * pad) * r.clusters_with_changes / top_c
-        bars.append(
-            f'<rect class="run" data-run="{_e(r.run_id)}" data-clusters-with-changes="{r.clusters_with_changes}" '
-            f'data-drifted="{r.drifted}" x="{x + step * 0.15:.1f}" y="{height - pad - h:.1f}" '
-            f'width="{step * 0.7:.1f}" height="{h:.1f}" fill="#90caf9"><title>{_e(r.run_at)}: '
-            f"{r.clusters_with_changes} cluster(s) with changes, {r.drifted} drifted resource(s)</title></rect>"
-        )
-        y = height - pad - (height - 2 * pad) * r.drifted / top_d
-        points.append(f"{x + step / 2:.1f},{y:.1f}")
-        if i % every == 0 or i == len(runs) - 1:
-            bars.append(
-                f'<text x="{x + step / 2:.1f}" y="{height - pad + 14}" font-size="10" text-anchor="middle">'
-                f"{_e(r.run_at[5:16].replace('T', ' '))}</text>"
-            )
-    line = f'<polyline points="{" ".join(points)}" fill="none" stroke="#c62828" stroke-width="2"/>'
-    return (
-        f'<svg id="trend-chart" width="{width}" height="{height}" role="img" xmlns="http://www.w3.org/2000/svg" '
-        f'aria-label="drift across runs">{"".join(bars)}{line}'
-        f'<text x="{pad}" y="14" font-size="11">bars: clusters with changes (max {top_c}); '
-        f"line: drifted resources (max {top_d})</text></svg>"
-    )
-
-
-def _listing(title: str, ident: str, *, keys: Sequence[tuple[str, str, str]]) -> str:
-    shown = "".join(f"<li>{_e(c)}: <code>{_e(k)}/{_e(n)}</code></li>" for c, k, n in keys[:MAX_LISTED])
-    more = f"<li>and {len(keys) - MAX_LISTED} more</li>" if len(keys) > MAX_LISTED else ""
-    return f'<div id="{ident}" data-count="{len(keys)}"><h3>{title} ({len(keys)})</h3><ul>{shown}{more}</ul></div>'
-
-
-def _trend(trend: history.Trend | None) -> str:
-    if trend is None:
-        return '<section id="trend"><h2>Trend</h2><p class="muted">No run history (needs pyarrow).</p></section>'
-    parts = ['<section id="trend"><h2>Trend across runs</h2>', _trend_chart(trend.runs)]
-    if trend.previous is None:
-        parts.append('<p id="first-run" class="muted">The first run in this folder: nothing to compare with.</p>')
-    else:
-        parts.append(f"<p>Since the previous run ({_e(trend.previous)}):</p>")
-        parts.append(_listing("New drift", "new-drift", keys=trend.new))
-        parts.append(_listing("Resolved drift", "resolved-drift", keys=trend.resolved))
-    parts.append("</section>")
-    return "".join(parts)
-
-
 def _most_drifted(doc: Mapping[str, Any]) -> str:
     items = doc.get("most_drifted") or []
     if not items:
@@ -199,8 +216,9 @@ def _most_drifted(doc: Mapping[str, Any]) -> str:
     )
 
 
-def render_html(doc: Mapping[str, Any], trend: history.Trend | None) -> str:
-    """The whole report for one summary document and the folder's trend (``None``: no history available)."""
+def render_html(doc: Mapping[str, Any], trend: history.Trend | None, applied: Mapping[str, Any] | None = None) -> str:
+    """The whole report for one summary document, the folder's trend (``None``: no history available) and the
+    apply of this run's plans (``apply-summary.json``; ``None``: not applied)."""
     run = doc["run"]
     partial = doc["status"] != "complete"
     status = summary.status_line(doc)
@@ -215,10 +233,26 @@ def render_html(doc: Mapping[str, Any], trend: history.Trend | None) -> str:
         f'<p id="totals">Fleet totals: {t["create"]} to create, {t["update"]} to update, {t["delete"]} to delete, '
         f"{t['blocked']} blocked, {t['unmanaged']} unmanaged, {t['unchanged']} unchanged.</p>"
     )
-    body = head + _clusters(doc) + _unreadable(doc) + _by_kind(doc) + _trend(trend) + _most_drifted(doc)
+    body = head + _clusters(doc, applied) + _unreadable(doc) + _by_kind(doc) + report_trend.section(trend)
+    body += _most_drifted(doc)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>Kafka fleet plan {_e(run['id'][:12])}</title><style>{_CSS}</style></head>"
         f'<body>{body}<p class="muted">Plans: &lt;cluster&gt;/plan.json next to this report.</p></body></html>\n'
     )
+
+
+def rewrite_after_apply(out_dir: Path, applied: Mapping[str, Any]) -> Path | None:
+    """``report.html`` again, with the apply results of ``applied`` (an ``apply-summary.json`` document) beside the
+    plans of the run it applied; ``None`` (nothing written) when the folder holds another run's summary."""
+    try:
+        doc = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if doc.get("run", {}).get("id") != applied.get("plan_run"):
+        return None
+    trend = history.trend(out_dir) if sources.parquet_available() else None
+    path = out_dir / "report.html"
+    fileio.write_private_file(path, render_html(doc, trend, applied))
+    return path

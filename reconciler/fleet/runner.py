@@ -224,7 +224,12 @@ def _record(
     superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in done.carried})
     failure = None if done.failure is None else str(done.failure)
     summary_doc = summary.build_summary(
-        outcomes, run=done.run, stale_removed=removed, retry_of=done.retry_of, failure=failure
+        outcomes,
+        run=done.run,
+        stale_removed=removed,
+        retry_of=done.retry_of,
+        failure=failure,
+        labels={c.name: dict(c.labels) for c in done.whole.clusters},
     )
     engines.emit(progress, FleetEvent("write", f"writing the summary to {out_dir}"))
     written, written_notes = summary.write_outputs(summary_doc, out_dir, retention=keep_history)

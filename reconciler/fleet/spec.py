@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
 from pydantic.alias_generators import to_camel
@@ -29,6 +29,12 @@ RESERVED_NAMES = frozenset(
 )
 
 
+# Labels group the clusters in the report (environment, team, region, ...): short keys, plain values.
+LabelKey = Annotated[str, pydantic.StringConstraints(pattern=r"^[a-z][a-z0-9_.-]{0,39}$")]
+LabelValue = Annotated[str, pydantic.StringConstraints(min_length=1, max_length=100)]
+LABEL_ORDER = ("environment", "team", "region")  # the report groups by these first, then by any other key
+
+
 class _Strict(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
 
@@ -39,6 +45,7 @@ class Defaults(_Strict):
     manifests: list[str] | str | None = None
     environment: str | None = None
     request_timeout_ms: int | None = pydantic.Field(default=None, gt=0)
+    labels: dict[LabelKey, LabelValue] | None = None
 
 
 class ClusterEntry(_Strict):
@@ -52,6 +59,7 @@ class ClusterEntry(_Strict):
     command_config: str | None = None
     snapshot: str | None = None
     request_timeout_ms: int | None = pydantic.Field(default=None, gt=0)
+    labels: dict[LabelKey, LabelValue] | None = None
 
     @pydantic.model_validator(mode="after")
     def _snapshot_or_connection(self) -> ClusterEntry:
@@ -80,6 +88,7 @@ class ClusterSpec:
     command_config: Path | None = None
     snapshot: Path | None = None
     request_timeout_ms: int | None = None
+    labels: tuple[tuple[str, str], ...] = ()  # defaults' labels, then the cluster's; environment included
 
     @property
     def source(self) -> str:
@@ -118,6 +127,13 @@ def _resolve(value: str, base: Path) -> Path:
 def _message(err: Mapping[str, Any]) -> str:
     kind = str(err["type"])
     loc = tuple(err["loc"])
+    if "labels" in loc[:-1]:
+        if loc[-1] == "[key]":
+            return (
+                f"label {err.get('input')!r}: a label is lowercase letters, digits, '_', '.' or '-', starting with a "
+                "letter, at most 40 characters"
+            )
+        return f"label {loc[-1]}: {str(err['msg']).lower()}"
     if kind not in ("missing", "extra_forbidden") and (not loc or not isinstance(loc[-1], str)):
         return str(err["msg"]).removeprefix("Value error, ")
     field = to_camel(str(loc[-1])) if loc else "document"
@@ -131,7 +147,10 @@ def _message(err: Mapping[str, Any]) -> str:
 
 
 def _camel_path(loc: tuple[Any, ...]) -> tuple[str | int, ...]:
-    return tuple(to_camel(p) if isinstance(p, str) else int(p) for p in loc)
+    """The YAML path of a pydantic error location: fields in camelCase; label keys as written, ``[key]`` dropped."""
+    at = loc.index("labels") + 1 if "labels" in loc else len(loc)
+    fields = tuple(to_camel(p) if isinstance(p, str) else int(p) for p in loc[:at])
+    return (*fields, *(str(p) for p in loc[at:] if p != "[key]"))
 
 
 def parse(raw: yamlio.RawDocument) -> FleetSpec:
@@ -185,9 +204,21 @@ def parse(raw: yamlio.RawDocument) -> FleetSpec:
                 command_config=None if entry.command_config is None else _resolve(entry.command_config, base),
                 snapshot=None if entry.snapshot is None else _resolve(entry.snapshot, base),
                 request_timeout_ms=entry.request_timeout_ms or doc.defaults.request_timeout_ms,
+                labels=_labels(doc.defaults, entry),
             )
         )
     return FleetSpec(clusters=tuple(clusters), source=raw.file)
+
+
+def _labels(defaults: Defaults, entry: ClusterEntry) -> tuple[tuple[str, str], ...]:
+    """A cluster's labels: the defaults' and its own (its own win), ``environment`` from the overlay unless a label
+    sets it; in ``LABEL_ORDER``, then by key."""
+    merged = {**(defaults.labels or {}), **(entry.labels or {})}
+    environment = entry.environment if entry.environment is not None else defaults.environment
+    if environment is not None:
+        merged.setdefault("environment", environment)
+    rank = {k: i for i, k in enumerate(LABEL_ORDER)}
+    return tuple(sorted(merged.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
 def load_fleet(path: Path, *, env: Mapping[str, str] | None = None) -> FleetSpec:

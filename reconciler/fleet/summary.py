@@ -97,19 +97,20 @@ def build_summary(
     stale_removed: Sequence[str] = (),
     retry_of: str | None = None,
     failure: str | None = None,
+    labels: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The summary document; clusters in name order, so it does not depend on the engine's order.
 
-    ``failure`` (the engine's error) makes the run ``failed``: the document says so and why (``error``).
-
-    Built from each outcome's ``digest`` (computed where the plan was made): no plan is parsed here.
+    ``failure`` (the engine's error) makes the run ``failed`` (with ``error``); ``labels`` (cluster -> its
+    ``fleet.yaml`` labels) go into each cluster's entry. Built from each outcome's ``digest`` (computed where
+    the plan was made): no plan is parsed here.
     """
     clusters: list[dict[str, Any]] = []
     totals = dict.fromkeys(ACTIONS, 0)
     by_kind: dict[str, dict[str, int]] = {}
     drifted: list[dict[str, Any]] = []
     for outcome in sorted(outcomes, key=lambda o: o.cluster):
-        clusters.append(_cluster_entry(outcome))
+        clusters.append({**_cluster_entry(outcome), "labels": dict((labels or {}).get(outcome.cluster, {}))})
         digest = outcome.digest
         if digest is None:
             continue
