@@ -268,8 +268,10 @@ def plan_to_apply(
     target: Target,
     request: PlanRequest,
     timeout_s: float | None,
+    other_version: bool = False,
 ) -> plans.Plan:
-    """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now.
+    """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now. A saved plan
+    written by another release is refused unless ``other_version`` (``--allow-other-version``).
 
     ``timeout_s`` bounds planning, connecting included (``apply --timeout``: the plan step is part of the command).
     With both, the manifests are planned again (with the saved plan's own options) and the saved plan is refused
@@ -283,7 +285,7 @@ def plan_to_apply(
                 f"{', '.join(given)} shape a plan made now; a saved plan keeps the options it was made with. "
                 "Give them to plan (plan --out FILE), then apply --plan FILE"
             )
-        saved = plans.Plan.load(plan_file)
+        saved = plans.Plan.load(plan_file, other_version=other_version)
         if loaded is not None:
             fresh = compute_plan(
                 loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s, deadline_s=timeout_s

@@ -336,9 +336,17 @@ def of_changes(changes: Iterable[plans.Change]) -> Operations:
     return Operations(tuple(operation(c) for c in plans.sort_changes(changes)))
 
 
+# The last plan decoded and its operations: a command checks its plan before it connects (``prepare_apply``) and then
+# applies it; the plan, immutable, is decoded once. Kept by identity, one entry.
+_LAST: list[tuple[plans.Plan, Operations]] = []
+
+
 def decode(p: plans.Plan) -> Operations:
     """The plan's actionable changes as operations; ``preflight.ImpossiblePlan`` (nothing written) naming every
-    change that cannot be carried out as written, ``preflight.PlanHasErrors`` for error-level findings."""
+    change that cannot be carried out as written, ``preflight.PlanHasErrors`` for error-level findings. A plan is
+    decoded once: the same plan object again returns the same operations."""
+    if _LAST and _LAST[0][0] is p:
+        return _LAST[0][1]
     preflight.check_shape(p)
     ops = of_changes(p.actionable)
     problems = [op.problem for op in ops.items if op.problem is not None]
@@ -346,4 +354,5 @@ def decode(p: plans.Plan) -> Operations:
         raise preflight.ImpossiblePlan(
             "the plan cannot be applied as written: " + preflight.name_list(problems) + "; nothing was written"
         )
+    _LAST[:] = [(p, ops)]
     return ops

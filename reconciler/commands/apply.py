@@ -24,6 +24,7 @@ from reconciler.commands.options import (
     InUseWindowOpt,
     MaxDeletesOpt,
     NoColorOpt,
+    OtherVersionOpt,
     PlanFormat,
     RotateOpt,
     VerboseOpt,
@@ -207,14 +208,42 @@ def _planned(
     target: operations.Target,
     request: operations.PlanRequest,
     timeout: float | None,
+    other_version: bool,
 ) -> tuple[plans.Plan, float | None]:
     """The plan to apply, and what planning left of ``--timeout``: one bound for the whole command (the time a
     confirmation waits for its answer is not counted)."""
     from reconciler import operations
 
     started = time.monotonic()
-    p = operations.plan_to_apply(plan_file=plan_file, loaded=loaded, target=target, request=request, timeout_s=timeout)
+    p = operations.plan_to_apply(
+        plan_file=plan_file,
+        loaded=loaded,
+        target=target,
+        request=request,
+        timeout_s=timeout,
+        other_version=other_version,
+    )
     return p, None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
+
+
+def _request(
+    rotate: list[str] | None, allow_in_use: bool, in_use_window: str, max_deletes: int | None
+) -> operations.PlanRequest:
+    from reconciler import operations
+
+    return operations.PlanRequest(
+        rotate_passwords=rotate or (),
+        allow_delete_in_use=allow_in_use,
+        in_use_window=in_use_window,
+        max_deletes=max_deletes,
+    )
+
+
+def _nothing_to_do(fmt: ApplyFormat) -> None:
+    if fmt is ApplyFormat.json:
+        import json
+
+        typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
 
 
 def apply(
@@ -235,6 +264,7 @@ def apply(
     allow_in_use: AllowInUseOpt = False,
     in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
     max_deletes: MaxDeletesOpt = None,
+    allow_other_version: OtherVersionOpt = False,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,
@@ -257,20 +287,19 @@ def apply(
             command_config=command_config,
             profiles=loaded.profiles if loaded is not None else {},
         )
-        request = operations.PlanRequest(
-            rotate_passwords=rotate_password or (),
-            allow_delete_in_use=allow_in_use,
-            in_use_window=in_use_window,
-            max_deletes=max_deletes,
+        request = _request(rotate_password, allow_in_use, in_use_window, max_deletes)
+        p, timeout = _planned(
+            plan_file=plan_file,
+            loaded=loaded,
+            target=target,
+            request=request,
+            timeout=timeout,
+            other_version=allow_other_version,
         )
-        p, timeout = _planned(plan_file=plan_file, loaded=loaded, target=target, request=request, timeout=timeout)
         if fmt is ApplyFormat.text:
             output.echo(output.render_plan(p, PlanFormat.text, compact=compact))
         if not operations.has_work(p):
-            if fmt is ApplyFormat.json:
-                import json
-
-                typer.echo(json.dumps({"applied": 0, "message": "no changes"}))
+            _nothing_to_do(fmt)
             return
         adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)
         # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.

@@ -51,6 +51,14 @@ LiveStateOpt = Annotated[
     Path | None,
     typer.Option("--live-state", help="Plan offline against a snapshot written by 'snapshot --out'."),
 ]
+OtherVersionOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-other-version",
+        help="Read a saved plan written by another kafka-reconciler release (refused by default: only the release "
+        "that wrote a plan applies it; CI should save and apply with one pinned version).",
+    ),
+]
 VerboseOpt = Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logging on stderr (-v, -vv).")]
 AllowInUseOpt = Annotated[
     bool,

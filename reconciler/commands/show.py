@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from reconciler.commands import output
-from reconciler.commands.options import CompactOpt, NoColorOpt, PlanFormat, PlanFormatOpt
+from reconciler.commands.options import CompactOpt, NoColorOpt, OtherVersionOpt, PlanFormat, PlanFormatOpt
 
 
 def show(
@@ -16,10 +16,13 @@ def show(
     fmt: PlanFormatOpt = PlanFormat.text,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
+    allow_other_version: OtherVersionOpt = False,
 ) -> None:
     """Render a saved plan."""
     output.use_color(no_color)
     with output.errors_to_exit():
         from reconciler.model import plans
 
-        output.echo(output.render_plan(plans.Plan.load(plan_file), fmt, compact=compact))
+        output.echo(
+            output.render_plan(plans.Plan.load(plan_file, other_version=allow_other_version), fmt, compact=compact)
+        )

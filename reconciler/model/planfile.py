@@ -24,11 +24,11 @@ PLAN_FORMAT_VERSION = 3  # 2: the release that wrote the plan is recorded; 3: a 
 UNSEALED = ("summary", "checksum")  # derived from the rest of the document, not covered by the checksum
 
 
-def compatible_tool_version(written_by: str, *, reader: str = reconciler.__version__) -> bool:
-    """Whether a plan written by kafka-reconciler ``written_by`` may be shown and applied by ``reader``: the same
-    release series (major and minor version: 0.1.0 reads plans of 0.1.*). A plan says what to write as the
-    planner of its release understood the manifests; another series may plan the same manifests differently."""
-    return written_by.split(".")[:2] == reader.split(".")[:2]
+def same_tool_version(written_by: object, *, reader: str = reconciler.__version__) -> bool:
+    """Whether a plan written by kafka-reconciler ``written_by`` was written by this very release. A plan says what to
+    write as the planner of its release understood the manifests; another release may plan them differently, and
+    may read the file's fields differently, so only the release that wrote a plan applies it (as Terraform does)."""
+    return written_by == reader
 
 
 def seal(body: Mapping[str, Any]) -> str:
@@ -36,8 +36,9 @@ def seal(body: Mapping[str, Any]) -> str:
     return state.fingerprint({k: v for k, v in body.items() if k not in UNSEALED})
 
 
-def check(doc: Any) -> str:
-    """Refuse (``PlanFileError``) a document that is not a plan this release reads; the release that wrote it."""
+def check(doc: Any, *, other_version: bool = False) -> str:
+    """Refuse (``PlanFileError``) a document that is not a plan this release reads; the release that wrote it.
+    ``other_version`` (``--allow-other-version``) accepts a plan written by another release of the same format."""
     if not isinstance(doc, Mapping) or doc.get("format") != PLAN_FORMAT:
         raise errors.PlanFileError(f"not a kafka-reconciler plan (expected format {PLAN_FORMAT!r})")
     version = doc.get("format_version")
@@ -50,12 +51,12 @@ def check(doc: Any) -> str:
             "plan file checksum mismatch: the file was edited or corrupted after it was written; re-run plan"
         )
     written_by = doc.get("tool_version")
-    if not isinstance(written_by, str) or not compatible_tool_version(written_by):
-        series = ".".join(reconciler.__version__.split(".")[:2])
+    if not isinstance(written_by, str) or not (other_version or same_tool_version(written_by)):
+        shown = written_by if isinstance(written_by, str) else "(unknown version)"
         raise errors.PlanFileError(
-            f"the plan was written by kafka-reconciler {written_by or '(unknown version)'}; this is "
-            f"{reconciler.__version__}, which reads plans of its own release series ({series}.*): "
-            "re-run plan with this version"
+            f"the plan was written by kafka-reconciler {shown}; "
+            f"this is {reconciler.__version__}, which applies only the plans it wrote: re-run plan with this "
+            "version (or, having checked that both plan the same, pass --allow-other-version)"
         )
     return written_by
 

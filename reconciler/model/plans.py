@@ -352,9 +352,10 @@ class Plan:
         return json.dumps(self.to_json_dict(), indent=2) + "\n"
 
     @classmethod
-    def from_json_dict(cls, doc: Mapping[str, Any]) -> Plan:
-        """Parse and verify a plan document (``planfile.check``); a hand-edited plan fails its checksum."""
-        written_by = planfile.check(doc)
+    def from_json_dict(cls, doc: Mapping[str, Any], *, other_version: bool = False) -> Plan:
+        """Parse and verify a plan document (``planfile.check``); a hand-edited plan fails its checksum, a plan of
+        another release is refused unless ``other_version``."""
+        written_by = planfile.check(doc, other_version=other_version)
         try:
             return cls(
                 cluster=ClusterInfo.from_dict(doc["cluster"]),
@@ -378,10 +379,10 @@ class Plan:
         fileio.write_private_file(path, self.to_json())
 
     @classmethod
-    def load(cls, path: Path) -> Plan:
+    def load(cls, path: Path, *, other_version: bool = False) -> Plan:
         doc = planfile.read_document(path)
         try:
-            return cls.from_json_dict(doc)
+            return cls.from_json_dict(doc, other_version=other_version)
         except errors.PlanFileError as exc:
             raise errors.PlanFileError(f"{path}: {exc}") from None
 

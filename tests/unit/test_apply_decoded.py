@@ -98,3 +98,19 @@ def test_a_config_change_without_its_config_operations_is_refused_before_anythin
     del change["after"]["config_ops"]
     with pytest.raises(preflight.ImpossiblePlan, match=r"topic/payments\.ledger: the config change lists no config"):
         decoded.decode(plans.Plan.from_json_dict(reseal(doc)))
+
+
+def test_a_plan_is_decoded_once_per_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: apply decoded its plan twice (once to check it before connecting, once to apply it)."""
+    p = golden()
+    calls: list[int] = []
+    real = decoded.of_changes
+
+    def counted(changes: Any) -> decoded.Operations:
+        calls.append(1)
+        return real(changes)
+
+    monkeypatch.setattr(decoded, "of_changes", counted)
+    first = decoded.decode(p)
+    assert decoded.decode(p) is first and calls == [1]
+    assert decoded.decode(golden()) is not first and calls == [1, 1]

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 import reconciler
 from reconciler.base import errors
+from reconciler.cli import app
 from reconciler.model import planfile, plans
 from reconciler.model.kinds import Kind
 from tests.support.fuzzing import GOLDEN_PLAN, reseal
@@ -50,8 +52,14 @@ def test_an_address_edited_away_from_its_name_is_refused_for_every_kind(tmp_path
         plans.Plan.load(saved(tmp_path, reseal(doc)))
 
 
-@pytest.mark.parametrize("written_by", ["0.0.9", "1.1.0", None, 7])
-def test_a_plan_written_by_another_release_series_is_refused_naming_both(tmp_path: Path, written_by: Any) -> None:
+def _other(version: str) -> str:
+    major, minor, patch = version.split(".")[:3]
+    return f"{major}.{minor}.{int(''.join(ch for ch in patch if ch.isdigit()) or 0) + 1}"
+
+
+@pytest.mark.parametrize("written_by", ["0.0.9", "1.1.0", _other(reconciler.__version__), None, 7])
+def test_a_plan_written_by_another_release_is_refused_naming_both(tmp_path: Path, written_by: Any) -> None:
+    """Regression (same series): a plan of another patch release of the same series was applied."""
     doc = copy.deepcopy(GOLDEN_PLAN)
     if written_by is None:
         doc.pop("tool_version")
@@ -60,15 +68,21 @@ def test_a_plan_written_by_another_release_series_is_refused_naming_both(tmp_pat
     with pytest.raises(errors.PlanFileError) as refused:
         plans.Plan.load(saved(tmp_path, reseal(doc)))
     message = str(refused.value)
-    assert reconciler.__version__ in message and "re-run plan" in message
+    assert reconciler.__version__ in message and "re-run plan" in message and "--allow-other-version" in message
     if isinstance(written_by, str):
         assert written_by in message
 
 
-def test_a_plan_of_the_same_release_series_loads() -> None:
-    major, minor, _ = reconciler.__version__.split(".")
-    assert planfile.compatible_tool_version(f"{major}.{minor}.99")
-    assert not planfile.compatible_tool_version(f"{major}.{int(minor) + 1}.0")
+def test_a_plan_of_another_release_loads_only_with_the_explicit_override(tmp_path: Path) -> None:
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    doc["tool_version"] = _other(reconciler.__version__)
+    path = saved(tmp_path, reseal(doc))
+    assert plans.Plan.load(path, other_version=True).tool_version == doc["tool_version"]
+    refused = CliRunner().invoke(app, ["show", str(path)])
+    assert refused.exit_code == 1 and "--allow-other-version" in refused.output
+    shown = CliRunner().invoke(app, ["show", str(path), "--allow-other-version"])
+    assert shown.exit_code == 0 and "Plan: " in shown.output
+    assert planfile.same_tool_version(reconciler.__version__)
 
 
 def test_a_change_built_with_a_mismatched_address_is_refused_in_code_too() -> None:
