@@ -18,6 +18,12 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
 
 
+# One mistake copied into 2,000 topics is reported once: a diagnostic repeated at this many places or more (the same
+# ``Diagnostic.repeat_key``) is shown at its first places with a count of the rest, by the text output and the CI
+# annotations alike; ``--format json`` keeps every one.
+GROUP_AT = 5
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One problem found in the input, with its position (1-based line and column) when known."""
@@ -38,6 +44,10 @@ class Diagnostic:
             if self.column is not None:
                 parts.append(str(self.column))
         return ":".join(parts)
+
+    def repeat_key(self) -> tuple[object, ...]:
+        """What makes two diagnostics the same finding at different places: severity, message, path and hint."""
+        return (self.severity, self.message, self.path, self.hint)
 
     def format(self) -> str:
         """One human line: ``file:line:col: error: message (at path) hint: ...``."""

@@ -69,23 +69,22 @@ def setup_logging(verbose: int, *, quiet_kafka: bool = False) -> None:
     logs.setup(verbose, quiet_kafka=quiet_kafka)
 
 
-# As in rendered plans (reconciler.render.repeats): a diagnostic repeated at this many places or more is printed
-# once, with the count and the places.
-GROUP_AT = 5
 _PLACES_SHOWN = 3
 
 
 def diagnostic_lines(diagnostics: list[errors.Diagnostic]) -> list[tuple[errors.Diagnostic, str]]:
-    """Each diagnostic as its line; one repeated at ``GROUP_AT`` places or more (the same severity, message, path
-    and hint: one mistake copied into 2,000 topics) as the first one's line, then a line with how many more and
-    where (``--format json`` keeps every one)."""
+    """Each diagnostic as its line; one repeated at ``errors.GROUP_AT`` places or more (the same
+    ``repeat_key``: one mistake copied into 2,000 topics) as the first one's line, then a line with how many more
+    and where (``--format json`` keeps every one)."""
+    from reconciler.base import errors
+
     groups: dict[tuple[object, ...], list[errors.Diagnostic]] = {}
     for d in diagnostics:
-        groups.setdefault((d.severity, d.message, d.path, d.hint), []).append(d)
+        groups.setdefault(d.repeat_key(), []).append(d)
     out: list[tuple[errors.Diagnostic, str]] = []
     for group in groups.values():
         first, rest = group[0], group[1:]
-        if len(group) < GROUP_AT:
+        if len(group) < errors.GROUP_AT:
             out.extend((d, d.format()) for d in group)
             continue
         places = ", ".join(d.location() for d in rest[:_PLACES_SHOWN])

@@ -4,19 +4,27 @@ GitHub shows ``::error file=F,line=L,col=C,title=T::message`` lines printed by a
 on the pull request's diff. The message and the property values are escaped as the runner expects:
 ``%``, CR and LF everywhere, plus ``:`` and ``,`` inside property values. Paths are reported
 relative to the repository root (``GITHUB_WORKSPACE``) even when the tool ran in a subdirectory.
+
+GitHub shows only the first few annotations of each kind per step, so a finding repeated at ``GROUP_AT`` places
+or more (one mistake copied into 2,000 topics) is annotated at its first ``PLACES_ANNOTATED`` places, then once
+more at the next place with how many places are left and where ("... and N more"), as the text output does.
+The GitLab code-quality report is JSON and keeps one entry per diagnostic, as ``--format json`` does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reconciler.base.errors import Diagnostic, Severity
+from reconciler.base.errors import GROUP_AT, Diagnostic, Severity
 
 TITLE = "kafka-reconciler"
+PLACES_ANNOTATED = 3  # of a repeated finding, annotated one by one before the "... and N more" annotation
+_PLACES_LISTED = 5  # places named in that last annotation
 
 
 def escape_data(text: str) -> str:
@@ -71,8 +79,43 @@ def workflow_command(diagnostic: Diagnostic, *, workspace: Path | None = None, c
 def github_annotations(
     diagnostics: Iterable[Diagnostic], *, workspace: Path | None = None, cwd: Path | None = None
 ) -> list[str]:
-    """Workflow-command lines for every diagnostic, in order."""
-    return [workflow_command(d, workspace=workspace, cwd=cwd) for d in diagnostics]
+    """Workflow-command lines in order: one per diagnostic, a repeated finding grouped (see the module's note)."""
+    items = list(diagnostics)
+    groups: dict[tuple[object, ...], list[Diagnostic]] = {}
+    for d in items:
+        groups.setdefault(d.repeat_key(), []).append(d)
+    lines: list[str] = []
+    seen: dict[tuple[object, ...], int] = {}
+    for d in items:
+        group = groups[d.repeat_key()]
+        if len(group) < GROUP_AT:
+            lines.append(workflow_command(d, workspace=workspace, cwd=cwd))
+            continue
+        at = seen[d.repeat_key()] = seen.get(d.repeat_key(), -1) + 1
+        if at < PLACES_ANNOTATED:
+            lines.append(workflow_command(d, workspace=workspace, cwd=cwd))
+        elif at == PLACES_ANNOTATED:
+            lines.append(workflow_command(_the_rest(group, workspace=workspace, cwd=cwd), workspace=workspace, cwd=cwd))
+    return lines
+
+
+def _the_rest(group: list[Diagnostic], *, workspace: Path | None, cwd: Path | None) -> Diagnostic:
+    """The one annotation that stands for ``group[PLACES_ANNOTATED:]``, at the first of those places."""
+    rest = group[PLACES_ANNOTATED:]
+    first = rest[0]
+
+    def place(d: Diagnostic) -> str:
+        file = annotation_path(d.file, workspace=workspace, cwd=cwd) if d.file else None
+        return dataclasses.replace(d, file=file).location()
+
+    places = ", ".join(place(d) for d in rest[:_PLACES_LISTED])
+    more = len(rest) - _PLACES_LISTED
+    tail = f", ... and {more:,} more" if more > 0 else ""
+    message = (
+        f"... and {len(rest):,} more places with the same {first.severity.value} ({places}{tail}; "
+        f"'kafka-reconciler validate --format json' lists each): {first.message}"
+    )
+    return dataclasses.replace(first, message=message)
 
 
 def gitlab_code_quality(

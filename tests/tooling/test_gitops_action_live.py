@@ -34,7 +34,9 @@ def gh() -> Iterator[FakeGitHub]:
         yield server
 
 
-def _step(work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str) -> subprocess.CompletedProcess[str]:
+def _step(
+    work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str, command: str = "plan"
+) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "step.sh"
     script.write_text(run_script(), encoding="utf-8")
     bindir = Path(sys.executable).parent
@@ -52,7 +54,7 @@ def _step(work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str) -> subpro
         "GITHUB_SERVER_URL": "https://github.example",
         "GITHUB_RUN_ID": "777",
         "GITHUB_TOKEN": TOKEN,
-        "INPUT_COMMAND": "plan",
+        "INPUT_COMMAND": command,
         "INPUT_MANIFESTS": "kafka/",
         "INPUT_CLUSTER": cluster,
         "INPUT_PROFILE": "",
@@ -61,7 +63,7 @@ def _step(work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str) -> subpro
         "INPUT_COMMENT": "true",
         "INPUT_CLOSE_DRIFT_ISSUE": "true",
         "INPUT_FAIL_ON_DRIFT": "false",
-        "INPUT_ARGS": "--live-state live.json",
+        "INPUT_ARGS": "--live-state live.json" if command == "plan" else "",
         "NO_COLOR": "1",
         **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
     }
@@ -147,3 +149,28 @@ def test_a_plan_refused_for_mass_deletes_reaches_the_comment_with_its_findings(g
     assert body.index("too-many-deletes") < body.index("- `topic/orders.t00`")  # the plan below the findings
     summary = (tmp_path / "summary").read_text(encoding="utf-8")
     assert summary.startswith("### prod-eu\n")  # the job summary is headed by the comment's name
+
+
+def test_validate_annotates_a_repeated_mistake_a_few_times_and_json_keeps_every_one(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    work = tmp_path / "repo"
+    (work / "kafka").mkdir(parents=True)
+    (work / "kafka" / "defaults.yaml").write_text(DEFAULTS, encoding="utf-8")
+    broken = "---\n".join(topic_text("zero", name=f"orders.t{i:03d}") for i in range(120))
+    (work / "kafka" / "topics.yaml").write_text(broken, encoding="utf-8")
+
+    step = _step(work, gh, tmp_path, cluster="prod-eu", command="validate")
+    assert step.returncode == 1
+    annotations = [line for line in step.stdout.splitlines() if line.startswith("::error ")]
+    assert len(annotations) == 4, step.stdout + step.stderr
+    assert "title=kafka-reconciler::... and 117 more places with the same error (kafka/topics.yaml:" in annotations[3]
+    listed = subprocess.run(
+        [str(Path(sys.executable).parent / "kafka-reconciler"), "validate", "kafka/", "--format", "json"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert len(json.loads(listed.stdout)["diagnostics"]) == 120

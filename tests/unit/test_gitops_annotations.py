@@ -85,3 +85,24 @@ def test_gitlab_code_quality_report() -> None:
     assert report[1]["location"]["lines"]["begin"] == 1
     assert len({e["fingerprint"] for e in report}) == 3
     assert all(set(e) == {"description", "check_name", "fingerprint", "severity", "location"} for e in report)
+
+
+def test_a_finding_repeated_at_many_places_is_annotated_at_the_first_few_then_once_for_the_rest() -> None:
+    """GitHub shows only the first few annotations per step: 666 copies of one mistake are 4 annotations, and a
+    different finding after them is still shown."""
+    same = [Diagnostic("unknown field 'partitons'", file=f"t{i}.yaml", line=3, column=1) for i in range(666)]
+    other = Diagnostic("replicationFactor must be at least 1", file="x.yaml", line=9)
+    few = [Diagnostic("dup", file="d.yaml", line=i) for i in range(1, 5)]  # 4 < GROUP_AT: each annotated
+    lines = ann.github_annotations([*same, other, *few])
+    assert len(lines) == 3 + 1 + 1 + 4
+    assert [line.split(",")[0] for line in lines[:3]] == [
+        "::error file=t0.yaml",
+        "::error file=t1.yaml",
+        "::error file=t2.yaml",
+    ]
+    rest = lines[3]
+    assert rest.startswith("::error file=t3.yaml,line=3,col=1,title=kafka-reconciler::... and 663 more places")
+    assert "(t3.yaml:3:1, t4.yaml:3:1, t5.yaml:3:1, t6.yaml:3:1, t7.yaml:3:1, ... and 658 more;" in rest
+    assert rest.endswith(": unknown field 'partitons'")
+    assert lines[4].startswith("::error file=x.yaml,line=9,") and len([x for x in lines if "::dup" in x]) == 4
+    assert len(ann.gitlab_code_quality([*same, other])) == 667  # the JSON report keeps every one
