@@ -193,6 +193,12 @@ class TopicImpact:
         )
 
 
+def _measured_none(entries: list[TopicImpact]) -> bool:
+    """Every measured entry came to 0 bytes and 0 records (and at least one was measured): nothing to headline."""
+    measured = [e for e in entries if e.bytes is not None or e.records is not None]
+    return bool(measured) and all(not e.bytes and not e.records for e in measured)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class PlanImpact:
     """Every change's impact and the plan-wide notes (evidence that could not be read)."""
@@ -208,6 +214,8 @@ class PlanImpact:
         nothing to say)."""
         parts = []
         gone = self.of(DELETES) + self.of(DROPS)
+        if _measured_none(gone):  # a zero impact is no impact: only the topics not measured are left to say
+            gone = [e for e in gone if e.bytes is None and e.records is None]
         if gone:
             topics = len({e.address for e in gone})
             known = [e for e in gone if e.bytes is not None or e.records is not None]
@@ -223,10 +231,12 @@ class PlanImpact:
                 text = f"deletes data of {count(topics, 'topic')} (amount unknown)"
             parts.append(text)
         local = self.of(DELETES_LOCAL)
-        if local:
+        if local and any(e.bytes for e in local):
             size = human_bytes(sum(e.bytes or 0 for e in local))
             parts.append(f"moves ~{size} off local disk (kept in remote storage) for {count(len(local), 'topic')}")
         copies = self.of(COPIES)
+        if _measured_none(copies):
+            copies = [e for e in copies if e.bytes is None]
         if copies:
             if all(e.bytes is None for e in copies):
                 parts.append(f"copies data of {count(len(copies), 'topic')} between brokers (amount unknown)")

@@ -72,22 +72,46 @@ def _blocked_items(result: plans.Plan) -> list[str]:
 
 
 def _impact_items(result: plans.Plan) -> list[str]:
+    """One item per impact line; a line alike on ``repeats.GROUP_AT`` resources or more (the same phase and text:
+    "drops the data it holds: 0 B" on 250 topics) as one item naming them, where its first one was."""
     if result.impact is None:
         return []
     out = [_clip(f"- {_escape(note)}") for note in result.impact.notes]
+    alike: dict[tuple[str, str], list[str]] = {}
+    for e in result.impact.entries:
+        for line in e.lines:
+            alike.setdefault((e.phase, line), []).append(e.address)
     for e in result.impact.entries:
         where = plans.Phase[e.phase].label if e.phase in plans.Phase.__members__ else e.phase
-        out.extend(_clip(f"- {_code(e.address)} ({where}): {_escape(line)}") for line in e.lines)
+        for line in e.lines:
+            addresses = alike[(e.phase, line)]
+            if len(addresses) < repeats.GROUP_AT:
+                out.append(_clip(f"- {_code(e.address)} ({where}): {_escape(line)}"))
+            elif addresses[0] == e.address:
+                names = repeats.names_text(addresses, quote="`")
+                out.append(_clip(f"- {len(addresses):,} resources ({where}): {_escape(line)}: {names}"))
     return out
 
 
 def _deletion_items(result: plans.Plan) -> list[str]:
+    """One item per delete; ``repeats.GROUP_AT`` or more with the same notes as one item naming them (the per-kind
+    details below still list each)."""
+    notes_of = {
+        c.address: tuple(_escape(w) for w in c.warnings if not w.startswith("impact: "))  # shown under Impact
+        for c in result.changes
+        if c.action is plans.Action.DELETE
+    }
+    alike: dict[tuple[str, ...], list[str]] = {}
+    for address, notes in notes_of.items():
+        alike.setdefault(notes, []).append(address)
     out = []
-    for c in result.changes:
-        if c.action is plans.Action.DELETE:
-            notes = [_escape(w) for w in c.warnings if not w.startswith("impact: ")]  # shown under Impact
-            suffix = f": {'; '.join(notes)}" if notes else ""
-            out.append(_clip(f"- {_code(c.address)}{suffix}"))
+    for address, notes in notes_of.items():
+        same = alike[notes]
+        suffix = f": {'; '.join(notes)}" if notes else ""
+        if not notes or len(same) < repeats.GROUP_AT:
+            out.append(_clip(f"- {_code(address)}{suffix}"))
+        elif same[0] == address:
+            out.append(_clip(f"- {len(same):,} resources{suffix}: {repeats.names_text(same, quote='`')}"))
     return out
 
 
@@ -156,6 +180,17 @@ def _shared_reasons(groups: list[Group]) -> list[tuple[str, int]]:
     return [(r, n) for r, n in seen.items() if n > 1]
 
 
+def _shared_blocks(groups: list[Group]) -> list[tuple[tuple[str, ...], int, str]]:
+    """Blocked reasons (the whole set of one blocked change) given for more than one resource of a kind: each with
+    how many and its tag (``""``, or ``[1]``, ``[2]``... when there are several)."""
+    seen: dict[tuple[str, ...], int] = {}
+    for _, changes in groups:
+        for reasons in {c.reasons for c in changes if c.action is plans.Action.BLOCKED and c.reasons}:
+            seen[reasons] = seen.get(reasons, 0) + 1
+    shared = [(r, n) for r, n in seen.items() if n > 1]
+    return [(r, n, f"[{i}]" if len(shared) > 1 else "") for i, (r, n) in enumerate(shared, start=1)]
+
+
 def _opening(kind: Kind, groups: list[Group], shown: int | None = None) -> str:
     counts: dict[str, int] = {}
     for _, changes in groups:
@@ -171,18 +206,23 @@ def _full_section(kind: Kind, groups: list[Group]) -> str:
     shared = _shared_reasons(groups)
     notes = "".join(f"- reason for {n} of these: {_escape(r)}\n" for r, n in shared)
     omit = frozenset(r for r, _ in shared)
-    blocks = (
+    items = repeats.collapse(groups)
+    stated: dict[tuple[str, ...], str] = {}
+    for reasons, n, tag in _shared_blocks([i for i in items if not isinstance(i, repeats.SameBlock)]):
+        notes += f"- blocked{f' {tag}' if tag else ''}, for {n} of these: {_escape('; '.join(reasons))}\n"
+        stated[reasons] = f"for the reason {tag + ' ' if tag else ''}stated above"
+    parts = (
         "\n".join(
             _diff_line(line)
             for line in (
                 text.block_lines(item)
                 if isinstance(item, repeats.SameBlock)
-                else text.group_lines(*item, omit_reasons=omit, implied_phases=False)
+                else text.group_lines(*item, omit_reasons=omit, stated_blocks=stated, implied_phases=False)
             )
         )
-        for item in repeats.collapse(groups)
+        for item in items
     )
-    body = "\n".join(blocks)
+    body = "\n".join(parts)
     return _opening(kind, groups) + (notes + "\n" if notes else "") + f"```diff\n{body}\n```\n\n</details>\n\n"
 
 

@@ -11,6 +11,9 @@ lists every resource.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from reconciler.base.terminal import count
 from reconciler.model import plans
 from reconciler.render import repeats, values
@@ -51,12 +54,15 @@ def group_lines(
     *,
     color: bool = False,
     omit_reasons: frozenset[str] = frozenset(),
+    stated_blocks: Mapping[tuple[str, ...], str] = MappingProxyType({}),
     implied_phases: bool = True,
 ) -> list[str]:
     """The lines of one address: header with symbol, then per phase its attributes, reasons and warnings.
 
-    ``omit_reasons`` are stated elsewhere (once for many resources); ``implied_phases=False`` leaves out the
-    ``# topic create`` line of a resource whose only change is a create or delete (its symbol says so).
+    ``omit_reasons`` are stated elsewhere (once for many resources), and so are the blocked reasons that are keys
+    of ``stated_blocks``: a blocked change with those reasons gets the one line ``blocked: <its value>`` instead;
+    ``implied_phases=False`` leaves out the ``# topic create`` line of a resource whose only change is a create or
+    delete (its symbol says so).
     """
     style = _Style(color)
     action = values.strongest(changes)
@@ -70,7 +76,9 @@ def group_lines(
             if change.action is plans.Action.CREATE:
                 symbol = "+"
             lines.append("    " + style(symbol, f"{symbol} {text}"))
-        if change.action is plans.Action.BLOCKED:
+        if change.action is plans.Action.BLOCKED and change.reasons in stated_blocks:
+            lines.append("    " + style("!", f"blocked: {stated_blocks[change.reasons]}"))
+        elif change.action is plans.Action.BLOCKED:
             first, *rest = change.reasons or ("blocked",)
             lines.append("    " + style("!", f"blocked: {first}"))
             lines.extend(f"      {r}" for r in rest)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
 import pytest
 
+from reconciler.model import impact as im
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
 from reconciler.render import render_json, render_markdown, render_text
@@ -126,7 +128,7 @@ def test_markdown_of_a_huge_plan_stays_under_the_limit_and_keeps_the_essentials(
 
 
 def test_markdown_cuts_even_the_visible_lists_when_they_alone_are_too_big() -> None:
-    changes = [_change(i, plans.Action.DELETE, attributes=(), warnings=("x" * 200,)) for i in range(2_000)]
+    changes = [_change(i, plans.Action.DELETE, attributes=(), warnings=(f"{i} " + "x" * 200,)) for i in range(2_000)]
     out = render_markdown(_plan(changes), max_chars=10_000)
     assert len(out) <= 10_000
     assert "**Plan: 0 to create, 0 to update, 2000 to delete.**" in out
@@ -137,3 +139,31 @@ def test_markdown_cuts_even_the_visible_lists_when_they_alone_are_too_big() -> N
 def test_markdown_respects_any_limit(limit: int) -> None:
     changes = [_change(i) for i in range(3_000)]
     assert len(render_markdown(_plan(changes), max_chars=limit)) <= limit
+
+
+def test_markdown_states_a_blocked_reason_shared_by_resources_with_other_changes_once() -> None:
+    """Each topic has a config update and a blocked partition decrease with the same reasons: the details said the
+    four reason lines once per topic."""
+    reasons = ("Kafka cannot remove partitions: the topic has 6, the manifests declare 3", "option 1: keep them")
+    changes = [_change(i) for i in range(40)] + [
+        dataclasses.replace(_change(i, plans.Action.BLOCKED), reasons=reasons) for i in range(40)
+    ]
+    out = render_markdown(_plan(changes))
+    details = out[out.index("<details>") :]
+    assert details.count("Kafka cannot remove partitions") == 1
+    assert f"- blocked, for 40 of these: {reasons[0]}; option 1: keep them" in details
+    assert details.count("blocked: for the reason stated above") == 40
+
+
+def test_markdown_groups_alike_impact_lines_and_leaves_zero_impacts_out_of_the_headline() -> None:
+    deletes = [_change(i, plans.Action.DELETE, attributes=(), reasons=()) for i in range(250)]
+    entries = tuple(
+        im.TopicImpact(c.address, "TOPIC_DELETE", im.DROPS, ("drops the data it holds: 0 B",), records=0, bytes=0)
+        for c in deletes
+    )
+    result = dataclasses.replace(_plan(deletes), impact=im.PlanImpact(entries=entries))
+    out = render_markdown(result, max_chars=GITHUB_COMMENT_LIMIT)
+    assert "0 B" not in out.split("#### ")[0]  # the headline: no "deletes ~0 B"
+    assert out.count("drops the data it holds: 0 B") == 1
+    assert "- 250 resources (topic delete): drops the data it holds: 0 B: `topic/t-000000`," in out
+    assert "... and 245 more" in out
