@@ -146,7 +146,8 @@ def test_a_plan_refused_for_mass_deletes_reaches_the_comment_with_its_findings(g
     assert "| Topics | 0 | 0 | 25 | 0 |" in body  # the counts per kind
     assert "[too-many-deletes] this plan deletes 25 resources (Topics: 25)" in body
     assert "--max-deletes 25" in body and "maxDeletes: 25 in the Ownership document" in body
-    assert body.index("too-many-deletes") < body.index("- `topic/orders.t00`")  # the plan below the findings
+    details = body.index("<details><summary>Topics: 25 delete</summary>")
+    assert body.index("too-many-deletes") < details < body.index("- topic/orders.t00")  # the plan below
     summary = (tmp_path / "summary").read_text(encoding="utf-8")
     assert summary.startswith("### prod-eu\n")  # the job summary is headed by the comment's name
 
