@@ -146,7 +146,9 @@ KINDS = (DELETES, DELETES_LOCAL, DROPS, COPIES, ORDERING, MIN_ISR, NOTICE)
 @dataclasses.dataclass(frozen=True, slots=True)
 class TopicImpact:
     """What one change does to one topic. ``records``/``bytes`` are ``None`` when unknown; ``records_exact`` and
-    ``bytes_exact`` say whether the figure is exact or estimated; ``per_broker`` is bytes each broker receives
+    ``bytes_exact`` say whether the figure is exact or estimated; ``at_most`` says the figures are upper bounds of
+    what happens at once, not what will happen (a retention shrink: Kafka deletes whole segments only, and under a
+    size limit only while the partition stays at or above it); ``per_broker`` is bytes each broker receives
     (copies); ``items`` names partitions or groups; ``lines`` is the text the plan shows."""
 
     address: str
@@ -157,6 +159,7 @@ class TopicImpact:
     bytes: int | None = None
     records_exact: bool = False
     bytes_exact: bool = False
+    at_most: bool = False
     per_broker: Mapping[int, int] = dataclasses.field(default_factory=dict)
     items: tuple[str, ...] = ()
     unknown: str | None = None
@@ -171,6 +174,7 @@ class TopicImpact:
             "bytes": self.bytes,
             "records_exact": self.records_exact,
             "bytes_exact": self.bytes_exact,
+            "at_most": self.at_most,
             "per_broker": {str(b): n for b, n in sorted(self.per_broker.items())},
             "items": list(self.items),
             "unknown": self.unknown,
@@ -187,6 +191,7 @@ class TopicImpact:
             bytes=None if d.get("bytes") is None else int(d["bytes"]),
             records_exact=bool(d.get("records_exact", False)),
             bytes_exact=bool(d.get("bytes_exact", False)),
+            at_most=bool(d.get("at_most", False)),
             per_broker={int(b): int(n) for b, n in d.get("per_broker", {}).items()},
             items=tuple(str(x) for x in d.get("items", [])),
             unknown=None if d.get("unknown") is None else str(d["unknown"]),
@@ -210,7 +215,7 @@ class PlanImpact:
         return [e for e in self.entries if e.kind == kind]
 
     def summary_line(self) -> str | None:
-        """``Impact: deletes ~1.2 GB / 40,000 records at once across 3 topics; copies ~412 GB; ...`` (``None``:
+        """``Impact: deletes at most ~1.2 GB / 40,000 records at once across 3 topics; copies ~412 GB; ...`` (``None``:
         nothing to say)."""
         parts = []
         gone = self.of(DELETES) + self.of(DROPS)
@@ -224,7 +229,9 @@ class PlanImpact:
                 size = "size unknown" if not sized else f"~{human_bytes(sum(sized))}"
                 size += " (not all measured)" if sized and len(sized) < len(known) else ""
                 records = f"{sum(e.records or 0 for e in known):,}"
-                text = f"deletes {size} / {records} records at once across {count(topics, 'topic')}"
+                bound = "at most " if any(e.at_most for e in known) else ""
+                figures = f"{bound}{size} / {records}" if sized else f"{size} / {bound}{records}"
+                text = f"deletes {figures} records at once across {count(topics, 'topic')}"
                 if len(known) < len(gone):
                     text += f" ({len(gone) - len(known)} not measured)"
             else:
@@ -233,7 +240,10 @@ class PlanImpact:
         local = self.of(DELETES_LOCAL)
         if local and any(e.bytes for e in local):
             size = human_bytes(sum(e.bytes or 0 for e in local))
-            parts.append(f"moves ~{size} off local disk (kept in remote storage) for {count(len(local), 'topic')}")
+            bound = "at most " if any(e.at_most for e in local) else ""
+            parts.append(
+                f"moves {bound}~{size} off local disk (kept in remote storage) for {count(len(local), 'topic')}"
+            )
         copies = self.of(COPIES)
         if _measured_none(copies):
             copies = [e for e in copies if e.bytes is None]

@@ -6,7 +6,9 @@ retention to ask ListOffsets about); the adapter reads it (``reconciler.kafka.ev
 the change it belongs to. Without evidence (offline without it in the snapshot, or not granted) the same findings
 are made with their figures unknown. Precision (docs/plan.md): record counts of a time-based shrink are exact
 (ListOffsets by timestamp against the earliest offset); bytes are estimated pro rata from partition sizes
-(DescribeLogDirs); Kafka deletes whole segments, so what goes at once is at most these figures.
+(DescribeLogDirs); under a size limit, the bytes over the limit per partition (from the sizes) and the records they
+hold pro rata, rounded down. Kafka deletes whole segments (and under a size limit only while the partition stays at
+or above it), so what goes at once is at most these figures, and the entries say so (``at_most``).
 """
 
 from __future__ import annotations
@@ -174,23 +176,52 @@ def _retention(
             line = f"nothing is old or large enough to go at once under the new limit ({what})"
             found.append(im.TopicImpact(c.address, c.phase.name, kind, (line,), 0, 0, True, True))
             continue
-        r_text = f"{records:,} records ({'exact' if records_exact else 'estimated'})"
-        b_text = "size unknown" if nbytes is None else f"~{im.human_bytes(nbytes)}"
-        b_text += "" if nbytes is None or bytes_exact else " (estimated from partition sizes)"
-        line = (
-            f"{what} {verb}: {r_text}, {b_text} in {touched} of {len(te.partitions) if te else 0} partition(s); "
-            "Kafka deletes whole segments, so up to one segment per partition may stay until it rolls"
-        )
+        of = f"in {touched} of {len(te.partitions) if te else 0} partition(s)"
+        if size is None:
+            r_text = f"{records:,} records ({'exact' if records_exact else 'estimated'})"
+            b_text = "size unknown" if nbytes is None else f"~{im.human_bytes(nbytes)}"
+            b_text += "" if nbytes is None or bytes_exact else " (estimated from partition sizes)"
+            line = (
+                f"{what} {verb}: {r_text}, {b_text} {of}; "
+                "Kafka deletes whole segments, so up to one segment per partition may stay until it rolls"
+            )
+        else:
+            line = (
+                f"{what} {verb}: at most {_size_figures(records, nbytes, records_exact, bytes_exact)} {of}; {_BY_SIZE}"
+            )
         found.append(
-            im.TopicImpact(c.address, c.phase.name, kind, (line,), records, nbytes, records_exact, bytes_exact)
+            im.TopicImpact(
+                c.address, c.phase.name, kind, (line,), records, nbytes, records_exact, bytes_exact, at_most=True
+            )
         )
     return found
+
+
+# What a size limit can truly promise: the wire gives partition sizes, not segments (docs/plan.md, Impact).
+_BY_SIZE = (
+    "Kafka deletes whole segments only, and under a size limit only while the partition stays at or above the "
+    "limit, so less may go at once (nothing in a partition with one segment) until segments roll"
+)
+
+
+def _size_figures(records: int, nbytes: int | None, records_exact: bool, bytes_exact: bool) -> str:
+    """``~50 MB (over the limit, from partition sizes) and 500 records (estimated pro rata, rounded down)``."""
+    b_text = "size unknown" if nbytes is None else f"~{im.human_bytes(nbytes)}"
+    if nbytes is not None:
+        b_text += " (over the limit, from partition sizes)" if bytes_exact else " (estimated from partition sizes)"
+    r_text = f"{records:,} records" + (" (exact)" if records_exact else " (estimated pro rata, rounded down)")
+    return f"{b_text} and {r_text}"
 
 
 def _eligible(
     te: im.TopicEvidence | None, *, ms: int | None, size: int | None
 ) -> tuple[int, int | None, int, bool, bool] | None:
-    """(records, bytes, partitions touched, records exact, bytes exact) eligible under the new limits."""
+    """(records, bytes, partitions touched, records exact, bytes exact) that at most go at once under the new limits.
+
+    Per partition: the records older than ``ms`` (counted by ListOffsets) and their bytes pro rata, or under a size
+    limit at most the bytes over it and the records those bytes hold pro rata, rounded down; whichever is more.
+    Never more than the partition holds, and never more bytes than are over the limit unless older records hold them.
+    """
     if te is None or not te.offsets_read:
         return None
     if ms is not None and (te.retention_ms != ms or te.cutoff_ms is None):
@@ -199,25 +230,27 @@ def _eligible(
         return None
     records = touched = 0
     nbytes: int | None = 0 if te.sizes_read else None
-    records_exact = size is None
-    bytes_exact = True
+    records_exact = bytes_exact = True
     for p in te.partitions:
-        held = p.records
+        held, psize = p.records, p.size
         if held is None:
             return None
-        gone = 0
+        by_time = 0
         if ms is not None:
-            gone = held if p.at_cutoff < 0 else max(0, min(p.at_cutoff, p.end) - p.earliest)
-        psize = p.size
+            by_time = held if p.at_cutoff < 0 else max(0, min(p.at_cutoff, p.end) - p.earliest)
         over = 0 if size is None or psize is None else max(psize - size, 0)
-        if over and psize:
-            gone = max(gone, min(held, math.ceil(held * over / psize)))
-        if gone:
-            touched += 1
-        if nbytes is not None:
-            part = 0 if not held or psize is None else (psize if gone == held else max(psize * gone // held, over))
-            bytes_exact = bytes_exact and gone in (0, held)
+        by_size = held * over // psize if over and psize else 0  # pro rata, rounded down
+        gone = max(by_time, by_size)
+        # A count from the size rule is an estimate (the wire gives sizes, not where records start).
+        records_exact = records_exact and (not over or by_time == held)
+        part = 0
+        if nbytes is not None and held and psize is not None:
+            time_bytes = psize if by_time == held else psize * by_time // held
+            part = max(time_bytes, over)
+            bytes_exact = bytes_exact and by_time in (0, held)  # else its bytes are pro rata, an estimate
             nbytes += part
+        if gone or part:
+            touched += 1
         records += gone
     return records, nbytes, touched, records_exact, bytes_exact
 

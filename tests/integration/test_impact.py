@@ -119,12 +119,12 @@ def test_retention_shrink_counts_the_records_older_than_the_new_retention(
     [dropped] = entries(doc, im.DROPS)
     assert dropped["records"] == 10 and dropped["address"] == f"topic/{legacy}"
     assert 10 * VALUE <= int(dropped["bytes"]) <= 10 * VALUE * OVERHEAD  # type: ignore[call-overload]
-    assert doc["impact"]["summary"].startswith("Impact: deletes ~")  # type: ignore[index]
+    assert doc["impact"]["summary"].startswith("Impact: deletes at most ~")  # type: ignore[index]
     assert doc["impact"]["summary"].endswith(" / 24 records at once across 2 topics")  # type: ignore[index]
 
     text = runner.invoke(app, ["plan", str(directory), "--bootstrap-server", kafka_single.bootstrap])
     lines = text.stdout.splitlines()
-    assert lines[lines.index("") + 1].startswith("Impact: deletes ~")  # the first line after the header
+    assert lines[lines.index("") + 1].startswith("Impact: deletes at most ~")  # the first line after the header
     markdown = runner.invoke(
         app, ["plan", str(directory), "--bootstrap-server", kafka_single.bootstrap, "--format", "markdown"]
     )
@@ -151,7 +151,7 @@ def test_retention_shrink_counts_the_records_older_than_the_new_retention(
     assert again["records"] == 14
 
 
-def test_retention_bytes_shrink_counts_the_bytes_over_the_new_limit(
+def test_retention_bytes_shrink_claims_at_most_the_bytes_over_the_new_limit(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
     name = f"{topic_prefix}sized"
@@ -159,13 +159,26 @@ def test_retention_bytes_shrink_counts_the_bytes_over_the_new_limit(
         admin.create_topics([NewTopic(name, 2, 1)])
     now = int(time.time() * 1000)
     produce_at(kafka_single, name, [(0, 20, now), (1, 2, now)])  # about 20 kB and 2 kB
+    with KafkaAdapter(kafka_single.connection_settings()) as adapter:
+        read = adapter.read_impact_evidence(im.EvidenceRequest({name: None}))
+    sizes = [p.size for p in read.topics[name].partitions]
+    assert sizes[0] is not None and sizes[1] is not None
+    assert 20 * VALUE <= sizes[0] <= 20 * VALUE * OVERHEAD and sizes[1] < 10_000
+    over = sizes[0] - 10_000  # only partition 0 is over the limit
+
     directory = write_manifests(tmp_path / "m", topic_doc(name, 2, 1, "{retention.bytes: 10000}"))
     [shrink] = entries(plan_json(kafka_single, directory), im.DELETES)
-    # Only partition 0 is over 10,000 bytes: by its size (20 values and their headers) minus the limit.
-    assert 20 * VALUE - 10_000 <= int(shrink["bytes"]) <= 20 * VALUE * OVERHEAD - 10_000  # type: ignore[call-overload]
-    assert 8 <= int(shrink["records"]) <= 12 and shrink["records_exact"] is False  # type: ignore[call-overload]
+    # Never more than is over the limit: the bytes over it, and the records those bytes hold pro rata, rounded down;
+    # every record takes at least its 1,000-byte value on disk, so no more records than that fit in them.
+    assert shrink["bytes"] == over and shrink["records"] == 20 * over // sizes[0]
+    assert int(shrink["records"]) <= over // VALUE
+    assert (shrink["at_most"], shrink["bytes_exact"], shrink["records_exact"]) == (True, True, False)
     lines = shrink["lines"]
     assert isinstance(lines, list) and "beyond 10 kB per partition" in lines[0] and "in 1 of 2 partition(s)" in lines[0]
+    assert "at most " in lines[0] and "(estimated pro rata, rounded down)" in lines[0]
+    assert "nothing in a partition with one segment" in lines[0]
+    text = runner.invoke(app, ["plan", str(directory), "--bootstrap-server", kafka_single.bootstrap])
+    assert "Impact: deletes at most ~" in text.stdout
 
 
 def test_partition_increase_on_a_topic_a_group_reads_names_the_group(
@@ -280,7 +293,7 @@ def test_evidence_refused_is_left_unknown_and_names_the_acl_to_grant(
         [shrink] = result.impact.of(im.DELETES)
         assert (shrink.records, shrink.bytes) == (3, None)  # offsets read (DESCRIBE on the topic), sizes not
         assert result.impact.summary_line() == (
-            "Impact: deletes size unknown / 3 records at once across 1 topic (some evidence could not be read)"
+            "Impact: deletes size unknown / at most 3 records at once across 1 topic (some evidence could not be read)"
         )
     finally:
         any_resource = ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY)

@@ -34,7 +34,7 @@ def test_fleet_summary_carries_each_plans_impact_figures() -> None:
     [entry] = doc["clusters"]
     assert entry["impact"] == {
         "summary": (
-            "Impact: deletes ~21 GB / 6,100,000 records at once across 3 topics; copies ~411 GB (suggested "
+            "Impact: deletes at most ~21 GB / 6,100,000 records at once across 3 topics; copies ~411 GB (suggested "
             "--replication-throttle 39000000); 1 topic's producers may fail (min ISR); per-key order changes on 1 "
             "topic; 1 other warning"
         ),

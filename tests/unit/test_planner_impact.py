@@ -6,6 +6,8 @@ import dataclasses
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reconciler import planner
 from reconciler.model import impact as im
@@ -104,6 +106,74 @@ def test_retention_bytes_shrink_estimates_from_partition_sizes() -> None:
     [found] = entries(result, im.DELETES)
     assert found.bytes == 50 * MB  # only the first partition is over the limit, by 50 MB
     assert found.records == 500 and not found.records_exact
+    assert found.bytes_exact and found.at_most
+
+
+def _size_shrink(limit: int, *partitions: im.PartitionEvidence, retention_ms: int | None = None) -> im.TopicImpact:
+    ev = evidence("orders", *partitions, retention_ms=retention_ms)
+    configs = {"retention.bytes": str(limit)} | ({} if retention_ms is None else {"retention.ms": str(retention_ms)})
+    n = len(partitions)
+    result = plan_with(
+        declared=[topic("orders", n, configs=configs)],
+        live=[live_topic("orders", n, configs={} if retention_ms is None else {"retention.ms": str(30 * DAY)})],
+        ev=ev,
+    )
+    [found] = entries(result, im.DELETES)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("partitions", "limit", "records", "nbytes"),
+    [
+        # 3 records of 100 bytes, limit 50: 50 bytes over, which hold 1.5 records -> at most 1 record, 50 bytes.
+        pytest.param([part(0, 3, size=100)], 50, 1, 50, id="half-a-record-over"),
+        # 7 records in 1,000 bytes, 1 byte over: less than a record's worth -> no record, at most 1 byte.
+        pytest.param([part(0, 7, size=1000)], 999, 0, 1, id="one-byte-over"),
+        pytest.param([part(0, 3, size=100), part(10, 13, size=100), part(0, 9, size=40)], 50, 2, 100, id="three"),
+    ],
+)
+def test_retention_bytes_never_claims_more_than_is_over_the_limit(
+    partitions: list[im.PartitionEvidence], limit: int, records: int, nbytes: int
+) -> None:
+    found = _size_shrink(limit, *partitions)
+    assert (found.records, found.bytes) == (records, nbytes)
+    assert found.at_most and found.bytes_exact and not found.records_exact
+    line = found.lines[0]
+    assert f"beyond {im.human_bytes(limit)} per partition become eligible for deletion at once: at most " in line
+    assert "(over the limit, from partition sizes)" in line and "(estimated pro rata, rounded down)" in line
+    assert "only while the partition stays at or above the limit" in line
+    assert "nothing in a partition with one segment" in line
+
+
+def test_a_time_and_a_size_limit_together_claim_the_larger_of_the_two_per_partition() -> None:
+    # 100 records in 1,000 bytes: 40 older than a day (about 400 bytes), 300 bytes over a 700-byte limit.
+    older = _size_shrink(700, part(0, 100, 40, size=1000), retention_ms=DAY)
+    assert (older.records, older.bytes, older.records_exact, older.bytes_exact) == (40, 400, False, False)
+    # 10 older (about 100 bytes), 300 bytes over: the size bound wins; with older records' bytes pro rata beside
+    # it, neither figure is exact.
+    sized = _size_shrink(700, part(0, 100, 10, size=1000), retention_ms=DAY)
+    assert (sized.records, sized.bytes, sized.records_exact, sized.bytes_exact) == (30, 300, False, False)
+    assert sized.at_most and older.at_most
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**9)), min_size=1, max_size=4),
+    st.integers(1, 10**9),
+)
+def test_a_size_shrink_is_bounded_by_what_is_over_the_limit(held_and_sizes: list[tuple[int, int]], limit: int) -> None:
+    partitions = [part(0, held, size=size) for held, size in held_and_sizes]
+    ev = evidence("orders", *partitions)
+    result = plan_with(
+        declared=[topic("orders", len(partitions), configs={"retention.bytes": str(limit)})],
+        live=[live_topic("orders", len(partitions))],
+        ev=ev,
+    )
+    [found] = entries(result, im.DELETES)
+    over = [max(size - limit, 0) if held else 0 for held, size in held_and_sizes]
+    assert found.bytes == sum(over)
+    assert found.records == sum(held * o // size for (held, size), o in zip(held_and_sizes, over, strict=True) if o)
+    assert all(held * o // size <= held for (held, size), o in zip(held_and_sizes, over, strict=True) if o)
 
 
 def test_switch_to_delete_applies_the_retention_and_growth_does_not_delete() -> None:
@@ -256,7 +326,7 @@ def test_summary_line_and_plan_file_round_trip() -> None:
     )
     assert result.impact is not None
     assert result.impact.summary_line() == (
-        "Impact: deletes ~2 GB / 1,500 records at once across 2 topics (some evidence could not be read)"
+        "Impact: deletes at most ~2 GB / 1,500 records at once across 2 topics (some evidence could not be read)"
     )
     assert result.impact.notes == ev.unknown
     again = plans.Plan.from_json_dict(json.loads(result.to_json()))
@@ -302,7 +372,9 @@ def test_local_retention_shrink_moves_data_off_local_disk_and_is_not_counted_as_
     assert (local.records, local.bytes) == (30, 30 * MB)
     assert "leave the broker's disk (kept in remote storage)" in local.lines[0]
     assert result.impact is not None
-    assert result.impact.summary_line() == ("Impact: moves ~30 MB off local disk (kept in remote storage) for 1 topic")
+    assert result.impact.summary_line() == (
+        "Impact: moves at most ~30 MB off local disk (kept in remote storage) for 1 topic"
+    )
     without_remote = plan_with(
         declared=[topic("logs", 1, configs={"local.retention.ms": str(DAY)})], live=[live_topic("logs", 1)], ev=ev
     )
