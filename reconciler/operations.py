@@ -109,19 +109,17 @@ def make_plan(
         max_deletes=max_deletes,
         **({} if in_use_window_ms is None else {"in_use_window_ms": in_use_window_ms}),
     )
-    if adapter is not None and (live.topic_usage is None or live.impact is None):
-        # The first plan names the topics whose evidence is read; when only impact evidence was added (no usage,
-        # which can block deletes), the impact is attached to it instead of planning everything again.
-        with collector.paused():
+    with collector.paused():  # also over the evidence read between two plans: a few requests, few objects
+        if adapter is not None and (live.topic_usage is None or live.impact is None):
+            # The first plan names the topics whose evidence is read; when only impact evidence was added (no usage,
+            # which can block deletes), the impact is attached to it instead of planning everything again.
             first = planner.plan(wanted, live, options=options, assess_impact=False)
-        read = with_evidence(adapter, wanted, live, first=first)
-        with collector.paused():
+            read = with_evidence(adapter, wanted, live, first=first)
             if read.topic_usage is live.topic_usage:
                 result = planner.with_impact(first, wanted, read)
             else:
                 result = planner.plan(wanted, read, options=options)
-    else:
-        with collector.paused():
+        else:
             result = planner.plan(wanted, live, options=options)
     if target is None:
         return result
@@ -139,9 +137,8 @@ def with_evidence(
     """
     if live.topic_usage is not None and live.impact is not None:
         return live
-    if first is None:
-        with collector.paused():
-            first = planner.plan(wanted, live, assess_impact=False)
+    with collector.paused():
+        first = first if first is not None else planner.plan(wanted, live, assess_impact=False)
     topic_changes = [c for c in first.changes if c.kind == Kind.TOPIC]
     if live.topic_usage is None:
         used = sorted({c.name for c in topic_changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})
