@@ -153,9 +153,7 @@ def with_evidence(
 
 _USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)
 
-
 # ------------------------------------------------------------------------------------- the commands' flows
-
 
 APPLY_CONNECTION_MARGIN_S = 60.0
 
