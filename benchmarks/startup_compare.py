@@ -2,9 +2,11 @@
 
 Each version is a source tree of the ``reconciler`` package (``git archive <commit> reconciler | tar -x -C DIR``),
 imported by this virtualenv's interpreter with the editable-install finder removed from ``sys.meta_path``, so both
-run on the same libraries. Prints median (min-max) wall seconds and the ratio to ``python -c pass`` of the same run,
-then the same for CPU seconds (user + system of the child, from ``os.wait4``), which other processes on a loaded
-machine disturb far less than wall time. Asserts nothing.
+run on the same libraries. Prints median (min-max) wall seconds and the ratios to ``python -c pass`` and to
+``python -c "import typer, pydantic"`` (the floor of a typer command validating with pydantic) of the same run, then
+the same for CPU seconds (user + system of the child, from ``os.wait4``), which other processes on a loaded machine
+disturb far less than wall time; then, for CPU, the median and maximum of each run's own ratio to the floor (each
+command against the floor measured just before it). Asserts nothing.
 
     .venv/bin/python -m benchmarks.startup_compare before=/tmp/before after=/tmp/after --runs 15
 """
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+FLOOR = "import typer, pydantic"
 WRAP = (
     "import sys; sys.meta_path = [f for f in sys.meta_path if 'editable' not in type(f).__module__]; "
     "sys.path.insert(0, {root!r}); sys.argv = ['kafka-reconciler', *{args!r}]; "
@@ -34,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     py = sys.executable
     examples = str(REPO / "examples" / "platform")
-    commands: dict[str, list[str]] = {"python -c pass": [py, "-c", "pass"]}
+    commands: dict[str, list[str]] = {"python -c pass": [py, "-c", "pass"], FLOOR: [py, "-c", "import typer, pydantic"]}
     for item in args.trees:
         label, _, root = item.partition("=")
         for name, argv in (("--help", ["--help"]), ("validate", ["validate", examples])):
@@ -55,10 +58,16 @@ def main() -> None:
             if os.waitstatus_to_exitcode(status) != 0:
                 raise SystemExit(f"{name} exited {status}: {(child.stderr.read() if child.stderr else b'')[-500:]!r}")
     for what, table in (("wall", times), ("cpu", cpu)):
-        base = statistics.median(table["python -c pass"])
+        base, floor = statistics.median(table["python -c pass"]), statistics.median(table[FLOOR])
         for name, values in table.items():
             median = statistics.median(values)
-            print(f"{what} {name:<24} {median:6.3f}s ({min(values):.3f}-{max(values):.3f}) {median / base:5.2f}x")
+            print(
+                f"{what} {name:<24} {median:6.3f}s ({min(values):.3f}-{max(values):.3f}) "
+                f"{median / base:5.2f}x pass {median / floor:5.2f}x floor"
+            )
+    for name, values in cpu.items():
+        ratios = [value / low for value, low in zip(values, cpu[FLOOR], strict=True)]
+        print(f"cpu per run / floor {name:<24} median {statistics.median(ratios):5.2f}x max {max(ratios):5.2f}x")
     print(f"load after: {os.getloadavg()}")
 
 

@@ -13,6 +13,8 @@ import contextlib
 import importlib
 import inspect
 import os
+import sys
+import types
 from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
 
@@ -147,6 +149,24 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
+def _no_plugin_lookup() -> None:
+    """With plugins disabled pydantic's plugin loader finds none, but importing it imports ``importlib.metadata``
+    (and with it email, zipfile, csv, ...: 10-20 ms of every ``validate``). Where plugins are disabled and the loader
+    is not imported yet, a stand-in giving the same answer (no plugins) takes its place in ``sys.modules``."""
+    name = "pydantic.plugin._loader"
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in ("__all__", "1", "true") or name in sys.modules:
+        return
+    stand_in = types.ModuleType(name, "pydantic's plugin loader while plugins are disabled: there are none.")
+    stand_in.__dict__["get_plugins"] = tuple
+    sys.modules[name] = stand_in
+
+
+# The manifest models use no pydantic plugin; looking for one reads every installed package's metadata. Set before
+# typer builds the first option's validator; PYDANTIC_DISABLE_PLUGINS set in the environment (even empty) is kept.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+_no_plugin_lookup()
+
+
 @app.callback()
 def main(
     version: Annotated[
@@ -156,7 +176,4 @@ def main(
     no_color: NoColorOpt = False,
 ) -> None:
     """Declarative GitOps reconciler for Apache Kafka."""
-    # The manifest models use no pydantic plugin; looking for one reads every installed package's metadata.
-    # PYDANTIC_DISABLE_PLUGINS set in the environment (even empty) is left as it is.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     output.reset_color(no_color)

@@ -16,7 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from reconciler.base import errors
-from reconciler.connection import secrets
 from reconciler.manifests import build, loader, models, yamlio
 from reconciler.manifests.profiles import ClusterProfile
 from reconciler.model import desired
@@ -127,6 +126,10 @@ def _refuse_referenced_secrets(documents: list[yamlio.RawDocument], diags: list[
             ref = spec.get(field) if isinstance(spec, dict) else None
             if isinstance(ref, dict) and isinstance(ref.get("env"), str):
                 referenced.add(ref["env"])
+    if not referenced or not any(raw.variables for raw in documents):
+        return
+    from reconciler.connection import secrets  # only here: loading manifests needs no connection code
+
     for raw in documents:
         for name, path, line, column in raw.variables:
             if name in referenced and not secrets.is_secret_variable(name) and not yamlio.redacted(path):

@@ -16,8 +16,8 @@ import pydantic
 from reconciler.base import errors
 from reconciler.manifests import loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
+from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
-from reconciler.model.state import AclBinding, QuotaEntity
 
 WARNING = errors.Severity.WARNING
 _KIND_NAMES = {k.ownership_key: k for k in Kind}  # an Ownership document's managedKinds entry -> kind

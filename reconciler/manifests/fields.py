@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
-from reconciler.model import state
+from reconciler.model import identities
 
 
 class Strict(BaseModel):
@@ -53,18 +53,22 @@ def _enum_schema(values: tuple[str, ...]) -> WithJsonSchema:
 _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _SASL = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI")
 _STORE_TYPES = ("PEM", "PKCS12", "JKS")
-Operation = Annotated[str, _normaliser(state.ACL_OPERATIONS, what="ACL operation"), _enum_schema(state.ACL_OPERATIONS)]
+Operation = Annotated[
+    str, _normaliser(identities.ACL_OPERATIONS, what="ACL operation"), _enum_schema(identities.ACL_OPERATIONS)
+]
 ResourceType = Annotated[
-    str, _normaliser(state.ACL_RESOURCE_TYPES, what="ACL resource type"), _enum_schema(state.ACL_RESOURCE_TYPES)
+    str,
+    _normaliser(identities.ACL_RESOURCE_TYPES, what="ACL resource type"),
+    _enum_schema(identities.ACL_RESOURCE_TYPES),
 ]
 PatternType = Annotated[
-    str, _normaliser(state.ACL_PATTERN_TYPES, what="ACL pattern type"), _enum_schema(state.ACL_PATTERN_TYPES)
+    str, _normaliser(identities.ACL_PATTERN_TYPES, what="ACL pattern type"), _enum_schema(identities.ACL_PATTERN_TYPES)
 ]
 Permission = Annotated[
-    str, _normaliser(state.ACL_PERMISSIONS, what="ACL permission"), _enum_schema(state.ACL_PERMISSIONS)
+    str, _normaliser(identities.ACL_PERMISSIONS, what="ACL permission"), _enum_schema(identities.ACL_PERMISSIONS)
 ]
 Mechanism = Annotated[
-    str, _normaliser(state.SCRAM_MECHANISMS, what="SCRAM mechanism"), _enum_schema(state.SCRAM_MECHANISMS)
+    str, _normaliser(identities.SCRAM_MECHANISMS, what="SCRAM mechanism"), _enum_schema(identities.SCRAM_MECHANISMS)
 ]
 SecurityProtocol = Annotated[str, _normaliser(_PROTOCOLS, what="security protocol"), _enum_schema(_PROTOCOLS)]
 SaslMechanism = Annotated[str, _normaliser(_SASL, what="SASL mechanism"), _enum_schema(_SASL)]

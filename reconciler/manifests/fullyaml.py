@@ -19,7 +19,6 @@ from ruamel.yaml import YAML, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from reconciler.base import errors
-from reconciler.connection import secrets
 from reconciler.manifests import plainyaml
 from reconciler.manifests.yamlio import (
     HAVE_C_PARSER,
@@ -175,6 +174,8 @@ class _Converter:
         return plainyaml.typed(tag[len(_TAG) :], text)
 
     def substitute(self, node: nodes.ScalarNode, text: str, path: Path_) -> str:
+        from reconciler.connection import secrets  # a file with variables: the only use of the connection code
+
         def replace(match: re.Match[str]) -> str:
             escaped, name, fallback = match.group(1), match.group(2), match.group(3)
             if escaped:

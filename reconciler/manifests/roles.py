@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reconciler.manifests import fields, models
-from reconciler.model.state import AclBinding
+from reconciler.model.identities import AclBinding
 
 CLUSTER = ("CLUSTER", "LITERAL", "kafka-cluster")
 

@@ -13,8 +13,8 @@ import fnmatch
 import re
 from collections.abc import Mapping
 
+from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind
-from reconciler.model.state import AclBinding, QuotaEntity
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
