@@ -103,7 +103,7 @@ def tools_classpath() -> str:
     """Kafka's tools jars (resolved once with Maven into .cache/kafka-tools)."""
     if not TOOLS_LIBS.is_dir() or not any(TOOLS_LIBS.glob("kafka-tools-*.jar")):
         subprocess.run(
-            ["mvn", "-q", "-f", str(TOOLS_POM), "dependency:copy-dependencies", f"-DoutputDirectory={TOOLS_LIBS}"],
+            ["mvn", "-q", "-f", str(TOOLS_POM), "dependency:copy-dependencies", f"-Dkafka.tools.libs={TOOLS_LIBS}"],
             check=True,
         )
     return os.pathsep.join(str(p) for p in sorted(TOOLS_LIBS.glob("*.jar")))

@@ -13,6 +13,7 @@ out="$root/.cache/terraform-provider-kafka/v$PROVIDER"
 export GOFLAGS=-mod=mod
 
 if [ ! -x "$out/terraform-provider-kafka" ]; then
+  mkdir -p "$out"  # a fresh clone has no .cache/ yet
   dir="$(go mod download -json "github.com/Mongey/terraform-provider-kafka@v$PROVIDER" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')"
   src="$root/.cache/terraform-provider-kafka/src-v$PROVIDER"
@@ -22,6 +23,7 @@ fi
 echo "provider: $out/terraform-provider-kafka"
 
 if [ -z "${TERRAFORM:-}" ] && ! command -v terraform >/dev/null && [ ! -x "$root/.cache/terraform/terraform" ]; then
+  mkdir -p "$root/.cache/terraform"
   GOBIN="$root/.cache/terraform" go install "github.com/hashicorp/terraform@v$TERRAFORM_VERSION"
 fi
 echo "terraform: ${TERRAFORM:-$(command -v terraform || echo "$root/.cache/terraform/terraform")}"
