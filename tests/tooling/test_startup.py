@@ -104,6 +104,7 @@ def test_validate_imports_the_manifest_models_but_no_kafka_client_planner_or_ren
 # (state, impact), the connection code or pydantic's plugin discovery.
 VALIDATE_MODULES = [
     *LIGHT,
+    "reconciler.base.collector",  # the garbage collector paused while loading
     "reconciler.base.errors",
     "reconciler.commands.validate",
     "reconciler.manifests",
