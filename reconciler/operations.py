@@ -265,17 +265,12 @@ def plan_to_apply(
     timeout_s: float | None,
     other_version: bool = False,
 ) -> plans.Plan:
-    """The plan ``apply`` carries out: the saved ``plan_file``, else a plan of ``loaded`` made now. A saved plan
-    written by another release is refused unless ``other_version`` (``--allow-other-version``).
-
-    ``timeout_s`` bounds planning, connecting included (``apply --timeout``: the plan step is part of the command).
-    With both, the manifests are planned again (with the saved plan's own options) and the saved plan is refused
-    (``PlanMismatch``, nothing written) unless they still produce it: a plan reviewed before the manifests changed
-    is not applied as if it were theirs.
-    """
+    """The plan ``apply`` carries out: the saved ``plan_file`` (of another release only with ``other_version``), else
+    a plan of ``loaded`` made now; ``timeout_s`` bounds planning, connecting included (``apply --timeout``). With both,
+    the manifests are planned again (with the saved plan's options) and the saved plan is refused (``PlanMismatch``,
+    nothing written) unless they still produce it: a plan reviewed before the manifests changed is not theirs."""
     if plan_file is not None:
-        given = _planning_options_given(request)
-        if given:
+        if given := _planning_options_given(request):
             raise errors.ConfigError(
                 f"{', '.join(given)} shape a plan made now; a saved plan keeps the options it was made with. "
                 "Give them to plan (plan --out FILE), then apply --plan FILE"
@@ -289,9 +284,8 @@ def plan_to_apply(
             if differences:
                 raise PlanMismatch(
                     f"{plan_file}: the manifests no longer produce this saved plan, so it is not applied: "
-                    + "; ".join(differences)
-                    + ". Run plan again and review the new plan (or apply --plan FILE without manifest paths to "
-                    "apply the saved plan as reviewed)"
+                    f"{'; '.join(differences)}. Run plan again and review the new plan (or apply --plan FILE without "
+                    "manifest paths to apply the saved plan as reviewed)"
                 )
         return saved
     if loaded is not None:
