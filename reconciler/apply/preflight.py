@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from reconciler.apply import secretref
 from reconciler.base import errors
 from reconciler.connection.settings import Secret
-from reconciler.model import plans, state
+from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import scope, views
 
@@ -177,3 +177,20 @@ def resolve_secrets(ops: Iterable[decoded.Operation], *, environ: Mapping[str, s
             raise secretref.SecretUnavailable(f"SCRAM user {wanted.user!r}: the plan names no password reference")
         out[wanted.user] = Secret(secretref.resolve(ref, user=wanted.user, environ=environ))
     return out
+
+
+def unset_secrets(changes: Iterable[plans.Change], *, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Why apply would refuse now for each SCRAM password reference ``changes`` set that cannot be resolved (an
+    unset variable, a missing file): ``plan`` warns with these, naming the variable or file, never a value."""
+    problems: list[str] = []
+    for c in changes:
+        if c.phase is not plans.Phase.SCRAM or c.action is plans.Action.DELETE:
+            continue
+        ref = secretref.ref_from_data(c.after.password) if isinstance(c.after, payloads.ScramPayload) else None
+        if ref is None:
+            continue
+        try:
+            secretref.resolve(ref, user=c.name, environ=environ)
+        except secretref.SecretUnavailable as exc:
+            problems.append(str(exc))
+    return problems

@@ -106,6 +106,7 @@ def plan(
         )
         if out_file is not None:
             p.save(out_file)
+        _warn_unset_secrets(p)
         output.echo(output.render_plan(p, fmt, cluster_name=name or cluster, compact=compact))
         if out_file is not None and fmt is PlanFormat.text:
             output.say(f"Saved the plan to {out_file}.", err=True)
@@ -116,6 +117,14 @@ def plan(
         raise typer.Exit(code=1)
     if detailed_exitcode and (p.summary().has_changes or p.blocked):
         raise typer.Exit(code=2)
+
+
+def _warn_unset_secrets(p: plans.Plan) -> None:
+    """A secret the plan sets that cannot be read here (an unset variable): apply would refuse, so say it now."""
+    from reconciler.apply import preflight
+
+    for problem in preflight.unset_secrets(p.changes):
+        output.say(f"warning: {problem}; apply refuses this plan until it is there", err=True, style="yellow")
 
 
 def _validate_on_broker(

@@ -315,7 +315,7 @@ def failure_sentence(
 
     ``client_problem`` is ``BootstrapWatch.failure_message``'s (what the client sees wrong with its certificate).
     """
-    where = settings.describe()
+    where = settings.target()  # names the Cluster profile the settings came from, if any
     if watch.auth_error is not None:
         return f"authentication failed at {where}: {broker_message(watch.auth_error)}; {auth_hint(settings)}"
     drops = sum(f.kind == "dropped" for f in watch.failures)

@@ -146,7 +146,7 @@ class Wire:
         """
         if self._client is not None:
             return self._client
-        where = self.settings.describe()
+        where = self.settings.target()  # names the Cluster profile the settings came from, if any
         connect_ms = self._bound_ms(self.connect_timeout_ms, doing=f"connecting to {where}")
         created: list[KafkaNetClient] = []
         watch = bootstrap.BootstrapWatch(self.settings.bootstrap_servers)

@@ -158,3 +158,41 @@ def test_apply_on_a_tty_reports_a_missing_secret_before_asking(tmp_path: Path, s
     assert "PAYMENTS_TEST_SCRAM_PASSWORD is not set" in shown
     assert "Apply these changes?" not in shown
     assert child.exitstatus == 1
+
+
+def test_plan_warns_naming_a_secret_variable_that_is_not_set(tmp_path: Path, saved_plan: Path) -> None:
+    """apply refuses a plan whose SCRAM password variable is unset; plan says so first, naming the variable."""
+    snap = tmp_path / "live.json"  # written by the saved_plan fixture
+    args = ["plan", str(tmp_path / "kafka"), "--live-state", str(snap)]
+    unset = runner.invoke(app, args, env={"PAYMENTS_TEST_SCRAM_PASSWORD": None})
+    assert unset.exit_code == 0, unset.output
+    assert "warning: SCRAM user 'payments': password reference env:PAYMENTS_TEST_SCRAM_PASSWORD: environment " in (
+        unset.stderr
+    )
+    assert "PAYMENTS_TEST_SCRAM_PASSWORD is not set; apply refuses this plan until it is there" in unset.stderr
+    present = runner.invoke(app, args, env={"PAYMENTS_TEST_SCRAM_PASSWORD": "s3cret-value"})
+    assert present.exit_code == 0 and "PAYMENTS_TEST_SCRAM_PASSWORD" not in present.stderr
+    assert "s3cret-value" not in present.output
+
+
+PROFILE = """\
+apiVersion: kafka-reconciler/v1
+kind: Cluster
+metadata: {name: staging}
+spec:
+  bootstrapServers: ["127.0.0.1:9"]
+"""
+
+
+def test_a_connection_error_names_the_only_profile_the_connection_came_from(tmp_path: Path) -> None:
+    """No flag names a cluster, so the manifests' only profile is used: the error says so (nothing listens on 9)."""
+    manifests = tmp_path / "kafka"
+    manifests.mkdir()
+    (manifests / "all.yaml").write_text(MANIFESTS + "---\n" + PROFILE, encoding="utf-8")
+    env = {"KAFKA_BOOTSTRAP_SERVERS": None, "PAYMENTS_TEST_SCRAM_PASSWORD": "s3cret-value"}
+    result = runner.invoke(app, ["plan", str(manifests), "--timeout", "5"], env=env)
+    assert result.exit_code == 1, result.output
+    assert "error: cannot connect to Kafka at 127.0.0.1:9 (PLAINTEXT), from Cluster profile 'staging', the only " in (
+        result.stderr
+    )
+    assert "internal error" not in result.stderr
