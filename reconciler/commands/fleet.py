@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from reconciler.commands import output
-from reconciler.commands.options import VerboseOpt
+from reconciler.commands.options import ApiUrlOpt, RepoOpt, VerboseOpt
 from reconciler.commands.plain_help import PlainCommand
 
 if TYPE_CHECKING:
@@ -121,6 +121,18 @@ KeepHistoryOpt = Annotated[
 ]
 
 
+WebhookOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--webhook",
+        envvar="KAFKA_RECONCILER_FLEET_WEBHOOK",
+        show_envvar=True,
+        help="POST a JSON message (with a Slack-compatible text field) on new drift, resolved drift or a failed "
+        "run. The URL is never printed.",
+    ),
+]
+
+
 @app.command("plan", cls=PlainCommand)
 def plan(
     fleet_file: FleetFileArg,
@@ -136,6 +148,7 @@ def plan(
     conf: ConfOpt = None,
     retry_failed: RetryFailedOpt = None,
     keep_history: KeepHistoryOpt = None,
+    webhook: WebhookOpt = None,
     verbose: VerboseOpt = 0,
 ) -> None:
     """Plan every cluster of a fleet; exit 0 all planned, 3 partial, 1 on error (see --detailed-exitcode)."""
@@ -143,6 +156,7 @@ def plan(
     from reconciler import fleet
     from reconciler.base import errors
     from reconciler.fleet import history
+    from reconciler.fleet.runner import FleetRunFailed
 
     def progress(event: FleetEvent) -> None:
         if not quiet:
@@ -156,18 +170,24 @@ def plan(
         retention = None if keep_history is None else history.Retention.parse(keep_history)
         names = [n.strip() for n in clusters.split(",") if n.strip()] if clusters is not None else None
         spec = fleet.select_clusters(fleet.load_fleet(fleet_file), names)
-        result = fleet.run_fleet_plan(
-            spec,
-            engine=engine.value,
-            master=master,
-            out_dir=out_dir,
-            progress=progress,
-            spark_conf=spark_conf,
-            read_concurrency=read_concurrency,
-            deadline_s=deadline,
-            retry_failed=retry_failed,
-            keep_history=retention,
-        )
+        try:
+            result = fleet.run_fleet_plan(
+                spec,
+                engine=engine.value,
+                master=master,
+                out_dir=out_dir,
+                progress=progress,
+                spark_conf=spark_conf,
+                read_concurrency=read_concurrency,
+                deadline_s=deadline,
+                retry_failed=retry_failed,
+                keep_history=retention,
+                webhook=webhook,
+            )
+        except FleetRunFailed as failed:  # recorded as a failed run: say what else happened, then the error
+            for note in failed.result.notes:
+                output.say(note, err=True)
+            raise
     if fmt is FleetFormat.json:
         import json
 
@@ -306,3 +326,27 @@ def apply(
         _print_apply(result, plans_dir=plans_dir)
     if result.exit_code:
         raise typer.Exit(code=result.exit_code)
+
+
+@app.command("drift-issue", cls=PlainCommand)
+def drift_issue(
+    plans_dir: PlansDirOpt = Path("fleet-plan"),
+    name: Annotated[str, typer.Option("--name", help="The fleet's name, in the issue's title.")] = "default",
+    close_if_clean: Annotated[
+        bool, typer.Option("--close-if-clean", help="Close the open issue when a complete run finds no drift.")
+    ] = False,
+    label: Annotated[str, typer.Option("--label", help="Label that marks drift issues.")] = "kafka-drift",
+    repo: RepoOpt = None,
+    api_url: ApiUrlOpt = None,
+) -> None:
+    """Open, update or close the fleet's drift issue from a fleet plan folder ($GITHUB_TOKEN)."""
+    from reconciler.fleet import issue
+    from reconciler.gitops import event
+
+    with output.errors_to_exit():
+        ctx = event.context_from_env(repo=repo, api_url=api_url)
+        drift, result = issue.report_fleet_drift(
+            plans_dir, name=name, close_if_clean=close_if_clean, ctx=ctx, label=label
+        )
+    where = f" #{result.number} {result.url}" if result.number is not None else ""
+    typer.echo(f"Drift across fleet {name}: {'yes' if drift else 'no'}; issue {result.action}{where}")

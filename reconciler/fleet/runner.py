@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors
-from reconciler.fleet import engines, history, lock, outputs, planning, retry, sources, spec, summary
+from reconciler.fleet import engines, history, lock, notify, outputs, planning, retry, sources, spec, summary
 
 Engine = engines.Engine
 FleetEvent = engines.FleetEvent
@@ -116,6 +116,7 @@ def run_fleet_plan(
     deadline_s: float | None = None,
     retry_failed: Path | None = None,
     keep_history: history.Retention | None = None,
+    webhook: str | None = None,
 ) -> FleetResult:
     """Plan every cluster of ``fleet`` and write plans and summary under ``out_dir``.
 
@@ -127,8 +128,11 @@ def run_fleet_plan(
     ``deadline_s`` bounds the run: a cluster not yet read by then is reported ``skipped``.
     ``retry_failed`` (an earlier run's ``summary.json``) plans only the clusters that run could not
     plan; into that run's own folder, the others are carried over (``retry``). ``keep_history`` prunes
-    ``history/`` after the run is added to it (default: keep every run).
+    ``history/`` after the run is added to it (default: keep every run). ``webhook`` (an http(s) URL) is told
+    of new drift, resolved drift and a failed run (``notify``).
     """
+    if webhook is not None:
+        notify.check_url(webhook)
     _check_arguments(engine=engine, read_concurrency=read_concurrency, deadline_s=deadline_s)
     with lock.hold(out_dir, command=lock.command_line()):
         return _run(
@@ -142,6 +146,7 @@ def run_fleet_plan(
             deadline_s=deadline_s,
             retry_failed=retry_failed,
             keep_history=keep_history,
+            webhook=webhook,
         )
 
 
@@ -157,6 +162,7 @@ def _run(
     deadline_s: float | None,
     retry_failed: Path | None,
     keep_history: history.Retention | None,
+    webhook: str | None,
 ) -> FleetResult:
     """``run_fleet_plan`` once the folder is locked."""
     started = time.perf_counter()
@@ -191,6 +197,7 @@ def _run(
         out_dir=out_dir,
         keep_history=keep_history,
         progress=progress,
+        webhook=webhook,
     )
     if failure is not None:
         raise FleetRunFailed(f"{failure}; the failed run is recorded in {out_dir / 'summary.json'}", result)
@@ -217,8 +224,10 @@ def _record(
     out_dir: Path,
     keep_history: history.Retention | None,
     progress: Progress | None,
+    webhook: str | None,
 ) -> FleetResult:
-    """Remove what the run supersedes, write its summary files and history, and make its result."""
+    """Remove what the run supersedes, write its summary files and history, tell the webhook, and make its
+    result."""
     planned = {name for name, path in done.plan_paths.items() if path is not None}
     removed = outputs.remove_stale_plans(out_dir, planned)
     superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in done.carried})
@@ -236,6 +245,10 @@ def _record(
     notes = _notes(written_notes, removed=len(removed), carried=len(done.carried), retry_of=done.retry_of)
     if superseded:
         notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
+    if webhook is not None:
+        trend = history.trend(out_dir) if sources.parquet_available() else None
+        told = notify.notify(webhook, summary_doc, trend, report=(out_dir / "report.html").resolve())
+        notes += [told] if told else []
     return FleetResult(
         engine=done.run.engine,
         clusters=_results(outcomes, fleet=done.whole, summary_doc=summary_doc, plan_paths=done.plan_paths),
