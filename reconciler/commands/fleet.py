@@ -188,6 +188,11 @@ def plan(
             for note in failed.result.notes:
                 output.say(note, err=True)
             raise
+    _finish_plan(result, fmt=fmt, out_dir=out_dir, detailed_exitcode=detailed_exitcode)
+
+
+def _finish_plan(result: FleetResult, *, fmt: FleetFormat, out_dir: Path, detailed_exitcode: bool) -> None:
+    """Print the run's result and exit with its code."""
     if fmt is FleetFormat.json:
         import json
 
