@@ -15,7 +15,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reconciler import manifests, planner
 from reconciler.base import collector, errors
@@ -225,8 +225,7 @@ def compute_plan(
 ) -> plans.Plan:
     """Plan ``loaded`` against a snapshot file (``live_state``) or the live cluster of ``target``.
 
-    ``connect_timeout_s`` bounds connecting, ``request_bound_s`` each request, ``deadline_s`` every wait on the
-    cluster (``Target.connect``).
+    ``connect_timeout_s`` bounds connecting, ``request_bound_s`` each request, ``deadline_s`` every wait.
 
     Against a cluster, the plan's header names how it was reached, and a plan that deletes topics reads their
     usage evidence through the same connection.
@@ -269,6 +268,7 @@ def plan_to_apply(
     a plan of ``loaded`` made now; ``timeout_s`` bounds planning, connecting included (``apply --timeout``). With both,
     the manifests are planned again (with the saved plan's options) and the saved plan is refused (``PlanMismatch``,
     nothing written) unless they still produce it: a plan reviewed before the manifests changed is not theirs."""
+    bounds: dict[str, Any] = {"connect_timeout_s": timeout_s, "deadline_s": timeout_s}  # apply --timeout: planning too
     if plan_file is not None:
         if given := _planning_options_given(request):
             raise errors.ConfigError(
@@ -277,9 +277,7 @@ def plan_to_apply(
             )
         saved = plans.Plan.load(plan_file, other_version=other_version)
         if loaded is not None:
-            fresh = compute_plan(
-                loaded, target=target, request=saved_request(saved), connect_timeout_s=timeout_s, deadline_s=timeout_s
-            )
+            fresh = compute_plan(loaded, target=target, request=saved_request(saved), **bounds)
             differences = plan_compare.differences(saved, fresh)
             if differences:
                 raise PlanMismatch(
@@ -289,7 +287,7 @@ def plan_to_apply(
                 )
         return saved
     if loaded is not None:
-        return compute_plan(loaded, target=target, request=request, connect_timeout_s=timeout_s, deadline_s=timeout_s)
+        return compute_plan(loaded, target=target, request=request, **bounds)
     raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
 
 

@@ -44,6 +44,7 @@ from reconciler.model.kinds import Kind
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
+SPENT_S = 0.25  # a deadline with less left than this was reached: no request could be sent and answered in it
 
 RUNNERS = {
     plans.Phase.ACL_DELETE: resource_phases.run_acls,
@@ -169,7 +170,7 @@ def apply_plan(
     items, phases = _run_phases(ctx, ops, live)
 
     converged, not_converged, unverified = _converged(ctx, ops, items, options=options)
-    if deadline.expired():
+    if deadline.remaining() <= SPENT_S:  # the waits cut at the deadline end a moment before it (timer granularity)
         ctx.notes.append(_deadline_note(deadline, items))
     items += blocked
 
@@ -230,7 +231,7 @@ def _converged(
         return None, [], ()
     if not applied:
         return not any(i.outcome.is_problem for i in items), [], ()
-    if ctx.deadline.expired():
+    if ctx.deadline.remaining() <= SPENT_S:
         return False, [NotConverged("(read-back)", "not read back: the apply's time limit was reached first")], ()
     return _verify(ctx, applied, settle_s=options.settle_s)
 
