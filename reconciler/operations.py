@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from reconciler import manifests, planner
 from reconciler.base import collector, errors
 from reconciler.connection import layers as connection_sources
-from reconciler.model import configs, defaults, desired, plan_compare, plans, snapshotfile, state
+from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import impact as planner_impact
 
@@ -75,7 +75,10 @@ def read_live(adapter: AdminPort, wanted: desired.DesiredState) -> state.Cluster
     kinds = planner.planned_kinds(wanted)
     topic_filter, principal_filter = read_filters(wanted)
     live: state.ClusterState = adapter.read_state(
-        kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter
+        kinds=kinds,
+        topic_filter=topic_filter,
+        principal_filter=principal_filter,
+        entity_filters=entities.read_filters(wanted),
     )
     return live
 

@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reconciler.adopt import output, values
+from reconciler.adopt import entities, output, values
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
 from reconciler.manifests import rules
 from reconciler.model import configs, state
+from reconciler.model import entities as model_entities
 from reconciler.model.kinds import Kind, Manifest
 from reconciler.planner import topics as planner_topics
 
@@ -41,6 +42,7 @@ class _Adoption:
         self.topics: list[str] = []
         self.principals: set[str] = set()
         self._variables: set[str] = set()
+        self.entity_names: dict[Kind, list[str]] = {}
 
     def variable(self, *parts: str) -> Variable:
         name = output.unique(output.env_name(*parts), self._variables)
@@ -262,12 +264,30 @@ class _Adoption:
             kept[key] = values.config_value(key, text)
         return kept
 
+    # ------------------------------------------------------------ group configs, client metrics
+    def add_entities(self) -> None:
+        build = {Kind.GROUP_CONFIG: entities.group_documents, Kind.CLIENT_METRICS: entities.client_metrics_documents}
+        files = {Kind.GROUP_CONFIG: "groups.yaml", Kind.CLIENT_METRICS: "client-metrics.yaml"}
+        for kind, make in build.items():
+            section = model_entities.live_section(self.live, kind)
+            if section is None:
+                self._unread(kind, model_entities.LABELS[kind])
+                continue
+            docs = make(section, lambda address, message: self.report.note(address, message))
+            self.entity_names[kind] = [d.name for d in docs]
+            self.report.counts[model_entities.LABELS[kind]] = len(docs)
+            if docs:
+                self.files.append(ManifestFile(files[kind], docs))
+
     # --------------------------------------------------------------------------------- ownership
     def add_ownership(self) -> None:
         spec: dict[str, Any] = {
             "topics": [{"name": t} for t in self.topics],
             "principals": [{"name": p} for p in sorted(self.principals)],
         }
+        for kind, field in ((Kind.GROUP_CONFIG, "groups"), (Kind.CLIENT_METRICS, "clientMetrics")):
+            if self.entity_names.get(kind):
+                spec[field] = [{"name": n} for n in self.entity_names[kind]]
         unread = {k for k in Kind if k in self.live.unavailable or self._section(k) is None}
         if unread:
             spec["managedKinds"] = Flow(k.ownership_key for k in Kind if k not in unread)
@@ -287,6 +307,8 @@ class _Adoption:
             Kind.QUOTA: self.live.quotas,
             Kind.SCRAM_USER: self.live.scram_users,
             Kind.BROKER_CONFIG: self.live.broker_configs,
+            Kind.GROUP_CONFIG: self.live.group_configs,
+            Kind.CLIENT_METRICS: self.live.client_metrics,
         }[kind]
 
     def _unread(self, kind: Kind, what: str) -> None:
@@ -340,6 +362,7 @@ def build_adoption(
     job.add_quotas()
     job.add_scram()
     job.add_broker_configs()
+    job.add_entities()
     job.add_ownership()
     job.report.intro = [
         f"Manifests written from the live state of cluster `{live.cluster_id}` ({len(live.brokers)} broker(s)).",

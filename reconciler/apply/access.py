@@ -37,6 +37,8 @@ NEEDS: dict[plans.Phase, tuple[str, str]] = {
     plans.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
     plans.Phase.SCRAM: ("CLUSTER", "ALTER"),
     plans.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
+    plans.Phase.GROUP_CONFIG: ("GROUP", "ALTER_CONFIGS"),
+    plans.Phase.CLIENT_METRICS: ("CLUSTER", "ALTER_CONFIGS"),
     plans.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
 }
 # phase -> (resource type, operation) the read-back after the write needs, besides the write's own operation.
@@ -50,6 +52,8 @@ READ_BACK: dict[plans.Phase, tuple[tuple[str, str], ...]] = {
     plans.Phase.QUOTA: (("CLUSTER", "DESCRIBE_CONFIGS"),),
     plans.Phase.SCRAM: (("CLUSTER", "DESCRIBE"),),
     plans.Phase.BROKER_CONFIG: (("CLUSTER", "DESCRIBE_CONFIGS"),),
+    plans.Phase.GROUP_CONFIG: (("GROUP", "DESCRIBE_CONFIGS"),),
+    plans.Phase.CLIENT_METRICS: (("CLUSTER", "DESCRIBE_CONFIGS"),),
     plans.Phase.ACL_CREATE: (("CLUSTER", "DESCRIBE"),),
     plans.Phase.ACL_DELETE: (("CLUSTER", "DESCRIBE"),),
 }
@@ -106,6 +110,8 @@ def missing_access(
             if cluster_ops is not None and operation not in cluster_ops:
                 lacks(Grant("CLUSTER", CLUSTER, operation, why), c.address)
             return
+        if resource_type == "GROUP":
+            return  # a group's rights are not read beforehand: the broker decides, per group
         allowed = topic_ops.get(c.name)
         if allowed is not None:
             if operation not in allowed:

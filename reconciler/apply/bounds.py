@@ -78,11 +78,19 @@ def topic_configs(values: Mapping[str, str]) -> None:
             _problems(f"configs.{key}", configs.validate_topic_config(key, value))
 
 
+# Group configs and client-metrics subscriptions: their keys and value types (reconciler.model.catalogue).
+_ENTITY_CONFIGS = {"GROUP": configs.GROUP_CONFIGS, "CLIENT_METRICS": configs.CLIENT_METRICS_CONFIGS}
+
+
 def config_ops(resource_type: str, name: str, ops: Iterable[payloads.ConfigOp]) -> None:
     """The resource a config change names, and each value it sets (a deleted key only has to be a name: the key
     being reset may be one the catalogue does not know, set out of band)."""
+    entity = _ENTITY_CONFIGS.get(resource_type)
     if resource_type == "TOPIC":
         topic_name(name)
+    elif entity is not None:
+        if not name:
+            raise Refused("name", "an empty name")
     elif name != state.CLUSTER_DEFAULT:
         if not name.isdigit() or len(name) > 10:
             raise Refused("name", f"{name!r} is not a broker id or {state.CLUSTER_DEFAULT}")
@@ -95,6 +103,14 @@ def config_ops(resource_type: str, name: str, ops: Iterable[payloads.ConfigOp]) 
             continue
         if resource_type == "TOPIC":
             _problems(field, configs.validate_topic_config(op.key, op.value))
+            continue
+        if entity is not None:
+            found = entity.get(op.key)
+            if found is None:
+                raise Refused(
+                    field, f"{op.key!r} is not a {resource_type.lower().replace('_', '-')} config Kafka knows"
+                )
+            _problems(field, configs.validate_config(found, op.value))
             continue
         spec = configs.BROKER_CONFIGS.get(rules.listener_base(op.key))
         if spec is None:

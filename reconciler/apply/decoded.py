@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from reconciler.apply import bounds, preflight
-from reconciler.model import payloads, plans, state
+from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 
 
@@ -168,15 +168,17 @@ class Operations:
             acl_principals = frozenset(op.binding.principal for op in acls if op.binding is not None)
             if acl_principals:
                 acl_principals |= {p for p in principals if p}
-        entities = None
+        quota_entities = None
         if all(op.entity is not None for op in quotas):
-            entities = frozenset(op.entity for op in quotas if op.entity is not None)
+            quota_entities = frozenset(op.entity for op in quotas if op.entity is not None)
         return state.ReadScope(
             topics=self.names(Kind.TOPIC),
             brokers=self.names(Kind.BROKER_CONFIG),
             principals=acl_principals,
-            quota_entities=entities,
+            quota_entities=quota_entities,
             scram_users=self.names(Kind.SCRAM_USER),
+            group_configs=self.names(Kind.GROUP_CONFIG),
+            client_metrics=self.names(Kind.CLIENT_METRICS),
         )
 
     def verify_scope(self) -> state.ReadScope:
@@ -232,17 +234,21 @@ def _partitions(c: plans.Change) -> AddPartitions:
     return AddPartitions(after.partitions, _topic(c, before=True).partitions, after.assignment or None)
 
 
+_CONFIG_RESOURCE = {Kind.BROKER_CONFIG: "BROKER", **entities.RESOURCE_TYPES}
+
+
 def _configs(c: plans.Change) -> AlterConfigs:
-    if c.kind is Kind.BROKER_CONFIG:
+    if c.kind in _CONFIG_RESOURCE:
         after = c.after
         if isinstance(after, payloads.Unreadable):
             raise CannotDecode(f"{c.address}: {after.problem}")
-        ops = after.config_ops if isinstance(after, payloads.BrokerConfigPayload) else None
+        wanted = payloads.TYPES[c.kind]
+        ops = after.config_ops if isinstance(after, wanted) else None
     else:
         ops = _topic(c).config_ops
     if not ops:
         raise CannotDecode(f"{c.address}: the config change lists no config operations")
-    resource_type = "BROKER" if c.kind is Kind.BROKER_CONFIG else "TOPIC"
+    resource_type = _CONFIG_RESOURCE.get(c.kind, "TOPIC")
     bounds.config_ops(resource_type, c.name, ops)
     return AlterConfigs(resource_type, ops)
 
@@ -314,6 +320,8 @@ DECODERS: Mapping[plans.Phase, Callable[[plans.Change], Request]] = {
     plans.Phase.QUOTA: _quota,
     plans.Phase.SCRAM: _scram,
     plans.Phase.BROKER_CONFIG: _configs,
+    plans.Phase.GROUP_CONFIG: _configs,
+    plans.Phase.CLIENT_METRICS: _configs,
     plans.Phase.ACL_CREATE: _acl,
 }
 

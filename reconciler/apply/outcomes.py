@@ -19,6 +19,8 @@ REQUIRED_ACCESS: dict[plans.Phase, str] = {
     plans.Phase.QUOTA: "ALTER_CONFIGS on CLUSTER kafka-cluster",
     plans.Phase.SCRAM: "ALTER on CLUSTER kafka-cluster",
     plans.Phase.BROKER_CONFIG: "ALTER_CONFIGS on CLUSTER kafka-cluster",
+    plans.Phase.GROUP_CONFIG: "ALTER_CONFIGS on GROUP {name}",
+    plans.Phase.CLIENT_METRICS: "ALTER_CONFIGS on CLUSTER kafka-cluster",
     plans.Phase.ACL_CREATE: "ALTER on CLUSTER kafka-cluster",
 }
 

@@ -42,6 +42,14 @@ PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
         Kind.BROKER_CONFIG,
         frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
     ),
+    plans.Phase.GROUP_CONFIG: (
+        Kind.GROUP_CONFIG,
+        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
+    ),
+    plans.Phase.CLIENT_METRICS: (
+        Kind.CLIENT_METRICS,
+        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
+    ),
     plans.Phase.ACL_CREATE: (Kind.ACL, frozenset({plans.Action.CREATE})),
 }
 

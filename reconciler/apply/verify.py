@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from reconciler.apply import decoded
 from reconciler.apply.apply_report import NotConverged
-from reconciler.model import payloads, plans, state
+from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common
 
@@ -94,12 +94,19 @@ def _broker(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     return _configs_mismatch(op.want(decoded.AlterConfigs).ops, (live.broker_configs or {}).get(op.name, {}))
 
 
+def _entity(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    section = entities.live_section(live, op.change.kind) or {}
+    return _configs_mismatch(op.want(decoded.AlterConfigs).ops, section.get(op.name, {}))
+
+
 CHECKS = {
     Kind.TOPIC: _topic,
     Kind.ACL: _acl,
     Kind.QUOTA: _quota,
     Kind.SCRAM_USER: _scram,
     Kind.BROKER_CONFIG: _broker,
+    Kind.GROUP_CONFIG: _entity,
+    Kind.CLIENT_METRICS: _entity,
 }
 
 

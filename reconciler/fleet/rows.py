@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from reconciler.model import desired, impact, payloads, state
+from reconciler.model import desired, entities, impact, payloads, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
 
@@ -34,7 +34,7 @@ VALUE_PREFIX = "values."
 CREDENTIAL_PREFIX = "credentials."
 # Attributes a desired resource may leave out without that being a difference (the cluster always has one).
 DESIRED_OPTIONAL = frozenset({(Kind.TOPIC, "assignment")})
-LIVE_SECTIONS = ("topics", "broker_configs", "acls", "quotas", "scram_users")
+LIVE_SECTIONS = ("topics", "broker_configs", "acls", "quotas", "scram_users", "group_configs", "client_metrics")
 
 
 def _j(value: Any) -> str:
@@ -57,25 +57,38 @@ def _patterns(patterns: Iterable[desired.NamePattern]) -> list[list[str]]:
 
 
 # ------------------------------------------------------------------------------------ desired side
+def _ownership_doc(own: desired.Ownership) -> dict[str, Any]:
+    return {
+        "topics": _patterns(own.topics),
+        "principals": _patterns(own.principals),
+        "delete": {k.value: v for k, v in sorted(own.delete.items())},
+        "managed_kinds": sorted(k.value for k in own.managed_kinds),
+        "internal_topics": _patterns(own.internal_topics),
+        "quota_entities": _patterns(own.quota_entities),
+        "source": None if own.source is None else dataclasses.asdict(own.source),
+        **({"groups": _patterns(own.groups)} if own.groups else {}),
+        **({"client_metrics": _patterns(own.client_metrics)} if own.client_metrics else {}),
+    }
+
+
+def _ownership(own_doc: Mapping[str, Any]) -> desired.Ownership:
+    return desired.Ownership(
+        topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("topics", [])),
+        principals=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("principals", [])),
+        delete={Kind.parse(k): bool(v) for k, v in own_doc.get("delete", {}).items()},
+        managed_kinds=frozenset(Kind.parse(k) for k in own_doc.get("managed_kinds", tuple(Kind))),
+        source=None if own_doc.get("source") is None else desired.Source(**own_doc["source"]),
+        internal_topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("internal_topics", [])),
+        quota_entities=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("quota_entities", [])),
+        groups=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("groups", [])),
+        client_metrics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("client_metrics", [])),
+    )
+
+
 def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
     """Every row of a desired state, ownership rules included."""
     own = wanted.ownership
-    yield (
-        META_DESIRED,
-        "",
-        "ownership",
-        _j(
-            {
-                "topics": _patterns(own.topics),
-                "principals": _patterns(own.principals),
-                "delete": {k.value: v for k, v in sorted(own.delete.items())},
-                "managed_kinds": sorted(k.value for k in own.managed_kinds),
-                "internal_topics": _patterns(own.internal_topics),
-                "quota_entities": _patterns(own.quota_entities),
-                "source": None if own.source is None else dataclasses.asdict(own.source),
-            }
-        ),
-    )
+    yield (META_DESIRED, "", "ownership", _j(_ownership_doc(own)))
     kind = Kind.TOPIC
     for name, topic in wanted.topics.items():
         yield (kind, name, "partitions", str(topic.partitions))
@@ -115,6 +128,17 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
             yield (kind, broker, CONFIG_PREFIX + key, value)
         if entry.source is not None:
             yield (kind, broker, "@source", _source(entry.source))
+    yield from _desired_entity_rows(wanted)
+
+
+def _desired_entity_rows(wanted: desired.DesiredState) -> Iterator[Row]:
+    for kind in entities.ENTITY_KINDS:
+        for name, found in entities.desired_section(wanted, kind).items():
+            yield (kind, name, "@exists", None)
+            for key, value in found.configs.items():
+                yield (kind, name, CONFIG_PREFIX + key, value)
+            if found.source is not None:
+                yield (kind, name, "@source", _source(found.source))
 
 
 def _group(rows: Iterable[Row], kinds: frozenset[str]) -> dict[str, dict[str, dict[str, str | None]]]:
@@ -147,15 +171,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
     grouped = _group(rows, frozenset({META_DESIRED, *Kind}))
     meta = grouped[META_DESIRED].get("", {})
     own_doc = json.loads(_text(meta["ownership"])) if "ownership" in meta else {}
-    ownership = desired.Ownership(
-        topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("topics", [])),
-        principals=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("principals", [])),
-        delete={Kind.parse(k): bool(v) for k, v in own_doc.get("delete", {}).items()},
-        managed_kinds=frozenset(Kind.parse(k) for k in own_doc.get("managed_kinds", tuple(Kind))),
-        source=None if own_doc.get("source") is None else desired.Source(**own_doc["source"]),
-        internal_topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("internal_topics", [])),
-        quota_entities=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("quota_entities", [])),
-    )
+    ownership = _ownership(own_doc)
     topics = {
         name: desired.DesiredTopic(
             name=name,
@@ -198,8 +214,16 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
         )
         for broker, e in grouped[Kind.BROKER_CONFIG].items()
     }
+    found = {kind: _desired_entities(grouped[kind]) for kind in entities.ENTITY_KINDS}
     return desired.DesiredState(
-        topics=topics, acls=acls, quotas=quotas, scram_users=scram, broker_configs=brokers, ownership=ownership
+        topics=topics,
+        acls=acls,
+        quotas=quotas,
+        scram_users=scram,
+        broker_configs=brokers,
+        group_configs=found[Kind.GROUP_CONFIG],
+        client_metrics=found[Kind.CLIENT_METRICS],
+        ownership=ownership,
     )
 
 
@@ -261,6 +285,11 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
         yield (Kind.BROKER_CONFIG, broker, "@exists", None)
         for key, value in configs.items():
             yield (Kind.BROKER_CONFIG, broker, CONFIG_PREFIX + key, value)
+    for kind in entities.ENTITY_KINDS:
+        for name, found in (entities.live_section(live, kind) or {}).items():
+            yield (kind, name, "@exists", None)
+            for key, value in found.items():
+                yield (kind, name, CONFIG_PREFIX + key, value)
 
 
 def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
@@ -305,16 +334,9 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         acls=acls if read["acls"] else None,
         quotas=quotas if read["quotas"] else None,
         scram_users=scram if read["scram_users"] else None,
-        reassignments=tuple(
-            state.Reassignment(
-                topic=r["topic"],
-                partition=int(r["partition"]),
-                replicas=tuple(r["replicas"]),
-                adding=tuple(r["adding"]),
-                removing=tuple(r["removing"]),
-            )
-            for r in meta["reassignments"]
-        ),
+        group_configs=_entity_section(grouped, read, Kind.GROUP_CONFIG),
+        client_metrics=_entity_section(grouped, read, Kind.CLIENT_METRICS),
+        reassignments=tuple(_reassignment(r) for r in meta["reassignments"]),
         capabilities={str(k): int(v) for k, v in meta["capabilities"].items()},
         unavailable={str(k): str(v) for k, v in meta["unavailable"].items()},
         topic_usage=None
@@ -327,3 +349,32 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
 def error_rows(reason: str) -> list[Row]:
     """The single row that stands for a cluster whose live state could not be read."""
     return [(ERROR, "", "reason", reason)]
+
+
+def _reassignment(r: Mapping[str, Any]) -> state.Reassignment:
+    return state.Reassignment(
+        topic=r["topic"],
+        partition=int(r["partition"]),
+        replicas=tuple(r["replicas"]),
+        adding=tuple(r["adding"]),
+        removing=tuple(r["removing"]),
+    )
+
+
+def _desired_entities(section: Mapping[str, Mapping[str, str | None]]) -> dict[str, desired.DesiredEntityConfig]:
+    return {
+        name: desired.DesiredEntityConfig(
+            name=name,
+            configs={k: _text(v) for k, v in _prefixed(e, CONFIG_PREFIX).items()},
+            source=_unsource(e.get("@source")),
+        )
+        for name, e in section.items()
+    }
+
+
+def _entity_section(
+    grouped: Mapping[str, Mapping[str, Mapping[str, str | None]]], read: Mapping[str, bool], kind: Kind
+) -> dict[str, dict[str, str | None]] | None:
+    if not read.get(entities.SECTIONS[kind], False):
+        return None
+    return {name: _prefixed(e, CONFIG_PREFIX) for name, e in grouped[kind].items()}

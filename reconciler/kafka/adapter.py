@@ -13,7 +13,7 @@ admin call is written once, where it is implemented.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -24,7 +24,7 @@ from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, evidence, identity, port, read, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.model import impact, state
-from reconciler.model.capabilities import KIND_APIS
+from reconciler.model.capabilities import KIND_API_VERSIONS, KIND_APIS, VERSION_SINCE
 from reconciler.model.kinds import Kind
 
 _UNKNOWN_TOPIC = 3
@@ -98,8 +98,17 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
 
     def missing_apis(self, kinds: Iterable[Kind]) -> list[str]:
         """Plain sentences for each API that ``kinds`` need and the cluster lacks (empty when all are there)."""
+        kinds = list(kinds)
         needed = dict.fromkeys(api for kind in kinds for api in KIND_APIS.get(kind, ()))
-        return [reason for api in needed if (reason := self._wire.unsupported(api)) is not None]
+        found = [reason for api in needed if (reason := self._wire.unsupported(api)) is not None]
+        caps = self._wire.capabilities()
+        versions = {(api, v) for kind in kinds for api, v in KIND_API_VERSIONS.get(kind, {}).items()}
+        found += [
+            f"cluster does not support {api} version {v} (needs Kafka {VERSION_SINCE[(api, v)]}+)"
+            for api, v in sorted(versions)
+            if api in caps and caps[api] < v
+        ]
+        return found
 
     def require(self, kinds: Iterable[Kind]) -> None:
         """Raise ``UnsupportedByCluster`` naming every missing API, e.g. DescribeClientQuotas (needs Kafka 2.6+)."""
@@ -115,6 +124,7 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
         scope: state.ReadScope | None = None,
+        entity_filters: Mapping[Kind, state.EntityFilter] | None = None,
     ) -> state.ClusterState:
         """The live state of what ``kinds`` need, in a number of requests that does not depend on the data.
 
@@ -124,9 +134,16 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
         ``topic_filter`` limits topics (and their configs and reassignments) to the names it accepts;
         ``principal_filter`` limits ACLs, SCRAM users and user quotas to principals (``User:alice``) it accepts.
         ``scope`` asks only for the named resources (a targeted read: small requests on a large cluster).
+        ``entity_filters`` limits group configs and client-metrics subscriptions to the declared and owned ones
+        (``reconciler.kafka.entities``: one ListConfigResources for both kinds, only when rules own undeclared ones).
         """
         return read.read_state(
-            self._wire, kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter, scope=scope
+            self._wire,
+            kinds=kinds,
+            topic_filter=topic_filter,
+            principal_filter=principal_filter,
+            scope=scope,
+            entity_filters=entity_filters,
         )
 
     def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations:

@@ -87,6 +87,7 @@ class AdminPort(Protocol):
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
         scope: state.ReadScope | None = None,
+        entity_filters: Mapping[Kind, state.EntityFilter] | None = None,
     ) -> state.ClusterState: ...
 
     def authorized_operations(self, topics: Sequence[str] = ()) -> access.AuthorizedOperations: ...

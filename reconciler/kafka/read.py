@@ -23,31 +23,24 @@ instead of every broker setting).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from kafka.admin import ConfigSourceType
 from kafka.protocol.admin import DescribeConfigsRequest
 from kafka.protocol.metadata import MetadataRequest
 
-from reconciler.kafka import codes, limits, rights, security
+from reconciler.kafka import config_results, entities, limits, security
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.reassignments import read_reassignments as read_reassignments
-from reconciler.kafka.results import ConnectionLost, RequestFailed
+from reconciler.kafka.results import ConnectionLost
 from reconciler.model import capabilities, state
+from reconciler.model import entities as model_entities
 from reconciler.model.kinds import Kind
 
 NameFilter = Callable[[str], bool]
 T = TypeVar("T")
 
-# Broker settings the planner lints, copied into ClusterState.cluster_configs whatever their source.
-LINT_KEYS = (
-    "auto.create.topics.enable",
-    "min.insync.replicas",
-    "default.replication.factor",
-    "num.partitions",
-    "delete.topic.enable",
-)
+LINT_KEYS = config_results.LINT_KEYS  # broker settings the planner lints, whatever their source
 # Topic resources per DescribeConfigs request. Measured on one Kafka 4.4 broker with a 384 MiB heap, with
 # synonyms: 2 000 topics answer in ~2 s (~4.6 MB of config data), 5 000 in ~3.5 s, 10 000 in ~23 s (~23 MB), and
 # a 10 000-topic request sent while the broker was busy failed every resource with UNKNOWN_SERVER_ERROR, and a
@@ -58,8 +51,6 @@ MIN_SPLIT = 250
 
 _TOPIC_RESOURCE = 2
 _BROKER_RESOURCE = 4
-_UNKNOWN_TOPIC = 3
-_DYNAMIC_TOPIC_CONFIG = int(ConfigSourceType.DYNAMIC_TOPIC_CONFIG)
 _UNKNOWN_SERVER_ERROR = -1
 
 
@@ -70,8 +61,12 @@ def read_state(
     topic_filter: NameFilter | None = None,
     principal_filter: NameFilter | None = None,
     scope: state.ReadScope | None = None,
+    entity_filters: Mapping[Kind, state.EntityFilter] | None = None,
 ) -> state.ClusterState:
-    """Read what ``kinds`` need (``Kind`` members); see the module docstring for the requests sent."""
+    """Read what ``kinds`` need (``Kind`` members); see the module docstring for the requests sent.
+
+    ``entity_filters`` limits group configs and client-metrics subscriptions (``reconciler.kafka.entities``);
+    without it, every one the cluster lists is read."""
     unknown = set(kinds) - set(Kind)
     if unknown:
         raise ValueError(f"unknown kinds: {sorted(unknown)}")
@@ -97,16 +92,10 @@ def read_state(
     metadata = wire.send(MetadataRequest(topics=wanted, allow_auto_topic_creation=False))
     wire.check_top_level(metadata, api="Metadata")
     wire.note_metadata(metadata)
-    brokers = tuple(
-        sorted(
-            (
-                state.Broker(id=int(b.node_id), host=str(b.host), port=int(b.port), rack=b.rack)
-                for b in metadata.brokers
-            ),
-            key=lambda b: b.id,
-        )
-    )
+    brokers = _brokers(metadata)
     topics = parse_topics(metadata.topics, topic_filter) if need_topics else None
+    entity_kinds = frozenset(k for k in model_entities.ENTITY_KINDS if k in kinds)
+    extra = _entity_resources(wire, kinds=entity_kinds, scope=scope, filters=entity_filters)
 
     configs = _read_configs(
         wire,
@@ -116,6 +105,7 @@ def read_state(
         named_brokers=scope.brokers,
         synonyms=named is None,
         topic_keys=None if named is None else scope.topic_config_keys,
+        extra=extra,
     )
     if topics is not None:
         topics = configs.apply_to(topics)
@@ -125,17 +115,7 @@ def read_state(
         partitions = None if named is None else {n: t.partitions for n, t in (topics or {}).items()}
         reassignments = read_reassignments(wire, topic_filter=topic_filter, partitions=partitions)
 
-    acls = None
-    if Kind.ACL in kinds:
-        acls, reason = security.read_acls(wire, principal_filter=principal_filter, principals=scope.principals)
-        if reason:
-            unavailable[Kind.ACL] = reason
-    quotas = None
-    if Kind.QUOTA in kinds:
-        quotas = security.read_quotas(wire, principal_filter=principal_filter, entities=scope.quota_entities)
-    scram = None
-    if Kind.SCRAM_USER in kinds:
-        scram = security.read_scram(wire, principal_filter=principal_filter, users=scope.scram_users)
+    acls, quotas, scram = _security(wire, kinds=kinds, principals=principal_filter, scope=scope, unread=unavailable)
 
     return state.ClusterState(
         cluster_id=metadata.cluster_id,
@@ -149,9 +129,61 @@ def read_state(
         quotas=quotas,
         scram_users=scram,
         reassignments=reassignments,
+        group_configs=configs.entities.get(Kind.GROUP_CONFIG, {}) if Kind.GROUP_CONFIG in entity_kinds else None,
+        client_metrics=configs.entities.get(Kind.CLIENT_METRICS, {}) if Kind.CLIENT_METRICS in entity_kinds else None,
         capabilities=caps,
         unavailable=unavailable,
     )
+
+
+def _security(
+    wire: wire_mod.Wire,
+    *,
+    kinds: frozenset[Kind],
+    principals: NameFilter | None,
+    scope: state.ReadScope,
+    unread: dict[str, str],
+) -> tuple[Any, Any, Any]:
+    """ACLs, quotas and SCRAM users, each ``None`` when not asked for; an ACL section that cannot be read (no
+    authorizer) is ``None`` with its reason in ``unread``."""
+    acls = quotas = scram = None
+    if Kind.ACL in kinds:
+        acls, reason = security.read_acls(wire, principal_filter=principals, principals=scope.principals)
+        if reason:
+            unread[Kind.ACL] = reason
+    if Kind.QUOTA in kinds:
+        quotas = security.read_quotas(wire, principal_filter=principals, entities=scope.quota_entities)
+    if Kind.SCRAM_USER in kinds:
+        scram = security.read_scram(wire, principal_filter=principals, users=scope.scram_users)
+    return acls, quotas, scram
+
+
+def _brokers(metadata: Any) -> tuple[state.Broker, ...]:
+    found = (state.Broker(id=int(b.node_id), host=str(b.host), port=int(b.port), rack=b.rack) for b in metadata.brokers)
+    return tuple(sorted(found, key=lambda b: b.id))
+
+
+def _entity_resources(
+    wire: wire_mod.Wire,
+    *,
+    kinds: frozenset[Kind],
+    scope: state.ReadScope,
+    filters: Mapping[Kind, state.EntityFilter] | None,
+) -> list[entities.Resource]:
+    """The group and client-metrics resources to describe (listing them first when rules own undeclared ones)."""
+    if filters is None:  # no manifests to go by: every one the cluster lists
+        filters = {k: state.EntityFilter(owns=_all) for k in kinds}
+    return entities.resources(
+        wire,
+        kinds=kinds,
+        declared={k: f.declared for k, f in filters.items()},
+        owned={k: f.owns for k, f in filters.items() if f.owns is not None},
+        named={Kind.GROUP_CONFIG: scope.group_configs, Kind.CLIENT_METRICS: scope.client_metrics},
+    )
+
+
+def _all(_name: str) -> bool:
+    return True
 
 
 def _within(names: frozenset[str], outer: NameFilter | None) -> NameFilter:
@@ -179,36 +211,6 @@ def parse_topics(raw_topics: Iterable[Any], topic_filter: NameFilter | None) -> 
     return topics
 
 
-class _Configs:
-    """What the DescribeConfigs requests returned, sorted into topic, broker and lint sections."""
-
-    def __init__(self) -> None:
-        self.topic_configs: dict[str, dict[str, str | None]] = {}
-        self.topic_defaults: dict[str, dict[str, str | None]] = {}
-        self.topic_sensitive: dict[str, set[str]] = {}
-        self.missing_topics: set[str] = set()
-        self.broker_configs: dict[str, dict[str, str | None]] = {}
-        self.broker_sensitive: set[str] = set()
-        self.cluster_configs: dict[str, str | None] = {}
-        # key -> the value a topic without an override shows (the same for every topic of the cluster)
-        self.cluster_topic_defaults: dict[str, str | None] = {}
-
-    def apply_to(self, topics: dict[str, state.TopicState]) -> dict[str, state.TopicState]:
-        return {
-            name: state.TopicState(
-                name=name,
-                assignment=t.assignment,
-                internal=t.internal,
-                configs=self.topic_configs.get(name, {}),
-                defaults={**self.cluster_topic_defaults, **self.topic_defaults.get(name, {})},
-                sensitive=frozenset(self.topic_sensitive.get(name, set())),
-                topic_id=t.topic_id,
-            )
-            for name, t in sorted(topics.items())
-            if name not in self.missing_topics
-        }
-
-
 def _read_configs(
     wire: wire_mod.Wire,
     *,
@@ -218,9 +220,10 @@ def _read_configs(
     named_brokers: frozenset[str] | None = None,
     synonyms: bool = True,
     topic_keys: frozenset[str] | None = None,
-) -> _Configs:
+    extra: list[_Resource] | None = None,
+) -> config_results.Configs:
     if not broker_ids:
-        return _Configs()
+        return config_results.Configs()
     # A broker that has just died stays in Metadata until the controller fences it: when the broker chosen
     # to carry the topics does not answer, ask the next one rather than failing the whole read.
     preferred = wire.home if wire.home in broker_ids else broker_ids[0]
@@ -236,6 +239,7 @@ def _read_configs(
                 named_brokers=named_brokers,
                 synonyms=synonyms,
                 topic_keys=topic_keys,
+                extra=extra or [],
             )
         except ConnectionLost as exc:
             if exc.node != first or index == len(candidates) - 1:
@@ -253,8 +257,9 @@ def _read_configs_via(
     named_brokers: frozenset[str] | None,
     synonyms: bool,
     topic_keys: frozenset[str] | None = None,
-) -> _Configs:
-    result = _Configs()
+    extra: list[_Resource],
+) -> config_results.Configs:
+    result = config_results.Configs()
 
     def wanted(broker: str) -> bool:
         return all_brokers and (named_brokers is None or broker in named_brokers)
@@ -271,14 +276,19 @@ def _read_configs_via(
         head.append((_BROKER_RESOURCE, "", None))
     if topics is not None or all_brokers:
         head.append((_BROKER_RESOURCE, str(first), None if wanted(str(first)) else LINT_KEYS))
-        per_node.append((first, head))
+        per_node.append((first, [*head, *extra]))
+    elif extra:  # group configs or client-metrics subscriptions only: any broker answers them
+        per_node.append((None, extra))
     for chunk in chunks[1:]:
         per_node.append((None, [(_TOPIC_RESOURCE, n, keys) for n in chunk]))
     per_node.extend((b, [(_BROKER_RESOURCE, str(b), None)]) for b in broker_ids if b != first and wanted(str(b)))
 
     for node, resources in per_node:
         for res in _describe_configs(wire, node=node, resources=resources, synonyms=synonyms):
-            _sort_config_result(
+            if entities.is_entity(int(res.resource_type)):
+                entities.file_result(res, result.entities, wire=wire)
+                continue
+            config_results.sort_result(
                 res,
                 result,
                 lint_broker=str(first),
@@ -310,81 +320,3 @@ def _describe_configs(
         return list(wire.send(request, node=node).results)
 
     return limits.split_on_timeout(resources, send, what="DescribeConfigs", min_items=MIN_SPLIT)
-
-
-def _sort_config_result(res: Any, result: _Configs, *, lint_broker: str, own: bool = True, wire: Any = None) -> None:
-    """File one DescribeConfigs result; a broker's own configs only when ``own`` (else it was asked for the lint)."""
-    name = str(res.resource_name)
-    kind = "topic" if res.resource_type == _TOPIC_RESOURCE else "broker"
-    if res.error_code:
-        if kind == "topic" and res.error_code == _UNKNOWN_TOPIC:
-            result.missing_topics.add(name)  # deleted since the Metadata answer
-            return
-        raise _config_error(res, name=name, kind=kind, wire=wire)
-    if kind == "topic":
-        configs: dict[str, str | None] = {}
-        defaults: dict[str, str | None] = {}
-        inherited: dict[str, str | None] = {}
-        sensitive: set[str] = set()
-        for entry in res.configs:  # about 35 per topic: the loop is kept plain
-            key = entry.name
-            if entry.is_sensitive:
-                sensitive.add(key)
-                value = None
-            else:
-                value = entry.value
-            if entry.config_source == _DYNAMIC_TOPIC_CONFIG:
-                configs[key] = value
-                fallback = next((s for s in entry.synonyms if _same_unit_fallback(s)), None)
-                if fallback is not None:
-                    defaults[key] = None if key in sensitive else fallback.value
-            else:
-                defaults[key] = inherited[key] = value
-        known = result.cluster_topic_defaults
-        if inherited.keys() - known.keys():  # the first topic fills it; the others rarely add a key
-            for key, value in inherited.items():
-                known.setdefault(key, value)
-        result.topic_configs[name] = configs
-        result.topic_defaults[name] = defaults
-        result.topic_sensitive[name] = sensitive
-        return
-    wanted = ConfigSourceType.DYNAMIC_DEFAULT_BROKER_CONFIG if name == "" else ConfigSourceType.DYNAMIC_BROKER_CONFIG
-    section: dict[str, str | None] = {}
-    for entry in res.configs:
-        key, secret = str(entry.name), bool(entry.is_sensitive)
-        if own and entry.config_source == wanted:
-            section[key] = None if secret else entry.value
-            if secret:
-                result.broker_sensitive.add(key)
-        if name == lint_broker and key in LINT_KEYS:
-            result.cluster_configs[key] = None if secret else entry.value
-    if own:
-        result.broker_configs[name or state.CLUSTER_DEFAULT] = section
-
-
-def _config_error(res: Any, *, name: str, kind: str, wire: Any) -> RequestFailed:
-    """A refused DescribeConfigs result as the error to raise, with the grant to ask for when it lacks a right."""
-    label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
-    hint = None
-    if rights.is_authorization_error(codes.error_name(res.error_code)):
-        hint = rights.grant_hint(
-            f"DescribeConfigs:{kind}", settings=getattr(wire, "settings", None), name=name, wire=wire
-        )
-    return RequestFailed(
-        f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
-        + (f": {res.error_message}" if res.error_message else "")
-        + (f"; {hint}" if hint else ""),
-        api="DescribeConfigs",
-        error_code=int(res.error_code),
-        error_name=codes.error_name(res.error_code),
-        retriable=codes.is_retriable(res.error_code),
-    )
-
-
-def _same_unit_fallback(synonym: Any) -> bool:
-    """A synonym below the topic override whose value is in the topic key's unit (not ``log.retention.hours``)."""
-    return bool(
-        synonym.source != ConfigSourceType.DYNAMIC_TOPIC_CONFIG
-        and synonym.value is not None
-        and not str(synonym.name).endswith((".hours", ".minutes"))
-    )

@@ -276,7 +276,8 @@ class Writes:
         *,
         validate_only: bool = False,
     ) -> list[ItemResult]:
-        """IncrementalAlterConfigs for ``(resource_type, name)`` -> ops; type ``TOPIC`` or ``BROKER``.
+        """IncrementalAlterConfigs for ``(resource_type, name)`` -> ops; type ``TOPIC``, ``BROKER``, ``GROUP`` or
+        ``CLIENT_METRICS``.
 
         A broker name of ``""`` or ``CLUSTER_DEFAULT`` is the cluster-wide default. Changes to one broker's own
         configs go to that broker (the protocol requires it); all the rest go in one request.
@@ -287,7 +288,7 @@ class Writes:
         secrets = [op.value.reveal() for ops in changes.values() for op in ops if isinstance(op.value, Secret)]
         groups: dict[int | None, list[tuple[str, str]]] = {}
         for rtype, name in changes:
-            if rtype not in ("TOPIC", "BROKER", "BROKER_LOGGER"):
+            if rtype not in ("TOPIC", "BROKER", "BROKER_LOGGER", "GROUP", "CLIENT_METRICS"):
                 raise ValueError(f"unsupported config resource type {rtype!r}")
             wire_name = "" if rtype == "BROKER" and name == state.CLUSTER_DEFAULT else name
             node = int(wire_name) if rtype in ("BROKER", "BROKER_LOGGER") and wire_name else None

@@ -33,6 +33,8 @@ _ORDER = (
     Manifest.CLIENT_QUOTA,
     Manifest.SCRAM_USER,
     Manifest.BROKER_CONFIG,
+    Manifest.GROUP_CONFIG,
+    Manifest.CLIENT_METRICS,
     Manifest.CLUSTER,
 )
 
@@ -63,6 +65,8 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
         Manifest.CLIENT_QUOTA: builder.add_quota,
         Manifest.SCRAM_USER: builder.add_scram,
         Manifest.BROKER_CONFIG: builder.add_broker_config,
+        Manifest.GROUP_CONFIG: builder.entity_builder.add_group_config,
+        Manifest.CLIENT_METRICS: builder.entity_builder.add_client_metrics,
         Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }

@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import loader, models, profiles, roles, rules, topics, yamlio
+from reconciler.manifests import entities, loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
@@ -39,6 +39,7 @@ class Builder:
     def __init__(self, diags: list[errors.Diagnostic]) -> None:
         self.diags = diags
         self.topic_builder = topics.TopicBuilder(self.error)
+        self.entity_builder = entities.EntityBuilder(self.error)
         self.acls: dict[AclBinding, desired.Source | None] = {}
         self.quotas: dict[QuotaEntity, desired.DesiredQuota] = {}
         self.scram: dict[str, desired.DesiredScramUser] = {}
@@ -294,6 +295,8 @@ class Builder:
             internal_topics=tuple(self._patterns(doc, "internalTopics", spec.internal_topics)),
             quota_entities=tuple(self._quota_patterns(doc, spec.quota_entities)),
             max_deletes=spec.max_deletes,
+            groups=tuple(self._patterns(doc, "groups", spec.groups)),
+            client_metrics=tuple(self._patterns(doc, "clientMetrics", spec.client_metrics)),
         )
 
     def _patterns(
@@ -349,6 +352,8 @@ class Builder:
             quotas=self.quotas,
             scram_users=self.scram,
             broker_configs=self.brokers,
+            group_configs=self.entity_builder.group_configs,
+            client_metrics=self.entity_builder.client_metrics,
             ownership=dataclasses.replace(
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),

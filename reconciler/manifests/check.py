@@ -26,10 +26,13 @@ class Validation:
 def summary(result: manifests.LoadResult) -> str:
     """``valid: 3 topics, 1 ACL, ...``: what valid manifests declare."""
     d, n = result.desired, terminal.count
+    more = [n(len(d.group_configs), "group config set")] if d.group_configs else []
+    more += [n(len(d.client_metrics), "client-metrics subscription")] if d.client_metrics else []
     return (
         f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
         f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "
-        f"{n(len(result.profiles), 'cluster profile')}"
+        + "".join(f"{m}, " for m in more)
+        + f"{n(len(result.profiles), 'cluster profile')}"
     )
 
 

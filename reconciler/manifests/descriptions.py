@@ -107,6 +107,19 @@ FIELDS: dict[str, dict[str, str]] = {
         "broker": "default for the cluster-wide dynamic default, or a broker id.",
         "configs": "Dynamic broker configs; values as in topics (durations, sizes).",
     },
+    "GroupConfigSpec": {
+        "group": "The group id, exactly (default: metadata.name); the configs apply before the group exists.",
+        "configs": "Dynamic group configs (consumer.session.timeout.ms, share.auto.offset.reset, ...); durations "
+        "as in topics. The broker bounds them by its group.*.min/max settings.",
+    },
+    "ClientMetricsSpec": {
+        "metrics": "Metric name prefixes the matching clients push (org.apache.kafka.producer.); [*] for every "
+        "metric, [] for none.",
+        "intervalMs": "How often the clients push, 100 ms..1h (default 5m); a number of ms or a duration (30s).",
+        "match": "Selector -> regular expression a client must match, all of them (client_id, client_instance_id, "
+        "client_software_name, client_software_version, client_source_address, client_source_port); {} "
+        "matches every client.",
+    },
     "ClusterSpec": {
         "bootstrapServers": "host:port of the brokers: a list, or a comma-separated string.",
         "securityProtocol": "PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; when left out, commandConfig or "
@@ -150,11 +163,15 @@ FIELDS: dict[str, dict[str, str]] = {
         "quota": "Delete owned client quotas that are not declared (default false).",
         "scramUser": "Delete SCRAM users of owned principals that are not declared (default false).",
         "brokerConfig": "Reset dynamic broker configs of declared entries that are not declared (default false).",
+        "groupConfig": "Remove the configs of owned groups that are not declared, and reset undeclared keys of "
+        "declared groups (default false).",
+        "clientMetrics": "Delete owned client-metrics subscriptions that are not declared (default false).",
     },
     "OwnershipSpec": {
         "topics": "Name rules of the live topics this repository manages.",
         "principals": "Name rules of the principals (User:x) whose ACLs, SCRAM users and quotas it manages.",
-        "managedKinds": "Kinds managed at all: topic, acl, quota, scramUser, brokerConfig (default: all).",
+        "managedKinds": "Kinds managed at all: topic, acl, quota, scramUser, brokerConfig, groupConfig, "
+        "clientMetrics (default: all).",
         "delete": "Per kind, whether undeclared managed resources are deleted (default: none).",
     },
 }

@@ -233,6 +233,23 @@ class BrokerConfigSpec(Strict):
         return broker
 
 
+class GroupConfigSpec(Strict):
+    """``GroupConfig`` spec: dynamic configs of one consumer, share or streams group, by exact group id (they apply
+    before the group exists)."""
+
+    group: Name | None = None
+    configs: Annotated[Configs, Field(min_length=1)]
+
+
+class ClientMetricsSpec(Strict):
+    """``ClientMetrics`` spec: a client-metrics subscription (KIP-714): which metrics matching clients push, how
+    often."""
+
+    metrics: list[Annotated[str, Field(min_length=1)]]
+    interval_ms: Annotated[int, Field(strict=True)] | str | None = None
+    match: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
+
+
 # ------------------------------------------------------------------------------ cluster profiles
 class TlsSpec(Strict):
     """TLS files of a ``Cluster`` profile (paths relative to the manifest's directory)."""
@@ -289,7 +306,7 @@ class NamePatternSpec(Strict):
         return self
 
 
-ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig"]
+ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig", "groupConfig", "clientMetrics"]
 
 
 class DeletePolicySpec(Strict):
@@ -300,6 +317,8 @@ class DeletePolicySpec(Strict):
     quota: Flag = False
     scram_user: Flag = False
     broker_config: Flag = False
+    group_config: Flag = False
+    client_metrics: Flag = False
 
 
 class OwnershipSpec(Strict):
@@ -314,6 +333,14 @@ class OwnershipSpec(Strict):
         description="Client-quota entities managed by name, whatever their kind: user=<default>, client-id=batch, "
         "client-id=<default>, ip=10.0.0.1, ip=<default>, client-id=x,user=y (a name may also be user=y,client-id=x; a "
         "prefix, glob or regex lists client-id first).",
+    )
+    groups: list[NamePatternSpec] = Field(
+        default_factory=list,
+        description="Name rules of the group ids whose dynamic group configs this repository manages.",
+    )
+    client_metrics: list[NamePatternSpec] = Field(
+        default_factory=list,
+        description="Name rules of the client-metrics subscriptions this repository manages.",
     )
     internal_topics: list[NamePatternSpec] = Field(
         default_factory=list,
@@ -340,6 +367,8 @@ SPECS: dict[str, type[Strict]] = {
     Manifest.CLIENT_QUOTA: ClientQuotaSpec,
     Manifest.SCRAM_USER: ScramUserSpec,
     Manifest.BROKER_CONFIG: BrokerConfigSpec,
+    Manifest.GROUP_CONFIG: GroupConfigSpec,
+    Manifest.CLIENT_METRICS: ClientMetricsSpec,
     Manifest.CLUSTER: ClusterSpec,
     Manifest.OWNERSHIP: OwnershipSpec,
 }

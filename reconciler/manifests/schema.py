@@ -80,6 +80,7 @@ def kind_schema(kind: str) -> dict[str, Any]:
         ("TopicSpec", config_catalogue.TOPIC_CONFIGS, True),
         ("TopicDefaultsSpec", config_catalogue.TOPIC_CONFIGS, True),
         ("BrokerConfigSpec", config_catalogue.BROKER_CONFIGS, False),
+        ("GroupConfigSpec", config_catalogue.GROUP_CONFIGS, True),
     ):
         spec = defs.get(name)
         if spec is None:
@@ -88,7 +89,7 @@ def kind_schema(kind: str) -> dict[str, Any]:
         value = dict(field.get("additionalProperties") or {})
         field["properties"] = _config_properties(catalogue, value)
         if closed:
-            field["propertyNames"] = {"enum": sorted(configs.TOPIC_CONFIGS)}
+            field["propertyNames"] = {"enum": sorted(catalogue)}
     if "ClientQuotaSpec" in defs:
         _quota_values(defs["ClientQuotaSpec"]["properties"]["values"])
     _describe(schema)

@@ -30,7 +30,12 @@ API_SINCE = {
     "DescribeUserScramCredentials": "2.7",
     "AlterUserScramCredentials": "2.7",
     "DescribeCluster": "2.8",
+    # As ListClientMetricsResources from 3.7 on, but only in KRaft mode: 4.0 is the first release every cluster of
+    # which has it (a 3.9 ZooKeeper cluster lacks it). Version 1 (KIP-1142: every config resource type) is 4.1's.
+    "ListConfigResources": "4.0",
 }
+# Versions of an API a kind needs beyond its first: (API, version) -> the Kafka release that added it.
+VERSION_SINCE = {("ListConfigResources", 1): "4.1"}
 
 # Admin APIs each kind needs to be read and written.
 KIND_APIS: Mapping[Kind, tuple[str, ...]] = {
@@ -40,7 +45,12 @@ KIND_APIS: Mapping[Kind, tuple[str, ...]] = {
     Kind.QUOTA: ("DescribeClientQuotas", "AlterClientQuotas"),
     Kind.SCRAM_USER: ("DescribeUserScramCredentials", "AlterUserScramCredentials"),
     Kind.BROKER_CONFIG: ("DescribeConfigs", "IncrementalAlterConfigs"),
+    Kind.GROUP_CONFIG: ("ListConfigResources", "DescribeConfigs", "IncrementalAlterConfigs"),
+    Kind.CLIENT_METRICS: ("ListConfigResources", "DescribeConfigs", "IncrementalAlterConfigs"),
 }  # fmt: skip
+# The lowest version of an API a kind needs, where it is above 0: listing every group (not only client-metrics
+# subscriptions) takes ListConfigResources version 1 (KIP-1142).
+KIND_API_VERSIONS: Mapping[Kind, Mapping[str, int]] = {Kind.GROUP_CONFIG: {"ListConfigResources": 1}}
 
 
 def explain_unsupported(api: str, capabilities: Mapping[str, int]) -> str | None:
@@ -53,8 +63,14 @@ def explain_unsupported(api: str, capabilities: Mapping[str, int]) -> str | None
 
 
 def missing_apis(kind: Kind, capabilities: Mapping[str, int]) -> list[str]:
-    """The admin APIs ``kind`` needs that ``capabilities`` lacks, in ``KIND_APIS`` order."""
-    return [api for api in KIND_APIS.get(kind, ()) if api not in capabilities]
+    """The admin APIs ``kind`` needs that ``capabilities`` lacks (or has only in a version too old), in ``KIND_APIS``
+    order; an API needed in a version above 0 is named with it (``ListConfigResources v1``)."""
+    out = []
+    for api in KIND_APIS.get(kind, ()):
+        least = KIND_API_VERSIONS.get(kind, {}).get(api, 0)
+        if api not in capabilities or capabilities[api] < least:
+            out.append(f"{api} v{least}" if least else api)
+    return out
 
 
 def kind_unsupported(kind: Kind, capabilities: Mapping[str, int]) -> str | None:
@@ -68,8 +84,14 @@ def kind_unsupported(kind: Kind, capabilities: Mapping[str, int]) -> str | None:
     missing = missing_apis(kind, capabilities)
     if not missing:
         return None
-    since = max((API_SINCE.get(api, "0") for api in missing), key=_release)
+    since = max((_since(api) for api in missing), key=_release)
     return f"not supported by this cluster (version): it lacks {', '.join(missing)} (Kafka {since}+)"
+
+
+def _since(api: str) -> str:
+    """The release that added ``api`` (``ListConfigResources v1``: that version of it)."""
+    name, _, version = api.partition(" v")
+    return VERSION_SINCE.get((name, int(version)), "0") if version else API_SINCE.get(name, "0")
 
 
 def _release(version: str) -> tuple[int, ...]:

@@ -1,4 +1,5 @@
-"""The data tables behind ``reconciler.model.configs``: Kafka 4.x topic configs, dynamic broker configs, quota keys.
+"""The data tables behind ``reconciler.model.configs``: Kafka 4.x topic configs, dynamic broker configs, quota keys,
+group configs and client-metrics subscription settings.
 
 Each entry records Kafka's type, unit, default (as the broker returns it), valid range or values and,
 for broker configs, the update mode. Only data lives here; ``reconciler.model.configs`` holds the logic.
@@ -172,6 +173,60 @@ BROKER_CONFIGS: Mapping[str, ConfigSpec] = MappingProxyType(
             _s("sasl.jaas.config", "password", None, update_mode=_PB),
         )
     }
+)
+
+# Group configs (config resource type GROUP; KIP-848 consumer groups, KIP-932 share groups, KIP-1071 streams
+# groups), as a Kafka 4.4 broker describes them. Each falls back to the broker's ``group.<key>`` setting, and the
+# broker bounds the session and heartbeat values by its own ``group.*.min/max`` settings (apply's validateOnly
+# checks those).
+GROUP_CONFIGS: Mapping[str, ConfigSpec] = MappingProxyType(
+    {
+        s.name: s
+        for s in (
+            _s("consumer.session.timeout.ms", "int", "45000", unit="ms", minimum=1),
+            _s("consumer.heartbeat.interval.ms", "int", "5000", unit="ms", minimum=1),
+            _s("consumer.assignment.interval.ms", "int", "1000", unit="ms", minimum=0),
+            _s("share.session.timeout.ms", "int", "45000", unit="ms", minimum=1),
+            _s("share.heartbeat.interval.ms", "int", "5000", unit="ms", minimum=1),
+            _s("share.record.lock.duration.ms", "int", "30000", unit="ms", minimum=1000, maximum=3600000),
+            _s("share.auto.offset.reset", "string", "latest", doc="latest, earliest or by_duration:<ISO-8601>"),
+            _s("share.isolation.level", "string", "read_uncommitted", choices=("read_committed", "read_uncommitted")),
+            _s("share.delivery.count.limit", "int", "5", minimum=2, maximum=10),
+            _s("share.partition.max.record.locks", "int", "2000", minimum=100, maximum=10000),
+            _s("share.assignment.interval.ms", "int", "1000", unit="ms", minimum=0),
+            _s("share.renew.acknowledge.enable", "boolean", "true"),
+            _s("streams.session.timeout.ms", "int", "45000", unit="ms", minimum=1),
+            _s("streams.heartbeat.interval.ms", "int", "5000", unit="ms", minimum=1),
+            _s("streams.num.standby.replicas", "int", "0", minimum=0),
+            _s("streams.initial.rebalance.delay.ms", "int", "3000", unit="ms", minimum=0),
+            _s("streams.assignment.interval.ms", "int", "1000", unit="ms", minimum=0),
+            _s("streams.assignor.name", "string", "sticky"),
+            _s("streams.rack.aware.assignment.tags", "list", ""),
+            _s("errors.deadletterqueue.topic.name", "string", ""),
+            _s("errors.deadletterqueue.copy.record.enable", "boolean", "false"),
+        )
+    }
+)
+
+# Client-metrics subscription settings (config resource type CLIENT_METRICS, KIP-714).
+CLIENT_METRICS_CONFIGS: Mapping[str, ConfigSpec] = MappingProxyType(
+    {
+        s.name: s
+        for s in (
+            _s("metrics", "list", "", doc="metric name prefixes to push; * for every metric"),
+            _s("interval.ms", "int", "300000", unit="ms", minimum=100, maximum=3600000),
+            _s("match", "list", "", doc="selector=regex pairs; a client must match all of them"),
+        )
+    }
+)
+# The selectors a client-metrics subscription may match on (ClientMetricsConfigs.ALLOWED_MATCH_PARAMS).
+CLIENT_METRICS_SELECTORS = (
+    "client_instance_id",
+    "client_id",
+    "client_software_name",
+    "client_software_version",
+    "client_source_address",
+    "client_source_port",
 )
 
 # Client quotas: entity combination -> allowed keys (KIP-55, KIP-257, KIP-546, KIP-599, KIP-612).

@@ -21,6 +21,8 @@ from collections.abc import Iterable
 
 from reconciler.model.catalogue import (
     BROKER_CONFIGS,
+    CLIENT_METRICS_CONFIGS,
+    GROUP_CONFIGS,
     INT_MAX,
     LONG_MAX,
     QUOTA_KEYS,
@@ -30,6 +32,8 @@ from reconciler.model.catalogue import (
 
 __all__ = [
     "BROKER_CONFIGS",
+    "CLIENT_METRICS_CONFIGS",
+    "GROUP_CONFIGS",
     "INT_MAX",
     "LONG_MAX",
     "QUOTA_KEYS",
@@ -75,8 +79,10 @@ def is_sensitive(key: str) -> bool:
 
 
 def spec_for(key: str) -> ConfigSpec | None:
-    """The catalogue entry of a topic or broker config key, topic first."""
-    return TOPIC_CONFIGS.get(key) or BROKER_CONFIGS.get(key)
+    """The catalogue entry of a topic, broker, group or client-metrics config key, in that order."""
+    return (
+        TOPIC_CONFIGS.get(key) or BROKER_CONFIGS.get(key) or GROUP_CONFIGS.get(key) or CLIENT_METRICS_CONFIGS.get(key)
+    )
 
 
 def is_topic_config(key: str) -> bool:

@@ -100,6 +100,16 @@ class DesiredBrokerConfig:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class DesiredEntityConfig:
+    """The configs of one config entity that is neither a topic nor a broker: a group's configs (by group id) or a
+    client-metrics subscription's settings (by name), as Kafka strings (``metrics`` and ``match`` comma-joined)."""
+
+    name: str
+    configs: Mapping[str, str]
+    source: Source | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class NamePattern:
     """A name rule: ``prefix``, ``glob`` (fnmatch) or ``regex`` (full match)."""
 
@@ -135,6 +145,8 @@ class Ownership:
     internal_topics: tuple[NamePattern, ...] = ()  # more names to treat as internal (custom Connect topics)
     quota_entities: tuple[NamePattern, ...] = ()  # quota entities by name (``client-id=batch``, ``ip=<default>``)
     max_deletes: int | None = None  # most resources one plan may delete (None: reconciler.planner.blast's default)
+    groups: tuple[NamePattern, ...] = ()  # group ids whose configs are managed (declared or not)
+    client_metrics: tuple[NamePattern, ...] = ()  # client-metrics subscriptions managed by name
 
     def owns_topic(self, name: str) -> bool:
         return any(p.matches(name) for p in self.topics)
@@ -148,6 +160,11 @@ class Ownership:
     def owns_quota_entity(self, name: str) -> bool:
         """Whether a quota entity, by its plan name (``user=<default>``, ``client-id=x,user=y``), is owned by name."""
         return any(p.matches(name) for p in self.quota_entities)
+
+    def owns_entity(self, kind: Kind, name: str) -> bool:
+        """Whether a group id (``GROUP_CONFIG``) or subscription name (``CLIENT_METRICS``) is owned by the rules."""
+        rules = self.groups if kind == Kind.GROUP_CONFIG else self.client_metrics if kind == Kind.CLIENT_METRICS else ()
+        return any(p.matches(name) for p in rules)
 
     def declares_internal(self, name: str) -> bool:
         """Whether ``name`` is internal by the manifests' own rules (``internalTopics``, Connect storage topics)."""
@@ -163,6 +180,8 @@ class DesiredState:
     quotas: Mapping[QuotaEntity, DesiredQuota] = dataclasses.field(default_factory=dict)
     scram_users: Mapping[str, DesiredScramUser] = dataclasses.field(default_factory=dict)
     broker_configs: Mapping[str, DesiredBrokerConfig] = dataclasses.field(default_factory=dict)
+    group_configs: Mapping[str, DesiredEntityConfig] = dataclasses.field(default_factory=dict)
+    client_metrics: Mapping[str, DesiredEntityConfig] = dataclasses.field(default_factory=dict)
     ownership: Ownership = dataclasses.field(default_factory=Ownership)
 
     def needs(self) -> frozenset[Kind]:
@@ -173,6 +192,8 @@ class DesiredState:
             Kind.QUOTA: bool(self.quotas),
             Kind.SCRAM_USER: bool(self.scram_users),
             Kind.BROKER_CONFIG: bool(self.broker_configs),
+            Kind.GROUP_CONFIG: bool(self.group_configs),
+            Kind.CLIENT_METRICS: bool(self.client_metrics),
         }
         owned = {
             Kind.TOPIC: bool(self.ownership.topics),
@@ -180,6 +201,8 @@ class DesiredState:
             Kind.QUOTA: bool(self.ownership.principals or self.ownership.quota_entities),
             Kind.SCRAM_USER: bool(self.ownership.principals),
             Kind.BROKER_CONFIG: False,
+            Kind.GROUP_CONFIG: bool(self.ownership.groups),
+            Kind.CLIENT_METRICS: bool(self.ownership.client_metrics),
         }
         managed = self.ownership.managed_kinds
         return frozenset(k for k in Kind if present[k] or (owned[k] and k in managed))

@@ -25,6 +25,8 @@ class Manifest(str, enum.Enum):
     CLIENT_QUOTA = "ClientQuota"
     SCRAM_USER = "ScramUser"
     BROKER_CONFIG = "BrokerConfig"
+    GROUP_CONFIG = "GroupConfig"
+    CLIENT_METRICS = "ClientMetrics"
     CLUSTER = "Cluster"
     OWNERSHIP = "Ownership"
 
@@ -50,6 +52,8 @@ class Kind(str, enum.Enum):
     QUOTA = ("quota", Manifest.CLIENT_QUOTA.value, "quota", "Client quotas")
     SCRAM_USER = ("scram_user", Manifest.SCRAM_USER.value, "scramUser", "SCRAM users")
     BROKER_CONFIG = ("broker_config", Manifest.BROKER_CONFIG.value, "brokerConfig", "Broker configs")
+    GROUP_CONFIG = ("group_config", Manifest.GROUP_CONFIG.value, "groupConfig", "Group configs")
+    CLIENT_METRICS = ("client_metrics", Manifest.CLIENT_METRICS.value, "clientMetrics", "Client-metrics subscriptions")
 
     def __new__(cls, value: str, manifest: str, ownership_key: str, heading: str) -> Kind:
         member = str.__new__(cls, value)

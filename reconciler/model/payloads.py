@@ -15,7 +15,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler.model import state
+from reconciler.model import configs, state
 from reconciler.model.kinds import Kind
 
 
@@ -281,6 +281,46 @@ class BrokerConfigPayload:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class EntityConfigPayload:
+    """The configs set on a group (by id) or a client-metrics subscription (by name); ``config_ops`` (the ``after``
+    of a change) are the writes the change makes. Decoding checks each value a set writes as strictly as the
+    manifest field it came from: a catalogued key gets a value of its type and range, in Kafka's canonical form."""
+
+    configs: Mapping[str, str | None]
+    config_ops: tuple[ConfigOp, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"configs": dict(self.configs)}
+        if self.config_ops is not None:
+            out["config_ops"] = [op.to_dict() for op in self.config_ops]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> EntityConfigPayload:
+        d = _fields(data, ("configs", "config_ops"))
+        if "configs" not in d:
+            raise PayloadError("the change has no 'configs' field")
+        ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
+        for op in ops or ():
+            _check_entity_value(op)
+        return cls(_configs(d["configs"]), config_ops=ops)
+
+
+def _check_entity_value(op: ConfigOp) -> None:
+    """A set of a catalogued group or client-metrics key must write a value the manifests could have produced."""
+    spec = configs.GROUP_CONFIGS.get(op.key) or configs.CLIENT_METRICS_CONFIGS.get(op.key)
+    if spec is None:
+        raise PayloadError(f"the config operation names {op.key!r}, which is not a group or client-metrics config")
+    if op.value is None:
+        return
+    problems = configs.validate_config(spec, op.value)
+    if not problems and configs.canonical(op.key, op.value) != op.value:
+        problems = [f"{op.key}: {op.value!r} is not in Kafka's form ({configs.canonical(op.key, op.value)!r})"]
+    if problems:
+        raise PayloadError(f"the config operation on {op.key} is not valid: {'; '.join(problems)}")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Unreadable:
     """A plan file's payload that its kind's type cannot read: kept as written, with the reason."""
 
@@ -291,15 +331,27 @@ class Unreadable:
         return self.raw
 
 
-Payload = TopicPayload | AclPayload | QuotaPayload | ScramPayload | BrokerConfigPayload | Unreadable
+Payload = (
+    TopicPayload | AclPayload | QuotaPayload | ScramPayload | BrokerConfigPayload | EntityConfigPayload | Unreadable
+)
 
-PAYLOAD_TYPES = (TopicPayload, AclPayload, QuotaPayload, ScramPayload, BrokerConfigPayload, Unreadable)
+PAYLOAD_TYPES = (
+    TopicPayload,
+    AclPayload,
+    QuotaPayload,
+    ScramPayload,
+    BrokerConfigPayload,
+    EntityConfigPayload,
+    Unreadable,
+)
 TYPES: Mapping[Kind, Any] = {
     Kind.TOPIC: TopicPayload,
     Kind.ACL: AclPayload,
     Kind.QUOTA: QuotaPayload,
     Kind.SCRAM_USER: ScramPayload,
     Kind.BROKER_CONFIG: BrokerConfigPayload,
+    Kind.GROUP_CONFIG: EntityConfigPayload,
+    Kind.CLIENT_METRICS: EntityConfigPayload,
 }
 
 

@@ -57,6 +57,8 @@ class Phase(enum.IntEnum):
     QUOTA = 70
     SCRAM = 80
     BROKER_CONFIG = 90
+    GROUP_CONFIG = 92
+    CLIENT_METRICS = 94
     ACL_CREATE = 100
 
     @property

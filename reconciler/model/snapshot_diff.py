@@ -17,10 +17,10 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from reconciler.model import configs, payloads, state
+from reconciler.model import configs, entities, payloads, state
 from reconciler.model.kinds import Kind
 
-_SECTIONS = ("brokers", "topics", "acls", "quotas", "scram_users", "broker_configs")
+_SECTIONS = ("brokers", "topics", "acls", "quotas", "scram_users", "broker_configs", "group_configs", "client_metrics")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -72,6 +72,9 @@ def resources(live: state.ClusterState) -> dict[str, Any]:
         out[Kind.SCRAM_USER.address(user)] = {c.mechanism: {"iterations": c.iterations} for c in creds}
     for broker, values in (live.broker_configs or {}).items():
         out[Kind.BROKER_CONFIG.address(broker)] = dict(values)
+    for kind in entities.ENTITY_KINDS:
+        for name, found in (entities.live_section(live, kind) or {}).items():
+            out[kind.address(name)] = dict(found)
     return out
 
 
@@ -86,6 +89,8 @@ def _prefix(section: str) -> str:
         "quotas": Kind.QUOTA,
         "scram_users": Kind.SCRAM_USER,
         "broker_configs": Kind.BROKER_CONFIG,
+        "group_configs": Kind.GROUP_CONFIG,
+        "client_metrics": Kind.CLIENT_METRICS,
     }[section].prefix
 
 

@@ -75,6 +75,11 @@ def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
         if live.topic_usage is None
         else {name: {**u.evidence(), "read_at_ms": u.read_at_ms} for name, u in sorted(live.topic_usage.items())},
         **({} if live.impact is None else {"impact": live.impact.to_dict()}),
+        **{
+            section: {n: dict(sorted(c.items())) for n, c in sorted(found.items())}
+            for section, found in (("group_configs", live.group_configs), ("client_metrics", live.client_metrics))
+            if found is not None
+        },
     }
 
 
@@ -117,7 +122,21 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         if doc.get("topic_usage") is None
         else {str(name): state.TopicUsage.from_dict(u) for name, u in doc["topic_usage"].items()},
         impact=None if doc.get("impact") is None else impact_mod.ImpactEvidence.from_dict(doc["impact"]),
+        group_configs=_entities(doc.get("group_configs")),
+        client_metrics=_entities(doc.get("client_metrics")),
     )
+
+
+def _entities(section: Any) -> dict[str, dict[str, str | None]] | None:
+    """Group configs or client-metrics subscriptions: name -> configs set on it (text values)."""
+    if section is None:
+        return None
+    out: dict[str, dict[str, str | None]] = {}
+    for name, found in dict(section).items():
+        if not all(isinstance(v, str) or v is None for v in dict(found).values()):
+            raise ValueError(f"the configs of {name!r} are not text values")
+        out[str(name)] = {str(k): v for k, v in dict(found).items()}
+    return out
 
 
 def _topics(section: Any) -> dict[str, state.TopicState] | None:

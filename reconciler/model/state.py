@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler.model import identities
@@ -140,6 +140,17 @@ class ReadScope:
     quota_entities: frozenset[QuotaEntity] | None = None
     scram_users: frozenset[str] | None = None
     topic_config_keys: frozenset[str] | None = None
+    group_configs: frozenset[str] | None = None  # group ids whose configs are read
+    client_metrics: frozenset[str] | None = None  # client-metrics subscription names
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EntityFilter:
+    """Which group configs or client-metrics subscriptions a read covers: the ``declared`` names, and the live ones
+    ``owns`` accepts (listing them takes a request; ``None``: no rules, nothing is listed)."""
+
+    declared: frozenset[str] = frozenset()
+    owns: Callable[[str], bool] | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -152,6 +163,9 @@ class ClusterState:
     ``capabilities`` maps admin API names (``"CreateTopics"``) to the highest version the cluster
     supports. ``unavailable`` maps a kind whose section is ``None`` although it was asked for to the
     reason (no authorizer, API missing), so a plan can say why instead of guessing.
+    ``group_configs`` maps a group id to the configs set on the group (source ``DYNAMIC_GROUP_CONFIG``);
+    ``client_metrics`` a client-metrics subscription's name to its settings (``metrics``, ``interval.ms``,
+    ``match``, as Kafka stores them). Both hold only entities with at least one config set.
     """
 
     cluster_id: str | None
@@ -165,6 +179,8 @@ class ClusterState:
     quotas: Mapping[QuotaEntity, Mapping[str, float]] | None = None
     scram_users: Mapping[str, tuple[ScramCredential, ...]] | None = None
     reassignments: tuple[Reassignment, ...] = ()
+    group_configs: Mapping[str, Mapping[str, str | None]] | None = None
+    client_metrics: Mapping[str, Mapping[str, str | None]] | None = None
     capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
     # kind (a ``kinds.Kind`` value) -> plain reason why that section could not be read (e.g. no authorizer).
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)

@@ -2,7 +2,8 @@
 
 No I/O, no printing, no clock, no process-wide switches (the commands pause the garbage collector around it:
 ``reconciler.base.collector``): the same inputs give a byte-identical plan. Each resource kind has
-its own module (topics, acls, quotas, scram, brokers); ``unsupported`` blocks the kinds the cluster's version
+its own module (topics, acls, quotas, scram, brokers; entities for group configs and client-metrics
+subscriptions); ``unsupported`` blocks the kinds the cluster's version
 cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; an
 error-level finding about one resource blocks that resource's changes only (a global one, with no address, makes
 apply refuse the whole plan); ``views``
@@ -24,6 +25,7 @@ from reconciler.planner import (
     blast,
     brokers,
     common,
+    entities,
     guards,
     impact,
     lint,
@@ -100,6 +102,9 @@ def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_u
         scram.plan_scram(ctx)
     if Kind.BROKER_CONFIG in planned:
         brokers.plan_broker_configs(ctx)
+    for kind in (Kind.GROUP_CONFIG, Kind.CLIENT_METRICS):
+        if kind in planned:
+            entities.plan_entities(ctx, kind)
     lint.lint(ctx)
     blast.check(ctx)
     guards.block_at_errors(ctx.changes, ctx.warnings)

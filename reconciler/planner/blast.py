@@ -3,7 +3,8 @@
 A mass delete is most often a mistake (a directory left out of the paths, an ownership rule wider than meant),
 and a deleted topic takes its data with it. The limit is ``PlanOptions.max_deletes`` when a run raises it
 (``--max-deletes N``), else the Ownership document's ``maxDeletes``, else ``defaults.MAX_DELETES`` (10). Every
-resource the plan deletes counts (topics, ACL bindings, quotas, SCRAM users, broker configs), once per address;
+resource the plan deletes counts (topics, ACL bindings, quotas, SCRAM users, broker configs, group configs,
+client-metrics subscriptions), once per address;
 deletes the plan already blocks (a topic in use) do not. Over the limit, the plan carries one error-level finding
 (``too-many-deletes``) that names the count, the limit and where it came from, and how to raise it for one run:
 apply then refuses the whole plan before any write, and the deletes stay listed so a reviewer sees what they are.

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reconciler.model import desired, state
+from reconciler.model import entities as model_entities
 from reconciler.model.kinds import Kind
 from reconciler.planner import guards, views
 
@@ -45,6 +46,11 @@ class Scope:
     principals: Mapping[Kind, tuple[desired.NamePattern, ...]] = dataclasses.field(default_factory=dict)
     quota_entities: tuple[desired.NamePattern, ...] = ()
     internal_topics: tuple[desired.NamePattern, ...] = ()
+    entities: Mapping[Kind, tuple[desired.NamePattern, ...]] = dataclasses.field(default_factory=dict)
+
+    def has_entity(self, kind: Kind, name: str) -> bool:
+        """Whether a group config or client-metrics subscription is declared or owned by the rules."""
+        return name in self.declared.get(kind, frozenset()) or any(p.matches(name) for p in self.entities.get(kind, ()))
 
     def has_topic(self, name: str, topic: state.TopicState | None = None) -> bool:
         if name in self.declared.get(Kind.TOPIC, frozenset()):
@@ -83,6 +89,11 @@ class Scope:
             "principals": {k.value: [list(p) for p in _patterns(v)] for k, v in sorted(self.principals.items()) if v},
             "quota_entities": [list(p) for p in _patterns(self.quota_entities)],
             "internal_topics": [list(p) for p in _patterns(self.internal_topics)],
+            **(
+                {"entities": {k.value: [list(p) for p in _patterns(v)] for k, v in sorted(self.entities.items()) if v}}
+                if any(self.entities.values())
+                else {}
+            ),
         }
 
     @classmethod
@@ -94,6 +105,7 @@ class Scope:
             principals={Kind.parse(k): _rules(tuple(p) for p in v) for k, v in dict(doc.get("principals", {})).items()},
             quota_entities=_rules(tuple(p) for p in doc.get("quota_entities", ())),
             internal_topics=_rules(tuple(p) for p in doc.get("internal_topics", ())),
+            entities={Kind.parse(k): _rules(tuple(p) for p in v) for k, v in dict(doc.get("entities", {})).items()},
         )
 
 
@@ -109,6 +121,7 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
         principals={k: own.principals for k in (Kind.ACL, Kind.QUOTA, Kind.SCRAM_USER) if k in managed},
         quota_entities=own.quota_entities if Kind.QUOTA in managed else (),
         internal_topics=own.internal_topics,
+        entities={k: model_entities.rules(own, k) for k in model_entities.ENTITY_KINDS if k in managed},
     )
     declared = {
         Kind.TOPIC: frozenset(n for n in wanted.topics if not rules.has_topic(n)),
@@ -116,6 +129,10 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
         Kind.QUOTA: frozenset(views.quota_name(e) for e in wanted.quotas if not rules.has_quota(e)),
         Kind.SCRAM_USER: frozenset(u for u in wanted.scram_users if not rules.has_scram(u)),
         Kind.BROKER_CONFIG: frozenset(wanted.broker_configs),
+        **{
+            k: frozenset(n for n in model_entities.desired_section(wanted, k) if not rules.has_entity(k, n))
+            for k in model_entities.ENTITY_KINDS
+        },
     }
     return dataclasses.replace(rules, declared={k: v for k, v in declared.items() if k in kinds and v})
 
@@ -134,7 +151,14 @@ def scoped(live: state.ClusterState, scope: Scope) -> state.ClusterState:
         broker_configs=None
         if live.broker_configs is None
         else {b: c for b, c in live.broker_configs.items() if b in declared_brokers},
+        group_configs=_entities_in(live, scope, Kind.GROUP_CONFIG),
+        client_metrics=_entities_in(live, scope, Kind.CLIENT_METRICS),
     )
+
+
+def _entities_in(live: state.ClusterState, scope: Scope, kind: Kind) -> model_entities.Section | None:
+    section = model_entities.live_section(live, kind)
+    return None if section is None else {n: c for n, c in section.items() if scope.has_entity(kind, n)}
 
 
 def counts(live: state.ClusterState, scope: Scope) -> dict[str, int | None]:
@@ -145,8 +169,13 @@ def counts(live: state.ClusterState, scope: Scope) -> dict[str, int | None]:
         Kind.QUOTA: None if live.quotas is None else [v for v in live.quotas.values() if v],
         Kind.SCRAM_USER: None if live.scram_users is None else [c for c in live.scram_users.values() if c],
         Kind.BROKER_CONFIG: None if live.broker_configs is None else [c for c in live.broker_configs.values() if c],
+        **{k: _present(model_entities.live_section(live, k)) for k in model_entities.ENTITY_KINDS},
     }
     return {k.value: None if sections[k] is None else len(sections[k]) for k in sorted(scope.kinds)}
+
+
+def _present(section: model_entities.Section | None) -> list[Any] | None:
+    return None if section is None else [c for c in section.values() if c]
 
 
 def fingerprint(live: state.ClusterState, scope: Scope) -> tuple[dict[str, str], dict[str, int | None]]:

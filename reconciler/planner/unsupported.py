@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reconciler.model import capabilities
+from reconciler.model import capabilities, entities
 from reconciler.model import plans as plan
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
@@ -23,6 +23,8 @@ _PHASE = {
     Kind.QUOTA: plan.Phase.QUOTA,
     Kind.SCRAM_USER: plan.Phase.SCRAM,
     Kind.BROKER_CONFIG: plan.Phase.BROKER_CONFIG,
+    Kind.GROUP_CONFIG: plan.Phase.GROUP_CONFIG,
+    Kind.CLIENT_METRICS: plan.Phase.CLIENT_METRICS,
 }
 _LABEL = {
     Kind.TOPIC: "topics",
@@ -30,6 +32,8 @@ _LABEL = {
     Kind.QUOTA: "client quotas",
     Kind.SCRAM_USER: "SCRAM users",
     Kind.BROKER_CONFIG: "dynamic broker configs",
+    Kind.GROUP_CONFIG: "group configs",
+    Kind.CLIENT_METRICS: "client-metrics subscriptions",
 }
 
 
@@ -53,6 +57,9 @@ def _declared(ctx: common.Context, kind: Kind) -> list[tuple[str, str, str | Non
         found = [(kind.address(n), n, common.source_text(u.source)) for n, u in wanted.scram_users.items()]
     elif kind == Kind.BROKER_CONFIG:
         found = [(kind.address(b), b, common.source_text(c.source)) for b, c in wanted.broker_configs.items()]
+    elif kind in entities.ENTITY_KINDS:
+        section = entities.desired_section(wanted, kind)
+        found = [(kind.address(n), n, common.source_text(e.source)) for n, e in section.items()]
     return sorted(found)
 
 

@@ -14,7 +14,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler.model import state
+from reconciler.model import entities, state
 from reconciler.model.kinds import Kind
 
 _ADDRESS_CACHE: dict[str, tuple[object, dict[str, Any]]] = {}
@@ -95,6 +95,8 @@ def live_view(live: state.ClusterState, *, kind: Kind, name: str) -> Any:
         return scram_view(name, (live.scram_users or {}).get(name))
     if kind == Kind.BROKER_CONFIG:
         return broker_config_view(name, (live.broker_configs or {}).get(name))
+    if kind in entities.ENTITY_KINDS:
+        return entities.view(name, (entities.live_section(live, kind) or {}).get(name))
     raise ValueError(f"unknown resource kind {kind!r}")
 
 
@@ -197,4 +199,8 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
             if live.broker_configs is None
             else [(b, sorted(c.items())) for b, c in sorted(live.broker_configs.items()) if c]
         )
+    for kind in entities.ENTITY_KINDS:
+        if kind in wanted:
+            section = entities.live_section(live, kind)
+            doc.append(None if section is None else [(n, sorted(c.items())) for n, c in sorted(section.items()) if c])
     return hashlib.sha256(state.canonical_json(doc)).hexdigest()[:16]

@@ -22,7 +22,7 @@ def _hidden(values: Mapping[str, Any]) -> dict[str, Any]:
 def _redact_configs(payload: payloads.Payload | None) -> payloads.Payload | None:
     if isinstance(payload, payloads.TopicPayload) and payload.configs is not None:
         return dataclasses.replace(payload, configs=_hidden(payload.configs))
-    if isinstance(payload, payloads.BrokerConfigPayload):
+    if isinstance(payload, (payloads.BrokerConfigPayload, payloads.EntityConfigPayload)):
         return dataclasses.replace(payload, configs=_hidden(payload.configs))
     if isinstance(payload, payloads.Unreadable):  # a plan file's data kept as written: redacted all the same
         raw = payload.raw

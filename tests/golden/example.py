@@ -57,14 +57,30 @@ def desired_state() -> d.DesiredState:
     ownership = d.Ownership(
         topics=(d.NamePattern("prefix", "payments."), d.NamePattern("prefix", "__")),
         principals=(d.NamePattern("prefix", "User:payments-"),),
-        delete={Kind.TOPIC: True, Kind.ACL: True},
+        delete={Kind.TOPIC: True, Kind.ACL: True, Kind.CLIENT_METRICS: True},
+        groups=(d.NamePattern("prefix", "payments-"),),
+        client_metrics=(d.NamePattern("prefix", "payments-"),),
     )
+    groups = {
+        "payments-api": d.DesiredEntityConfig(
+            "payments-api", {"consumer.session.timeout.ms": "50000", "share.auto.offset.reset": "earliest"}, _src(80)
+        ),
+    }
+    subscriptions = {
+        "payments-producers": d.DesiredEntityConfig(
+            "payments-producers",
+            {"metrics": "org.apache.kafka.producer.", "interval.ms": "60000", "match": "client_id=payments-.*"},
+            _src(86),
+        ),
+    }
     return d.DesiredState(
         topics={t.name: t for t in topics},
         acls=acls,
         quotas=quotas,
         scram_users=users,
         broker_configs=brokers,
+        group_configs=groups,
+        client_metrics=subscriptions,
         ownership=ownership,
     )
 
@@ -114,6 +130,11 @@ def live_state() -> s.ClusterState:
             "payments-batch": (s.ScramCredential("SCRAM-SHA-512", 4096),),
             "payments-ops": (s.ScramCredential("SCRAM-SHA-256", 4096),),
         },
+        group_configs={
+            "payments-api": {"consumer.session.timeout.ms": "45000"},
+            "payments-batch": {"consumer.heartbeat.interval.ms": "6000"},
+        },
+        client_metrics={"payments-all": {"metrics": "*", "interval.ms": "30000"}},
         # The evidence of use read for the topic the plan deletes: no group, last written 40 days before the plan.
         topic_usage={"payments.legacy": s.TopicUsage((1520, 1498), 1_791_544_000_000, (), 1_795_000_000_000)},
     )

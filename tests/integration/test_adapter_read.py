@@ -20,13 +20,16 @@ from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ConfigOp
 from reconciler.model import snapshotfile, state
 from reconciler.model.capabilities import API_SINCE, explain_unsupported, kind_unsupported
+from reconciler.model.entities import ENTITY_KINDS
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.dist import selected_release
 from tests.support.integration import closed_port
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 ALL_KINDS = frozenset(Kind)
+CLASSIC_KINDS = ALL_KINDS - frozenset(ENTITY_KINDS)  # the kinds every tested release (2.8 on) can manage
 T = TypeVar("T")
 
 
@@ -74,7 +77,7 @@ def test_topics_with_replicas_ids_and_only_dynamic_configs(kafka_single: KafkaCl
 def test_full_read_request_count_does_not_grow_with_topics(kafka_single: KafkaCluster, topic_prefix: str) -> None:
     def full_read_count() -> tuple[int, int, dict[str, int]]:
         with KafkaAdapter(kafka_single.connection_settings()) as adapter:
-            live = adapter.read_state(kinds=ALL_KINDS, topic_filter=lambda n: n.startswith(topic_prefix))
+            live = adapter.read_state(kinds=CLASSIC_KINDS, topic_filter=lambda n: n.startswith(topic_prefix))
             return len(live.topics or {}), adapter.request_count, adapter.request_counts
 
     spec = {"num_partitions": 1, "replication_factor": 1, "configs": {"retention.ms": "86400000"}}
@@ -198,17 +201,23 @@ def test_capabilities_and_missing_apis(kafka_single: KafkaCluster) -> None:
         capabilities = adapter.capabilities()
         assert capabilities["CreateTopics"] >= 5  # KIP-525: resolved configs in the CreateTopics answer
         assert capabilities["DescribeClientQuotas"] >= 0
-        assert adapter.missing_apis(ALL_KINDS) == []
-        adapter.require(ALL_KINDS)
+        assert adapter.missing_apis(CLASSIC_KINDS) == []
+        adapter.require(CLASSIC_KINDS)
         assert adapter.request_count == 0  # capabilities come from the connection handshake
-        # Every admin API the tool may use is there on every tested release (2.8 is the oldest), so no kind is
-        # refused; the refusal itself is tested on plain data (tests/unit/test_planner_unsupported.py).
-        assert sorted(set(API_SINCE) - capabilities.keys()) == []
-        assert [k for k in ALL_KINDS if kind_unsupported(k, capabilities)] == []
+        # Every admin API the tool may use is there on every tested release (2.8 is the oldest), but for the listing
+        # of Kafka 4's config entities (group configs: 4.1, client-metrics subscriptions: 4.0, or 3.7 in KRaft mode);
+        # the refusal itself is tested on plain data too (tests/unit/test_planner_unsupported.py).
+        kafka_4 = selected_release() >= (4, 1, 0)
+        assert sorted(set(API_SINCE) - capabilities.keys()) == ([] if kafka_4 else ["ListConfigResources"])
+        refused = [k for k in sorted(ALL_KINDS) if kind_unsupported(k, capabilities)]
+        assert refused == ([] if kafka_4 else [Kind.CLIENT_METRICS, Kind.GROUP_CONFIG])
+        assert adapter.missing_apis(ALL_KINDS) == (
+            [] if kafka_4 else ["cluster does not support ListConfigResources (needs Kafka 4.0+)"]
+        )
         live = adapter.read_state(kinds=ALL_KINDS)
         assert live.capabilities == capabilities
-        # Only the ACLs are not read, and not for the version: this node runs without an authorizer.
-        assert list(live.unavailable) == [Kind.ACL]
+        # Only the ACLs are not read for another reason than the version: this node runs without an authorizer.
+        assert sorted(live.unavailable) == sorted([Kind.ACL, *refused])
         assert "no authorizer configured" in live.unavailable[Kind.ACL]
 
 

@@ -128,6 +128,61 @@ def test_a_no_change_plan_sends_one_request_per_api_it_needs(
     assert sent == expected
 
 
+KAFKA_4_KINDS = """\
+---
+apiVersion: kafka-reconciler/v1
+kind: GroupConfig
+metadata: {{name: {prefix}group}}
+spec:
+  configs: {{consumer.session.timeout.ms: 50s}}
+---
+apiVersion: kafka-reconciler/v1
+kind: ClientMetrics
+metadata: {{name: {prefix}producers}}
+spec:
+  metrics: [org.apache.kafka.producer.]
+"""
+
+
+def test_group_configs_and_client_metrics_add_one_request_for_both_kinds(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path, sent: collections.Counter[str]
+) -> None:
+    """Declared and owned (so the plan must list them): one ListConfigResources for both kinds; their
+    DescribeConfigs ride in the request that reads the topics. A cluster too old for them sends nothing more."""
+    conn = [
+        "--bootstrap-server",
+        kafka_sasl.bootstrap,
+        "--command-config",
+        str(kafka_sasl.write_command_config(tmp_path / "c.properties")),
+    ]
+    directory = manifests(tmp_path / "m", topic_prefix)
+    text = (directory / "m.yaml").read_text(encoding="utf-8")
+    owned = f'  groups: [{{prefix: "{topic_prefix}"}}]\n  clientMetrics: [{{prefix: "{topic_prefix}"}}]\n'
+    text = text.replace("  principals:", owned + "  principals:", 1) + KAFKA_4_KINDS.format(prefix=topic_prefix)
+    (directory / "m.yaml").write_text(text, encoding="utf-8")
+    path = str(directory)
+    kafka_4 = _release(selected_version()) >= (4, 1)
+    applied = runner.invoke(app, ["apply", path, *conn, "--auto-approve"])
+    assert applied.exit_code == (0 if kafka_4 else 3), applied.output
+
+    sent.clear()
+    result = runner.invoke(app, ["plan", path, *conn])
+    assert result.exit_code == 0, result.output
+    own = ["Metadata", "DescribeConfigs", "ListPartitionReassignments", "DescribeAcls"]
+    own += ["DescribeClientQuotas", "DescribeUserScramCredentials"]
+    if kafka_4:
+        assert "No changes" in result.output
+        own.append("ListConfigResources")
+    else:
+        assert "0 to create, 0 to update, 0 to delete, 2 blocked" in result.output
+    setup = ["ApiVersions", "SaslHandshake", "SaslAuthenticate"] * 2 + ["Metadata"]
+    expected = collections.Counter(own + setup)
+    if _release(selected_version()) < (3, 0):
+        assert sent["ApiVersions"] in (2, 3), sent  # kafka-python's re-send on 2.x, as above
+        sent["ApiVersions"] = expected["ApiVersions"]
+    assert sent == expected
+
+
 def _release(version: str) -> tuple[int, int]:
     major, minor = version.split(".")[:2]
     return int(major), int(minor)

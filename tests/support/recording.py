@@ -43,6 +43,8 @@ class RecordingAdapter:
     quotas: dict[state.QuotaEntity, dict[str, float]] = dataclasses.field(default_factory=dict)
     scram: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
     broker_configs: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
+    group_configs: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
+    client_metrics: dict[str, dict[str, str | None]] = dataclasses.field(default_factory=dict)
     brokers: tuple[state.Broker, ...] = (state.Broker(1, "127.0.0.1", 9092),)
     cluster_id: str = "cluster-a"
     script: dict[str, list[dict[str, str]]] = dataclasses.field(default_factory=dict)
@@ -148,6 +150,7 @@ class RecordingAdapter:
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
         scope: state.ReadScope | None = None,
+        entity_filters: Mapping[Kind, state.EntityFilter] | None = None,
     ) -> state.ClusterState:
         self.calls.append(("read_state", {"kinds": sorted(kinds)}))
         self.scopes.append(scope)
@@ -166,6 +169,10 @@ class RecordingAdapter:
             if "scram_user" in kinds
             else None,
             broker_configs={b: dict(c) for b, c in self.broker_configs.items()} if "broker_config" in kinds else None,
+            group_configs={n: dict(c) for n, c in self.group_configs.items() if c} if "group_config" in kinds else None,
+            client_metrics={n: dict(c) for n, c in self.client_metrics.items() if c}
+            if "client_metrics" in kinds
+            else None,
         )
 
     def list_partition_reassignments(self) -> tuple[state.Reassignment, ...]:
@@ -251,7 +258,8 @@ class RecordingAdapter:
                 _apply_ops(configs, changes[(rtype, name)])
                 self.topics[name] = dataclasses.replace(t, configs=configs)
             else:
-                _apply_ops(self.broker_configs.setdefault(name, {}), changes[(rtype, name)])
+                sections = {"GROUP": self.group_configs, "CLIENT_METRICS": self.client_metrics}
+                _apply_ops(sections.get(rtype, self.broker_configs).setdefault(name, {}), changes[(rtype, name)])
 
         return self._answer("incremental_alter_configs", list(keys), effect, validate_only=validate_only)
 

@@ -7,7 +7,7 @@ still creating partition logs does; a config that never takes stands for a chang
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -38,9 +38,14 @@ class SlowBroker(RecordingAdapter):
         topic_filter: Callable[[str], bool] | None = None,
         principal_filter: Callable[[str], bool] | None = None,
         scope: state.ReadScope | None = None,
+        entity_filters: Mapping[Kind, state.EntityFilter] | None = None,
     ) -> state.ClusterState:
         live = super().read_state(
-            kinds=kinds, topic_filter=topic_filter, principal_filter=principal_filter, scope=scope
+            kinds=kinds,
+            topic_filter=topic_filter,
+            principal_filter=principal_filter,
+            scope=scope,
+            entity_filters=entity_filters,
         )
         if live.topics is None:
             return live

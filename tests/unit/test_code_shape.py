@@ -16,7 +16,7 @@ FUNCTION_LIMIT = 60
 LONGER = {
     "apply/batch.py:send_batched": 80,
     "commands/apply.py:apply": 75,
-    "kafka/read.py:read_state": 89,
+    "kafka/read.py:read_state": 80,
     "manifests/plainyaml.py:_read": 77,  # the fast YAML path's event loop: one function keeps its locals hot
 }
 

@@ -340,6 +340,37 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
         [("m.yaml", 5, 11, "error", "broker must be 'default' (the cluster-wide default) or a numeric broker id")],
     ),
     (
+        "unknown group config with a did-you-mean, and a value out of Kafka's range",
+        {
+            "m.yaml": H
+            + "kind: GroupConfig\nmetadata: {name: orders}\nspec:\n  configs:\n"
+            + "    consumer.sesion.timeout.ms: 50s\n    share.delivery.count.limit: 50\n"
+        },
+        [
+            ("m.yaml", 6, 5, "error", "'consumer.sesion.timeout.ms' is not a group config Kafka knows"),
+            ("m.yaml", 7, 33, "error", "share.delivery.count.limit: 50 is above the maximum 10"),
+        ],
+    ),
+    (
+        "client-metrics subscription: interval below Kafka's minimum, unknown selector, comma in a pattern",
+        {
+            "m.yaml": H
+            + "kind: ClientMetrics\nmetadata: {name: p}\nspec:\n  metrics: [org.apache.kafka.producer.]\n"
+            + "  intervalMs: 10\n  match:\n    client_idd: x\n    client_id: 'a,b'\n"
+        },
+        [
+            ("m.yaml", 6, 15, "error", "interval.ms: 10 (10ms) is below the minimum 100"),
+            ("m.yaml", 8, 5, "error", "'client_idd' is not a client-metrics selector"),
+            (
+                "m.yaml",
+                9,
+                16,
+                "error",
+                "the pattern 'a,b' has a comma, which Kafka reads as the start of the next selector",
+            ),
+        ],
+    ),
+    (
         "cluster profile",
         {
             "m.yaml": H

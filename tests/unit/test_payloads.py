@@ -35,6 +35,22 @@ EXAMPLES: dict[Kind, list[payloads.Payload]] = {
         payloads.ScramPayload(credentials={"SCRAM-SHA-512": 8192}, password="env:ALICE", rotation="2024-05"),
     ],
     Kind.BROKER_CONFIG: [payloads.BrokerConfigPayload({"log.cleaner.threads": "2", "ssl.key.password": None})],
+    Kind.GROUP_CONFIG: [
+        payloads.EntityConfigPayload({"consumer.session.timeout.ms": "50000"}),
+        payloads.EntityConfigPayload(
+            {"share.auto.offset.reset": "earliest"},
+            config_ops=(
+                payloads.ConfigOp.set("share.auto.offset.reset", "earliest"),
+                payloads.ConfigOp.delete("consumer.session.timeout.ms"),
+            ),
+        ),
+    ],
+    Kind.CLIENT_METRICS: [
+        payloads.EntityConfigPayload(
+            {"metrics": "org.apache.kafka.producer.", "interval.ms": "60000", "match": "client_id=app-.*"},
+            config_ops=(payloads.ConfigOp.set("interval.ms", "60000"),),
+        )
+    ],
 }
 
 

@@ -43,7 +43,7 @@ def test_a_config_change_whose_name_was_edited_and_resealed_is_refused(tmp_path:
     assert shown in message and "some.other.topic" in message and "edited" in message
 
 
-@pytest.mark.parametrize("kind", ["acl", "quota", "scram_user", "broker_config"])
+@pytest.mark.parametrize("kind", ["acl", "quota", "scram_user", "broker_config", "group_config", "client_metrics"])
 def test_an_address_edited_away_from_its_name_is_refused_for_every_kind(tmp_path: Path, kind: str) -> None:
     doc = copy.deepcopy(GOLDEN_PLAN)
     change = next(c for c in doc["changes"] if c["kind"] == kind)

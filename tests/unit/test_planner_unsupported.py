@@ -1,8 +1,9 @@
 """Kinds an older cluster cannot manage, decided from its capabilities record (ApiVersions), on plain data.
 
-No broker in the test matrix lacks an admin API the tool uses (Kafka 2.8 has them all), so the unsupported path
-is tested here: a capabilities record as a Kafka 2.5 or 2.2 broker would give, a live state read as the adapter
-reads it then (the kind's section not read), and the plan, the saved plan, apply and the CLI on top.
+Kafka 2.8 has every admin API the tool uses except ListConfigResources (group configs and client-metrics
+subscriptions, Kafka 4), so the unsupported path is tested here: a capabilities record as a Kafka 2.5 or 2.2
+broker would give, a live state read as the adapter reads it then (the kind's section not read), and the plan,
+the saved plan, apply and the CLI on top.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from tests.support.builders import acl, cluster, scram_user, topic, want
 from tests.support.recording import RecordingAdapter
 
 # Every admin API the tool uses, at the version a Kafka 2.8 broker answers with.
-KAFKA_28 = {api: 0 for api in capabilities.API_SINCE} | {"Metadata": 11, "CreateTopics": 7, "OffsetFetch": 7}
+KAFKA_28 = {api: 0 for api in capabilities.API_SINCE if api != "ListConfigResources"} | {
+    "Metadata": 11,
+    "CreateTopics": 7,
+    "OffsetFetch": 7,
+}
 SINCE_26 = ("DescribeClientQuotas", "AlterClientQuotas")
 SINCE_27 = ("DescribeUserScramCredentials", "AlterUserScramCredentials")
 KAFKA_25 = {k: v for k, v in KAFKA_28.items() if k not in (*SINCE_26, *SINCE_27, "DescribeCluster")}
@@ -38,6 +43,11 @@ SCRAM_REASON = (
     "not supported by this cluster (version): it lacks DescribeUserScramCredentials, AlterUserScramCredentials "
     "(Kafka 2.7+)"
 )
+GROUP_REASON = "not supported by this cluster (version): it lacks ListConfigResources v1 (Kafka 4.1+)"
+METRICS_REASON = "not supported by this cluster (version): it lacks ListConfigResources (Kafka 4.0+)"
+KAFKA_4_ENTITIES = {Kind.GROUP_CONFIG: GROUP_REASON, Kind.CLIENT_METRICS: METRICS_REASON}
+KAFKA_40 = {**KAFKA_28, "ListConfigResources": 0}
+KAFKA_41 = {**KAFKA_28, "ListConfigResources": 1}
 APP = state.QuotaEntity.of(user="app")
 APP_READ = acl("User:app", "READ", "orders")
 
@@ -45,9 +55,11 @@ APP_READ = acl("User:app", "READ", "orders")
 @pytest.mark.parametrize(
     ("caps", "expected"),
     [
-        pytest.param(KAFKA_28, {}, id="2.8-all"),
-        pytest.param(KAFKA_26, {Kind.SCRAM_USER: SCRAM_REASON}, id="2.6-no-scram"),
-        pytest.param(KAFKA_25, {Kind.QUOTA: QUOTA_REASON, Kind.SCRAM_USER: SCRAM_REASON}, id="2.5"),
+        pytest.param(KAFKA_41, {}, id="4.1-all"),
+        pytest.param(KAFKA_40, {Kind.GROUP_CONFIG: GROUP_REASON}, id="4.0-no-group-listing"),
+        pytest.param(KAFKA_28, KAFKA_4_ENTITIES, id="2.8-no-kafka-4-entities"),
+        pytest.param(KAFKA_26, {Kind.SCRAM_USER: SCRAM_REASON, **KAFKA_4_ENTITIES}, id="2.6-no-scram"),
+        pytest.param(KAFKA_25, {Kind.QUOTA: QUOTA_REASON, Kind.SCRAM_USER: SCRAM_REASON, **KAFKA_4_ENTITIES}, id="2.5"),
         pytest.param(
             KAFKA_22,
             {
@@ -56,6 +68,10 @@ APP_READ = acl("User:app", "READ", "orders")
                 Kind.SCRAM_USER: SCRAM_REASON,
                 Kind.BROKER_CONFIG: "not supported by this cluster (version): it lacks "
                 "IncrementalAlterConfigs (Kafka 2.3+)",
+                Kind.GROUP_CONFIG: "not supported by this cluster (version): it lacks "
+                "ListConfigResources v1, IncrementalAlterConfigs (Kafka 4.1+)",
+                Kind.CLIENT_METRICS: "not supported by this cluster (version): it lacks "
+                "ListConfigResources, IncrementalAlterConfigs (Kafka 4.0+)",
             },
             id="2.2",
         ),

@@ -1,0 +1,123 @@
+"""Group configs and client-metrics subscriptions: one planner for both config-entity kinds.
+
+A declared entity (a group id, a subscription name) gets its configs set; keys set live but not declared are reset
+for a subscription (it is declared whole: ``metrics``, ``interval.ms``, ``match``) and, for a group, when the delete
+policy allows it for ``group_config`` (else they are listed as unmanaged). A live entity that is not declared but
+owned by the Ownership rules (``groups``, ``clientMetrics``) is deleted, every key of it removed, when the delete
+policy allows it for its kind, and listed as unmanaged otherwise. A group config may be declared before the group
+exists: Kafka keeps it by id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reconciler.model import catalogue, entities, payloads, plans
+from reconciler.model.kinds import Kind
+from reconciler.planner import common, views
+
+PHASES: Mapping[Kind, plans.Phase] = {
+    Kind.GROUP_CONFIG: plans.Phase.GROUP_CONFIG,
+    Kind.CLIENT_METRICS: plans.Phase.CLIENT_METRICS,
+}
+_REASONS = {
+    Kind.GROUP_CONFIG: "group configs differ from the manifests",
+    Kind.CLIENT_METRICS: "the client-metrics subscription differs from the manifests",
+}
+
+
+def plan_entities(ctx: common.Context, kind: Kind) -> None:
+    """Add the changes and unmanaged entries of ``kind`` (``GROUP_CONFIG`` or ``CLIENT_METRICS``) to ``ctx``."""
+    wanted = entities.desired_section(ctx.desired, kind)
+    live = entities.live_section(ctx.live, kind)
+    if live is None:
+        if wanted:
+            ctx.unreadable(
+                kind,
+                f"{entities.LABELS[kind]} could not be read from the cluster; they are not planned",
+                code=f"{kind.value}-unreadable",
+            )
+        return
+    reset = kind == Kind.CLIENT_METRICS or ctx.may_delete(kind)
+    for name in sorted(wanted):
+        _plan_one(ctx, kind, name, want=wanted[name].configs, have=live.get(name) or {}, reset=reset,
+                  source=common.source_text(wanted[name].source))  # fmt: skip
+    if not ctx.manages_undeclared(kind):
+        return
+    rules = entities.rules(ctx.desired.ownership, kind)
+    for name in sorted(live.keys() - wanted.keys()):
+        if not live[name] or not any(p.matches(name) for p in rules):
+            continue
+        address = views.address(kind, name)
+        if not ctx.may_delete(kind):
+            ctx.keep_unmanaged(kind=kind, name=name, address=address)
+            continue
+        have = live[name]
+        removals = tuple(payloads.ConfigOp.delete(k) for k in sorted(have))
+        ctx.changes.append(
+            plans.Change(
+                address=address,
+                kind=kind,
+                name=name,
+                action=plans.Action.DELETE,
+                phase=PHASES[kind],
+                before=payloads.EntityConfigPayload(dict(sorted(have.items()))),
+                after=payloads.EntityConfigPayload({}, config_ops=removals),
+                attributes=tuple(
+                    plans.AttributeChange(name=payloads.config_attribute(k), before=v, after=None)
+                    for k, v in sorted(have.items())
+                ),
+                reasons=(f"{entities.NOUNS[kind]} is not declared and is owned by the ownership rules",),
+                fingerprint=views.fingerprint_of(entities.view(name, have)),
+            )
+        )
+
+
+def _plan_one(
+    ctx: common.Context,
+    kind: Kind,
+    name: str,
+    *,
+    want: Mapping[str, str],
+    have: Mapping[str, str | None],
+    reset: bool,
+    source: str | None,
+) -> None:
+    specs = catalogue.GROUP_CONFIGS if kind == Kind.GROUP_CONFIG else catalogue.CLIENT_METRICS_CONFIGS
+
+    def default_of(key: str) -> str | None:
+        # A group's keys fall back to the broker's own group.* settings, which the read does not know.
+        spec = specs.get(key)
+        return spec.default if spec is not None and kind == Kind.CLIENT_METRICS else None
+
+    diff = common.diff_configs(want, have, sensitive=common.is_sensitive, default_of=default_of, reset_undeclared=reset)
+    address = views.address(kind, name)
+    if diff.kept:
+        ctx.unmanaged.append(
+            plans.Unmanaged(
+                address=address,
+                kind=kind,
+                name=name,
+                reason=f"config(s) set on the group but not declared: {', '.join(diff.kept)}; "
+                "resets are disabled for group configs",
+            )
+        )
+    if not diff.attributes:
+        ctx.unchanged[kind] += 1
+        return
+    result = {**{k: have[k] for k in diff.kept}, **want}
+    ctx.changes.append(
+        plans.Change(
+            address=address,
+            kind=kind,
+            name=name,
+            action=plans.Action.UPDATE if have else plans.Action.CREATE,
+            phase=PHASES[kind],
+            before=payloads.EntityConfigPayload(dict(sorted(have.items()))) if have else None,
+            after=payloads.EntityConfigPayload(dict(sorted(result.items())), config_ops=diff.ops),
+            attributes=diff.attributes,
+            reasons=(_REASONS[kind],),
+            fingerprint=views.fingerprint_of(entities.view(name, have)),
+            source=source,
+        )
+    )
