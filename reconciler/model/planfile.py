@@ -163,6 +163,7 @@ _SCOPE_FIELDS: dict[str, Callable[[Any, str], None]] = {
     "principals": _rules_by_kind,
     "quota_entities": _rules,
     "internal_topics": _rules,
+    "entities": _rules_by_kind,  # group configs and client-metrics subscriptions owned by name
     "fingerprints": _fingerprints,
     "counts": _counts,
 }

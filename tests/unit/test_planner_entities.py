@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -214,3 +215,13 @@ def test_snapshot_round_trip_keeps_both_sections() -> None:
     assert again.client_metrics == before.client_metrics
     unread = snapshotfile.from_json_dict(snapshotfile.to_json_dict(dataclasses.replace(before, group_configs=None)))
     assert unread.group_configs is None
+
+
+def test_a_saved_plan_with_owned_entities_loads_and_names_them_in_its_scope(tmp_path: Path) -> None:
+    result = plan(wanted(groups={"orders": GROUP}, own_groups=("orders",), own_subscriptions=("p-",)), live())
+    path = tmp_path / "plan.json"
+    result.save(path)
+    loaded = plans.Plan.load(path)
+    assert loaded.scope is not None
+    assert loaded.scope["entities"] == {"client_metrics": [["prefix", "p-"]], "group_config": [["prefix", "orders"]]}
+    assert loaded.to_json() == result.to_json()
