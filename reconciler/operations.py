@@ -40,9 +40,7 @@ def load_manifests(
         return manifests.load(list(paths), environment=environment, env=env)
 
 
-def read_filters(
-    wanted: desired.DesiredState,
-) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+def read_filters(wanted: desired.DesiredState) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
     """Topic and principal filters so the read covers only what the manifests and ownership rules need."""
     declared_topics = frozenset(wanted.topics)
     # Live topics whose names collide with a declared one ('.' and '_' alike) are read too: the planner blocks
@@ -72,15 +70,11 @@ def read_filters(
 def read_live(adapter: AdminPort, wanted: desired.DesiredState) -> state.ClusterState:
     """Read what ``wanted`` needs from the cluster; a kind the cluster's version cannot manage is left unread (the
     plan blocks its changes, naming what the cluster lacks)."""
-    kinds = planner.planned_kinds(wanted)
-    topic_filter, principal_filter = read_filters(wanted)
-    live: state.ClusterState = adapter.read_state(
-        kinds=kinds,
-        topic_filter=topic_filter,
-        principal_filter=principal_filter,
-        entity_filters=entities.read_filters(wanted),
+    kinds, (topics, principals) = planner.planned_kinds(wanted), read_filters(wanted)
+    entity_filters = entities.read_filters(wanted)
+    return adapter.read_state(
+        kinds=kinds, topic_filter=topics, principal_filter=principals, entity_filters=entity_filters
     )
-    return live
 
 
 def make_plan(

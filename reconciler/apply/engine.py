@@ -56,8 +56,7 @@ RUNNERS = {
     plans.Phase.QUOTA: resource_phases.run_quotas,
     plans.Phase.SCRAM: resource_phases.run_scram,
     plans.Phase.BROKER_CONFIG: resource_phases.run_configs,
-    plans.Phase.GROUP_CONFIG: resource_phases.run_configs,
-    plans.Phase.CLIENT_METRICS: resource_phases.run_configs,
+    **dict.fromkeys((plans.Phase.GROUP_CONFIG, plans.Phase.CLIENT_METRICS), resource_phases.run_configs),
     plans.Phase.ACL_CREATE: resource_phases.run_acls,
 }
 
