@@ -2,11 +2,10 @@
 
 ``apply_plan`` is the library entry point. It decodes the plan once into typed operations (``decoded``): one path,
 plan file -> typed operations -> requests (the phase runners) -> outcomes -> read-back of the same operations
-(``readback``, ``verify``). Before any write it reads the affected resources once,
-refuses a plan for another cluster, a stale plan, an impossible plan, a plan that would lock the
-tool's own principal out, and a plan whose SCRAM password references or redacted config values do not
-resolve (each secret is read once, there). Phases run in
-the plan's order (deletes before adds); requests are not transactional (KIP-4), so independent items
+(``readback``, ``verify``). Before any write it reads the affected resources once, refuses a plan for another
+cluster, a stale plan, an impossible plan, a plan that would lock the tool's own principal out, and a plan whose
+SCRAM password references or redacted config values do not resolve (each secret is read once, there). Phases run
+in the plan's order (deletes before adds); requests are not transactional (KIP-4), so independent items
 go ahead after a failure and only the dependants of a failed item are skipped. After the phases it
 reads the affected resources back and reports whether the cluster converged.
 """
