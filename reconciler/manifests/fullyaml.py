@@ -35,9 +35,6 @@ if HAVE_C_PARSER:  # pragma: no branch - depends on the installed wheel
     from ruamel.yaml.cyaml import CSafeLoader
 
 _VAR = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-# YAML 1.2 core schema: an unquoted value that is wholly a number or a boolean once substituted is read as one.
-_PLAIN_INT = re.compile(r"[-+]?[0-9]{1,30}")
-_PLAIN_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _TAG = "tag:yaml.org,2002:"
 
 
@@ -46,8 +43,9 @@ class _Abort(Exception):
 
 
 class _Converter:
-    def __init__(self, *, file: str, env: Mapping[str, str], diags: list[errors.Diagnostic]) -> None:
+    def __init__(self, *, file: str, env: Mapping[str, str], diags: list[errors.Diagnostic], text: str = "") -> None:
         self.file = file
+        self.text = text
         self.env = env
         self.diags = diags
         self.positions: dict[Path_, Position] = {}
@@ -150,12 +148,24 @@ class _Converter:
                 continue
             where[key] = key_node
             if not aliased:
-                km, vm = key_node.start_mark, value_node.start_mark
-                self.positions[sub] = (self.file, vm.line + 1, vm.column + 1, km.line + 1, km.column + 1)
+                km = key_node.start_mark
+                vl, vc = self.value_at(key_node, value_node)
+                self.positions[sub] = (self.file, vl, vc, km.line + 1, km.column + 1)
             result[key] = self.convert(value_node, sub, aliased=aliased, depth=depth + 1)
         for k, v in merged.items():
             result.setdefault(k, v)
         return result
+
+    def value_at(self, key_node: nodes.Node, value_node: nodes.Node) -> tuple[int, int]:
+        """The 1-based (line, column) of a mapping value. An empty value (``d:``) is placed just after its ``:``,
+        as the pure parser marks it; libyaml marks it at the next token, which may be on another line."""
+        mark = value_node.start_mark
+        empty = isinstance(value_node, nodes.ScalarNode) and value_node.value == "" and not value_node.style
+        if empty and self.text:
+            colon = self.text.find(":", key_node.end_mark.index)
+            if colon >= 0:
+                return self.text.count("\n", 0, colon) + 1, colon - (self.text.rfind("\n", 0, colon) + 1) + 2
+        return mark.line + 1, mark.column + 1
 
     def scalar(self, node: nodes.ScalarNode, path: Path_) -> Any:
         tag, text = str(node.tag), str(node.value)
@@ -163,13 +173,10 @@ class _Converter:
             if "$" not in text:
                 return text
             value = self.substitute(node, text, path)
-            if not node.style and value != text:  # plain (unquoted): the result is typed as YAML would type it
-                if value in ("true", "false"):
-                    return value == "true"
-                if _PLAIN_INT.fullmatch(value):
-                    return int(value)
-                if _PLAIN_FLOAT.fullmatch(value):
-                    return float(value)
+            if not node.style and value != text:
+                # Plain (unquoted): typed exactly as the same text written there would be (the one rule of both
+                # readers, ``plainyaml.resolve``): a number, true/false, or null (``~``, ``null``, empty).
+                return plainyaml.typed(plainyaml.resolve(value), value)
             return value
         return plainyaml.typed(tag[len(_TAG) :], text)
 
@@ -243,6 +250,33 @@ def compose_all(text: str, *, pure: bool) -> Iterator[nodes.Node]:
         loader.dispose()
 
 
+_V12 = (
+    "remove the directive: in YAML 1.2 only true/false are booleans (yes, no, on, off are text) "
+    "and 0o17 is octal (017 is seventeen)"
+)
+
+
+def _other_yaml_version(text: str) -> tuple[str, int, int] | None:
+    """The first ``%YAML`` directive naming another version than 1.2, as (version, line, column), else ``None``.
+
+    Both readers type every plain scalar by the YAML 1.2 core schema; a document declaring YAML 1.1 means other
+    types (``yes`` a boolean, ``017`` octal), which neither gives it, so such a file is refused rather than read
+    one way here and another way there. A text that does not parse is left to the reader to report.
+    """
+    if "%YAML" not in text:
+        return None
+    try:
+        for event in YAML(typ="safe", pure=True).parse(text):
+            version = getattr(event, "version", None)
+            if type(event).__name__ == "DocumentStartEvent" and version is not None and tuple(version) != (1, 2):
+                at = text.rfind("%YAML", 0, event.start_mark.index + 1)
+                line = text.count("\n", 0, at) + 1
+                return ".".join(str(v) for v in version), line, at - (text.rfind("\n", 0, at) + 1) + 1
+    except (YAMLError, RecursionError, ValueError):
+        return None
+    return None
+
+
 def _at(exc: MarkedYAMLError) -> tuple[int, int]:
     mark = exc.problem_mark or exc.context_mark
     return (mark.line, mark.column) if mark is not None else (-1, -1)
@@ -256,7 +290,11 @@ def read(
     def fail(message: str, *, line: int | None = None, column: int | None = None, hint: str | None = None) -> None:
         diags.append(errors.Diagnostic(message=message, file=display, line=line, column=column, hint=hint))
 
-    converter = _Converter(file=display, env=env, diags=diags)
+    directive = _other_yaml_version(text)
+    if directive is not None:
+        fail(f"%YAML {directive[0]}: manifests are YAML 1.2", line=directive[1], column=directive[2], hint=_V12)
+        return []
+    converter = _Converter(file=display, env=env, diags=diags, text=text)
     documents: list[RawDocument] = []
     try:
         for node in compose_all(text, pure=not _c_parser()):

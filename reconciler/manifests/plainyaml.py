@@ -91,8 +91,9 @@ def typed(kind: str, text: str) -> Any:
     """The Python value of a scalar of YAML type ``kind`` written as ``text`` (unknown types stay text)."""
     if kind == "null":
         return None
-    if kind == "bool":
-        return text.lower() == "true"
+    if kind == "bool":  # only true/false (any case) are YAML 1.2 booleans; an explicit !!bool yes stays text
+        lowered = text.lower()
+        return lowered == "true" if lowered in ("true", "false") else text
     if kind == "int":
         digits = text.replace("_", "")
         try:
