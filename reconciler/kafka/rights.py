@@ -85,7 +85,45 @@ def grant_hint(api: str, *, settings: Any, name: str | None = None, wire: Any = 
     operation, resource = needed
     if "{name}" in resource:
         resource = resource.format(name=name) if name else resource.replace(" {name}", "s it names")
-    return f"grant {operation} on {resource} to {principal_of(settings, wire=wire)}"
+    grant = f"grant {operation} on {resource}"
+    return unread_rules_hint(grant, wire) or f"{grant} to {principal_of(settings, wire=wire)}"
+
+
+def unread_rules_hint(grant: str, wire: Any) -> str | None:
+    """The hint when the brokers' naming rules could not be read (the principal may not read broker configs): the
+    name the client side computes may not be the one the brokers use (their mapping rules, another OAuth claim), so
+    granting it could grant the wrong principal. It says so first, names the grant that lets the tool read the
+    rules (DESCRIBE_CONFIGS on the cluster), and the candidates. ``None`` in every other case."""
+    if wire is None or wire.broker_rules is not False:
+        return None
+    settings = wire.settings
+    if getattr(settings, "security_protocol", None) == "PLAINTEXT" or (
+        settings.uses_sasl and settings.sasl_mechanism != "OAUTHBEARER"
+    ):
+        return None
+    try:
+        claims = wire.token_provider.claims if wire.token_provider is not None else {}
+        certificate = None if settings.uses_sasl else tls.client_certificate(settings)
+        client = identity.principal(settings, None, claims=claims, certificate=certificate)
+        default = identity.BrokerRules(mapping_rules=None, sub_claim="sub", builder=None, source="Kafka's defaults")
+        kafka_default = identity.principal(settings, default, claims=claims, certificate=certificate)
+    except (errors.ReconcilerError, ValueError):
+        return None
+    setting = identity.SUB_CLAIM if settings.uses_sasl else identity.MAPPING_RULES
+    rule = "the default claim, sub" if settings.uses_sasl else "Kafka's default rule"
+    if client is None and kafka_default is None:
+        return None
+    if client == kafka_default or client is None or kafka_default is None:
+        who = f"{client or kafka_default} by the client settings and {rule}"
+    else:
+        who = f"{client} by the client settings, {kafka_default} by {rule}"
+    read_rules = f"grant DESCRIBE_CONFIGS on {CLUSTER}"
+    then = "" if grant == read_rules else f", then {grant} to the principal it names"
+    return (
+        f"the brokers' {setting} could not be read, so the principal they give this connection may not be the one "
+        f"the client computes ({who}): first {read_rules} to the brokers' principal for this connection, which "
+        f"lets the tool read the rules and name it{then}"
+    )
 
 
 def is_authorization_error(error_name: str | None) -> bool:

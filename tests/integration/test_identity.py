@@ -128,6 +128,49 @@ def test_a_principal_the_acls_cannot_explain_is_refused_not_guessed(
     assert len(acls_of(kafka_secure, principal)) == 4
 
 
+def test_a_principal_that_may_not_read_the_brokers_rules_is_told_first_that_its_name_is_uncertain(
+    kafka_secure: SecureCluster, topic_prefix: str
+) -> None:
+    """Regression: when the principal may not read broker configs, the hint named the client-side identity (the
+    certificate's whole subject) although the brokers' mapping rule names it otherwise: granting that granted the
+    wrong principal. The hint now says so first and names the cluster grant that lets the tool read the rules;
+    granting that to the brokers' principal makes the next hint name it."""
+    name, topic = f"{topic_prefix}blind", f"{topic_prefix}orders"
+    principal = f"User:{name}"
+    settings = kafka_secure.mtls_settings(kafka_secure.pki.client(name, unit="mapped"))
+    cluster = ResourcePattern(KafkaResourceType.CLUSTER, "kafka-cluster", ACLResourcePatternType.LITERAL)
+    on_topic = ResourcePattern(KafkaResourceType.TOPIC, topic, ACLResourcePatternType.LITERAL)
+    with kafka_secure.admin_session() as admin:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+        admin.create_acls(
+            [ACL(principal, "*", DESCRIBE, ACLPermissionType.ALLOW, p) for p in (on_topic, cluster)]
+        )  # fmt: skip
+    eventually(lambda: len(acls_of(kafka_secure, principal)) == 2, what="the principal's two ACLs")
+
+    def refused(adapter: KafkaAdapter) -> str:
+        with pytest.raises(RequestFailed) as info:
+            adapter.read_state(kinds=frozenset({Kind.TOPIC}), topic_filter=lambda n: n == topic)
+        return str(info.value)
+
+    subject = f"User:CN={name},OU=mapped,O=kafka-reconciler tests"
+    with KafkaAdapter(settings) as adapter:
+        adapter.principal  # noqa: B018  (apply reads the brokers' rules here: refused, DESCRIBE_CONFIGS is missing)
+        message = refused(adapter)
+    hint = (
+        "the brokers' ssl.principal.mapping.rules could not be read, so the principal they give this connection may "
+        f"not be the one the client computes ({subject} by the client settings and Kafka's default rule): first "
+        "grant DESCRIBE_CONFIGS on CLUSTER kafka-cluster to the brokers' principal for this connection, which lets "
+        f"the tool read the rules and name it, then grant DESCRIBE_CONFIGS on TOPIC {topic} to the principal it names"
+    )
+    assert message.endswith(hint), message
+    with kafka_secure.admin_session() as admin:
+        admin.create_acls([ACL(principal, "*", DESCRIBE_CONFIGS, ACLPermissionType.ALLOW, cluster)])
+    eventually(lambda: len(acls_of(kafka_secure, principal)) == 3, what="the cluster grant")
+    with KafkaAdapter(settings) as adapter:
+        assert adapter.principal == principal
+        assert refused(adapter).endswith(f"grant DESCRIBE_CONFIGS on TOPIC {topic} to {principal}")
+
+
 def test_a_refused_read_names_the_principal_the_brokers_mapping_rule_makes(
     kafka_secure: SecureCluster, topic_prefix: str
 ) -> None:

@@ -5,6 +5,7 @@ file written here and a connection object that never connects."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -83,11 +84,11 @@ def test_a_tls_hint_names_the_principal_the_brokers_mapping_rules_make(tmp_path:
 
 
 def test_without_the_brokers_rules_the_hint_says_the_client_settings_named_it(tmp_path: Path) -> None:
-    for rules in (None, False):  # not read (no request is sent for a hint), or could not be read
-        assert hint(tls_wire(tmp_path, rules)) == (
-            "grant DESCRIBE_CONFIGS on TOPIC orders to User:CN=kafka-plan,OU=ci,O=acme "
-            "(named by the client settings; the brokers' ssl.principal.mapping.rules was not read)"
-        )
+    # not read yet (no request is sent for a hint); could not be read: the next test
+    assert hint(tls_wire(tmp_path, None)) == (
+        "grant DESCRIBE_CONFIGS on TOPIC orders to User:CN=kafka-plan,OU=ci,O=acme "
+        "(named by the client settings; the brokers' ssl.principal.mapping.rules was not read)"
+    )
 
 
 def test_an_oauth_hint_names_the_claim_the_brokers_name_the_principal_by() -> None:
@@ -123,3 +124,30 @@ def test_sasl_and_plaintext_hints_need_no_computation() -> None:
     )
     assert rights.principal_of(scram) == "User:kafka-plan"
     assert rights.principal_of(ConnectionSettings(bootstrap_servers=("broker1:9092",))) == "User:ANONYMOUS"
+
+
+def test_when_the_brokers_rules_could_not_be_read_the_hint_says_first_that_the_principal_is_uncertain(
+    tmp_path: Path,
+) -> None:
+    """Regression: with the brokers' rules unreadable (the principal may not read broker configs) the hint named
+    the client-side identity as if it were the brokers', and granting it granted the wrong principal under mapping
+    rules or another OAuth claim. It now says so first, names the grant that lets the tool read the rules, and the
+    candidates."""
+    wire = tls_wire(tmp_path, False)
+    wire.settings = dataclasses.replace(wire.settings, ssl_principal_mapping_rules=RULES)
+    assert hint(wire) == (
+        "the brokers' ssl.principal.mapping.rules could not be read, so the principal they give this connection may "
+        "not be the one the client computes (User:svc-kafka-plan by the client settings, "
+        "User:CN=kafka-plan,OU=ci,O=acme by Kafka's default rule): first grant DESCRIBE_CONFIGS on CLUSTER "
+        "kafka-cluster to the brokers' principal for this connection, which lets the tool read the rules and name "
+        "it, then grant DESCRIBE_CONFIGS on TOPIC orders to the principal it names"
+    )
+    refused_rules = rights.grant_hint("DescribeConfigs:broker", settings=wire.settings, wire=wire)
+    assert refused_rules is not None and refused_rules.endswith("lets the tool read the rules and name it")
+    oauth = rights.grant_hint("DescribeAcls", settings=oauth_wire({"sub": "5f1c"}, False).settings,
+                              wire=oauth_wire({"sub": "5f1c"}, False))  # fmt: skip
+    assert oauth is not None and oauth.startswith(
+        "the brokers' sasl.oauthbearer.sub.claim.name could not be read, so the principal they give this connection "
+        "may not be the one the client computes (User:5f1c by the client settings and the default claim, sub): first"
+    )
+    assert oauth.endswith("then grant DESCRIBE on CLUSTER kafka-cluster to the principal it names")
