@@ -9,7 +9,8 @@ of the filter that redacts secrets):
 
 - a SASL authentication error, at once;
 - a listener that does not speak what the client speaks (a SASL client on a PLAINTEXT or SSL listener, a TLS
-  client on a plaintext listener), at once;
+  client on a plaintext listener, a plaintext client on a TLS listener, which answers with a TLS alert record that
+  kafka-python reads as an invalid frame length), at once;
 - refused connections and unknown hosts, once every bootstrap address has failed at least once and there were
   ``ATTEMPTS`` such failures per address in all (so a broker that is restarting gets a second chance);
 - ``MAX_DROPS`` connections that the broker accepted and then closed during the handshake (wrong credentials,
@@ -101,7 +102,28 @@ def classify(address: str, exc: BaseException) -> Failure:
         return Failure(address, "tls", f"TLS handshake failed: {tls_failure(reason) or reason}")
     if "socket disconnected" in text:
         return Failure(address, "dropped", text)
+    if _tls_record(text):
+        return Failure(
+            address,
+            "mismatch",
+            "protocol mismatch: the port speaks TLS (it answered the plaintext greeting with a TLS record); set "
+            "security.protocol to SSL or SASL_SSL, or use the broker's plaintext port",
+        )
     return Failure(address, "other", text)
+
+
+_FRAME_LENGTH = re.compile(r"Invalid frame length: (-?\d+)")
+
+
+def _tls_record(text: str) -> bool:
+    """Whether kafka-python refused a response whose "frame length" is the head of a TLS record: a TLS listener
+    answers a plaintext request with an alert (content type 21) or handshake (22) record of version 3.x, whose first
+    four bytes read as a length of 0x1503xxxx (352518912 and up)."""
+    match = _FRAME_LENGTH.search(text)
+    if match is None:
+        return False
+    head = int(match.group(1)).to_bytes(4, "big", signed=True)
+    return head[0] in (21, 22) and head[1] == 3
 
 
 _TLS_FAILURES = (

@@ -22,6 +22,7 @@ from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import bootstrap, wire
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.secure import SecureCluster
 from tests.support.integration import closed_port, write_manifests
 from tests.support.live import cli
 
@@ -95,6 +96,23 @@ def test_tls_client_on_a_plaintext_listener(manifests: Path, kafka_single: Kafka
     message = plan_error(manifests, "--bootstrap-server", kafka_single.bootstrap, env=env)
     assert f"{kafka_single.bootstrap}: protocol mismatch: the broker closed the connection during the TLS" in message
     assert "not-used-Qx81" not in message
+
+
+@pytest.mark.parametrize("protocol", ["PLAINTEXT", "SASL_PLAINTEXT"])
+def test_plaintext_client_on_a_tls_listener(manifests: Path, kafka_secure: SecureCluster, protocol: str) -> None:
+    """Regression: a PLAINTEXT client on a TLS port waited out the whole timeout and ended with "Invalid frame
+    length: 352518912" (0x15030300, the head of the TLS alert record the broker answered with)."""
+    env = {"KAFKA_SECURITY_PROTOCOL": protocol}
+    if protocol == "SASL_PLAINTEXT":
+        env |= {"KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "admin"}
+        env |= {"KAFKA_SASL_PASSWORD": "not-used-Qx81"}
+    address = kafka_secure.address("TLS")
+    started = time.monotonic()
+    message = plan_error(manifests, "--bootstrap-server", address, env=env)
+    assert time.monotonic() - started < 30  # at once, not after the 60 s request timeout
+    assert f"{address}: protocol mismatch: the port speaks TLS" in message, message
+    assert "set security.protocol to SSL or SASL_SSL" in message
+    assert "frame length" not in message and "not-used-Qx81" not in message
 
 
 def test_plaintext_client_on_a_sasl_listener(manifests: Path, kafka_sasl: KafkaCluster) -> None:

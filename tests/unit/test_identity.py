@@ -7,6 +7,7 @@ first, attributes without an RFC 2253 keyword as ``<OID>=#<hex DER>``), not deri
 
 from __future__ import annotations
 
+import kafka.errors as kafka_errors
 import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
@@ -109,6 +110,21 @@ def test_rights_the_acls_of_the_principal_do_not_explain() -> None:
 def test_tls_failures_name_their_cause(openssl: str, expected: str) -> None:
     sentence = bootstrap.tls_failure(openssl)
     assert sentence is not None and sentence.startswith(expected), sentence
+
+
+@pytest.mark.parametrize(
+    ("length", "kind"),
+    [
+        (0x15030300, "mismatch"),  # an alert record, TLS 1.2 framing: what Kafka's TLS listener answers
+        (0x16030100, "mismatch"),  # a handshake record
+        (1_000_000_000, "other"),  # too long, and no TLS record head
+    ],
+)
+def test_a_tls_record_read_as_a_frame_length_names_a_tls_port(length: int, kind: str) -> None:
+    failure = bootstrap.classify("b:9093", kafka_errors.InvalidReceiveError(f"Invalid frame length: {length}"))
+    assert failure.kind == kind
+    if kind == "mismatch":
+        assert failure.detail.startswith("protocol mismatch: the port speaks TLS")
 
 
 def test_a_refused_client_certificate_is_named_by_what_the_client_knows_of_it() -> None:
