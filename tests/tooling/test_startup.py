@@ -111,6 +111,7 @@ VALIDATE_MODULES = [
     "reconciler.manifests.build",
     "reconciler.manifests.check",
     "reconciler.manifests.depth",
+    "reconciler.manifests.entities",
     "reconciler.manifests.fields",
     "reconciler.manifests.hints",
     "reconciler.manifests.loader",
