@@ -16,13 +16,14 @@ from typing import Any, Generic, TypeVar
 
 from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
-from reconciler.base import errors
+from reconciler.base import answers, errors
 from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort, ItemResultLike
 from reconciler.model import plans
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
+R = TypeVar("R")
 
 CONNECTION_ERROR = "CONNECTION_ERROR"
 REQUEST_FAILED = "REQUEST_FAILED"
@@ -82,6 +83,20 @@ class ApplyContext:
 
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)
+
+    def answering(self, phase: plans.Phase, total: int, run: Callable[[], R]) -> R:
+        """``run()``, with an ``ANSWERED`` event of ``phase`` as each of its write requests is answered: how many of
+        the phase's ``total`` items have been answered so far (never past ``total``: a retried item is answered
+        again). A phase sent in several requests then advances per answer, not only at its end."""
+        answered = 0
+
+        def on_answer(items: int) -> None:
+            nonlocal answered
+            answered = min(total, answered + items)
+            self.emit(ApplyEvent(EventKind.ANSWERED, phase=phase, done=answered, total=total))
+
+        with answers.listening(on_answer):
+            return run()
 
     def settle(self, check: Callable[[], list[T]], *, settle_s: float, poll_s: float) -> list[T]:
         """Call ``check`` (a read-back returning what is not yet as wanted) until it returns nothing or

@@ -337,8 +337,8 @@ def _run_phase(
     ctx: ApplyContext, phase: plans.Phase, send: Sequence[decoded.Operation], live: state.ClusterState
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
-    try:
-        return RUNNERS[phase](ctx, send, live=live)
+    try:  # progress advances as each write request is answered, not only at the phase's end
+        return ctx.answering(phase, len(send), lambda: RUNNERS[phase](ctx, send, live=live))
     except errors.ReconcilerError as exc:
         name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
         return [outcomes.failed(op.change, error_name=name, message=str(exc), dry_run=ctx.dry_run) for op in send]

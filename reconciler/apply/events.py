@@ -17,6 +17,7 @@ class EventKind(str, enum.Enum):
     RETRY = "retry"
     WAITING = "waiting"
     VERIFYING = "verifying"  # the read-back after the writes: ``done`` of ``total`` applied changes converged
+    ANSWERED = "answered"  # the phase's write requests so far answered for ``done`` of the ``total`` items it sends
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -85,7 +85,7 @@ def run_and_report(
     if fmt is ApplyFormat.json:
         output.echo(report.to_json())
     elif terminal.is_tty(console.file):
-        console.print(apply_display.report_table(report))
+        console.print(apply_display.report_table(report, max_rows=max(console.size.height - 8, 20)))
         console.print(apply_display.summary_line(report), markup=False)
     else:
         console.print(apply_display.report_text(report), markup=False, end="")

@@ -23,6 +23,7 @@ from reconciler.apply.apply_report import ApplyReport, ItemOutcome, Outcome
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.base.terminal import count, is_tty
 from reconciler.model import plans
+from reconciler.render import repeats
 
 STYLES = {
     Outcome.APPLIED: "green",
@@ -56,6 +57,8 @@ class PlainProgress:
             self.console.print(f"{label}: {count(event.total, 'item')}", highlight=False)
         elif event.kind is EventKind.ITEM_DONE and event.outcome is not None:
             self.outcomes[event.outcome] += 1
+        elif event.kind is EventKind.ANSWERED and event.done < event.total:  # the last answer: "done" says it
+            self.console.print(f"{label}: {event.done}/{event.total} answered", highlight=False)
         elif event.kind in (EventKind.RETRY, EventKind.WAITING):
             self.console.print(f"{label}: {event.message}", highlight=False)
         elif event.kind is EventKind.PHASE_FINISHED:
@@ -71,6 +74,8 @@ class RichProgress:
         self.progress = progress
         self.tasks: dict[plans.Phase, TaskID] = {}
         self.verifying: TaskID | None = None
+        self.answered: dict[plans.Phase, int] = {}  # items the phase's requests have been answered for
+        self.finished: dict[plans.Phase, int] = {}  # items the phase has reported done
 
     def __call__(self, event: ApplyEvent) -> None:
         phase = event.phase
@@ -86,8 +91,13 @@ class RichProgress:
             self.tasks[phase] = self.progress.add_task(phase.label, total=event.total)
         elif phase not in self.tasks:
             return
-        elif event.kind is EventKind.ITEM_DONE:
-            self.progress.advance(self.tasks[phase])
+        elif event.kind in (EventKind.ITEM_DONE, EventKind.ANSWERED):
+            if event.kind is EventKind.ANSWERED:
+                self.answered[phase] = event.done
+            else:
+                self.finished[phase] = self.finished.get(phase, 0) + 1
+            shown = max(self.answered.get(phase, 0), self.finished.get(phase, 0))
+            self.progress.update(self.tasks[phase], completed=shown)
         elif event.kind in (EventKind.RETRY, EventKind.WAITING):
             self.progress.update(self.tasks[phase], description=f"{phase.label}: {event.message}")
         elif event.kind is EventKind.PHASE_FINISHED:
@@ -183,23 +193,46 @@ def summary_line(report: ApplyReport) -> str:
     )
 
 
-def report_table(report: ApplyReport) -> Table:
-    """The per-resource outcome table, then phase timings as a caption."""
+Row = tuple[str, str, str, str]  # phase, resource, outcome (markup), detail: as the table shows them
+GROUP_AT = 5  # alike rows (same phase, outcome and detail) grouped into one, once the table is over a screenful
+
+
+def _grouped(rows: list[Row]) -> list[Row]:
+    """``rows`` with each set of ``GROUP_AT`` or more alike ones as one row naming the first few, where the first
+    was."""
+    alike: dict[tuple[str, str, str], list[str]] = {}
+    for phase, resource, outcome, detail in rows:
+        alike.setdefault((phase, outcome, detail), []).append(resource)
+    out: list[Row] = []
+    for phase, resource, outcome, detail in rows:
+        same = alike[(phase, outcome, detail)]
+        if len(same) < GROUP_AT:
+            out.append((phase, resource, outcome, detail))
+        elif same[0] == resource:
+            out.append((phase, f"{len(same):,} resources: {repeats.names_text(same)}", outcome, detail))
+    return out
+
+
+def report_table(report: ApplyReport, *, max_rows: int | None = None) -> Table:
+    """The per-resource outcome table, then phase timings as a caption. Over ``max_rows`` rows (a screenful),
+    alike rows are grouped (``_grouped``); the JSON report and the plain report list every one."""
     table = Table(title="Dry run" if report.dry_run else "Apply", show_lines=False)
     table.add_column("phase")
     table.add_column("resource", overflow="fold")
     table.add_column("outcome")
     table.add_column("detail", overflow="fold")
-    for item in report.items:
-        style = STYLES[item.outcome]
-        table.add_row(
-            item.phase.label, escape(item.address), f"[{style}]{item.outcome.value}[/]", escape(_message(item))
-        )
-    for nc in report.not_converged:
-        table.add_row("read-back", escape(nc.address), "[bold red]not converged[/]", escape(nc.detail))
-    for partition in report.still_moving:
-        table.add_row("reassign", escape(partition), "[yellow]still moving[/]", "")
-    table.caption = "; ".join(f"{p.phase.label} {p.duration_s:.2f}s/{p.requests} req" for p in report.phases) or None
+    rows: list[Row] = [
+        (item.phase.label, item.address, f"[{STYLES[item.outcome]}]{item.outcome.value}[/]", _message(item))
+        for item in report.items
+    ]
+    rows += [("read-back", nc.address, "[bold red]not converged[/]", nc.detail) for nc in report.not_converged]
+    rows += [("reassign", partition, "[yellow]still moving[/]", "") for partition in report.still_moving]
+    grouped = max_rows is not None and len(rows) > max_rows
+    for phase, resource, outcome, detail in _grouped(rows) if grouped else rows:
+        table.add_row(phase, escape(resource), outcome, escape(detail))
+    timings = "; ".join(f"{p.phase.label} {p.duration_s:.2f}s/{p.requests} req" for p in report.phases)
+    note = "alike rows grouped; --format json lists each" if grouped else ""
+    table.caption = "; ".join(part for part in (timings, note) if part) or None
     return table
 
 

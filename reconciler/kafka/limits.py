@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from reconciler.base import answers as progress
 from reconciler.kafka.results import ConnectionLost, ItemResult
 
 T = TypeVar("T")
@@ -134,6 +135,7 @@ def send_within_limit(
         run = _first_run(rest, lambda i: weight(items[i]), max_records=limit, max_entities=entities)
         rest = rest[len(run) :]
         answers = send([items[i] for i in run])
+        progress.answered(len(run))
         for i, r in zip(run, answers, strict=True):
             results[i] = r
         again = [i for i in run if refused(results[i])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
+from rich.progress import Progress
 
 from reconciler.apply import ApplyEvent, EventKind, Outcome
 from reconciler.apply.apply_report import ApplyReport, CheckedBy, ItemOutcome, NotConverged, PhaseReport
@@ -172,3 +173,48 @@ def test_plain_progress_prints_the_read_back_status_when_its_counts_change() -> 
         for done, message in lines:
             sink(ApplyEvent(EventKind.VERIFYING, total=1100, done=done, message=message))
     assert out.getvalue().splitlines() == [f"read-back: {m}" for i, (_, m) in enumerate(lines) if i != 2]
+
+
+def _created(name: str, outcome: Outcome = Outcome.APPLIED, message: str | None = None) -> ItemOutcome:
+    return ItemOutcome(
+        f"topic/{name}", "topic", name, plans.Phase.TOPIC_CREATE, plans.Action.CREATE, outcome, message=message
+    )
+
+
+def test_a_table_over_a_screenful_groups_alike_rows_and_the_plain_report_keeps_every_one() -> None:
+    items = (*(_created(f"t{i:04d}") for i in range(2_000)), _created("odd", Outcome.FAILED, "bad"))
+    report = ApplyReport(cluster_id="c", dry_run=False, items=items, phases=(), converged=True, requests=3)
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(apply_display.report_table(report, max_rows=40))
+    table = out.getvalue()
+    assert "2,000 resources: topic/t0000, topic/t0001, topic/t0002, topic/t0003, topic/t0004, ... and 1,995" in table
+    assert "topic/odd" in table and "topic/t0005" not in table
+    assert "alike rows grouped; --format json lists each" in table
+    assert len(table.splitlines()) < 20
+    assert apply_display.report_text(report).count("applied          topic create   topic/t") == 2_000
+    small = io.StringIO()
+    Console(file=small, width=200, color_system=None).print(apply_display.report_table(report, max_rows=5_000))
+    assert "topic/t1999" in small.getvalue()  # within a screenful: a row each
+
+
+def test_the_progress_bar_advances_as_requests_are_answered() -> None:
+    console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=True)
+    bars = Progress(console=console)
+    sink = apply_display.RichProgress(bars)
+    phase = plans.Phase.TOPIC_CREATE
+    sink(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=1_000))
+    [task] = bars.tasks
+    sink(ApplyEvent(EventKind.ANSWERED, phase=phase, done=400, total=1_000))
+    assert task.completed == 400
+    sink(ApplyEvent(EventKind.ANSWERED, phase=phase, done=1_000, total=1_000))
+    for _ in range(1_000):  # the items reported done at the end of the phase do not count twice
+        sink(ApplyEvent(EventKind.ITEM_DONE, phase=phase, outcome=Outcome.APPLIED))
+    assert task.completed == 1_000
+
+
+def test_plain_progress_says_how_many_are_answered_before_the_last_answer() -> None:
+    out = io.StringIO()
+    sink = apply_display.PlainProgress(Console(file=out, width=200, color_system=None))
+    sink(ApplyEvent(EventKind.ANSWERED, phase=plans.Phase.TOPIC_CREATE, done=400, total=1_000))
+    sink(ApplyEvent(EventKind.ANSWERED, phase=plans.Phase.TOPIC_CREATE, done=1_000, total=1_000))
+    assert out.getvalue() == "topic create: 400/1000 answered\n"
