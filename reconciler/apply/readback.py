@@ -6,7 +6,9 @@ partition logs shows the last new topics a minute or more after CreateTopics ans
 not stop at a fixed time. It re-reads the resources that do not match yet (a targeted read, shrinking as they
 converge), waiting 0.5 s between reads at first and 1.5 times longer each time up to 5 s, and stops when
 
-- every resource converged;
+- every resource converged, and every broker's own metadata shows the topics created, deleted or grown (brokers
+  learn of them from the controller at different moments, in ZooKeeper mode through UpdateMetadata, and a later
+  plan may ask any of them);
 - nothing more converged for ``window_s(applied)``: 15 s plus 20 ms per partition created or added and per
   other applied change (15 s for a few changes, 3.6 minutes for 10,000 new topics);
 - or the read-back deadline passed: ``limit_s`` (``--read-back-timeout``), and never past the apply's own
@@ -86,6 +88,8 @@ def read_back(
     ctx.emit(status(applied, pending, elapsed_s=None))
     while True:
         missing = verify.not_converged(pending, read(pending))
+        if not missing:  # converged where it was read: every broker a later plan may ask must show it too
+            missing = _lagging(ctx, pending)
         still = {m.address for m in missing}
         if len(still) < len(pending):
             last_progress = clock()
@@ -101,6 +105,12 @@ def read_back(
         # The last read falls on the deadline or the end of the window, not a backoff step before it.
         ctx.pacer.sleep(max(0.0, min(poll, started + cap - now, last_progress + window - now)))
         poll = min(MAX_POLL_S, poll * BACKOFF)
+
+
+def _lagging(ctx: ApplyContext, pending: Sequence[decoded.Operation]) -> list[NotConverged]:
+    """The topics of ``pending`` that some broker's own metadata does not show as wanted yet."""
+    wanted = verify.expected_topics(pending)
+    return verify.lagging(wanted, ctx.adapter.topic_views(sorted(wanted))) if wanted else []
 
 
 def status(

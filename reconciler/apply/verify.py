@@ -118,3 +118,38 @@ def not_converged(applied: Iterable[decoded.Operation], live: state.ClusterState
         if problems:
             out.append(NotConverged(op.address, f"{op.change.phase.label}: " + "; ".join(problems)))
     return out
+
+
+def expected_topics(applied: Iterable[decoded.Operation]) -> dict[str, tuple[decoded.Operation, int | None]]:
+    """The topics whose presence or partition count every broker must show: name -> (operation, partitions wanted,
+    ``None`` for a deleted topic). Configs, ACLs, quotas and SCRAM credentials are not in a broker's Metadata."""
+    out: dict[str, tuple[decoded.Operation, int | None]] = {}
+    for op in applied:
+        request = op.request
+        if isinstance(request, decoded.DeleteTopic):
+            out[op.name] = (op, None)
+        elif isinstance(request, decoded.CreateTopic):
+            out[op.name] = (op, len(request.assignment) if request.assignment else request.partitions)
+        elif isinstance(request, decoded.AddPartitions):
+            out[op.name] = (op, request.total)
+    return out
+
+
+def lagging(
+    wanted: Mapping[str, tuple[decoded.Operation, int | None]], views: Mapping[int, Mapping[str, int]]
+) -> list[NotConverged]:
+    """One entry per topic some broker does not show as wanted yet (``views``: what each broker's Metadata lists)."""
+    out = []
+    for name, (op, partitions) in sorted(wanted.items()):
+        problems = []
+        for broker, seen in sorted(views.items()):
+            have = seen.get(name)
+            if partitions is None and have is not None:
+                problems.append(f"broker {broker} still lists it")
+            elif partitions is not None and have is None:
+                problems.append(f"broker {broker} does not list it yet")
+            elif partitions is not None and have is not None and have < partitions:
+                problems.append(f"broker {broker} shows {have} partition(s), wanted {partitions}")
+        if problems:
+            out.append(NotConverged(op.address, f"{op.change.phase.label}: " + "; ".join(problems)))
+    return out

@@ -21,7 +21,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import access, evidence, identity, port, read, security, usage, write
+from reconciler.kafka import access, evidence, identity, port, read, results, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.model import impact, state
 from reconciler.model.capabilities import KIND_API_VERSIONS, KIND_APIS, VERSION_SINCE
@@ -174,6 +174,22 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
     ) -> frozenset[str]:
         """Poll Metadata until no topic is listed any more (deletion is asynchronous); returns those still there."""
         return self._wait(names, present=False, timeout_s=timeout_s, poll_s=poll_s)
+
+    def topic_views(self, names: Sequence[str]) -> dict[int, dict[str, int]]:
+        """One Metadata request for ``names`` to each broker (see ``port.AdminPort.topic_views``): brokers learn of
+        topics from the controller at different moments (in ZooKeeper mode, through UpdateMetadata)."""
+        brokers = self._wire.broker_ids()
+        if len(brokers) < 2 or not names:
+            return {}
+        topics = [MetadataRequest.MetadataRequestTopic(name=n) for n in sorted(set(names))]
+        views: dict[int, dict[str, int]] = {}
+        for broker in brokers:
+            try:
+                response = self._wire.send(MetadataRequest(topics=topics, allow_auto_topic_creation=False), node=broker)
+            except results.ConnectionLost:
+                continue
+            views[broker] = {str(t.name): len(t.partitions or ()) for t in response.topics if not t.error_code}
+        return views
 
     def _wait(self, names: Iterable[str], *, present: bool, timeout_s: float, poll_s: float) -> frozenset[str]:
         pending = sorted(set(names))

@@ -143,3 +143,9 @@ class AdminPort(Protocol):
     def wait_topics_absent(
         self, names: Iterable[str], *, timeout_s: float = 30.0, poll_s: float = 0.25
     ) -> frozenset[str]: ...
+
+    def topic_views(self, names: Sequence[str]) -> dict[int, dict[str, int]]:
+        """What each broker's own metadata shows of ``names``: broker id -> {topic: partition count} for the topics
+        it lists. Empty on a one-broker cluster (the read-back's read already asked it); a broker that cannot be
+        reached is left out (a later plan cannot ask it either)."""
+        ...

@@ -67,3 +67,31 @@ def test_a_read_of_some_config_keys_gets_those_from_the_broker_and_the_whole_top
     assert (some.topics or {})[name].configs == {"retention.ms": "86400000"}
     assert (some.topics or {})[name].partitions == 3
     assert (none.topics or {})[name].configs == {} and (none.topics or {})[name].partitions == 3
+
+
+def test_converged_on_three_brokers_means_each_broker_lists_every_new_and_deleted_topic(
+    kafka_cluster3: KafkaCluster, topic_prefix: str
+) -> None:
+    """Brokers learn of new and deleted topics from the controller at different moments (ZooKeeper mode: through
+    UpdateMetadata), and a later plan may ask any of them: the read-back asks each broker's own metadata before it
+    calls the apply converged, and right after it every broker lists exactly what was applied."""
+    from reconciler.apply import ApplyOptions, apply_plan
+    from reconciler.kafka.adapter import KafkaAdapter
+    from reconciler.model import desired
+    from tests.support.live import plan_now, settings
+
+    names = [f"{topic_prefix}spread-{i:02d}" for i in range(40)]
+    own = desired.Ownership(topics=(desired.NamePattern("prefix", topic_prefix),), delete={Kind.TOPIC: True})
+    create = desired.DesiredState(topics={n: desired.DesiredTopic(n, 3, 2, {}) for n in names}, ownership=own)
+    drop = desired.DesiredState(topics={n: create.topics[n] for n in names[10:]}, ownership=own)
+    for wanted, shown in ((create, set(names)), (drop, set(names[10:]))):
+        with KafkaAdapter(settings(kafka_cluster3)) as adapter:
+            report = apply_plan(plan_now(adapter, wanted), adapter, options=ApplyOptions(deadline_s=120))
+            assert report.converged is True and report.exit_code == 0, report.to_json()
+            asked = report.requests_by_api.get("Metadata", 0)
+        with KafkaAdapter(settings(kafka_cluster3)) as fresh:  # another client, as a later plan would be
+            views = fresh.topic_views(names)
+        assert sorted(views) == [n.node_id for n in kafka_cluster3.nodes]
+        assert {broker: set(seen) for broker, seen in views.items()} == dict.fromkeys(views, shown)
+        assert all(seen[n] == 3 for seen in views.values() for n in shown)
+        assert asked >= len(views), "the read-back asked each broker"

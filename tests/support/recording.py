@@ -69,6 +69,10 @@ class RecordingAdapter:
         """Every kind is supported: the recorded cluster is a recent one."""
         return []
 
+    def topic_views(self, names: Sequence[str]) -> dict[int, dict[str, int]]:
+        """One broker: the read-back's read already asked it (as the real adapter answers)."""
+        return {}
+
     def limit_waits(self, seconds: float) -> None:
         """Recorded (``limits``): nothing here waits on a network."""
         self.limits.append(seconds)

@@ -212,3 +212,38 @@ def test_the_read_back_asks_each_topic_only_for_the_config_keys_the_apply_wrote(
     assert reads[-1].topics == frozenset(live)
     assert reads[-1].topic_config_keys == frozenset({"retention.ms", "segment.bytes"})
     assert adapter.topics["t00000"].configs == {"retention.ms": "2"}
+
+
+@dataclasses.dataclass
+class LaggingBrokers(SlowBroker):
+    """Three brokers: the one the read-back reads shows a new topic at once, broker 3's own metadata only
+    ``lag_s`` (fake) seconds after the create (a ZooKeeper-mode broker whose UpdateMetadata comes late)."""
+
+    views_asked: int = 0
+
+    def read_state(self, **kwargs: Any) -> state.ClusterState:
+        return RecordingAdapter.read_state(self, **kwargs)  # the broker read shows every topic at once
+
+    def topic_views(self, names: Sequence[str]) -> dict[int, dict[str, int]]:
+        self.views_asked += 1
+        now = self.clock()
+        listed = {n: self.topics[n].partitions for n in names if n in self.topics}
+        late = {n: p for n, p in listed.items() if now >= self.created_at.get(n, -1e9) + self.lag_s}
+        return {1: listed, 2: listed, 3: late}
+
+
+def test_converged_means_every_broker_lists_the_new_topics() -> None:
+    clock = FakeClock()
+    adapter = LaggingBrokers(clock=clock, lag_s=4.0)
+    report = run(adapter, wanted(3), clock, deadline_s=120)
+    assert report.converged is True and report.exit_code == 0
+    assert adapter.views_asked >= 2  # asked again until broker 3 listed them
+    assert clock.now >= 4.0  # not called converged before broker 3 showed the topics
+
+
+def test_a_broker_that_never_lists_the_topic_is_named_in_what_did_not_converge() -> None:
+    clock = FakeClock()
+    adapter = LaggingBrokers(clock=clock, lag_s=1e9)
+    report = run(adapter, wanted(1), clock, deadline_s=120, settle_s=10)
+    assert report.converged is False and report.exit_code == 3
+    assert [n.detail for n in report.not_converged] == ["topic create: broker 3 does not list it yet"]
