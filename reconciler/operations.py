@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler import manifests, planner
 from reconciler.base import collector, errors
+from reconciler.connect import evidence as connect_evidence
 from reconciler.connection import layers as connection_sources
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
@@ -27,6 +28,7 @@ from reconciler.planner import impact as planner_impact
 if TYPE_CHECKING:
     from reconciler.apply.apply_report import ApplyReport
     from reconciler.apply.events import EventSink
+    from reconciler.connect.port import ConnectPort
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.kafka.port import AdminPort
 
@@ -237,6 +239,7 @@ def compute_plan(
                 target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)
             )
             live = read_live(adapter, loaded.desired)
+            live = connect_evidence.with_connectors(live, loaded.desired, target, deadline_s=deadline_s)
             logging.getLogger("reconciler").info(
                 "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
             )
@@ -353,11 +356,11 @@ def apply(
     read_back_timeout_s: float | None = None,
     loaded: manifests.LoadResult | None = None,
     events: EventSink | None = None,
+    connect: ConnectPort | None = None,
 ) -> ApplyReport:
     """Carry out ``p`` through ``adapter`` (then close it): ordered phases, batched requests, retries, read-back.
-
-    ``loaded`` (the manifests, when apply planned them) supplies the sensitive values a plan holds redacted.
-    """
+    ``loaded`` (the manifests, when apply planned them) supplies the sensitive values a plan holds redacted;
+    ``connect`` is the Kafka Connect cluster of a plan that changes connectors."""
     from reconciler import apply as apply_mod
 
     options = apply_mod.ApplyOptions(
@@ -367,6 +370,7 @@ def apply(
         replication_throttle=replication_throttle,
         settle_s=read_back_timeout_s,
         desired=None if loaded is None else loaded.desired,
+        connect=connect,
     )
     with adapter:
         return apply_mod.apply_plan(p, adapter, options=options, events=events)

@@ -309,6 +309,7 @@ class _Adoption:
             Kind.BROKER_CONFIG: self.live.broker_configs,
             Kind.GROUP_CONFIG: self.live.group_configs,
             Kind.CLIENT_METRICS: self.live.client_metrics,
+            Kind.CONNECTOR: self.live.connect,
         }[kind]
 
     def _unread(self, kind: Kind, what: str) -> None:

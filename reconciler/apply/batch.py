@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.base import answers, errors
 from reconciler.connection.settings import Secret
+
+if TYPE_CHECKING:
+    from reconciler.connect.port import ConnectPort
 from reconciler.kafka.port import AdminPort, ItemResultLike
 from reconciler.model import plans
 
@@ -76,6 +79,7 @@ class ApplyContext:
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     # (address, config key) -> a sensitive value the plan holds redacted, read once from the manifests
     revealed: Mapping[tuple[str, str], Secret] = dataclasses.field(default_factory=dict, repr=False)
+    connect: ConnectPort | None = None  # the Kafka Connect cluster, when the plan changes connectors
 
     def config_value(self, address: str, key: str, value: str) -> str | Secret:
         """``value`` as sent: a redacted one replaced by the manifests' value (``preflight.reveal_redacted``)."""

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from reconciler.apply import bounds, preflight
+from reconciler.apply import bounds, connector_ops, preflight
 from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 
@@ -90,6 +90,7 @@ class WriteScram:
 
 
 Request = CreateTopic | DeleteTopic | AddPartitions | AlterConfigs | Reassign | WriteAcl | WriteQuota | WriteScram
+AnyRequest = Request | connector_ops.WriteConnector | connector_ops.DeleteConnector  # connector_ops: connectors
 R = TypeVar("R", CreateTopic, DeleteTopic, AddPartitions, AlterConfigs, Reassign, WriteAcl, WriteQuota, WriteScram)
 
 
@@ -99,7 +100,7 @@ class Operation:
     carried out as written)."""
 
     change: plans.Change
-    request: Request | None = None
+    request: AnyRequest | None = None
     problem: str | None = None
 
     @property
@@ -310,8 +311,9 @@ def _delete(c: plans.Change) -> DeleteTopic:
     return DeleteTopic()
 
 
-DECODERS: Mapping[plans.Phase, Callable[[plans.Change], Request]] = {
+DECODERS: Mapping[plans.Phase, Callable[[plans.Change], AnyRequest]] = {
     plans.Phase.ACL_DELETE: _acl,
+    plans.Phase.CONNECTOR_DELETE: connector_ops.delete,
     plans.Phase.TOPIC_DELETE: _delete,
     plans.Phase.TOPIC_CREATE: _create,
     plans.Phase.PARTITIONS: _partitions,
@@ -323,6 +325,7 @@ DECODERS: Mapping[plans.Phase, Callable[[plans.Change], Request]] = {
     plans.Phase.GROUP_CONFIG: _configs,
     plans.Phase.CLIENT_METRICS: _configs,
     plans.Phase.ACL_CREATE: _acl,
+    plans.Phase.CONNECTOR: connector_ops.write,
 }
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from reconciler.apply import (
     access,
+    connector_phases,
     decoded,
     deps,
     guard,
@@ -35,6 +36,7 @@ from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.base import errors, scrubbing
+from reconciler.connect.port import ConnectPort
 from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
@@ -57,6 +59,8 @@ RUNNERS = {
     plans.Phase.BROKER_CONFIG: resource_phases.run_configs,
     **dict.fromkeys((plans.Phase.GROUP_CONFIG, plans.Phase.CLIENT_METRICS), resource_phases.run_configs),
     plans.Phase.ACL_CREATE: resource_phases.run_acls,
+    plans.Phase.CONNECTOR_DELETE: connector_phases.run_delete,
+    plans.Phase.CONNECTOR: connector_phases.run_write,
 }
 
 
@@ -87,6 +91,7 @@ class ApplyOptions:
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     settle_s: float | None = None
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
+    connect: ConnectPort | None = None  # the Kafka Connect cluster of a plan that changes connectors
 
 
 def default_deadline_s(changes: Sequence[plans.Change]) -> float:
@@ -157,14 +162,15 @@ def apply_plan(
         return _nothing_to_send(p, blocked=blocked, dry_run=options.dry_run)
 
     own = options.principal or connection_principal(adapter)  # the connection's principal, found once
-    live = _read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL))
+    live = _with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
     _check_plan(p, adapter, ops, own=own, live=live, options=options)
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     revealed = preflight.reveal_redacted(ops.items, reveal=reveal)  # sensitive config values, read once
     secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
     if not options.dry_run:
         throttled = options.replication_throttle is not None
-        access.check_access(adapter, changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
+        kafka = [c for c in changes if c.kind is not Kind.CONNECTOR]  # Connect has no Kafka ACL to check
+        access.check_access(adapter, kafka, principal=own, live=live, throttled=throttled, read_back=options.verify)
 
     ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
     items, phases = _run_phases(ctx, ops, live)
@@ -189,6 +195,15 @@ def apply_plan(
         requests_by_api=_delta(adapter.request_counts, counts_at_start),
         unverified=unverified,
     )
+
+
+def _with_connect(live: state.ClusterState, ops: decoded.Operations, options: ApplyOptions) -> state.ClusterState:
+    """``live`` with the Connect cluster's connectors, when the plan covers connectors (one request)."""
+    if not ops.of(Kind.CONNECTOR) and options.connect is None:
+        return live
+    keys = connector_phases.secret_keys(ops.of(Kind.CONNECTOR), options.desired)
+    limit = DEFAULT_DEADLINE_S if options.deadline_s is None else options.deadline_s
+    return connector_phases.with_connectors(live, options.connect, keys=keys, deadline=time.monotonic() + limit)
 
 
 def _nothing_to_send(p: plans.Plan, *, blocked: list[ItemOutcome], dry_run: bool) -> ApplyReport:
@@ -217,7 +232,9 @@ def _check_plan(
     preflight.check_cluster(p, live)
     if options.check_staleness:
         preflight.check_fresh(ops.changes, live)
-        preflight.check_scope(p, lambda kinds, wanted: adapter.read_state(kinds=kinds, topic_filter=wanted))
+        preflight.check_scope(
+            p, lambda kinds, wanted: _with_connect(adapter.read_state(kinds=kinds, topic_filter=wanted), ops, options)
+        )
     if not options.allow_self_lockout:
         _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
 
@@ -226,7 +243,12 @@ def _converged(
     ctx: ApplyContext, ops: decoded.Operations, items: Sequence[ItemOutcome], *, options: ApplyOptions
 ) -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
     """Whether the cluster converged (the read-back of what was applied), what did not, and a right it lacked."""
-    applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
+    # Connectors were read back in their own phase, until each task ran (or failed): verified there.
+    applied = [
+        op
+        for op, o in zip_outcomes(ops.items, items)
+        if o.outcome is Outcome.APPLIED and op.change.kind is not Kind.CONNECTOR
+    ]
     if options.dry_run or (applied and not options.verify):
         return None, [], ()
     if not applied:
@@ -267,6 +289,7 @@ def _context(
         environ=options.environ,
         throttle_rate=options.replication_throttle,
         revealed=revealed,
+        connect=options.connect,
     )
 
 

@@ -51,6 +51,8 @@ PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
         frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
     ),
     plans.Phase.ACL_CREATE: (Kind.ACL, frozenset({plans.Action.CREATE})),
+    plans.Phase.CONNECTOR_DELETE: (Kind.CONNECTOR, frozenset({plans.Action.DELETE})),
+    plans.Phase.CONNECTOR: (Kind.CONNECTOR, frozenset({plans.Action.CREATE, plans.Action.UPDATE})),
 }
 
 

@@ -30,6 +30,7 @@ from reconciler.commands.options import (
     VerboseOpt,
 )
 from reconciler.model import defaults
+from reconciler.model.kinds import Kind
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -53,9 +54,15 @@ def run_and_report(
     timeout: float | None,
     replication_throttle: int | None = None,
     read_back_timeout: float | None = None,
+    target: operations.Target | None = None,
 ) -> ApplyReport:
-    """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout)."""
+    """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout);
+    ``target`` names the Kafka Connect cluster of a plan that changes connectors."""
     from reconciler import operations
+    from reconciler.connect import evidence
+
+    changes_connectors = target is not None and any(c.kind is Kind.CONNECTOR for c in p.actionable)
+    connect = evidence.port_of(target) if target is not None and changes_connectors else None
     from reconciler.base import terminal
     from reconciler.commands import apply_display
 
@@ -75,6 +82,7 @@ def run_and_report(
             read_back_timeout_s=read_back_timeout,
             loaded=loaded,
             events=events,
+            connect=connect,
         )
 
     if fmt is ApplyFormat.text and p.actionable:
@@ -316,6 +324,7 @@ def apply(
             timeout=timeout,
             replication_throttle=replication_throttle,
             read_back_timeout=read_back_timeout,
+            target=target,
         )
     if report.exit_code:
         raise typer.Exit(code=report.exit_code)

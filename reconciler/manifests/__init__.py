@@ -35,6 +35,7 @@ _ORDER = (
     Manifest.BROKER_CONFIG,
     Manifest.GROUP_CONFIG,
     Manifest.CLIENT_METRICS,
+    Manifest.CONNECTOR,
     Manifest.CLUSTER,
 )
 
@@ -67,6 +68,7 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
         Manifest.BROKER_CONFIG: builder.add_broker_config,
         Manifest.GROUP_CONFIG: builder.entity_builder.add_group_config,
         Manifest.CLIENT_METRICS: builder.entity_builder.add_client_metrics,
+        Manifest.CONNECTOR: builder.add_connector,
         Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }

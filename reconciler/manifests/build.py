@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import entities, loader, models, profiles, roles, rules, topics, yamlio
+from reconciler.manifests import connectors, entities, loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
@@ -45,6 +45,7 @@ class Builder:
         self.scram: dict[str, desired.DesiredScramUser] = {}
         self.brokers: dict[str, desired.DesiredBrokerConfig] = {}
         self.profiles: dict[str, profiles.ClusterProfile] = {}
+        self.connectors: dict[str, desired.DesiredConnector] = {}
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
@@ -274,6 +275,11 @@ class Builder:
             return
         self.brokers[broker] = desired.DesiredBrokerConfig(broker=broker, configs=out, source=source(doc))
 
+    def add_connector(self, doc: loader.Document) -> None:
+        found = connectors.build(doc, self.error)
+        if found is not None:
+            self.connectors[doc.name] = found
+
     # --------------------------------------------------------------------- profiles, ownership
     def add_cluster(self, doc: loader.Document) -> None:
         profile = profiles.build_profile(doc, self.diags)
@@ -297,6 +303,7 @@ class Builder:
             max_deletes=spec.max_deletes,
             groups=tuple(self._patterns(doc, "groups", spec.groups)),
             client_metrics=tuple(self._patterns(doc, "clientMetrics", spec.client_metrics)),
+            connectors=tuple(self._patterns(doc, "connectors", spec.connectors)),
         )
 
     def _patterns(
@@ -354,6 +361,7 @@ class Builder:
             broker_configs=self.brokers,
             group_configs=self.entity_builder.group_configs,
             client_metrics=self.entity_builder.client_metrics,
+            connectors=self.connectors,
             ownership=dataclasses.replace(
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),

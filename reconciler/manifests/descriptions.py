@@ -130,6 +130,13 @@ FIELDS: dict[str, dict[str, str]] = {
         "tls": "Certificates and stores for SSL and SASL_SSL.",
         "oauth": "OAUTHBEARER client credentials: token endpoint, client id, secret, scope.",
         "commandConfig": "A Kafka CLI client properties file (as --command-config).",
+        "connect": "The cluster's Kafka Connect workers (REST URLs, TLS, basic auth), where Connector documents run.",
+    },
+    "ConnectSpec": {
+        "urls": "REST URLs of the Connect workers (http(s)://host:port), tried in order.",
+        "tls": "Certificates and stores for https URLs (the same formats as for brokers).",
+        "username": "HTTP basic auth user name.",
+        "passwordFrom": "HTTP basic auth password. " + _SECRET,
     },
     "TlsSpec": {
         "caFile": "PEM file of the CA certificates the brokers' certificates are checked against.",
@@ -166,12 +173,14 @@ FIELDS: dict[str, dict[str, str]] = {
         "groupConfig": "Remove the configs of owned groups that are not declared, and reset undeclared keys of "
         "declared groups (default false).",
         "clientMetrics": "Delete owned client-metrics subscriptions that are not declared (default false).",
+        "connector": "Delete live Kafka Connect connectors matched by the connectors rules that are not declared "
+        "(default false). Their offsets stay with Connect.",
     },
     "OwnershipSpec": {
         "topics": "Name rules of the live topics this repository manages.",
         "principals": "Name rules of the principals (User:x) whose ACLs, SCRAM users and quotas it manages.",
         "managedKinds": "Kinds managed at all: topic, acl, quota, scramUser, brokerConfig, groupConfig, "
-        "clientMetrics (default: all).",
+        "clientMetrics, connector (default: all).",
         "delete": "Per kind, whether undeclared managed resources are deleted (default: none).",
     },
 }

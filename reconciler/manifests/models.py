@@ -250,6 +250,35 @@ class ClientMetricsSpec(Strict):
     match: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
 
 
+# ------------------------------------------------------------------------------------ connectors
+class ConnectorSpec(Strict):
+    """``Connector`` spec: a Kafka Connect connector on the Connect cluster of the Cluster profile."""
+
+    class_name: str = Field(min_length=1, alias="class", description="connector.class (a class or an alias).")
+    tasks_max: int = Field(default=1, strict=True, ge=1, le=INT32_MAX, description="tasks.max: most tasks to run.")
+    state: Literal["running", "paused", "stopped"] = Field(default="running", description="The connector's state.")
+    config: dict[str, str | int | float | bool] = Field(
+        default_factory=dict,
+        description="Config without connector.class, tasks.max and name; YAML scalars, compared as Connect's strings; "
+        "${file:...} placeholders are passed through untouched.",
+    )
+    secrets: dict[str, SecretRefSpec] = Field(
+        default_factory=dict, description="Config keys read from env/file at plan and apply; compared by digest."
+    )
+    reset_offsets_on_create: Flag = Field(
+        default=False, description="On a re-create under a name whose offsets Connect kept, reset them first."
+    )
+
+
+class ConnectSpec(Strict):
+    """The Kafka Connect cluster of a ``Cluster`` profile: REST URLs (tried in order), TLS, basic auth."""
+
+    urls: Annotated[list[Name], Field(min_length=1)]
+    tls: TlsSpec | None = None
+    username: Name | None = None
+    password_from: SecretRefSpec | None = None
+
+
 # ------------------------------------------------------------------------------ cluster profiles
 class TlsSpec(Strict):
     """TLS files of a ``Cluster`` profile (paths relative to the manifest's directory)."""
@@ -288,6 +317,7 @@ class ClusterSpec(Strict):
     tls: TlsSpec | None = None
     oauth: OAuthSpec | None = None
     command_config: Name | None = None
+    connect: ConnectSpec | None = None
 
 
 # ------------------------------------------------------------------------------------ ownership
@@ -306,7 +336,7 @@ class NamePatternSpec(Strict):
         return self
 
 
-ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig", "groupConfig", "clientMetrics"]
+ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig", "groupConfig", "clientMetrics", "connector"]
 
 
 class DeletePolicySpec(Strict):
@@ -319,6 +349,7 @@ class DeletePolicySpec(Strict):
     broker_config: Flag = False
     group_config: Flag = False
     client_metrics: Flag = False
+    connector: Flag = False
 
 
 class OwnershipSpec(Strict):
@@ -346,6 +377,11 @@ class OwnershipSpec(Strict):
         default_factory=list,
         description="More topic names to treat as internal (e.g. Kafka Connect storage topics with custom names).",
     )
+    connectors: list[NamePatternSpec] = Field(
+        default_factory=list,
+        description="Kafka Connect connectors managed by name: an undeclared one is shown as drift, or deleted "
+        "with delete.connector.",
+    )
     max_deletes: int | None = Field(
         default=None,
         strict=True,
@@ -369,6 +405,7 @@ SPECS: dict[str, type[Strict]] = {
     Manifest.BROKER_CONFIG: BrokerConfigSpec,
     Manifest.GROUP_CONFIG: GroupConfigSpec,
     Manifest.CLIENT_METRICS: ClientMetricsSpec,
+    Manifest.CONNECTOR: ConnectorSpec,
     Manifest.CLUSTER: ClusterSpec,
     Manifest.OWNERSHIP: OwnershipSpec,
 }

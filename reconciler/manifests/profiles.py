@@ -16,6 +16,26 @@ from reconciler.model import desired
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class ConnectProfile:
+    """How to reach the cluster's Kafka Connect workers: REST URLs, TLS files and stores, basic auth."""
+
+    urls: tuple[str, ...]
+    username: str | None = None
+    password: desired.SecretRef | None = None
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    ssl_key_password: desired.SecretRef | None = None
+    ssl_truststore_location: Path | None = None
+    ssl_truststore_type: str | None = None
+    ssl_truststore_password: desired.SecretRef | None = None
+    ssl_keystore_location: Path | None = None
+    ssl_keystore_type: str | None = None
+    ssl_keystore_password: desired.SecretRef | None = None
+    ssl_check_hostname: bool = True
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class ClusterProfile:
     """How to reach one cluster. ``username`` may be a plain string or a secret reference.
 
@@ -47,6 +67,7 @@ class ClusterProfile:
     oauth_scope: str | None = None
     command_config: Path | None = None
     source: str | None = None
+    connect: ConnectProfile | None = None  # the cluster's Kafka Connect workers, if the profile names them
 
 
 def secret_ref(spec: models.SecretRefSpec, doc: loader.Document, path: tuple[str | int, ...]) -> desired.SecretRef:
@@ -115,8 +136,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         username = secret_ref(spec.username, doc, ("spec", "username", "file"))
     else:
         username = spec.username
-    tls = spec.tls or models.TlsSpec()
-    oauth = spec.oauth
+    tls, oauth = spec.tls or models.TlsSpec(), spec.oauth
 
     def path_of(value: str | None, *at: str) -> Path | None:
         return None if value is None else _resolve(value, directory_of(doc, ("spec", *at)))
@@ -157,4 +177,33 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         if spec.command_config is None
         else _resolve(spec.command_config, directory_of(doc, ("spec", "commandConfig"))),
         source=f"{doc.raw.file}:{doc.raw.line}:{doc.raw.column}",
+        connect=None if spec.connect is None else connect_profile(doc, spec.connect),
+    )
+
+
+def connect_profile(doc: loader.Document, spec: models.ConnectSpec) -> ConnectProfile:
+    """The Kafka Connect part of a ``Cluster`` profile, paths resolved against the manifest's directory."""
+    tls = spec.tls or models.TlsSpec()
+
+    def path_of(value: str | None, *at: str) -> Path | None:
+        return None if value is None else _resolve(value, directory_of(doc, ("spec", "connect", "tls", *at)))
+
+    def ref_of(value: models.SecretRefSpec | None, *at: str) -> desired.SecretRef | None:
+        return None if value is None else secret_ref(value, doc, ("spec", "connect", *at, "file"))
+
+    return ConnectProfile(
+        urls=tuple(spec.urls),
+        username=spec.username,
+        password=ref_of(spec.password_from, "passwordFrom"),
+        ssl_cafile=path_of(tls.ca_file, "caFile"),
+        ssl_certfile=path_of(tls.cert_file, "certFile"),
+        ssl_keyfile=path_of(tls.key_file, "keyFile"),
+        ssl_key_password=ref_of(tls.key_password_from, "tls", "keyPasswordFrom"),
+        ssl_truststore_location=path_of(tls.truststore, "truststore"),
+        ssl_truststore_type=tls.truststore_type,
+        ssl_truststore_password=ref_of(tls.truststore_password_from, "tls", "truststorePasswordFrom"),
+        ssl_keystore_location=path_of(tls.keystore, "keystore"),
+        ssl_keystore_type=tls.keystore_type,
+        ssl_keystore_password=ref_of(tls.keystore_password_from, "tls", "keystorePasswordFrom"),
+        ssl_check_hostname=tls.endpoint_identification,
     )

@@ -110,6 +110,27 @@ class DesiredEntityConfig:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class DesiredConnector:
+    """A Kafka Connect connector as declared: ``config`` holds Connect's strings (``connector.class`` and
+    ``tasks.max`` included, ``${file:...}`` placeholders untouched); ``secrets`` the keys whose value is read from a
+    reference at plan and apply time, never held here. ``state`` is ``running``, ``paused`` or ``stopped``.
+    ``reset_offsets`` asks for the connector's offsets to be reset when it is created again under its name.
+    ``positions`` gives the declaration of each config key (a validate error is shown there)."""
+
+    name: str
+    config: Mapping[str, str]
+    state: str = "running"
+    secrets: Mapping[str, SecretRef] = dataclasses.field(default_factory=dict)
+    reset_offsets: bool = False
+    source: Source | None = None
+    positions: Mapping[str, Source] = dataclasses.field(default_factory=dict)
+
+    @property
+    def class_name(self) -> str:
+        return self.config.get("connector.class", "")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class NamePattern:
     """A name rule: ``prefix``, ``glob`` (fnmatch) or ``regex`` (full match)."""
 
@@ -147,6 +168,10 @@ class Ownership:
     max_deletes: int | None = None  # most resources one plan may delete (None: reconciler.planner.blast's default)
     groups: tuple[NamePattern, ...] = ()  # group ids whose configs are managed (declared or not)
     client_metrics: tuple[NamePattern, ...] = ()  # client-metrics subscriptions managed by name
+    connectors: tuple[NamePattern, ...] = ()  # Kafka Connect connectors managed by name
+
+    def owns_connector(self, name: str) -> bool:
+        return any(p.matches(name) for p in self.connectors)
 
     def owns_topic(self, name: str) -> bool:
         return any(p.matches(name) for p in self.topics)
@@ -183,6 +208,7 @@ class DesiredState:
     group_configs: Mapping[str, DesiredEntityConfig] = dataclasses.field(default_factory=dict)
     client_metrics: Mapping[str, DesiredEntityConfig] = dataclasses.field(default_factory=dict)
     ownership: Ownership = dataclasses.field(default_factory=Ownership)
+    connectors: Mapping[str, DesiredConnector] = dataclasses.field(default_factory=dict)
 
     def needs(self) -> frozenset[Kind]:
         """The kinds the live read must cover: declared kinds plus kinds the ownership rules manage."""
@@ -194,6 +220,7 @@ class DesiredState:
             Kind.BROKER_CONFIG: bool(self.broker_configs),
             Kind.GROUP_CONFIG: bool(self.group_configs),
             Kind.CLIENT_METRICS: bool(self.client_metrics),
+            Kind.CONNECTOR: bool(self.connectors),
         }
         owned = {
             Kind.TOPIC: bool(self.ownership.topics),
@@ -203,6 +230,7 @@ class DesiredState:
             Kind.BROKER_CONFIG: False,
             Kind.GROUP_CONFIG: bool(self.ownership.groups),
             Kind.CLIENT_METRICS: bool(self.ownership.client_metrics),
+            Kind.CONNECTOR: bool(self.ownership.connectors),
         }
         managed = self.ownership.managed_kinds
         return frozenset(k for k in Kind if present[k] or (owned[k] and k in managed))

@@ -27,6 +27,7 @@ class Manifest(str, enum.Enum):
     BROKER_CONFIG = "BrokerConfig"
     GROUP_CONFIG = "GroupConfig"
     CLIENT_METRICS = "ClientMetrics"
+    CONNECTOR = "Connector"
     CLUSTER = "Cluster"
     OWNERSHIP = "Ownership"
 
@@ -54,6 +55,7 @@ class Kind(str, enum.Enum):
     BROKER_CONFIG = ("broker_config", Manifest.BROKER_CONFIG.value, "brokerConfig", "Broker configs")
     GROUP_CONFIG = ("group_config", Manifest.GROUP_CONFIG.value, "groupConfig", "Group configs")
     CLIENT_METRICS = ("client_metrics", Manifest.CLIENT_METRICS.value, "clientMetrics", "Client-metrics subscriptions")
+    CONNECTOR = ("connector", Manifest.CONNECTOR.value, "connector", "Connectors")
 
     def __new__(cls, value: str, manifest: str, ownership_key: str, heading: str) -> Kind:
         member = str.__new__(cls, value)

@@ -164,6 +164,7 @@ _SCOPE_FIELDS: dict[str, Callable[[Any, str], None]] = {
     "quota_entities": _rules,
     "internal_topics": _rules,
     "entities": _rules_by_kind,  # group configs and client-metrics subscriptions owned by name
+    "connectors": _rules,
     "fingerprints": _fingerprints,
     "counts": _counts,
 }

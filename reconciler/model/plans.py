@@ -49,6 +49,7 @@ class Phase(enum.IntEnum):
     """Apply order: deletes before adds. A plan's changes are sorted by phase, then address."""
 
     ACL_DELETE = 10
+    CONNECTOR_DELETE = 15  # before the topics a connector used
     TOPIC_DELETE = 20
     TOPIC_CREATE = 30
     PARTITIONS = 40
@@ -60,6 +61,7 @@ class Phase(enum.IntEnum):
     GROUP_CONFIG = 92
     CLIENT_METRICS = 94
     ACL_CREATE = 100
+    CONNECTOR = 110  # after the topics and ACLs a connector needs
 
     @property
     def label(self) -> str:

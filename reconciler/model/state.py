@@ -153,6 +153,58 @@ class EntityFilter:
     owns: Callable[[str], bool] | None = None
 
 
+CONNECTOR_STATES = ("running", "paused", "stopped")  # what a Connector manifest may declare
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConnectorTask:
+    """One task of a Kafka Connect connector as its status reports it; ``trace`` is the first line of a failure."""
+
+    id: int
+    state: str  # RUNNING, FAILED, PAUSED, UNASSIGNED, RESTARTING (as Connect spells it)
+    worker: str | None = None
+    trace: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConnectorState:
+    """A live Kafka Connect connector: its config as Connect stores it (strings, without ``name``) and its status.
+
+    A secret's value never reaches this type: the reading port replaces it by ``secret_marker`` of a digest
+    (``reconciler.connect.secrets``). ``state`` is Connect's (``RUNNING``, ``PAUSED``, ``STOPPED``, ``FAILED``,
+    ``UNASSIGNED``); ``trace`` the first line of the connector's failure, if any.
+    """
+
+    name: str
+    config: Mapping[str, str]
+    state: str
+    tasks: tuple[ConnectorTask, ...] = ()
+    type: str | None = None
+    trace: str | None = None
+
+    @property
+    def class_name(self) -> str:
+        return self.config.get("connector.class", "")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ConnectState:
+    """What one plan read from the Kafka Connect cluster of the Cluster profile.
+
+    ``connectors`` is every connector (one ``GET /connectors?expand=info&expand=status``); ``plugins`` the connector
+    classes the workers have; ``validation`` maps a declared connector whose config the plan changes to the field
+    errors Connect's validate endpoint reported (``(key, message)``, key ``""`` for the connector as a whole);
+    ``secret_digests`` maps a declared connector to the digests of its referenced secrets, resolved at plan time
+    (compared with the digests of the live values, never printed).
+    """
+
+    url: str
+    connectors: Mapping[str, ConnectorState]
+    plugins: tuple[str, ...] | None = None
+    validation: Mapping[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
+    secret_digests: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class ClusterState:
     """Everything read from one cluster. A section that was not read (not needed, or unsupported) is ``None``.
@@ -188,6 +240,8 @@ class ClusterState:
     topic_usage: Mapping[str, TopicUsage] | None = None
     # Impact evidence (sizes, offsets, in-sync replicas) of the topics a plan changes; None when not read.
     impact: impact_mod.ImpactEvidence | None = None
+    # The Kafka Connect cluster's connectors (None: not read, no connector declared or owned).
+    connect: ConnectState | None = None
 
 
 def canonical_json(value: Any) -> bytes:

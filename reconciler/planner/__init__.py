@@ -25,6 +25,7 @@ from reconciler.planner import (
     blast,
     brokers,
     common,
+    connectors,
     entities,
     guards,
     impact,
@@ -105,6 +106,8 @@ def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_u
     for kind in (Kind.GROUP_CONFIG, Kind.CLIENT_METRICS):
         if kind in planned:
             entities.plan_entities(ctx, kind)
+    if Kind.CONNECTOR in planned:
+        connectors.plan_connectors(ctx)
     lint.lint(ctx)
     blast.check(ctx)
     guards.block_at_errors(ctx.changes, ctx.warnings)

@@ -52,6 +52,11 @@ class Scope:
         """Whether a group config or client-metrics subscription is declared or owned by the rules."""
         return name in self.declared.get(kind, frozenset()) or any(p.matches(name) for p in self.entities.get(kind, ()))
 
+    connectors: tuple[desired.NamePattern, ...] = ()  # connector rules (only when undeclared ones are managed)
+
+    def has_connector(self, name: str) -> bool:
+        return name in self.declared.get(Kind.CONNECTOR, frozenset()) or any(p.matches(name) for p in self.connectors)
+
     def has_topic(self, name: str, topic: state.TopicState | None = None) -> bool:
         if name in self.declared.get(Kind.TOPIC, frozenset()):
             return True
@@ -94,6 +99,7 @@ class Scope:
                 if any(self.entities.values())
                 else {}
             ),
+            **({"connectors": [list(p) for p in _patterns(self.connectors)]} if self.connectors else {}),
         }
 
     @classmethod
@@ -106,6 +112,7 @@ class Scope:
             quota_entities=_rules(tuple(p) for p in doc.get("quota_entities", ())),
             internal_topics=_rules(tuple(p) for p in doc.get("internal_topics", ())),
             entities={Kind.parse(k): _rules(tuple(p) for p in v) for k, v in dict(doc.get("entities", {})).items()},
+            connectors=_rules(tuple(p) for p in doc.get("connectors", ())),
         )
 
 
@@ -122,6 +129,7 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
         quota_entities=own.quota_entities if Kind.QUOTA in managed else (),
         internal_topics=own.internal_topics,
         entities={k: model_entities.rules(own, k) for k in model_entities.ENTITY_KINDS if k in managed},
+        connectors=own.connectors if Kind.CONNECTOR in managed else (),
     )
     declared = {
         Kind.TOPIC: frozenset(n for n in wanted.topics if not rules.has_topic(n)),
@@ -133,6 +141,7 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
             k: frozenset(n for n in model_entities.desired_section(wanted, k) if not rules.has_entity(k, n))
             for k in model_entities.ENTITY_KINDS
         },
+        Kind.CONNECTOR: frozenset(n for n in wanted.connectors if not rules.has_connector(n)),
     }
     return dataclasses.replace(rules, declared={k: v for k, v in declared.items() if k in kinds and v})
 
@@ -153,6 +162,11 @@ def scoped(live: state.ClusterState, scope: Scope) -> state.ClusterState:
         else {b: c for b, c in live.broker_configs.items() if b in declared_brokers},
         group_configs=_entities_in(live, scope, Kind.GROUP_CONFIG),
         client_metrics=_entities_in(live, scope, Kind.CLIENT_METRICS),
+        connect=None
+        if live.connect is None
+        else dataclasses.replace(
+            live.connect, connectors={n: c for n, c in live.connect.connectors.items() if scope.has_connector(n)}
+        ),
     )
 
 
@@ -170,6 +184,7 @@ def counts(live: state.ClusterState, scope: Scope) -> dict[str, int | None]:
         Kind.SCRAM_USER: None if live.scram_users is None else [c for c in live.scram_users.values() if c],
         Kind.BROKER_CONFIG: None if live.broker_configs is None else [c for c in live.broker_configs.values() if c],
         **{k: _present(model_entities.live_section(live, k)) for k in model_entities.ENTITY_KINDS},
+        Kind.CONNECTOR: None if live.connect is None else live.connect.connectors,
     }
     return {k.value: None if sections[k] is None else len(sections[k]) for k in sorted(scope.kinds)}
 

@@ -68,6 +68,13 @@ def broker_config_view(broker: str, configs: Mapping[str, str | None] | None) ->
     return {"broker": broker, "configs": dict(sorted((configs or {}).items()))}
 
 
+def connector_view(c: state.ConnectorState | None) -> dict[str, Any] | None:
+    """A connector's config (secrets as digests) and target state; task status is not part of it (it moves)."""
+    if c is None:
+        return None
+    return {"name": c.name, "config": dict(sorted(c.config.items())), "state": c.state}
+
+
 def _by_address(section: str, items: object, keyed: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     cached = _ADDRESS_CACHE.get(section)
     if cached is not None and cached[0] is items:
@@ -97,6 +104,8 @@ def live_view(live: state.ClusterState, *, kind: Kind, name: str) -> Any:
         return broker_config_view(name, (live.broker_configs or {}).get(name))
     if kind in entities.ENTITY_KINDS:
         return entities.view(name, (entities.live_section(live, kind) or {}).get(name))
+    if kind == Kind.CONNECTOR:
+        return connector_view(None if live.connect is None else live.connect.connectors.get(name))
     raise ValueError(f"unknown resource kind {kind!r}")
 
 
@@ -148,6 +157,12 @@ def _topic_rows(topics: Mapping[str, state.TopicState]) -> list[Any]:
 
 def _values_of(ordered: tuple[str, ...]) -> Any:
     return lambda cfg: tuple(cfg[k] for k in ordered)
+
+
+def _connector_rows(connect: state.ConnectState | None) -> list[Any] | None:
+    if connect is None:
+        return None
+    return [(n, sorted(c.config.items()), c.state) for n, c in sorted(connect.connectors.items())]
 
 
 def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
@@ -203,4 +218,6 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
         if kind in wanted:
             section = entities.live_section(live, kind)
             doc.append(None if section is None else [(n, sorted(c.items())) for n, c in sorted(section.items()) if c])
+    if Kind.CONNECTOR in wanted:
+        doc.append(_connector_rows(live.connect))
     return hashlib.sha256(state.canonical_json(doc)).hexdigest()[:16]

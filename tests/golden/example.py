@@ -57,9 +57,10 @@ def desired_state() -> d.DesiredState:
     ownership = d.Ownership(
         topics=(d.NamePattern("prefix", "payments."), d.NamePattern("prefix", "__")),
         principals=(d.NamePattern("prefix", "User:payments-"),),
-        delete={Kind.TOPIC: True, Kind.ACL: True, Kind.CLIENT_METRICS: True},
+        delete={Kind.TOPIC: True, Kind.ACL: True, Kind.CLIENT_METRICS: True, Kind.CONNECTOR: True},
         groups=(d.NamePattern("prefix", "payments-"),),
         client_metrics=(d.NamePattern("prefix", "payments-"),),
+        connectors=(d.NamePattern("prefix", "payments-"),),
     )
     groups = {
         "payments-api": d.DesiredEntityConfig(
@@ -82,6 +83,64 @@ def desired_state() -> d.DesiredState:
         group_configs=groups,
         client_metrics=subscriptions,
         ownership=ownership,
+        connectors=connectors(),
+    )
+
+
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+
+
+def connectors() -> dict[str, d.DesiredConnector]:
+    sink = {"connector.class": FILE_SINK, "tasks.max": "2", "topics": "payments.orders", "file": "/data/orders.txt"}
+    source = {"connector.class": FILE_SOURCE, "tasks.max": "1", "topic": "payments.events", "file": "/data/in.txt"}
+    found = [
+        d.DesiredConnector("payments-orders-sink", sink, "running", source=_src(80), positions={"file": _src(86)}),
+        d.DesiredConnector(
+            "payments-events-source",
+            {**source, "batch.size": "500"},
+            "paused",
+            secrets={"sasl.jaas.config": d.SecretRef(env="EVENTS_JAAS")},
+            source=_src(90),
+        ),
+        d.DesiredConnector(
+            "payments-audit-sink",
+            {**sink, "topics": "payments.audit", "file": "relative.txt"},
+            source=_src(100),
+            positions={"file": _src(105)},
+        ),
+        d.DesiredConnector(
+            "payments-mirror", {"connector.class": "MirorSourceConnector", "tasks.max": "1"}, source=_src(110)
+        ),
+    ]
+    return {c.name: c for c in found}
+
+
+def connect_state() -> s.ConnectState:
+    from reconciler.connect import secrets
+
+    def task(i: int, state: str = "RUNNING", trace: str | None = None) -> s.ConnectorTask:
+        return s.ConnectorTask(i, state, "10.0.0.7:8083", trace)
+
+    source = {"connector.class": FILE_SOURCE, "tasks.max": "1", "topic": "payments.events", "file": "/data/in.txt"}
+    jaas = secrets.digest("payments-events-source", "sasl.jaas.config", "old")
+    live = [
+        s.ConnectorState(
+            "payments-events-source",
+            {**source, "batch.size": "200", "sasl.jaas.config": jaas},
+            "RUNNING",
+            (task(0, "FAILED", "org.apache.kafka.connect.errors.ConnectException: /data/in.txt: no such file"),),
+            "source",
+        ),
+        s.ConnectorState("payments-legacy-sink", {"connector.class": FILE_SINK, "topics": "x"}, "RUNNING", (task(0),)),
+        s.ConnectorState("shipping-sink", {"connector.class": FILE_SINK, "topics": "y"}, "RUNNING", (task(0),)),
+    ]
+    return s.ConnectState(
+        url="http://connect-1.internal:8083",
+        connectors={c.name: c for c in live},
+        plugins=(FILE_SINK, FILE_SOURCE, "org.apache.kafka.connect.mirror.MirrorSourceConnector"),
+        validation={"payments-audit-sink": (("file", "File path must be absolute"),)},
+        secret_digests={"payments-events-source": {"sasl.jaas.config": secrets.digest("x", "y", "new")}},
     )
 
 
@@ -137,6 +196,7 @@ def live_state() -> s.ClusterState:
         client_metrics={"payments-all": {"metrics": "*", "interval.ms": "30000"}},
         # The evidence of use read for the topic the plan deletes: no group, last written 40 days before the plan.
         topic_usage={"payments.legacy": s.TopicUsage((1520, 1498), 1_791_544_000_000, (), 1_795_000_000_000)},
+        connect=connect_state(),
     )
 
 

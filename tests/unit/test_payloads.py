@@ -51,6 +51,16 @@ EXAMPLES: dict[Kind, list[payloads.Payload]] = {
             config_ops=(payloads.ConfigOp.set("interval.ms", "60000"),),
         )
     ],
+    Kind.CONNECTOR: [
+        payloads.ConnectorPayload({"connector.class": "FileStreamSink", "tasks.max": "2", "topics": "orders"}),
+        payloads.ConnectorPayload(
+            {"connector.class": "FileStreamSource", "file": "${file:/etc/c.properties:file}"},
+            "stopped",
+            {"sasl.jaas.config": "env:JAAS"},
+            reset_offsets=True,
+        ),
+        payloads.ConnectorPayload({"connector.class": "X"}, "failed", {"db.password": plans.REDACTED}),
+    ],
 }
 
 

@@ -57,7 +57,7 @@ def test_text_ends_with_the_summary_line_and_colour_only_adds_escape_codes() -> 
     result = example_plan()
     plain = render_text(result, color=False)
     coloured = render_text(result, color=True)
-    assert plain.splitlines()[-1] == "Plan: 5 to create, 7 to update, 4 to delete, 1 blocked."
+    assert plain.splitlines()[-1] == "Plan: 6 to create, 8 to update, 5 to delete, 3 blocked."
     assert "\x1b[" not in plain and "\x1b[" in coloured
     assert ANSI.sub("", coloured) == plain
 
@@ -96,7 +96,7 @@ def test_markdown_puts_summary_first_and_keeps_marker() -> None:
     out = render_markdown(example_plan(), marker="prod-eu", title="Plan")
     lines = out.splitlines()
     assert lines[0] == "<!-- kafka-reconciler: cluster=prod-eu -->"
-    assert lines[3] == "**Plan: 5 to create, 7 to update, 4 to delete, 1 blocked.**"
+    assert lines[3] == "**Plan: 6 to create, 8 to update, 5 to delete, 3 blocked.**"
     # Blocked changes, deletions and warnings are outside any <details> block.
     first_details = out.index("<details>")
     for heading in ("#### Errors and warnings", "#### Blocked", "#### Deletions"):

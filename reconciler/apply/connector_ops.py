@@ -1,0 +1,59 @@
+"""The typed operations of connector changes, decoded once from the plan (``reconciler.apply.decoded`` registers them).
+
+``WriteConnector`` holds what the connector should be: its config without secrets, each secret's reference (resolved
+only when sent), its declared state, and whether a create resets the offsets Connect kept under its name. What is
+sent for it depends on the live connector read right before the writes (``connector_phases``): nothing that is
+already as declared. ``DeleteConnector`` names the connector to delete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from reconciler.model import payloads, plans, state
+
+
+def _cannot(message: str) -> Exception:
+    from reconciler.apply import decoded  # decoded imports this module: its error is looked up when raised
+
+    return decoded.CannotDecode(message)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteConnector:
+    """A connector to hold: ``config`` (Connect's strings), ``secrets`` (key -> reference), ``state``."""
+
+    name: str
+    config: Mapping[str, str]
+    secrets: Mapping[str, str]
+    state: str
+    reset_offsets: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeleteConnector:
+    """The change's connector, to delete (its offsets stay with Connect)."""
+
+    name: str
+
+
+def write(c: plans.Change) -> WriteConnector:
+    """The ``CONNECTOR`` phase's operation: a create or an update to the declared config and state."""
+    if c.action is plans.Action.DELETE:
+        raise _cannot(f"{c.address}: a connector delete belongs to the connector delete phase")
+    after = c.after
+    if not isinstance(after, payloads.ConnectorPayload):
+        raise _cannot(f"{c.address}: the plan does not describe the connector")
+    if after.state not in state.CONNECTOR_STATES:
+        raise _cannot(f"{c.address}: {after.state!r} is not a state a connector can be put in")
+    if any(v == plans.REDACTED for v in after.secrets.values()):
+        raise _cannot(f"{c.address}: a secret of the connector names no reference")
+    return WriteConnector(c.name, dict(after.config), dict(after.secrets), after.state, after.reset_offsets)
+
+
+def delete(c: plans.Change) -> DeleteConnector:
+    """The ``CONNECTOR_DELETE`` phase's operation."""
+    if c.action is not plans.Action.DELETE:
+        raise _cannot(f"{c.address}: only deletes belong to the connector delete phase")
+    return DeleteConnector(c.name)

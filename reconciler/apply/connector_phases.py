@@ -1,0 +1,237 @@
+"""The connector phases of apply: deletes (before topic deletes) and writes (after topics and ACLs), with read-back.
+
+Each connector's requests depend on the live connector read before the writes, so nothing already as declared is
+sent (an identical config PUT restarts the connector): a missing connector is created in its declared state (or
+stopped, its kept offsets reset through Connect's offsets API, then put in its state); a config that differs is
+PUT whole; a state that differs is changed (pause, resume, stop). Connectors are written concurrently, at most
+``MAX_PARALLEL`` at a time; each request carries the apply's deadline and Connect's 409 (a rebalance) is retried
+within it. Secrets are resolved here, just before they are sent, and compared by digest.
+
+The read-back is part of the phase: it polls every connector in one request until each one and each of its tasks is
+in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or task that FAILED
+after the write is reported as failed with the first line of its trace (the apply is partial, exit 3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from reconciler.apply import connector_ops, decoded, outcomes
+from reconciler.apply.apply_report import ItemOutcome
+from reconciler.apply.batch import ApplyContext, Result
+from reconciler.apply.events import ApplyEvent, EventKind
+from reconciler.base import errors
+from reconciler.connect import secrets as connect_secrets
+from reconciler.connect.port import ConnectPort
+from reconciler.connection import secrets as secret_refs
+from reconciler.model import desired, payloads, state
+
+MAX_PARALLEL = 8
+FIRST_POLL_S, MAX_POLL_S = 0.2, 2.0
+TASK_STATES = {"running": "RUNNING", "paused": "PAUSED"}
+# A read-back check of one connector: (settled, problem); settled without a problem is converged.
+Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]
+
+
+def secret_keys(ops: Iterable[decoded.Operation], wanted: desired.DesiredState | None) -> dict[str, set[str]]:
+    """Per connector, the keys read as secrets (digests, never values): those the plan's payloads and the
+    manifests name. The same keys as at plan time, so the live views (and fingerprints) compare."""
+    keys: dict[str, set[str]] = {}
+    for op in ops:
+        for side in (op.change.before, op.change.after):
+            if isinstance(side, payloads.ConnectorPayload):
+                keys.setdefault(op.name, set()).update(side.secrets)
+    for name, c in (wanted.connectors if wanted is not None else {}).items():
+        keys.setdefault(name, set()).update(c.secrets)
+    return keys
+
+
+def with_connectors(
+    live: state.ClusterState, connect: ConnectPort | None, *, keys: Mapping[str, Iterable[str]], deadline: float
+) -> state.ClusterState:
+    """``live`` with the Connect cluster's connectors read (one request)."""
+    if connect is None:
+        raise errors.ConfigError(
+            "the plan changes connectors, but no Kafka Connect cluster is configured (connect: in the Cluster "
+            "profile); nothing was written"
+        )
+    found = connect.read_connectors(deadline=deadline, secret_keys=keys)
+    return dataclasses.replace(live, connect=state.ConnectState(url=connect.url, connectors=found))
+
+
+def _deadline(ctx: ApplyContext) -> float:
+    return time.monotonic() + ctx.deadline.remaining()
+
+
+def _port(ctx: ApplyContext) -> ConnectPort:
+    if ctx.connect is None:
+        raise errors.ConfigError("no Kafka Connect cluster is configured (connect: in the Cluster profile)")
+    port: ConnectPort = ctx.connect
+    return port
+
+
+def _config(ctx: ApplyContext, w: connector_ops.WriteConnector) -> dict[str, str]:
+    """The whole config to send: declared values and each secret resolved now (never kept or shown)."""
+    out = dict(w.config)
+    for key, ref in w.secrets.items():
+        kind, _, where = ref.partition(":")
+        found = desired.SecretRef(env=where) if kind == "env" else desired.SecretRef(file=where)
+        out[key] = secret_refs.resolve(found, what=f"connector {w.name}: {key}", environ=ctx.environ)
+    return out
+
+
+def _write_one(
+    ctx: ApplyContext, w: connector_ops.WriteConnector, config: dict[str, str], have: state.ConnectorState | None
+) -> str:
+    """Send what ``w`` needs; what was done (for the item's message)."""
+    port, deadline = _port(ctx), _deadline(ctx)
+    if have is None:
+        initial = "stopped" if w.reset_offsets else w.state
+        port.create(w.name, config, initial_state=initial, deadline=deadline, secret_keys=w.secrets)
+        if not w.reset_offsets:
+            return f"created {w.state}"
+        port.reset_offsets(w.name, deadline=deadline)
+        if w.state != "stopped":
+            port.set_state(w.name, w.state, deadline=deadline)
+        return f"created stopped, offsets reset, then {w.state}"
+    done = []
+    if not connect_secrets.same_config(w.name, config, have.config, w.secrets):
+        port.put_config(w.name, config, deadline=deadline, secret_keys=w.secrets)
+        done.append("config written")
+    if have.state.lower() != w.state:
+        port.set_state(w.name, w.state, deadline=deadline)
+        done.append(f"{have.state.lower()} -> {w.state}")
+    return ", ".join(done) or "already as declared"
+
+
+def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None) -> tuple[bool, str]:
+    w = op.request
+    assert isinstance(w, connector_ops.WriteConnector)
+    try:
+        config = _config(ctx, w)
+        if ctx.dry_run:
+            found = _port(ctx).validate(w.name, config, deadline=_deadline(ctx), secret_keys=w.secrets)
+            return not found, "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
+        return True, _write_one(ctx, w, config, have)
+    except errors.ReconcilerError as exc:
+        return False, str(exc)
+
+
+def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    """The ``CONNECTOR`` phase: concurrent writes, then the read-back until each connector is as declared."""
+    have = {} if live.connect is None else live.connect.connectors
+    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
+        answers = list(pool.map(lambda op: _attempt(ctx, op, have.get(op.name)), ops))
+    if ctx.dry_run:
+        return [
+            outcomes.client_check(op.change, None if ok else why) for op, (ok, why) in zip(ops, answers, strict=True)
+        ]
+    sent = [op for op, (ok, _) in zip(ops, answers, strict=True) if ok]
+    problems = _read_back(ctx, sent) if sent else {}
+    out = []
+    for op, (ok, why) in zip(ops, answers, strict=True):
+        if not ok:
+            out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=why))
+        elif op.name in problems:
+            out.append(outcomes.failed(op.change, error_name="CONNECTOR_NOT_CONVERGED", message=problems[op.name]))
+        else:
+            out.append(outcomes.from_result(op.change, Result(ok=True, message=why), dry_run=False))
+    return out
+
+
+def run_delete(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    """The ``CONNECTOR_DELETE`` phase: delete each connector and wait until Connect no longer lists it."""
+    if ctx.dry_run:
+        return [outcomes.client_check(op.change, None) for op in ops]
+
+    def one(op: decoded.Operation) -> str | None:
+        try:
+            _port(ctx).delete(op.name, deadline=_deadline(ctx))
+        except errors.ReconcilerError as exc:
+            return str(exc)
+        return None
+
+    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
+        failures = dict(zip((op.name for op in ops), pool.map(one, ops), strict=True))
+    gone = [op for op in ops if failures[op.name] is None]
+    left = _poll(ctx, {op.name: _gone for op in gone}, what="connector deletes") if gone else {}
+    out = []
+    for op in ops:
+        why = failures[op.name] or left.get(op.name)
+        if why is not None:
+            out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=why))
+        else:
+            note = "deleted; Connect keeps its offsets (a connector created under this name resumes from them)"
+            out.append(outcomes.from_result(op.change, Result(ok=True, message=note), dry_run=False))
+    return out
+
+
+def _gone(c: state.ConnectorState | None) -> tuple[bool, str | None]:
+    return (c is None, None if c is None else "still listed by Connect")
+
+
+def _declared(w: connector_ops.WriteConnector) -> Check:
+    def check(c: state.ConnectorState | None) -> tuple[bool, str | None]:
+        """(settled, problem): settled with no problem is converged; a FAILED connector or task settles at once."""
+        if c is None:
+            return False, "not listed by Connect yet"
+        failed = [t for t in c.tasks if t.state == "FAILED"]
+        if c.state == "FAILED" or failed:
+            where = "the connector" if c.state == "FAILED" else f"task {failed[0].id}"
+            trace = c.trace if c.state == "FAILED" else failed[0].trace
+            return True, f"{where} FAILED after the write" + (f": {trace}" if trace else "")
+        if c.state.lower() != w.state:
+            return False, f"Connect reports {c.state}, waiting for {w.state.upper()}"
+        wanted = TASK_STATES.get(w.state)
+        if wanted is None:  # stopped: Connect shuts its tasks down
+            return (not c.tasks, None if not c.tasks else f"{len(c.tasks)} task(s) still listed")
+        pending = [t for t in c.tasks if t.state != wanted]
+        if not c.tasks or pending:
+            return False, f"waiting for every task to be {wanted} ({len(c.tasks) - len(pending)} of {len(c.tasks)})"
+        return True, None
+
+    return check
+
+
+def _read_back(ctx: ApplyContext, sent: Sequence[decoded.Operation]) -> dict[str, str]:
+    checks = {}
+    for op in sent:
+        assert isinstance(op.request, connector_ops.WriteConnector)
+        checks[op.name] = _declared(op.request)
+    return _poll(ctx, checks, what="connectors")
+
+
+def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> dict[str, str]:
+    """Read every connector (one request a round) until each check settles or the deadline passes; the problems."""
+    started, poll = ctx.deadline.clock(), FIRST_POLL_S
+    pending, problems, last = dict(checks), {}, {}
+    while pending:
+        try:
+            found = _port(ctx).read_connectors(deadline=_deadline(ctx))
+        except errors.ReconcilerError as exc:
+            found, last = None, {name: f"could not be read back: {exc}" for name in pending}
+        for name, check in list(pending.items()):
+            if found is None:
+                break
+            settled, why = check(found.get(name))
+            if settled:
+                del pending[name]
+                if why is not None:
+                    problems[name] = why
+            else:
+                last[name] = why or "not as declared yet"
+        elapsed = ctx.deadline.clock() - started
+        text = f"{what}: {len(checks) - len(pending)} of {len(checks)} in their declared state after {elapsed:.0f}s"
+        ctx.emit(ApplyEvent(EventKind.VERIFYING, total=len(checks), done=len(checks) - len(pending), message=text))
+        if not pending:
+            break
+        if ctx.deadline.remaining() <= poll:
+            for name in pending:
+                problems[name] = f"not as declared when the apply's deadline came: {last.get(name)}"
+            break
+        ctx.pacer.sleep(poll)
+        poll = min(MAX_POLL_S, poll * 1.5)
+    return problems

@@ -1,0 +1,88 @@
+"""What a plan reads from Kafka Connect: every connector and the plugins (two requests), then the validate endpoint
+for each declared connector whose config differs, and the digests of the declared secrets.
+
+A secret is resolved here (plan time) only to be digested and, for a changed config, sent to the validate endpoint
+with the rest of the config; a reference that cannot be resolved becomes a field error of that connector (the plan
+blocks it at the manifest's line). A connector whose config Connect already holds is not validated, so a plan with
+no connector change costs two requests whatever the number of connectors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+from reconciler.connect import http, settings
+from reconciler.connect import secrets as connect_secrets
+from reconciler.connect.port import ConnectPort, RestConnectPort
+from reconciler.connection import secrets as secret_refs
+from reconciler.manifests.profiles import ClusterProfile
+from reconciler.model import desired, state
+from reconciler.model.kinds import Kind
+from reconciler.planner import connectors as planner_connectors
+
+
+class Target(Protocol):
+    """What a command was pointed at (``operations.Target``): its flags and the manifests' Cluster profiles."""
+
+    @property
+    def cluster(self) -> str | None: ...
+    @property
+    def bootstrap_server(self) -> str | None: ...
+    @property
+    def command_config(self) -> Path | None: ...
+    @property
+    def profiles(self) -> Mapping[str, ClusterProfile]: ...
+
+
+def port_of(target: Target) -> RestConnectPort | None:
+    """The Kafka Connect cluster of the profile ``target`` uses (its ``connect:``), else ``KAFKA_CONNECT_URL``'s."""
+    named = target.bootstrap_server is not None or target.command_config is not None
+    return settings.port_of(cluster=target.cluster, profiles=target.profiles, explicit=named)
+
+
+def with_connectors(
+    live: state.ClusterState, wanted: desired.DesiredState, target: Target, *, deadline_s: float | None = None
+) -> state.ClusterState:
+    """``live`` with the Connect cluster's connectors when the plan covers connectors and ``target`` names a Connect
+    cluster (else unchanged: the planner says the connectors could not be planned). No request waits past
+    ``deadline_s`` from now (default: four request timeouts)."""
+    if Kind.CONNECTOR not in wanted.needs():
+        return live
+    port = port_of(target)
+    if port is None:
+        return live
+    deadline = time.monotonic() + (http.DEFAULT_REQUEST_TIMEOUT_S * 4 if deadline_s is None else deadline_s)
+    return dataclasses.replace(live, connect=read_for_plan(port, wanted, deadline=deadline))
+
+
+def read_for_plan(
+    port: ConnectPort, wanted: desired.DesiredState, *, deadline: float, environ: Mapping[str, str] | None = None
+) -> state.ConnectState:
+    """The ``ConnectState`` the planner compares ``wanted``'s connectors with."""
+    found = port.read(deadline=deadline, secret_keys={n: set(c.secrets) for n, c in wanted.connectors.items()})
+    digests: dict[str, dict[str, str]] = {}
+    validation: dict[str, tuple[tuple[str, str], ...]] = {}
+    for name, want in sorted(wanted.connectors.items()):
+        resolved: dict[str, str] = {}
+        problems: list[tuple[str, str]] = []
+        for key, ref in sorted(want.secrets.items()):
+            try:
+                resolved[key] = secret_refs.resolve(ref, what=f"connector {name}: {key}", environ=environ)
+            except secret_refs.SecretUnavailable as exc:
+                problems.append((key, str(exc)))
+        digests[name] = {k: connect_secrets.digest(name, k, v) for k, v in resolved.items()}
+        if problems:
+            validation[name] = tuple(problems)
+            continue
+        have = found.connectors.get(name)
+        full = {**want.config, **resolved}
+        if have is not None and connect_secrets.same_config(name, full, have.config, want.secrets):
+            continue
+        if found.plugins is not None and not planner_connectors.known_class(want.class_name, found.plugins):
+            continue  # the plan blocks it with the classes the workers have
+        validation[name] = port.validate(name, full, deadline=deadline, secret_keys=want.secrets)
+    return dataclasses.replace(found, validation=validation, secret_digests=digests)

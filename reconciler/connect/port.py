@@ -1,0 +1,216 @@
+"""``ConnectPort``: everything plan and apply ask of a Kafka Connect cluster, and its REST implementation.
+
+One plan reads the cluster with two requests whatever the number of connectors (``read``: every connector's config
+and status, and the connector plugins), then validates only the configs it changes (``validate``). Writes are
+typed: a create (``POST /connectors`` with its initial state, so a connector declared paused or stopped never
+runs), a config change (``PUT /connectors/{name}/config``), a state change (pause, resume, stop), a delete and an
+offsets reset (KIP-875). Every call takes the command's deadline; every request is counted. Error messages from
+Connect are scrubbed of the secret values the call sent.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+from reconciler.base import scrubbing
+from reconciler.connect import secrets
+from reconciler.connect.http import ConnectClient, ConnectError
+from reconciler.model import state
+
+STATE_PATHS = {"running": "resume", "paused": "pause", "stopped": "stop"}
+
+
+class ConnectPort(Protocol):
+    """What plan and apply call on a Kafka Connect cluster (``RestConnectPort``; tests may record calls)."""
+
+    url: str
+
+    @property
+    def request_count(self) -> int: ...
+
+    @property
+    def request_counts(self) -> Mapping[str, int]: ...
+
+    def read(self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None) -> state.ConnectState:
+        """Every connector (config with secrets replaced by digests, status) and the connector plugins."""
+        ...
+
+    def read_connectors(
+        self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None
+    ) -> dict[str, state.ConnectorState]:
+        """Every connector, without the plugin list (the read-back's poll)."""
+        ...
+
+    def validate(
+        self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
+    ) -> tuple[tuple[str, str], ...]:
+        """The field errors Connect's validate endpoint reports for ``config`` (``(key, message)``)."""
+        ...
+
+    def create(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        initial_state: str,
+        deadline: float,
+        secret_keys: Iterable[str] = (),
+    ) -> None: ...
+
+    def put_config(
+        self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
+    ) -> None: ...
+
+    def set_state(self, name: str, target: str, *, deadline: float) -> None: ...
+
+    def delete(self, name: str, *, deadline: float) -> None: ...
+
+    def reset_offsets(self, name: str, *, deadline: float) -> None: ...
+
+
+class RestConnectPort:
+    """``ConnectPort`` over Kafka Connect's REST API (``ConnectClient``)."""
+
+    def __init__(self, client: ConnectClient) -> None:
+        self.client = client
+        self.url = client.urls[0]
+
+    @property
+    def request_count(self) -> int:
+        return self.client.request_count
+
+    @property
+    def request_counts(self) -> Mapping[str, int]:
+        return dict(self.client.request_counts)
+
+    def close(self) -> None:
+        self.client.close()
+
+    # ------------------------------------------------------------------------------------------- reads
+    def read(self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None) -> state.ConnectState:
+        connectors = self.read_connectors(deadline=deadline, secret_keys=secret_keys)
+        found = self.client.request(
+            "GET", "/connector-plugins?connectorsOnly=true", deadline=deadline, what="listing connector plugins"
+        )
+        plugins = tuple(sorted({str(p["class"]) for p in found or [] if isinstance(p, dict) and "class" in p}))
+        return state.ConnectState(url=self.url, connectors=connectors, plugins=plugins)
+
+    def read_connectors(
+        self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None
+    ) -> dict[str, state.ConnectorState]:
+        found = self.client.request(
+            "GET", "/connectors?expand=info&expand=status", deadline=deadline, what="reading the connectors"
+        )
+        keys = secret_keys or {}
+        return {
+            str(name): connector_state(str(name), entry, keys.get(str(name), ()))
+            for name, entry in sorted((found or {}).items())
+        }
+
+    def validate(
+        self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
+    ) -> tuple[tuple[str, str], ...]:
+        hidden = _secret_values(config, secret_keys)
+        plugin = _quote(config["connector.class"])
+        try:
+            found = self.client.request(
+                "PUT", f"/connector-plugins/{plugin}/config/validate", {**config, "name": name}, deadline=deadline
+            )
+        except ConnectError as exc:
+            raise _scrubbed(exc, hidden) from None
+        out: list[tuple[str, str]] = []
+        for entry in (found or {}).get("configs", []):
+            value = entry.get("value", {}) if isinstance(entry, dict) else {}
+            for message in value.get("errors", []) or []:
+                out.append((str(value.get("name", "")), scrubbing.scrub(str(message), hidden)))
+        return tuple(out)
+
+    # ------------------------------------------------------------------------------------------ writes
+    def create(
+        self,
+        name: str,
+        config: Mapping[str, str],
+        *,
+        initial_state: str,
+        deadline: float,
+        secret_keys: Iterable[str] = (),
+    ) -> None:
+        body = {"name": name, "config": dict(config), "initial_state": initial_state.upper()}
+        try:
+            self.client.request("POST", "/connectors", body, deadline=deadline, what=f"creating connector {name}")
+        except ConnectError as exc:
+            if exc.status == 409 and "already exists" in str(exc):
+                self.put_config(name, config, deadline=deadline, secret_keys=secret_keys)  # an earlier try did it
+                return
+            raise _scrubbed(exc, _secret_values(config, secret_keys)) from None
+
+    def put_config(
+        self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
+    ) -> None:
+        try:
+            self.client.request(
+                "PUT", f"/connectors/{_quote(name)}/config", dict(config), deadline=deadline, what=f"configuring {name}"
+            )
+        except ConnectError as exc:
+            raise _scrubbed(exc, _secret_values(config, secret_keys)) from None
+
+    def set_state(self, name: str, target: str, *, deadline: float) -> None:
+        path = f"/connectors/{_quote(name)}/{STATE_PATHS[target]}"
+        self.client.request("PUT", path, deadline=deadline, what=f"setting connector {name} {target}")
+
+    def delete(self, name: str, *, deadline: float) -> None:
+        try:
+            self.client.request("DELETE", f"/connectors/{_quote(name)}", deadline=deadline, what=f"deleting {name}")
+        except ConnectError as exc:
+            if exc.status != 404:  # already gone: what the delete wanted
+                raise
+
+    def reset_offsets(self, name: str, *, deadline: float) -> None:
+        path = f"/connectors/{_quote(name)}/offsets"
+        self.client.request("DELETE", path, deadline=deadline, what=f"resetting the offsets of {name}")
+
+
+def connector_state(name: str, entry: Any, declared_secrets: Iterable[str] = ()) -> state.ConnectorState:
+    """A connector of ``GET /connectors?expand=info&expand=status``, its secrets replaced by digests."""
+    info = entry.get("info", {}) if isinstance(entry, dict) else {}
+    status = entry.get("status", {}) if isinstance(entry, dict) else {}
+    config = {str(k): str(v) for k, v in (info.get("config") or {}).items() if k != "name"}
+    connector = status.get("connector", {}) or {}
+    tasks = tuple(
+        state.ConnectorTask(
+            id=int(t.get("id", 0)),
+            state=str(t.get("state", "UNASSIGNED")),
+            worker=t.get("worker_id"),
+            trace=first_line(t.get("trace")),
+        )
+        for t in sorted(status.get("tasks", []) or [], key=lambda t: int(t.get("id", 0)))
+    )
+    return state.ConnectorState(
+        name=name,
+        config=secrets.redact(name, config, declared_secrets),
+        state=str(connector.get("state", "UNASSIGNED")),
+        tasks=tasks,
+        type=info.get("type") or status.get("type"),
+        trace=first_line(connector.get("trace")),
+    )
+
+
+def first_line(trace: Any) -> str | None:
+    if not isinstance(trace, str) or not trace.strip():
+        return None
+    return trace.strip().splitlines()[0][:500]
+
+
+def _quote(name: str) -> str:
+    return urllib.parse.quote(name, safe="")
+
+
+def _secret_values(config: Mapping[str, str], keys: Iterable[str]) -> list[str]:
+    declared = frozenset(keys)
+    return [v for k, v in config.items() if secrets.is_secret(k, v, declared)]
+
+
+def _scrubbed(exc: ConnectError, hidden: Iterable[str]) -> ConnectError:
+    return ConnectError(scrubbing.scrub(str(exc), hidden), status=exc.status)

@@ -1,0 +1,94 @@
+"""``Connector`` documents -> ``desired.DesiredConnector``: Connect's config strings, secrets by reference, positions.
+
+A config value is written as a YAML scalar and held as the string Connect stores (``true``, ``3``, ``1.5``).
+``connector.class`` and ``tasks.max`` come from ``class`` and ``tasksMax``; writing them (or ``name``) under
+``config`` is an error, as is a key both in ``config`` and in ``secrets``, and an inline value for a key that
+names a secret (``*password*``, ``*secret*``, ...) unless it is a config-provider placeholder (``${file:...}``),
+which is passed to Connect untouched. Each config key's position is kept, so a field error Connect's validate
+endpoint reports is shown at the manifest's line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from reconciler.manifests import loader, models, profiles, topics
+from reconciler.model import desired
+
+RESERVED = {"connector.class": "class", "tasks.max": "tasksMax", "name": "metadata.name"}
+SECRET_KEY = re.compile(r"(password|secret|token|credential|jaas\.config|api\.key|apikey|private\.key)", re.I)
+PLACEHOLDER = re.compile(r"^\$\{[A-Za-z0-9_.-]+:.*\}$", re.S)
+
+Error = Callable[..., None]
+
+
+def text(value: Any) -> str:
+    """A YAML scalar as Connect's string: booleans lower-case, numbers as written."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def looks_secret(key: str) -> bool:
+    """Whether a config key names a secret by its name (its value is never shown or held in clear)."""
+    return SECRET_KEY.search(key) is not None
+
+
+def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None:
+    """The connector ``doc`` declares; ``None`` (after reporting through ``error``) when a key is misplaced."""
+    spec: models.ConnectorSpec = doc.spec
+    ok = True
+    config = {"connector.class": spec.class_name, "tasks.max": str(spec.tasks_max)}
+    positions = {
+        "connector.class": _at(doc, ("spec", "class")),
+        "tasks.max": _at(doc, ("spec", "tasksMax")),
+    }
+    for key, value in spec.config.items():
+        path = ("spec", "config", key)
+        if key in RESERVED:
+            error(doc, path, f"{key} is set by {RESERVED[key]}, not under config", key=True)
+            ok = False
+            continue
+        if key in spec.secrets:
+            error(doc, path, f"{key} is both in config and in secrets; keep it in one of them", key=True)
+            ok = False
+            continue
+        value_text = text(value)
+        if looks_secret(key) and not PLACEHOLDER.match(value_text):
+            error(
+                doc,
+                path,
+                f"{key} looks like a secret: its value would be written into plans and logs",
+                key=True,
+                hint="move it to secrets: {" + key + ": {env: NAME}} or use a ${file:/path:key} placeholder",
+            )
+            ok = False
+            continue
+        config[key] = value_text
+        positions[key] = _at(doc, path)
+    secrets: dict[str, desired.SecretRef] = {}
+    for key, ref in spec.secrets.items():
+        if key in RESERVED:
+            error(doc, ("spec", "secrets", key), f"{key} cannot be a secret", key=True)
+            ok = False
+            continue
+        secrets[key] = profiles.secret_ref(ref, doc, ("spec", "secrets", key, "file"))
+        positions[key] = _at(doc, ("spec", "secrets", key))
+    if not ok:
+        return None
+    return desired.DesiredConnector(
+        name=doc.name,
+        config=config,
+        state=spec.state,
+        secrets=secrets,
+        reset_offsets=spec.reset_offsets_on_create,
+        source=topics.source(doc),
+        positions=positions,
+    )
+
+
+def _at(doc: loader.Document, path: tuple[str | int, ...]) -> desired.Source:
+    file, line, column = doc.raw.position(path)
+    return desired.Source(file=file, line=line, column=column)

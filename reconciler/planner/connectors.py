@@ -1,0 +1,191 @@
+"""Kafka Connect connector changes: create, config update, state change, delete; validation, status and secrets.
+
+The live side is ``ClusterState.connect`` (one read of every connector, the plugin list, the validate endpoint's
+answers for the configs the plan changes, and the digests of the declared secrets). A connector whose config and
+state match is counted as unchanged and never sent (an identical config PUT restarts it). Connect compares
+configs as strings and replaces the whole config on a PUT, so a live key the manifest does not write is shown as
+removed. A secret is compared by digest and shown only as changed. A field error from the validate endpoint, an
+unknown class or a secret that cannot be read is an error at the manifest's line that blocks that connector only.
+A connector or task that is FAILED is a warning with the first line of its trace. Connect keeps a deleted
+connector's offsets (KIP-875): creates and deletes say so, and a declared reset says what the connector re-reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reconciler.connect import secrets as connect_secrets
+from reconciler.model import configs, desired, payloads, plans, state
+from reconciler.model.kinds import Kind
+from reconciler.planner import common, views
+
+CONFIG = "config."
+KEPT_OFFSETS = (
+    "Connect keeps the offsets of a deleted connector: one created later under this name resumes from them "
+    "(resetOffsetsOnCreate: true resets them)"
+)
+RESET_NOTE = (
+    "its offsets are reset before it starts: a source connector reads its input again from the start, a sink "
+    "connector's group starts from its consumer's auto.offset.reset position"
+)
+
+
+def live_payload(c: state.ConnectorState) -> payloads.ConnectorPayload:
+    """The live connector as a plan payload: secrets (digests) shown only as redacted keys."""
+    plain = {k: v for k, v in sorted(c.config.items()) if not connect_secrets.is_digest(v)}
+    hidden = {k: plans.REDACTED for k, v in sorted(c.config.items()) if connect_secrets.is_digest(v)}
+    return payloads.ConnectorPayload(plain, c.state.lower(), hidden)
+
+
+def wanted_payload(want: desired.DesiredConnector) -> payloads.ConnectorPayload:
+    refs = {k: ref.describe() for k, ref in sorted(want.secrets.items())}
+    return payloads.ConnectorPayload(dict(sorted(want.config.items())), want.state, refs, want.reset_offsets)
+
+
+def known_class(name: str, plugins: tuple[str, ...]) -> bool:
+    """Whether the workers have ``name``: a full class name, its simple name, or the simple name without
+    ``Connector`` (the aliases Connect accepts)."""
+    for plugin in plugins:
+        simple = plugin.rsplit(".", 1)[-1]
+        if name in (plugin, simple, simple.removesuffix("Connector")):
+            return True
+    return False
+
+
+def _diff(
+    want: desired.DesiredConnector, have: state.ConnectorState, digests: Mapping[str, str]
+) -> list[plans.AttributeChange]:
+    out: list[plans.AttributeChange] = []
+    for key in sorted(want.config.keys() | want.secrets.keys() | have.config.keys()):
+        old = have.config.get(key)
+        if key in want.secrets:
+            if old is None or digests.get(key) != old:
+                before = None if old is None else plans.REDACTED
+                out.append(plans.AttributeChange(CONFIG + key, before, plans.REDACTED, sensitive=True))
+            continue
+        new = want.config.get(key)
+        if new == old:
+            continue
+        sensitive = old is not None and connect_secrets.is_digest(old)
+        out.append(plans.AttributeChange(CONFIG + key, plans.REDACTED if sensitive else old, new, sensitive=sensitive))
+    live_state = have.state.lower()
+    if live_state != want.state and not (want.state == "running" and live_state in ("failed", "unassigned")):
+        out.append(plans.AttributeChange("state", live_state, want.state))
+    return out
+
+
+def _blockers(
+    ctx: common.Context, want: desired.DesiredConnector, live: state.ConnectState, *, config_changes: bool
+) -> None:
+    """Error-level findings at the manifest's lines: unknown class, unreadable secret, validate field errors."""
+    address = Kind.CONNECTOR.address(want.name)
+
+    def at(key: str) -> str:
+        where = want.positions.get(key) or want.source
+        return f"{where}: " if where is not None else ""
+
+    if live.plugins is not None and not known_class(want.class_name, live.plugins):
+        simple = {p.rsplit(".", 1)[-1]: p for p in live.plugins}
+        close = configs.suggest(want.class_name.rsplit(".", 1)[-1], list(simple))
+        hint = None if close is None else simple[close]
+        listed = ", ".join(live.plugins) or "none"
+        message = f"{at('connector.class')}connector class {want.class_name!r} is not installed on the workers"
+        message += f"; did you mean {hint}?" if hint else f" (they have: {listed})"
+        ctx.warn(message, code="connector-class-unknown", address=address, severity="error")
+        return
+    if not config_changes:
+        return
+    for key, message in live.validation.get(want.name, ()):
+        label = f"{key}: " if key else ""
+        ctx.warn(f"{at(key)}{label}{message}", code="connector-invalid", address=address, severity="error")
+
+
+def _status(ctx: common.Context, c: state.ConnectorState) -> None:
+    address = Kind.CONNECTOR.address(c.name)
+    if c.state == "FAILED":
+        trace = f": {c.trace}" if c.trace else ""
+        ctx.warn(f"connector {c.name} is FAILED{trace}", code="connector-failed", address=address)
+    for task in c.tasks:
+        if task.state == "FAILED":
+            trace = f": {task.trace}" if task.trace else ""
+            ctx.warn(
+                f"connector {c.name} task {task.id} is FAILED{trace}", code="connector-task-failed", address=address
+            )
+    if c.state == "RUNNING" and not c.tasks:
+        ctx.warn(f"connector {c.name} is RUNNING without any task", code="connector-no-task", address=address)
+
+
+def plan_connectors(ctx: common.Context) -> None:
+    """Add the connector changes, status warnings and unmanaged connectors to ``ctx``."""
+    live = ctx.live.connect
+    if live is None:
+        if ctx.desired.connectors:
+            ctx.unreadable(
+                Kind.CONNECTOR,
+                "the Kafka Connect cluster was not read (name it under connect: in the Cluster profile); "
+                "connectors are not planned",
+                code="connectors-unreadable",
+            )
+        return
+    for name in sorted(ctx.desired.connectors):
+        _plan_one(ctx, ctx.desired.connectors[name], live)
+    for name, c in sorted(live.connectors.items()):
+        owned = name in ctx.desired.connectors or (
+            ctx.manages_undeclared(Kind.CONNECTOR) and ctx.desired.ownership.owns_connector(name)
+        )
+        if owned:
+            _status(ctx, c)
+        if name in ctx.desired.connectors or not owned:
+            continue
+        address = Kind.CONNECTOR.address(name)
+        if not ctx.may_delete(Kind.CONNECTOR):
+            ctx.keep_unmanaged(kind=Kind.CONNECTOR, name=name, address=address)
+            continue
+        ctx.changes.append(
+            plans.Change(
+                address=address,
+                kind=Kind.CONNECTOR,
+                name=name,
+                action=plans.Action.DELETE,
+                phase=plans.Phase.CONNECTOR_DELETE,
+                before=live_payload(c),
+                reasons=("not declared; deletion is enabled for connectors", KEPT_OFFSETS),
+                fingerprint=views.fingerprint_of(views.connector_view(c)),
+            )
+        )
+
+
+def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.ConnectState) -> None:
+    have = live.connectors.get(want.name)
+    address = Kind.CONNECTOR.address(want.name)
+    digests = live.secret_digests.get(want.name, {})
+    if have is None:
+        attrs = [plans.AttributeChange(CONFIG + k, None, v) for k, v in sorted(want.config.items())]
+        attrs += [plans.AttributeChange(CONFIG + k, None, plans.REDACTED, sensitive=True) for k in sorted(want.secrets)]
+        attrs.append(plans.AttributeChange("state", None, want.state))
+        reasons = ["declared; not on the Connect cluster", RESET_NOTE if want.reset_offsets else KEPT_OFFSETS]
+        action = plans.Action.CREATE
+    else:
+        attrs = _diff(want, have, digests)
+        if not attrs:
+            ctx.unchanged[Kind.CONNECTOR] += 1
+            _blockers(ctx, want, live, config_changes=False)
+            return
+        reasons = ["config or state differs from the manifests"]
+        action = plans.Action.UPDATE
+    ctx.changes.append(
+        plans.Change(
+            address=address,
+            kind=Kind.CONNECTOR,
+            name=want.name,
+            action=action,
+            phase=plans.Phase.CONNECTOR,
+            before=None if have is None else live_payload(have),
+            after=wanted_payload(want),
+            attributes=tuple(attrs),
+            reasons=tuple(reasons),
+            fingerprint=views.fingerprint_of(views.connector_view(have)),
+            source=common.source_text(want.source),
+        )
+    )
+    _blockers(ctx, want, live, config_changes=any(a.name.startswith(CONFIG) for a in attrs))

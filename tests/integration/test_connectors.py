@@ -1,0 +1,223 @@
+"""Connectors planned and applied against a real Kafka Connect worker (the harness's, next to a real broker).
+
+Each test declares connectors in manifests with a Cluster profile naming the worker, plans them (one read of every
+connector, the validate endpoint for changed configs), applies the plan and asserts what the worker holds
+afterwards, read with plain REST calls.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from reconciler import manifests, operations
+from reconciler.apply import ApplyOptions, apply_plan
+from reconciler.apply.apply_report import ApplyReport, Outcome
+from reconciler.connect import evidence
+from reconciler.connect import settings as connect_settings
+from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
+from reconciler.render import render_json, render_text
+from tests.kafka.cluster import KafkaCluster
+from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
+from tests.support.polling import eventually
+
+pytestmark = pytest.mark.kafka
+
+
+def write(directory: Path, worker: ConnectWorker, cluster: KafkaCluster, body: str) -> Path:
+    """Manifests: a Cluster profile naming the broker and the worker, then ``body``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    profile = f"""\
+        apiVersion: kafka-reconciler/v1
+        kind: Cluster
+        metadata: {{name: test}}
+        spec:
+          bootstrapServers: ["{cluster.bootstrap}"]
+          connect: {{urls: ["{worker.url}"]}}
+        """
+    (directory / "cluster.yaml").write_text(textwrap.dedent(profile))
+    (directory / "connectors.yaml").write_text(textwrap.dedent(body))
+    return directory
+
+
+def plan_of(directory: Path) -> tuple[plans.Plan, manifests.LoadResult, int]:
+    """The plan of the manifests in ``directory`` and the REST requests its Connect read took."""
+    loaded = manifests.load([directory])
+    target = operations.Target(profiles=loaded.profiles)
+    port = evidence.port_of(target)
+    assert port is not None
+    with mock.patch.object(evidence, "port_of", lambda _target: port):
+        p = operations.compute_plan(loaded, target=target, request=operations.PlanRequest())
+    return p, loaded, port.request_count
+
+
+def apply_of(cluster: KafkaCluster, loaded: manifests.LoadResult, p: plans.Plan, **kw: object) -> ApplyReport:
+    profile = connect_settings.profile_for(cluster="test", profiles=loaded.profiles, explicit=False)
+    assert profile is not None
+    port = connect_settings.port_for(profile)
+    options = ApplyOptions(deadline_s=90, connect=port, desired=loaded.desired, **kw)  # type: ignore[arg-type]
+    with KafkaAdapter(cluster.connection_settings()) as adapter:
+        return apply_plan(p, adapter, options=options)
+
+
+def connector_doc(name: str, cls: str, *, state: str = "running", config: str = "", extra: str = "") -> str:
+    return f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Connector
+metadata: {{name: {name}}}
+spec:
+  class: {cls}
+  tasksMax: 1
+  state: {state}
+  config:
+{config}{extra}"""
+
+
+def test_create_update_pause_and_a_no_change_plan_of_two_requests(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}sink"
+    out = tmp_path / "sink.txt"
+    config = f"    topics: {topic_prefix}orders\n    file: {out}\n"
+    directory = write(tmp_path / "m", connect_worker, kafka_single, connector_doc(name, FILE_SINK, config=config))
+    p, loaded, _ = plan_of(directory)
+    assert [(c.address, c.action) for c in p.changes] == [(Kind.CONNECTOR.address(name), plans.Action.CREATE)]
+    report = apply_of(kafka_single, loaded, p)
+    assert report.exit_code == 0, report.items
+    status = connect_worker.rest("GET", f"/connectors/{name}/status")
+    assert status["connector"]["state"] == "RUNNING" and [t["state"] for t in status["tasks"]] == ["RUNNING"]
+    assert connect_worker.rest("GET", f"/connectors/{name}/config")["file"] == str(out)
+
+    again, _, requests = plan_of(directory)
+    assert not again.actionable and again.unchanged.get(Kind.CONNECTOR) == 1
+    assert requests == 2  # every connector and the plugin list; nothing validated
+
+    config2 = config + "    batch.size: 7\n"
+    write(directory, connect_worker, kafka_single, connector_doc(name, FILE_SINK, state="paused", config=config2))
+    p, loaded, _ = plan_of(directory)
+    [change] = p.actionable
+    assert {a.name for a in change.attributes} == {"config.batch.size", "state"}
+    report = apply_of(kafka_single, loaded, p)
+    assert report.exit_code == 0, report.items
+    assert connect_worker.rest("GET", f"/connectors/{name}/config")["batch.size"] == "7"
+    status = connect_worker.rest("GET", f"/connectors/{name}/status")
+    assert status["connector"]["state"] == "PAUSED" and [t["state"] for t in status["tasks"]] == ["PAUSED"]
+    assert not plan_of(directory)[0].actionable
+
+
+def test_a_validate_error_and_an_unknown_class_block_only_their_connector_at_the_manifest_line(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    good, bad, typo = f"{topic_prefix}good", f"{topic_prefix}bad", f"{topic_prefix}typo"
+    docs = connector_doc(good, FILE_SOURCE, config=f"    topic: {topic_prefix}in\n    file: {tmp_path / 'in.txt'}\n")
+    docs += connector_doc(bad, FILE_SINK, config=f"    topics: {topic_prefix}x\n    errors.tolerance: sometimes\n")
+    docs += connector_doc(typo, "FileStreamSinkConector", config=f"    topics: {topic_prefix}x\n")
+    directory = write(tmp_path / "m", connect_worker, kafka_single, docs)
+    p, loaded, _ = plan_of(directory)
+    actions = {c.name: c.action for c in p.changes}
+    assert actions == {good: plans.Action.CREATE, bad: plans.Action.BLOCKED, typo: plans.Action.BLOCKED}
+    by_code = {w.code: w for w in p.warnings if w.address}
+    invalid = by_code["connector-invalid"]
+    lines = (directory / "connectors.yaml").read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "errors.tolerance" in text)
+    assert invalid.message.startswith(f"{directory / 'connectors.yaml'}:{line}:")
+    assert "errors.tolerance" in invalid.message
+    unknown = by_code["connector-class-unknown"]
+    assert "did you mean org.apache.kafka.connect.file.FileStreamSinkConnector?" in unknown.message
+    report = apply_of(kafka_single, loaded, p)
+    assert report.exit_code == 3
+    assert {i.name: i.outcome for i in report.items}[good] is Outcome.APPLIED
+    assert set(connect_worker.rest("GET", "/connectors")) >= {good}
+    assert not {bad, typo} & set(connect_worker.rest("GET", "/connectors"))
+
+
+def test_a_secret_is_compared_by_digest_and_never_shown(
+    connect_worker: ConnectWorker,
+    kafka_single: KafkaCluster,
+    topic_prefix: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = f"{topic_prefix}secret"
+    secret = f"s3cr3t-{topic_prefix}one"
+    monkeypatch.setenv("SINK_JAAS", secret)
+    config = f"    topics: {topic_prefix}x\n    file: {tmp_path / 'o.txt'}\n"
+    extra = "  secrets:\n    producer.override.sasl.jaas.config: {env: SINK_JAAS}\n"
+    directory = write(
+        tmp_path / "m", connect_worker, kafka_single, connector_doc(name, FILE_SINK, config=config, extra=extra)
+    )
+    p, loaded, _ = plan_of(directory)
+    for text in (render_text(p, color=False), render_json(p)):
+        assert secret not in text
+    assert apply_of(kafka_single, loaded, p).exit_code == 0
+    held = connect_worker.rest("GET", f"/connectors/{name}/config")["producer.override.sasl.jaas.config"]
+    assert held == secret
+    assert not plan_of(directory)[0].actionable  # the same digest: no change
+
+    monkeypatch.setenv("SINK_JAAS", secret + "-two")
+    p, loaded, _ = plan_of(directory)
+    [change] = p.actionable
+    [attr] = change.attributes
+    assert attr.sensitive and attr.before == attr.after == plans.REDACTED
+    assert secret not in render_json(p) and secret not in json.dumps(render_text(p, color=False))
+    assert apply_of(kafka_single, loaded, p).exit_code == 0
+    assert (
+        connect_worker.rest("GET", f"/connectors/{name}/config")["producer.override.sasl.jaas.config"]
+        == secret + "-two"
+    )
+
+
+def test_a_task_that_fails_after_start_is_reported_failed_exit_3(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}broken"
+    config = f"    topics: {topic_prefix}x\n    file: /nonexistent-{topic_prefix}/out.txt\n"
+    directory = write(tmp_path / "m", connect_worker, kafka_single, connector_doc(name, FILE_SINK, config=config))
+    p, loaded, _ = plan_of(directory)
+    began = time.monotonic()
+    report = apply_of(kafka_single, loaded, p)
+    assert report.exit_code == 3
+    [item] = report.items
+    assert item.outcome is Outcome.FAILED and "task 0 FAILED" in (item.message or "")
+    assert time.monotonic() - began < 90
+    again, _, _ = plan_of(directory)
+    failed = [w for w in again.warnings if w.code == "connector-task-failed"]
+    assert failed and failed[0].address == Kind.CONNECTOR.address(name)
+
+
+def test_undeclared_connectors_are_deleted_only_where_ownership_allows(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    owned, other = f"{topic_prefix}owned", f"{topic_prefix}other"
+    for n in (owned, other):
+        body = {"connector.class": FILE_SINK, "topics": f"{topic_prefix}x", "file": str(tmp_path / f"{n}.txt")}
+        connect_worker.rest("PUT", f"/connectors/{n}/config", body)
+    ownership = f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Ownership
+metadata: {{name: o}}
+spec:
+  connectors: [{{name: {owned}}}]
+  managedKinds: [connector]
+  delete: {{connector: DELETE}}
+"""
+    directory = write(tmp_path / "m", connect_worker, kafka_single, ownership.replace("DELETE", "false"))
+    p, _, _ = plan_of(directory)
+    assert not p.actionable and [u.name for u in p.unmanaged] == [owned]
+    write(directory, connect_worker, kafka_single, ownership.replace("DELETE", "true"))
+    p, loaded, _ = plan_of(directory)
+    [change] = p.actionable
+    assert change.action is plans.Action.DELETE and change.name == owned
+    assert any("resumes from them" in r for r in change.reasons)
+    assert apply_of(kafka_single, loaded, p).exit_code == 0
+    eventually(lambda: owned not in connect_worker.rest("GET", "/connectors"), what="the owned connector deleted")
+    assert other in connect_worker.rest("GET", "/connectors")
