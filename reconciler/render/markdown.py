@@ -265,7 +265,9 @@ def _head(result: plans.Plan, *, title: str | None, marker: str | None) -> str:
     head.append("")
     head.append(f"**{summary.line()}**")
     head.append("")
-    errors = sum(1 for w in result.warnings if w.severity == "error")
+    # As apply decides (preflight.check_shape): a finding about one resource blocks only that resource's changes.
+    acting = {c.address for c in result.actionable}
+    errors = sum(1 for w in result.warnings if w.severity == "error" and (w.address is None or w.address in acting))
     if errors:
         head.append(
             f"**Refused: apply writes nothing while this plan has {count(errors, 'error')} "
