@@ -173,6 +173,7 @@ def check_access(
 ) -> int:
     """Raise ``MissingAccess`` naming what is missing (the write's and the read-back's rights); returns how many
     requests it sent."""
+    changes = [c for c in changes if c.kind is not Kind.CONNECTOR]  # Connect has no Kafka ACL to check
     if not changes:
         return 0
     topics = sorted({c.name for c in changes if c.kind is Kind.TOPIC})

@@ -18,6 +18,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
 
 from reconciler.apply import connector_ops, decoded, outcomes
 from reconciler.apply.apply_report import ItemOutcome
@@ -27,9 +28,12 @@ from reconciler.base import errors
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.port import ConnectPort
 from reconciler.connection import secrets as secret_refs
-from reconciler.model import desired, payloads, state
+from reconciler.kafka.port import AdminPort
+from reconciler.model import desired, payloads, plans, state
+from reconciler.model.kinds import Kind
 
 MAX_PARALLEL = 8
+DEFAULT_DEADLINE_S = 300.0  # as engine.DEFAULT_DEADLINE_S: the bound of the read before the writes
 FIRST_POLL_S, MAX_POLL_S = 0.2, 2.0
 TASK_STATES = {"running": "RUNNING", "paused": "PAUSED"}
 # A read-back check of one connector: (settled, problem); settled without a problem is converged.
@@ -60,6 +64,35 @@ def with_connectors(
         )
     found = connect.read_connectors(deadline=deadline, secret_keys=keys)
     return dataclasses.replace(live, connect=state.ConnectState(url=connect.url, connectors=found))
+
+
+class Options(Protocol):
+    """What ``with_connect`` reads of the apply's options (``engine.ApplyOptions``)."""
+
+    @property
+    def connect(self) -> ConnectPort | None: ...
+    @property
+    def desired(self) -> desired.DesiredState | None: ...
+    @property
+    def deadline_s(self) -> float | None: ...
+
+
+def with_connect(live: state.ClusterState, ops: decoded.Operations, options: Options) -> state.ClusterState:
+    """``live`` with the Connect cluster's connectors when the plan covers connectors (one request): the read the
+    checks before writing (staleness, scope) and the writes compare with."""
+    mine = ops.of(Kind.CONNECTOR)
+    if not mine and options.connect is None:
+        return live
+    keys = secret_keys(mine, options.desired)
+    limit = DEFAULT_DEADLINE_S if options.deadline_s is None else options.deadline_s
+    return with_connectors(live, options.connect, keys=keys, deadline=time.monotonic() + limit)
+
+
+def scope_reader(
+    adapter: AdminPort, ops: decoded.Operations, options: Options
+) -> Callable[[frozenset[Kind], Callable[[str], bool]], state.ClusterState]:
+    """``preflight.check_scope``'s read: the Kafka adapter's, with the connectors."""
+    return lambda kinds, wanted: with_connect(adapter.read_state(kinds=kinds, topic_filter=wanted), ops, options)
 
 
 def _deadline(ctx: ApplyContext) -> float:
@@ -235,3 +268,6 @@ def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> dict[
         ctx.pacer.sleep(poll)
         poll = min(MAX_POLL_S, poll * 1.5)
     return problems
+
+
+RUNNERS = {plans.Phase.CONNECTOR_DELETE: run_delete, plans.Phase.CONNECTOR: run_write}

@@ -59,8 +59,7 @@ RUNNERS = {
     plans.Phase.BROKER_CONFIG: resource_phases.run_configs,
     **dict.fromkeys((plans.Phase.GROUP_CONFIG, plans.Phase.CLIENT_METRICS), resource_phases.run_configs),
     plans.Phase.ACL_CREATE: resource_phases.run_acls,
-    plans.Phase.CONNECTOR_DELETE: connector_phases.run_delete,
-    plans.Phase.CONNECTOR: connector_phases.run_write,
+    **connector_phases.RUNNERS,
 }
 
 
@@ -99,22 +98,6 @@ def default_deadline_s(changes: Sequence[plans.Change]) -> float:
     created or added and per other change (``readback.work_units``): 300 s for a few changes, 10 minutes for 10,000
     new one-partition topics, a large create's writes and read-back included."""
     return DEFAULT_DEADLINE_S + DEADLINE_PER_UNIT_S * readback.work_units(changes)
-
-
-def connection_principal(adapter: AdminPort) -> str | None:
-    """The connection's principal: the adapter's own answer (SASL user, OAuth ``sub``, certificate subject), else
-    ``User:<name>`` for a SASL connection and ``User:ANONYMOUS`` for PLAINTEXT; ``None`` when unknown."""
-    if (known := adapter.principal) is not None:
-        return known
-    settings = adapter.settings
-    if settings is None:
-        return None
-    protocol = settings.security_protocol
-    if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
-        return guard.principal_from_username(settings.username)
-    if protocol == "PLAINTEXT":
-        return "User:ANONYMOUS"
-    return None
 
 
 def _delta(after: Mapping[str, int], before: Mapping[str, int]) -> dict[str, int]:
@@ -161,16 +144,15 @@ def apply_plan(
     if not changes:
         return _nothing_to_send(p, blocked=blocked, dry_run=options.dry_run)
 
-    own = options.principal or connection_principal(adapter)  # the connection's principal, found once
-    live = _with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
+    own = options.principal or guard.connection_principal(adapter)  # the connection's principal, found once
+    live = connector_phases.with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
     _check_plan(p, adapter, ops, own=own, live=live, options=options)
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     revealed = preflight.reveal_redacted(ops.items, reveal=reveal)  # sensitive config values, read once
     secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
     if not options.dry_run:
         throttled = options.replication_throttle is not None
-        kafka = [c for c in changes if c.kind is not Kind.CONNECTOR]  # Connect has no Kafka ACL to check
-        access.check_access(adapter, kafka, principal=own, live=live, throttled=throttled, read_back=options.verify)
+        access.check_access(adapter, changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
 
     ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
     items, phases = _run_phases(ctx, ops, live)
@@ -195,15 +177,6 @@ def apply_plan(
         requests_by_api=_delta(adapter.request_counts, counts_at_start),
         unverified=unverified,
     )
-
-
-def _with_connect(live: state.ClusterState, ops: decoded.Operations, options: ApplyOptions) -> state.ClusterState:
-    """``live`` with the Connect cluster's connectors, when the plan covers connectors (one request)."""
-    if not ops.of(Kind.CONNECTOR) and options.connect is None:
-        return live
-    keys = connector_phases.secret_keys(ops.of(Kind.CONNECTOR), options.desired)
-    limit = DEFAULT_DEADLINE_S if options.deadline_s is None else options.deadline_s
-    return connector_phases.with_connectors(live, options.connect, keys=keys, deadline=time.monotonic() + limit)
 
 
 def _nothing_to_send(p: plans.Plan, *, blocked: list[ItemOutcome], dry_run: bool) -> ApplyReport:
@@ -232,9 +205,7 @@ def _check_plan(
     preflight.check_cluster(p, live)
     if options.check_staleness:
         preflight.check_fresh(ops.changes, live)
-        preflight.check_scope(
-            p, lambda kinds, wanted: _with_connect(adapter.read_state(kinds=kinds, topic_filter=wanted), ops, options)
-        )
+        preflight.check_scope(p, connector_phases.scope_reader(adapter, ops, options))
     if not options.allow_self_lockout:
         _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
 
@@ -243,12 +214,7 @@ def _converged(
     ctx: ApplyContext, ops: decoded.Operations, items: Sequence[ItemOutcome], *, options: ApplyOptions
 ) -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
     """Whether the cluster converged (the read-back of what was applied), what did not, and a right it lacked."""
-    # Connectors were read back in their own phase, until each task ran (or failed): verified there.
-    applied = [
-        op
-        for op, o in zip_outcomes(ops.items, items)
-        if o.outcome is Outcome.APPLIED and op.change.kind is not Kind.CONNECTOR
-    ]
+    applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
     if options.dry_run or (applied and not options.verify):
         return None, [], ()
     if not applied:

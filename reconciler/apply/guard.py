@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from reconciler.base import errors
+from reconciler.kafka.port import AdminPort
 from reconciler.model import state
 
 CLUSTER_RESOURCE = "kafka-cluster"
@@ -141,3 +142,19 @@ def check_self_lockout(
         f"connects as) needs to keep managing the cluster: {listed}. Nothing was written. Change the manifests, "
         "or re-run with --allow-self-lockout-risk if this is intended."
     )
+
+
+def connection_principal(adapter: AdminPort) -> str | None:
+    """The connection's principal: the adapter's own answer (SASL user, OAuth ``sub``, certificate subject), else
+    ``User:<name>`` for a SASL connection and ``User:ANONYMOUS`` for PLAINTEXT; ``None`` when unknown."""
+    if (known := adapter.principal) is not None:
+        return known
+    settings = adapter.settings
+    if settings is None:
+        return None
+    protocol = settings.security_protocol
+    if protocol in ("SASL_PLAINTEXT", "SASL_SSL"):
+        return principal_from_username(settings.username)
+    if protocol == "PLAINTEXT":
+        return "User:ANONYMOUS"
+    return None

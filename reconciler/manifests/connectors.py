@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from reconciler.manifests import loader, models, profiles, topics
+from reconciler.manifests import connector_spec, loader, profiles, topics
 from reconciler.model import desired
 
 RESERVED = {"connector.class": "class", "tasks.max": "tasksMax", "name": "metadata.name"}
@@ -38,7 +38,7 @@ def looks_secret(key: str) -> bool:
 
 def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None:
     """The connector ``doc`` declares; ``None`` (after reporting through ``error``) when a key is misplaced."""
-    spec: models.ConnectorSpec = doc.spec
+    spec: connector_spec.ConnectorSpec = doc.spec
     ok = True
     config = {"connector.class": spec.class_name, "tasks.max": str(spec.tasks_max)}
     positions = {

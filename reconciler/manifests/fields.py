@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic.alias_generators import to_camel
 
 from reconciler.model import identities
@@ -90,3 +90,16 @@ Partitions = Annotated[int, Field(strict=True, ge=1, le=INT32_MAX)]  # CreateTop
 ReplicationFactor = Annotated[int, Field(strict=True, ge=1, le=INT16_MAX)]  # CreateTopics: INT16
 BrokerId = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]  # replica assignments: INT32
 Flag = Annotated[bool, Field(strict=True)]  # only YAML true/false, not "yes" or 1
+
+
+class SecretRefSpec(Strict):
+    """Where a secret comes from: an environment variable or a file (relative to the manifest's directory)."""
+
+    env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
+    file: Name | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SecretRefSpec:
+        if (self.env is None) == (self.file is None):
+            raise ValueError("give exactly one of env or file")
+        return self

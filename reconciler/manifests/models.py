@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from reconciler.manifests import rules
+from reconciler.manifests.connector_spec import ConnectorSpec
 from reconciler.manifests.fields import (
     INT32_MAX,
     BrokerId,
@@ -37,6 +38,7 @@ from reconciler.manifests.fields import (
     StoreType,
     Strict,
 )
+from reconciler.manifests.fields import SecretRefSpec as SecretRefSpec  # defined there; used as models.SecretRefSpec
 from reconciler.model import kinds
 from reconciler.model.kinds import Manifest
 
@@ -48,19 +50,6 @@ class Metadata(Strict):
 
     name: Name
     labels: dict[str, str] = Field(default_factory=dict)
-
-
-class SecretRefSpec(Strict):
-    """Where a secret comes from: an environment variable or a file (relative to the manifest's directory)."""
-
-    env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
-    file: Name | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> SecretRefSpec:
-        if (self.env is None) == (self.file is None):
-            raise ValueError("give exactly one of env or file")
-        return self
 
 
 class ResourceRef(Strict):
@@ -248,26 +237,6 @@ class ClientMetricsSpec(Strict):
     metrics: list[Annotated[str, Field(min_length=1)]]
     interval_ms: Annotated[int, Field(strict=True)] | str | None = None
     match: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
-
-
-# ------------------------------------------------------------------------------------ connectors
-class ConnectorSpec(Strict):
-    """``Connector`` spec: a Kafka Connect connector on the Connect cluster of the Cluster profile."""
-
-    class_name: str = Field(min_length=1, alias="class", description="connector.class (a class or an alias).")
-    tasks_max: int = Field(default=1, strict=True, ge=1, le=INT32_MAX, description="tasks.max: most tasks to run.")
-    state: Literal["running", "paused", "stopped"] = Field(default="running", description="The connector's state.")
-    config: dict[str, str | int | float | bool] = Field(
-        default_factory=dict,
-        description="Config without connector.class, tasks.max and name; YAML scalars, compared as Connect's strings; "
-        "${file:...} placeholders are passed through untouched.",
-    )
-    secrets: dict[str, SecretRefSpec] = Field(
-        default_factory=dict, description="Config keys read from env/file at plan and apply; compared by digest."
-    )
-    reset_offsets_on_create: Flag = Field(
-        default=False, description="On a re-create under a name whose offsets Connect kept, reset them first."
-    )
 
 
 class ConnectSpec(Strict):

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from reconciler.model import configs, state
+from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STATES
+from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload
 from reconciler.model.kinds import Kind
 
 
@@ -279,60 +280,6 @@ class BrokerConfigPayload:
             raise PayloadError("the change has no 'configs' field")
         ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
         return cls(_configs(d["configs"]), config_ops=ops)
-
-
-CONNECTOR_STATES = ("running", "paused", "stopped", "failed", "unassigned", "restarting")  # Connect's, lower-case
-_SECRET_REF = re.compile(r"^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+|\(sensitive value\))$", re.S)  # or plans.REDACTED
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ConnectorPayload:
-    """A Kafka Connect connector: ``config`` as Connect's strings (``connector.class`` and ``tasks.max`` included)
-    without its secrets; ``secrets`` maps each secret key to its reference (``env:NAME``, ``file:/path``; the live
-    side, ``plans.REDACTED``), never a value; ``state`` lower-case (``running``, ``paused``, ``stopped``, or a live
-    ``failed``/``unassigned``); ``reset_offsets`` asks a create to reset the offsets Connect kept under the name.
-
-    ``from_dict`` checks every value as strictly as the manifest: a class, a whole ``tasks.max`` >= 1, string
-    values, a known state, secret references only."""
-
-    config: Mapping[str, str]
-    state: str = "running"
-    secrets: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    reset_offsets: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"config": dict(self.config), "state": self.state}
-        if self.secrets:
-            out["secrets"] = dict(self.secrets)
-        if self.reset_offsets:
-            out["reset_offsets"] = True
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Any) -> ConnectorPayload:
-        d = _fields(data, ("config", "state", "secrets", "reset_offsets"))
-        config = d.get("config")
-        if not isinstance(config, Mapping) or not all(isinstance(v, str) for v in config.values()):
-            raise PayloadError("the connector's config is not an object of text values")
-        if not config.get("connector.class"):
-            raise PayloadError("the connector's config has no connector.class")
-        tasks = config.get("tasks.max")
-        if tasks is not None and (not tasks.isdigit() or not 1 <= int(tasks) <= 2147483647):
-            raise PayloadError(f"the connector's tasks.max {tasks!r} is not a whole number in 1..2147483647")
-        state_ = d.get("state")
-        if state_ not in CONNECTOR_STATES:
-            raise PayloadError(f"the connector's state {state_!r} is not one of {', '.join(CONNECTOR_STATES)}")
-        secrets = d.get("secrets", {})
-        if not isinstance(secrets, Mapping) or not all(
-            isinstance(v, str) and _SECRET_REF.match(v) for v in secrets.values()
-        ):
-            raise PayloadError("the connector's secrets are not references (env:NAME, file:path)")
-        if set(secrets) & set(config):
-            raise PayloadError("the connector names a key both in its config and in its secrets")
-        reset = d.get("reset_offsets", False)
-        if not isinstance(reset, bool):
-            raise PayloadError("the connector's reset_offsets is not true or false")
-        return cls({str(k): v for k, v in config.items()}, state_, {str(k): v for k, v in secrets.items()}, reset)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -101,7 +101,7 @@ def test_principal_from_username(username: str | None, principal: str | None) ->
 
 
 def test_the_connection_principal_comes_from_the_settings() -> None:
-    from reconciler.apply.engine import connection_principal
+    from reconciler.apply.guard import connection_principal
     from reconciler.connection.settings import ConnectionSettings, Secret
     from tests.support.recording import RecordingAdapter
 
