@@ -44,6 +44,8 @@ def live_from(manifests: Path, *, drop: str, extra_topic: str, retention: str) -
         acls=frozenset(list(wanted.acls)[1:]),
         quotas={},
         scram_users={},
+        group_configs={n: dict(e.configs) for n, e in wanted.group_configs.items()},
+        client_metrics={n: dict(e.configs) for n, e in wanted.client_metrics.items()},
     )
 
 

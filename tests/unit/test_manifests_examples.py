@@ -33,6 +33,8 @@ def test_platform_example_loads_for_a_single_node_broker() -> None:
     assert result.desired.scram_users["payments-service"].password.env == "PAYMENTS_SCRAM_PASSWORD"
     assert result.desired.ownership.may_delete(Kind.TOPIC)
     assert "<default>" in result.desired.broker_configs
+    assert result.desired.group_configs["payments-service"].configs["consumer.session.timeout.ms"] == "60000"
+    assert result.desired.client_metrics["platform-producers"].configs["interval.ms"] == "60000"
     origins = {s.origin for s in result.desired.acls.values() if s is not None}
     assert {"Producer orders-service", "Consumer payments-service", "StreamsApp orders-enricher"} <= origins
 
