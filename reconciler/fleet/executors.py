@@ -1,9 +1,11 @@
-"""The Spark executors' Python: which one they run, the probe task that checks it, and their errors explained.
+"""Where Spark runs for a fleet plan: the driver's address, the executors' Python, the probe task that checks
+every executor, and their errors explained.
 
-``executor_python`` is the Python the executors will run (``spark.pyspark.python``, else ``PYSPARK_PYTHON``,
-else the driver's); ``probe`` is the task ``spark.check_executors`` ships to them before the job; when the job or
-the probe fails in an executor, ``executor_error`` picks the executor's own exception out of Spark's text and
-``advice`` names the setting to change.
+``local_settings`` keeps a local master's driver on loopback (``is_local``); ``executor_python`` is the Python
+the executors will run (``spark.pyspark.python``, else ``PYSPARK_PYTHON``, else the driver's); ``probe`` is the
+task ``spark.check_executors`` ships to every executor core before the job, ``problems`` keeps one answer per
+executor; when the job or the probe fails in an executor, ``executor_error`` picks the executor's own exception
+out of Spark's text and ``advice`` names the setting to change.
 """
 
 from __future__ import annotations
@@ -16,6 +18,25 @@ from collections.abc import Callable, Mapping
 import reconciler
 
 PYTHON_SETTING = "spark.pyspark.python"
+LOOPBACK = "127.0.0.1"
+# A local master's driver (and its block manager) listen here: nothing outside this host needs to reach them.
+LOCAL_DRIVER = {"spark.driver.host": LOOPBACK, "spark.driver.bindAddress": LOOPBACK}
+
+
+def is_local(master: str | None, conf: Mapping[str, str] | None = None) -> bool:
+    """Whether the session runs in this process's JVM only: a ``local`` master, or no master at all outside
+    ``spark-submit`` (PySpark's default is then ``local[*]``)."""
+    chosen = master or (conf or {}).get("spark.master")
+    if chosen is None:
+        return "PYSPARK_GATEWAY_PORT" not in os.environ  # under spark-submit the session's master is its own
+    return chosen.startswith("local")
+
+
+def local_settings(master: str | None, conf: Mapping[str, str] | None) -> dict[str, str]:
+    """The settings a local session adds to ``conf``: the driver on loopback (unless ``conf`` says otherwise)."""
+    if not is_local(master, conf):
+        return {}
+    return {k: v for k, v in LOCAL_DRIVER.items() if k not in (conf or {})}
 
 
 def executor_python(conf: Mapping[str, str] | None = None) -> str:
@@ -52,13 +73,18 @@ def advice(python: str) -> str:
     )
 
 
-def probe() -> Callable[[int], tuple[str, str, str, str]]:
-    """The one-task probe: the executor's host, Python, its version, and whether it imports this package.
+Answer = tuple[str, str, str, str, str]  # host, work folder, Python, its version, outcome ("ok <version>" or the error)
+
+
+def probe() -> Callable[[int], Answer]:
+    """The probe task: the executor's host and work folder (which tell executors apart, also several on one host),
+    its Python, that Python's version, and whether it imports this package.
 
     Defined inside a function so that cloudpickle ships it by value: it runs even where this package cannot
     be imported, and says so."""
 
-    def probe(_: int) -> tuple[str, str, str, str]:
+    def probe(_: int) -> Answer:
+        import os
         import socket
         import sys
 
@@ -69,6 +95,27 @@ def probe() -> Callable[[int], tuple[str, str, str, str]]:
             outcome = f"ok {found.__version__}"
         except Exception as exc:
             outcome = f"{type(exc).__name__}: {exc}"
-        return socket.gethostname(), sys.executable, sys.version.split()[0], outcome
+        return socket.gethostname(), os.getcwd(), sys.executable, sys.version.split()[0], outcome
 
     return probe
+
+
+def problems(answers: list[Answer]) -> tuple[int, list[Answer]]:
+    """How many executors answered (one answer kept per host and work folder), and those whose Python cannot
+    run this package (outcome other than ``ok <this version>``)."""
+    per_executor: dict[tuple[str, str], Answer] = {}
+    for answer in answers:
+        per_executor.setdefault((answer[0], answer[1]), answer)
+    wanted = f"ok {reconciler.__version__}"
+    return len(per_executor), [a for a in per_executor.values() if a[4] != wanted]
+
+
+def problem_message(bad: Answer, *, executors: int, failing: int) -> str:
+    """What one executor that cannot run this package found, and how many of the executors checked failed."""
+    host, where, ran, version, outcome = bad
+    found = outcome if not outcome.startswith("ok ") else f"kafka-reconciler {outcome[3:]} (not the driver's)"
+    others = f" ({failing} of {executors} executor(s) checked fail)" if executors > 1 else ""
+    return (
+        f"the Spark executor on {host} (working in {where}) ran {ran} (Python {version}) and found {found}{others}; "
+        f"{advice(ran)}"
+    )

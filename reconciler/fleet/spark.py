@@ -12,10 +12,16 @@ engines write the same plans.
 One ``collect()`` runs the stage as a single job: every task slot works at once, there is no shuffle,
 and the driver receives only each cluster's plan text, drift records and summary numbers.
 
-Before that job a one-task probe checks that the executors' Python can import this package; when it
-cannot, or the job fails in an executor, the error names the executor's own exception, the Python it
-ran and the setting to change (``spark.pyspark.python``; ``reconciler.fleet.executors``). Executors run the
-driver's interpreter (``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
+Before that job a probe (one small task per executor core) checks that every executor's Python can import
+this package, each executor's answer taken once; when one cannot, or the job fails in an executor, the error
+names the executor (host and work folder), its own exception, the Python it ran and the setting to change
+(``spark.pyspark.python``; ``reconciler.fleet.executors``). Executors run the driver's interpreter
+(``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
+
+A local master's driver listens on loopback only (``spark.driver.host`` and ``spark.driver.bindAddress``
+127.0.0.1, ``SPARK_LOCAL_IP`` while its JVM starts): nothing outside the host needs to reach it. With a
+remote master the driver must be reachable from every worker; Spark picks the host's address, and warns
+when the host name resolves to loopback (docs/fleet.md says what to set).
 
 The run's deadline covers Spark's own start: starting the session and the probe each end by it (a session
 not started then is given up and its JVM ended; a probe still waiting for executors is cancelled), with an
@@ -42,7 +48,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import reconciler
 from reconciler.base import errors
 from reconciler.fleet import executors, local, planning, rows, sources
 from reconciler.model import desired
@@ -63,11 +68,10 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-# Start-up notices that say nothing about the run (no native Hadoop library, loopback host name).
+# A start-up notice that says nothing about the run (no native Hadoop library). Spark's warning that the
+# host name resolves to a loopback address is kept: with a remote master it says which address the driver took.
 logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader
 logger.hadoop.level = error
-logger.utils.name = org.apache.spark.util.Utils
-logger.utils.level = error
 """
 
 
@@ -115,12 +119,18 @@ def session(
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"
     log_file.write_text(_LOG4J2, encoding="utf-8")
-    builder = _builder(SparkSession.builder, master=master, conf=conf, python=python, log_file=log_file)
+    loopback = executors.local_settings(master, conf)
+    builder = _builder(
+        SparkSession.builder, master=master, conf={**loopback, **(conf or {})}, python=python, log_file=log_file
+    )
     # PySpark takes the executors' Python from PYSPARK_PYTHON when the context starts (not from the
-    # setting), so it is set for that moment only; the start restores it and removes the log config itself,
-    # also when the run's deadline stopped waiting for it.
-    before = os.environ.get("PYSPARK_PYTHON")
+    # setting), so it is set for that moment only, as is SPARK_LOCAL_IP for a local master (the JVM picks its
+    # own address from it, before any setting is read); the start restores both and removes the log config
+    # itself, also when the run's deadline stopped waiting for it.
+    saved = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "SPARK_LOCAL_IP")}
     os.environ["PYSPARK_PYTHON"] = python
+    if loopback and saved["SPARK_LOCAL_IP"] is None:
+        os.environ["SPARK_LOCAL_IP"] = executors.LOOPBACK
     started: dict[str, Any] = {}
     launched: list[Any] = []
 
@@ -139,10 +149,11 @@ def session(
             started["error"] = exc
         finally:
             gateway.Popen = popen
-            if before is None:
-                os.environ.pop("PYSPARK_PYTHON", None)
-            else:
-                os.environ["PYSPARK_PYTHON"] = before
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
             shutil.rmtree(log_dir, ignore_errors=True)  # read once by the JVM at start
 
     def give_up() -> None:  # the JVM still starting would hold the console (and its pipes) for many seconds
@@ -163,24 +174,25 @@ _checked: set[str] = set()  # Spark applications whose executors passed the chec
 
 
 def check_executors(spark: Any, *, deadline_at: float | None = None) -> None:
-    """Run one small task (once per Spark application); raise ``ConfigError`` naming the problem if the
-    executors cannot run this package, or if they have not run it by ``deadline_at`` (epoch seconds: a
-    cluster without free executors would leave it waiting), the check then cancelled."""
+    """Check, once per Spark application, that every executor's Python can run this package: one small task per
+    executor core registered (``sc.defaultParallelism``), each answer kept once per executor (host and work
+    folder); raise ``ConfigError`` naming an executor that cannot, or when the check has not run by
+    ``deadline_at`` (epoch seconds: a cluster without free executors would leave it waiting), then cancelled."""
     sc = spark.sparkContext
     if sc.applicationId in _checked:
         return
     python = str(sc.pythonExec)
     sc.setLogLevel("OFF")  # a failure is explained below, once, instead of Spark's stack traces
     group = f"{CHECK_GROUP_PREFIX}-{uuid.uuid4().hex[:12]}"
-    answer: list[tuple[str, str, str, str]] = []
+    answers: list[executors.Answer] = []
+    tasks = max(1, int(sc.defaultParallelism))
 
     def probe() -> None:
         sc.setJobGroup(group, "kafka-reconciler: executor check", interruptOnCancel=True)
-        answer.append(sc.parallelize([0], 1).map(executors.probe()).collect()[0])
+        answers.extend(sc.parallelize(range(tasks), tasks).map(executors.probe()).collect())
 
     try:
         _by_deadline(probe, deadline_at, doing="run the executor check", cancel=lambda: sc.cancelJobGroup(group))
-        host, ran, version, outcome = answer[0]
     except errors.ConfigError:
         raise
     except Exception as exc:  # the level stays OFF: the session is stopped next (``stop``)
@@ -188,11 +200,9 @@ def check_executors(spark: Any, *, deadline_at: float | None = None) -> None:
             f"Spark executors cannot start Python {python}: {executors.executor_error(exc)}; {executors.advice(python)}"
         ) from None
     sc.setLogLevel("ERROR")
-    if outcome != f"ok {reconciler.__version__}":
-        found = outcome if not outcome.startswith("ok ") else f"kafka-reconciler {outcome[3:]} (not the driver's)"
-        raise errors.ConfigError(
-            f"the Spark executor on {host} ran {ran} (Python {version}) and found {found}; {executors.advice(python)}"
-        )
+    checked, bad = executors.problems(answers)
+    if bad:
+        raise errors.ConfigError(executors.problem_message(bad[0], executors=checked, failing=len(bad)))
     _checked.add(sc.applicationId)
 
 

@@ -18,7 +18,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +44,17 @@ def spark_home() -> Path:
 class StandaloneCluster:
     """``workers`` worker JVMs of ``cores`` cores each, under ``root``; ``master_url`` once started."""
 
-    def __init__(self, root: Path, *, workers: int = 2, cores: int = 1, worker_memory: str = "1g") -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        workers: int = 2,
+        cores: int = 1,
+        worker_memory: str = "1g",
+        worker_env: Mapping[int, Mapping[str, str]] | None = None,
+    ) -> None:
         self.root = root
+        self.worker_env = dict(worker_env or {})  # worker index -> extra environment (its executors inherit it)
         self.workers = workers
         self.cores = cores
         self.worker_memory = worker_memory
@@ -72,8 +81,8 @@ class StandaloneCluster:
         )
         return env
 
-    def _launch(self, name: str, *args: str) -> None:
-        env = self._env(name)
+    def _launch(self, name: str, *args: str, extra_env: Mapping[str, str] | None = None) -> None:
+        env = {**self._env(name), **(extra_env or {})}
         log = open(Path(env["SPARK_LOG_DIR"]) / "stdout.log", "wb")  # noqa: SIM115 (kept open by the child)
         with log:
             process = subprocess.Popen(
@@ -112,6 +121,7 @@ class StandaloneCluster:
                 str(worker_ui),
                 "--work-dir",
                 str(self.root / "work" / f"worker-{i}"),
+                extra_env=self.worker_env.get(i),
             )
         deadline = time.monotonic() + timeout
         while True:
@@ -142,8 +152,10 @@ class StandaloneCluster:
 
 
 @contextlib.contextmanager
-def standalone_cluster(root: Path, *, workers: int = 2, cores: int = 1) -> Iterator[StandaloneCluster]:
-    cluster = StandaloneCluster(root, workers=workers, cores=cores).start()
+def standalone_cluster(
+    root: Path, *, workers: int = 2, cores: int = 1, worker_env: Mapping[int, Mapping[str, str]] | None = None
+) -> Iterator[StandaloneCluster]:
+    cluster = StandaloneCluster(root, workers=workers, cores=cores, worker_env=worker_env).start()
     try:
         yield cluster
     finally:

@@ -37,9 +37,10 @@ def test_a_missing_executor_python_prints_only_the_tools_message(standalone: Sta
     command = [sys.executable, "-m", "reconciler", "fleet", "plan", str(tmp_path / "fleet.yaml"), "-q"]
     command += ["--engine", "spark", "--master", standalone.master_url, "--out", str(tmp_path / "out")]
     command += ["--conf", f"spark.pyspark.python={python}", "--conf", "spark.executor.memory=512m"]
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=600, cwd=tmp_path, env=dict(os.environ), check=False
-    )
+    # the driver's address for workers on this host (docs/fleet.md, remote masters); Spark warns without it when
+    # the host name resolves to loopback
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env, check=False)
     assert done.returncode == 1, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     tool = [line for line in lines if line.startswith("error:")]
