@@ -39,6 +39,24 @@ def local_settings(master: str | None, conf: Mapping[str, str] | None) -> dict[s
     return {k: v for k, v in LOCAL_DRIVER.items() if k not in (conf or {})}
 
 
+def start_environment(python: str, *, loopback: bool) -> dict[str, str | None]:
+    """Set what the JVM's start reads from the environment: ``PYSPARK_PYTHON``, and ``SPARK_LOCAL_IP`` for a local
+    master (unless set); returns the values to restore."""
+    saved = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "SPARK_LOCAL_IP")}
+    os.environ["PYSPARK_PYTHON"] = python
+    if loopback and saved["SPARK_LOCAL_IP"] is None:
+        os.environ["SPARK_LOCAL_IP"] = LOOPBACK
+    return saved
+
+
+def restore_environment(saved: Mapping[str, str | None]) -> None:
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def executor_python(conf: Mapping[str, str] | None = None) -> str:
     """The Python the executors will run: ``spark.pyspark.python``, else ``PYSPARK_PYTHON``, else this one."""
     return (conf or {}).get(PYTHON_SETTING) or os.environ.get("PYSPARK_PYTHON") or sys.executable

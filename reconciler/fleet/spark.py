@@ -18,10 +18,8 @@ names the executor (host and work folder), its own exception, the Python it ran 
 (``spark.pyspark.python``; ``reconciler.fleet.executors``). Executors run the driver's interpreter
 (``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
 
-A local master's driver listens on loopback only (``spark.driver.host`` and ``spark.driver.bindAddress``
-127.0.0.1, ``SPARK_LOCAL_IP`` while its JVM starts): nothing outside the host needs to reach it. With a
-remote master the driver must be reachable from every worker; Spark picks the host's address, and warns
-when the host name resolves to loopback (docs/fleet.md says what to set).
+A local master's driver listens on loopback only (``executors.local_settings``); a remote master's must be
+reachable from every worker (docs/fleet.md says what to set; Spark's warning about its pick is shown).
 
 The run's deadline covers Spark's own start: starting the session and the probe each end by it (a session
 not started then is given up and its JVM ended; a probe still waiting for executors is cancelled), with an
@@ -38,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
-import os
 import shutil
 import tempfile
 import threading
@@ -68,8 +65,7 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-# A start-up notice that says nothing about the run (no native Hadoop library). Spark's warning that the
-# host name resolves to a loopback address is kept: with a remote master it says which address the driver took.
+# A start-up notice that says nothing about the run (no native Hadoop library); the loopback warning is kept.
 logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader
 logger.hadoop.level = error
 """
@@ -127,10 +123,7 @@ def session(
     # setting), so it is set for that moment only, as is SPARK_LOCAL_IP for a local master (the JVM picks its
     # own address from it, before any setting is read); the start restores both and removes the log config
     # itself, also when the run's deadline stopped waiting for it.
-    saved = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "SPARK_LOCAL_IP")}
-    os.environ["PYSPARK_PYTHON"] = python
-    if loopback and saved["SPARK_LOCAL_IP"] is None:
-        os.environ["SPARK_LOCAL_IP"] = executors.LOOPBACK
+    saved = executors.start_environment(python, loopback=bool(loopback))
     started: dict[str, Any] = {}
     launched: list[Any] = []
 
@@ -149,11 +142,7 @@ def session(
             started["error"] = exc
         finally:
             gateway.Popen = popen
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+            executors.restore_environment(saved)
             shutil.rmtree(log_dir, ignore_errors=True)  # read once by the JVM at start
 
     def give_up() -> None:  # the JVM still starting would hold the console (and its pipes) for many seconds
