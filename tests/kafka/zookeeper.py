@@ -74,6 +74,25 @@ class ZooKeeperServer:
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
 
+    def delete(self, path: str, *, timeout: float = 60.0) -> None:
+        """Delete the znode ``path`` with ZooKeeper's own shell (``/controller``: the controller resigns and the
+        brokers elect one again)."""
+        command = [
+            "java",
+            *TOOL_JVM_OPTIONS,
+            *self.dist.logging_jvm_args(),
+            "-cp",
+            self.dist.classpath,
+            "org.apache.zookeeper.ZooKeeperMain",
+            "-server",
+            self.connect,
+            "delete",
+            path,
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        if done.returncode != 0:
+            raise HarnessError(f"zookeeper shell: delete {path} failed ({done.returncode}): {done.stderr[-2000:]}")
+
     def _answers(self) -> bool:
         """True once the server answers the ``srvr`` four-letter command (it serves clients from then on)."""
         try:
