@@ -20,9 +20,8 @@ from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.decoded import Operation, Reassign
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors
-from reconciler.kafka import results
 from reconciler.kafka.port import ItemResultLike
-from reconciler.model import plans, state
+from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 
 POLL_S = 1.0
@@ -32,7 +31,7 @@ RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttle
 REPLICA_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 
 Targets = dict[tuple[str, int], tuple[int, ...]]
-ConfigChanges = dict[tuple[str, str], list[results.ConfigOp]]  # (resource type, name) -> ops
+ConfigChanges = dict[tuple[str, str], list[payloads.ConfigOp]]  # (resource type, name) -> ops
 
 
 def partition_key(topic: str, partition: int) -> str:
@@ -52,18 +51,18 @@ def _throttle_ops(targets: Targets, live: state.ClusterState, *, rate: int) -> C
         leaders.setdefault(topic, []).extend(f"{p}:{b}" for b in current)
         followers.setdefault(topic, []).extend(f"{p}:{b}" for b in target if b not in current)
     ops: ConfigChanges = {
-        ("BROKER", str(b)): [results.ConfigOp("SET", k, str(rate)) for k in RATE_KEYS] for b in sorted(brokers)
+        ("BROKER", str(b)): [payloads.ConfigOp.set(k, str(rate)) for k in RATE_KEYS] for b in sorted(brokers)
     }
     for topic in sorted(leaders):
         ops[("TOPIC", topic)] = [
-            results.ConfigOp("SET", REPLICA_KEYS[0], ",".join(leaders[topic]) or "*"),
-            results.ConfigOp("SET", REPLICA_KEYS[1], ",".join(followers[topic]) or "*"),
+            payloads.ConfigOp.set(REPLICA_KEYS[0], ",".join(leaders[topic]) or "*"),
+            payloads.ConfigOp.set(REPLICA_KEYS[1], ",".join(followers[topic]) or "*"),
         ]
     return ops
 
 
 def _removal(ops: ConfigChanges) -> ConfigChanges:
-    return {res: [results.ConfigOp("DELETE", op.key) for op in lst] for res, lst in ops.items()}
+    return {res: [payloads.ConfigOp.delete(op.key) for op in lst] for res, lst in ops.items()}
 
 
 def _moving(ctx: ApplyContext, wanted: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:

@@ -7,6 +7,7 @@ ACLs and SCRAM credentials are checked client-side instead (see ``reconciler.app
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -19,13 +20,11 @@ from reconciler.kafka.port import ItemResultLike
 from reconciler.model import payloads, plans, state
 
 
-def config_ops(ctx: ApplyContext, op: Operation) -> list[results.ConfigOp]:
-    """The IncrementalAlterConfigs entries of ``op``: its typed config operations, each redacted value read from
-    the manifests."""
+def config_ops(ctx: ApplyContext, op: Operation) -> list[payloads.ConfigOp]:
+    """The IncrementalAlterConfigs entries of ``op``: exactly its typed config operations, a redacted value replaced
+    by the one read from the manifests."""
     return [
-        results.ConfigOp("SET", c.key, ctx.config_value(op.address, c.key, c.value))
-        if c.action is payloads.ConfigAction.SET and c.value is not None
-        else results.ConfigOp("DELETE", c.key)
+        dataclasses.replace(c, value=ctx.config_value(op.address, c.key, c.value)) if isinstance(c.value, str) else c
         for c in op.want(AlterConfigs).ops
     ]
 

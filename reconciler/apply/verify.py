@@ -20,11 +20,11 @@ from reconciler.planner import common
 def _configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str | None]) -> list[str]:
     out = []
     for op in want:
-        if op.value == plans.REDACTED:
-            continue
         if op.action is payloads.ConfigAction.DELETE or op.value is None:
             if op.key in have:
                 out.append(f"{op.key} is still set")
+        elif not isinstance(op.value, str) or op.value == plans.REDACTED:
+            continue  # a sensitive value: the cluster never shows it, so it is taken on trust
         elif not common.same_value(op.key, op.value, have.get(op.key)):
             out.append(f"{op.key} is {have.get(op.key)!r}, wanted {op.value!r}")
     return out

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, results
-from reconciler.model import impact, state
+from reconciler.model import impact, payloads, state
 from reconciler.model.kinds import Kind
 
 
@@ -116,7 +116,7 @@ class AdminPort(Protocol):
     ) -> Sequence[ItemResultLike]: ...
 
     def incremental_alter_configs(
-        self, changes: Mapping[tuple[str, str], Sequence[results.ConfigOp]], *, validate_only: bool = False
+        self, changes: Mapping[tuple[str, str], Sequence[payloads.ConfigOp]], *, validate_only: bool = False
     ) -> Sequence[ItemResultLike]: ...
 
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> Sequence[ItemResultLike]: ...

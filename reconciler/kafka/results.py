@@ -60,24 +60,6 @@ class TopicSpec:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class ConfigOp:
-    """One incremental config change: ``SET`` (with a value), ``DELETE``, ``APPEND`` or ``SUBTRACT``.
-
-    A value may be a ``Secret`` for sensitive broker configs; it is revealed only on the wire.
-    """
-
-    op: str
-    key: str
-    value: str | Secret | None = None
-
-    def __post_init__(self) -> None:
-        if self.op not in ("SET", "DELETE", "APPEND", "SUBTRACT"):
-            raise ValueError(f"unknown config operation {self.op!r}")
-        if self.op != "DELETE" and self.value is None:
-            raise ValueError(f"config operation {self.op} on {self.key} needs a value")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
 class ScramUpsert:
     """A SCRAM credential to create or replace; the password is salted locally and never sent in clear."""
 

@@ -28,11 +28,12 @@ from reconciler.base import scrubbing
 from reconciler.connection.settings import Secret
 from reconciler.kafka import codes, limits
 from reconciler.kafka import wire as wire_mod
-from reconciler.kafka.results import ConfigOp, ItemResult, TopicSpec
-from reconciler.model import state
+from reconciler.kafka.results import ItemResult, TopicSpec
+from reconciler.model import payloads, state
+from reconciler.model.payloads import ConfigOp
 
 _NOT_CONTROLLER = 41
-_CONFIG_OPS = {"SET": 0, "DELETE": 1, "APPEND": 2, "SUBTRACT": 3}
+_CONFIG_OPS = {payloads.ConfigAction.SET: 0, payloads.ConfigAction.DELETE: 1}  # IncrementalAlterConfigs codes
 T = TypeVar("T")
 
 
@@ -302,7 +303,7 @@ class Writes:
                     resource_name="" if name == state.CLUSTER_DEFAULT else name,
                     configs=[
                         resource_cls.AlterableConfig(
-                            name=op.key, config_operation=_CONFIG_OPS[op.op], value=_reveal(op.value)
+                            name=op.key, config_operation=_CONFIG_OPS[op.action], value=_reveal(op.value)
                         )
                         for op in changes[(rtype, name)]
                     ],

@@ -13,12 +13,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reconciler.model import configs, state
 from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STATES
 from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload
 from reconciler.model.kinds import Kind
+
+if TYPE_CHECKING:
+    from reconciler.connection.settings import Secret
 
 
 class PayloadError(ValueError):
@@ -43,34 +46,43 @@ class ConfigAction(str, enum.Enum):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConfigOp:
-    """One config write of a change: set ``key`` to ``value`` (``plan.REDACTED`` for a sensitive value, which
-    apply reads from the manifests), or delete it (``value`` is ``None``). The planner builds these; apply sends
-    exactly these and verifies exactly these."""
+    """One config write of a change, the one type every stage uses: set ``key`` to ``value`` (``plan.REDACTED`` for a
+    sensitive value, which apply reads from the manifests, or a ``Secret`` once read), or delete it (``value`` is
+    ``None``: the key falls back to its default, ``default`` when known, which is shown and never sent).
+
+    The planner builds these; the plan shows them (``plans.config_attributes``), apply sends exactly these and the
+    read-back verifies exactly these: a config change carries its writes once."""
 
     key: str
     action: ConfigAction
-    value: str | None = None
+    value: str | Secret | None = None  # a ``Secret`` only inside apply, once a redacted value was read
+    default: str | None = None
 
     @classmethod
-    def set(cls, key: str, value: str) -> ConfigOp:
+    def set(cls, key: str, value: str | Secret) -> ConfigOp:
         return cls(key, ConfigAction.SET, value)
 
     @classmethod
-    def delete(cls, key: str) -> ConfigOp:
-        return cls(key, ConfigAction.DELETE)
+    def delete(cls, key: str, default: str | None = None) -> ConfigOp:
+        return cls(key, ConfigAction.DELETE, None, default)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"key": self.key, "op": self.action.value, "value": self.value}
+        out = {"key": self.key, "op": self.action.value, "value": self.value}
+        if self.default is not None:
+            out["default"] = self.default
+        return out
 
     @classmethod
     def from_dict(cls, data: Any) -> ConfigOp:
-        d = _fields(data, ("key", "op", "value"))
-        key, op, value = d.get("key"), d.get("op"), d.get("value")
+        d = _fields(data, ("key", "op", "value", "default"))
+        key, op, value, default = d.get("key"), d.get("op"), d.get("value"), d.get("default")
         if not isinstance(key, str) or op not in ("set", "delete"):
             raise PayloadError("a config operation is not {key, op: set|delete, value}")
         if (op == "set") != isinstance(value, str):
             raise PayloadError(f"the config operation on {key} has a value that does not fit '{op}'")
-        return cls(key, ConfigAction(op), value)
+        if default is not None and (op != "delete" or not isinstance(default, str)):
+            raise PayloadError(f"the config operation on {key} has a default, which only a delete shows, as text")
+        return cls(key, ConfigAction(op), value, default)
 
 
 def _config_ops(value: Any) -> tuple[ConfigOp, ...]:
@@ -119,9 +131,9 @@ def _assignment(value: Any) -> tuple[tuple[int, ...], ...]:
 class TopicPayload:
     """A topic, or the part of it one phase changes; a field is ``None`` when that phase does not involve it.
 
-    ``configs`` values are Kafka strings (``plan.REDACTED`` for a sensitive one, ``None`` for a reset);
-    ``usage`` is the evidence of use recorded with a delete, plain JSON data that is shown, never decided on.
-    ``config_ops`` (the ``after`` of a config change) are the writes the change makes, key by key.
+    ``configs`` values are Kafka strings (``plan.REDACTED`` for a sensitive one); ``usage`` is the evidence of use
+    recorded with a delete, plain JSON data that is shown, never decided on. ``config_ops`` (the ``after`` of a config
+    change, which holds nothing else) are the writes the change makes, key by key.
     """
 
     partitions: int | None = None
@@ -261,14 +273,16 @@ class ScramPayload:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class BrokerConfigPayload:
-    """The dynamic configs of one broker or of the cluster default; ``config_ops`` (the ``after`` of a change) are
-    the writes the change makes, key by key."""
+    """The dynamic configs of one broker or of the cluster default (``before``), or the writes a change makes, key by
+    key (``config_ops``, its ``after``)."""
 
-    configs: Mapping[str, str | None]
+    configs: Mapping[str, str | None] | None = None
     config_ops: tuple[ConfigOp, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"configs": dict(self.configs)}
+        out: dict[str, Any] = {}
+        if self.configs is not None:
+            out["configs"] = dict(self.configs)
         if self.config_ops is not None:
             out["config_ops"] = [op.to_dict() for op in self.config_ops]
         return out
@@ -276,23 +290,25 @@ class BrokerConfigPayload:
     @classmethod
     def from_dict(cls, data: Any) -> BrokerConfigPayload:
         d = _fields(data, ("configs", "config_ops"))
-        if "configs" not in d:
-            raise PayloadError("the change has no 'configs' field")
+        if d.get("configs") is None and d.get("config_ops") is None:
+            raise PayloadError("the change has no 'configs' or 'config_ops' field")
         ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
-        return cls(_configs(d["configs"]), config_ops=ops)
+        return cls(None if d.get("configs") is None else _configs(d["configs"]), config_ops=ops)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class EntityConfigPayload:
-    """The configs set on a group (by id) or a client-metrics subscription (by name); ``config_ops`` (the ``after``
-    of a change) are the writes the change makes. Decoding checks each value a set writes as strictly as the
+    """The configs set on a group (by id) or a client-metrics subscription (by name) (``before``), or the writes a
+    change makes (``config_ops``, its ``after``). Decoding checks each value a set writes as strictly as the
     manifest field it came from: a catalogued key gets a value of its type and range, in Kafka's canonical form."""
 
-    configs: Mapping[str, str | None]
+    configs: Mapping[str, str | None] | None = None
     config_ops: tuple[ConfigOp, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"configs": dict(self.configs)}
+        out: dict[str, Any] = {}
+        if self.configs is not None:
+            out["configs"] = dict(self.configs)
         if self.config_ops is not None:
             out["config_ops"] = [op.to_dict() for op in self.config_ops]
         return out
@@ -300,12 +316,12 @@ class EntityConfigPayload:
     @classmethod
     def from_dict(cls, data: Any) -> EntityConfigPayload:
         d = _fields(data, ("configs", "config_ops"))
-        if "configs" not in d:
-            raise PayloadError("the change has no 'configs' field")
+        if d.get("configs") is None and d.get("config_ops") is None:
+            raise PayloadError("the change has no 'configs' or 'config_ops' field")
         ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
         for op in ops or ():
             _check_entity_value(op)
-        return cls(_configs(d["configs"]), config_ops=ops)
+        return cls(None if d.get("configs") is None else _configs(d["configs"]), config_ops=ops)
 
 
 def _check_entity_value(op: ConfigOp) -> None:

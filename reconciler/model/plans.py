@@ -20,10 +20,12 @@ from typing import Any
 import reconciler
 from reconciler.base import errors, fileio
 from reconciler.model import impact as impact_mod
-from reconciler.model import payloads, planfile, state
+from reconciler.model import payloads, planfile, shown, state
 from reconciler.model.kinds import Kind
 
-REDACTED = "(sensitive value)"
+REDACTED = shown.REDACTED
+AttributeChange = shown.AttributeChange
+config_attributes = shown.config_attributes
 
 
 class Action(str, enum.Enum):
@@ -68,41 +70,25 @@ class Phase(enum.IntEnum):
         return self.name.lower().replace("_", " ")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class AttributeChange:
-    """One attribute of a resource: ``configs.retention.ms`` from ``before`` to ``after``.
-
-    ``after`` is ``None`` for a reset to default; ``default`` then says what it falls back to, if known.
-    """
-
-    name: str
-    before: Any
-    after: Any
-    default: Any = None
-    sensitive: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "before": self.before,
-            "after": self.after,
-            "default": self.default,
-            "sensitive": self.sensitive,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AttributeChange:
-        return cls(
-            name=str(d["name"]),
-            before=d.get("before"),
-            after=d.get("after"),
-            default=d.get("default"),
-            sensitive=bool(d.get("sensitive", False)),
-        )
+class ChangeMismatch(ValueError):
+    """A change whose parts disagree (a plan edited and resealed): what renders show would not be what apply writes."""
 
 
-class AddressMismatch(ValueError):
+class AddressMismatch(ChangeMismatch):
     """A change whose address does not name its kind and name: renders show one resource and apply writes another."""
+
+
+class AttributesMismatch(ChangeMismatch):
+    """A config change whose shown attributes are not those of its config operations."""
+
+
+def _derived_attributes(c: Change) -> tuple[AttributeChange, ...] | None:
+    """A config change's attributes, from its operations (``None`` for other changes)."""
+    ops = getattr(c.after, "config_ops", None)
+    if ops is None or isinstance(c.after, payloads.Unreadable):
+        return None
+    before = getattr(c.before, "configs", None) if not isinstance(c.before, payloads.Unreadable) else None
+    return config_attributes(before or {}, ops)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -140,6 +126,13 @@ class Change:
         # Plain plan-file data (a change made by hand) becomes the kind's typed payload.
         object.__setattr__(self, "before", payloads.coerce(kind, self.before))
         object.__setattr__(self, "after", payloads.coerce(kind, self.after))
+        derived = _derived_attributes(self)
+        if derived is not None:  # a config change shows what its operations write, nothing else
+            if self.attributes and tuple(self.attributes) != derived:
+                raise AttributesMismatch(
+                    f"the change at {self.address!r} shows other config values than its config operations write"
+                )
+            object.__setattr__(self, "attributes", derived)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -373,7 +366,7 @@ class Plan:
                 tool_version=written_by,
                 scope=planfile.scope_section(doc.get("scope")),
             )
-        except AddressMismatch as exc:
+        except ChangeMismatch as exc:
             raise errors.PlanFileError(f"refused: {exc}; the plan was edited after it was written") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # AttributeError: a section of the wrong JSON type (a list or a string where an object belongs)

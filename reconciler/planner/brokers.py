@@ -48,12 +48,9 @@ def plan_broker_configs(ctx: common.Context) -> None:
         )
         if diff.kept:
             ctx.unmanaged.append(_undeclared_kept(broker, kept=diff.kept))
-        if not diff.attributes:
+        if not diff.ops:
             ctx.unchanged[Kind.BROKER_CONFIG] += 1
             continue
-        result = {**{k: have[k] for k in diff.kept}, **want.configs}
-        before = {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(have.items())}
-        after = {k: common.shown(v, sensitive=sensitive(k)) for k, v in sorted(result.items())}
         ctx.changes.append(
             plans.Change(
                 address=views.address(Kind.BROKER_CONFIG, broker),
@@ -61,9 +58,8 @@ def plan_broker_configs(ctx: common.Context) -> None:
                 name=broker,
                 action=plans.Action.UPDATE,
                 phase=plans.Phase.BROKER_CONFIG,
-                before=payloads.BrokerConfigPayload(before),
-                after=payloads.BrokerConfigPayload(after, config_ops=diff.ops),
-                attributes=diff.attributes,
+                before=payloads.BrokerConfigPayload(diff.before),
+                after=payloads.BrokerConfigPayload(config_ops=diff.ops),
                 reasons=("dynamic broker configs differ from the manifests",),
                 fingerprint=fingerprint,
                 source=source,

@@ -111,12 +111,17 @@ def same_value(key: str, want: str, have: str | None) -> bool:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConfigDiff:
-    """Attribute changes of one config map (what the plan shows), the config writes that make them (what apply
-    sends), and undeclared keys that were left alone."""
+    """The config writes that make one config map match (what apply sends), the map as the plan shows it before
+    (``before``: sensitive values ``plan.REDACTED``), what the plan shows (derived from both), and undeclared keys that
+    were left alone."""
 
-    attributes: tuple[plans.AttributeChange, ...]
+    before: Mapping[str, str | None]
+    ops: tuple[payloads.ConfigOp, ...]
     kept: tuple[str, ...]
-    ops: tuple[payloads.ConfigOp, ...] = ()
+
+    @property
+    def attributes(self) -> tuple[plans.AttributeChange, ...]:
+        return plans.config_attributes(self.before, self.ops)
 
 
 def diff_configs(
@@ -135,28 +140,17 @@ def diff_configs(
     not set on the resource yet and otherwise left alone (change it by removing and re-adding the
     key, or by rotating the secret outside the plan).
     """
+    before = {k: plans.REDACTED if sensitive(k) else have[k] for k in sorted(have)}
     if want == have:
-        return ConfigDiff((), ())
-    out: list[plans.AttributeChange] = []
+        return ConfigDiff(before, (), ())
     ops: list[payloads.ConfigOp] = []
     for key in sorted(want):
         value = want[key]
-        before = have.get(key)
-        if before == value:
+        if have.get(key) == value:
             continue
         secret = sensitive(key)
-        if key in have and (secret or same_value(key, value, before)):
+        if key in have and (secret or same_value(key, value, have.get(key))):
             continue
-        after = shown(value, sensitive=secret)
-        out.append(
-            plans.AttributeChange(
-                name=payloads.config_attribute(key),
-                before=shown(before, sensitive=secret),
-                after=after,
-                default=None,
-                sensitive=secret,
-            )
-        )
         ops.append(payloads.ConfigOp.set(key, plans.REDACTED if secret else value))
     kept: list[str] = []
     for key in sorted(have.keys() - want.keys()):
@@ -167,14 +161,5 @@ def diff_configs(
         default = default_of(key)
         if not secret and default is not None and same_value(key, default, have[key]):
             continue  # removing it changes nothing: the value it falls back to is the one it has
-        out.append(
-            plans.AttributeChange(
-                name=payloads.config_attribute(key),
-                before=plans.REDACTED if secret else have[key],
-                after=None,
-                default=shown(default, sensitive=secret),
-                sensitive=secret,
-            )
-        )
-        ops.append(payloads.ConfigOp.delete(key))
-    return ConfigDiff(tuple(out), tuple(kept), tuple(ops))
+        ops.append(payloads.ConfigOp.delete(key, shown(default, sensitive=secret)))
+    return ConfigDiff(before, tuple(ops), tuple(kept))

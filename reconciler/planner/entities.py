@@ -62,11 +62,7 @@ def plan_entities(ctx: common.Context, kind: Kind) -> None:
                 action=plans.Action.DELETE,
                 phase=PHASES[kind],
                 before=payloads.EntityConfigPayload(dict(sorted(have.items()))),
-                after=payloads.EntityConfigPayload({}, config_ops=removals),
-                attributes=tuple(
-                    plans.AttributeChange(name=payloads.config_attribute(k), before=v, after=None)
-                    for k, v in sorted(have.items())
-                ),
+                after=payloads.EntityConfigPayload(config_ops=removals),
                 reasons=(f"{entities.NOUNS[kind]} is not declared and is owned by the ownership rules",),
                 fingerprint=views.fingerprint_of(entities.view(name, have)),
             )
@@ -102,10 +98,9 @@ def _plan_one(
                 "resets are disabled for group configs",
             )
         )
-    if not diff.attributes:
+    if not diff.ops:
         ctx.unchanged[kind] += 1
         return
-    result = {**{k: have[k] for k in diff.kept}, **want}
     ctx.changes.append(
         plans.Change(
             address=address,
@@ -113,9 +108,8 @@ def _plan_one(
             name=name,
             action=plans.Action.UPDATE if have else plans.Action.CREATE,
             phase=PHASES[kind],
-            before=payloads.EntityConfigPayload(dict(sorted(have.items()))) if have else None,
-            after=payloads.EntityConfigPayload(dict(sorted(result.items())), config_ops=diff.ops),
-            attributes=diff.attributes,
+            before=payloads.EntityConfigPayload(diff.before) if have else None,
+            after=payloads.EntityConfigPayload(config_ops=diff.ops),
             reasons=(_REASONS[kind],),
             fingerprint=views.fingerprint_of(entities.view(name, have)),
             source=source,

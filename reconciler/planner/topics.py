@@ -220,14 +220,12 @@ def _update(
         default_of=lambda k: have.defaults.get(k) or configs.topic_default(k),
         reset_undeclared=True,
     )
-    if diff.attributes:
-        secret = have.sensitive
+    if diff.ops:
         add(
             plans.Action.UPDATE,
             plans.Phase.TOPIC_CONFIG,
-            before=payloads.TopicPayload(configs=_configs_shown(dict(have.configs), secret)),
-            after=payloads.TopicPayload(configs=_configs_shown(dict(want.configs), secret), config_ops=diff.ops),
-            attributes=diff.attributes,
+            before=payloads.TopicPayload(configs=diff.before),
+            after=payloads.TopicPayload(config_ops=diff.ops),
             reasons=_config_reasons(diff.attributes),
         )
     if len(ctx.changes) == n_before:

@@ -22,7 +22,10 @@ def _hidden(values: Mapping[str, Any]) -> dict[str, Any]:
 def _redact_configs(payload: payloads.Payload | None) -> payloads.Payload | None:
     if isinstance(payload, payloads.TopicPayload) and payload.configs is not None:
         return dataclasses.replace(payload, configs=_hidden(payload.configs))
-    if isinstance(payload, (payloads.BrokerConfigPayload, payloads.EntityConfigPayload)):
+    if (
+        isinstance(payload, (payloads.BrokerConfigPayload, payloads.EntityConfigPayload))
+        and payload.configs is not None
+    ):
         return dataclasses.replace(payload, configs=_hidden(payload.configs))
     if isinstance(payload, payloads.Unreadable):  # a plan file's data kept as written: redacted all the same
         raw = payload.raw

@@ -8,10 +8,11 @@ import pytest
 from kafka.admin import ConfigResource
 
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kafka.results import ConfigOp, TopicSpec
+from reconciler.kafka.results import TopicSpec
 from reconciler.model import state
 from reconciler.model.entities import ENTITY_KINDS
 from reconciler.model.kinds import Kind
+from reconciler.model.payloads import ConfigOp
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
@@ -47,7 +48,7 @@ def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> 
     key = "log.cleaner.backoff.ms"
     with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
         results = adapter.incremental_alter_configs(
-            {("BROKER", "2"): [ConfigOp("SET", key, "21000")], ("BROKER", "3"): [ConfigOp("SET", key, "soon")]}
+            {("BROKER", "2"): [ConfigOp.set(key, "21000")], ("BROKER", "3"): [ConfigOp.set(key, "soon")]}
         )
     try:
         assert [r.key for r in results] == ["broker:2", "broker:3"]
@@ -69,7 +70,7 @@ def test_per_broker_config_goes_to_that_broker(kafka_cluster3: KafkaCluster) -> 
         assert key not in live.broker_configs["1"] and key not in live.broker_configs["3"]
     finally:
         with KafkaAdapter(kafka_cluster3.connection_settings()) as adapter:
-            adapter.incremental_alter_configs({("BROKER", "2"): [ConfigOp("DELETE", key)]})
+            adapter.incremental_alter_configs({("BROKER", "2"): [ConfigOp.delete(key)]})
 
 
 def test_reassignment_moves_replicas_and_is_listed_until_done(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:

@@ -17,11 +17,11 @@ from kafka.admin import ConfigResource, UserScramCredentialUpsertion
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kafka.results import ConfigOp
 from reconciler.model import snapshotfile, state
 from reconciler.model.capabilities import API_SINCE, explain_unsupported, kind_unsupported
 from reconciler.model.entities import ENTITY_KINDS
 from reconciler.model.kinds import Kind
+from reconciler.model.payloads import ConfigOp
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support.integration import closed_port
@@ -97,8 +97,8 @@ def test_dynamic_broker_configs_cluster_default_and_per_broker(kafka_single: Kaf
     with KafkaAdapter(kafka_single.connection_settings()) as writer:
         results = writer.incremental_alter_configs(
             {
-                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", key, "16000")],
-                ("BROKER", "1"): [ConfigOp("SET", key, "17000")],
+                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp.set(key, "16000")],
+                ("BROKER", "1"): [ConfigOp.set(key, "17000")],
             }
         )
         assert [r.ok for r in results] == [True, True], [r.describe() for r in results]
@@ -127,8 +127,8 @@ def test_dynamic_broker_configs_cluster_default_and_per_broker(kafka_single: Kaf
         with KafkaAdapter(kafka_single.connection_settings()) as writer:
             writer.incremental_alter_configs(
                 {
-                    ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("DELETE", key)],
-                    ("BROKER", "1"): [ConfigOp("DELETE", key)],
+                    ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp.delete(key)],
+                    ("BROKER", "1"): [ConfigOp.delete(key)],
                 }
             )
 

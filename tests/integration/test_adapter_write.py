@@ -13,9 +13,10 @@ from kafka.admin import ConfigResource
 
 from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kafka.results import ConfigOp, ScramDeletion, ScramUpsert, TopicSpec
+from reconciler.kafka.results import ScramDeletion, ScramUpsert, TopicSpec
 from reconciler.model import state
 from reconciler.model.kinds import Kind
+from reconciler.model.payloads import ConfigOp
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support.polling import eventually
@@ -141,10 +142,10 @@ def test_incremental_alter_configs_per_resource_results(kafka_single: KafkaClust
         )
         adapter.wait_topics_present([a, b, c])
         changes = {
-            ("TOPIC", a): [ConfigOp("SET", "retention.ms", "123456")],
-            ("TOPIC", b): [ConfigOp("SET", "min.insync.replicas", "not-a-number")],
-            ("TOPIC", c): [ConfigOp("DELETE", "retention.ms")],
-            ("TOPIC", f"{topic_prefix}missing"): [ConfigOp("SET", "retention.ms", "1")],
+            ("TOPIC", a): [ConfigOp.set("retention.ms", "123456")],
+            ("TOPIC", b): [ConfigOp.set("min.insync.replicas", "not-a-number")],
+            ("TOPIC", c): [ConfigOp.delete("retention.ms")],
+            ("TOPIC", f"{topic_prefix}missing"): [ConfigOp.set("retention.ms", "1")],
         }
         dry = adapter.incremental_alter_configs(changes, validate_only=True)
         assert modified_configs(kafka_single, a) == {}
@@ -290,7 +291,7 @@ def test_a_rejected_secret_value_is_masked_in_the_broker_message(kafka_single: K
     secret = Secret("n0t-a-number-but-s3cret")
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         (result,) = adapter.incremental_alter_configs(
-            {("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", "log.cleaner.backoff.ms", secret)]}, validate_only=True
+            {("BROKER", state.CLUSTER_DEFAULT): [ConfigOp.set("log.cleaner.backoff.ms", secret)]}, validate_only=True
         )
     assert result.key == "broker:<default>"
     assert result.error_name == "INVALID_REQUEST"

@@ -14,9 +14,10 @@ from kafka.admin import ConfigResource, NewTopic
 from reconciler.base import errors
 from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kafka.results import ConfigOp, ScramUpsert
+from reconciler.kafka.results import ScramUpsert
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
+from reconciler.model.payloads import ConfigOp
 from reconciler.planner import views
 from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import WRITE_APIS, apply, make_plan, ownership, topic_configs, topic_doc, write_manifests
@@ -48,7 +49,7 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
         assert all(r.ok for r in adapter.alter_scram_credentials(upserts=[upsert]))
         # A broker config no other test uses, removed again at the end (the node is shared by the session).
         key = "log.cleaner.io.buffer.load.factor"
-        assert all(r.ok for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("SET", key, "0.8")]}))
+        assert all(r.ok for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp.set(key, "0.8")]}))
         kinds = frozenset({Kind.TOPIC, Kind.QUOTA, Kind.SCRAM_USER, Kind.BROKER_CONFIG})
         touched = [(Kind.TOPIC, names[0]), (Kind.TOPIC, names[2]), (Kind.TOPIC, "absent")]
         touched += [(Kind.QUOTA, views.quota_name(entity)), (Kind.SCRAM_USER, user)]
@@ -73,7 +74,7 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
         try:
             full, targeted = eventually(both, what="a targeted read showing what a full read shows")
         finally:
-            adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp("DELETE", key)]})
+            adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp.delete(key)]})
 
     assert sorted(targeted.topics or {}) == [names[0], names[2]]
     assert list(targeted.quotas or {}) == [entity] and list(targeted.scram_users or {}) == [user]

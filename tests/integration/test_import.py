@@ -21,9 +21,9 @@ from kafka.admin import (
 from reconciler import manifests, operations
 from reconciler.adopt import from_live
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.kafka.results import ConfigOp
 from reconciler.model import state
 from reconciler.model.kinds import Kind
+from reconciler.model.payloads import ConfigOp
 from tests.kafka.cluster import KafkaCluster
 from tests.support import builders
 from tests.support.polling import eventually
@@ -84,8 +84,8 @@ def shared_settings(kafka_sasl: KafkaCluster) -> Iterator[None]:
         broker = str(adapter.read_state(kinds=frozenset()).brokers[0].id)
         adapter.incremental_alter_configs(
             {
-                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("DELETE", BROKER_KEY)],
-                ("BROKER", broker): [ConfigOp("DELETE", BROKER_KEY)],
+                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp.delete(BROKER_KEY)],
+                ("BROKER", broker): [ConfigOp.delete(BROKER_KEY)],
             }
         )
 
@@ -122,8 +122,8 @@ def create_everything(cluster: KafkaCluster, prefix: str) -> dict[str, int]:
         broker = str(adapter.read_state(kinds=frozenset()).brokers[0].id)
         results = adapter.incremental_alter_configs(
             {
-                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp("SET", BROKER_KEY, "16000")],
-                ("BROKER", broker): [ConfigOp("SET", BROKER_KEY, "17000")],
+                ("BROKER", state.CLUSTER_DEFAULT): [ConfigOp.set(BROKER_KEY, "16000")],
+                ("BROKER", broker): [ConfigOp.set(BROKER_KEY, "17000")],
             }
         )
         assert all(r.ok for r in results), [r.describe() for r in results]

@@ -17,7 +17,7 @@ from typing import Any
 
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import access, port, results
-from reconciler.model import impact, state
+from reconciler.model import impact, payloads, state
 from reconciler.model.kinds import Kind
 
 ERROR_CODES = {
@@ -248,7 +248,7 @@ class RecordingAdapter:
         return self._answer("create_partitions", list(counts), effect, validate_only=validate_only)
 
     def incremental_alter_configs(
-        self, changes: Mapping[tuple[str, str], Sequence[results.ConfigOp]], *, validate_only: bool = False
+        self, changes: Mapping[tuple[str, str], Sequence[payloads.ConfigOp]], *, validate_only: bool = False
     ) -> list[results.ItemResult]:
         self.calls.append(("incremental_alter_configs", {"resources": sorted(changes), "validate_only": validate_only}))
         self.request_counts["incremental_alter_configs"] += 1
@@ -343,9 +343,9 @@ class RecordingAdapter:
         return self._answer("alter_partition_reassignments", list(keys), effect)
 
 
-def _apply_ops(configs: dict[str, str | None], ops: Sequence[results.ConfigOp]) -> None:
+def _apply_ops(configs: dict[str, str | None], ops: Sequence[payloads.ConfigOp]) -> None:
     for op in ops:
-        if op.op == "DELETE":
+        if op.action is payloads.ConfigAction.DELETE:
             configs.pop(op.key, None)
         else:
             configs[op.key] = op.value.reveal() if isinstance(op.value, Secret) else str(op.value)

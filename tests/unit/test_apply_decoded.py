@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from reconciler.apply import decoded, preflight
+from reconciler.base import errors
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 from tests.support.fuzzing import GOLDEN_PLAN, reseal
@@ -70,15 +71,12 @@ def _config_change_only(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
     return doc, doc["changes"][0]
 
 
-def test_apply_writes_and_verifies_the_config_operations_of_the_plan_never_its_attribute_names() -> None:
-    """Regression: apply built its IncrementalAlterConfigs from the ``configs.<key>`` attribute names a plan shows;
-    a plan whose attributes were edited (and resealed) wrote what the attributes said."""
+def test_apply_writes_the_config_operations_of_the_plan_and_shows_exactly_them() -> None:
+    """Apply sends the change's config operations; what the plan shows is derived from the same operations."""
     from reconciler.apply import ApplyOptions, apply_plan
     from tests.support.recording import RecordingAdapter
 
-    doc, change = _config_change_only(copy.deepcopy(GOLDEN_PLAN))
-    for attribute in change["attributes"]:
-        attribute["name"] = attribute["name"].replace("configs.", "configs.shown.only.")
+    doc, _change = _config_change_only(copy.deepcopy(GOLDEN_PLAN))
     p = plans.Plan.from_json_dict(reseal(doc))
     topic = state.TopicState(
         "payments.ledger", ((1,),), configs={"retention.ms": "86400000", "cleanup.policy": "compact"}
@@ -89,8 +87,26 @@ def test_apply_writes_and_verifies_the_config_operations_of_the_plan_never_its_a
     assert [args for name, args in adapter.calls if name == "incremental_alter_configs"] == [
         {"resources": [("TOPIC", "payments.ledger")], "validate_only": False}
     ]
-    # retention.ms set and cleanup.policy reset, as the config operations say; no key named after an attribute.
     assert adapter.topics["payments.ledger"].configs == {"retention.ms": "604800000"}
+    shown = [(a.name, a.before, a.after) for a in p.changes[0].attributes]
+    assert shown == [("configs.retention.ms", "86400000", "604800000"), ("configs.cleanup.policy", "compact", None)]
+
+
+@pytest.mark.parametrize("edit", ["attribute name", "attribute value", "operation value", "operation added"])
+def test_a_config_change_that_shows_other_values_than_it_writes_is_refused_on_load(edit: str) -> None:
+    """Regression: the display attributes, ``configs`` and ``config_ops`` were three stored copies nobody compared,
+    so a resealed plan could show ``retention.ms 1d -> 7d`` while apply sent other config operations."""
+    doc, change = _config_change_only(copy.deepcopy(GOLDEN_PLAN))
+    if edit == "attribute name":
+        change["attributes"][0]["name"] = "configs.shown.only"
+    elif edit == "attribute value":
+        change["attributes"][0]["after"] = "1"
+    elif edit == "operation value":
+        change["after"]["config_ops"][0]["value"] = "1"
+    else:
+        change["after"]["config_ops"].append({"key": "segment.ms", "op": "set", "value": "1"})
+    with pytest.raises(errors.PlanFileError, match="shows other config values than its config operations write"):
+        plans.Plan.from_json_dict(reseal(doc))
 
 
 def test_a_config_change_without_its_config_operations_is_refused_before_anything_is_read() -> None:

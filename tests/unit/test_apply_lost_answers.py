@@ -14,7 +14,7 @@ from reconciler.apply import Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.commands import apply_display
 from reconciler.kafka import results
-from reconciler.model import state
+from reconciler.model import payloads, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.planner import plan
 from tests.support.recording import RecordingAdapter
@@ -38,7 +38,7 @@ class LosesAnswers(RecordingAdapter):
     wrote: bool = False
 
     def incremental_alter_configs(
-        self, changes: Mapping[tuple[str, str], Sequence[results.ConfigOp]], *, validate_only: bool = False
+        self, changes: Mapping[tuple[str, str], Sequence[payloads.ConfigOp]], *, validate_only: bool = False
     ) -> list[results.ItemResult]:
         if self.carry_out:
             super().incremental_alter_configs(changes, validate_only=validate_only)

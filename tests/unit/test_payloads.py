@@ -108,7 +108,7 @@ def test_a_large_plan_of_every_kind_rewrites_byte_for_byte() -> None:
         (Kind.QUOTA, {"producer_byte_rate": 1.0}, "unexpected field(s) producer_byte_rate"),
         (Kind.QUOTA, {"entity": [{"type": "group", "name": "a"}], "values": {}}, "entity type is not one of"),
         (Kind.SCRAM_USER, {"credentials": {"SCRAM-SHA-512": 8192}}, "credentials are not an object"),
-        (Kind.BROKER_CONFIG, {}, "the change has no 'configs' field"),
+        (Kind.BROKER_CONFIG, {}, "the change has no 'configs' or 'config_ops' field"),
     ],
 )
 def test_a_payload_of_the_wrong_shape_is_kept_as_written_and_apply_names_the_problem(

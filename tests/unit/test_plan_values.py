@@ -75,6 +75,7 @@ def _quota_key(doc: Doc) -> str:
 def _config_value(doc: Doc) -> str:
     c = _change(doc, "TOPIC_CONFIG")
     c["after"]["config_ops"][0]["value"] = "soon"
+    c["attributes"][0]["after"] = "soon"  # shown as it is written, or the plan is refused on load
     return str(c["address"])
 
 
