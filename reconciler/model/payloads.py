@@ -1,11 +1,10 @@
 """The typed ``before``/``after`` payload of a plan change: one type per resource kind, and its JSON form.
 
-The planner builds these, ``Change.to_dict`` writes them with ``to_dict`` and ``Change.from_dict``
-reads them back with ``decode``, so apply and the renderers read fields, never dict keys written by
-another stage. ``to_dict(from_dict(d)) == d`` for every payload the planner writes, so a saved plan
-re-serialises byte for byte. A payload in a plan file that does not have its kind's shape (a plan
-edited by hand and resealed) is kept as ``Unreadable``: the plan can still be shown, and apply
-refuses it, naming the change, before anything is written.
+The planner builds these, ``Change.to_dict`` writes them with ``to_dict`` and ``Change.from_dict`` reads them back
+with ``decode``, so apply and the renderers read fields, never dict keys written by another stage.
+``to_dict(from_dict(d)) == d`` for every payload the planner writes, so a saved plan re-serialises byte for byte. A
+payload in a plan file that does not have its kind's shape (a plan edited by hand and resealed) is kept as
+``Unreadable``: the plan can still be shown, and apply refuses it, naming the change, before anything is written.
 """
 
 from __future__ import annotations
@@ -13,15 +12,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from reconciler.connection.settings import Secret
 from reconciler.model import configs, state
 from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STATES
 from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload
 from reconciler.model.kinds import Kind
-
-if TYPE_CHECKING:
-    from reconciler.connection.settings import Secret
 
 
 class PayloadError(ValueError):
@@ -271,6 +268,13 @@ class ScramPayload:
         )
 
 
+def _configs_and_ops(configs: Mapping[str, str | None] | None, ops: tuple[ConfigOp, ...] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {} if configs is None else {"configs": dict(configs)}
+    if ops is not None:
+        out["config_ops"] = [op.to_dict() for op in ops]
+    return out
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class BrokerConfigPayload:
     """The dynamic configs of one broker or of the cluster default (``before``), or the writes a change makes, key by
@@ -280,12 +284,7 @@ class BrokerConfigPayload:
     config_ops: tuple[ConfigOp, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.configs is not None:
-            out["configs"] = dict(self.configs)
-        if self.config_ops is not None:
-            out["config_ops"] = [op.to_dict() for op in self.config_ops]
-        return out
+        return _configs_and_ops(self.configs, self.config_ops)
 
     @classmethod
     def from_dict(cls, data: Any) -> BrokerConfigPayload:
@@ -306,12 +305,7 @@ class EntityConfigPayload:
     config_ops: tuple[ConfigOp, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.configs is not None:
-            out["configs"] = dict(self.configs)
-        if self.config_ops is not None:
-            out["config_ops"] = [op.to_dict() for op in self.config_ops]
-        return out
+        return _configs_and_ops(self.configs, self.config_ops)
 
     @classmethod
     def from_dict(cls, data: Any) -> EntityConfigPayload:
