@@ -14,10 +14,14 @@ from typing import Any
 
 import pytest
 
+from reconciler import manifests
+from reconciler.adopt import from_live
 from reconciler.apply import decoded
+from reconciler.fleet import rows as fleet_rows
 from reconciler.model import desired, payloads, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
+from reconciler.planner import scope as planner_scope
 from tests.support.builders import attrs, cluster, only, rows, topic
 from tests.support.fuzzing import reseal
 
@@ -225,3 +229,53 @@ def test_a_saved_plan_with_owned_entities_loads_and_names_them_in_its_scope(tmp_
     assert loaded.scope is not None
     assert loaded.scope["entities"] == {"client_metrics": [["prefix", "p-"]], "group_config": [["prefix", "orders"]]}
     assert loaded.to_json() == result.to_json()
+
+
+def _varied_entities() -> state.ClusterState:
+    return live(
+        {"orders": {"consumer.session.timeout.ms": "50000", "share.isolation.level": "read_committed"},
+         "billing": {"streams.rack.aware.assignment.tags": "zone,rack"}},
+        {"producers": dict(SUBSCRIPTION), "all": {"metrics": "*", "interval.ms": "1000", "match": ""},
+         "odd": {"metrics": "*", "match": "client_colour=blue"}},
+    )  # fmt: skip
+
+
+def test_import_writes_both_kinds_and_the_plan_of_the_import_is_empty(tmp_path: Path) -> None:
+    live_state = _varied_entities()
+    report = from_live.adopt_cluster(live_state, out_dir=tmp_path / "out", force=False)
+    loaded = manifests.load([tmp_path / "out"], env={})
+    assert loaded.diagnostics == []
+    assert "consumer.session.timeout.ms: 50s" in (tmp_path / "out" / "groups.yaml").read_text()
+    result = plan(loaded.desired, live_state)
+    assert [c.address for c in result.actionable] == []
+    assert [u.address for u in result.unmanaged] == []
+    # the selector Kafka does not know cannot be written: left out with a note, and the rest imported
+    assert [(n.resource, n.message) for n in report.notes if n.resource.startswith("client_metrics/")] == [
+        ("client_metrics/odd", "left out: match entry 'client_colour=blue' is not selector=pattern with a selector "
+         "Kafka knows"),
+    ]  # fmt: skip
+    assert set(loaded.desired.client_metrics) == {"producers", "all"}
+    assert loaded.desired.ownership.owns_entity(Kind.GROUP_CONFIG, "billing")
+
+
+def test_fleet_rows_carry_both_kinds_there_and_back() -> None:
+    live_state = _varied_entities()
+    again = fleet_rows.rebuild_live(fleet_rows.live_rows(live_state))
+    assert again.group_configs == live_state.group_configs
+    assert again.client_metrics == live_state.client_metrics
+    want = wanted(groups={"orders": GROUP}, subscriptions={"producers": SUBSCRIPTION}, own_groups=("o",))
+    back = fleet_rows.rebuild_desired(fleet_rows.desired_rows(want))
+    assert plan(back, live_state).to_json() == plan(want, live_state).to_json()
+
+
+def test_a_saved_plan_goes_stale_when_an_owned_entity_changes_and_not_for_others() -> None:
+    want = wanted(groups={"orders": GROUP}, own_subscriptions=("p-",))
+    before = live({"orders": dict(GROUP)}, {"p-1": {"metrics": "*"}, "other": {"metrics": "*"}})
+    scope_doc = plan(want, before).scope
+    assert scope_doc is not None
+    unrelated = dataclasses.replace(before, client_metrics={"p-1": {"metrics": "*"}, "other": {"metrics": "x."}})
+    assert planner_scope.changed(unrelated, scope_doc) == []
+    owned = dataclasses.replace(before, client_metrics={"p-1": {"metrics": "x."}, "other": {"metrics": "*"}})
+    assert planner_scope.changed(owned, scope_doc) == ["Client-metrics subscriptions: changed in scope"]
+    declared = dataclasses.replace(before, group_configs={})
+    assert planner_scope.changed(declared, scope_doc) == ["Group configs: 1 -> 0 in scope"]
