@@ -1,6 +1,6 @@
 """The plan payload of a Kafka Connect connector (``reconciler.model.payloads`` lists it with the other kinds).
 
-It lives in a module of its own so that ``payloads`` stays readable; ``from_dict`` raises ``ValueError`` subclasses
+It lives in a module of its own so that ``payloads`` stays readable; ``from_dict`` raises ``PayloadError``
 (``payloads.decode`` keeps a payload that does not fit as ``Unreadable``, naming the problem).
 """
 
@@ -11,19 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-
-class PayloadError(ValueError):
-    """A connector payload in a plan file does not have the shape of ``ConnectorPayload``."""
-
-
-def _fields(data: Any, allowed: tuple[str, ...]) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise PayloadError(f"the change's data is a {type(data).__name__}, not an object")
-    unknown = sorted(str(k) for k in data if k not in allowed)
-    if unknown:
-        raise PayloadError(f"the change's data has unexpected field(s) {', '.join(unknown)}")
-    return data
-
+from reconciler.model.payload_errors import PayloadError, fields
 
 CONNECTOR_STATES = ("running", "paused", "stopped", "failed", "unassigned", "restarting")  # Connect's, lower-case
 _SECRET_REF = re.compile(r"^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+|\(sensitive value\))$", re.S)  # or plans.REDACTED
@@ -54,7 +42,7 @@ class ConnectorPayload:
 
     @classmethod
     def from_dict(cls, data: Any) -> ConnectorPayload:
-        d = _fields(data, ("config", "state", "secrets", "reset_offsets"))
+        d = fields(data, ("config", "state", "secrets", "reset_offsets"))
         config = d.get("config")
         if not isinstance(config, Mapping) or not all(isinstance(v, str) for v in config.values()):
             raise PayloadError("the connector's config is not an object of text values")

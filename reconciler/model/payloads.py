@@ -19,11 +19,7 @@ from reconciler.model import configs, state
 from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STATES
 from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload
 from reconciler.model.kinds import Kind
-
-
-class PayloadError(ValueError):
-    """A payload in a plan file does not have the shape its kind's payload type reads."""
-
+from reconciler.model.payload_errors import PayloadError as PayloadError
 
 # A config key's attribute name in a change's ``attributes`` (the display of a diff): ``configs.retention.ms``.
 CONFIG_ATTRIBUTE_PREFIX = "configs."

@@ -1,0 +1,262 @@
+"""Connectors, pure: desired + live -> the expected changes; payloads checked at decode; secrets never kept.
+
+Table-driven planner cases (plain ``DesiredConnector`` and ``ConnectState`` data in, changes out), the manifest
+rules of a Connector document, the plan payload's decode checks and the digests that stand in for secrets.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from reconciler import manifests
+from reconciler.apply import decoded
+from reconciler.base import errors
+from reconciler.connect import port as connect_port
+from reconciler.connect import secrets
+from reconciler.model import desired as d
+from reconciler.model import payloads, plans
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
+from reconciler.planner import plan
+
+SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+CFG = {"connector.class": SINK, "tasks.max": "1", "topics": "orders", "file": "/data/o.txt"}
+RUNNING = (s.ConnectorTask(0, "RUNNING"),)
+
+
+def live(*connectors: s.ConnectorState, **kw: object) -> s.ClusterState:
+    state = s.ConnectState(url="http://c:8083", connectors={c.name: c for c in connectors}, plugins=(SINK,), **kw)  # type: ignore[arg-type]
+    return s.ClusterState(cluster_id="c", controller_id=1, brokers=(), connect=state)
+
+
+def want(*connectors: d.DesiredConnector, ownership: d.Ownership | None = None) -> d.DesiredState:
+    return d.DesiredState(connectors={c.name: c for c in connectors}, ownership=ownership or d.Ownership())
+
+
+def changes(p: plans.Plan) -> list[tuple[str, plans.Action, tuple[str, ...]]]:
+    return [(c.name, c.action, tuple(a.name for a in c.attributes)) for c in p.changes]
+
+
+CASES = [
+    ("missing: created", want(d.DesiredConnector("a", CFG)), live(), [("a", "create")]),
+    (
+        "same: unchanged, nothing sent",
+        want(d.DesiredConnector("a", CFG)),
+        live(s.ConnectorState("a", CFG, "RUNNING", RUNNING)),
+        [],
+    ),
+    (
+        "config differs",
+        want(d.DesiredConnector("a", {**CFG, "batch.size": "5"})),
+        live(s.ConnectorState("a", CFG, "RUNNING", RUNNING)),
+        [("a", "update", ("config.batch.size",))],
+    ),
+    (
+        "live key not declared is removed",
+        want(d.DesiredConnector("a", CFG)),
+        live(s.ConnectorState("a", {**CFG, "extra": "1"}, "RUNNING", RUNNING)),
+        [("a", "update", ("config.extra",))],
+    ),
+    (
+        "state differs",
+        want(d.DesiredConnector("a", CFG, "stopped")),
+        live(s.ConnectorState("a", CFG, "RUNNING", RUNNING)),
+        [("a", "update", ("state",))],
+    ),
+    (
+        "a FAILED connector declared running is not restarted by a plan",
+        want(d.DesiredConnector("a", CFG)),
+        live(s.ConnectorState("a", CFG, "FAILED", ())),
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "wanted", "have", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_planner_cases(
+    title: str, wanted: d.DesiredState, have: s.ClusterState, expected: list[tuple[str, ...]]
+) -> None:
+    p = plan(wanted, have)
+    got = [
+        (n, a.value, *((attrs,) if len(e) > 2 else ())) for (n, a, attrs), e in zip(changes(p), expected, strict=False)
+    ]
+    assert len(p.changes) == len(expected)
+    assert got == [tuple(e) for e in expected]
+    assert all(c.phase is plans.Phase.CONNECTOR for c in p.changes)
+    if not expected:
+        assert p.unchanged.get(Kind.CONNECTOR) == 1
+
+
+def test_undeclared_connectors_are_deleted_only_where_ownership_says_and_count_as_deletes() -> None:
+    have = live(s.ConnectorState("team-x", CFG, "RUNNING", RUNNING), s.ConnectorState("other", CFG, "RUNNING", RUNNING))
+    rules = (d.NamePattern("prefix", "team-"),)
+    kept = plan(want(ownership=d.Ownership(connectors=rules)), have)
+    assert not kept.changes and [u.name for u in kept.unmanaged] == ["team-x"]
+    gone = plan(want(ownership=d.Ownership(connectors=rules, delete={Kind.CONNECTOR: True})), have)
+    assert changes(gone) == [("team-x", plans.Action.DELETE, ())]
+    assert gone.changes[0].phase is plans.Phase.CONNECTOR_DELETE
+    capped = plan(want(ownership=d.Ownership(connectors=rules, delete={Kind.CONNECTOR: True}, max_deletes=0)), have)
+    assert [w.code for w in capped.warnings if w.severity == "error"] == ["too-many-deletes"]
+
+
+def test_a_secret_is_compared_by_digest_and_shown_only_as_changed() -> None:
+    ref = {"db.password": d.SecretRef(env="DB_PW")}
+    held = {**CFG, "db.password": secrets.digest("a", "db.password", "old")}
+    same = live(
+        s.ConnectorState("a", held, "RUNNING", RUNNING), secret_digests={"a": {"db.password": held["db.password"]}}
+    )
+    assert not plan(want(d.DesiredConnector("a", CFG, secrets=ref)), same).changes
+    new = {"a": {"db.password": secrets.digest("a", "db.password", "new")}}
+    p = plan(
+        want(d.DesiredConnector("a", CFG, secrets=ref)),
+        live(s.ConnectorState("a", held, "RUNNING", RUNNING), secret_digests=new),
+    )
+    [attr] = p.changes[0].attributes
+    assert attr.sensitive and attr.before == attr.after == plans.REDACTED
+    assert "old" not in p.to_json() and "new" not in p.to_json().replace('"news', "")
+
+
+def test_validate_errors_block_only_their_connector_at_the_key_line_and_unknown_classes_suggest() -> None:
+    at = d.Source("m.yaml", 12, 5)
+    bad = d.DesiredConnector("bad", {**CFG, "errors.tolerance": "x"}, positions={"errors.tolerance": at})
+    typo = d.DesiredConnector(
+        "typo", {**CFG, "connector.class": "FileStreamSinkConector"}, source=d.Source("m.yaml", 30, 1)
+    )
+    good = d.DesiredConnector("good", CFG)
+    have = live(validation={"bad": (("errors.tolerance", "Invalid value x"),)})
+    p = plan(want(bad, typo, good), have)
+    assert {c.name: c.action for c in p.changes} == {
+        "bad": plans.Action.BLOCKED,
+        "typo": plans.Action.BLOCKED,
+        "good": plans.Action.CREATE,
+    }
+    messages = {w.address: w.message for w in p.warnings if w.severity == "error"}
+    assert messages["connector/bad"] == "m.yaml:12:5: errors.tolerance: Invalid value x"
+    assert messages["connector/typo"].endswith(f"did you mean {SINK}?")
+
+
+def test_failed_tasks_are_warnings_with_the_first_trace_line() -> None:
+    task = s.ConnectorTask(0, "FAILED", "w:8083", "java.io.IOException: boom")
+    p = plan(want(d.DesiredConnector("a", CFG)), live(s.ConnectorState("a", CFG, "RUNNING", (task,))))
+    [w] = [w for w in p.warnings if w.code == "connector-task-failed"]
+    assert w.message == "connector a task 0 is FAILED: java.io.IOException: boom" and w.severity == "warning"
+
+
+def test_no_connect_cluster_read_is_an_error_for_declared_connectors() -> None:
+    p = plan(want(d.DesiredConnector("a", CFG)), s.ClusterState(cluster_id="c", controller_id=1, brokers=()))
+    assert [w.code for w in p.warnings if w.severity == "error"] == ["connectors-unreadable"]
+
+
+# ------------------------------------------------------------------------------------------ payloads
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"config": {"tasks.max": "1"}, "state": "running"}, "no connector.class"),
+        ({"config": {"connector.class": "X", "tasks.max": "0"}, "state": "running"}, "tasks.max"),
+        ({"config": {"connector.class": "X", "tasks.max": "9999999999"}, "state": "running"}, "tasks.max"),
+        ({"config": {"connector.class": "X", "a": 1}, "state": "running"}, "text values"),
+        ({"config": {"connector.class": "X"}, "state": "sleeping"}, "state"),
+        ({"config": {"connector.class": "X"}, "state": "running", "secrets": {"k": "hunter2"}}, "references"),
+        ({"config": {"connector.class": "X"}, "state": "running", "reset_offsets": "yes"}, "reset_offsets"),
+        ({"config": {"connector.class": "X"}, "state": "running", "extra": 1}, "unexpected"),
+    ],
+)
+def test_a_connector_payload_is_checked_at_decode(data: object, problem: str) -> None:
+    found = payloads.decode(Kind.CONNECTOR, data)
+    assert isinstance(found, payloads.Unreadable) and problem in found.problem
+
+
+def test_a_connector_change_to_a_live_only_state_is_refused_before_anything_is_sent() -> None:
+    c = plans.Change(
+        address="connector/a",
+        kind=Kind.CONNECTOR,
+        name="a",
+        action=plans.Action.CREATE,
+        phase=plans.Phase.CONNECTOR,
+        after=payloads.ConnectorPayload({"connector.class": "X"}, "failed"),
+    )
+    op = decoded.operation(c)
+    assert op.request is None and "not a state a connector can be put in" in (op.problem or "")
+
+
+# ------------------------------------------------------------------------------------------ secrets
+def test_the_port_keeps_no_secret_value_of_what_connect_returns() -> None:
+    entry = {
+        "info": {
+            "config": {
+                "name": "a",
+                "connector.class": SINK,
+                "db.password": "hunter2",
+                "conn.url": "jdbc:x",
+                "ssl.key.password": "${file:/s.properties:k}",
+            },
+            "type": "sink",
+        },
+        "status": {"connector": {"state": "RUNNING"}, "tasks": [{"id": 0, "state": "FAILED", "trace": "E: x\n\tat y"}]},
+    }
+    found = connect_port.connector_state("a", entry, declared_secrets={"conn.url"})
+    assert "hunter2" not in repr(found) and "jdbc:x" not in repr(found)
+    assert found.config["ssl.key.password"] == "${file:/s.properties:k}"  # a placeholder is what Connect holds
+    assert secrets.is_digest(found.config["db.password"]) and found.tasks[0].trace == "E: x"
+    assert secrets.same_config(
+        "a",
+        {
+            "connector.class": SINK,
+            "db.password": "hunter2",
+            "conn.url": "jdbc:x",
+            "ssl.key.password": "${file:/s.properties:k}",
+        },
+        found.config,
+        {"conn.url"},
+    )
+
+
+# ------------------------------------------------------------------------------------------ manifests
+def load(tmp_path: Path, spec: str) -> manifests.LoadResult:
+    (tmp_path / "c.yaml").write_text(
+        "apiVersion: kafka-reconciler/v1\nkind: Connector\nmetadata: {name: a}\nspec:\n"
+        + textwrap.indent(textwrap.dedent(spec), "  ")
+    )
+    return manifests.load([tmp_path])
+
+
+def test_a_connector_document_becomes_connects_strings(tmp_path: Path) -> None:
+    loaded = load(
+        tmp_path,
+        f"""\
+        class: {SINK}
+        tasksMax: 3
+        state: paused
+        config: {{topics: orders, batch.size: 5, flag: true, db.password: "${{file:/p:k}}"}}
+        secrets: {{sasl.jaas.config: {{env: JAAS}}}}
+        """,
+    )
+    c = loaded.desired.connectors["a"]
+    assert c.config == {
+        "connector.class": SINK,
+        "tasks.max": "3",
+        "topics": "orders",
+        "batch.size": "5",
+        "flag": "true",
+        "db.password": "${file:/p:k}",
+    }
+    assert c.state == "paused" and c.secrets == {"sasl.jaas.config": d.SecretRef(env="JAAS")}
+    assert c.positions["batch.size"].line == 8
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("{tasks.max: 2}", "tasks.max is set by tasksMax"),
+        ("{db.password: hunter2}", "looks like a secret"),
+    ],
+)
+def test_misplaced_connector_keys_are_errors_at_their_line(tmp_path: Path, config: str, message: str) -> None:
+    with pytest.raises(errors.ValidationFailed) as failed:
+        load(tmp_path, f"class: {SINK}\nconfig: {config}\n")
+    [diag] = failed.value.diagnostics
+    assert message in diag.message and diag.line == 6
+    assert "hunter2" not in str(failed.value)
