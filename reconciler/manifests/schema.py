@@ -92,6 +92,10 @@ def kind_schema(kind: str) -> dict[str, Any]:
             field["propertyNames"] = {"enum": sorted(catalogue)}
     if "ClientQuotaSpec" in defs:
         _quota_values(defs["ClientQuotaSpec"]["properties"]["values"])
+    if "ClientMetricsSpec" in defs:  # the selectors a subscription may match on, for completion
+        defs["ClientMetricsSpec"]["properties"]["match"]["propertyNames"] = {
+            "enum": list(config_catalogue.CLIENT_METRICS_SELECTORS)
+        }
     _describe(schema)
     schema = dict(_flat_unions(schema))
     for definition in schema.get("$defs", {}).values():
