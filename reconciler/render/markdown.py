@@ -171,12 +171,14 @@ def _count_table(result: plans.Plan, by_kind: dict[Kind, list[Group]]) -> str:
     return "\n".join(rows) + "\n\n"
 
 
-def _shared_reasons(groups: list[Group]) -> list[tuple[str, int]]:
-    """Reasons given for more than one resource of a kind, with how many: stated once, not per resource."""
+def _shared_reasons(groups: list[Group], *, warnings: bool = False) -> list[tuple[str, int]]:
+    """Reasons (or ``warnings``) given for more than one resource of a kind, with how many: stated once, not per
+    resource."""
     seen: dict[str, int] = {}
     for _, changes in groups:
-        for reason in {r for c in changes if c.action is not plans.Action.BLOCKED for r in c.reasons}:
-            seen[reason] = seen.get(reason, 0) + 1
+        lines = (c.warnings if warnings else c.reasons for c in changes if c.action is not plans.Action.BLOCKED)
+        for line in {said for found in lines for said in found}:
+            seen[line] = seen.get(line, 0) + 1
     return [(r, n) for r, n in seen.items() if n > 1]
 
 
@@ -206,6 +208,8 @@ def _full_section(kind: Kind, groups: list[Group]) -> str:
     shared = _shared_reasons(groups)
     notes = "".join(f"- reason for {n} of these: {_escape(r)}\n" for r, n in shared)
     omit = frozenset(r for r, _ in shared)
+    warned = _shared_reasons(groups, warnings=True)
+    notes += "".join(f"- warning for {n} of these: {_escape(w)}\n" for w, n in warned)
     items = repeats.collapse(groups)
     stated: dict[tuple[str, ...], str] = {}
     for reasons, n, tag in _shared_blocks([i for i in items if not isinstance(i, repeats.SameBlock)]):
@@ -217,7 +221,13 @@ def _full_section(kind: Kind, groups: list[Group]) -> str:
             for line in (
                 text.block_lines(item)
                 if isinstance(item, repeats.SameBlock)
-                else text.group_lines(*item, omit_reasons=omit, stated_blocks=stated, implied_phases=False)
+                else text.group_lines(
+                    *item,
+                    omit_reasons=omit,
+                    omit_warnings=frozenset(w for w, _ in warned),
+                    stated_blocks=stated,
+                    implied_phases=False,
+                )
             )
         )
         for item in items

@@ -54,12 +54,14 @@ def group_lines(
     *,
     color: bool = False,
     omit_reasons: frozenset[str] = frozenset(),
+    omit_warnings: frozenset[str] = frozenset(),
     stated_blocks: Mapping[tuple[str, ...], str] = MappingProxyType({}),
     implied_phases: bool = True,
 ) -> list[str]:
     """The lines of one address: header with symbol, then per phase its attributes, reasons and warnings.
 
-    ``omit_reasons`` are stated elsewhere (once for many resources), and so are the blocked reasons that are keys
+    ``omit_reasons`` and ``omit_warnings`` are stated elsewhere (once for many resources), and so are the blocked
+    reasons that are keys
     of ``stated_blocks``: a blocked change with those reasons gets the one line ``blocked: <its value>`` instead;
     ``implied_phases=False`` leaves out the ``# topic create`` line of a resource whose only change is a create or
     delete (its symbol says so).
@@ -84,7 +86,7 @@ def group_lines(
             lines.extend(f"      {r}" for r in rest)
         else:
             lines.extend(f"    reason: {r}" for r in change.reasons if r not in omit_reasons)
-        lines.extend("    " + style("warning", f"warning: {w}") for w in change.warnings)
+        lines.extend("    " + style("warning", f"warning: {w}") for w in change.warnings if w not in omit_warnings)
     source = next((c.source for c in changes if c.source), None)
     if source:
         lines.append("    " + style("dim", f"declared at {source}"))

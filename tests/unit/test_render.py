@@ -167,3 +167,12 @@ def test_markdown_groups_alike_impact_lines_and_leaves_zero_impacts_out_of_the_h
     assert out.count("drops the data it holds: 0 B") == 1
     assert "- 250 resources (topic delete): drops the data it holds: 0 B: `topic/t-000000`," in out
     assert "... and 245 more" in out
+
+
+def test_markdown_details_state_a_warning_shared_by_many_resources_once() -> None:
+    note = "whether the topic is in use was not checked (no usage evidence was read)"
+    deletes = [_change(i, plans.Action.DELETE, attributes=(), reasons=(), warnings=(note,)) for i in range(30)]
+    deletes.append(_change(99, plans.Action.DELETE, attributes=(), reasons=(), warnings=("in use by group g",)))
+    details = render_markdown(_plan(deletes)).split("<details>", 1)[1]
+    assert details.count(note) == 1 and f"- warning for 30 of these: {note}" in details
+    assert "    warning: in use by group g" in details  # a warning of one resource stays with it
