@@ -28,6 +28,7 @@ from reconciler.model.capabilities import KIND_API_VERSIONS, KIND_APIS, VERSION_
 from reconciler.model.kinds import Kind
 
 _UNKNOWN_TOPIC = 3
+VIEW_TIMEOUT_MS = 5_000  # what a frozen broker can cost the read-back, once (then it is left out as unreachable)
 
 
 class KafkaAdapter(write.Writes, security.SecurityWrites):
@@ -183,9 +184,11 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
             return {}
         topics = [MetadataRequest.MetadataRequestTopic(name=n) for n in sorted(set(names))]
         views: dict[int, dict[str, int]] = {}
-        for broker in brokers:
+        wait_ms = min(self.settings.request_timeout_ms, VIEW_TIMEOUT_MS)
+        for broker in (b for b in brokers if b not in self._wire.unreachable):  # a broker that failed: not again
             try:
-                response = self._wire.send(MetadataRequest(topics=topics, allow_auto_topic_creation=False), node=broker)
+                request = MetadataRequest(topics=topics, allow_auto_topic_creation=False)
+                response = self._wire.send(request, node=broker, timeout_ms=wait_ms)
             except results.ConnectionLost:
                 continue
             views[broker] = {str(t.name): len(t.partitions or ()) for t in response.topics if not t.error_code}
