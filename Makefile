@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 
 export KAFKA_VERSION KAFKA_PORT
 
-.PHONY: help venv demo test test-legacy lint pytest kafka-up kafka-down kafka-status bench
+.PHONY: help venv demo test test-legacy lint pytest kafka-up kafka-down kafka-status connect-up connect-down bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
@@ -58,6 +58,13 @@ kafka-down: ## Stop the node started by kafka-up
 
 kafka-status: venv ## Is the kafka-up node running?
 	$(BIN)/python -m tests.kafka.harness status --dir $(KAFKA_RUN_DIR)
+
+connect-up: venv ## Start a Kafka Connect worker on 127.0.0.1:8083 (CONNECT_PORT) next to kafka-up's broker
+	$(BIN)/python -m tests.kafka.connect_cli up --bootstrap 127.0.0.1:$(KAFKA_PORT)
+
+connect-down: ## Stop the worker started by connect-up
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m tests.kafka.connect_cli down; \
+	else echo "Kafka Connect is not running"; fi
 
 bench: venv ## Run every script in benchmarks/ (each prints its own figures)
 	@shopt -s nullglob; scripts=(benchmarks/*.py); \

@@ -28,6 +28,7 @@ def summary(result: manifests.LoadResult) -> str:
     d, n = result.desired, terminal.count
     more = [n(len(d.group_configs), "group config set")] if d.group_configs else []
     more += [n(len(d.client_metrics), "client-metrics subscription")] if d.client_metrics else []
+    more += [n(len(d.connectors), "connector")] if d.connectors else []
     return (
         f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
         f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "
