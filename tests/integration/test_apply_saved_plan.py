@@ -183,3 +183,29 @@ def test_the_word_yes_approves_a_plan_that_deletes(
     asked.close()
     assert asked.exitstatus == 0, asked.before
     assert describe_topics(kafka_single, [name, doomed]) == {name: 12}
+
+
+def test_on_a_terminal_the_report_table_groups_alike_rows_beyond_a_screenful(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    names = [f"{topic_prefix}many{i:02d}" for i in range(40)]
+    (tmp_path / "kafka").mkdir()
+    text = topic_documents({n: (1, 1, {}) for n in names})
+    (tmp_path / "kafka" / "topics.yaml").write_text(text, encoding="utf-8")
+    command = f"cd {shlex.quote(str(tmp_path))} && exec {shlex.quote(sys.executable)} -m reconciler apply kafka/ "
+    command += f"--bootstrap-server {kafka_single.bootstrap} --auto-approve"
+    applied = pexpect.spawn(
+        "/bin/sh",
+        ["-c", command],
+        env={**os.environ, "NO_COLOR": "1"},
+        encoding="utf-8",
+        timeout=180,
+        dimensions=(24, 200),
+    )
+    applied.expect(pexpect.EOF)
+    applied.close()
+    assert applied.exitstatus == 0, applied.before
+    shown = applied.before
+    assert f"40 resources: topic/{names[0]}, topic/{names[1]}, topic/{names[2]}" in shown
+    assert "alike rows grouped; --format json lists each" in shown
+    assert describe_topics(kafka_single, names) == dict.fromkeys(names, 1)
