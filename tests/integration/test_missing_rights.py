@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.dist import selected_release
 from tests.support.integration import acls_of
 from tests.support.polling import eventually
 
@@ -107,4 +108,64 @@ def test_each_missing_right_is_named_as_the_acl_to_grant(
         with kafka_sasl.admin_session() as admin:
             admin.delete_acls([ACLFilter("User:bob", "*", ACLOperation.ANY, ACLPermissionType.ANY, any_resource)])
             admin.delete_topics([topic])
+        eventually(lambda: not acls_of(kafka_sasl, "User:bob"), what="bob's ACLs removed")
+
+
+@pytest.mark.skipif(selected_release() < (4, 1, 0), reason="group configs need Kafka 4.1+ (ListConfigResources v1)")
+def test_group_configs_and_client_metrics_name_the_rights_to_grant(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    manifests = tmp_path / "m"
+    manifests.mkdir()
+    group = f"{topic_prefix}orders"
+    (manifests / "m.yaml").write_text(
+        textwrap.dedent(
+            f"""\
+            apiVersion: kafka-reconciler/v1
+            kind: Ownership
+            metadata: {{name: own}}
+            spec: {{groups: [{{prefix: "{topic_prefix}"}}], clientMetrics: [{{prefix: "{topic_prefix}"}}]}}
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: GroupConfig
+            metadata: {{name: {group}}}
+            spec: {{configs: {{consumer.session.timeout.ms: 50s}}}}
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: ClientMetrics
+            metadata: {{name: {topic_prefix}producers}}
+            spec: {{metrics: [org.apache.kafka.producer.]}}
+            """
+        )
+    )
+    conn = [
+        "--bootstrap-server",
+        kafka_sasl.bootstrap,
+        "--command-config",
+        str(kafka_sasl.write_command_config(tmp_path / "bob.properties", "bob")),
+    ]
+    try:
+        hints: list[str] = []
+        for _ in range(6):
+            result = runner.invoke(app, ["plan", str(manifests), *conn])
+            if result.exit_code == 0:
+                break
+            assert result.exit_code == 1, result.output
+            assert "Traceback" not in result.output
+            found = HINT.search(result.output)
+            assert found is not None, result.output
+            assert found.group(0) not in hints, f"the same hint twice: {result.output}"
+            hints.append(found.group(0))
+            grant(kafka_sasl, found)
+        assert result.exit_code == 0, result.output
+        # the listing (and the subscriptions) need the cluster's DESCRIBE_CONFIGS, each group its own
+        assert hints == [
+            "grant DESCRIBE_CONFIGS on CLUSTER kafka-cluster to User:bob",
+            f"grant DESCRIBE_CONFIGS on GROUP {group} to User:bob",
+        ]
+        assert f"+ group_config/{group}" in result.stdout
+    finally:
+        any_resource = ResourcePatternFilter(KafkaResourceType.ANY, None, ACLResourcePatternType.ANY)
+        with kafka_sasl.admin_session() as admin:
+            admin.delete_acls([ACLFilter("User:bob", "*", ACLOperation.ANY, ACLPermissionType.ANY, any_resource)])
         eventually(lambda: not acls_of(kafka_sasl, "User:bob"), what="bob's ACLs removed")
