@@ -138,16 +138,21 @@ class ConnectWorker:
         """Start the JVM and wait (bounded by ``CONNECT_START_TIMEOUT``, 90 s) until ``GET /health`` answers 200."""
         if self.running:
             return
+        began = time.monotonic()
+        self.launch()
+        self.wait_ready(deadline=began + self.start_timeout)
+        self.start_seconds = time.monotonic() - began
+
+    def launch(self) -> None:
+        """Start the JVM and return at once (``wait_ready`` waits for it); a worker joining a running group makes
+        that group rebalance."""
         self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         command = ["java", *JVM_OPTIONS, f"-Dlog4j2.configurationFile={LOG_CONFIG}"]
         command += ["-cp", self.dist.classpath, MAIN_CLASS, str(self.config_path)]
-        began = time.monotonic()
         with self.log_path.open("ab") as log:
             log.write(f"--- harness: starting worker at {time.strftime('%H:%M:%S')} ---\n".encode())
             log.flush()
             self.process = spawn(command, cwd=self.dir, log=log, die_with_parent=self.die_with_parent)
-        self.wait_ready(deadline=began + self.start_timeout)
-        self.start_seconds = time.monotonic() - began
 
     def wait_ready(self, *, deadline: float) -> None:
         while not self.healthy():
