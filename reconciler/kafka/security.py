@@ -19,16 +19,13 @@ from kafka.admin import (
     UserScramCredentialUpsertion,
 )
 from kafka.protocol.admin import (
-    AlterClientQuotasRequest,
     AlterUserScramCredentialsRequest,
-    CreateAclsRequest,
-    DeleteAclsRequest,
     DescribeAclsRequest,
     DescribeClientQuotasRequest,
     DescribeUserScramCredentialsRequest,
 )
 
-from reconciler.kafka import codes, limits, write
+from reconciler.kafka import codes, encoders, limits, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
 from reconciler.model import state
@@ -200,60 +197,6 @@ def _enum_name(enum_cls: Any, value: int) -> str:
 
 
 # ------------------------------------------------------------------------------------------- ACLs
-def _acl_codes(binding: state.AclBinding) -> dict[str, int]:
-    """Wire codes of an exact binding; ANY/MATCH/UNKNOWN are refused (they would act as wildcards)."""
-    try:
-        codes = {
-            "resource_type": ResourceType[binding.resource_type],
-            "pattern_type": ACLResourcePatternType[binding.pattern_type],
-            "operation": ACLOperation[binding.operation],
-            "permission": ACLPermissionType[binding.permission],
-        }
-    except KeyError as exc:
-        raise ValueError(f"{binding.address}: unknown ACL value {exc}") from None
-    wildcards = [k for k, v in codes.items() if v.name in ("ANY", "MATCH", "UNKNOWN")]
-    if wildcards or not binding.principal or not binding.host:
-        raise ValueError(f"{binding.address}: not an exact ACL binding ({', '.join(wildcards) or 'empty field'})")
-    return {k: int(v) for k, v in codes.items()}
-
-
-# CreateAcls and DeleteAcls name the same seven binding fields differently, in this order:
-# resource type, resource name, pattern type, principal, host, operation, permission.
-_CREATION_FIELDS = (
-    "resource_type",
-    "resource_name",
-    "resource_pattern_type",
-    "principal",
-    "host",
-    "operation",
-    "permission_type",
-)
-_FILTER_FIELDS = (
-    "resource_type_filter",
-    "resource_name_filter",
-    "pattern_type_filter",
-    "principal_filter",
-    "host_filter",
-    "operation",
-    "permission_type",
-)
-
-
-def _acl_fields(binding: state.AclBinding, names: tuple[str, ...]) -> dict[str, Any]:
-    """The wire fields of an exact ``binding`` under ``names`` (``_CREATION_FIELDS`` or ``_FILTER_FIELDS``)."""
-    codes = _acl_codes(binding)
-    values = (
-        codes["resource_type"],
-        binding.resource_name,
-        codes["pattern_type"],
-        binding.principal,
-        binding.host,
-        codes["operation"],
-        codes["permission"],
-    )
-    return dict(zip(names, values, strict=True))
-
-
 _OK = ItemResult(key="", error_code=0, error_name=None, message=None)
 
 
@@ -271,11 +214,9 @@ class SecurityWrites:
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
         """CreateAcls; the response lists results in request order."""
         wire = self._wire
-        creation_cls = CreateAclsRequest.AclCreation
 
         def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
-            creations = [creation_cls(**_acl_fields(b, _CREATION_FIELDS)) for b in chunk]
-            response = wire.send(CreateAclsRequest(creations=creations))
+            response = wire.send(encoders.create_acls(chunk))
             throttle = codes.throttle_of(response)
             return [
                 write.item(b.address, r.error_code, r.error_message, throttle_ms=throttle)
@@ -287,11 +228,9 @@ class SecurityWrites:
     def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
         """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
         wire = self._wire
-        filter_cls = DeleteAclsRequest.DeleteAclsFilter
 
         def send(chunk: Sequence[state.AclBinding]) -> list[ItemResult]:
-            filters = [filter_cls(**_acl_fields(b, _FILTER_FIELDS)) for b in chunk]
-            response = wire.send(DeleteAclsRequest(filters=filters))
+            response = wire.send(encoders.delete_acls(chunk))
             throttle = codes.throttle_of(response)
             out: list[ItemResult] = []
             for b, r in zip(chunk, response.filter_results, strict=True):
@@ -320,20 +259,9 @@ class SecurityWrites:
     ) -> list[ItemResult]:
         """AlterClientQuotas: per entity, ``key -> value`` sets and ``key -> None`` removes."""
         wire = self._wire
-        entry_cls = AlterClientQuotasRequest.EntryData
 
         def send(chunk: Sequence[state.QuotaEntity]) -> list[ItemResult]:
-            entries = [
-                entry_cls(
-                    entity=[entry_cls.EntityData(entity_type=t, entity_name=n) for t, n in entity.parts],
-                    ops=[
-                        entry_cls.OpData(key=k, value=0.0 if v is None else float(v), remove=v is None)
-                        for k, v in changes[entity].items()
-                    ],
-                )
-                for entity in chunk
-            ]
-            response = wire.send(AlterClientQuotasRequest(entries=entries, validate_only=validate_only))
+            response = wire.send(encoders.alter_client_quotas(changes, chunk, validate_only=validate_only))
             throttle = codes.throttle_of(response)
             found: dict[state.QuotaEntity, ItemResult] = {}
             for r in response.entries:

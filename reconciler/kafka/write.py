@@ -18,22 +18,18 @@ from kafka.admin import (
 )
 from kafka.protocol.admin import (
     AlterPartitionReassignmentsRequest,
-    CreatePartitionsRequest,
-    CreateTopicsRequest,
     DeleteTopicsRequest,
-    IncrementalAlterConfigsRequest,
 )
 
 from reconciler.base import scrubbing
 from reconciler.connection.settings import Secret
-from reconciler.kafka import codes, limits
+from reconciler.kafka import codes, encoders, limits
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ItemResult, TopicSpec
-from reconciler.model import payloads, state
+from reconciler.model import state
 from reconciler.model.payloads import ConfigOp
 
 _NOT_CONTROLLER = 41
-_CONFIG_OPS = {payloads.ConfigAction.SET: 0, payloads.ConfigAction.DELETE: 1}  # IncrementalAlterConfigs codes
 T = TypeVar("T")
 
 
@@ -124,10 +120,6 @@ def config_key(resource_type: str, name: str) -> str:
     return f"{resource_type.lower()}:{shown}"
 
 
-def _reveal(value: str | Secret | None) -> str | None:
-    return value.reveal() if isinstance(value, Secret) else value
-
-
 def _scrub(message: str | None, secrets: Sequence[str]) -> str | None:
     return scrubbing.scrub(message, secrets) if message else message
 
@@ -145,29 +137,10 @@ class Writes:
     ) -> list[ItemResult]:
         """CreateTopics; ``extra`` holds what the broker resolved (KIP-525): partitions, RF, topic id, configs."""
         wire = self._wire
-        topic_cls = CreateTopicsRequest.CreatableTopic
         broker_timeout, client_timeout = _timeout(wire, timeout_ms)
 
         def request(chunk: Sequence[TopicSpec]) -> Any:
-            return CreateTopicsRequest(
-                topics=[
-                    topic_cls(
-                        name=spec.name,
-                        num_partitions=-1 if spec.assignment or spec.partitions is None else spec.partitions,
-                        replication_factor=-1
-                        if spec.assignment or spec.replication_factor is None
-                        else spec.replication_factor,
-                        assignments=[
-                            topic_cls.CreatableReplicaAssignment(partition_index=i, broker_ids=list(replicas))
-                            for i, replicas in enumerate(spec.assignment or ())
-                        ],
-                        configs=[topic_cls.CreatableTopicConfig(name=k, value=v) for k, v in spec.configs.items()],
-                    )
-                    for spec in chunk
-                ],
-                timeout_ms=broker_timeout,
-                validate_only=validate_only,
-            )
+            return encoders.create_topics(chunk, timeout_ms=broker_timeout, validate_only=validate_only)
 
         def result(t: Any, throttle: int) -> ItemResult:
             extra: dict[str, Any] = {}
@@ -232,7 +205,6 @@ class Writes:
         it a topic counts with its new total, which can only over-count.
         """
         wire = self._wire
-        topic_cls = CreatePartitionsRequest.CreatePartitionsTopic
 
         def added(name: str) -> int:
             placed = (assignments or {}).get(name)
@@ -243,19 +215,9 @@ class Writes:
         broker_timeout, client_timeout = _timeout(wire, timeout_ms)
 
         def request(chunk: Sequence[str]) -> Any:
-            topics = []
-            for name in chunk:
-                new = (assignments or {}).get(name)
-                topics.append(
-                    topic_cls(
-                        name=name,
-                        count=int(counts[name]),
-                        assignments=None
-                        if new is None
-                        else [topic_cls.CreatePartitionsAssignment(broker_ids=list(r)) for r in new],
-                    )
-                )
-            return CreatePartitionsRequest(topics=topics, timeout_ms=broker_timeout, validate_only=validate_only)
+            return encoders.create_partitions(
+                chunk, counts, assignments, timeout_ms=broker_timeout, validate_only=validate_only
+            )
 
         return _per_topic_batches(
             wire,
@@ -284,7 +246,6 @@ class Writes:
         configs go to that broker (the protocol requires it); all the rest go in one request.
         """
         wire = self._wire
-        resource_cls = IncrementalAlterConfigsRequest.AlterConfigsResource
         # A broker may quote a rejected value in its message: sensitive values are masked in what is returned.
         secrets = [op.value.reveal() for ops in changes.values() for op in ops if isinstance(op.value, Secret)]
         groups: dict[int | None, list[tuple[str, str]]] = {}
@@ -297,20 +258,7 @@ class Writes:
         results: dict[str, ItemResult] = {}
 
         def send(node: int | None, chunk: Sequence[tuple[str, str]]) -> list[ItemResult]:
-            resources = [
-                resource_cls(
-                    resource_type=int(ConfigResourceType[rtype]),
-                    resource_name="" if name == state.CLUSTER_DEFAULT else name,
-                    configs=[
-                        resource_cls.AlterableConfig(
-                            name=op.key, config_operation=_CONFIG_OPS[op.action], value=_reveal(op.value)
-                        )
-                        for op in changes[(rtype, name)]
-                    ],
-                )
-                for rtype, name in chunk
-            ]
-            request = IncrementalAlterConfigsRequest(resources=resources, validate_only=validate_only)
+            request = encoders.incremental_alter_configs(changes, chunk, validate_only=validate_only)
             response = wire.send(request, node=node)
             throttle = codes.throttle_of(response)
             found: dict[str, ItemResult] = {}

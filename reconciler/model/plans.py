@@ -79,16 +79,7 @@ class AddressMismatch(ChangeMismatch):
 
 
 class AttributesMismatch(ChangeMismatch):
-    """A config change whose shown attributes are not those of its config operations."""
-
-
-def _derived_attributes(c: Change) -> tuple[AttributeChange, ...] | None:
-    """A config change's attributes, from its operations (``None`` for other changes)."""
-    ops = getattr(c.after, "config_ops", None)
-    if ops is None or isinstance(c.after, payloads.Unreadable):
-        return None
-    before = getattr(c.before, "configs", None) if not isinstance(c.before, payloads.Unreadable) else None
-    return config_attributes(before or {}, ops)
+    """A change whose shown attributes are not those of the data it writes (``shown.derive``)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -126,12 +117,15 @@ class Change:
         # Plain plan-file data (a change made by hand) becomes the kind's typed payload.
         object.__setattr__(self, "before", payloads.coerce(kind, self.before))
         object.__setattr__(self, "after", payloads.coerce(kind, self.after))
-        derived = _derived_attributes(self)
-        if derived is not None:  # a config change shows what its operations write, nothing else
+        derived = shown.derive(
+            self.before,
+            self.after,
+            creating_topic=self.phase is Phase.TOPIC_CREATE,
+            deleting=self.action is Action.DELETE,
+        )
+        if derived is not None:  # the change shows what its data writes, nothing else
             if self.attributes and tuple(self.attributes) != derived:
-                raise AttributesMismatch(
-                    f"the change at {self.address!r} shows other config values than its config operations write"
-                )
+                raise AttributesMismatch(f"the change at {self.address!r} shows other values than its data writes")
             object.__setattr__(self, "attributes", derived)
 
     def to_dict(self) -> dict[str, Any]:

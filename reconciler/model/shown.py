@@ -1,13 +1,18 @@
-"""What a change shows: its attributes (``AttributeChange``), and the attributes of a config change, derived from the
-config operations it carries (``config_attributes``), so the plan shows exactly what apply sends."""
+"""What a change shows: its attributes (``AttributeChange``), derived from the data apply writes (``derive``).
+
+A config change shows its config operations (``config_attributes``), a quota change the values it sets and removes
+(``quota_attributes``), a topic creation the topic it creates (``create_attributes``): the planner builds these
+changes' attributes with the same functions, and a plan file whose stored attributes differ is refused on load, so
+``show`` prints exactly what apply sends."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reconciler.model import payloads
+from reconciler.model import configs, payloads
 
 REDACTED = "(sensitive value)"
 
@@ -65,3 +70,46 @@ def config_attributes(
             )
         )
     return tuple(out)
+
+
+def quota_attributes(before: Mapping[str, float], after: Mapping[str, float]) -> tuple[AttributeChange, ...]:
+    """What a quota change shows: each key whose value differs (numerically), set, changed or removed."""
+    out = []
+    for key in sorted(before.keys() | after.keys()):
+        new, old = after.get(key), before.get(key)
+        if new is not None and old is not None and math.isclose(new, old, rel_tol=1e-9, abs_tol=1e-9):
+            continue
+        out.append(AttributeChange(key, old, new))
+    return tuple(out)
+
+
+def create_attributes(topic: payloads.TopicPayload) -> tuple[AttributeChange, ...]:
+    """What a topic creation shows: partitions, replication factor, each config, and the assignment when given."""
+    out = [
+        AttributeChange("partitions", None, topic.partitions),
+        AttributeChange("replication_factor", None, topic.replication_factor),
+    ]
+    for key, value in (topic.configs or {}).items():
+        out.append(AttributeChange(payloads.config_attribute(key), None, value, sensitive=configs.is_sensitive(key)))
+    if topic.assignment is not None:
+        out.append(AttributeChange("assignment", None, [list(r) for r in topic.assignment]))
+    return tuple(out)
+
+
+def derive(
+    before: payloads.Payload | None, after: payloads.Payload | None, *, creating_topic: bool, deleting: bool
+) -> tuple[AttributeChange, ...] | None:
+    """The attributes a change shows, from its data, for the changes whose data says everything they write (config
+    changes, quota changes, topic creations); ``None`` for the others and for data a plan file holds unreadable."""
+    if isinstance(before, payloads.Unreadable) or isinstance(after, payloads.Unreadable):
+        return None
+    if isinstance(before, payloads.QuotaPayload) or isinstance(after, payloads.QuotaPayload):
+        had = before.values if isinstance(before, payloads.QuotaPayload) else {}
+        wants = after.values if isinstance(after, payloads.QuotaPayload) and not deleting else {}
+        return quota_attributes(had, wants)
+    if creating_topic and isinstance(after, payloads.TopicPayload) and before is None:
+        return create_attributes(after)
+    ops = getattr(after, "config_ops", None)
+    if ops is None:
+        return None
+    return config_attributes(getattr(before, "configs", None) or {}, ops)

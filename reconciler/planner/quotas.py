@@ -8,10 +8,9 @@ only when declared. A declared entity with no values (``values: {}``) has every 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
-from reconciler.model import desired, payloads, plans, state
+from reconciler.model import desired, payloads, plans, shown, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -29,18 +28,8 @@ def _address(entity: state.QuotaEntity) -> str:
     return entity.address
 
 
-def _same(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
 def _diff(want: Mapping[str, float], have: Mapping[str, float]) -> tuple[plans.AttributeChange, ...]:
-    out = []
-    for key in sorted(want.keys() | have.keys()):
-        new, old = want.get(key), have.get(key)
-        if new is not None and old is not None and _same(new, old):
-            continue
-        out.append(plans.AttributeChange(key, old, new))
-    return tuple(out)
+    return shown.quota_attributes(have, want)
 
 
 def plan_quotas(ctx: common.Context) -> None:

@@ -1,7 +1,9 @@
 """``RecordingAdapter``: an in-memory stand-in for the admin adapter, for unit tests of apply's orchestration.
 
 It is not the wire protocol (integration tests use a real broker); it holds a tiny cluster as plain
-data, records every call with its arguments, and answers per entity like the real adapter. A script
+data, records every call with its arguments, and answers per entity like the real adapter. Each write first
+builds and encodes the request the real adapter would send (``reconciler.kafka.encoders``), so a value the wire
+cannot carry fails here as it would there. A script
 of per-call errors lets tests make chosen items fail: ``{"create_topics": [{"t1": "INVALID_CONFIG"}]}``
 fails ``t1`` on the first ``create_topics`` call. An error name ending in ``+applied`` reports the
 error but still carries out the write (a timed-out request that completed anyway); ``+ignored``
@@ -16,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler.connection.settings import ConnectionSettings, Secret
-from reconciler.kafka import access, port, results
+from reconciler.kafka import access, encoders, port, results
 from reconciler.model import impact, payloads, state
 from reconciler.model.kinds import Kind
 
@@ -206,6 +208,7 @@ class RecordingAdapter:
     ) -> list[results.ItemResult]:
         self.calls.append(("create_topics", {"names": [s.name for s in specs], "validate_only": validate_only}))
         self.request_counts["create_topics"] += 1
+        encoders.wire_bytes(encoders.create_topics(specs, timeout_ms=30_000, validate_only=validate_only))
         by_name = {s.name: s for s in specs}
 
         def effect(name: str) -> None:
@@ -239,6 +242,10 @@ class RecordingAdapter:
     ) -> list[results.ItemResult]:
         self.calls.append(("create_partitions", {"counts": dict(counts), "validate_only": validate_only}))
         self.request_counts["create_partitions"] += 1
+        request = encoders.create_partitions(
+            list(counts), counts, assignments, timeout_ms=30_000, validate_only=validate_only
+        )
+        encoders.wire_bytes(request)
 
         def effect(name: str) -> None:
             t = self.topics[name]
@@ -252,6 +259,7 @@ class RecordingAdapter:
     ) -> list[results.ItemResult]:
         self.calls.append(("incremental_alter_configs", {"resources": sorted(changes), "validate_only": validate_only}))
         self.request_counts["incremental_alter_configs"] += 1
+        encoders.wire_bytes(encoders.incremental_alter_configs(changes, list(changes), validate_only=validate_only))
         keys = {f"{rtype.lower()}:{name}": (rtype, name) for rtype, name in changes}
 
         def effect(key: str) -> None:
@@ -270,12 +278,14 @@ class RecordingAdapter:
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[results.ItemResult]:
         self.calls.append(("create_acls", {"bindings": list(bindings)}))
         self.request_counts["create_acls"] += 1
+        encoders.wire_bytes(encoders.create_acls(bindings))
         by_key = {b.address: b for b in bindings}
         return self._answer("create_acls", list(by_key), lambda k: self.acls.add(by_key[k]))
 
     def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[results.ItemResult]:
         self.calls.append(("delete_acls", {"bindings": list(bindings)}))
         self.request_counts["delete_acls"] += 1
+        encoders.wire_bytes(encoders.delete_acls(bindings))
         by_key = {b.address: b for b in bindings}
         return self._answer("delete_acls", list(by_key), lambda k: self.acls.discard(by_key[k]))
 
@@ -284,6 +294,7 @@ class RecordingAdapter:
     ) -> list[results.ItemResult]:
         self.calls.append(("alter_client_quotas", {"entities": list(changes), "validate_only": validate_only}))
         self.request_counts["alter_client_quotas"] += 1
+        encoders.wire_bytes(encoders.alter_client_quotas(changes, list(changes), validate_only=validate_only))
         by_key = {e.address: e for e in changes}
 
         def effect(key: str) -> None:

@@ -105,7 +105,7 @@ def test_a_config_change_that_shows_other_values_than_it_writes_is_refused_on_lo
         change["after"]["config_ops"][0]["value"] = "1"
     else:
         change["after"]["config_ops"].append({"key": "segment.ms", "op": "set", "value": "1"})
-    with pytest.raises(errors.PlanFileError, match="shows other config values than its config operations write"):
+    with pytest.raises(errors.PlanFileError, match="shows other values than its data writes"):
         plans.Plan.from_json_dict(reseal(doc))
 
 
@@ -130,3 +130,23 @@ def test_a_plan_is_decoded_once_per_command(monkeypatch: pytest.MonkeyPatch) -> 
     first = decoded.decode(p)
     assert decoded.decode(p) is first and calls == [1]
     assert decoded.decode(golden()) is not first and calls == [1, 1]
+
+
+@pytest.mark.parametrize("edit", ["quota value", "created partitions", "created config"])
+def test_a_quota_change_or_topic_creation_that_shows_other_values_than_it_writes_is_refused_on_load(
+    edit: str,
+) -> None:
+    """Regression: a resealed plan could show ``consumer_byte_rate 2097152 -> 4194304`` or a topic of 6 partitions
+    while its data (what apply sends) said otherwise."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    if edit == "quota value":
+        change = next(c for c in doc["changes"] if c["kind"] == "quota" and c["action"] == "update")
+        change["after"]["values"]["consumer_byte_rate"] = 1.0
+    else:
+        change = next(c for c in doc["changes"] if c["phase"] == "TOPIC_CREATE")
+        if edit == "created partitions":
+            change["after"]["partitions"] = 600
+        else:
+            change["after"]["configs"]["retention.ms"] = "1"
+    with pytest.raises(errors.PlanFileError, match="shows other values than its data writes"):
+        plans.Plan.from_json_dict(reseal(doc))
