@@ -121,6 +121,7 @@ class Change:
             self.before,
             self.after,
             creating_topic=self.phase is Phase.TOPIC_CREATE,
+            resizing=self.phase is Phase.PARTITIONS,
             deleting=self.action is Action.DELETE,
         )
         if derived is not None:  # the change shows what its data writes, nothing else
@@ -168,6 +169,13 @@ def _texts(value: Any, field: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise TypeError(f"a change's {field!r} must be a list of strings")
     return tuple(value)
+
+
+def _strings(d: Any, what: str, *, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A plan file's warning or unmanaged entry: an object of text fields (``optional`` ones may be null)."""
+    if not isinstance(d, dict) or not all(isinstance(v, str) or (k in optional and v is None) for k, v in d.items()):
+        raise TypeError(f"a plan's {what} must be an object of text fields")
+    return d
 
 
 def _optional_text(value: Any, field: str) -> str | None:
@@ -351,8 +359,10 @@ class Plan:
             return cls(
                 cluster=ClusterInfo.from_dict(doc["cluster"]),
                 changes=tuple(Change.from_dict(c) for c in doc["changes"]),
-                warnings=tuple(PlanWarning(**w) for w in doc.get("warnings", [])),
-                unmanaged=tuple(Unmanaged(**u) for u in doc.get("unmanaged", [])),
+                warnings=tuple(
+                    PlanWarning(**_strings(w, "warning", optional=("address",))) for w in doc.get("warnings", [])
+                ),
+                unmanaged=tuple(Unmanaged(**_strings(u, "unmanaged resource")) for u in doc.get("unmanaged", [])),
                 live_fingerprint=doc.get("live_fingerprint"),
                 options=dict(doc.get("options", {})),
                 unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},

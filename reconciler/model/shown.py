@@ -97,12 +97,20 @@ def create_attributes(topic: payloads.TopicPayload) -> tuple[AttributeChange, ..
 
 
 def derive(
-    before: payloads.Payload | None, after: payloads.Payload | None, *, creating_topic: bool, deleting: bool
+    before: payloads.Payload | None,
+    after: payloads.Payload | None,
+    *,
+    creating_topic: bool,
+    resizing: bool,
+    deleting: bool,
 ) -> tuple[AttributeChange, ...] | None:
     """The attributes a change shows, from its data, for the changes whose data says everything they write (config
-    changes, quota changes, topic creations); ``None`` for the others and for data a plan file holds unreadable."""
+    changes, quota changes, topic creations, partitions added); ``None`` for the others and for data a plan file holds
+    unreadable."""
     if isinstance(before, payloads.Unreadable) or isinstance(after, payloads.Unreadable):
         return None
+    if resizing and isinstance(before, payloads.TopicPayload) and isinstance(after, payloads.TopicPayload):
+        return (AttributeChange("partitions", before.partitions, after.partitions),)
     if isinstance(before, payloads.QuotaPayload) or isinstance(after, payloads.QuotaPayload):
         had = before.values if isinstance(before, payloads.QuotaPayload) else {}
         wants = after.values if isinstance(after, payloads.QuotaPayload) and not deleting else {}

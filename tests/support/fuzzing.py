@@ -270,3 +270,76 @@ def check_loaded_plan(p: plans.Plan) -> tuple[str, str | None]:
     except Exception:
         return "crash", traceback.format_exc(limit=-3)
     return "passed the checks", None
+
+
+def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
+    """The request ``op`` would send, encoded by the adapter's own encoders, and its content keyed as the plan shows
+    it (attribute name -> value)."""
+    from reconciler.apply import decoded
+    from reconciler.kafka import encoders, results
+
+    r = op.request
+    if isinstance(r, decoded.AlterConfigs):
+        req = encoders.incremental_alter_configs({(r.resource_type, op.name): r.ops}, [(r.resource_type, op.name)],
+                                                 validate_only=False)  # fmt: skip
+        return req, {f"configs.{c.key}": c.value for c in r.ops}
+    if isinstance(r, decoded.CreateTopic):
+        spec = results.TopicSpec(op.name, r.partitions, r.replication_factor, r.assignment, r.configs)
+        content: dict[str, Any] = {"partitions": r.partitions, "replication_factor": r.replication_factor}
+        content |= {f"configs.{k}": v for k, v in r.configs.items()}
+        if r.assignment is not None:
+            content["assignment"] = [list(x) for x in r.assignment]
+        return encoders.create_topics([spec], timeout_ms=1, validate_only=False), content
+    if isinstance(r, decoded.WriteQuota):
+        req = encoders.alter_client_quotas({r.entity: r.values}, [r.entity], validate_only=False)
+        return req, {"entity": r.entity.address, **dict(r.values)}
+    if isinstance(r, decoded.WriteAcl):
+        return encoders.create_acls([r.binding]), {"binding": r.binding.address}
+    if isinstance(r, decoded.AddPartitions):
+        req = encoders.create_partitions([op.name], {op.name: r.total}, None, timeout_ms=1, validate_only=False)
+        return req, {"partitions": r.total}
+    return None, {}
+
+
+def _differences(c: plans.Change, content: dict[str, Any]) -> list[str]:
+    """Where what ``c`` shows is not what its request carries: a shown attribute the request sends otherwise, a key
+    the request changes without showing it, or a request for another resource than the change's address."""
+    shown = {a.name: a.after for a in c.attributes}
+    found = [f"shows {k}={v!r}, sends {content.get(k)!r}" for k, v in shown.items() if k in content and content[k] != v]
+    quiet = {k: v for k, v in content.items() if k not in shown and k not in ("entity", "binding")}
+    if c.kind == "quota":  # a quota request also re-sends the keys that do not change: those equal the live values
+        before = getattr(c.before, "values", {}) or {}
+        quiet = {k: v for k, v in quiet.items() if before.get(k) != v}
+    found += [f"sends {k}={v!r} without showing it" for k, v in quiet.items()]
+    for key in ("entity", "binding"):
+        if key in content and content[key] != c.address:
+            found.append(f"shows {c.address}, writes to {content[key]}")
+    return found
+
+
+def check_shown_is_sent(doc: dict[str, Any]) -> tuple[str, str | None]:
+    """``("refused"|"same"|"different"|"crash", detail)`` for one plan document: loaded, shown (the text render),
+    decoded, and each operation's request built and encoded by the adapter's encoders; "same" when every request
+    carries exactly what the plan shows for its change."""
+    from reconciler.apply import decoded
+    from reconciler.kafka import encoders
+    from reconciler.render.text import render_text
+
+    try:
+        p = plans.Plan.from_json_dict(doc)
+        render_text(p)
+        ops = decoded.decode(p)
+    except errors.ReconcilerError:
+        return "refused", None
+    except Exception:
+        return "crash", traceback.format_exc(limit=-3)
+    problems: list[str] = []
+    for op in ops.items:
+        try:
+            request, content = _sent(op)
+            if request is not None:
+                encoders.wire_bytes(request)
+        except Exception:
+            return "crash", f"{op.address}: " + traceback.format_exc(limit=-3)
+        problems += [f"{op.address}: {d}" for d in _differences(op.change, content)]
+    return ("different", "; ".join(problems)) if problems else ("same", None)

@@ -132,7 +132,7 @@ def test_a_plan_is_decoded_once_per_command(monkeypatch: pytest.MonkeyPatch) -> 
     assert decoded.decode(golden()) is not first and calls == [1, 1]
 
 
-@pytest.mark.parametrize("edit", ["quota value", "created partitions", "created config"])
+@pytest.mark.parametrize("edit", ["quota value", "created partitions", "created config", "added partitions"])
 def test_a_quota_change_or_topic_creation_that_shows_other_values_than_it_writes_is_refused_on_load(
     edit: str,
 ) -> None:
@@ -142,6 +142,9 @@ def test_a_quota_change_or_topic_creation_that_shows_other_values_than_it_writes
     if edit == "quota value":
         change = next(c for c in doc["changes"] if c["kind"] == "quota" and c["action"] == "update")
         change["after"]["values"]["consumer_byte_rate"] = 1.0
+    elif edit == "added partitions":
+        change = next(c for c in doc["changes"] if c["phase"] == "PARTITIONS" and c["action"] == "update")
+        change["after"]["partitions"] = 7
     else:
         change = next(c for c in doc["changes"] if c["phase"] == "TOPIC_CREATE")
         if edit == "created partitions":
