@@ -39,8 +39,9 @@ def _download(version: str, target: Path) -> None:
     if mvn is None:
         raise HarnessError("Maven ('mvn') is needed to fetch Kafka's tools jars")
     staging = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=CACHE))
+    # The POM fixes the plugin's outputDirectory (a -DoutputDirectory is ignored); kafka.tools.libs moves it.
     command = [mvn, "-q", "-B", "-f", str(POM), f"-Dkafka.version={version}", "dependency:copy-dependencies",
-               f"-DoutputDirectory={staging / 'libs'}"]  # fmt: skip
+               f"-Dkafka.tools.libs={staging / 'libs'}"]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
     if result.returncode != 0 or not any((staging / "libs").glob("kafka-tools-*.jar")):
         shutil.rmtree(staging, ignore_errors=True)

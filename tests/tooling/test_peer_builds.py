@@ -2,8 +2,9 @@
 
 The repository's ``benchmarks/`` folder is copied into an empty directory (a checkout has no ``.cache/``); then
 Maven resolves Kafka's tools through ``benchmarks/kafka-tools-pom.xml`` and ``benchmarks/build_terraform_peer.sh``
-builds the Terraform provider from source with the Go toolchain. Each test is skipped, saying why, where its tool
-(mvn, go) is not installed. Maven reads its local repository (``~/.m2``) and Go its module proxy and caches.
+builds the Terraform provider from source with the Go toolchain. The test suite's own reader of Kafka's tools
+(``tests/support/kafka_tools.py``) fetches the same jars into an empty cache. Each test is skipped, saying why, where
+its tool (mvn, go) is not installed. Maven reads its local repository (``~/.m2``) and Go its module proxy and caches.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support import kafka_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS_VERSION = "4.4.0"
@@ -41,6 +44,21 @@ def test_kafka_tools_land_in_the_repository_cache_from_any_directory(clone: Path
     libs = clone / ".cache" / "kafka-tools" / TOOLS_VERSION / "libs"
     assert (libs / f"kafka-tools-{TOOLS_VERSION}.jar").is_file(), sorted(p.name for p in clone.rglob("*.jar"))[:5]
     assert not (clone / "benchmarks" / ".cache").exists()
+
+
+def test_the_suites_kafka_tools_reader_fetches_the_jars_into_an_empty_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: tests/support/kafka_tools.py asked Maven for the jars with -DoutputDirectory=<staging>, which the
+    POM's fixed outputDirectory overrides, so a fresh clone found no jars there ("Maven could not resolve
+    kafka-tools") and every test reading back with Kafka's own tools failed."""
+    if shutil.which("mvn") is None:
+        pytest.skip("mvn is not installed")
+    cache = tmp_path / "kafka-tools"
+    monkeypatch.setattr(kafka_tools, "CACHE", cache)
+    jars = kafka_tools.classpath(TOOLS_VERSION).split(":")
+    assert (cache / TOOLS_VERSION / kafka_tools.MARKER).is_file()
+    assert str(cache / TOOLS_VERSION / "libs" / f"kafka-tools-{TOOLS_VERSION}.jar") in jars
 
 
 def test_the_terraform_provider_builds_in_a_fresh_clone(clone: Path) -> None:
