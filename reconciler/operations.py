@@ -387,6 +387,7 @@ def read_snapshot_state(
     with target.connect() as adapter:
         if wanted is not None:
             live = with_evidence(adapter, wanted.desired, read_live(adapter, wanted.desired))
+            live = connect_evidence.with_connectors(live, wanted.desired, target)  # digests only, never a secret
         else:
             kinds = frozenset(k for k in Kind if not adapter.missing_apis([k]))
             live = adapter.read_state(kinds=kinds)

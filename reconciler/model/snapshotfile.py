@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors, fileio
+from reconciler.model import connect_snapshot, state
 from reconciler.model import impact as impact_mod
-from reconciler.model import state
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
 SNAPSHOT_VERSION = 1
@@ -80,6 +80,7 @@ def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
             for section, found in (("group_configs", live.group_configs), ("client_metrics", live.client_metrics))
             if found is not None
         },
+        **({} if live.connect is None else {"connect": connect_snapshot.to_dict(live.connect)}),
     }
 
 
@@ -124,6 +125,7 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         impact=None if doc.get("impact") is None else impact_mod.ImpactEvidence.from_dict(doc["impact"]),
         group_configs=_entities(doc.get("group_configs")),
         client_metrics=_entities(doc.get("client_metrics")),
+        connect=connect_snapshot.from_dict(doc.get("connect")),
     )
 
 

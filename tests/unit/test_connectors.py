@@ -260,3 +260,20 @@ def test_misplaced_connector_keys_are_errors_at_their_line(tmp_path: Path, confi
     [diag] = failed.value.diagnostics
     assert message in diag.message and diag.line == 6
     assert "hunter2" not in str(failed.value)
+
+
+# ------------------------------------------------------------------------------------------ snapshots
+def test_a_snapshot_keeps_the_connectors_and_an_offline_plan_equals_the_live_one(tmp_path: Path) -> None:
+    from reconciler.model import snapshotfile
+
+    held = {**CFG, "db.password": secrets.digest("a", "db.password", "hunter2")}
+    task = s.ConnectorTask(0, "FAILED", "w:8083", "E: boom")
+    have = live(s.ConnectorState("a", held, "RUNNING", (task,), "sink"), s.ConnectorState("b", CFG, "PAUSED", ()))
+    path = tmp_path / "snap.json"
+    snapshotfile.write_snapshot(have, path)
+    assert "hunter2" not in path.read_text()
+    again = snapshotfile.read_snapshot(path)
+    assert again.connect is not None and have.connect is not None
+    assert again.connect.connectors == have.connect.connectors and again.connect.plugins == have.connect.plugins
+    wanted = want(d.DesiredConnector("a", {**CFG, "batch.size": "2"}), d.DesiredConnector("b", CFG))
+    assert plan(wanted, again).to_json() == plan(wanted, have).to_json()
