@@ -1,0 +1,212 @@
+"""Benchmark Kafka Connect connectors: the REST cost of a no-change plan, and 100 config changes against a peer.
+
+Starts its own single KRaft node and Kafka Connect worker from the test harness (free ports on 127.0.0.1, stopped
+at the end). Two measurements, each printed, nothing asserted:
+
+1. ``--idle`` connectors (default 200) are created stopped (no tasks, set-up, not measured), and the manifests
+   declaring exactly them are planned ``--runs`` times: the Connect REST requests and wall time of the connector
+   read (``connect.evidence.read_for_plan``: the whole connector list and the plugin list, no validate when
+   nothing changed), and the REST requests of a plan of manifests that declare no connector (expected 0).
+2. ``--changed`` running connectors (default 100, FileStreamSink, one task each) get a new ``batch.size``; side by
+   side (the order alternates from run to run):
+
+   * ``kafka-reconciler``: plan (read, validate of each changed config) + apply (config PUTs 8 at a time, then the
+     read-back until every task runs);
+   * ``sequential urllib``: the plain script such a change is often done with: for each connector a config PUT,
+     then for each connector ``GET /connectors/{name}/status`` every 0.2 s until it and its task are RUNNING.
+
+   Prints wall time and REST requests per contender and the ratio.
+
+    .venv/bin/python -m benchmarks.connect_bench [--idle 200] [--changed 100] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from reconciler import operations
+from reconciler.apply import ApplyOptions, apply_plan
+from reconciler.connect import evidence
+from reconciler.connect.http import ConnectClient
+from reconciler.connect.port import RestConnectPort
+from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.model import desired as d
+from reconciler.model import state as s
+from reconciler.planner import plan
+from tests.kafka.connect import FILE_SINK, ConnectWorker
+from tests.kafka.kinds import single_node
+
+
+def rest(url: str, method: str, path: str, body: Any = None) -> Any:
+    request = urllib.request.Request(
+        f"{url}{path}", data=None if body is None else json.dumps(body).encode(), method=method
+    )
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        raw = response.read()
+    return json.loads(raw) if raw else None
+
+
+def sink(name: str, directory: Path, batch: str) -> dict[str, str]:
+    return {
+        "connector.class": FILE_SINK,
+        "tasks.max": "1",
+        "topics": "bench.in",
+        "file": str(directory / f"{name}.txt"),
+        "batch.size": batch,
+    }
+
+
+def wanted(names: list[str], directory: Path, batch: str, state: str = "running") -> d.DesiredState:
+    return d.DesiredState(connectors={n: d.DesiredConnector(n, sink(n, directory, batch), state) for n in names})
+
+
+def live_of(port: RestConnectPort, cluster_id: str | None, want: d.DesiredState) -> s.ClusterState:
+    connect = evidence.read_for_plan(port, want, deadline=time.monotonic() + 300)
+    return s.ClusterState(cluster_id=cluster_id, controller_id=None, brokers=(), connect=connect)
+
+
+def wait_running(url: str, names: list[str], *, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = rest(url, "GET", "/connectors?expand=status")
+        if all(
+            n in found
+            and found[n]["status"]["connector"]["state"] == "RUNNING"
+            and [t["state"] for t in found[n]["status"]["tasks"]] == ["RUNNING"]
+            for n in names
+        ):
+            return
+        time.sleep(0.5)
+    raise SystemExit("connectors did not all run in time")
+
+
+def idle_plan(url: str, cluster_id: str | None, directory: Path, count: int, runs: int) -> None:
+    names = [f"idle-{i:04d}" for i in range(count)]
+    for n in names:
+        rest(url, "POST", "/connectors", {"name": n, "config": sink(n, directory, "1"), "initial_state": "STOPPED"})
+    want = wanted(names, directory, "1", "stopped")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:  # Connect reports a connector created stopped as UNASSIGNED at first
+        found = rest(url, "GET", "/connectors?expand=status")
+        if all(n in found and found[n]["status"]["connector"]["state"] == "STOPPED" for n in names):
+            break
+        time.sleep(0.5)
+    times, counts = [], []
+    for _ in range(runs):
+        port = RestConnectPort(ConnectClient([url]))
+        began = time.perf_counter()
+        p = plan(want, live_of(port, cluster_id, want))
+        times.append(time.perf_counter() - began)
+        counts.append(port.request_count)
+        assert not p.actionable, "set-up: the idle connectors should plan no change"
+    none = RestConnectPort(ConnectClient([url]))
+    with mock.patch.object(evidence, "port_of", lambda _target: none):
+        empty = s.ClusterState(cluster_id=None, controller_id=None, brokers=())
+        evidence.with_connectors(empty, d.DesiredState(), operations.Target(profiles={}))
+    print(
+        f"no-change plan over {count} connectors, {runs} runs: REST requests {counts} (each run), "
+        f"connector read + plan median {statistics.median(times):.3f}s (min {min(times):.3f}s)"
+    )
+    print(f"plan of manifests that declare no connector: {none.request_count} Connect REST requests")
+    for n in names:
+        rest(url, "DELETE", f"/connectors/{n}")
+
+
+def ours(
+    url: str, cluster: Any, cluster_id: str | None, names: list[str], directory: Path, batch: str
+) -> tuple[float, int]:
+    port = RestConnectPort(ConnectClient([url]))
+    want = wanted(names, directory, batch)
+    began = time.perf_counter()
+    with KafkaAdapter(cluster.connection_settings()) as adapter:
+        p = plan(want, live_of(port, cluster_id, want))
+        report = apply_plan(
+            p, adapter, options=ApplyOptions(deadline_s=600, connect=port, desired=want, check_staleness=False)
+        )
+    took = time.perf_counter() - began
+    assert report.exit_code == 0, report.items
+    return took, port.request_count
+
+
+def peer(url: str, names: list[str], directory: Path, batch: str) -> tuple[float, int]:
+    requests = 0
+    began = time.perf_counter()
+    for n in names:
+        rest(url, "PUT", f"/connectors/{n}/config", sink(n, directory, batch))
+        requests += 1
+    for n in names:
+        while True:
+            status = rest(url, "GET", f"/connectors/{n}/status")
+            requests += 1
+            if status["connector"]["state"] == "RUNNING" and [t["state"] for t in status["tasks"]] == ["RUNNING"]:
+                break
+            time.sleep(0.2)
+    return time.perf_counter() - began, requests
+
+
+def changes(url: str, cluster: Any, cluster_id: str | None, directory: Path, count: int, runs: int) -> None:
+    names = [f"sink-{i:03d}" for i in range(count)]
+    for n in names:
+        rest(url, "PUT", f"/connectors/{n}/config", sink(n, directory, "1"))
+    wait_running(url, names)
+    results: dict[str, list[tuple[float, int]]] = {"kafka-reconciler": [], "sequential urllib": []}
+    batch = 1
+    for run in range(runs):
+        order = ["kafka-reconciler", "sequential urllib"] if run % 2 == 0 else ["sequential urllib", "kafka-reconciler"]
+        for who in order:
+            batch += 1
+            if who == "kafka-reconciler":
+                results[who].append(ours(url, cluster, cluster_id, names, directory, str(batch)))
+            else:
+                results[who].append(peer(url, names, directory, str(batch)))
+            wait_running(url, names)
+    for who, found in results.items():
+        times = [t for t, _ in found]
+        print(
+            f"{count} config changes + read-back until every task runs, {who}: median {statistics.median(times):.1f}s "
+            f"(runs {', '.join(f'{t:.1f}' for t in times)}), REST requests {[n for _, n in found]}"
+        )
+    ratio = statistics.median(t for t, _ in results["sequential urllib"]) / statistics.median(
+        t for t, _ in results["kafka-reconciler"]
+    )
+    print(f"ratio sequential urllib / kafka-reconciler: {ratio:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--idle", type=int, default=200)
+    parser.add_argument("--changed", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    cluster = single_node()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            directory = Path(tmp)
+            worker = ConnectWorker(bootstrap=cluster.bootstrap, workdir=directory / "worker", group_id="bench-connect")
+            try:
+                worker.start()
+                with KafkaAdapter(cluster.connection_settings()) as adapter:
+                    cluster_id = adapter.read_state(kinds=frozenset()).cluster_id
+                idle_plan(worker.url, cluster_id, directory, args.idle, args.runs)
+                changes(worker.url, cluster, cluster_id, directory, args.changed, args.runs)
+                print(f"load at the end {os.getloadavg()[0]:.1f}")
+            finally:
+                worker.close()
+    finally:
+        cluster.close()
+
+
+if __name__ == "__main__":
+    main()
