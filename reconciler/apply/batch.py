@@ -126,12 +126,15 @@ class _Pending(Generic[K]):
     throttled: int = 0
 
 
-def _match(keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[Any], K]) -> dict[K, ItemResultLike]:
-    """Pair results with the keys sent: by key when the adapter echoes it, else by position."""
+def _match(
+    keys: list[K], results: Sequence[ItemResultLike], key_of: Callable[[ItemResultLike], K]
+) -> dict[K, ItemResultLike]:
+    """Pair results with the keys sent: by key (``key_of``, a result's typed key) when the adapter echoes it, else by
+    position."""
     by_key: dict[K, ItemResultLike] = {}
     wanted = set(keys)
     for r in results:
-        k = key_of(r.key)
+        k = key_of(r)
         if k in wanted:
             by_key[k] = r
     if len(by_key) < len(keys) and len(results) == len(keys):
@@ -193,7 +196,7 @@ def send_batched(
     phase: plans.Phase,
     keys: Sequence[K],
     call: Call[K],
-    key_of: Callable[[Any], K] = lambda k: k,
+    key_of: Callable[[ItemResultLike], K] = lambda r: r.key,
     probe_done: Probe[K] | None = None,
     already_done_after_timeout: frozenset[str] = frozenset(),
 ) -> dict[K, Result]:

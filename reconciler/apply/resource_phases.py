@@ -39,15 +39,9 @@ def run_configs(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.Clus
         call=lambda keys: ctx.adapter.incremental_alter_configs(
             {k: items[k][1] for k in keys}, validate_only=ctx.dry_run
         ),
-        key_of=config_target,
+        key_of=lambda r: r.target,  # the (resource type, name) the adapter answers for, typed
     )
     return [outcomes.from_result(op.change, answers[k], dry_run=ctx.dry_run) for k, (op, _) in items.items()]
-
-
-def config_target(key: Any) -> tuple[str, str]:
-    """The request key ``(resource_type, name)`` of an adapter result key: ``topic:orders``, ``broker:<default>``."""
-    resource_type, _, name = str(key).partition(":")
-    return resource_type.upper(), name
 
 
 def run_acls(ctx: ApplyContext, ops: Sequence[Operation], *, live: state.ClusterState) -> list[ItemOutcome]:

@@ -33,6 +33,9 @@ class ItemResultLike(Protocol):
     def message(self) -> str | None: ...
 
     @property
+    def target(self) -> Any: ...
+
+    @property
     def extra(self) -> Mapping[str, Any]: ...
 
     @property

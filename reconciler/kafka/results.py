@@ -20,7 +20,7 @@ from reconciler.connection.settings import Secret
 class ItemResult:
     """The broker's answer for one entity of a batched request.
 
-    ``key`` names the entity (topic name, ``topic:orders`` / ``broker:1`` / ``broker:<default>`` for config
+    ``key`` names the entity for people (topic name, ``topic:orders`` / ``broker:1`` / ``broker:<default>`` for config
     resources, an ACL or quota address, a SCRAM user name, ``orders:3`` for a partition). ``error_name`` is
     Kafka's name for ``error_code`` (``INVALID_CONFIG``); ``extra`` carries API-specific data, e.g. the configs
     the broker resolved for a created topic and ``throttle_time_ms`` when the broker throttled the request.
@@ -32,6 +32,7 @@ class ItemResult:
     message: str | None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     retriable: bool = False
+    target: Any = None  # the typed key the request named the entity by: a config resource's (type, name)
 
     @property
     def ok(self) -> bool:

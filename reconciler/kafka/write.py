@@ -8,6 +8,7 @@ config changes go to that broker; everything else to the least-loaded broker.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -277,7 +278,7 @@ class Writes:
                 send=functools.partial(send, node),
             )
             results.update((r.key, r) for r in answers)
-        return [results[config_key(rtype, name)] for rtype, name in changes]
+        return [dataclasses.replace(results[config_key(rtype, name)], target=(rtype, name)) for rtype, name in changes]
 
     def alter_partition_reassignments(
         self, changes: Mapping[tuple[str, int], Sequence[int] | None], *, timeout_ms: int | None = None

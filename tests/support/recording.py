@@ -273,7 +273,8 @@ class RecordingAdapter:
                 sections = {"GROUP": self.group_configs, "CLIENT_METRICS": self.client_metrics}
                 _apply_ops(sections.get(rtype, self.broker_configs).setdefault(name, {}), changes[(rtype, name)])
 
-        return self._answer("incremental_alter_configs", list(keys), effect, validate_only=validate_only)
+        answers = self._answer("incremental_alter_configs", list(keys), effect, validate_only=validate_only)
+        return [dataclasses.replace(r, target=keys[r.key]) for r in answers]
 
     def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[results.ItemResult]:
         self.calls.append(("create_acls", {"bindings": list(bindings)}))

@@ -5,6 +5,7 @@ Plans come from the real (pure) planner; the cluster is a ``RecordingAdapter`` h
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -504,3 +505,26 @@ def test_an_unexpected_exception_in_a_phase_fails_that_phase_and_the_report_is_s
     assert "ValueError" in (quota.message or "") and "s3cret-alice" not in (quota.message or "")
     assert by_address["scram_user/alice"].outcome is Outcome.APPLIED
     assert report.exit_code == 3
+
+
+class _ReorderedConfigAnswers(RecordingAdapter):
+    """Answers IncrementalAlterConfigs in reverse order, naming each resource only by its typed target."""
+
+    def incremental_alter_configs(self, changes: Any, *, validate_only: bool = False) -> Any:
+        answers = super().incremental_alter_configs(changes, validate_only=validate_only)
+        return [dataclasses.replace(r, key="(resource)") for r in reversed(answers)]
+
+
+def test_config_results_are_matched_by_their_typed_resource_not_by_text_or_position() -> None:
+    """Regression: a config result was paired with its resource by parsing its key text back (``topic:orders``),
+    falling back to position: an answer in another order went to the wrong topic."""
+    adapter = _ReorderedConfigAnswers(
+        topics={n: live_topic(n, configs={"retention.ms": "1000"}) for n in ("t-a", "t-b")},
+        script={"incremental_alter_configs": [{"topic:t-a": "INVALID_CONFIG"}]},
+    )
+    wanted = DesiredState(
+        topics={n: DesiredTopic(n, 1, 1, {"retention.ms": "2000"}) for n in ("t-a", "t-b")}, ownership=OWN_ALL
+    )
+    report = run(adapter, wanted)
+    by_address = {i.address: i.outcome for i in report.items}
+    assert by_address == {"topic/t-a": Outcome.FAILED, "topic/t-b": Outcome.APPLIED}
