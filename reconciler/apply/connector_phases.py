@@ -156,6 +156,7 @@ def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorStat
 def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     """The ``CONNECTOR`` phase: concurrent writes, then the read-back until each connector is as declared."""
     have = {} if live.connect is None else live.connect.connectors
+    at_start = _port(ctx).request_count
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
         answers = list(pool.map(lambda op: _attempt(ctx, op, have.get(op.name)), ops))
     if ctx.dry_run:
@@ -164,6 +165,10 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
         ]
     sent = [op for op, (ok, _) in zip(ops, answers, strict=True) if ok]
     problems = _read_back(ctx, sent) if sent else {}
+    sent_requests = _port(ctx).request_count - at_start
+    ctx.notes.append(
+        f"connectors: {sent_requests} Kafka Connect REST request(s) for {len(ops)} connector(s), read-back included"
+    )
     out = []
     for op, (ok, why) in zip(ops, answers, strict=True):
         if not ok:

@@ -92,6 +92,7 @@ def test_create_update_pause_and_a_no_change_plan_of_two_requests(
     assert [(c.address, c.action) for c in p.changes] == [(Kind.CONNECTOR.address(name), plans.Action.CREATE)]
     report = apply_of(kafka_single, loaded, p)
     assert report.exit_code == 0, report.items
+    assert any("Kafka Connect REST request(s) for 1 connector(s)" in note for note in report.notes), report.notes
     status = connect_worker.rest("GET", f"/connectors/{name}/status")
     assert status["connector"]["state"] == "RUNNING" and [t["state"] for t in status["tasks"]] == ["RUNNING"]
     assert connect_worker.rest("GET", f"/connectors/{name}/config")["file"] == str(out)
