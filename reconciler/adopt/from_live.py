@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reconciler.adopt import entities, output, values
+from reconciler.adopt import connectors, entities, output, values
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
 from reconciler.manifests import rules
@@ -364,6 +364,7 @@ def build_adoption(
     job.add_scram()
     job.add_broker_configs()
     job.add_entities()
+    connectors.add(job.files, job.report, live)
     job.add_ownership()
     job.report.intro = [
         f"Manifests written from the live state of cluster `{live.cluster_id}` ({len(live.brokers)} broker(s)).",

@@ -222,3 +222,41 @@ spec:
     assert apply_of(kafka_single, loaded, p).exit_code == 0
     eventually(lambda: owned not in connect_worker.rest("GET", "/connectors"), what="the owned connector deleted")
     assert other in connect_worker.rest("GET", "/connectors")
+
+
+def test_import_writes_connectors_that_plan_with_no_change(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    from reconciler.adopt import connectors as adopt_connectors
+    from reconciler.adopt import from_live
+    from reconciler.model import state
+
+    names = [f"{topic_prefix}imp-{i}" for i in range(3)]
+    for i, n in enumerate(names):
+        body = {
+            "connector.class": FILE_SINK,
+            "tasks.max": "1",
+            "topics": f"{topic_prefix}x",
+            "file": str(tmp_path / n),
+            "batch.size": str(i + 1),
+            "errors.tolerance": "all",
+        }
+        connect_worker.rest("PUT", f"/connectors/{n}/config", body)
+    connect_worker.rest("PUT", f"/connectors/{names[0]}/pause")
+    eventually(
+        lambda: connect_worker.rest("GET", f"/connectors/{names[0]}/status")["connector"]["state"] == "PAUSED",
+        what="the paused connector",
+    )
+    target = operations.Target(profiles={})
+    with mock.patch.dict("os.environ", {"KAFKA_CONNECT_URL": connect_worker.url}):
+        live = adopt_connectors.read(state.ClusterState(cluster_id=None, controller_id=None, brokers=()), target)
+    report = from_live.adopt_cluster(live, out_dir=tmp_path / "imported", force=False)
+    assert report.counts["connectors"] >= 3
+    write(tmp_path / "profile", connect_worker, kafka_single, "")
+    (tmp_path / "profile" / "connectors.yaml").unlink()
+    loaded = manifests.load([tmp_path / "imported", tmp_path / "profile"])
+    assert loaded.desired.connectors[names[0]].state == "paused"
+    target = operations.Target(profiles=loaded.profiles)
+    p = operations.compute_plan(loaded, target=target, request=operations.PlanRequest())
+    mine = [c.address for c in p.changes if c.kind is Kind.CONNECTOR and c.name in names]
+    assert not mine and p.unchanged.get(Kind.CONNECTOR, 0) >= 3, mine

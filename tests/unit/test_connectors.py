@@ -277,3 +277,18 @@ def test_a_snapshot_keeps_the_connectors_and_an_offline_plan_equals_the_live_one
     assert again.connect.connectors == have.connect.connectors and again.connect.plugins == have.connect.plugins
     wanted = want(d.DesiredConnector("a", {**CFG, "batch.size": "2"}), d.DesiredConnector("b", CFG))
     assert plan(wanted, again).to_json() == plan(wanted, have).to_json()
+
+
+def test_import_turns_a_live_connector_into_a_document_without_its_secret() -> None:
+    from reconciler.adopt import connectors as adopt_connectors
+    from reconciler.adopt.adoption_report import AdoptionReport
+
+    report = AdoptionReport(title="Import", out_dir=Path("out"))
+    held = {**CFG, "db.password": secrets.digest("orders-sink", "db.password", "hunter2")}
+    doc = adopt_connectors.document(s.ConnectorState("orders-sink", held, "FAILED", ()), report)
+    assert doc is not None
+    assert doc.spec["class"] == SINK and doc.spec["tasksMax"] == 1 and doc.spec["state"] == "running"
+    assert doc.spec["config"] == {"topics": "orders", "file": "/data/o.txt"}
+    assert doc.spec["secrets"] == {"db.password": {"env": "CONNECTOR_ORDERS_SINK_DB_PASSWORD"}}
+    assert report.variables == ["CONNECTOR_ORDERS_SINK_DB_PASSWORD"]
+    assert "hunter2" not in repr(doc.spec) and "sha256" not in repr(doc.spec)
