@@ -145,15 +145,7 @@ def apply_plan(
         return _nothing_to_send(p, blocked=blocked, dry_run=options.dry_run)
 
     own = options.principal or guard.connection_principal(adapter)  # the connection's principal, found once
-    live = connector_phases.with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
-    _check_plan(p, adapter, ops, own=own, live=live, options=options)
-    reveal = None if options.desired is None else secretref.declared_values(options.desired)
-    revealed = preflight.reveal_redacted(ops.items, reveal=reveal)  # sensitive config values, read once
-    secrets = {} if options.dry_run else preflight.resolve_secrets(ops.items, environ=options.environ)
-    if not options.dry_run:
-        throttled = options.replication_throttle is not None
-        access.check_access(adapter, changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
-
+    live, revealed, secrets = _before_writing(p, adapter, ops, own=own, options=options)
     ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
     items, phases = _run_phases(ctx, ops, live)
 
@@ -192,22 +184,33 @@ def _nothing_to_send(p: plans.Plan, *, blocked: list[ItemOutcome], dry_run: bool
     )
 
 
-def _check_plan(
-    p: plans.Plan,
-    adapter: AdminPort,
-    ops: decoded.Operations,
-    *,
-    own: str | None,
-    live: state.ClusterState,
-    options: ApplyOptions,
-) -> None:
-    """Refuse, before any write, a plan for another cluster, a stale plan, or one that locks its principal out."""
+def _before_writing(
+    p: plans.Plan, adapter: AdminPort, ops: decoded.Operations, *, own: str | None, options: ApplyOptions
+) -> tuple[state.ClusterState, preflight.Revealed, dict[str, Secret]]:
+    """Every check before the first write, in order; each refuses the apply (exit 1, nothing written). The plan was
+    decoded before (``decoded.decode``: its shape, findings and every value, before anything was read). Returns the
+    live state read, the sensitive config values and the SCRAM passwords, each read once here."""
+    # 1. Read the resources the plan touches (and, for ACLs, the bindings of the principals the guard weighs).
+    live = connector_phases.with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
+    # 2. The plan was made for this cluster.
     preflight.check_cluster(p, live)
+    # 3. It is current: no resource it changes, and nothing in its scope, moved since it was made.
     if options.check_staleness:
         preflight.check_fresh(ops.changes, live)
         preflight.check_scope(p, connector_phases.scope_reader(adapter, ops, options))
+    # 4. It does not take from the connection's principal a right it needs to keep managing.
     if not options.allow_self_lockout:
         _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
+    # 5. The sensitive config values it holds redacted are declared in the manifests at hand.
+    reveal = None if options.desired is None else secretref.declared_values(options.desired)
+    revealed = preflight.reveal_redacted(ops.items, reveal=reveal)
+    if options.dry_run:
+        return live, revealed, {}
+    # 6. Every SCRAM password it sets resolves; 7. the principal holds the rights the writes and read-back need.
+    secrets = preflight.resolve_secrets(ops.items, environ=options.environ)
+    throttled = options.replication_throttle is not None
+    access.check_access(adapter, ops.changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
+    return live, revealed, secrets
 
 
 def _converged(
