@@ -2,7 +2,7 @@
 
 ``Plan.to_json_dict`` writes the envelope with ``seal``; ``Plan.load`` reads the file's JSON with
 ``read_document`` and ``Plan.from_json_dict`` calls ``check`` before it reads a single change, so a file that is
-not JSON, of another format or version, of another release series, or edited after it was written is refused as a
+not JSON, of another format or version, written by another release, or edited after it was written is refused as a
 whole, with the reason.
 """
 
