@@ -233,7 +233,7 @@ def compute_plan(
     with contextlib.ExitStack() as stack:
         adapter: KafkaAdapter | None = None
         if live_state is not None:
-            live = snapshotfile.read_snapshot(live_state)
+            live = connect_evidence.offline(snapshotfile.read_snapshot(live_state), loaded.desired)
         else:
             adapter = stack.enter_context(
                 target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)

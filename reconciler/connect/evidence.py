@@ -59,27 +59,51 @@ def with_connectors(
     return dataclasses.replace(live, connect=read_for_plan(port, wanted, deadline=deadline))
 
 
+def secret_digests(
+    wanted: desired.DesiredState, environ: Mapping[str, str] | None = None
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]], dict[str, tuple[tuple[str, str], ...]]]:
+    """Per declared connector: the digests of its secrets, their resolved values (kept only for the validate
+    request) and the references that cannot be resolved (as field errors)."""
+    digests: dict[str, dict[str, str]] = {}
+    values: dict[str, dict[str, str]] = {}
+    problems: dict[str, tuple[tuple[str, str], ...]] = {}
+    for name, want in sorted(wanted.connectors.items()):
+        resolved: dict[str, str] = {}
+        failed: list[tuple[str, str]] = []
+        for key, ref in sorted(want.secrets.items()):
+            try:
+                resolved[key] = secret_refs.resolve(ref, what=f"connector {name}: {key}", environ=environ)
+            except secret_refs.SecretUnavailable as exc:
+                failed.append((key, str(exc)))
+        digests[name] = {k: connect_secrets.digest(name, k, v) for k, v in resolved.items()}
+        values[name] = resolved
+        if failed:
+            problems[name] = tuple(failed)
+    return digests, values, problems
+
+
+def offline(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
+    """``live`` read from a snapshot, with the digests of the declared secrets (resolved here, no request): an
+    offline plan compares secrets as a live plan does; Connect's validate endpoint is not asked."""
+    if live.connect is None or not wanted.connectors:
+        return live
+    digests, _, problems = secret_digests(wanted)
+    return dataclasses.replace(
+        live, connect=dataclasses.replace(live.connect, secret_digests=digests, validation=problems)
+    )
+
+
 def read_for_plan(
     port: ConnectPort, wanted: desired.DesiredState, *, deadline: float, environ: Mapping[str, str] | None = None
 ) -> state.ConnectState:
     """The ``ConnectState`` the planner compares ``wanted``'s connectors with."""
     found = port.read(deadline=deadline, secret_keys={n: set(c.secrets) for n, c in wanted.connectors.items()})
-    digests: dict[str, dict[str, str]] = {}
-    validation: dict[str, tuple[tuple[str, str], ...]] = {}
+    digests, values, validation = secret_digests(wanted, environ)
     for name, want in sorted(wanted.connectors.items()):
-        resolved: dict[str, str] = {}
-        problems: list[tuple[str, str]] = []
-        for key, ref in sorted(want.secrets.items()):
-            try:
-                resolved[key] = secret_refs.resolve(ref, what=f"connector {name}: {key}", environ=environ)
-            except secret_refs.SecretUnavailable as exc:
-                problems.append((key, str(exc)))
-        digests[name] = {k: connect_secrets.digest(name, k, v) for k, v in resolved.items()}
-        if problems:
-            validation[name] = tuple(problems)
+        if name in validation:
             continue
         have = found.connectors.get(name)
-        full = {**want.config, **resolved}
+        full = {**want.config, **values[name]}
         if have is not None and connect_secrets.same_config(name, full, have.config, want.secrets):
             continue
         if found.plugins is not None and not planner_connectors.known_class(want.class_name, found.plugins):

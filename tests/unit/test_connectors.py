@@ -292,3 +292,20 @@ def test_import_turns_a_live_connector_into_a_document_without_its_secret() -> N
     assert doc.spec["secrets"] == {"db.password": {"env": "CONNECTOR_ORDERS_SINK_DB_PASSWORD"}}
     assert report.variables == ["CONNECTOR_ORDERS_SINK_DB_PASSWORD"]
     assert "hunter2" not in repr(doc.spec) and "sha256" not in repr(doc.spec)
+
+
+def test_an_offline_plan_compares_secrets_by_digest_as_a_live_plan_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reconciler.connect import evidence
+    from reconciler.model import snapshotfile
+
+    monkeypatch.setenv("DB_PW", "hunter2")
+    held = {**CFG, "db.password": secrets.digest("a", "db.password", "hunter2")}
+    path = tmp_path / "snap.json"
+    snapshotfile.write_snapshot(live(s.ConnectorState("a", held, "RUNNING", RUNNING)), path)
+    wanted = want(d.DesiredConnector("a", CFG, secrets={"db.password": d.SecretRef(env="DB_PW")}))
+    assert not plan(wanted, evidence.offline(snapshotfile.read_snapshot(path), wanted)).changes
+    monkeypatch.setenv("DB_PW", "changed")
+    [change] = plan(wanted, evidence.offline(snapshotfile.read_snapshot(path), wanted)).changes
+    assert change.action is plans.Action.UPDATE and [a.name for a in change.attributes] == ["config.db.password"]
