@@ -20,7 +20,17 @@ from deepdiff import DeepDiff
 from reconciler.model import configs, entities, payloads, state
 from reconciler.model.kinds import Kind
 
-_SECTIONS = ("brokers", "topics", "acls", "quotas", "scram_users", "broker_configs", "group_configs", "client_metrics")
+_SECTIONS = (
+    "brokers",
+    "topics",
+    "acls",
+    "quotas",
+    "scram_users",
+    "broker_configs",
+    "group_configs",
+    "client_metrics",
+    "connect",
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -75,6 +85,9 @@ def resources(live: state.ClusterState) -> dict[str, Any]:
     for kind in entities.ENTITY_KINDS:
         for name, found in (entities.live_section(live, kind) or {}).items():
             out[kind.address(name)] = dict(found)
+    for name, c in ({} if live.connect is None else live.connect.connectors).items():
+        # the config as read (a secret only as its digest: shown changed, never shown) and the target state
+        out[Kind.CONNECTOR.address(name)] = {"config": dict(c.config), "state": c.state}
     return out
 
 
@@ -91,6 +104,7 @@ def _prefix(section: str) -> str:
         "broker_configs": Kind.BROKER_CONFIG,
         "group_configs": Kind.GROUP_CONFIG,
         "client_metrics": Kind.CLIENT_METRICS,
+        "connect": Kind.CONNECTOR,
     }[section].prefix
 
 

@@ -309,3 +309,18 @@ def test_an_offline_plan_compares_secrets_by_digest_as_a_live_plan_does(
     monkeypatch.setenv("DB_PW", "changed")
     [change] = plan(wanted, evidence.offline(snapshotfile.read_snapshot(path), wanted)).changes
     assert change.action is plans.Action.UPDATE and [a.name for a in change.attributes] == ["config.db.password"]
+
+
+def test_diff_of_two_snapshots_names_the_connector_that_changed() -> None:
+    from reconciler.model import snapshot_diff
+
+    before = live(s.ConnectorState("a", CFG, "RUNNING", RUNNING), s.ConnectorState("b", CFG, "RUNNING", RUNNING))
+    after = live(
+        s.ConnectorState("a", {**CFG, "batch.size": "9"}, "RUNNING", RUNNING), s.ConnectorState("c", CFG, "PAUSED", ())
+    )
+    found = {(x.address, x.change, x.path) for x in snapshot_diff.compare(before, after).differences}
+    assert found == {
+        ("connector/a", "added", "config.batch.size"),
+        ("connector/b", "removed", ""),
+        ("connector/c", "added", ""),
+    }
