@@ -68,11 +68,22 @@ def broker_config_view(broker: str, configs: Mapping[str, str | None] | None) ->
     return {"broker": broker, "configs": dict(sorted((configs or {}).items()))}
 
 
+# Connect's status of a connector whose target state is running: between two assignments (a worker joining or
+# leaving makes the group rebalance) it is UNASSIGNED or RESTARTING for a while; FAILED is planned like running.
+RUNNING_STATES = frozenset({"RUNNING", "UNASSIGNED", "RESTARTING", "FAILED"})
+
+
+def connector_target_state(status: str) -> str:
+    """The target state a connector's status stands for: ``RUNNING`` for every state a running one passes through
+    (so a rebalance between plan and apply does not make the plan stale), else the status (``PAUSED``, ...)."""
+    return "RUNNING" if status in RUNNING_STATES else status
+
+
 def connector_view(c: state.ConnectorState | None) -> dict[str, Any] | None:
     """A connector's config (secrets as digests) and target state; task status is not part of it (it moves)."""
     if c is None:
         return None
-    return {"name": c.name, "config": dict(sorted(c.config.items())), "state": c.state}
+    return {"name": c.name, "config": dict(sorted(c.config.items())), "state": connector_target_state(c.state)}
 
 
 def _by_address(section: str, items: object, keyed: Iterable[tuple[str, Any]]) -> dict[str, Any]:
@@ -162,7 +173,9 @@ def _values_of(ordered: tuple[str, ...]) -> Any:
 def _connector_rows(connect: state.ConnectState | None) -> list[Any] | None:
     if connect is None:
         return None
-    return [(n, sorted(c.config.items()), c.state) for n, c in sorted(connect.connectors.items())]
+    return [
+        (n, sorted(c.config.items()), connector_target_state(c.state)) for n, c in sorted(connect.connectors.items())
+    ]
 
 
 def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
