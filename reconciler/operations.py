@@ -239,7 +239,9 @@ def compute_plan(
                 target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)
             )
             live = read_live(adapter, loaded.desired)
-            live = connect_evidence.with_connectors(live, loaded.desired, target, deadline_s=deadline_s)
+            live = connect_evidence.with_connectors(
+                live, loaded.desired, target, deadline_s=deadline_s, request_bound_s=request_bound_s
+            )
             logging.getLogger("reconciler").info(
                 "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
             )

@@ -45,16 +45,23 @@ def port_of(target: Target) -> RestConnectPort | None:
 
 
 def with_connectors(
-    live: state.ClusterState, wanted: desired.DesiredState, target: Target, *, deadline_s: float | None = None
+    live: state.ClusterState,
+    wanted: desired.DesiredState,
+    target: Target,
+    *,
+    deadline_s: float | None = None,
+    request_bound_s: float | None = None,
 ) -> state.ClusterState:
     """``live`` with the Connect cluster's connectors when the plan covers connectors and ``target`` names a Connect
     cluster (else unchanged: the planner says the connectors could not be planned). No request waits past
-    ``deadline_s`` from now (default: four request timeouts)."""
+    ``deadline_s`` from now (default: four request timeouts), nor longer than ``request_bound_s`` (plan --timeout)."""
     if Kind.CONNECTOR not in wanted.needs():
         return live
     port = port_of(target)
     if port is None:
         return live
+    if request_bound_s is not None:
+        port.client.request_timeout_s = min(port.client.request_timeout_s, request_bound_s)
     deadline = time.monotonic() + (http.DEFAULT_REQUEST_TIMEOUT_S * 4 if deadline_s is None else deadline_s)
     return dataclasses.replace(live, connect=read_for_plan(port, wanted, deadline=deadline))
 

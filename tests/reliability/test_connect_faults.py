@@ -4,22 +4,32 @@ Each case must stay bounded by the command's deadline, report truthfully what ha
 that the worker does not hold), and converge when run again. The Connect cluster is the harness's real worker
 (one per module, next to a real broker); the black hole is a local socket whose kernel accepts connections and
 whose owner never answers. Durations are bound checks with slack, not timings.
+
+Through the command line too: ``plan --timeout`` and ``apply --timeout`` end at their bound on a black-holed
+endpoint, and plans made and applied round after round while a worker joins the group are never refused as stale
+(a connector between two assignments is UNASSIGNED for a while: its target state has not changed).
 """
 
 from __future__ import annotations
 
+import collections
 import socket
+import textwrap
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from reconciler import manifests, operations
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport, Outcome
 from reconciler.base import errors
 from reconciler.connect import evidence
+from reconciler.connect import http as connect_http
+from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectClient, ConnectError
 from reconciler.connect.port import RestConnectPort
 from reconciler.kafka.adapter import KafkaAdapter
@@ -28,10 +38,14 @@ from reconciler.model import plans
 from reconciler.model import state as s
 from reconciler.planner import plan
 from tests.kafka.cluster import KafkaCluster
-from tests.kafka.connect import FILE_SINK, ConnectWorker
+from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
+from tests.support.live import cli
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
+BOUND_S = 3  # the command line's --timeout
+SLACK_S = 20.0  # interpreter and import start-up of a CLI process on a loaded 2-core machine, and then some
+APPLY_DEADLINE_S = 20.0
 
 
 @pytest.fixture
@@ -141,6 +155,10 @@ def test_a_worker_killed_mid_apply_is_reported_and_a_rerun_converges(
         assert isinstance(outcome, errors.ReconcilerError)
 
     connect_worker.start()
+    if isinstance(outcome, ApplyReport):
+        applied = {i.name for i in outcome.items if i.outcome is Outcome.APPLIED}
+        found = eventually(lambda: set(connect_worker.rest("GET", "/connectors")) or None, what="the connectors held")
+        assert applied <= found, applied - found
     port = RestConnectPort(ConnectClient([connect_worker.url]))
     again = plan_with(port, kafka_single, wanted)
     report = apply_with(port, kafka_single, again, wanted, deadline_s=120)
@@ -166,4 +184,178 @@ def test_a_second_worker_joining_during_apply_does_not_break_it(
         eventually(lambda: running(connect_worker, list(wanted.connectors)), what="every connector running", timeout=60)
         assert not plan_with(port, kafka_single, wanted).actionable
     finally:
+        second.close()
+
+
+def write(directory: Path, cluster: KafkaCluster, url: str, body: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    profile = f"""\
+        apiVersion: kafka-reconciler/v1
+        kind: Cluster
+        metadata: {{name: test}}
+        spec:
+          bootstrapServers: ["{cluster.bootstrap}"]
+          connect: {{urls: ["{url}"]}}
+        """
+    (directory / "cluster.yaml").write_text(textwrap.dedent(profile))
+    (directory / "connectors.yaml").write_text(body)
+    return directory
+
+
+def sources(prefix: str, workdir: Path, count: int, *, batch: int = 100) -> str:
+    """A topic and ``count`` running FileStream source connectors writing to it."""
+    out = f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {{name: {prefix}lines}}
+spec: {{partitions: 1, replicationFactor: 1}}
+"""
+    for i in range(count):
+        out += f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Connector
+metadata: {{name: {prefix}src-{i:02d}}}
+spec:
+  class: {FILE_SOURCE}
+  tasksMax: 1
+  state: running
+  config: {{topic: {prefix}lines, file: "{workdir / f"in-{i:02d}.txt"}", batch.size: {batch}}}
+"""
+    return out
+
+
+def plan_of(directory: Path) -> tuple[plans.Plan, manifests.LoadResult]:
+    loaded = manifests.load([directory])
+    target = operations.Target(profiles=loaded.profiles)
+    return operations.compute_plan(loaded, target=target, request=operations.PlanRequest(), deadline_s=60), loaded
+
+
+def port_of(loaded: manifests.LoadResult) -> RestConnectPort:
+    profile = connect_settings.profile_for(cluster="test", profiles=loaded.profiles, explicit=False)
+    assert profile is not None
+    return connect_settings.port_for(profile)
+
+
+def apply_manifests(
+    cluster: KafkaCluster, loaded: manifests.LoadResult, p: plans.Plan, port: RestConnectPort
+) -> ApplyReport:
+    options = ApplyOptions(deadline_s=APPLY_DEADLINE_S, connect=port, desired=loaded.desired)
+    with KafkaAdapter(cluster.connection_settings()) as adapter:
+        return apply_plan(p, adapter, options=options)
+
+
+def held(worker: ConnectWorker, prefix: str) -> dict[str, Any]:
+    """The worker's connectors of this test, config and status, read with plain HTTP."""
+    found = worker.rest("GET", "/connectors?expand=info&expand=status")
+    return {name: entry for name, entry in found.items() if name.startswith(prefix)}
+
+
+def workers_of(worker: ConnectWorker, prefix: str) -> set[str]:
+    """The workers running this test's connectors and tasks, as the group's status says."""
+    found = held(worker, prefix).values()
+    return {t["worker_id"] for e in found for t in e["status"]["tasks"]} | {
+        e["status"]["connector"]["worker_id"] for e in found
+    }
+
+
+def all_running(worker: ConnectWorker, prefix: str, count: int, batch: int) -> bool:
+    found = held(worker, prefix)
+    return len(found) == count and all(
+        e["info"]["config"]["batch.size"] == str(batch)
+        and e["status"]["connector"]["state"] == "RUNNING"
+        and [t["state"] for t in e["status"]["tasks"]] == ["RUNNING"]
+        for e in found.values()
+    )
+
+
+def converge(cluster: KafkaCluster, directory: Path) -> None:
+    """Plan and apply until the plan has no change (at most twice), then assert a last plan is empty."""
+    for _ in range(2):
+        p, loaded = plan_of(directory)
+        if not p.actionable:
+            break
+        report = apply_manifests(cluster, loaded, p, port_of(loaded))
+        assert report.exit_code == 0, report.to_json()
+    assert not plan_of(directory)[0].actionable
+
+
+@pytest.fixture
+def statuses(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[int]]:
+    """HTTP statuses of the Connect answers the tool reads while the test runs."""
+    counts: collections.Counter[int] = collections.Counter()
+    exchange = connect_http.ConnectClient._exchange
+
+    def counted(self: connect_http.ConnectClient, *args: Any, **kwargs: Any) -> tuple[int, Any]:
+        status, answer = exchange(self, *args, **kwargs)
+        counts[status] += 1
+        return status, answer
+
+    monkeypatch.setattr(connect_http.ConnectClient, "_exchange", counted)
+    yield counts
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_the_command_lines_timeout_bounds_a_black_holed_endpoint_writing_nothing(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path, command: str, black_hole: str
+) -> None:
+    url = black_hole
+    directory = write(tmp_path / "m", kafka_single, url, sources(topic_prefix, tmp_path, 1))
+    args = [command, str(directory), "--timeout", str(BOUND_S)]
+    started = time.monotonic()
+    result = cli([*args, "--auto-approve"] if command == "apply" else args, timeout=120)
+    took = time.monotonic() - started
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    print(f"\n{command}: exit 1 after {took:.1f}s: {lines[0]}")
+    assert lines[0] == f"error: GET /connectors: Kafka Connect could not be reached ({url}: timed out)", lines[0]
+    assert took < BOUND_S + SLACK_S, f"{command} took {took:.1f}s"
+    with kafka_single.admin_session() as admin:
+        assert f"{topic_prefix}lines" not in admin.list_topics()  # the plan was refused before any write
+
+
+def test_plans_made_while_a_worker_joins_the_group_are_not_stale_and_converge(
+    connect_worker: ConnectWorker,
+    kafka_single: KafkaCluster,
+    topic_prefix: str,
+    tmp_path: Path,
+    statuses: collections.Counter[int],
+) -> None:
+    count = 10
+    directory = write(tmp_path / "m", kafka_single, connect_worker.url, sources(topic_prefix, tmp_path, count))
+    converge(kafka_single, directory)
+    second = ConnectWorker(bootstrap=kafka_single.bootstrap, workdir=tmp_path / "w2", group_id=connect_worker.group_id)
+    joined = threading.Event()
+
+    def join() -> None:
+        try:
+            second.start()
+        finally:
+            joined.set()
+
+    starter = threading.Thread(target=join, daemon=True)
+    try:
+        starter.start()
+        batch, rounds, after_join = 100, 0, 0
+        while after_join < 2:  # applies while the worker starts and joins, and two once it answers
+            after_join += joined.is_set()
+            batch += 1
+            write(directory, kafka_single, connect_worker.url, sources(topic_prefix, tmp_path, count, batch=batch))
+            p, loaded = plan_of(directory)
+            assert len(p.actionable) == count
+            started = time.monotonic()
+            report = apply_manifests(kafka_single, loaded, p, port_of(loaded))
+            assert report.exit_code == 0, report.to_json()
+            assert time.monotonic() - started < APPLY_DEADLINE_S + 10
+            assert all_running(connect_worker, topic_prefix, count, batch)
+            rounds += 1
+        starter.join(timeout=120)
+        assert second.running, second.log_tail()
+        print(f"\n{rounds} applies while a worker joined; answers by HTTP status: {dict(statuses)}")
+        eventually(lambda: len(workers_of(second, topic_prefix)) == 2, what="the group's work on both workers")
+        assert not plan_of(directory)[0].actionable
+    finally:
+        starter.join(timeout=120)
         second.close()
