@@ -10,6 +10,11 @@ within it. Secrets are resolved here, just before they are sent, and compared by
 The read-back is part of the phase: it polls every connector in one request until each one and each of its tasks is
 in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or task that FAILED
 after the write is reported as failed with the first line of its trace (the apply is partial, exit 3).
+
+A write whose answer was lost (the worker died or the connection reset after the request went out) may have been
+carried out: it is read back with the others, its config compared with the one sent, and reported applied if Connect
+shows it as declared, failed with how it differs if not (a create not listed after ``LOST_GRACE_S``), and unknown
+only if Connect could not be read until the deadline.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from reconciler.apply import connector_ops, decoded, outcomes
-from reconciler.apply.apply_report import ItemOutcome
+from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, Result
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors
 from reconciler.connect import secrets as connect_secrets
+from reconciler.connect.http import ConnectError
 from reconciler.connect.port import ConnectPort
 from reconciler.connection import secrets as secret_refs
 from reconciler.kafka.port import AdminPort
@@ -35,6 +41,8 @@ from reconciler.model.kinds import Kind
 MAX_PARALLEL = 8
 DEFAULT_DEADLINE_S = 300.0  # as engine.DEFAULT_DEADLINE_S: the bound of the read before the writes
 FIRST_POLL_S, MAX_POLL_S = 0.2, 2.0
+LOST_GRACE_S = 5.0  # how long a create whose answer was lost may take to be listed before it counts as not done
+LOST_NOTE = "its answer was lost; Kafka Connect, read afterwards, shows it as declared"
 TASK_STATES = {"running": "RUNNING", "paused": "PAUSED"}
 # A read-back check of one connector: (settled, problem); settled without a problem is converged.
 Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]
@@ -140,17 +148,32 @@ def _write_one(
     return ", ".join(done) or "already as declared"
 
 
-def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None) -> tuple[bool, str]:
+@dataclasses.dataclass(frozen=True)
+class _Attempt:
+    """How a connector's writes went: ``ok`` (answered), else failed; ``lost``: a write's answer was lost, so it
+    may have been carried out (the read-back tells); ``config``: what was sent, secrets in clear (never shown)."""
+
+    ok: bool
+    message: str
+    lost: bool = False
+    config: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
+
+
+def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None) -> _Attempt:
     w = op.request
     assert isinstance(w, connector_ops.WriteConnector)
+    config: dict[str, str] = {}
     try:
         config = _config(ctx, w)
         if ctx.dry_run:
             found = _port(ctx).validate(w.name, config, deadline=_deadline(ctx), secret_keys=w.secrets)
-            return not found, "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
-        return True, _write_one(ctx, w, config, have)
+            why = "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
+            return _Attempt(not found, why)
+        return _Attempt(True, _write_one(ctx, w, config, have), config=config)
+    except ConnectError as exc:
+        return _Attempt(False, str(exc), lost=exc.answer_lost and not ctx.dry_run, config=config)
     except errors.ReconcilerError as exc:
-        return False, str(exc)
+        return _Attempt(False, str(exc))
 
 
 def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
@@ -161,22 +184,31 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
         answers = list(pool.map(lambda op: _attempt(ctx, op, have.get(op.name)), ops))
     if ctx.dry_run:
         return [
-            outcomes.client_check(op.change, None if ok else why) for op, (ok, why) in zip(ops, answers, strict=True)
+            outcomes.client_check(op.change, None if a.ok else a.message) for op, a in zip(ops, answers, strict=True)
         ]
-    sent = [op for op, (ok, _) in zip(ops, answers, strict=True) if ok]
-    problems = _read_back(ctx, sent) if sent else {}
+    sent = {op.name: (op, a) for op, a in zip(ops, answers, strict=True) if a.ok or a.lost}
+    problems, unread = _read_back(ctx, sent) if sent else ({}, set())
     sent_requests = _port(ctx).request_count - at_start
     ctx.notes.append(
         f"connectors: {sent_requests} Kafka Connect REST request(s) for {len(ops)} connector(s), read-back included"
     )
     out = []
-    for op, (ok, why) in zip(ops, answers, strict=True):
-        if not ok:
-            out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=why))
+    for op, a in zip(ops, answers, strict=True):
+        if a.lost and op.name in unread:
+            why = f"{a.message}; Kafka Connect could not be read afterwards to tell whether it was carried out"
+            item = outcomes.failed(op.change, error_name="ANSWER_LOST", message=why)
+            out.append(dataclasses.replace(item, outcome=Outcome.UNKNOWN))
+        elif not (a.ok or a.lost):
+            out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=a.message))
         elif op.name in problems:
-            out.append(outcomes.failed(op.change, error_name="CONNECTOR_NOT_CONVERGED", message=problems[op.name]))
+            why = f"{a.message}; not applied: {problems[op.name]}" if a.lost else problems[op.name]
+            out.append(outcomes.failed(op.change, error_name="CONNECTOR_NOT_CONVERGED", message=why))
         else:
-            out.append(outcomes.from_result(op.change, Result(ok=True, message=why), dry_run=False))
+            out.append(
+                outcomes.from_result(
+                    op.change, Result(ok=True, message=LOST_NOTE if a.lost else a.message), dry_run=False
+                )
+            )
     return out
 
 
@@ -195,7 +227,7 @@ def run_delete(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: sta
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
         failures = dict(zip((op.name for op in ops), pool.map(one, ops), strict=True))
     gone = [op for op in ops if failures[op.name] is None]
-    left = _poll(ctx, {op.name: _gone for op in gone}, what="connector deletes") if gone else {}
+    left = _poll(ctx, {op.name: _gone for op in gone}, what="connector deletes")[0] if gone else {}
     out = []
     for op in ops:
         why = failures[op.name] or left.get(op.name)
@@ -234,17 +266,45 @@ def _declared(w: connector_ops.WriteConnector) -> Check:
     return check
 
 
-def _read_back(ctx: ApplyContext, sent: Sequence[decoded.Operation]) -> dict[str, str]:
+def _as_sent(
+    w: connector_ops.WriteConnector,
+    config: Mapping[str, str],
+    check: Check,
+    *,
+    until: float,
+    clock: Callable[[], float],
+) -> Check:
+    """``check`` of a write whose answer was lost: Connect must also hold the config sent, and a connector still
+    not listed at ``until`` was not created."""
+
+    def lost(c: state.ConnectorState | None) -> tuple[bool, str | None]:
+        if c is None:
+            return (True, "Kafka Connect does not list it") if clock() > until else (False, "not listed by Connect yet")
+        if not connect_secrets.same_config(w.name, config, c.config, ()):
+            return True, "Kafka Connect holds another config"
+        return check(c)
+
+    return lost
+
+
+def _read_back(
+    ctx: ApplyContext, sent: Mapping[str, tuple[decoded.Operation, _Attempt]]
+) -> tuple[dict[str, str], set[str]]:
     checks = {}
-    for op in sent:
+    until = ctx.deadline.clock() + LOST_GRACE_S
+    for name, (op, a) in sent.items():
         assert isinstance(op.request, connector_ops.WriteConnector)
-        checks[op.name] = _declared(op.request)
+        checks[name] = _declared(op.request)
+        if a.lost:
+            checks[name] = _as_sent(op.request, a.config, checks[name], until=until, clock=ctx.deadline.clock)
     return _poll(ctx, checks, what="connectors")
 
 
-def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> dict[str, str]:
-    """Read every connector (one request a round) until each check settles or the deadline passes; the problems."""
+def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> tuple[dict[str, str], set[str]]:
+    """Read every connector (one request a round) until each check settles or the deadline passes; the problems,
+    and the connectors still pending when the last read failed (Connect unreadable: nobody can tell)."""
     started, poll = ctx.deadline.clock(), FIRST_POLL_S
+    unread: set[str] = set()
     pending, problems, last = dict(checks), {}, {}
     while pending:
         try:
@@ -269,10 +329,11 @@ def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> dict[
         if ctx.deadline.remaining() <= poll:
             for name in pending:
                 problems[name] = f"not as declared when the apply's deadline came: {last.get(name)}"
+            unread = set(pending) if found is None else set()
             break
         ctx.pacer.sleep(poll)
         poll = min(MAX_POLL_S, poll * 1.5)
-    return problems
+    return problems, unread
 
 
 RUNNERS = {plans.Phase.CONNECTOR_DELETE: run_delete, plans.Phase.CONNECTOR: run_write}

@@ -8,7 +8,9 @@ PKCS12, JKS) as the brokers.
 
 Every request carries the caller's deadline (``time.monotonic()`` seconds): its socket timeout is the smaller of
 the request bound and the time left, and nothing is sent once it has passed. The URLs are tried in order; a URL
-that cannot be reached is skipped for the next. A ``409 Conflict`` (a rebalance in progress) is retried with a short
+that cannot be reached is skipped for the next; a request sent whose answer was lost (the connection reset or timed
+out after the request went out) may have been carried out, and its error says so (``ConnectError.answer_lost``).
+A ``409 Conflict`` (a rebalance in progress) is retried with a short
 back-off until the deadline. Error messages name the method, path and Connect's message, never a header or a body
 sent (a connector config holds secrets).
 """
@@ -37,9 +39,10 @@ CONFLICT_BACKOFF_S = (0.25, 0.5, 1.0, 2.0)
 class ConnectError(errors.ReconcilerError):
     """Kafka Connect refused a request or could not be reached in time; ``status`` is the HTTP status (0: none)."""
 
-    def __init__(self, message: str, *, status: int = 0) -> None:
+    def __init__(self, message: str, *, status: int = 0, answer_lost: bool = False) -> None:
         super().__init__(message)
         self.status = status
+        self.answer_lost = answer_lost  # sent, no answer: Connect may have carried it out
 
     @property
     def unreachable(self) -> bool:
@@ -98,6 +101,7 @@ class ConnectClient:
         if self._auth is not None:
             headers["Authorization"] = self._auth.reveal()
         last: str | None = None
+        lost = False
         order = [*range(self._preferred, len(self.urls)), *range(0, self._preferred)]
         for index in order:
             left = deadline - time.monotonic()
@@ -108,14 +112,18 @@ class ConnectClient:
                 self.request_counts[f"{method} {_api(path)}"] += 1
             try:
                 return self._exchange(index, method, path, payload, headers, timeout=min(left, self.request_timeout_s))
+            except _AnswerLost as exc:
+                self._drop(index)
+                last, lost = f"{self.urls[index]}: {_reason(exc.cause)}", True
             except (OSError, http.client.HTTPException) as exc:
                 self._drop(index)
                 last = f"{self.urls[index]}: {_reason(exc)}"
-                continue
         where = f"{method} {_path_only(path)}"
         if last is None:
-            raise ConnectError(f"{where}: the deadline passed before Kafka Connect answered")
-        raise ConnectError(f"{where}: Kafka Connect could not be reached ({last})")
+            raise ConnectError(f"{where}: the deadline passed before Kafka Connect answered", answer_lost=lost)
+        if lost and method != "GET":  # a write may have been carried out: the error must not say otherwise
+            raise ConnectError(f"{where}: sent, but Kafka Connect's answer was lost ({last})", answer_lost=True)
+        raise ConnectError(f"{where}: Kafka Connect could not be reached ({last})", answer_lost=lost)
 
     def _exchange(
         self, index: int, method: str, path: str, payload: bytes | None, headers: dict[str, str], *, timeout: float
@@ -123,8 +131,11 @@ class ConnectClient:
         conn = self._connection(index, timeout)
         prefix = urllib.parse.urlsplit(self.urls[index]).path
         conn.request(method, prefix + path, body=payload, headers=headers)
-        response = conn.getresponse()
-        raw = response.read()
+        try:
+            response = conn.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            raise _AnswerLost(exc) from exc
         if index != self._preferred and response.status < 500:
             self._preferred = index
         try:
@@ -158,6 +169,14 @@ class ConnectClient:
         """Close this thread's connections (other threads' close when their thread ends)."""
         for index in list(self._local.__dict__.get("pool", {})):
             self._drop(index)
+
+
+class _AnswerLost(Exception):
+    """The request was written, then its answer did not come (reset, closed, timed out)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
 def _api(path: str) -> str:

@@ -213,4 +213,4 @@ def _secret_values(config: Mapping[str, str], keys: Iterable[str]) -> list[str]:
 
 
 def _scrubbed(exc: ConnectError, hidden: Iterable[str]) -> ConnectError:
-    return ConnectError(scrubbing.scrub(str(exc), hidden), status=exc.status)
+    return ConnectError(scrubbing.scrub(str(exc), hidden), status=exc.status, answer_lost=exc.answer_lost)

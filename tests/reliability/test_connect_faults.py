@@ -39,6 +39,7 @@ from reconciler.model import state as s
 from reconciler.planner import plan
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
+from tests.support.http_drop import AnswerDropper
 from tests.support.live import cli
 from tests.support.polling import eventually
 
@@ -359,3 +360,36 @@ def test_plans_made_while_a_worker_joins_the_group_are_not_stale_and_converge(
     finally:
         starter.join(timeout=120)
         second.close()
+
+
+@pytest.mark.parametrize("silent_after", [False, True])
+def test_a_write_whose_answer_is_lost_is_read_back_before_it_is_reported(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path, silent_after: bool
+) -> None:
+    """Connect carried out two creates but their answers never came back: read afterwards, they are applied. With
+    the worker silent from then on (nothing can be read), they are unknown, not failed (they do exist)."""
+    dropper = AnswerDropper(("127.0.0.1", connect_worker.port))
+    try:
+        count = 3
+        directory = write(tmp_path / "m", kafka_single, dropper.url, sources(topic_prefix, tmp_path, count))
+        p, loaded = plan_of(directory)
+        dropper.drop_writes, dropper.then_silent = 2, silent_after
+        report = apply_manifests(kafka_single, loaded, p, port_of(loaded))
+    finally:
+        dropper.close()
+    outcomes = {i.name: i for i in report.items if i.name.startswith(f"{topic_prefix}src-")}
+    assert dropper.dropped >= 2
+    found = eventually(lambda: len(held(connect_worker, topic_prefix)) == count or None, what="three connectors")
+    assert found  # Connect carried out all three creates
+    lost = {n for n, i in outcomes.items() if "answer was lost" in (i.message or "")}
+    assert len(lost) == dropper.dropped if not silent_after else len(lost) >= 2, {
+        n: (i.outcome, i.message) for n, i in outcomes.items()
+    }
+    if silent_after:
+        assert report.exit_code == 3
+        assert {outcomes[n].outcome for n in lost} == {Outcome.UNKNOWN}
+    else:
+        assert report.exit_code == 0, report.to_json()
+        assert {i.outcome for i in outcomes.values()} == {Outcome.APPLIED}
+        assert all("shows it as declared" in (outcomes[n].message or "") for n in lost)
+    converge(kafka_single, write(directory, kafka_single, connect_worker.url, sources(topic_prefix, tmp_path, count)))
