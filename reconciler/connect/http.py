@@ -10,9 +10,9 @@ Every request carries the caller's deadline (``time.monotonic()`` seconds): its 
 the request bound and the time left, and nothing is sent once it has passed. The URLs are tried in order; a URL
 that cannot be reached is skipped for the next; a request sent whose answer was lost (the connection reset or timed
 out after the request went out) may have been carried out, and its error says so (``ConnectError.answer_lost``).
-A ``409 Conflict`` (a rebalance in progress) is retried with a short
-back-off until the deadline. Error messages name the method, path and Connect's message, never a header or a body
-sent (a connector config holds secrets).
+A ``409 Conflict`` (a rebalance in progress) is retried with a short back-off until the deadline, but not one saying
+the connector already exists (a create's answer, final). Error messages name the method, path and Connect's
+message, never a header or a body sent (a connector config holds secrets).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class ConnectClient:
         attempt = 0
         while True:
             status, answer = self._send(method, path, body, deadline=deadline)
-            if status == 409 and time.monotonic() + CONFLICT_BACKOFF_S[0] < deadline:
+            if status == 409 and not _exists(answer) and time.monotonic() + CONFLICT_BACKOFF_S[0] < deadline:
                 pause = CONFLICT_BACKOFF_S[min(attempt, len(CONFLICT_BACKOFF_S) - 1)]
                 time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
                 attempt += 1
@@ -169,6 +169,11 @@ class ConnectClient:
         """Close this thread's connections (other threads' close when their thread ends)."""
         for index in list(self._local.__dict__.get("pool", {})):
             self._drop(index)
+
+
+def _exists(answer: Any) -> bool:
+    """Whether a 409 says the connector already exists (a create's conflict, final) rather than a rebalance."""
+    return isinstance(answer, dict) and "already exists" in str(answer.get("message", ""))
 
 
 class _AnswerLost(Exception):

@@ -393,3 +393,24 @@ def test_a_write_whose_answer_is_lost_is_read_back_before_it_is_reported(
         assert {i.outcome for i in outcomes.values()} == {Outcome.APPLIED}
         assert all("shows it as declared" in (outcomes[n].message or "") for n in lost)
     converge(kafka_single, write(directory, kafka_single, connect_worker.url, sources(topic_prefix, tmp_path, count)))
+
+
+def test_a_create_resent_after_a_lost_answer_finds_it_exists_and_does_not_wait_out_the_deadline(
+    connect_worker: ConnectWorker, topic_prefix: str, tmp_path: Path
+) -> None:
+    """The first URL carries the create out and loses its answer; the client sends it again to the second URL,
+    which answers 409 'already exists' (not a rebalance): the config is written there at once."""
+    dropper = AnswerDropper(("127.0.0.1", connect_worker.port))
+    name = f"{topic_prefix}twice"
+    config = {"connector.class": FILE_SOURCE, "topic": f"{topic_prefix}x", "file": str(tmp_path / "in.txt")}
+    try:
+        dropper.drop_writes = 1
+        port = RestConnectPort(ConnectClient([dropper.url, connect_worker.url]))
+        began = time.monotonic()
+        port.create(name, config, initial_state="running", deadline=time.monotonic() + 60)
+        took = time.monotonic() - began
+    finally:
+        dropper.close()
+    assert dropper.dropped == 1
+    assert took < 15, f"the create took {took:.1f}s"
+    assert connect_worker.rest("GET", f"/connectors/{name}/config") == {**config, "name": name}
