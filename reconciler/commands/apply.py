@@ -30,7 +30,6 @@ from reconciler.commands.options import (
     VerboseOpt,
 )
 from reconciler.model import defaults
-from reconciler.model.kinds import Kind
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,6 +59,7 @@ def run_and_report(
     ``target`` names the Kafka Connect cluster of a plan that changes connectors."""
     from reconciler import operations
     from reconciler.connect import evidence
+    from reconciler.model.kinds import Kind
 
     changes_connectors = target is not None and any(c.kind is Kind.CONNECTOR for c in p.actionable)
     connect = evidence.port_of(target) if target is not None and changes_connectors else None

@@ -110,6 +110,8 @@ VALIDATE_MODULES = [
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",
+    "reconciler.manifests.connector_spec",  # Connector documents
+    "reconciler.manifests.connectors",
     "reconciler.manifests.depth",
     "reconciler.manifests.entities",
     "reconciler.manifests.fields",
