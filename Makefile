@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 
 export KAFKA_VERSION KAFKA_PORT
 
-.PHONY: help venv demo test test-legacy lint pytest kafka-up kafka-down kafka-status connect-up connect-down bench
+.PHONY: help venv demo test test-legacy test-peers lint pytest kafka-up kafka-down kafka-status connect-up connect-down bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ test: lint ## Lint, type-check, run the whole test suite against real Kafka brok
 test-legacy: venv ## The integration tests against Kafka 3.9.2 in ZooKeeper mode, then against Kafka 2.8.2
 	KAFKA_VERSION=3.9.2 KAFKA_MODE=zookeeper $(BIN)/pytest -m kafka tests/integration $(PYTEST_ARGS)
 	KAFKA_VERSION=2.8.2 $(BIN)/pytest -m kafka tests/integration $(PYTEST_ARGS)
+
+test-peers: venv ## The opt-in peer builds (the Terraform provider built from source with Go; minutes with cold Go caches)
+	$(BIN)/pytest -m peers tests/tooling/test_peer_builds.py $(PYTEST_ARGS)
 
 pytest: venv ## Run the test suite only (PYTEST_ARGS="-k name" to narrow it)
 	$(BIN)/pytest $(PYTEST_ARGS)

@@ -11,7 +11,14 @@ import pytest
 from tests.support.fleet import fleet_dir  # noqa: F401  (the shared fleet fixture)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Tests marked ``peers`` build a peer tool from source (minutes of Go compilation on a cold cache): they run only
+    # when a -m expression names them (``make test-peers``), so ``make test`` stays within its time budget.
+    peers_selected = "peers" in (config.getoption("markexpr") or "")
     for item in items:
         if "tests/tooling/" in str(item.path).replace("\\", "/"):
             item.add_marker(pytest.mark.tooling)
+        if item.get_closest_marker("peers") and not peers_selected:
+            item.add_marker(
+                pytest.mark.skip(reason="builds the Terraform provider from source; run it with make test-peers")
+            )
