@@ -256,7 +256,11 @@ def _configs(c: plans.Change) -> AlterConfigs:
 
 def _reassign(c: plans.Change) -> Reassign:
     before = _topic(c, before=True).assignment or ()
-    after = _topic(c).assignment or ()
+    wants = _topic(c)
+    after = wants.assignment or ()
+    if wants.replication_factor is not None and any(len(r) != wants.replication_factor for r in after):
+        # The plan shows the replication factor; the replica lists are what is sent: they must agree.
+        raise CannotDecode(f"{c.address}: the target replicas do not all number {wants.replication_factor}")
     targets = {p: target for p, target in enumerate(after) if p >= len(before) or before[p] != target}
     bounds.topic_name(c.name)
     bounds.reassignment(targets)

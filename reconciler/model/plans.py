@@ -123,6 +123,7 @@ class Change:
             creating_topic=self.phase is Phase.TOPIC_CREATE,
             resizing=self.phase is Phase.PARTITIONS,
             deleting=self.action is Action.DELETE,
+            reassigning=self.phase is Phase.REASSIGN,
         )
         if derived is not None:  # the change shows what its data writes, nothing else
             if self.attributes and tuple(self.attributes) != derived:

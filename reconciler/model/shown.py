@@ -1,8 +1,10 @@
 """What a change shows: its attributes (``AttributeChange``), derived from the data apply writes (``derive``).
 
 A config change shows its config operations (``config_attributes``), a quota change the values it sets and removes
-(``quota_attributes``), a topic creation the topic it creates (``create_attributes``): the planner builds these
-changes' attributes with the same functions, and a plan file whose stored attributes differ is refused on load, so
+(``quota_attributes``), a topic creation the topic it creates (``create_attributes``), a SCRAM change the
+credentials it sets and removes and the password reference (``scram_attributes``), a reassignment the replicas it
+moves (``reassign_attributes``): the planner builds these changes' attributes with the same functions, and a plan
+file whose stored attributes differ is refused on load, so
 ``show`` prints exactly what apply sends."""
 
 from __future__ import annotations
@@ -96,6 +98,41 @@ def create_attributes(topic: payloads.TopicPayload) -> tuple[AttributeChange, ..
     return tuple(out)
 
 
+def _iterations(n: int | None) -> dict[str, int] | None:
+    return None if n is None else {"iterations": n}
+
+
+def scram_attributes(
+    before: payloads.ScramPayload | None, after: payloads.ScramPayload | None
+) -> tuple[AttributeChange, ...]:
+    """What a SCRAM change shows: each credential it sets whose iterations differ from the live ones, each live
+    credential it removes (every one when ``after`` is ``None``, a deletion), and the password reference it sets."""
+    had = dict(before.credentials) if before is not None else {}
+    wants = dict(after.credentials) if after is not None else {}
+    out = [
+        AttributeChange(f"credentials.{mech}", _iterations(had.get(mech)), _iterations(n))
+        for mech, n in wants.items()
+        if had.get(mech) != n
+    ]
+    out += [AttributeChange(f"credentials.{mech}", _iterations(had[mech]), None) for mech in sorted(had.keys() - wants)]
+    if after is not None:
+        out.append(AttributeChange("password", None, after.password))
+    return tuple(out)
+
+
+def reassign_attributes(before: payloads.TopicPayload, after: payloads.TopicPayload) -> tuple[AttributeChange, ...]:
+    """What a reassignment shows: the replication factor, if it changes, and each partition whose replicas move."""
+    out = []
+    if before.replication_factor != after.replication_factor:
+        out.append(AttributeChange("replication_factor", before.replication_factor, after.replication_factor))
+    have = before.assignment or ()
+    for p, replicas in enumerate(after.assignment or ()):
+        current = list(have[p]) if p < len(have) else None
+        if current != list(replicas):
+            out.append(AttributeChange(f"assignment.{p}", current, list(replicas)))
+    return tuple(out)
+
+
 def derive(
     before: payloads.Payload | None,
     after: payloads.Payload | None,
@@ -103,12 +140,19 @@ def derive(
     creating_topic: bool,
     resizing: bool,
     deleting: bool,
+    reassigning: bool = False,
 ) -> tuple[AttributeChange, ...] | None:
     """The attributes a change shows, from its data, for the changes whose data says everything they write (config
-    changes, quota changes, topic creations, partitions added); ``None`` for the others and for data a plan file holds
-    unreadable."""
+    changes, quota changes, topic creations, partitions added, SCRAM changes, reassignments); ``None`` for the others
+    (a blocked reassignment writes nothing and has no ``after``) and for data a plan file holds unreadable."""
     if isinstance(before, payloads.Unreadable) or isinstance(after, payloads.Unreadable):
         return None
+    if isinstance(before, payloads.ScramPayload) or isinstance(after, payloads.ScramPayload):
+        live = before if isinstance(before, payloads.ScramPayload) else None
+        sets = after if isinstance(after, payloads.ScramPayload) and not deleting else None
+        return scram_attributes(live, sets)
+    if reassigning and isinstance(before, payloads.TopicPayload) and isinstance(after, payloads.TopicPayload):
+        return reassign_attributes(before, after)
     if resizing and isinstance(before, payloads.TopicPayload) and isinstance(after, payloads.TopicPayload):
         return (AttributeChange("partitions", before.partitions, after.partitions),)
     if isinstance(before, payloads.QuotaPayload) or isinstance(after, payloads.QuotaPayload):

@@ -10,7 +10,7 @@ Plans show the password's reference (``env:NAME``), never a password.
 
 from __future__ import annotations
 
-from reconciler.model import desired, payloads, plans, state
+from reconciler.model import desired, payloads, plans, shown, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -72,10 +72,7 @@ def plan_scram(ctx: common.Context) -> None:
                 action=plans.Action.DELETE,
                 phase=plans.Phase.SCRAM,
                 before=_before(name, creds),
-                attributes=tuple(
-                    plans.AttributeChange(f"credentials.{c.mechanism}", {"iterations": c.iterations}, None)
-                    for c in sorted(creds, key=lambda c: c.mechanism)
-                ),
+                attributes=shown.scram_attributes(_before(name, creds), None),
                 reasons=("not declared; deletion is enabled for scram users",),
                 warnings=("clients authenticating as this user will be refused",),
                 fingerprint=views.fingerprint_of(view),
@@ -88,11 +85,9 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
     view = views.scram_view(want.name, creds)
     by_mech = {c.mechanism: c.iterations for c in creds}
     reasons: list[str] = []
-    attrs: list[plans.AttributeChange] = []
     if not creds:
         action = plans.Action.CREATE
         reasons.append("declared in the manifests; the user has no SCRAM credential")
-        attrs.append(plans.AttributeChange(f"credentials.{want.mechanism}", None, {"iterations": want.iterations}))
     else:
         action = plans.Action.UPDATE
         have = by_mech.get(want.mechanism)
@@ -100,23 +95,14 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             reasons.append(f"no {want.mechanism} credential; it is set, with the password")
         elif have != want.iterations:
             reasons.append(f"iterations {have} -> {want.iterations}: the credential is re-set, with the password")
-        if have != want.iterations:
-            attrs.append(
-                plans.AttributeChange(
-                    f"credentials.{want.mechanism}",
-                    None if have is None else {"iterations": have},
-                    {"iterations": want.iterations},
-                )
-            )
         for mech in sorted(by_mech.keys() - {want.mechanism}):
             reasons.append(f"the {mech} credential is not declared and is removed")
-            attrs.append(plans.AttributeChange(f"credentials.{mech}", {"iterations": by_mech[mech]}, None))
         if want.name in ctx.options.rotate_scram_users:
             reasons.append("password rotation requested")
     if not reasons:
         ctx.unchanged[Kind.SCRAM_USER] += 1
         return
-    attrs.append(plans.AttributeChange("password", None, want.password.describe()))
+    before, after = _before(want.name, creds), _after(want)
     ctx.changes.append(
         plans.Change(
             address=addr,
@@ -124,9 +110,9 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             name=want.name,
             action=action,
             phase=plans.Phase.SCRAM,
-            before=_before(want.name, creds),
-            after=_after(want),
-            attributes=tuple(attrs),
+            before=before,
+            after=after,
+            attributes=shown.scram_attributes(before, after),
             reasons=tuple(reasons),
             fingerprint=views.fingerprint_of(view),
             source=common.source_text(want.source),

@@ -8,10 +8,10 @@ only counted, so a plan over 100,000 topics stays small.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler.model import configs, desired, payloads, plans, state
+from reconciler.model import configs, desired, payloads, plans, shown, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import assignment, common, guards, outage, usage, views
 
@@ -329,14 +329,13 @@ def _reassign(
     moving = [r for r in ctx.live.reassignments if r.topic == want.name]
     if moving:
         warnings.append(f"{len(moving)} partition reassignment(s) of this topic are still in progress")
+    after = payloads.TopicPayload(replication_factor=want.replication_factor, assignment=tuple(map(tuple, target)))
     add(
         plans.Action.UPDATE,
         plans.Phase.REASSIGN,
         before=before,
-        after=payloads.TopicPayload(
-            replication_factor=want.replication_factor, assignment=tuple(tuple(r) for r in target)
-        ),
-        attributes=_reassign_attributes(want, have, target=target),
+        after=after,
+        attributes=shown.reassign_attributes(before, after),
         reasons=(why,),
         warnings=tuple(warnings),
     )
@@ -359,17 +358,3 @@ def _target(
         "rack-aware target assignment, existing replicas kept where possible"
     )
     return target, why
-
-
-def _reassign_attributes(
-    want: desired.DesiredTopic, have: state.TopicState, *, target: Sequence[Sequence[int]]
-) -> tuple[plans.AttributeChange, ...]:
-    """The replication factor, if it changes, and each partition whose replicas move."""
-    attrs: list[plans.AttributeChange] = []
-    if have.replication_factor != want.replication_factor:
-        attrs.append(plans.AttributeChange("replication_factor", have.replication_factor, want.replication_factor))
-    for p, replicas in enumerate(target):
-        current = list(have.assignment[p]) if p < len(have.assignment) else None
-        if current != list(replicas):
-            attrs.append(plans.AttributeChange(f"assignment.{p}", current, list(replicas)))
-    return tuple(attrs)

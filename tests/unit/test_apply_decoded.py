@@ -153,3 +153,75 @@ def test_a_quota_change_or_topic_creation_that_shows_other_values_than_it_writes
             change["after"]["configs"]["retention.ms"] = "1"
     with pytest.raises(errors.PlanFileError, match="shows other values than its data writes"):
         plans.Plan.from_json_dict(reseal(doc))
+
+
+def _one(doc: dict[str, Any], address: str) -> dict[str, Any]:
+    change: dict[str, Any] = next(
+        c for c in doc["changes"] if c["address"] == address and c["phase"] in ("SCRAM", "REASSIGN")
+    )
+    doc["changes"] = [change]
+    return change
+
+
+@pytest.mark.parametrize("edit", ["iterations", "mechanism", "removed credential"])
+def test_a_scram_change_that_shows_other_credentials_than_it_writes_is_refused_on_load(edit: str) -> None:
+    """Regression: a resealed plan could show ``credentials.SCRAM-SHA-512 4096 -> 8192`` while its data (what apply
+    sends) set SCRAM-SHA-256, or 100000 iterations, or removed a credential it did not show."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    change = _one(doc, "scram_user/payments-batch")
+    if edit == "iterations":
+        change["after"]["credentials"]["SCRAM-SHA-512"]["iterations"] = 100_000
+    elif edit == "mechanism":
+        change["after"]["credentials"] = {"SCRAM-SHA-256": {"iterations": 8192}}
+    else:
+        change["before"]["credentials"]["SCRAM-SHA-256"] = {"iterations": 4096}
+    with pytest.raises(errors.PlanFileError, match=r"scram_user/payments-batch.* shows other values than its data"):
+        plans.Plan.from_json_dict(reseal(doc))
+
+
+@pytest.mark.parametrize("edit", ["replicas", "extra partition"])
+def test_a_reassignment_that_shows_other_replicas_than_it_writes_is_refused_on_load(edit: str) -> None:
+    """Regression: a resealed plan could show partition 0 moving to [1, 2, 3] while its data moved it to [4, 5, 6],
+    or move a partition it did not show."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    change = _one(doc, "topic/payments.audit")
+    if edit == "replicas":
+        change["after"]["assignment"][0] = [4, 5, 6]
+    else:
+        change["after"]["assignment"].append([1, 2, 3])
+    with pytest.raises(errors.PlanFileError, match=r"topic/payments\.audit.* shows other values than its data"):
+        plans.Plan.from_json_dict(reseal(doc))
+
+
+def test_a_scram_change_or_reassignment_without_stored_attributes_shows_what_it_writes() -> None:
+    """Their attributes are derived from their data: with none stored, the plan shows what apply sends."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    doc["changes"] = [c for c in doc["changes"] if c["phase"] in ("SCRAM", "REASSIGN")]
+    batch = next(c for c in doc["changes"] if c["address"] == "scram_user/payments-batch")
+    batch["after"]["credentials"] = {"SCRAM-SHA-256": {"iterations": 10_000}}
+    audit = next(c for c in doc["changes"] if c["address"] == "topic/payments.audit")
+    audit["after"]["assignment"][2] = [3, 2, 1]
+    for c in doc["changes"]:
+        c["attributes"] = []
+    p = plans.Plan.from_json_dict(reseal(doc))
+    shown = {c.address: {a.name: (a.before, a.after) for a in c.attributes} for c in p.changes}
+    assert shown["scram_user/payments-batch"] == {
+        "credentials.SCRAM-SHA-256": (None, {"iterations": 10_000}),
+        "credentials.SCRAM-SHA-512": ({"iterations": 4096}, None),
+        "password": (None, "file:/run/secrets/batch"),
+    }
+    assert shown["topic/payments.audit"]["assignment.2"] == ([3, 1], [3, 2, 1])
+    scram = next(op.scram for op in decoded.decode(p).items if op.scram is not None and op.name == "payments-batch")
+    assert scram is not None and dict(scram.upserts) == {"SCRAM-SHA-256": 10_000}
+    assert scram.deletions == ("SCRAM-SHA-512",)
+
+
+def test_a_reassignment_whose_replica_lists_do_not_match_its_replication_factor_is_refused() -> None:
+    """The plan shows ``replication_factor 2 -> 3``; replica lists of another length would write another one."""
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    change = _one(doc, "topic/payments.audit")
+    change["after"]["assignment"] = [[1, 2, 3, 4], [2, 3, 1, 4], [3, 1, 2, 4]]
+    change["attributes"] = []
+    with pytest.raises(preflight.ImpossiblePlan, match=r"payments\.audit: the target replicas do not all number 3"):
+        decoded.decode(plans.Plan.from_json_dict(reseal(doc)))
+
