@@ -10,9 +10,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kafka.admin import ACLOperation, ACLPermissionType, ACLResourcePatternType, ConfigResourceType, ResourceType
+from kafka.admin import (
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ConfigResourceType,
+    ResourceType,
+    UserScramCredentialUpsertion,
+)
 from kafka.protocol.admin import (
     AlterClientQuotasRequest,
+    AlterPartitionReassignmentsRequest,
+    AlterUserScramCredentialsRequest,
     CreateAclsRequest,
     CreatePartitionsRequest,
     CreateTopicsRequest,
@@ -21,10 +30,12 @@ from kafka.protocol.admin import (
 )
 
 from reconciler.connection.settings import Secret
-from reconciler.kafka.results import TopicSpec
+from reconciler.kafka.results import ScramDeletion, ScramUpsert, TopicSpec
 from reconciler.model import payloads, state
 
 CONFIG_OPS = {payloads.ConfigAction.SET: 0, payloads.ConfigAction.DELETE: 1}  # IncrementalAlterConfigs codes
+SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}  # AlterUserScramCredentials mechanism codes
+_SCRAM_MECHANISM_CODES = {name: code for code, name in SCRAM_MECHANISMS.items()}
 
 
 def wire_bytes(request: Any) -> bytes:
@@ -190,3 +201,59 @@ def alter_client_quotas(
         for entity in chunk
     ]
     return AlterClientQuotasRequest(entries=entries, validate_only=validate_only)
+
+
+def alter_partition_reassignments(
+    changes: Mapping[tuple[str, int], Sequence[int] | None], chunk: Sequence[tuple[str, int]], *, timeout_ms: int
+) -> Any:
+    """``(topic, partition) -> replicas`` (``None`` cancels one in progress), grouped by topic in ``chunk``'s order."""
+    topic_cls = AlterPartitionReassignmentsRequest.ReassignableTopic
+    by_topic: dict[str, list[Any]] = {}
+    for topic, partition in chunk:
+        replicas = changes[(topic, partition)]
+        by_topic.setdefault(topic, []).append(
+            topic_cls.ReassignablePartition(
+                partition_index=int(partition), replicas=None if replicas is None else [int(r) for r in replicas]
+            )
+        )
+    return AlterPartitionReassignmentsRequest(
+        timeout_ms=timeout_ms, topics=[topic_cls(name=t, partitions=ps) for t, ps in by_topic.items()]
+    )
+
+
+def scram_code(user: str, mechanism: str) -> int:
+    if mechanism not in _SCRAM_MECHANISM_CODES:
+        raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
+    return _SCRAM_MECHANISM_CODES[mechanism]
+
+
+def scram_alterations(upserts: Sequence[ScramUpsert], deletions: Sequence[ScramDeletion]) -> dict[str, list[Any]]:
+    """Per user, in first-seen order, its alterations: upserts (the password salted here with PBKDF2, never sent in
+    clear) before deletions. ``alter_user_scram_credentials`` sends one alteration per user per request."""
+    upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
+    delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
+    per_user: dict[str, list[Any]] = {}
+    for u in upserts:
+        code = scram_code(u.user, u.mechanism)
+        cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
+        per_user.setdefault(u.user, []).append(
+            upsert_cls(
+                name=u.user,
+                mechanism=code,
+                iterations=int(cred.iterations),
+                salt=cred.salt,
+                salted_password=cred.salted_password,
+            )
+        )
+    for d in deletions:
+        per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=scram_code(d.user, d.mechanism)))
+    return per_user
+
+
+def alter_user_scram_credentials(batch: Sequence[Any]) -> Any:
+    """One request of alterations made by ``scram_alterations`` (at most one per user)."""
+    delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
+    return AlterUserScramCredentialsRequest(
+        deletions=[a for a in batch if isinstance(a, delete_cls)],
+        upsertions=[a for a in batch if not isinstance(a, delete_cls)],
+    )

@@ -16,10 +16,8 @@ from kafka.admin import (
     ACLPermissionType,
     ACLResourcePatternType,
     ResourceType,
-    UserScramCredentialUpsertion,
 )
 from kafka.protocol.admin import (
-    AlterUserScramCredentialsRequest,
     DescribeAclsRequest,
     DescribeClientQuotasRequest,
     DescribeUserScramCredentialsRequest,
@@ -37,8 +35,7 @@ MAX_TARGETED = 20
 _SECURITY_DISABLED = 54
 _MATCH_EXACT = 0
 _MATCH_DEFAULT = 1
-_SCRAM_MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}
-_SCRAM_MECHANISM_CODES = {name: code for code, name in _SCRAM_MECHANISMS.items()}
+_SCRAM_MECHANISMS = encoders.SCRAM_MECHANISMS
 
 
 # ------------------------------------------------------------------------------------------- reads
@@ -200,12 +197,6 @@ def _enum_name(enum_cls: Any, value: int) -> str:
 _OK = ItemResult(key="", error_code=0, error_name=None, message=None)
 
 
-def _scram_code(user: str, mechanism: str) -> int:
-    if mechanism not in _SCRAM_MECHANISM_CODES:
-        raise ValueError(f"unknown SCRAM mechanism {mechanism!r} for user {user}")
-    return _SCRAM_MECHANISM_CODES[mechanism]
-
-
 class SecurityWrites:
     """The ACL, client quota and SCRAM credential writes of ``KafkaAdapter`` (a mixin over its wire)."""
 
@@ -286,33 +277,14 @@ class SecurityWrites:
         order; a user whose alteration fails is not altered further.
         """
         wire = self._wire
-        upsert_cls = AlterUserScramCredentialsRequest.ScramCredentialUpsertion
-        delete_cls = AlterUserScramCredentialsRequest.ScramCredentialDeletion
-        per_user: dict[str, list[Any]] = {}
-        for u in upserts:
-            code = _scram_code(u.user, u.mechanism)
-            cred = UserScramCredentialUpsertion(u.user, code, u.password.reveal(), iterations=u.iterations)
-            per_user.setdefault(u.user, []).append(
-                upsert_cls(
-                    name=u.user,
-                    mechanism=code,
-                    iterations=int(cred.iterations),
-                    salt=cred.salt,
-                    salted_password=cred.salted_password,
-                )
-            )
-        for d in deletions:
-            per_user.setdefault(d.user, []).append(delete_cls(name=d.user, mechanism=_scram_code(d.user, d.mechanism)))
+        per_user = encoders.scram_alterations(upserts, deletions)
         results: dict[str, ItemResult] = {}
         rounds = max((len(v) for v in per_user.values()), default=0)
         for n in range(rounds):
             batch = [alts[n] for user, alts in per_user.items() if n < len(alts) and results.get(user, _OK).ok]
             if not batch:
                 break
-            request = AlterUserScramCredentialsRequest(
-                deletions=[a for a in batch if isinstance(a, delete_cls)],
-                upsertions=[a for a in batch if isinstance(a, upsert_cls)],
-            )
+            request = encoders.alter_user_scram_credentials(batch)
             response = wire.send(request)
             throttle = codes.throttle_of(response)
             for r in response.results:

@@ -18,7 +18,6 @@ from kafka.admin import (
     ConfigSourceType,
 )
 from kafka.protocol.admin import (
-    AlterPartitionReassignmentsRequest,
     DeleteTopicsRequest,
 )
 
@@ -285,22 +284,10 @@ class Writes:
     ) -> list[ItemResult]:
         """AlterPartitionReassignments: ``(topic, partition) -> replicas``, or ``None`` to cancel one in progress."""
         wire = self._wire
-        topic_cls = AlterPartitionReassignmentsRequest.ReassignableTopic
         broker_timeout, client_timeout = _timeout(wire, timeout_ms)
 
         def send(chunk: Sequence[tuple[str, int]]) -> list[ItemResult]:
-            by_topic: dict[str, list[Any]] = {}
-            for topic, partition in chunk:
-                replicas = changes[(topic, partition)]
-                by_topic.setdefault(topic, []).append(
-                    topic_cls.ReassignablePartition(
-                        partition_index=int(partition),
-                        replicas=None if replicas is None else [int(r) for r in replicas],
-                    )
-                )
-            request = AlterPartitionReassignmentsRequest(
-                timeout_ms=broker_timeout, topics=[topic_cls(name=t, partitions=ps) for t, ps in by_topic.items()]
-            )
+            request = encoders.alter_partition_reassignments(changes, chunk, timeout_ms=broker_timeout)
             response = wire.send_to_controller(
                 request, not_controller=lambda r: r.error_code == _NOT_CONTROLLER, timeout_ms=client_timeout
             )

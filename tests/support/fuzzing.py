@@ -298,7 +298,28 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
     if isinstance(r, decoded.AddPartitions):
         req = encoders.create_partitions([op.name], {op.name: r.total}, None, timeout_ms=1, validate_only=False)
         return req, {"partitions": r.total}
+    if isinstance(r, decoded.WriteScram):
+        return _scram_sent(r)
+    if isinstance(r, decoded.Reassign):
+        moves = {(op.name, p): t for p, t in r.targets.items()}
+        req = encoders.alter_partition_reassignments(moves, list(moves), timeout_ms=1)
+        return req, {f"assignment.{p}": list(t) for p, t in r.targets.items()}
     return None, {}
+
+
+def _scram_sent(r: Any) -> tuple[Any, dict[str, Any]]:
+    """A SCRAM write's first request (every user's first alteration), and every credential it sets or removes."""
+    from reconciler.connection.settings import Secret
+    from reconciler.kafka import encoders, results
+
+    upserts = [results.ScramUpsert(r.user, m, n, Secret("fuzz-secret")) for m, n in r.upserts.items()]
+    per_user = encoders.scram_alterations(upserts, [results.ScramDeletion(r.user, m) for m in r.deletions])
+    req = encoders.alter_user_scram_credentials([alts[0] for alts in per_user.values()])
+    content: dict[str, Any] = {f"credentials.{m}": {"iterations": n} for m, n in r.upserts.items()}
+    content |= {f"credentials.{m}": None for m in r.deletions}
+    if r.password is not None:
+        content["password"] = r.password
+    return req, content
 
 
 def _differences(c: plans.Change, content: dict[str, Any]) -> list[str]:
@@ -310,6 +331,9 @@ def _differences(c: plans.Change, content: dict[str, Any]) -> list[str]:
     if c.kind == "quota":  # a quota request also re-sends the keys that do not change: those equal the live values
         before = getattr(c.before, "values", {}) or {}
         quiet = {k: v for k, v in quiet.items() if before.get(k) != v}
+    if c.kind == "scram_user":  # a credential re-set at its live iterations (a rotation) shows as the password set
+        had = getattr(c.before, "credentials", {}) or {}
+        quiet = {k: v for k, v in quiet.items() if v != {"iterations": had.get(k.removeprefix("credentials."))}}
     found += [f"sends {k}={v!r} without showing it" for k, v in quiet.items()]
     for key in ("entity", "binding"):
         if key in content and content[key] != c.address:

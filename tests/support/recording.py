@@ -325,6 +325,10 @@ class RecordingAdapter:
             )
         )
         self.request_counts["alter_scram_credentials"] += 1
+        per_user = encoders.scram_alterations(upserts, deletions)  # in rounds, as KafkaAdapter sends them
+        for n in range(max(map(len, per_user.values()), default=0)):
+            batch = [alts[n] for alts in per_user.values() if n < len(alts)]
+            encoders.wire_bytes(encoders.alter_user_scram_credentials(batch))
         users = list(dict.fromkeys([*(u.user for u in upserts), *(d.user for d in deletions)]))
 
         def effect(user: str) -> None:
@@ -343,6 +347,7 @@ class RecordingAdapter:
     ) -> list[results.ItemResult]:
         self.calls.append(("alter_partition_reassignments", {"changes": dict(changes)}))
         self.request_counts["alter_partition_reassignments"] += 1
+        encoders.wire_bytes(encoders.alter_partition_reassignments(changes, list(changes), timeout_ms=30_000))
         keys = {f"{t}:{p}": (t, p) for t, p in changes}
 
         def effect(key: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -225,3 +226,17 @@ def test_a_reassignment_whose_replica_lists_do_not_match_its_replication_factor_
     with pytest.raises(preflight.ImpossiblePlan, match=r"payments\.audit: the target replicas do not all number 3"):
         decoded.decode(plans.Plan.from_json_dict(reseal(doc)))
 
+
+def test_the_in_memory_adapter_builds_scram_and_reassignment_requests_with_the_adapter_encoders() -> None:
+    """Regression: the unit tests' adapter accepted a SCRAM mechanism and a broker id the wire cannot carry."""
+    from reconciler.connection.settings import Secret
+    from reconciler.kafka import results
+    from tests.support.recording import RecordingAdapter
+
+    adapter = RecordingAdapter()
+    with pytest.raises(ValueError, match="unknown SCRAM mechanism 'SCRAM-SHA-1'"):
+        adapter.alter_scram_credentials(upserts=[results.ScramUpsert("u", "SCRAM-SHA-1", 4096, Secret("pw"))])
+    with pytest.raises(ValueError, match="unknown SCRAM mechanism 'MD5'"):
+        adapter.alter_scram_credentials(deletions=[results.ScramDeletion("u", "MD5")])
+    with pytest.raises(struct.error):
+        adapter.alter_partition_reassignments({("t", 0): [1, 2**31]})
