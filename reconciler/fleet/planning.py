@@ -5,7 +5,8 @@ in this process (``reconciler.fleet.local.run_local``), the Spark engine inside 
 same loop over its share of the clusters (``reconciler.fleet.spark``). For each cluster the desired rows of its
 manifest set and the live rows read from its cluster or snapshot are matched with an in-memory hash join on
 ``(kind, name, attribute)`` (``hash_join``); ``plan_joined`` rebuilds the desired and live state from the joined
-rows and calls the single-cluster planner, so ownership, delete policy, internal topics, blocked changes, redaction,
+rows (with the digests of the declared connector secrets, as an offline plan takes them) and calls the
+single-cluster planner, so ownership, delete policy, internal topics, blocked changes, redaction,
 lint and fingerprints follow one definition of the rules. The join itself says which resources differ attribute by
 attribute; the drift records name those attributes for the resources the plan acts on.
 """
@@ -19,6 +20,7 @@ from typing import Any
 
 from reconciler import planner
 from reconciler.base import collector
+from reconciler.connect import evidence as connect_evidence
 from reconciler.fleet import rows
 from reconciler.model import plans
 
@@ -169,7 +171,8 @@ def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
         if kind == rows.ERROR:
             return ClusterOutcome(cluster=cluster, status=STATUS_UNREADABLE, reason=value or "unknown error")
     wanted = rows.rebuild_desired(want_rows)
-    live = rows.rebuild_live(live_rows)
+    # The declared connector secrets are digested here, where the cluster is planned (no value is ever a row).
+    live = connect_evidence.offline(rows.rebuild_live(live_rows), wanted)
     with collector.paused():
         result = planner.plan(wanted, live)
     differing = differing_attributes(joined)

@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from reconciler.fleet import connector_rows
 from reconciler.model import desired, entities, impact, payloads, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
@@ -68,6 +69,8 @@ def _ownership_doc(own: desired.Ownership) -> dict[str, Any]:
         "source": None if own.source is None else dataclasses.asdict(own.source),
         **({"groups": _patterns(own.groups)} if own.groups else {}),
         **({"client_metrics": _patterns(own.client_metrics)} if own.client_metrics else {}),
+        **({"connectors": _patterns(own.connectors)} if own.connectors else {}),
+        **({"max_deletes": own.max_deletes} if own.max_deletes is not None else {}),
     }
 
 
@@ -82,6 +85,8 @@ def _ownership(own_doc: Mapping[str, Any]) -> desired.Ownership:
         quota_entities=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("quota_entities", [])),
         groups=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("groups", [])),
         client_metrics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("client_metrics", [])),
+        connectors=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("connectors", [])),
+        max_deletes=own_doc.get("max_deletes"),
     )
 
 
@@ -129,6 +134,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
         if entry.source is not None:
             yield (kind, broker, "@source", _source(entry.source))
     yield from _desired_entity_rows(wanted)
+    yield from connector_rows.desired_rows(wanted)
 
 
 def _desired_entity_rows(wanted: desired.DesiredState) -> Iterator[Row]:
@@ -224,6 +230,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
         group_configs=found[Kind.GROUP_CONFIG],
         client_metrics=found[Kind.CLIENT_METRICS],
         ownership=ownership,
+        connectors=connector_rows.rebuild_desired(grouped[Kind.CONNECTOR]),
     )
 
 
@@ -245,6 +252,7 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
         ("capabilities", dict(sorted(live.capabilities.items()))),
         ("unavailable", dict(sorted(live.unavailable.items()))),
         ("sections", {s: getattr(live, s) is not None for s in LIVE_SECTIONS}),
+        ("connect", connector_rows.meta(live.connect)),
     )
     for attribute, value in meta:
         yield (META_LIVE, "", attribute, _j(value))
@@ -290,6 +298,7 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
             yield (kind, name, "@exists", None)
             for key, value in found.items():
                 yield (kind, name, CONFIG_PREFIX + key, value)
+    yield from connector_rows.live_rows(live.connect)
 
 
 def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
@@ -343,6 +352,7 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         if meta.get("topic_usage") is None
         else {str(n): state.TopicUsage.from_dict(u) for n, u in meta["topic_usage"].items()},
         impact=None if meta.get("impact") is None else impact.ImpactEvidence.from_dict(meta["impact"]),
+        connect=connector_rows.rebuild_live(meta.get("connect"), grouped[Kind.CONNECTOR]),
     )
 
 

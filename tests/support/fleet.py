@@ -10,6 +10,8 @@ import pytest
 from hypothesis import strategies as st
 
 from reconciler import operations, planner
+from reconciler.connect import evidence as connect_evidence
+from reconciler.connect import secrets as connect_secrets
 from reconciler.fleet import sources
 from reconciler.model import desired as d
 from reconciler.model import snapshotfile
@@ -121,6 +123,60 @@ quota_values = st.dictionaries(
 patterns = st.builds(d.NamePattern, st.just("prefix"), names(("team.", "orders", "User:", "User:team", "")))
 
 
+CONNECTORS = ("sink-a", "sink-b", "src-c")
+CONNECTOR_CLASSES = ("FileStreamSink", "org.apache.kafka.connect.file.FileStreamSourceConnector", "Missing")
+# A file secret every process of the machine reads alike (a Spark executor too): its digest is on the live side.
+CONNECTOR_SECRET = d.SecretRef(file=str(Path(__file__).with_name("connector-secret.txt")))
+connector_configs = st.fixed_dictionaries(
+    {"connector.class": names(CONNECTOR_CLASSES), "tasks.max": names(("1", "2"))},
+    optional={"file": names(("/tmp/a", "/tmp/b")), "topics": names(("orders", "payments"))},
+)
+
+
+@st.composite
+def desired_connector(draw: st.DrawFn, name: str) -> d.DesiredConnector:
+    return d.DesiredConnector(
+        name=name,
+        config=draw(connector_configs),
+        state=draw(names(s.CONNECTOR_STATES)),
+        secrets=draw(st.sampled_from(({}, {"connection.password": CONNECTOR_SECRET}))),
+        reset_offsets=draw(st.booleans()),
+        source=draw(sources_),
+        positions=draw(st.sampled_from(({}, {"tasks.max": d.Source("connectors.yaml", 7, 5)}))),
+    )
+
+
+@st.composite
+def live_connector(draw: st.DrawFn, name: str) -> s.ConnectorState:
+    config = dict(draw(connector_configs))
+    secret = draw(st.sampled_from((None, "s3cret", "old")))
+    if secret is not None:
+        config["connection.password"] = connect_secrets.digest(name, "connection.password", secret)
+    tasks = draw(st.lists(st.builds(s.ConnectorTask, st.integers(0, 1), names(("RUNNING", "FAILED"))), max_size=2))
+    return s.ConnectorState(
+        name=name,
+        config=config,
+        state=draw(names(("RUNNING", "PAUSED", "STOPPED", "FAILED", "UNASSIGNED"))),
+        tasks=tuple(tasks),
+        type=draw(names((None, "sink", "source"))),
+        trace=draw(names((None, "boom"))),
+    )
+
+
+@st.composite
+def live_connect(draw: st.DrawFn) -> s.ConnectState | None:
+    if draw(st.integers(0, 4)) == 0:
+        return None
+    plugins = draw(names((None, ("org.apache.kafka.connect.file.FileStreamSinkConnector",))))
+    found = draw(st.lists(names(CONNECTORS), unique=True, max_size=3))
+    return s.ConnectState("http://connect:8083", {n: draw(live_connector(n)) for n in found}, plugins)
+
+
+def offline(wanted: d.DesiredState, live: s.ClusterState) -> s.ClusterState:
+    """``live`` as a single-cluster offline plan from a snapshot takes it (the declared secrets digested)."""
+    return connect_evidence.offline(live, wanted)
+
+
 @st.composite
 def cluster_pairs(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
     """One cluster's desired state and live state, overlapping, with ownership and sections not read."""
@@ -164,6 +220,8 @@ def cluster_pairs(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
         principals=tuple(draw(st.lists(patterns, max_size=2))),
         delete={k: True for k in draw(st.lists(names(KINDS), unique=True))},
         managed_kinds=frozenset(draw(st.lists(names(KINDS), unique=True, min_size=3))),
+        connectors=tuple(draw(st.lists(st.builds(d.NamePattern, st.just("prefix"), names(("sink-", ""))), max_size=1))),
+        max_deletes=draw(st.one_of(st.none(), st.integers(0, 3))),
     )
     wanted = d.DesiredState(
         topics=want_topics,
@@ -182,6 +240,7 @@ def cluster_pairs(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
         },
         broker_configs={b: d.DesiredBrokerConfig(b, c, draw(sources_)) for b, c in want_brokers.items()},
         ownership=ownership,
+        connectors={n: draw(desired_connector(n)) for n in draw(st.lists(names(CONNECTORS), unique=True, max_size=3))},
     )
     unread = draw(st.sets(names(("acls", "quotas", "scram_users", "topics"))))
     live = s.ClusterState(
@@ -203,6 +262,7 @@ def cluster_pairs(draw: st.DrawFn) -> tuple[d.DesiredState, s.ClusterState]:
         # A cluster with every admin API the tool uses (one lacking some blocks those kinds: test_planner_unsupported).
         capabilities=dict.fromkeys(API_SINCE, 0) | {"CreateTopics": 7},
         unavailable={"acl": "no authorizer"} if "acls" in unread else {},
+        connect=draw(live_connect()),
     )
     return wanted, live
 
@@ -231,7 +291,7 @@ def fleet_inputs(
         desired_sets[key] = sources.DesiredSet(key, wanted, {})
         tasks.append(sources.ClusterTask(name=name, desired_key=key, snapshot=str(path)))
         expected[name] = planner.plan(
-            wanted, snapshotfile.read_snapshot(path) if path.suffix == ".json" else live
+            wanted, offline(wanted, snapshotfile.read_snapshot(path) if path.suffix == ".json" else live)
         ).to_json()
     return tasks, desired_sets, expected
 

@@ -1,0 +1,120 @@
+"""Kafka Connect connectors in the fleet row model: declared connectors and a snapshot's connectors as rows, and back.
+
+Rows of kind ``connector`` are named by the connector. Both sides carry ``state`` (the declared state, or Connect's
+state in lower case, so a running connector joins equal) and one ``configs.<key>`` row per config key. The live
+side's configs are as the snapshot holds them: a secret is its digest, never its value; the desired side names its
+secrets only by reference (``@secrets``: an environment variable or a file). The Connect cluster's address and
+plugin list travel in the live metadata row ``connect``. The digests of the declared secrets are not rows: they are
+resolved where the cluster is planned, as a single-cluster offline plan resolves them
+(``reconciler.connect.evidence.offline``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from reconciler.model import desired, state
+from reconciler.model.kinds import Kind
+from reconciler.model.payloads import CONFIG_ATTRIBUTE_PREFIX
+
+Row = tuple[str, str, str, str | None]
+Section = Mapping[str, Mapping[str, str | None]]
+KIND = Kind.CONNECTOR.value
+CONFIG_PREFIX = CONFIG_ATTRIBUTE_PREFIX
+
+
+def _j(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _source(source: desired.Source | None) -> list[Any] | None:
+    return None if source is None else [source.file, source.line, source.column, source.origin]
+
+
+def _unsource(doc: Any) -> desired.Source | None:
+    return None if doc is None else desired.Source(*doc)
+
+
+def _configs(entry: Mapping[str, str | None]) -> dict[str, str]:
+    cut = len(CONFIG_PREFIX)
+    return {k[cut:]: str(v) for k, v in entry.items() if k.startswith(CONFIG_PREFIX)}
+
+
+def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
+    """The rows of every declared connector (secrets as references only)."""
+    for name, c in wanted.connectors.items():
+        yield (KIND, name, "state", c.state)
+        for key, value in c.config.items():
+            yield (KIND, name, CONFIG_PREFIX + key, value)
+        if c.secrets:
+            yield (KIND, name, "@secrets", _j({k: dataclasses.asdict(r) for k, r in c.secrets.items()}))
+        if c.reset_offsets:
+            yield (KIND, name, "@reset_offsets", "true")
+        if c.source is not None:
+            yield (KIND, name, "@source", _j(_source(c.source)))
+        if c.positions:
+            yield (KIND, name, "@positions", _j({k: _source(p) for k, p in c.positions.items()}))
+
+
+def rebuild_desired(section: Section) -> dict[str, desired.DesiredConnector]:
+    """The declared connectors ``desired_rows`` made ``section`` (name -> attribute -> value) from."""
+    out = {}
+    for name, e in section.items():
+        secrets = json.loads(str(e["@secrets"])) if "@secrets" in e else {}
+        positions = json.loads(str(e["@positions"])) if "@positions" in e else {}
+        out[name] = desired.DesiredConnector(
+            name=name,
+            config=_configs(e),
+            state=str(e["state"]),
+            secrets={k: desired.SecretRef(**r) for k, r in secrets.items()},
+            reset_offsets="@reset_offsets" in e,
+            source=_unsource(json.loads(str(e["@source"]))) if "@source" in e else None,
+            positions={k: desired.Source(*p) for k, p in positions.items()},
+        )
+    return out
+
+
+def meta(connect: state.ConnectState | None) -> dict[str, Any] | None:
+    """The live metadata of a Connect cluster: its address and plugins (``None``: Connect was not read)."""
+    if connect is None:
+        return None
+    return {"url": connect.url, "plugins": None if connect.plugins is None else list(connect.plugins)}
+
+
+def live_rows(connect: state.ConnectState | None) -> Iterator[Row]:
+    """The rows of every live connector: configs as read (secrets as digests) and status."""
+    for name, c in (connect.connectors if connect is not None else {}).items():
+        yield (KIND, name, "state", c.state.lower())
+        yield (KIND, name, "@state", c.state)
+        for key, value in c.config.items():
+            yield (KIND, name, CONFIG_PREFIX + key, value)
+        if c.tasks:
+            yield (KIND, name, "@tasks", _j([dataclasses.asdict(t) for t in c.tasks]))
+        if c.type is not None:
+            yield (KIND, name, "@type", c.type)
+        if c.trace is not None:
+            yield (KIND, name, "@trace", c.trace)
+
+
+def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.ConnectState | None:
+    """The ``ConnectState`` of ``meta``'s ``doc`` and the live rows in ``section`` (``live_rows`` inverse)."""
+    if doc is None:
+        return None
+    connectors = {
+        name: state.ConnectorState(
+            name=name,
+            config=_configs(e),
+            state=str(e["@state"]),
+            tasks=tuple(state.ConnectorTask(**t) for t in json.loads(str(e["@tasks"]))) if "@tasks" in e else (),
+            type=e.get("@type"),
+            trace=e.get("@trace"),
+        )
+        for name, e in section.items()
+    }
+    plugins = doc.get("plugins")
+    return state.ConnectState(
+        url=str(doc["url"]), connectors=connectors, plugins=None if plugins is None else tuple(plugins)
+    )
