@@ -113,11 +113,14 @@ def sort_result(res: Any, result: Configs, *, lint_broker: str, own: bool = True
 def _config_error(res: Any, *, name: str, kind: str, wire: Any) -> RequestFailed:
     """A refused DescribeConfigs result as the error to raise, with the grant to ask for when it lacks a right."""
     label = f"topic {name}" if kind == "topic" else f"broker {name or state.CLUSTER_DEFAULT}"
+    return describe_failed(res, label=label, right=f"DescribeConfigs:{kind}", name=name, wire=wire)
+
+
+def describe_failed(res: Any, *, label: str, right: str, name: str, wire: Any) -> RequestFailed:
+    """A refused DescribeConfigs result for ``label``, with the grant of ``right`` to ask for when it lacks one."""
     hint = None
     if rights.is_authorization_error(codes.error_name(res.error_code)):
-        hint = rights.grant_hint(
-            f"DescribeConfigs:{kind}", settings=getattr(wire, "settings", None), name=name, wire=wire
-        )
+        hint = rights.grant_hint(right, settings=getattr(wire, "settings", None), name=name, wire=wire)
     return RequestFailed(
         f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
         + (f": {res.error_message}" if res.error_message else "")

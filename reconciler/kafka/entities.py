@@ -20,7 +20,7 @@ from typing import Any
 
 from kafka.protocol.admin import ListConfigResourcesRequest
 
-from reconciler.kafka import codes, rights
+from reconciler.kafka import config_results
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import RequestFailed
 from reconciler.model import entities
@@ -94,17 +94,5 @@ def file_result(res: Any, sections: dict[Kind, dict[str, dict[str, str | None]]]
 
 
 def _describe_error(res: Any, *, kind: Kind, name: str, wire: Any) -> RequestFailed:
-    label = f"{entities.NOUNS[kind]} {name}"
-    hint = None
-    if rights.is_authorization_error(codes.error_name(res.error_code)):
-        api = "DescribeConfigs:group" if kind == Kind.GROUP_CONFIG else "DescribeConfigs:client_metrics"
-        hint = rights.grant_hint(api, settings=getattr(wire, "settings", None), name=name, wire=wire)
-    return RequestFailed(
-        f"cannot describe the configs of {label}: {codes.error_name(res.error_code)}"
-        + (f": {res.error_message}" if res.error_message else "")
-        + (f"; {hint}" if hint else ""),
-        api="DescribeConfigs",
-        error_code=int(res.error_code),
-        error_name=codes.error_name(res.error_code),
-        retriable=codes.is_retriable(res.error_code),
-    )
+    api = "DescribeConfigs:group" if kind == Kind.GROUP_CONFIG else "DescribeConfigs:client_metrics"
+    return config_results.describe_failed(res, label=f"{entities.NOUNS[kind]} {name}", right=api, name=name, wire=wire)
