@@ -20,6 +20,7 @@ from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STA
 from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload
 from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError as PayloadError
+from reconciler.model.payload_errors import fields as _fields
 
 # A config key's attribute name in a change's ``attributes`` (the display of a diff): ``configs.retention.ms``.
 CONFIG_ATTRIBUTE_PREFIX = "configs."
@@ -85,15 +86,6 @@ def _config_ops(value: Any) -> tuple[ConfigOp, ...]:
     if len({op.key for op in ops}) != len(ops):
         raise PayloadError("the change's config_ops name a key twice")
     return ops
-
-
-def _fields(data: Any, allowed: tuple[str, ...]) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise PayloadError(f"the change's data is a {type(data).__name__}, not an object")
-    unknown = sorted(str(k) for k in data if k not in allowed)
-    if unknown:
-        raise PayloadError(f"the change's data has unexpected field(s) {', '.join(unknown)}")
-    return data
 
 
 def _int(value: Any, field: str) -> int:
