@@ -354,7 +354,13 @@ def test_plans_made_while_a_worker_joins_the_group_are_not_stale_and_converge(
             rounds += 1
         starter.join(timeout=120)
         assert second.running, second.log_tail()
-        assert all_running(second, topic_prefix, count, batch)  # a member of the group: it reports the same
+        # A member of the group reports the same once its status view has read the group's status topic (the
+        # rebalance that its joining started may still be moving tasks when start() returns).
+        eventually(
+            lambda: all_running(second, topic_prefix, count, batch) or None,
+            what="the joined worker reporting every connector and task running",
+            timeout=60,
+        )
         workers = workers_of(second, topic_prefix)
         print(f"\n{rounds} applies while a worker joined; statuses {dict(statuses)}; {len(workers)} worker(s) run them")
         assert not plan_of(directory)[0].actionable
