@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from reconciler.fleet import connector_rows
-from reconciler.model import desired, entities, impact, payloads, state
+from reconciler.model import desired, entities, impact, payloads, snapshotfile, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
 
@@ -345,7 +345,7 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         scram_users=scram if read["scram_users"] else None,
         group_configs=_entity_section(grouped, read, Kind.GROUP_CONFIG),
         client_metrics=_entity_section(grouped, read, Kind.CLIENT_METRICS),
-        reassignments=tuple(_reassignment(r) for r in meta["reassignments"]),
+        reassignments=tuple(snapshotfile.reassignment(r) for r in meta["reassignments"]),
         capabilities={str(k): int(v) for k, v in meta["capabilities"].items()},
         unavailable={str(k): str(v) for k, v in meta["unavailable"].items()},
         topic_usage=None
@@ -359,16 +359,6 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
 def error_rows(reason: str) -> list[Row]:
     """The single row that stands for a cluster whose live state could not be read."""
     return [(ERROR, "", "reason", reason)]
-
-
-def _reassignment(r: Mapping[str, Any]) -> state.Reassignment:
-    return state.Reassignment(
-        topic=r["topic"],
-        partition=int(r["partition"]),
-        replicas=tuple(r["replicas"]),
-        adding=tuple(r["adding"]),
-        removing=tuple(r["removing"]),
-    )
 
 
 def _desired_entities(section: Mapping[str, Mapping[str, str | None]]) -> dict[str, desired.DesiredEntityConfig]:

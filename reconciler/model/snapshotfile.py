@@ -116,7 +116,7 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         acls=None if acls_doc is None else frozenset(_acls(acls_doc)),
         quotas=_quotas(doc.get("quotas")),
         scram_users=_scram_users(doc.get("scram_users")),
-        reassignments=tuple(_reassignment(r) for r in doc.get("reassignments", [])),
+        reassignments=tuple(reassignment(r) for r in doc.get("reassignments", [])),
         capabilities={str(k): int(v) for k, v in doc.get("capabilities", {}).items()},
         unavailable={str(k): str(v) for k, v in doc.get("unavailable", {}).items()},
         topic_usage=None
@@ -190,7 +190,8 @@ def _scram_users(scram_doc: Mapping[str, Any] | None) -> dict[str, tuple[state.S
     }
 
 
-def _reassignment(r: Mapping[str, Any]) -> state.Reassignment:
+def reassignment(r: Mapping[str, Any]) -> state.Reassignment:
+    """One partition reassignment read back from its saved JSON form."""
     return state.Reassignment(
         topic=r["topic"],
         partition=int(r["partition"]),
