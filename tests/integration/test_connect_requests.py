@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kafka.protocol.parser import KafkaProtocol
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.kafka.codes import api_name
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import FILE_SOURCE, ConnectWorker
+from tests.support.kafka_requests import count_kafka_requests
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()
@@ -46,15 +45,7 @@ def rest(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str]]:
 @pytest.fixture
 def kafka_sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str]]:
     """Kafka requests written while the test runs, by API."""
-    counts: collections.Counter[str] = collections.Counter()
-    encode = KafkaProtocol.send_request
-
-    def counted(self: KafkaProtocol, request: Any, *args: Any, **kwargs: Any) -> Any:
-        counts[api_name(request)] += 1
-        return encode(self, request, *args, **kwargs)
-
-    monkeypatch.setattr(KafkaProtocol, "send_request", counted)
-    yield counts
+    yield count_kafka_requests(monkeypatch)
 
 
 def profile(cluster: KafkaCluster, worker: ConnectWorker | None) -> str:

@@ -20,16 +20,14 @@ import collections
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from kafka.protocol.parser import KafkaProtocol
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.kafka.codes import api_name
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_version
+from tests.support.kafka_requests import count_kafka_requests
 
 pytestmark = pytest.mark.kafka
 runner = CliRunner()
@@ -38,15 +36,7 @@ runner = CliRunner()
 @pytest.fixture
 def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str]]:
     """Requests written to any socket while the test runs, by API."""
-    counts: collections.Counter[str] = collections.Counter()
-    encode = KafkaProtocol.send_request
-
-    def counted(self: KafkaProtocol, request: Any, *args: Any, **kwargs: Any) -> Any:
-        counts[api_name(request)] += 1
-        return encode(self, request, *args, **kwargs)
-
-    monkeypatch.setattr(KafkaProtocol, "send_request", counted)
-    yield counts
+    yield count_kafka_requests(monkeypatch)
 
 
 def manifests(directory: Path, prefix: str) -> Path:
