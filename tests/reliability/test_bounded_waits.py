@@ -28,6 +28,7 @@ from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.wire import Wire
 from tests.kafka.secure import SecureCluster
+from tests.support.black_hole import black_hole as silent_listener
 from tests.support.integration import closed_port, write_manifests
 from tests.support.live import cli
 from tests.support.oidc import OidcServer
@@ -52,10 +53,8 @@ def manifests(tmp_path: Path) -> Path:
 @pytest.fixture
 def black_hole() -> Iterator[str]:
     """``127.0.0.1:PORT`` of a socket that accepts connections (the kernel's backlog) and never answers."""
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(64)
-        yield f"127.0.0.1:{server.getsockname()[1]}"
+    with silent_listener() as address:
+        yield address
 
 
 def run_bounded(args: list[str], env: dict[str, str]) -> tuple[str, float]:

@@ -13,7 +13,6 @@ endpoint, and plans made and applied round after round while a worker joins the 
 from __future__ import annotations
 
 import collections
-import socket
 import textwrap
 import threading
 import time
@@ -39,6 +38,7 @@ from reconciler.model import state as s
 from reconciler.planner import plan
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
+from tests.support.black_hole import black_hole as silent_listener
 from tests.support.http_drop import AnswerDropper
 from tests.support.live import cli
 from tests.support.polling import eventually
@@ -52,10 +52,8 @@ APPLY_DEADLINE_S = 20.0
 @pytest.fixture
 def black_hole() -> Iterator[str]:
     """``http://127.0.0.1:PORT`` of a socket that accepts connections (the kernel's backlog) and never answers."""
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen(64)
-        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    with silent_listener() as address:
+        yield f"http://{address}"
 
 
 def connectors(prefix: str, tmp_path: Path, count: int, **config: str) -> d.DesiredState:
