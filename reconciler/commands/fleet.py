@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from reconciler.commands import output
-from reconciler.commands.options import ApiUrlOpt, RepoOpt, VerboseOpt
+from reconciler.commands.options import ApiUrlOpt, DriftLabelOpt, RepoOpt, VerboseOpt
 from reconciler.commands.plain_help import PlainCommand
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ def drift_issue(
     close_if_clean: Annotated[
         bool, typer.Option("--close-if-clean", help="Close the open issue when a complete run finds no drift.")
     ] = False,
-    label: Annotated[str, typer.Option("--label", help="Label that marks drift issues.")] = "kafka-drift",
+    label: DriftLabelOpt = "kafka-drift",
     repo: RepoOpt = None,
     api_url: ApiUrlOpt = None,
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from reconciler.commands import output
-from reconciler.commands.options import ApiUrlOpt, ClusterNameOpt, PlanFileOpt, PlanFormat, RepoOpt
+from reconciler.commands.options import ApiUrlOpt, ClusterNameOpt, DriftLabelOpt, PlanFileOpt, PlanFormat, RepoOpt
 
 
 class CommentPlatform(str, enum.Enum):
@@ -105,7 +105,7 @@ def drift_issue(
     close_if_clean: Annotated[
         bool, typer.Option("--close-if-clean", help="Close the open drift issue when the plan has no changes.")
     ] = False,
-    label: Annotated[str, typer.Option("--label", help="Label that marks drift issues.")] = "kafka-drift",
+    label: DriftLabelOpt = "kafka-drift",
     repo: RepoOpt = None,
     api_url: ApiUrlOpt = None,
 ) -> None:

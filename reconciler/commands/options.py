@@ -108,6 +108,7 @@ ClusterNameOpt = Annotated[
     ),
 ]
 RepoOpt = Annotated[str | None, typer.Option("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY).")]
+DriftLabelOpt = Annotated[str, typer.Option("--label", help="Label that marks drift issues.")]
 ApiUrlOpt = Annotated[
     str | None, typer.Option("--api-url", help="GitHub API URL (default: $GITHUB_API_URL or https://api.github.com).")
 ]
