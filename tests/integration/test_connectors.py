@@ -26,25 +26,15 @@ from reconciler.model.kinds import Kind
 from reconciler.render import render_json, render_text
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
+from tests.support.connect_manifests import write_connect_manifests
 from tests.support.polling import eventually
 
 pytestmark = pytest.mark.kafka
 
 
 def write(directory: Path, worker: ConnectWorker, cluster: KafkaCluster, body: str) -> Path:
-    """Manifests: a Cluster profile naming the broker and the worker, then ``body``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    profile = f"""\
-        apiVersion: kafka-reconciler/v1
-        kind: Cluster
-        metadata: {{name: test}}
-        spec:
-          bootstrapServers: ["{cluster.bootstrap}"]
-          connect: {{urls: ["{worker.url}"]}}
-        """
-    (directory / "cluster.yaml").write_text(textwrap.dedent(profile))
-    (directory / "connectors.yaml").write_text(textwrap.dedent(body))
-    return directory
+    """Manifests: a Cluster profile naming the broker and the worker, then ``body`` (dedented)."""
+    return write_connect_manifests(directory, cluster, worker.url, textwrap.dedent(body))
 
 
 def plan_of(directory: Path) -> tuple[plans.Plan, manifests.LoadResult, int]:

@@ -13,7 +13,6 @@ endpoint, and plans made and applied round after round while a worker joins the 
 from __future__ import annotations
 
 import collections
-import textwrap
 import threading
 import time
 from collections.abc import Iterator
@@ -39,6 +38,7 @@ from reconciler.planner import plan
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
 from tests.support.black_hole import black_hole as silent_listener
+from tests.support.connect_manifests import write_connect_manifests as write
 from tests.support.http_drop import AnswerDropper
 from tests.support.live import cli
 from tests.support.polling import eventually
@@ -184,21 +184,6 @@ def test_a_second_worker_joining_during_apply_does_not_break_it(
         assert not plan_with(port, kafka_single, wanted).actionable
     finally:
         second.close()
-
-
-def write(directory: Path, cluster: KafkaCluster, url: str, body: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    profile = f"""\
-        apiVersion: kafka-reconciler/v1
-        kind: Cluster
-        metadata: {{name: test}}
-        spec:
-          bootstrapServers: ["{cluster.bootstrap}"]
-          connect: {{urls: ["{url}"]}}
-        """
-    (directory / "cluster.yaml").write_text(textwrap.dedent(profile))
-    (directory / "connectors.yaml").write_text(body)
-    return directory
 
 
 def sources(prefix: str, workdir: Path, count: int, *, batch: int = 100) -> str:
