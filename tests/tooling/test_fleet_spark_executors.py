@@ -94,7 +94,7 @@ def test_the_executor_check_asks_every_executor_once(tmp_path: Path) -> None:
             eventually(
                 lambda: sc._jsc.sc().getExecutorMemoryStatus().size() >= 3,  # the driver and two executors
                 what="both workers' executors registered",
-                timeout=120,
+                timeout=240,  # two executor JVMs starting on 2 cores under a whole test run's load
             )
             with pytest.raises(errors.ConfigError) as refused:
                 spark_engine.check_executors(session)
