@@ -16,18 +16,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
+from tests.kafka import dist
 from tests.kafka.cluster import free_ports
-from tests.kafka.dist import CACHE_ROOT, MARKER, HarnessError, KafkaDistribution, _locked, _read_cache
+from tests.kafka.dist import CACHE_ROOT, HarnessError, KafkaDistribution, _locked, _read_cache
 from tests.kafka.node import JVM_OPTIONS, spawn
 
 CONNECT_VERSION = "4.3.1"
@@ -58,26 +57,16 @@ def resolve_connect(version: str = CONNECT_VERSION, *, cache_root: Path = CACHE_
 
 
 def _download(*, version: str, target: Path, cache_root: Path) -> None:
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise HarnessError("Maven ('mvn') is needed to fetch the Kafka Connect jars; install Maven 3.8+ and retry")
-    staging = Path(tempfile.mkdtemp(prefix=f".connect-{version}-", dir=cache_root))
-    try:
-        libs = staging / "libs"
-        command = [mvn, "-q", "-B", "-f", str(CONNECT_POM), f"-Dconnect.version={version}"]
-        command += ["dependency:copy-dependencies", f"-DoutputDirectory={libs}", "-DincludeScope=runtime"]
-        result = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
-        jars = sorted(p.name for p in libs.glob("*.jar")) if libs.is_dir() else []
-        if result.returncode != 0 or not any(name.startswith("connect-runtime-") for name in jars):
-            tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-30:])
-            raise HarnessError(f"Maven could not resolve Kafka Connect {version} (exit {result.returncode}):\n{tail}")
-        (staging / MARKER).write_text("\n".join(jars) + "\n")
-        if target.exists():
-            shutil.rmtree(target)
-        staging.rename(target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    dist.fetch_into(
+        target,
+        cache_root=cache_root,
+        pom=CONNECT_POM,
+        properties=[f"-Dconnect.version={version}"],
+        expect_prefix="connect-runtime-",
+        what=f"Kafka Connect {version}",
+        staging_prefix=f".connect-{version}-",
+        jars_for="the Kafka Connect jars",
+    )
 
 
 class ConnectWorker:

@@ -146,29 +146,45 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _download(*, version: str, major: int, target: Path, cache_root: Path) -> None:
+    fetch_into(
+        target,
+        cache_root=cache_root,
+        pom=POM,
+        properties=[f"-Dkafka.version={version}", f"-Dkafka.major={major}"],
+        expect_prefix="kafka_2.13-",
+        what=f"Kafka {version}",
+        staging_prefix=f".{version}-",
+        jars_for="the Kafka broker jars",
+    )
+
+
+def fetch_into(
+    target: Path,
+    *,
+    cache_root: Path,
+    pom: Path,
+    properties: list[str],
+    expect_prefix: str,
+    what: str,
+    staging_prefix: str,
+    jars_for: str,
+) -> None:
+    """Resolve ``pom``'s runtime jars with Maven into a staging folder under ``cache_root``, check that a jar named
+    ``expect_prefix...`` is among them, write the ``COMPLETE`` marker, then move the folder to ``target`` (so a
+    half-done download is never read as a cache). Used for the broker jars and the Kafka Connect worker's."""
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise HarnessError("Maven ('mvn') is needed to fetch the Kafka broker jars; install Maven 3.8+ and retry")
-    staging = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=cache_root))
+        raise HarnessError(f"Maven ('mvn') is needed to fetch {jars_for}; install Maven 3.8+ and retry")
+    staging = Path(tempfile.mkdtemp(prefix=staging_prefix, dir=cache_root))
     try:
         libs = staging / "libs"
-        command = [
-            mvn,
-            "-q",
-            "-B",
-            "-f",
-            str(POM),
-            f"-Dkafka.version={version}",
-            f"-Dkafka.major={major}",
-            "dependency:copy-dependencies",
-            f"-DoutputDirectory={libs}",
-            "-DincludeScope=runtime",
-        ]
+        command = [mvn, "-q", "-B", "-f", str(pom), *properties]
+        command += ["dependency:copy-dependencies", f"-DoutputDirectory={libs}", "-DincludeScope=runtime"]
         result = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
         jars = sorted(p.name for p in libs.glob("*.jar")) if libs.is_dir() else []
-        if result.returncode != 0 or not any(name.startswith("kafka_2.13-") for name in jars):
+        if result.returncode != 0 or not any(name.startswith(expect_prefix) for name in jars):
             tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-30:])
-            raise HarnessError(f"Maven could not resolve Kafka {version} (exit {result.returncode}):\n{tail}")
+            raise HarnessError(f"Maven could not resolve {what} (exit {result.returncode}):\n{tail}")
         (staging / MARKER).write_text("\n".join(jars) + "\n")
         if target.exists():
             shutil.rmtree(target)
