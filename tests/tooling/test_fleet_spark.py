@@ -28,7 +28,7 @@ from tests.support.fleet import fleet_inputs, fleets
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # stopped before other modules start their own: a process has one SparkContext
 def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install -e '.[spark]')")
     session = spark_engine.session(

@@ -91,6 +91,8 @@ def test_the_executor_check_asks_every_executor_once(tmp_path: Path) -> None:
         session = spark_engine.session(cluster.master_url, conf={"spark.executor.memory": "512m"})
         try:
             sc = session.sparkContext
+            # a session another test left running in this process would be returned instead, local and alone
+            assert sc.master == cluster.master_url, f"an earlier Spark session ({sc.master}) is still active"
             eventually(
                 lambda: sc._jsc.sc().getExecutorMemoryStatus().size() >= 3,  # the driver and two executors
                 what="both workers' executors registered",
