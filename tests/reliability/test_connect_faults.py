@@ -13,6 +13,7 @@ endpoint, and plans made and applied round after round while a worker joins the 
 from __future__ import annotations
 
 import collections
+import functools
 import threading
 import time
 from collections.abc import Iterator
@@ -333,7 +334,16 @@ def test_plans_made_while_a_worker_joins_the_group_are_not_stale_and_converge(
             report = apply_manifests(kafka_single, loaded, p, port_of(loaded))
             assert report.exit_code == 0, report.to_json()
             assert time.monotonic() - started < APPLY_DEADLINE_S + 10
-            assert all_running(connect_worker, topic_prefix, count, batch)
+            # The configs are Connect's durable record: as declared at once. The apply's read-back saw every
+            # connector and task RUNNING; the rebalance the join starts may still move a task (UNASSIGNED while it
+            # moves), so their states are asked until they settle again.
+            configs = {n: e["info"]["config"]["batch.size"] for n, e in held(connect_worker, topic_prefix).items()}
+            assert len(configs) == count and set(configs.values()) == {str(batch)}, configs
+            eventually(
+                functools.partial(all_running, connect_worker, topic_prefix, count, batch),
+                what="every connector and task running again",
+                timeout=60,
+            )
             rounds += 1
         starter.join(timeout=120)
         assert second.running, second.log_tail()
