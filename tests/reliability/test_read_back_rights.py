@@ -1,7 +1,9 @@
 """The rights check before writing covers the read-back: on the SASL node with an authorizer, a least-privilege
 principal that may create topics and alter one topic's configs, but not describe the topic it creates, is refused
 before any write, each missing right named as ``grant OP on RESOURCE to PRINCIPAL`` with a ready ``kafka-acls``
-line; granted exactly those, the apply writes, reads back and exits 0."""
+line; granted exactly those, the apply writes, reads back and exits 0. A read-back right lost after the check (revoked
+while the apply writes, in process; or by the plan's own ACL phase, through the CLI) is reported applied, not verified,
+exit 3."""
 
 from __future__ import annotations
 
@@ -145,5 +147,64 @@ def test_a_read_back_refused_for_rights_is_applied_not_verified(
     finally:
         with KafkaAdapter(settings(kafka_sasl)) as admin:
             admin.delete_acls([*cluster_rights, describe, describe_configs])
+            admin.alter_scram_credentials(deletions=[ScramDeletion(user, "SCRAM-SHA-256")])
+            admin.delete_topics(sorted(topics_state(kafka_sasl, topic_prefix)))
+
+
+def test_a_plan_revoking_its_own_read_back_right_is_applied_not_verified_through_the_cli(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Through the CLI: the plan itself deletes the tool principal's DESCRIBE_CONFIGS on the topic it creates
+    (``--allow-self-lockout-risk``). The rights check passes (the right is there when it reads), the ACL phase runs
+    before the topic is created, so the read-back after the writes is refused, every time, with no timing involved:
+    both changes applied, the summary says applied, not verified, naming the right, exit 3."""
+    user = f"{topic_prefix}ci3"
+    principal = f"User:{user}"
+    password = secrets.token_urlsafe(12)
+    new = f"{topic_prefix}revoked"
+    kept = [acl(principal, op, "kafka-cluster", resource="CLUSTER") for op in ("DESCRIBE_CONFIGS", "CREATE", "ALTER")]
+    kept.append(acl(principal, "DESCRIBE", new))
+    revoked = acl(principal, "DESCRIBE_CONFIGS", new)
+    with KafkaAdapter(settings(kafka_sasl)) as admin:
+        [r] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])
+        assert r.ok, r.describe()
+        assert all(r.ok for r in admin.create_acls([*kept, revoked]))
+    props = tmp_path / "ci.properties"
+    props.write_text(
+        f"bootstrap.servers={kafka_sasl.bootstrap}\nsecurity.protocol=SASL_PLAINTEXT\n"
+        "sasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config=org.apache.kafka.common.security.scram."
+        f'ScramLoginModule required username="{user}" password="{password}";\n'
+    )
+    root = tmp_path / "m"
+    root.mkdir()
+    bindings = "".join(
+        f'    - {{principal: "{principal}", operation: {b.operation}, resourceType: {b.resource_type}, '
+        f'resourceName: "{b.resource_name}"}}\n'
+        for b in kept
+    )
+    (root / "m.yaml").write_text(
+        topic_documents({new: (2, 1, {"retention.ms": NEW})})
+        + "\n---\napiVersion: kafka-reconciler/v1\nkind: Ownership\nmetadata: {name: o}\n"
+        f'spec: {{principals: [{{name: "{principal}"}}], delete: {{acl: true}}}}\n'
+        "---\napiVersion: kafka-reconciler/v1\nkind: Acl\nmetadata: {name: ci}\nspec:\n  bindings:\n" + bindings
+    )
+    try:
+        result = cli(
+            ["apply", str(root), "--auto-approve", "--allow-self-lockout-risk", "--command-config", str(props)]
+        )
+        print(result.stdout, result.stderr)
+        assert result.returncode == 3, result.stdout + result.stderr
+        out = result.stdout + result.stderr
+        assert f"applied, not verified (missing right: grant DESCRIBE_CONFIGS on TOPIC {new} to {principal})" in out
+        assert "did not converge" not in out
+        assert "2 applied" in out, out
+        assert topics_state(kafka_sasl, topic_prefix) == {new: 2}
+        with KafkaAdapter(settings(kafka_sasl)) as admin:
+            live = admin.read_state(kinds=frozenset({Kind.ACL}), principal_filter=lambda p: p == principal)
+        assert set(live.acls or ()) == set(kept)
+        assert topic_configs(kafka_sasl, [new])[new].get("retention.ms") == NEW
+    finally:
+        with KafkaAdapter(settings(kafka_sasl)) as admin:
+            admin.delete_acls([*kept, revoked])
             admin.alter_scram_credentials(deletions=[ScramDeletion(user, "SCRAM-SHA-256")])
             admin.delete_topics(sorted(topics_state(kafka_sasl, topic_prefix)))
