@@ -14,7 +14,18 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import connectors, entities, loader, models, profiles, roles, rules, topics, yamlio
+from reconciler.manifests import (
+    connector_grants,
+    connectors,
+    entities,
+    loader,
+    models,
+    profiles,
+    roles,
+    rules,
+    topics,
+    yamlio,
+)
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
@@ -51,6 +62,7 @@ class Builder:
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
         self._grant_topics: list[tuple[loader.Document, tuple[str | int, ...], str]] = []
         self._connect_topics: list[desired.NamePattern] = []  # storage topics a ConnectWorker names: internal
+        self._workers: dict[str, models.ConnectWorkerSpec] = {}  # ConnectWorker grants by name, for Connectors
 
     @property
     def topics(self) -> dict[str, desired.DesiredTopic]:
@@ -174,6 +186,7 @@ class Builder:
             spec = doc.spec
             names = (spec.config_storage_topic, spec.offset_storage_topic, spec.status_storage_topic)
             self._connect_topics.extend(desired.NamePattern("exact", n) for n in names)
+            self._workers[doc.name] = spec
         self._grant_topics.extend((doc, path, name) for path, name in roles.literal_topics(doc.spec))
 
     def check_grant_topics(self) -> None:
@@ -279,6 +292,12 @@ class Builder:
         found = connectors.build(doc, self.error)
         if found is not None:
             self.connectors[doc.name] = found
+        derived = connector_grants.derive(doc, self._workers, self.error)
+        if derived is not None:
+            paths: dict[str, tuple[str | int, ...]] = {"operation": connector_grants.WORKER}
+            for binding in derived.bindings:
+                self.add_binding(doc, binding, paths, derived.origin)
+            self._grant_topics.extend((doc, path, name) for path, name in derived.topics)
 
     # --------------------------------------------------------------------- profiles, ownership
     def add_cluster(self, doc: loader.Document) -> None:

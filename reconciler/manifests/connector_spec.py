@@ -3,15 +3,16 @@ document becomes a ``DesiredConnector``)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from reconciler.manifests.fields import INT32_MAX, Flag, SecretRefSpec, Strict
+from reconciler.manifests.fields import INT32_MAX, Flag, Name, RefField, SecretRefSpec, Strict
 
 
 class ConnectorSpec(Strict):
-    """``Connector`` spec: a Kafka Connect connector on the Connect cluster of the Cluster profile."""
+    """``Connector`` spec: a Kafka Connect connector on the Connect cluster of the Cluster profile, optionally run
+    under a ``ConnectWorker`` grant whose principal gets the ACLs it needs."""
 
     class_name: str = Field(min_length=1, alias="class", description="connector.class (a class or an alias).")
     tasks_max: int = Field(default=1, strict=True, ge=1, le=INT32_MAX, description="tasks.max: most tasks to run.")
@@ -26,4 +27,19 @@ class ConnectorSpec(Strict):
     )
     reset_offsets_on_create: Flag = Field(
         default=False, description="On a re-create under a name whose offsets Connect kept, reset them first."
+    )
+    worker: Name | None = Field(
+        default=None,
+        description="The ConnectWorker grant this connector runs under: its principal gets the ACLs the connector "
+        "needs (a source writes its topics; a sink reads its topics as group <sinkGroupPrefix><name>).",
+    )
+    type: Literal["source", "sink"] | None = Field(
+        default=None,
+        description="source or sink, for the ACLs of worker; default from the class name (...Source, "
+        "...SourceConnector, ...Sink, ...SinkConnector).",
+    )
+    acl_topics: Annotated[list[RefField], Field(min_length=1)] | None = Field(
+        default=None,
+        description="The topics the ACLs of worker cover when the config does not name them: a source's output "
+        "topics (else its topic key), a topics.regex sink's topics. Names or {prefix: x}.",
     )

@@ -103,3 +103,19 @@ class SecretRefSpec(Strict):
         if (self.env is None) == (self.file is None):
             raise ValueError("give exactly one of env or file")
         return self
+
+
+class ResourceRef(Strict):
+    """A resource named exactly (``name``) or by prefix (``prefix``); a plain string means ``name``."""
+
+    name: Name | None = None
+    prefix: Name | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ResourceRef:
+        if (self.name is None) == (self.prefix is None):
+            raise ValueError("give exactly one of name or prefix")
+        return self
+
+
+RefField = Name | ResourceRef

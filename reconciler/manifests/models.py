@@ -38,6 +38,8 @@ from reconciler.manifests.fields import (
     StoreType,
     Strict,
 )
+from reconciler.manifests.fields import RefField as RefField  # defined there (the Connector kind uses it too)
+from reconciler.manifests.fields import ResourceRef as ResourceRef
 from reconciler.manifests.fields import SecretRefSpec as SecretRefSpec  # defined there; used as models.SecretRefSpec
 from reconciler.model import kinds
 from reconciler.model.kinds import Manifest
@@ -50,22 +52,6 @@ class Metadata(Strict):
 
     name: Name
     labels: dict[str, str] = Field(default_factory=dict)
-
-
-class ResourceRef(Strict):
-    """A resource named exactly (``name``) or by prefix (``prefix``); a plain string means ``name``."""
-
-    name: Name | None = None
-    prefix: Name | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> ResourceRef:
-        if (self.name is None) == (self.prefix is None):
-            raise ValueError("give exactly one of name or prefix")
-        return self
-
-
-RefField = Name | ResourceRef
 
 
 def _checked(check: Callable[[str], list[str]]) -> AfterValidator:

@@ -15,7 +15,7 @@ from reconciler.model.identities import AclBinding
 CLUSTER = ("CLUSTER", "LITERAL", "kafka-cluster")
 
 
-def _resource(ref: str | models.ResourceRef) -> tuple[str, str]:
+def resource(ref: str | models.ResourceRef) -> tuple[str, str]:
     """(pattern_type, name) of a reference; a plain string is a literal name."""
     if isinstance(ref, str):
         return ("LITERAL", ref)
@@ -24,13 +24,13 @@ def _resource(ref: str | models.ResourceRef) -> tuple[str, str]:
     return ("LITERAL", str(ref.name))
 
 
-def _bindings(
+def bindings(
     grant: models.GrantBase, resource_type: str, refs: Iterable[str | models.ResourceRef], operations: Iterable[str]
 ) -> list[AclBinding]:
     ops = tuple(operations)
     out: list[AclBinding] = []
     for ref in refs:
-        pattern, name = _resource(ref)
+        pattern, name = resource(ref)
         out.extend(AclBinding(resource_type, pattern, name, grant.principal, grant.host, op, "ALLOW") for op in ops)
     return out
 
@@ -43,34 +43,34 @@ def _cluster(grant: models.GrantBase, operation: str) -> AclBinding:
 def expand(spec: fields.Strict) -> list[AclBinding]:
     """The exact bindings a grant stands for, in a stable order."""
     if isinstance(spec, models.ProducerSpec):
-        out = _bindings(spec, "TOPIC", spec.topics, ("WRITE", "DESCRIBE"))
+        out = bindings(spec, "TOPIC", spec.topics, ("WRITE", "DESCRIBE"))
         if spec.transactional_id is not None:
-            out += _bindings(spec, "TRANSACTIONAL_ID", [spec.transactional_id], ("WRITE", "DESCRIBE"))
+            out += bindings(spec, "TRANSACTIONAL_ID", [spec.transactional_id], ("WRITE", "DESCRIBE"))
         if spec.idempotent:
             out.append(_cluster(spec, "IDEMPOTENT_WRITE"))
         return out
     if isinstance(spec, models.ConsumerSpec):
-        return _bindings(spec, "TOPIC", spec.topics, ("READ", "DESCRIBE")) + _bindings(
+        return bindings(spec, "TOPIC", spec.topics, ("READ", "DESCRIBE")) + bindings(
             spec, "GROUP", spec.groups, ("READ",)
         )
     if isinstance(spec, models.StreamsAppSpec):
         app = spec.application_id
-        out = _bindings(spec, "TOPIC", spec.input_topics, ("READ", "DESCRIBE"))
-        out += _bindings(spec, "TOPIC", spec.output_topics, ("WRITE", "DESCRIBE"))
-        out += _bindings(spec, "TOPIC", [models.ResourceRef(prefix=f"{app}-")], ("ALL",))
-        out += _bindings(spec, "GROUP", [app], ("READ", "DESCRIBE"))
+        out = bindings(spec, "TOPIC", spec.input_topics, ("READ", "DESCRIBE"))
+        out += bindings(spec, "TOPIC", spec.output_topics, ("WRITE", "DESCRIBE"))
+        out += bindings(spec, "TOPIC", [models.ResourceRef(prefix=f"{app}-")], ("ALL",))
+        out += bindings(spec, "GROUP", [app], ("READ", "DESCRIBE"))
         if spec.exactly_once:
-            out += _bindings(spec, "TRANSACTIONAL_ID", [models.ResourceRef(prefix=f"{app}-")], ("WRITE", "DESCRIBE"))
+            out += bindings(spec, "TRANSACTIONAL_ID", [models.ResourceRef(prefix=f"{app}-")], ("WRITE", "DESCRIBE"))
             out.append(_cluster(spec, "IDEMPOTENT_WRITE"))
         return out
     if isinstance(spec, models.ConnectWorkerSpec):
         storage = [spec.config_storage_topic, spec.offset_storage_topic, spec.status_storage_topic]
-        out = _bindings(spec, "GROUP", [spec.group_id], ("READ",))
-        out += _bindings(spec, "TOPIC", storage, ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"))
-        out += _bindings(spec, "TOPIC", spec.source_topics, ("WRITE", "DESCRIBE"))
-        out += _bindings(spec, "TOPIC", spec.sink_topics, ("READ", "DESCRIBE"))
+        out = bindings(spec, "GROUP", [spec.group_id], ("READ",))
+        out += bindings(spec, "TOPIC", storage, ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"))
+        out += bindings(spec, "TOPIC", spec.source_topics, ("WRITE", "DESCRIBE"))
+        out += bindings(spec, "TOPIC", spec.sink_topics, ("READ", "DESCRIBE"))
         if spec.sink_topics:
-            out += _bindings(spec, "GROUP", [models.ResourceRef(prefix=spec.sink_group_prefix)], ("READ",))
+            out += bindings(spec, "GROUP", [models.ResourceRef(prefix=spec.sink_group_prefix)], ("READ",))
         return out
     raise TypeError(f"not a grant: {type(spec).__name__}")
 
@@ -97,7 +97,7 @@ def literal_topics(spec: fields.Strict) -> list[tuple[tuple[str | int, ...], str
             continue
         assert isinstance(value, list)
         for index, ref in enumerate(value):
-            pattern, name = _resource(ref)
+            pattern, name = resource(ref)
             if pattern == "LITERAL" and name != "*":
                 found.append((("spec", field, index), name))
     return found
