@@ -7,7 +7,8 @@ configs as strings and replaces the whole config on a PUT, so a live key the man
 removed. A secret is compared by digest and shown only as changed. A field error from the validate endpoint, an
 unknown class or a secret that cannot be read is an error at the manifest's line that blocks that connector only.
 A connector or task that is FAILED is a warning with the first line of its trace. Connect keeps a deleted
-connector's offsets (KIP-875): creates and deletes say so, and a declared reset says what the connector re-reads.
+connector's offsets (KIP-875): creates and deletes say so, and a declared reset names the offsets it deletes and
+what the connector then reads again.
 """
 
 from __future__ import annotations
@@ -24,10 +25,31 @@ KEPT_OFFSETS = (
     "Connect keeps the offsets of a deleted connector: one created later under this name resumes from them "
     "(resetOffsetsOnCreate: true resets them)"
 )
-RESET_NOTE = (
-    "its offsets are reset before it starts: a source connector reads its input again from the start, a sink "
-    "connector's group starts from its consumer's auto.offset.reset position"
-)
+SINK_KEYS = ("topics", "topics.regex")  # a sink connector names the topics it consumes; a source does not
+
+
+def reset_note(want: desired.DesiredConnector) -> str:
+    """What ``resetOffsetsOnCreate`` deletes for this connector and what it then reads again, said plainly.
+
+    Connect's offsets API answers only for a connector that exists, so the plan cannot count the records the reset
+    makes it read again: it names the offsets it deletes and where the connector starts instead."""
+    unknown = (
+        "; Connect shows no offsets of a connector that does not exist, so how many records that is is not known "
+        "before the apply (none if Connect kept no offsets under this name)"
+    )
+    if any(key in want.config for key in SINK_KEYS):
+        group = want.config.get("consumer.override.group.id", f"connect-{want.name}")
+        start = want.config.get("consumer.override.auto.offset.reset", "earliest")
+        return (
+            f"resetOffsetsOnCreate: created stopped, then the offsets consumer group {group} committed are deleted "
+            f"before it starts: it consumes its topics again from auto.offset.reset={start}, so records it "
+            f"delivered before its deletion are delivered again" + unknown
+        )
+    return (
+        f"resetOffsetsOnCreate: created stopped, then the source offsets Connect kept under the name {want.name} "
+        "are deleted before it starts: it reads its input again from the start, so records it wrote before its "
+        "deletion are written to its topics again" + unknown
+    )
 
 
 def live_payload(c: state.ConnectorState) -> payloads.ConnectorPayload:
@@ -163,7 +185,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
         attrs = [plans.AttributeChange(CONFIG + k, None, v) for k, v in sorted(want.config.items())]
         attrs += [plans.AttributeChange(CONFIG + k, None, plans.REDACTED, sensitive=True) for k in sorted(want.secrets)]
         attrs.append(plans.AttributeChange("state", None, want.state))
-        reasons = ["declared; not on the Connect cluster", RESET_NOTE if want.reset_offsets else KEPT_OFFSETS]
+        reasons = ["declared; not on the Connect cluster", reset_note(want) if want.reset_offsets else KEPT_OFFSETS]
         action = plans.Action.CREATE
     else:
         attrs = _diff(want, have, digests)

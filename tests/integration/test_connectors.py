@@ -14,6 +14,7 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
+from kafka import KafkaConsumer, TopicPartition
 
 from reconciler import manifests, operations
 from reconciler.apply import ApplyOptions, apply_plan
@@ -250,3 +251,90 @@ def test_import_writes_connectors_that_plan_with_no_change(
     p = operations.compute_plan(loaded, target=target, request=operations.PlanRequest())
     mine = [c.address for c in p.changes if c.kind is Kind.CONNECTOR and c.name in names]
     assert not mine and p.unchanged.get(Kind.CONNECTOR, 0) >= 3, mine
+
+
+def records_of(cluster: KafkaCluster, topic: str) -> list[str]:
+    """Every record value of partition 0 of ``topic``, from the start (the FileStream source's lines, JSON)."""
+    consumer = KafkaConsumer(bootstrap_servers=cluster.bootstrap, enable_auto_commit=False, **cluster.client_kwargs())
+    try:
+        partition = TopicPartition(topic, 0)
+        consumer.assign([partition])
+        consumer.seek_to_beginning(partition)
+        end = consumer.end_offsets([partition])[partition]
+        out: list[str] = []
+        deadline = time.monotonic() + 30
+        while consumer.position(partition) < end and time.monotonic() < deadline:
+            for batch in consumer.poll(timeout_ms=1000).values():
+                out.extend(json.loads(r.value) for r in batch)
+        return out
+    finally:
+        consumer.close()
+
+
+def test_a_recreated_source_resumes_from_its_kept_offsets_and_a_declared_reset_reads_its_file_again(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name, topic, source = f"{topic_prefix}src", f"{topic_prefix}lines", tmp_path / "in.txt"
+    lines = [f"line-{i}" for i in range(1, 6)]
+    source.write_text("".join(f"{line}\n" for line in lines))
+    head = f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {{name: {topic}}}
+spec: {{partitions: 1, replicationFactor: 1}}
+---
+apiVersion: kafka-reconciler/v1
+kind: Ownership
+metadata: {{name: o}}
+spec:
+  connectors: [{{name: {name}}}]
+  managedKinds: [connector]
+  delete: {{connector: true}}
+"""
+
+    def converge(*, declared: bool, reset: bool = False) -> tuple[plans.Plan, ApplyReport]:
+        extra = "  resetOffsetsOnCreate: true\n" if reset else ""
+        doc = connector_doc(name, FILE_SOURCE, config=f"    topic: {topic}\n    file: {source}\n", extra=extra)
+        p, loaded, _ = plan_of(write(tmp_path / "m", connect_worker, kafka_single, head + (doc if declared else "")))
+        report = apply_of(kafka_single, loaded, p)
+        assert report.exit_code == 0, report.to_json()
+        return p, report
+
+    def offsets_flushed(count: int) -> bool:  # the source's position (bytes read) is in Connect's offsets topic
+        found = connect_worker.rest("GET", f"/connectors/{name}/offsets")["offsets"]
+        return [o["offset"].get("position") for o in found] == [sum(len(f"line-{i}\n") for i in range(1, count + 1))]
+
+    def topic_holds(count: int) -> list[str]:
+        return eventually(
+            lambda: found if len(found := records_of(kafka_single, topic)) >= count else None,
+            what=f"{count} records in {topic}",
+            timeout=60,
+        )
+
+    converge(declared=True)
+    assert topic_holds(5) == lines
+    eventually(lambda: offsets_flushed(5) or None, what="the source's offsets committed", timeout=60)
+    deleted, _ = converge(declared=False)
+    assert [c.action for c in deleted.actionable] == [plans.Action.DELETE]
+    eventually(lambda: name not in connect_worker.rest("GET", "/connectors") or None, what="the connector deleted")
+
+    recreated, _ = converge(declared=True)  # no reset: it resumes after line-5, the file is not read again
+    [create] = recreated.actionable
+    assert any("resumes from them" in r for r in create.reasons), create.reasons
+    with source.open("a") as out:
+        out.write("line-6\n")
+    lines.append("line-6")
+    assert topic_holds(6) == lines  # line-6 only: lines 1-5 were not read again
+    eventually(lambda: offsets_flushed(6) or None, what="the source's offsets committed", timeout=60)
+    converge(declared=False)
+    eventually(lambda: name not in connect_worker.rest("GET", "/connectors") or None, what="the connector deleted")
+
+    reset, report = converge(declared=True, reset=True)  # the declared reset: the whole file is read again
+    [create] = reset.actionable
+    [note] = [r for r in create.reasons if r.startswith("resetOffsetsOnCreate")]
+    assert f"the source offsets Connect kept under the name {name} are deleted" in note
+    assert "reads its input again from the start" in note and json.dumps(note) in render_json(reset)
+    assert [i.message for i in report.items if i.name == name] == ["created stopped, offsets reset, then running"]
+    assert topic_holds(12) == lines + lines
+    eventually(lambda: offsets_flushed(6) or None, what="the re-read committed", timeout=60)

@@ -102,6 +102,26 @@ def test_undeclared_connectors_are_deleted_only_where_ownership_says_and_count_a
     assert [w.code for w in capped.warnings if w.severity == "error"] == ["too-many-deletes"]
 
 
+def test_a_create_with_a_declared_reset_names_the_offsets_it_deletes_and_what_is_read_again() -> None:
+    source = {"connector.class": "FileStreamSource", "topic": "lines", "file": "/in.txt"}
+    sink = {**CFG, "consumer.override.auto.offset.reset": "latest"}
+    wanted = want(
+        d.DesiredConnector("src", source, reset_offsets=True),
+        d.DesiredConnector("snk", sink, reset_offsets=True),
+        d.DesiredConnector("kept", CFG),
+    )
+    p = plan(wanted, live())
+    reasons = {c.name: c.reasons for c in p.changes}
+    [src] = [r for r in reasons["src"] if r.startswith("resetOffsetsOnCreate")]
+    assert "the source offsets Connect kept under the name src are deleted" in src
+    assert "reads its input again from the start" in src and "not known before the apply" in src
+    [snk] = [r for r in reasons["snk"] if r.startswith("resetOffsetsOnCreate")]
+    assert "the offsets consumer group connect-snk committed are deleted" in snk
+    assert "auto.offset.reset=latest" in snk
+    assert not any(r.startswith("resetOffsetsOnCreate") for r in reasons["kept"])
+    assert any("resumes from them" in r for r in reasons["kept"])
+
+
 def test_a_secret_is_compared_by_digest_and_shown_only_as_changed() -> None:
     ref = {"db.password": d.SecretRef(env="DB_PW")}
     held = {**CFG, "db.password": secrets.digest("a", "db.password", "old")}
