@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.apply import ApplyEvent, ApplyOptions, ApplyReport, EventKind, Outcome, apply_plan, retry
+from reconciler.apply import ApplyEvent, ApplyOptions, ApplyReport, EventKind, Outcome, apply_plan
 from reconciler.apply.apply_report import CheckedBy
 from reconciler.base import errors
 from reconciler.model import plans, state
@@ -27,6 +27,7 @@ from reconciler.model.desired import (
 )
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
+from tests.support.apply_runs import apply_options, one_replica_topic
 from tests.support.recording import FakeClock, RecordingAdapter
 
 ALICE_READ = state.AclBinding("TOPIC", "LITERAL", "orders", "User:alice", "*", "READ", "ALLOW")
@@ -38,23 +39,8 @@ OWN_ALL = Ownership(
 )
 
 
-def options(clock: FakeClock | None = None, **kw: Any) -> ApplyOptions:
-    """ApplyOptions on ``clock`` (pauses are recorded, not slept); ``kw`` are further ApplyOptions fields."""
-    clock = clock or FakeClock()
-    return ApplyOptions(
-        pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5),
-        clock=clock,
-        environ={"ALICE_PW": "s3cret-alice"},
-        **kw,
-    )
-
-
 def topics(*names: str, partitions: int = 1, configs: Mapping[str, str] | None = None) -> dict[str, DesiredTopic]:
     return {n: DesiredTopic(n, partitions, 1, dict(configs or {})) for n in names}
-
-
-def live_topic(name: str, partitions: int = 1, *, configs: Mapping[str, str] | None = None) -> state.TopicState:
-    return state.TopicState(name=name, assignment=tuple((1,) for _ in range(partitions)), configs=dict(configs or {}))
 
 
 def replan(adapter: RecordingAdapter, wanted: DesiredState) -> list[str]:
@@ -72,12 +58,15 @@ def run(
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
     adapter.calls.clear()
     sink: Callable[[ApplyEvent], None] | None = events.append if events is not None else None
-    return apply_plan(p, adapter, options=opts or options(), events=sink)
+    return apply_plan(p, adapter, options=opts or apply_options(), events=sink)
 
 
 def test_every_kind_is_applied_in_phase_order_with_one_request_per_phase_and_converges() -> None:
     adapter = RecordingAdapter(
-        topics={"t-old": live_topic("t-old"), "t-grow": live_topic("t-grow", 1, configs={"retention.ms": "1000"})},
+        topics={
+            "t-old": one_replica_topic("t-old"),
+            "t-grow": one_replica_topic("t-grow", 1, configs={"retention.ms": "1000"}),
+        },
         acls={BOB_WRITE},
         quotas={state.QuotaEntity.of(user="bob"): {"producer_byte_rate": 10.0}},
     )
@@ -136,7 +125,9 @@ def test_one_invalid_config_among_fifty_creates_fails_alone_and_is_not_retried()
 def test_retriable_errors_resend_only_the_failed_items_after_a_backoff() -> None:
     clock = FakeClock()
     adapter = RecordingAdapter(script={"create_topics": [{"t-b": "NOT_CONTROLLER", "t-d": "LEADER_NOT_AVAILABLE"}]})
-    report = run(adapter, DesiredState(topics=topics("t-a", "t-b", "t-c", "t-d"), ownership=OWN_ALL), options(clock))
+    report = run(
+        adapter, DesiredState(topics=topics("t-a", "t-b", "t-c", "t-d"), ownership=OWN_ALL), apply_options(clock)
+    )
 
     sent = [args["names"] for name, args in adapter.calls if name == "create_topics"]
     assert sent == [["t-a", "t-b", "t-c", "t-d"], ["t-b", "t-d"]]
@@ -148,7 +139,7 @@ def test_retriable_errors_resend_only_the_failed_items_after_a_backoff() -> None
 def test_throttling_waits_at_least_the_time_the_broker_asked_for() -> None:
     clock = FakeClock()
     adapter = RecordingAdapter(script={"create_topics": [{"t-a": "THROTTLING_QUOTA_EXCEEDED"}]}, throttle_ms=1500)
-    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL), options(clock))
+    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL), apply_options(clock))
     assert clock.slept == [1.5]
     assert report.exit_code == 0
 
@@ -185,10 +176,12 @@ def test_a_create_beaten_by_another_writer_with_a_different_topic_fails_naming_t
 
     def other_writer(event: ApplyEvent) -> None:
         if event.kind is EventKind.PHASE_STARTED:
-            adapter.topics["t-a"] = live_topic("t-a", 1, configs={"retention.ms": "1000", "cleanup.policy": "compact"})
+            adapter.topics["t-a"] = one_replica_topic(
+                "t-a", 1, configs={"retention.ms": "1000", "cleanup.policy": "compact"}
+            )
 
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
-    report = apply_plan(p, adapter, options=options(), events=other_writer)
+    report = apply_plan(p, adapter, options=apply_options(), events=other_writer)
 
     [item] = report.items
     assert item.outcome is Outcome.FAILED
@@ -204,10 +197,12 @@ def test_a_create_beaten_by_a_writer_that_set_extra_configs_fails_naming_them() 
 
     def other_writer(event: ApplyEvent) -> None:
         if event.kind is EventKind.PHASE_STARTED:
-            adapter.topics["t-a"] = live_topic("t-a", 1, configs={"retention.ms": "1000", "cleanup.policy": "compact"})
+            adapter.topics["t-a"] = one_replica_topic(
+                "t-a", 1, configs={"retention.ms": "1000", "cleanup.policy": "compact"}
+            )
 
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
-    [item] = apply_plan(p, adapter, options=options(), events=other_writer).items
+    [item] = apply_plan(p, adapter, options=apply_options(), events=other_writer).items
     assert item.outcome is Outcome.FAILED
     assert "also sets cleanup.policy" in (item.message or "")
 
@@ -215,7 +210,7 @@ def test_a_create_beaten_by_a_writer_that_set_extra_configs_fails_naming_them() 
 def test_retries_stop_at_the_deadline_and_report_the_last_error() -> None:
     clock = FakeClock()
     adapter = RecordingAdapter(script={"create_topics": [{"t-a": "NOT_CONTROLLER"}] * 50})
-    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL), options(clock, deadline_s=2.0))
+    report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL), apply_options(clock, deadline_s=2.0))
 
     [item] = report.items
     assert item.outcome is Outcome.FAILED and item.error_name == "NOT_CONTROLLER"
@@ -234,7 +229,7 @@ def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
     from reconciler.model import plans
 
     adapter = RecordingAdapter(
-        topics={"t-a": live_topic("t-a"), "t-b": live_topic("t-b")},
+        topics={"t-a": one_replica_topic("t-a"), "t-b": one_replica_topic("t-b")},
         script={"delete_topics": [{"t-a": "TOPIC_AUTHORIZATION_FAILED"}]},
     )
     live = adapter.read_state(kinds=frozenset({"topic"}))
@@ -244,7 +239,7 @@ def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
     ).changes
     p = plans.Plan(cluster=plans.ClusterInfo("cluster-a", 1), changes=plans.sort_changes(deletes + creates))
     adapter.calls.clear()
-    report = apply_plan(p, adapter, options=options())
+    report = apply_plan(p, adapter, options=apply_options())
 
     by = {(i.phase, i.address): i for i in report.items}
     assert by[(plans.Phase.TOPIC_DELETE, "topic/t-a")].outcome is Outcome.FAILED
@@ -260,7 +255,7 @@ def test_failed_delete_skips_the_recreate_of_that_name_only() -> None:
 
 def test_failed_partition_increase_skips_the_reassignment_of_that_topic() -> None:
     adapter = RecordingAdapter(
-        topics={"t-a": live_topic("t-a", 1)},
+        topics={"t-a": one_replica_topic("t-a", 1)},
         brokers=(state.Broker(1, "h", 1), state.Broker(2, "h", 2)),
         script={"create_partitions": [{"t-a": "INVALID_PARTITIONS"}]},
     )
@@ -274,12 +269,12 @@ def test_failed_partition_increase_skips_the_reassignment_of_that_topic() -> Non
 def _throttled_growth(script: dict[str, list[dict[str, str]]], clock: FakeClock | None = None):  # type: ignore[no-untyped-def]
     """Replication factor 1 -> 2 of one topic with a replication throttle; ``script`` scripts the config calls."""
     adapter = RecordingAdapter(
-        topics={"t-a": live_topic("t-a", 1)},
+        topics={"t-a": one_replica_topic("t-a", 1)},
         brokers=(state.Broker(1, "h", 1), state.Broker(2, "h", 2)),
         script=script,
     )
     wanted = DesiredState(topics={"t-a": DesiredTopic("t-a", 1, 2)}, ownership=OWN_ALL)
-    return adapter, run(adapter, wanted, options(clock, replication_throttle=1_000_000))
+    return adapter, run(adapter, wanted, apply_options(clock, replication_throttle=1_000_000))
 
 
 def test_the_replication_throttle_is_removed_and_read_back_after_the_move() -> None:
@@ -307,7 +302,7 @@ def test_a_throttle_the_brokers_keep_showing_after_its_removal_is_named_in_the_n
 
 def test_dry_run_validates_on_the_broker_where_possible_and_writes_nothing() -> None:
     adapter = RecordingAdapter(
-        topics={"t-cfg": live_topic("t-cfg", configs={"retention.ms": "1"})},
+        topics={"t-cfg": one_replica_topic("t-cfg", configs={"retention.ms": "1"})},
         script={"create_topics": [{"t-bad": "INVALID_REPLICATION_FACTOR"}]},
     )
     wanted = DesiredState(
@@ -319,7 +314,7 @@ def test_dry_run_validates_on_the_broker_where_possible_and_writes_nothing() -> 
         ownership=OWN_ALL,
     )
     before = (dict(adapter.topics), set(adapter.acls))
-    report = run(adapter, wanted, options(dry_run=True))
+    report = run(adapter, wanted, apply_options(dry_run=True))
 
     assert adapter.writes() == []
     assert (dict(adapter.topics), set(adapter.acls)) == before
@@ -344,7 +339,7 @@ def test_dry_run_reports_an_unresolvable_password_reference_without_its_value() 
         scram_users={"carol": DesiredScramUser("carol", "SCRAM-SHA-512", 8192, SecretRef(env="CAROL_PW"))},
         ownership=OWN_ALL,
     )
-    report = run(adapter, wanted, options(dry_run=True))
+    report = run(adapter, wanted, apply_options(dry_run=True))
     [item] = report.items
     assert item.outcome is Outcome.DRY_RUN_REJECTED and item.checked_by is CheckedBy.CLIENT
     assert "carol" in (item.message or "") and "CAROL_PW" in (item.message or "")
@@ -376,14 +371,14 @@ def test_passwords_reach_the_adapter_but_never_the_report() -> None:
 
 
 def test_stale_plan_is_refused_naming_what_changed_and_writes_nothing() -> None:
-    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", configs={"retention.ms": "1"})})
+    adapter = RecordingAdapter(topics={"t-a": one_replica_topic("t-a", configs={"retention.ms": "1"})})
     wanted = DesiredState(topics={**topics("t-a", configs={"retention.ms": "2"}), **topics("t-new")}, ownership=OWN_ALL)
     saved = plan(wanted, adapter.read_state(kinds=wanted.needs()))
-    adapter.topics["t-a"] = live_topic("t-a", configs={"retention.ms": "3"})  # out-of-band change
-    adapter.topics["t-new"] = live_topic("t-new")
+    adapter.topics["t-a"] = one_replica_topic("t-a", configs={"retention.ms": "3"})  # out-of-band change
+    adapter.topics["t-new"] = one_replica_topic("t-new")
     adapter.calls.clear()
     with pytest.raises(errors.StalePlan, match=r"topic/t-a \(changed\).*topic/t-new \(now exists\)"):
-        apply_plan(saved, adapter, options=options())
+        apply_plan(saved, adapter, options=apply_options())
     assert adapter.writes() == []
 
 
@@ -392,7 +387,7 @@ def test_plan_for_another_cluster_is_refused() -> None:
     saved = plan(DesiredState(topics=topics("t-a")), adapter.read_state(kinds=frozenset({"topic"})))
     adapter.cluster_id = "cluster-b"
     with pytest.raises(errors.PlanFileError, match=r"cluster-a.*cluster-b"):
-        apply_plan(saved, adapter, options=options())
+        apply_plan(saved, adapter, options=apply_options())
     assert adapter.writes() == []
 
 
@@ -401,11 +396,11 @@ def test_self_lockout_guard_fires_before_any_write_unless_allowed() -> None:
     adapter = RecordingAdapter(acls={admin_all})
     wanted = DesiredState(topics=topics("t-a"), ownership=OWN_ALL)
     with pytest.raises(errors.ReconcilerError, match=r"User:admin.*ALTER on CLUSTER 'kafka-cluster'") as info:
-        run(adapter, wanted, options(principal="User:admin"))
+        run(adapter, wanted, apply_options(principal="User:admin"))
     assert info.value.exit_code == 1
     assert adapter.writes() == []
 
-    report = run(adapter, wanted, options(principal="User:admin", allow_self_lockout=True))
+    report = run(adapter, wanted, apply_options(principal="User:admin", allow_self_lockout=True))
     assert report.exit_code == 0 and adapter.acls == set()
 
 
@@ -419,7 +414,7 @@ def test_a_write_that_did_not_take_effect_is_reported_as_not_converged() -> None
 
 
 def test_progress_events_per_phase() -> None:
-    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a", configs={"retention.ms": "1"})})
+    adapter = RecordingAdapter(topics={"t-a": one_replica_topic("t-a", configs={"retention.ms": "1"})})
     events: list[ApplyEvent] = []
     run(adapter, DesiredState(topics={**topics("t-b"), **topics("t-a")}, ownership=OWN_ALL), events=events)
     kinds = [(e.kind, e.phase) for e in events if e.kind is not EventKind.RETRY]
@@ -440,7 +435,7 @@ def test_progress_events_per_phase() -> None:
 
 
 def test_an_empty_plan_sends_nothing() -> None:
-    adapter = RecordingAdapter(topics={"t-a": live_topic("t-a")})
+    adapter = RecordingAdapter(topics={"t-a": one_replica_topic("t-a")})
     report = run(adapter, DesiredState(topics=topics("t-a"), ownership=OWN_ALL))
     assert adapter.calls == [] and report.items == () and report.exit_code == 0
 
@@ -454,10 +449,10 @@ def test_sensitive_config_values_come_from_the_manifests_never_from_the_plan() -
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
     assert "k3y" not in p.to_json()
     with pytest.raises(errors.PlanFileError, match=r"broker_config/<default> \(listener.name.x.ssl.key.password\)"):
-        apply_plan(p, adapter, options=options())
+        apply_plan(p, adapter, options=apply_options())
     assert adapter.writes() == []
 
-    report = apply_plan(p, adapter, options=options(desired=wanted))
+    report = apply_plan(p, adapter, options=apply_options(desired=wanted))
     assert report.items[0].outcome is Outcome.APPLIED
     assert adapter.broker_configs["<default>"]["listener.name.x.ssl.key.password"] == "k3y"
     assert "k3y" not in report.to_json()
@@ -472,7 +467,7 @@ def test_a_wait_that_fails_mid_apply_fails_its_phase_and_still_produces_a_report
         ) -> frozenset[str]:
             raise ConnectionLost("Metadata to the cluster failed: connection reset", api="Metadata")
 
-    adapter = LosesConnectionWhileWaiting(topics={"t-old": live_topic("t-old")})
+    adapter = LosesConnectionWhileWaiting(topics={"t-old": one_replica_topic("t-old")})
     report = run(adapter, DesiredState(topics=topics("t-new"), ownership=OWN_ALL))
     by = {i.address: i for i in report.items}
     assert by["topic/t-old"].outcome is Outcome.FAILED and "connection reset" in (by["topic/t-old"].message or "")
@@ -519,7 +514,7 @@ def test_config_results_are_matched_by_their_typed_resource_not_by_text_or_posit
     """Regression: a config result was paired with its resource by parsing its key text back (``topic:orders``),
     falling back to position: an answer in another order went to the wrong topic."""
     adapter = _ReorderedConfigAnswers(
-        topics={n: live_topic(n, configs={"retention.ms": "1000"}) for n in ("t-a", "t-b")},
+        topics={n: one_replica_topic(n, configs={"retention.ms": "1000"}) for n in ("t-a", "t-b")},
         script={"incremental_alter_configs": [{"topic:t-a": "INVALID_CONFIG"}]},
     )
     wanted = DesiredState(

@@ -17,8 +17,8 @@ from reconciler.kafka import results
 from reconciler.model import payloads, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.planner import plan
+from tests.support.apply_runs import apply_options, one_replica_topic
 from tests.support.recording import RecordingAdapter
-from tests.unit.test_apply_engine import live_topic, options
 
 OWN = Ownership(topics=(NamePattern("prefix", "t"),))
 
@@ -60,11 +60,11 @@ class LosesAnswers(RecordingAdapter):
 def retention(adapter: RecordingAdapter) -> ApplyReport:
     wanted = DesiredState(topics={"t1": DesiredTopic("t1", 1, 1, {"retention.ms": "2000"})}, ownership=OWN)
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
-    return apply_plan(p, adapter, options=options(deadline_s=60))
+    return apply_plan(p, adapter, options=apply_options(deadline_s=60))
 
 
 def test_a_config_change_whose_answers_were_lost_but_which_the_cluster_shows_is_applied() -> None:
-    adapter = LosesAnswers(topics={"t1": live_topic("t1", configs={"retention.ms": "1000"})})
+    adapter = LosesAnswers(topics={"t1": one_replica_topic("t1", configs={"retention.ms": "1000"})})
     report = retention(adapter)
     (item,) = report.items
     assert item.outcome is Outcome.APPLIED, item
@@ -74,7 +74,7 @@ def test_a_config_change_whose_answers_were_lost_but_which_the_cluster_shows_is_
 
 
 def test_a_config_change_whose_answers_were_lost_and_which_the_cluster_does_not_show_failed() -> None:
-    adapter = LosesAnswers(topics={"t1": live_topic("t1", configs={"retention.ms": "1000"})})
+    adapter = LosesAnswers(topics={"t1": one_replica_topic("t1", configs={"retention.ms": "1000"})})
     adapter.carry_out = False
     report = retention(adapter)
     (item,) = report.items
@@ -85,7 +85,7 @@ def test_a_config_change_whose_answers_were_lost_and_which_the_cluster_does_not_
 
 
 def test_an_answer_lost_while_the_cluster_cannot_be_read_either_is_unknown() -> None:
-    adapter = LosesAnswers(topics={"t1": live_topic("t1", configs={"retention.ms": "1000"})})
+    adapter = LosesAnswers(topics={"t1": one_replica_topic("t1", configs={"retention.ms": "1000"})})
     adapter.reads_fail_after_write = True
     report = retention(adapter)
     (item,) = report.items
@@ -101,7 +101,7 @@ def test_a_create_whose_answer_was_lost_is_looked_up_before_it_is_sent_again() -
     adapter = LosesAnswers()
     wanted = DesiredState(topics={f"t{i}": DesiredTopic(f"t{i}", 1, 1, {}) for i in range(3)}, ownership=OWN)
     p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
-    report = apply_plan(p, adapter, options=options(deadline_s=60))
+    report = apply_plan(p, adapter, options=apply_options(deadline_s=60))
     assert adapter.request_counts["create_topics"] == 1  # not re-sent: the cluster shows the topics
     assert [i.outcome for i in report.items] == [Outcome.APPLIED] * 3
     assert all(
@@ -111,6 +111,6 @@ def test_a_create_whose_answer_was_lost_is_looked_up_before_it_is_sent_again() -
 
 
 def test_the_apply_deadline_bounds_every_wait_on_the_cluster_from_its_first_read() -> None:
-    adapter = RecordingAdapter(topics={"t1": live_topic("t1", configs={"retention.ms": "1000"})})
+    adapter = RecordingAdapter(topics={"t1": one_replica_topic("t1", configs={"retention.ms": "1000"})})
     retention(adapter)
     assert adapter.limits == [60]
