@@ -354,6 +354,7 @@ def apply(
     dry_run: bool,
     allow_self_lockout: bool,
     timeout_s: float | None,
+    timeout_given_s: float | None = None,
     replication_throttle: int | None = None,
     read_back_timeout_s: float | None = None,
     loaded: manifests.LoadResult | None = None,
@@ -362,13 +363,15 @@ def apply(
 ) -> ApplyReport:
     """Carry out ``p`` through ``adapter`` (then close it): ordered phases, batched requests, retries, read-back.
     ``loaded`` (the manifests, when apply planned them) supplies the sensitive values a plan holds redacted;
-    ``connect`` is the Kafka Connect cluster of a plan that changes connectors."""
+    ``connect`` is the Kafka Connect cluster of a plan that changes connectors; ``timeout_s`` is what is left for
+    the apply of ``timeout_given_s`` (the command's --timeout, planning included), which the messages name."""
     from reconciler import apply as apply_mod
 
     options = apply_mod.ApplyOptions(
         dry_run=dry_run,
         allow_self_lockout=allow_self_lockout,
         deadline_s=timeout_s,
+        timeout_given_s=timeout_given_s,
         replication_throttle=replication_throttle,
         settle_s=read_back_timeout_s,
         desired=None if loaded is None else loaded.desired,

@@ -74,7 +74,8 @@ class ApplyOptions:
     ``settle_s`` bounds how long the read-back keeps re-reading resources that have not converged yet (brokers
     learn of changes asynchronously); ``None`` waits as long as the work needs (``readback``), within
     ``deadline_s``. ``desired`` (the manifests' state) supplies sensitive config values,
-    which a plan holds only redacted.
+    which a plan holds only redacted. ``timeout_given_s`` is the ``--timeout`` the command was given when planning
+    took part of it (``deadline_s`` is then what planning left): messages about the deadline name that figure.
     """
 
     dry_run: bool = False
@@ -91,6 +92,7 @@ class ApplyOptions:
     settle_s: float | None = None
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
     connect: ConnectPort | None = None  # the Kafka Connect cluster of a plan that changes connectors
+    timeout_given_s: float | None = None
 
 
 def default_deadline_s(changes: Sequence[plans.Change]) -> float:
@@ -135,7 +137,7 @@ def apply_plan(
     # The apply's deadline runs from here, its first read included, and bounds every wait on the cluster.
     total_s = default_deadline_s(p.actionable) if options.deadline_s is None else options.deadline_s
     deadline = retry.Deadline(total_s, clock=options.clock)
-    adapter.limit_waits(total_s)
+    adapter.limit_waits(total_s, named_s=options.timeout_given_s)
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
     ops = decoded.decode(p)  # the plan is read once, here; the checks below read the operations
@@ -151,7 +153,7 @@ def apply_plan(
 
     converged, not_converged, unverified = _converged(ctx, ops, items, options=options)
     if deadline.remaining() <= SPENT_S:  # the waits cut at the deadline end a moment before it (timer granularity)
-        ctx.notes.append(_deadline_note(deadline, items))
+        ctx.notes.append(_deadline_note(deadline, items, given_s=options.timeout_given_s))
     items += blocked
 
     total = adapter.request_count - requests_at_start
@@ -227,11 +229,16 @@ def _converged(
     return _verify(ctx, applied, settle_s=options.settle_s)
 
 
-def _deadline_note(deadline: retry.Deadline, items: Sequence[ItemOutcome]) -> str:
-    """The note of an apply that reached its time limit: how far it got, and what to do next."""
-    done, limit = sum(1 for i in items if i.outcome is Outcome.APPLIED), round(deadline.total_s, 1)
+def _deadline_note(deadline: retry.Deadline, items: Sequence[ItemOutcome], *, given_s: float | None) -> str:
+    """The note of an apply that reached its time limit: the --timeout given (and what planning left of it for the
+    apply), how far it got, and what to do next."""
+    done, left = sum(1 for i in items if i.outcome is Outcome.APPLIED), round(deadline.total_s, 1)
+    limit = f"the apply's time limit of {left:g}s (--timeout)"
+    if given_s is not None and round(given_s, 1) != left:
+        given = round(given_s, 1)
+        limit = f"the time limit of {given:g}s (--timeout, planning included: {left:g}s of it were left for the apply)"
     return (
-        f"the apply's time limit of {limit:g}s (--timeout) was reached: {done} of {len(items)} change(s) "
+        f"{limit} was reached: {done} of {len(items)} change(s) "
         "known applied; every other item says what is known of it. Run plan to see what is left, then apply again "
         "(with a longer --timeout on a slow network)"
     )

@@ -54,9 +54,11 @@ def run_and_report(
     replication_throttle: int | None = None,
     read_back_timeout: float | None = None,
     target: operations.Target | None = None,
+    timeout_given: float | None = None,
 ) -> ApplyReport:
     """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout);
-    ``target`` names the Kafka Connect cluster of a plan that changes connectors."""
+    ``target`` names the Kafka Connect cluster of a plan that changes connectors. ``timeout`` is what is left for
+    the apply of ``timeout_given`` (the --timeout of the whole command, planning included)."""
     from reconciler import operations
     from reconciler.connect import evidence
     from reconciler.model.kinds import Kind
@@ -78,6 +80,7 @@ def run_and_report(
             dry_run=dry_run,
             allow_self_lockout=allow_self_lockout,
             timeout_s=timeout,
+            timeout_given_s=timeout_given,
             replication_throttle=replication_throttle,
             read_back_timeout_s=read_back_timeout,
             loaded=loaded,
@@ -295,12 +298,11 @@ def apply(
             command_config=command_config,
             profiles=loaded.profiles if loaded is not None else {},
         )
-        request = _request(rotate_password, allow_in_use, in_use_window, max_deletes)
-        p, timeout = _planned(
+        p, left = _planned(
             plan_file=plan_file,
             loaded=loaded,
             target=target,
-            request=request,
+            request=_request(rotate_password, allow_in_use, in_use_window, max_deletes),
             timeout=timeout,
             other_version=allow_other_version,
         )
@@ -309,7 +311,7 @@ def apply(
         if not operations.has_work(p):
             _nothing_to_do(fmt)
             return
-        adapter = operations.prepare_apply(p, target=target, timeout_s=timeout, dry_run=dry_run)
+        adapter = operations.prepare_apply(p, target=target, timeout_s=left, dry_run=dry_run)
         # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.
         if p.actionable and not dry_run and not auto_approve and plan_file is None:
             confirm(deletes=deleted_count(p))
@@ -321,10 +323,11 @@ def apply(
             console=output.console(),
             loaded=loaded,
             allow_self_lockout=allow_self_lockout,
-            timeout=timeout,
+            timeout=left,
             replication_throttle=replication_throttle,
             read_back_timeout=read_back_timeout,
             target=target,
+            timeout_given=timeout,
         )
     if report.exit_code:
         raise typer.Exit(code=report.exit_code)

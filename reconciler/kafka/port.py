@@ -77,9 +77,10 @@ class AdminPort(Protocol):
         """A plain sentence for each admin API ``kinds`` need that the cluster lacks (empty when all are there)."""
         ...
 
-    def limit_waits(self, seconds: float) -> None:
+    def limit_waits(self, seconds: float, *, named_s: float | None = None) -> None:
         """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline): each request's timeout,
-        connecting included, is at most what is left; a request not sent by then fails with ``DeadlineReached``."""
+        connecting included, is at most what is left; a request not sent by then fails with ``DeadlineReached``.
+        ``named_s``: the limit its messages name (the command's --timeout, of which ``seconds`` are left)."""
         ...
 
     # ------------------------------------------------------------------------------------- reads

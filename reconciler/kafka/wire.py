@@ -191,11 +191,13 @@ class Wire:
                 ) from None
         return self._client
 
-    def limit(self, seconds: float) -> None:
-        """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline); never lengthens the bound."""
+    def limit(self, seconds: float, *, named_s: float | None = None) -> None:
+        """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline); never lengthens the bound.
+        The messages name ``named_s`` when given (the command's whole --timeout, of which ``seconds`` are left)."""
         at = time.monotonic() + max(0.0, seconds)
         if at < self.deadline_at:
-            self.deadline_at, self.deadline_s = at, round(seconds, 1) if seconds >= 1 else seconds  # as shown
+            shown = seconds if named_s is None else named_s
+            self.deadline_at, self.deadline_s = at, round(shown, 1) if shown >= 1 else shown
 
     def _bound_ms(self, step_ms: float, *, doing: str) -> int:
         """``step_ms`` cut to what is left of the deadline; ``DeadlineReached`` when nothing is left."""

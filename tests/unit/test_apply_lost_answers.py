@@ -2,7 +2,7 @@
 
 The cluster is a ``RecordingAdapter`` (plain data) whose writes lose their answer: the write is carried out (or
 not), then the call raises ``ConnectionLost`` as a reset connection does. The report must say what the cluster
-holds: applied, not applied, or unknown only when the read fails too.
+holds: applied, not applied, or unknown only when the read fails too. A deadline reached names the --timeout given.
 """
 
 from __future__ import annotations
@@ -10,15 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pytest
+
 from reconciler.apply import Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
+from reconciler.base import errors
 from reconciler.commands import apply_display
+from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import results
+from reconciler.kafka.wire import Wire
 from reconciler.model import payloads, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.planner import plan
 from tests.support.apply_runs import apply_options, one_replica_topic
-from tests.support.recording import RecordingAdapter
+from tests.support.recording import FakeClock, RecordingAdapter
 
 OWN = Ownership(topics=(NamePattern("prefix", "t"),))
 
@@ -114,3 +119,54 @@ def test_the_apply_deadline_bounds_every_wait_on_the_cluster_from_its_first_read
     adapter = RecordingAdapter(topics={"t1": one_replica_topic("t1", configs={"retention.ms": "1000"})})
     retention(adapter)
     assert adapter.limits == [60]
+
+
+class SlowCreate(RecordingAdapter):
+    """Creates topics, answered 3 s later on ``clock`` (past the apply's deadline)."""
+
+    clock: FakeClock
+
+    def create_topics(self, *args: Any, **kw: Any) -> Any:
+        answer = super().create_topics(*args, **kw)
+        self.clock.now += 3.0
+        return answer
+
+
+def deadline_reached(**kw: Any) -> ApplyReport:
+    """A create answered after the apply's 2 s deadline (a fake clock) was spent."""
+    clock = FakeClock()
+    adapter = SlowCreate()
+    adapter.clock = clock
+    wanted = DesiredState(topics={"t1": DesiredTopic("t1", 1, 1, {})}, ownership=OWN)
+    p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    return apply_plan(p, adapter, options=apply_options(clock, deadline_s=2.0, **kw))
+
+
+def test_the_deadline_note_names_the_timeout_given_and_what_planning_left_of_it() -> None:
+    """``apply PATHS --timeout 5`` whose planning took 3 s: the note names the 5 s the user gave, and the 2 s left."""
+    report = deadline_reached(timeout_given_s=5.0)
+    [note] = [n for n in report.notes if "was reached" in n]
+    assert note.startswith(
+        "the time limit of 5s (--timeout, planning included: 2s of it were left for the apply) was reached: "
+        "1 of 1 change(s) known applied"
+    ), note
+    assert report.exit_code == 3
+
+
+def test_the_deadline_note_of_an_apply_given_its_whole_limit_names_it_once() -> None:
+    [note] = [n for n in deadline_reached().notes if "was reached" in n]
+    assert note.startswith("the apply's time limit of 2s (--timeout) was reached: "), note
+    [note] = [n for n in deadline_reached(timeout_given_s=2.0).notes if "was reached" in n]
+    assert note.startswith("the apply's time limit of 2s (--timeout) was reached: "), note
+
+
+def test_the_connection_bound_by_what_planning_left_names_the_timeout_given() -> None:
+    """The apply's own limit on the connection (``limit_waits``) names the --timeout given, not what was left."""
+    wire = Wire(ConnectionSettings(bootstrap_servers=("127.0.0.1:9092",)))
+    wire.limit(0.0, named_s=5.0)
+    with pytest.raises(errors.DeadlineReached, match=r"the time limit of 5s for talking to the cluster is spent"):
+        wire._bound_ms(1000, doing="sending Metadata")
+    unnamed = Wire(ConnectionSettings(bootstrap_servers=("127.0.0.1:9092",)))
+    unnamed.limit(0.0)
+    with pytest.raises(errors.DeadlineReached, match=r"the time limit of 0s for talking"):
+        unnamed._bound_ms(1000, doing="sending Metadata")
