@@ -73,7 +73,14 @@ class ConnectWorker:
     """One distributed worker; ``url`` is its REST address. ``start``/``stop``/``kill`` may be called repeatedly."""
 
     def __init__(
-        self, *, bootstrap: str, workdir: Path, group_id: str, die_with_parent: bool = True, port: int | None = None
+        self,
+        *,
+        bootstrap: str,
+        workdir: Path,
+        group_id: str,
+        die_with_parent: bool = True,
+        port: int | None = None,
+        extra: dict[str, str] | None = None,
     ) -> None:
         self.dist = resolve_connect()
         self.bootstrap = bootstrap
@@ -81,6 +88,7 @@ class ConnectWorker:
         self.group_id = group_id
         self.die_with_parent = die_with_parent
         self.port = port or free_ports(1)[0]
+        self.extra = dict(extra or {})  # more worker properties (a SASL login for the worker and its clients)
         self.config_path = workdir / "worker.properties"
         self.log_path = workdir / "worker.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -121,6 +129,7 @@ class ConnectWorker:
             "scheduled.rebalance.max.delay.ms": "2000",
             "config.providers": "file",
             "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+            **self.extra,
         }
 
     def start(self) -> None:
