@@ -62,7 +62,7 @@ class Builder:
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
         self._grant_topics: list[tuple[loader.Document, tuple[str | int, ...], str]] = []
         self._connect_topics: list[desired.NamePattern] = []  # storage topics a ConnectWorker names: internal
-        self._workers: dict[str, models.ConnectWorkerSpec] = {}  # ConnectWorker grants by name, for Connectors
+        self._workers: dict[str, models.ConnectWorkerSpec | None] = {}  # for Connectors; None: failed its model
 
     @property
     def topics(self) -> dict[str, desired.DesiredTopic]:
@@ -82,6 +82,8 @@ class Builder:
         Topics: the name and the config values; Acl: every binding that is well-formed on its own.
         Nothing is added to the desired state (a failed document makes the whole load fail anyway).
         """
+        if kind == Manifest.CONNECT_WORKER:
+            self._workers[name] = None  # its errors are reported; a Connector naming it gets none of its own
         spec = raw.data.get("spec")
         if not isinstance(spec, dict):
             return

@@ -52,9 +52,12 @@ def kind_of(spec: connector_spec.ConnectorSpec) -> str | None:
     return None
 
 
-def derive(doc: loader.Document, workers: Mapping[str, models.ConnectWorkerSpec], error: Error) -> Derived | None:
+def derive(
+    doc: loader.Document, workers: Mapping[str, models.ConnectWorkerSpec | None], error: Error
+) -> Derived | None:
     """The bindings ``doc``'s connector needs for its worker's principal; ``None`` when it names no worker or a
-    problem was reported through ``error``."""
+    problem was reported through ``error``. ``workers`` maps a ConnectWorker document that failed its model to
+    ``None`` (its own errors are reported; nothing is derived from it)."""
     spec: connector_spec.ConnectorSpec = doc.spec
     if spec.worker is None:
         for field, value in (("type", spec.type), ("aclTopics", spec.acl_topics)):
@@ -65,6 +68,8 @@ def derive(doc: loader.Document, workers: Mapping[str, models.ConnectWorkerSpec]
                     f"{field} is only used with worker (the ConnectWorker grant to give the connector's ACLs to)",
                     key=True,
                 )
+        return None
+    if spec.worker in workers and workers[spec.worker] is None:
         return None
     worker = workers.get(spec.worker)
     if worker is None:

@@ -7,9 +7,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from reconciler import manifests
 from reconciler.base import errors
+from reconciler.cli import app
 
 H = "apiVersion: kafka-reconciler/v1\n"
 WORKER = (
@@ -183,3 +185,25 @@ def test_the_did_you_mean_names_the_grant(tmp_path: Path) -> None:
     (diag,) = [d for d in caught.value.diagnostics if d.severity is errors.Severity.ERROR]
     assert diag.hint == "did you mean connect-prod?"
     assert diag.file is not None and diag.file.endswith("m.yaml")
+
+
+def test_a_grant_that_fails_its_model_gets_its_own_errors_only(tmp_path: Path) -> None:
+    broken = WORKER.replace("  groupId: cg\n", "")
+    (tmp_path / "m.yaml").write_text(
+        broken + "---\n" + connector("out", "class: FileStreamSink\nworker: connect-prod\nconfig: {topics: orders}\n")
+    )
+    with pytest.raises(errors.ValidationFailed) as caught:
+        manifests.load([tmp_path], env={})
+    found = [(d.path, d.message) for d in caught.value.diagnostics if d.severity is errors.Severity.ERROR]
+    assert found == [("spec", "missing required field 'groupId'")]
+
+
+def test_validate_names_the_file_and_line_and_exits_1(tmp_path: Path) -> None:
+    sink = connector("audit", "class: FileStreamSink\nworker: connect-prod\nconfig:\n  topics.regex: audit.*\n")
+    (tmp_path / "m.yaml").write_text(WORKER + "---\n" + sink)
+    result = CliRunner().invoke(app, ["validate", str(tmp_path)])
+    assert result.exit_code == 1
+    line = (WORKER + "---\n" + sink).splitlines().index("    topics.regex: audit.*") + 1
+    assert f"{tmp_path / 'm.yaml'}:{line}:" in result.output
+    assert "a topics.regex sink reads are not named in its config" in result.output
+    assert "aclTopics" in result.output and "Traceback" not in result.output
