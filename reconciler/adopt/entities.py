@@ -71,3 +71,10 @@ def _subscription(found: Mapping[str, str | None]) -> dict[str, object] | str:
     if match:
         spec["match"] = match
     return spec
+
+
+def unread_notes(kind: Kind, unread: Mapping[str, str], note: Note) -> None:
+    """A note for each entity of ``kind`` whose configs could not be read, with the refusal and the grant to ask for:
+    it is neither imported nor owned (the Ownership written names only what was imported, so no plan touches it)."""
+    for name in sorted(unread):
+        note(kind.address(name), f"not imported, its configs could not be read: {unread[name]}")

@@ -273,6 +273,7 @@ class _Adoption:
             if section is None:
                 self._unread(kind, model_entities.LABELS[kind])
                 continue
+            entities.unread_notes(kind, self.live.unread_entities.get(kind.value, {}), self.report.note)
             docs = make(section, lambda address, message: self.report.note(address, message))
             self.entity_names[kind] = [d.name for d in docs]
             self.report.counts[model_entities.LABELS[kind]] = len(docs)

@@ -116,6 +116,9 @@ def check_fresh(changes: Iterable[plans.Change], live: state.ClusterState) -> No
                 f"cannot verify that the plan is current: {c.kind} could not be read ({live.unavailable[c.kind]}); "
                 "nothing was written"
             )
+        unread = live.unread_entities.get(c.kind.value, {}).get(c.name)
+        if unread is not None:
+            raise errors.StalePlan(f"cannot verify that the plan is current: {unread}; nothing was written")
         now = views.fingerprint_of(views.live_view(live, kind=c.kind, name=c.name))
         if now == c.fingerprint:
             continue

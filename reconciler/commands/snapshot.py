@@ -28,7 +28,8 @@ def snapshot(
     with output.errors_to_exit():
         from reconciler import operations
         from reconciler.base import terminal
-        from reconciler.model import snapshotfile
+        from reconciler.model import entities, snapshotfile
+        from reconciler.model.kinds import Kind
 
         loaded = operations.load_manifests(paths, environment=environment) if paths else None
         target = operations.Target(
@@ -46,3 +47,6 @@ def snapshot(
             f"{n(len(live.topics or {}), 'topic')}, {acls} ({n(requests, 'admin request')}).",
             err=True,
         )
+        for kind, unread in sorted(live.unread_entities.items()):
+            text = entities.unread_text(Kind.parse(kind), unread)
+            output.say(f"warning: recorded as unread (not known to a plan from this snapshot): {text}", err=True)

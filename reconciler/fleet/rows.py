@@ -240,6 +240,19 @@ def _replication(assignment: tuple[tuple[int, ...], ...]) -> str:
     return str(lengths[0]) if len(lengths) == 1 else _j(lengths)
 
 
+def _optional_meta(live: state.ClusterState) -> Iterator[Row]:
+    """The metadata rows a live state has only sometimes."""
+    if live.unread_entities:  # group configs the principal may not describe: a fleet plan blocks them too
+        unread = {k: dict(sorted(v.items())) for k, v in sorted(live.unread_entities.items())}
+        yield (META_LIVE, "", "unread_entities", _j(unread))
+    # The usage and impact evidence a snapshot carries: the fleet plan shows the same evidence and figures.
+    if live.topic_usage is not None:
+        usage = {n: {**u.evidence(), "read_at_ms": u.read_at_ms} for n, u in live.topic_usage.items()}
+        yield (META_LIVE, "", "topic_usage", _j(usage))
+    if live.impact is not None:
+        yield (META_LIVE, "", "impact", _j(live.impact.to_dict()))
+
+
 def live_rows(live: state.ClusterState) -> Iterator[Row]:
     """Every row of a live state: the cluster's metadata, then one row per resource attribute."""
     meta = (
@@ -256,12 +269,7 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
     )
     for attribute, value in meta:
         yield (META_LIVE, "", attribute, _j(value))
-    # The usage and impact evidence a snapshot carries: the fleet plan shows the same evidence and figures.
-    if live.topic_usage is not None:
-        usage = {n: {**u.evidence(), "read_at_ms": u.read_at_ms} for n, u in live.topic_usage.items()}
-        yield (META_LIVE, "", "topic_usage", _j(usage))
-    if live.impact is not None:
-        yield (META_LIVE, "", "impact", _j(live.impact.to_dict()))
+    yield from _optional_meta(live)
     kind = Kind.TOPIC
     for name, topic in (live.topics or {}).items():
         assignment = topic.assignment
@@ -348,6 +356,7 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         reassignments=tuple(snapshotfile.reassignment(r) for r in meta["reassignments"]),
         capabilities={str(k): int(v) for k, v in meta["capabilities"].items()},
         unavailable={str(k): str(v) for k, v in meta["unavailable"].items()},
+        unread_entities=snapshotfile.unread_entities(meta.get("unread_entities")),
         topic_usage=None
         if meta.get("topic_usage") is None
         else {str(n): state.TopicUsage.from_dict(u) for n, u in meta["topic_usage"].items()},

@@ -43,6 +43,7 @@ class Configs:
         # key -> the value a topic without an override shows (the same for every topic of the cluster)
         self.cluster_topic_defaults: dict[str, str | None] = {}
         self.entities: dict[Kind, dict[str, dict[str, str | None]]] = {}  # group configs, client-metrics
+        self.unread_entities: dict[Kind, dict[str, RequestFailed]] = {}  # those the principal may not describe
 
     def apply_to(self, topics: dict[str, state.TopicState]) -> dict[str, state.TopicState]:
         return {

@@ -10,7 +10,9 @@ types to list.
 
 A DescribeConfigs answer for a name that has nothing set (a group before its first config, a subscription never
 created) is not an error: Kafka answers with the defaults; only values whose source is the entity itself are kept,
-and an entity with none is absent from the section.
+and an entity with none is absent from the section. One the principal may not describe (no DESCRIBE_CONFIGS on that
+group) does not fail the read: it is recorded as unread, with the refusal and the grant to ask for
+(``ClusterState.unread_entities``), so a whole-cluster snapshot or import still gets everything else.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from kafka.protocol.admin import ListConfigResourcesRequest
 
-from reconciler.kafka import config_results
+from reconciler.kafka import codes, config_results, rights
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import RequestFailed
 from reconciler.model import entities
@@ -80,12 +82,23 @@ def is_entity(resource_type: int) -> bool:
     return resource_type in _KIND_OF_TYPE
 
 
-def file_result(res: Any, sections: dict[Kind, dict[str, dict[str, str | None]]], *, wire: Any) -> None:
-    """File one DescribeConfigs result of an entity into ``sections`` (only the values set on the entity)."""
+def file_result(
+    res: Any,
+    sections: dict[Kind, dict[str, dict[str, str | None]]],
+    *,
+    wire: Any,
+    unread: dict[Kind, dict[str, RequestFailed]] | None = None,
+) -> None:
+    """File one DescribeConfigs result of an entity into ``sections`` (only the values set on the entity); a result
+    refused for lack of a right goes to ``unread`` (the refusal with its grant hint) when given, else is raised."""
     kind = _KIND_OF_TYPE[int(res.resource_type)]
     name = str(res.resource_name)
     if res.error_code:
-        raise _describe_error(res, kind=kind, name=name, wire=wire)
+        error = _describe_error(res, kind=kind, name=name, wire=wire)
+        if unread is None or not rights.is_authorization_error(codes.error_name(res.error_code)):
+            raise error
+        unread.setdefault(kind, {})[name] = error
+        return
     own = entities.DYNAMIC_SOURCES[kind]
     values = {str(e.name): None if e.is_sensitive else e.value for e in res.configs if e.config_source == own}
     section = sections.setdefault(kind, {})

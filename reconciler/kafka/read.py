@@ -129,11 +129,25 @@ def read_state(
         quotas=quotas,
         scram_users=scram,
         reassignments=reassignments,
-        group_configs=configs.entities.get(Kind.GROUP_CONFIG, {}) if Kind.GROUP_CONFIG in entity_kinds else None,
-        client_metrics=configs.entities.get(Kind.CLIENT_METRICS, {}) if Kind.CLIENT_METRICS in entity_kinds else None,
         capabilities=caps,
         unavailable=unavailable,
+        **_entity_sections(configs, entity_kinds, scope),
     )
+
+
+def _entity_sections(configs: config_results.Configs, kinds: frozenset[Kind], scope: state.ReadScope) -> dict[str, Any]:
+    """The group-config and client-metrics sections (``None`` for a kind not read) and the entities not read.
+
+    A read of named entities (apply's read-back and stale-plan check) still raises the first refusal: there the
+    missing right is the answer (``apply.readback.missing_right``), not a section to plan around."""
+    unread = {k.value: {n: str(e) for n, e in sorted(v.items())} for k, v in sorted(configs.unread_entities.items())}
+    if unread and (scope.group_configs is not None or scope.client_metrics is not None):
+        raise next(e for found in configs.unread_entities.values() for e in found.values())
+    sections = {
+        model_entities.SECTIONS[k]: configs.entities.get(k, {}) if k in kinds else None
+        for k in model_entities.ENTITY_KINDS
+    }
+    return {**sections, "unread_entities": unread}
 
 
 def _security(
@@ -286,7 +300,7 @@ def _read_configs_via(
     for node, resources in per_node:
         for res in _describe_configs(wire, node=node, resources=resources, synonyms=synonyms):
             if entities.is_entity(int(res.resource_type)):
-                entities.file_result(res, result.entities, wire=wire)
+                entities.file_result(res, result.entities, wire=wire, unread=result.unread_entities)
                 continue
             config_results.sort_result(
                 res,

@@ -61,3 +61,11 @@ def read_filters(wanted: desired.DesiredState) -> dict[Kind, state.EntityFilter]
         owns = None if not found else functools.partial(own.owns_entity, kind)
         out[kind] = state.EntityFilter(declared=frozenset(desired_section(wanted, kind)), owns=owns)
     return out
+
+
+def unread_text(kind: Kind, unread: Mapping[str, str], names: list[str] | None = None, *, shown: int = 5) -> str:
+    """``names`` (default: all of ``unread``) as a message lists them: the first ``shown``, how many more, and the
+    first one's refusal with the grant to ask for (``ClusterState.unread_entities``)."""
+    names = sorted(unread) if names is None else names
+    listed = ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+    return f"{len(names)} {NOUNS[kind]}(s): {listed} ({unread[names[0]]})"

@@ -5,7 +5,8 @@ flattened to one entry per resource (``topic/orders``, ``acl/...``, ``broker/1``
 data, and DeepDiff compares the two trees: it reports every added, removed or changed leaf with its path, however
 deep (a config, one partition's replica list, a broker's rack), which is the nested comparison it is made for. The
 planner never uses it; a snapshot diff is an occasional, human-sized job where exact paths matter more than speed.
-Sections one snapshot did not read (``acls: null``) are not compared, and say so. Sensitive values are never in a
+Sections one snapshot did not read (``acls: null``), and group configs it could not read (``unread_entities``), are
+not compared, and say so. Sensitive values are never in a
 snapshot, so never in a diff.
 """
 
@@ -116,6 +117,12 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
         for side in (left, right):
             for address in [a for a in side if a.startswith(_prefix(section))]:
                 del side[address]
+    # an entity whose configs one side could not read (no right to describe it) is not known there either
+    unread = {k.address(n) for live in (before, after) for k in entities.ENTITY_KINDS
+              for n in live.unread_entities.get(k.value, {})}  # fmt: skip
+    for side in (left, right):
+        for address in unread:
+            side.pop(address, None)
     tree = DeepDiff(left, right, view="tree", ignore_order=False, verbose_level=2)
     found: list[Difference] = []
     for kind, levels in tree.items():
@@ -126,7 +133,8 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
             after_value = None if change == "removed" else _plain(level.t2)
             found.append(Difference(address, change, ".".join(inner), before_value, after_value))
     found.sort(key=lambda d: (d.address, d.path))
-    return SnapshotDiff(tuple(found), tuple(sorted(skipped)), (before.cluster_id, after.cluster_id))
+    not_compared = (*sorted(skipped), *(f"{a} (configs not read)" for a in sorted(unread)))
+    return SnapshotDiff(tuple(found), not_compared, (before.cluster_id, after.cluster_id))
 
 
 def _plain(value: Any) -> Any:

@@ -81,7 +81,22 @@ def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
             if found is not None
         },
         **({} if live.connect is None else {"connect": connect_snapshot.to_dict(live.connect)}),
+        **({} if not live.unread_entities else {"unread_entities": _unread_doc(live.unread_entities)}),
     }
+
+
+def _unread_doc(unread: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    return {kind: dict(sorted(names.items())) for kind, names in sorted(unread.items()) if names}
+
+
+def unread_entities(section: Any) -> dict[str, dict[str, str]]:
+    """An ``unread_entities`` section (kind -> entity name -> why its configs were not read) of a document."""
+    out: dict[str, dict[str, str]] = {}
+    for kind, names in dict(section or {}).items():
+        if not all(isinstance(v, str) for v in dict(names).values()):
+            raise ValueError(f"the unread {kind} reasons are not text")
+        out[str(kind)] = {str(n): str(why) for n, why in dict(names).items()}
+    return out
 
 
 def from_json_dict(doc: Mapping[str, Any]) -> state.ClusterState:
@@ -126,6 +141,7 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         group_configs=_entities(doc.get("group_configs")),
         client_metrics=_entities(doc.get("client_metrics")),
         connect=connect_snapshot.from_dict(doc.get("connect")),
+        unread_entities=unread_entities(doc.get("unread_entities")),
     )
 
 

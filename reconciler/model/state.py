@@ -218,6 +218,9 @@ class ClusterState:
     ``group_configs`` maps a group id to the configs set on the group (source ``DYNAMIC_GROUP_CONFIG``);
     ``client_metrics`` a client-metrics subscription's name to its settings (``metrics``, ``interval.ms``,
     ``match``, as Kafka stores them). Both hold only entities with at least one config set.
+    ``unread_entities`` maps a kind (``group_config``, ``client_metrics``) to the entities of it whose configs the
+    principal may not describe, each with the refusal and the grant to ask for: they are absent from the section,
+    and nothing about them is known (a plan blocks them instead of treating them as empty).
     """
 
     cluster_id: str | None
@@ -236,6 +239,8 @@ class ClusterState:
     capabilities: Mapping[str, int] = dataclasses.field(default_factory=dict)
     # kind (a ``kinds.Kind`` value) -> plain reason why that section could not be read (e.g. no authorizer).
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    # kind value -> entity name -> why its configs could not be read (a refused DescribeConfigs and the grant to ask)
+    unread_entities: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     # Usage evidence of the topics a plan would delete (read after a first plan); None when not read.
     topic_usage: Mapping[str, TopicUsage] | None = None
     # Impact evidence (sizes, offsets, in-sync replicas) of the topics a plan changes; None when not read.

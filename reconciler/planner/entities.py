@@ -6,13 +6,18 @@ policy allows it for ``group_config`` (else they are listed as unmanaged). A liv
 owned by the Ownership rules (``groups``, ``clientMetrics``) is deleted, every key of it removed, when the delete
 policy allows it for its kind, and listed as unmanaged otherwise. A group config may be declared before the group
 exists: Kafka keeps it by id.
+
+An entity whose configs the principal may not describe (``ClusterState.unread_entities``: a snapshot or read without
+DESCRIBE_CONFIGS on that group) is not known, so nothing is proposed for it: a declared or owned one is a blocked
+change with the refusal and its grant, and one error-level warning per kind names them (apply writes nothing until
+it is granted, or the plan made again).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reconciler.model import catalogue, entities, payloads, plans
+from reconciler.model import catalogue, desired, entities, payloads, plans
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -39,13 +44,14 @@ def plan_entities(ctx: common.Context, kind: Kind) -> None:
             )
         return
     reset = kind == Kind.CLIENT_METRICS or ctx.may_delete(kind)
-    for name in sorted(wanted):
+    unread = _block_unread(ctx, kind, wanted=wanted)
+    for name in sorted(wanted.keys() - unread):
         _plan_one(ctx, kind, name, want=wanted[name].configs, have=live.get(name) or {}, reset=reset,
                   source=common.source_text(wanted[name].source))  # fmt: skip
     if not ctx.manages_undeclared(kind):
         return
     rules = entities.rules(ctx.desired.ownership, kind)
-    for name in sorted(live.keys() - wanted.keys()):
+    for name in sorted(live.keys() - wanted.keys() - unread):
         if not live[name] or not any(p.matches(name) for p in rules):
             continue
         address = views.address(kind, name)
@@ -67,6 +73,34 @@ def plan_entities(ctx: common.Context, kind: Kind) -> None:
                 fingerprint=views.fingerprint_of(entities.view(name, have)),
             )
         )
+
+
+def _block_unread(ctx: common.Context, kind: Kind, *, wanted: Mapping[str, desired.DesiredEntityConfig]) -> set[str]:
+    """Block each declared or owned entity of ``kind`` whose configs could not be read; return their names."""
+    unread = ctx.live.unread_entities.get(kind.value, {})
+    owned = ctx.manages_undeclared(kind) and bool(unread)
+    rules = entities.rules(ctx.desired.ownership, kind) if owned else ()
+    blocked = sorted(n for n in unread if n in wanted or any(p.matches(n) for p in rules))
+    for name in blocked:
+        ctx.changes.append(
+            plans.Change(
+                address=views.address(kind, name),
+                kind=kind,
+                name=name,
+                action=plans.Action.BLOCKED,
+                phase=PHASES[kind],
+                reasons=(f"its configs could not be read, so no change is planned: {unread[name]}",),
+                source=common.source_text(wanted[name].source) if name in wanted else None,
+            )
+        )
+    if blocked:
+        ctx.warn(
+            f"{entities.LABELS[kind]}: the configs of {entities.unread_text(kind, unread, blocked)} could not be read, "
+            "so they are not planned",
+            code=f"{kind.value}-unreadable",
+            severity="error",
+        )
+    return set(unread)
 
 
 def _plan_one(
