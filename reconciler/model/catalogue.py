@@ -34,12 +34,16 @@ class ConfigSpec:
     update_mode: str | None = None
     removed_in: str | None = None
     doc: str = ""
+    pattern: str | None = None  # a regular expression the whole value must match, as ``doc`` says
 
 
 def _s(name: str, type_: str, default: str | None, **kw: object) -> ConfigSpec:
     return ConfigSpec(name, type_, default=default, **kw)  # type: ignore[arg-type]
 
 
+# ShareGroupAutoOffsetResetStrategy: earliest, latest (as written) or by_duration: and a non-negative java.time.Duration
+# (PnDTnHnMn.nS, letters in either case); checked against Kafka 4.4's own validator.
+_SHARE_RESET = r"earliest|latest|by_duration:\+?(?i:P(?=\d|T\d)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d{1,9})?S)?)?)"
 _COMPRESSION = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
 _L = str(LONG_MAX)
 
@@ -189,7 +193,13 @@ GROUP_CONFIGS: Mapping[str, ConfigSpec] = MappingProxyType(
             _s("share.session.timeout.ms", "int", "45000", unit="ms", minimum=1),
             _s("share.heartbeat.interval.ms", "int", "5000", unit="ms", minimum=1),
             _s("share.record.lock.duration.ms", "int", "30000", unit="ms", minimum=1000, maximum=3600000),
-            _s("share.auto.offset.reset", "string", "latest", doc="latest, earliest or by_duration:<ISO-8601>"),
+            _s(
+                "share.auto.offset.reset",
+                "string",
+                "latest",
+                doc="latest, earliest or by_duration:<ISO-8601>",
+                pattern=_SHARE_RESET,
+            ),
             _s("share.isolation.level", "string", "read_uncommitted", choices=("read_committed", "read_uncommitted")),
             _s("share.delivery.count.limit", "int", "5", minimum=2, maximum=10),
             _s("share.partition.max.record.locks", "int", "2000", minimum=100, maximum=10000),

@@ -298,6 +298,8 @@ def validate_config(spec: ConfigSpec, value: object) -> list[str]:
         for item in items:
             if item not in spec.choices:
                 problems.append(f"{spec.name}: {item!r} is not one of {', '.join(spec.choices)}")
+    if spec.pattern is not None and not re.fullmatch(spec.pattern, text):
+        problems.append(f"{spec.name}: {text!r} is not {spec.doc}")
     return problems
 
 

@@ -352,6 +352,23 @@ CASES: list[tuple[str, dict[str, str], list[Expected]]] = [
         ],
     ),
     (
+        "a share-group reset strategy Kafka's validator refuses (case matters for earliest/latest)",
+        {
+            "m.yaml": H
+            + "kind: GroupConfig\nmetadata: {name: orders}\nspec:\n  configs:\n"
+            + "    share.auto.offset.reset: EARLIEST\n"
+        },
+        [
+            (
+                "m.yaml",
+                6,
+                30,
+                "error",
+                "share.auto.offset.reset: 'EARLIEST' is not latest, earliest or by_duration:<ISO-8601>",
+            ),
+        ],
+    ),
+    (
         "client-metrics subscription: interval below Kafka's minimum, unknown selector, comma in a pattern",
         {
             "m.yaml": H
