@@ -21,14 +21,14 @@ from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Varia
 from reconciler.manifests import rules
 from reconciler.model import configs, state
 from reconciler.model import entities as model_entities
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
 from reconciler.model.kinds import Kind, Manifest
 from reconciler.planner import topics as planner_topics
 
 if TYPE_CHECKING:
     from reconciler.kafka.port import AdminPort
 
-_OP_ORDER = {op: i for i, op in enumerate(state.ACL_OPERATIONS)}
-_TYPE_ORDER = {t: i for i, t in enumerate(state.ACL_RESOURCE_TYPES)}
+_AclEntryKey = tuple[AclResourceType, AclPatternType, str, str, AclPermission]  # sorted by code: Kafka's order
 
 
 class _Adoption:
@@ -327,26 +327,26 @@ def _principal_label(principal: str) -> str:
 
 def acl_entries(bindings: list[state.AclBinding]) -> list[dict[str, Any]]:
     """Acl ``bindings`` entries of one principal: bindings that differ only in operation share an entry."""
-    groups: dict[tuple[str, str, str, str, str], list[str]] = defaultdict(list)
+    groups: dict[_AclEntryKey, list[AclOperation]] = defaultdict(list)
     for b in bindings:
         groups[(b.resource_type, b.pattern_type, b.resource_name, b.host, b.permission)].append(b.operation)
     principal = bindings[0].principal
     out: list[dict[str, Any]] = []
     for (rtype, pattern, name, host, permission), ops in sorted(
-        groups.items(), key=lambda item: (_TYPE_ORDER.get(item[0][0], 99), *item[0][1:])
+        groups.items(), key=lambda item: (item[0][0].code, *item[0][1:])
     ):
-        entry: dict[str, Any] = {"principal": principal, "resourceType": rtype}
+        entry: dict[str, Any] = {"principal": principal, "resourceType": str(rtype)}  # YAML text, not the enum
         if rtype != "CLUSTER":
             entry["resourceName"] = name
         if pattern != "LITERAL":
-            entry["patternType"] = pattern
-        ordered = sorted(set(ops), key=lambda op: _OP_ORDER.get(op, 99))
+            entry["patternType"] = str(pattern)
+        ordered = [str(op) for op in sorted(set(ops), key=lambda op: op.code)]
         if len(ordered) == 1:
             entry["operation"] = ordered[0]
         else:
             entry["operations"] = Flow(ordered)
         if permission != "ALLOW":
-            entry["permission"] = permission
+            entry["permission"] = str(permission)
         if host != "*":
             entry["host"] = host
         out.append(entry)

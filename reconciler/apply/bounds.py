@@ -131,8 +131,8 @@ def acl(binding: state.AclBinding) -> None:
     }
     for field, allowed in enums.items():
         value = getattr(binding, field)
-        if value not in allowed:
-            raise Refused(field, f"{value!r} is not one of {', '.join(allowed)}")
+        if value not in allowed:  # UNKNOWN: a code a broker reported that this release does not know
+            raise Refused(field, f"{str(value)!r} is not one of {', '.join(allowed)}")
     if not binding.resource_name:
         raise Refused("resource_name", "an empty resource name")
     _problems("principal", rules.principal_problems(binding.principal))

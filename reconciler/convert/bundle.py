@@ -18,6 +18,7 @@ from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, FlowMap, ManifestFile, Variable
 from reconciler.manifests import rules
 from reconciler.model import configs, state
+from reconciler.model.acl_names import AclOperation
 from reconciler.model.kinds import Kind, Manifest
 
 
@@ -212,7 +213,7 @@ def mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def acl_operation(raw: object) -> str | None:
-    """Kafka's name of an operation written ``Read``, ``DescribeConfigs``, ``describe_configs`` or ``READ``."""
+def acl_operation(raw: object) -> AclOperation | None:
+    """The operation written ``Read``, ``DescribeConfigs``, ``describe_configs`` or ``READ``."""
     table = {op.replace("_", "").lower(): op for op in state.ACL_OPERATIONS}
     return table.get(str(raw).replace("_", "").replace("-", "").lower())

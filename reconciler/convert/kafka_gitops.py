@@ -18,19 +18,23 @@ from typing import Any
 
 from reconciler.convert.bundle import Bundle, acl_operation, mapping
 from reconciler.model import state
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
 from reconciler.model.kinds import Manifest
 
-_ROLES: dict[str, list[tuple[str, str, str]]] = {  # role -> (resource type, name, operation), as kafka-gitops grants
-    "reader": [("TOPIC", "*", "READ"), ("GROUP", "*", "READ")],
-    "writer": [("TOPIC", "*", "WRITE")],
+_T, _G, _C = AclResourceType.TOPIC, AclResourceType.GROUP, AclResourceType.CLUSTER
+_ROLES: dict[str, list[tuple[AclResourceType, str, AclOperation]]] = {  # role -> (type, name, operation)
+    "reader": [(_T, "*", AclOperation.READ), (_G, "*", AclOperation.READ)],
+    "writer": [(_T, "*", AclOperation.WRITE)],
     "operator": [
-        ("CLUSTER", "kafka-cluster", "DESCRIBE"),
-        ("TOPIC", "*", "DESCRIBE"),
-        ("TOPIC", "*", "DESCRIBE_CONFIGS"),
-        ("GROUP", "*", "READ"),
-        ("GROUP", "*", "DESCRIBE"),
+        (_C, "kafka-cluster", AclOperation.DESCRIBE),
+        (_T, "*", AclOperation.DESCRIBE),
+        (_T, "*", AclOperation.DESCRIBE_CONFIGS),
+        (_G, "*", AclOperation.READ),
+        (_G, "*", AclOperation.DESCRIBE),
     ],
 }
+_KNOWN_TYPES = {str(t): t for t in state.ACL_RESOURCE_TYPES}
+_KNOWN_PATTERNS = {str(p): p for p in state.ACL_PATTERN_TYPES}
 _SECTIONS = ("settings", "topics", "services", "users", "customServiceAcls", "customUserAcls")
 
 
@@ -225,7 +229,7 @@ def _user(bundle: Bundle, name: str, *, user: object) -> str | None:
             bundle.report.note(origin, f"role {role!r} does not exist in kafka-gitops (reader, writer, operator)")
             continue
         for rtype, resource, op in grants:
-            binding = state.AclBinding(rtype, "LITERAL", resource, principal, "*", op, "ALLOW")
+            binding = state.AclBinding(rtype, AclPatternType.LITERAL, resource, principal, "*", op, AclPermission.ALLOW)
             bundle.add_binding(binding, origin=f"{origin} role {role}")
     bundle.principals.add(principal)
     return principal
@@ -240,18 +244,14 @@ def _custom(bundle: Bundle, section: Mapping[str, Any], *, owners: Mapping[str, 
             body = mapping(acl)
             principal = body.get("principal") or owners.get(owner)
             op = acl_operation(body.get("operation"))
-            rtype = str(body.get("type", "")).upper()
-            pattern = str(body.get("pattern", "LITERAL")).upper()
-            if (
-                not principal
-                or op is None
-                or rtype not in state.ACL_RESOURCE_TYPES
-                or pattern not in ("LITERAL", "PREFIXED")
-            ):
+            rtype = _KNOWN_TYPES.get(str(body.get("type", "")).upper())
+            pattern = _KNOWN_PATTERNS.get(str(body.get("pattern", "LITERAL")).upper())
+            if not principal or op is None or rtype is None or pattern is None:
                 bundle.report.note(origin, f"incomplete ACL (principal, type, pattern, operation needed; or no {what} "
                                    f"named {owner}); ignored")  # fmt: skip
                 continue
-            permission = "DENY" if str(body.get("permission", "ALLOW")).upper() == "DENY" else "ALLOW"
+            deny = str(body.get("permission", "ALLOW")).upper() == "DENY"
+            permission = AclPermission.DENY if deny else AclPermission.ALLOW
             name = "kafka-cluster" if rtype == "CLUSTER" else str(body.get("name", ""))
             binding = state.AclBinding(rtype, pattern, name, str(principal), str(body.get("host", "*")), op, permission)
             bundle.add_binding(binding, origin=origin)

@@ -14,11 +14,17 @@ from typing import Any
 
 from reconciler.convert.bundle import Bundle, acl_operation, mapping
 from reconciler.model import state
+from reconciler.model.acl_names import AclPatternType, AclPermission, AclResourceType
 
 # The User Operator creates SCRAM-SHA-512 credentials with this iteration count.
 SCRAM_ITERATIONS = 4096
-_RESOURCE_TYPES = {"topic": "TOPIC", "group": "GROUP", "cluster": "CLUSTER", "transactionalid": "TRANSACTIONAL_ID"}
-_PATTERNS = {"literal": "LITERAL", "prefix": "PREFIXED", "prefixed": "PREFIXED"}
+_RESOURCE_TYPES = {
+    "topic": AclResourceType.TOPIC,
+    "group": AclResourceType.GROUP,
+    "cluster": AclResourceType.CLUSTER,
+    "transactionalid": AclResourceType.TRANSACTIONAL_ID,
+}
+_PATTERNS = {"literal": AclPatternType.LITERAL, "prefix": AclPatternType.PREFIXED, "prefixed": AclPatternType.PREFIXED}
 _QUOTAS = {
     "producerByteRate": "producer_byte_rate",
     "consumerByteRate": "consumer_byte_rate",
@@ -173,7 +179,7 @@ def _acl(bundle: Bundle, principal: str, *, rule: object, origin: str) -> None:
     if raw_ops is None:
         raw_ops = [rule.get("operation")]  # the older single-operation form
     host = str(rule.get("host", "*"))
-    permission = "DENY" if str(rule.get("type", "allow")).lower() == "deny" else "ALLOW"
+    permission = AclPermission.DENY if str(rule.get("type", "allow")).lower() == "deny" else AclPermission.ALLOW
     for raw in raw_ops if isinstance(raw_ops, list) else [raw_ops]:
         op = acl_operation(raw)
         if op is None:

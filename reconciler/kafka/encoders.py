@@ -2,7 +2,7 @@
 
 ``KafkaAdapter``'s writes (``write``, ``security``) send what these functions build; the unit tests' in-memory
 adapter builds and encodes the same requests (``wire_bytes``), so a value the wire cannot carry (a partition count
-beyond INT32, an unknown ACL enum) fails there exactly as it would against a broker. Pure: no I/O.
+beyond INT32, an ACL field of an unknown code) fails there exactly as it would against a broker. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -10,14 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kafka.admin import (
-    ACLOperation,
-    ACLPermissionType,
-    ACLResourcePatternType,
-    ConfigResourceType,
-    ResourceType,
-    UserScramCredentialUpsertion,
-)
+from kafka.admin import ConfigResourceType, UserScramCredentialUpsertion
 from kafka.protocol.admin import (
     AlterClientQuotasRequest,
     AlterPartitionReassignmentsRequest,
@@ -119,20 +112,18 @@ def incremental_alter_configs(
 
 
 def acl_codes(binding: state.AclBinding) -> dict[str, int]:
-    """Wire codes of an exact binding; ANY/MATCH/UNKNOWN are refused (they would act as wildcards)."""
-    try:
-        codes = {
-            "resource_type": ResourceType[binding.resource_type],
-            "pattern_type": ACLResourcePatternType[binding.pattern_type],
-            "operation": ACLOperation[binding.operation],
-            "permission": ACLPermissionType[binding.permission],
-        }
-    except KeyError as exc:
-        raise ValueError(f"{binding.address}: unknown ACL value {exc}") from None
-    wildcards = [k for k, v in codes.items() if v.name in ("ANY", "MATCH", "UNKNOWN")]
-    if wildcards or not binding.principal or not binding.host:
-        raise ValueError(f"{binding.address}: not an exact ACL binding ({', '.join(wildcards) or 'empty field'})")
-    return {k: int(v) for k, v in codes.items()}
+    """Wire codes of an exact binding, each its typed member's ``code``; ``UNKNOWN`` (a code a broker reported that
+    this release does not know) and an empty principal or host are refused: they are not one exact binding."""
+    members = {
+        "resource_type": binding.resource_type,
+        "pattern_type": binding.pattern_type,
+        "operation": binding.operation,
+        "permission": binding.permission,
+    }
+    unknown = [k for k, m in members.items() if m.name == "UNKNOWN"]
+    if unknown or not binding.principal or not binding.host:
+        raise ValueError(f"{binding.address}: not an exact ACL binding ({', '.join(unknown) or 'empty field'})")
+    return {k: m.code for k, m in members.items()}
 
 
 # CreateAcls and DeleteAcls name the same seven binding fields differently, in this order:

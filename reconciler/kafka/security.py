@@ -27,6 +27,7 @@ from reconciler.kafka import codes, encoders, limits, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.kafka.results import ItemResult, ScramDeletion, ScramUpsert
 from reconciler.model import state
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
 
 NameFilter = Callable[[str], bool]
 
@@ -94,13 +95,13 @@ def _describe_acls(
                 continue
             bindings.add(
                 state.AclBinding(
-                    resource_type=_enum_name(ResourceType, resource.resource_type),
-                    pattern_type=_enum_name(ACLResourcePatternType, resource.pattern_type),
+                    resource_type=AclResourceType.from_code(resource.resource_type),
+                    pattern_type=AclPatternType.from_code(resource.pattern_type),
                     resource_name=str(resource.resource_name),
                     principal=principal,
                     host=str(acl.host),
-                    operation=_enum_name(ACLOperation, acl.operation),
-                    permission=_enum_name(ACLPermissionType, acl.permission_type),
+                    operation=AclOperation.from_code(acl.operation),
+                    permission=AclPermission.from_code(acl.permission_type),
                 )
             )
     return frozenset(bindings), None
@@ -175,22 +176,6 @@ def read_scram(
             )
         )
     return found
-
-
-_ENUM_NAMES: dict[tuple[Any, int], str] = {}  # (enum class, wire code) -> name: a read turns 4 codes per binding
-
-
-def _enum_name(enum_cls: Any, value: int) -> str:
-    ident = (enum_cls, value)
-    name = _ENUM_NAMES.get(ident)
-    if name is None:
-        try:
-            name = str(enum_cls(int(value)).name)
-        except ValueError:
-            name = "UNKNOWN"
-        if len(_ENUM_NAMES) < 1024:
-            _ENUM_NAMES[ident] = name
-    return name
 
 
 # ------------------------------------------------------------------------------------------- ACLs

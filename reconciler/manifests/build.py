@@ -155,9 +155,8 @@ class Builder:
                     self.error(doc, at, "missing required field 'resourceName'", key=True)
                     continue
                 name = rules.CLUSTER_RESOURCE
-            ops = [(op, (*at, "operations", i)) for i, op in enumerate(b.operations or [])] or [
-                (str(b.operation), (*at, "operation"))
-            ]
+            single = [] if b.operation is None else [(b.operation, (*at, "operation"))]  # the model gives one
+            ops = [(op, (*at, "operations", i)) for i, op in enumerate(b.operations or [])] or single
             for op, op_path in ops:
                 binding = AclBinding(b.resource_type, b.pattern_type, name, b.principal, b.host, op, b.permission)
                 first = self.acls.get(binding)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 
 from reconciler.manifests import connector_spec, connectors, fields, loader, models, roles
 from reconciler.model import configs
+from reconciler.model.acl_names import AclOperation
 from reconciler.model.identities import AclBinding
 
 Error = Callable[..., None]
@@ -91,11 +92,12 @@ def derive(
         return None
     refs, paths = found
     if kind == "sink":
-        out = roles.bindings(worker, "TOPIC", refs, ("READ", "DESCRIBE"))
-        out += roles.bindings(worker, "GROUP", [f"{worker.sink_group_prefix}{doc.name}"], ("READ",))
+        out = roles.bindings(worker, roles.TOPIC, refs, (roles.READ, roles.DESCRIBE))
+        out += roles.bindings(worker, roles.GROUP, [f"{worker.sink_group_prefix}{doc.name}"], (roles.READ,))
     else:
         creates = any(key.startswith("topic.creation.") for key in spec.config)
-        out = roles.bindings(worker, "TOPIC", refs, ("WRITE", "DESCRIBE", *(("CREATE",) if creates else ())))
+        ops = (roles.WRITE, roles.DESCRIBE, *((AclOperation.CREATE,) if creates else ()))
+        out = roles.bindings(worker, roles.TOPIC, refs, ops)
     literal = [
         (path, name)
         for path, ref in zip(paths, refs, strict=True)

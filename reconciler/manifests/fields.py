@@ -13,6 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 from pydantic.alias_generators import to_camel
 
 from reconciler.model import identities
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType, KafkaName
 
 
 class Strict(BaseModel):
@@ -29,13 +30,17 @@ class Strict(BaseModel):
 
 
 def _normaliser(values: tuple[str, ...], *, what: str) -> BeforeValidator:
-    """Accept ``read``, ``Read``, ``READ`` or ``describe-configs`` and keep Kafka's spelling."""
+    """Accept ``read``, ``Read``, ``READ`` or ``describe-configs`` and keep Kafka's spelling (the member itself when
+    ``values`` are enum members); anything else, text or not, is refused naming the choices."""
     table = {v.replace("_", "").replace("-", "").lower(): v for v in values}
-    exact = frozenset(values)
+    exact = {v: v for v in values}
 
     def normalise(raw: object) -> object:
-        if not isinstance(raw, str) or raw in exact:
-            return raw
+        found = exact.get(raw) if isinstance(raw, str) else None
+        if found is not None:
+            return found
+        if not isinstance(raw, str):
+            raise ValueError(f"{raw!r} is not a valid {what}; expected one of {', '.join(values)}")
         found = table.get(raw.replace("_", "").replace("-", "").lower())
         if found is None:
             close = difflib.get_close_matches(raw.upper().replace("-", "_"), values, n=1, cutoff=0.6)
@@ -50,22 +55,36 @@ def _enum_schema(values: tuple[str, ...]) -> WithJsonSchema:
     return WithJsonSchema({"type": "string", "enum": sorted({*values, *(v.lower() for v in values)})})
 
 
+def _documented_enum_schema(members: tuple[KafkaName, ...]) -> WithJsonSchema:
+    """Kafka's names and their lower-case spellings, each with its meaning as hover text (``markdownEnumDescriptions``,
+    read by VS Code's YAML and JSON support and yaml-language-server)."""
+    spellings = sorted((spelling, m) for m in members for spelling in {str(m), str(m).lower()})
+    return WithJsonSchema(
+        {
+            "type": "string",
+            "enum": [spelling for spelling, _ in spellings],
+            "markdownEnumDescriptions": [f"`{m}`: {m.doc}" for _, m in spellings],
+        }
+    )
+
+
 _PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 _SASL = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI")
 _STORE_TYPES = ("PEM", "PKCS12", "JKS")
+# The ACL fields are read into their enum members (reconciler.model.acl_names), the one type they keep to the wire.
+_OPERATIONS, _RESOURCE_TYPES = identities.ACL_OPERATIONS, identities.ACL_RESOURCE_TYPES
+_PATTERN_TYPES, _PERMISSIONS = identities.ACL_PATTERN_TYPES, identities.ACL_PERMISSIONS
 Operation = Annotated[
-    str, _normaliser(identities.ACL_OPERATIONS, what="ACL operation"), _enum_schema(identities.ACL_OPERATIONS)
+    AclOperation, _normaliser(_OPERATIONS, what="ACL operation"), _documented_enum_schema(_OPERATIONS)
 ]
 ResourceType = Annotated[
-    str,
-    _normaliser(identities.ACL_RESOURCE_TYPES, what="ACL resource type"),
-    _enum_schema(identities.ACL_RESOURCE_TYPES),
+    AclResourceType, _normaliser(_RESOURCE_TYPES, what="ACL resource type"), _documented_enum_schema(_RESOURCE_TYPES)
 ]
 PatternType = Annotated[
-    str, _normaliser(identities.ACL_PATTERN_TYPES, what="ACL pattern type"), _enum_schema(identities.ACL_PATTERN_TYPES)
+    AclPatternType, _normaliser(_PATTERN_TYPES, what="ACL pattern type"), _documented_enum_schema(_PATTERN_TYPES)
 ]
 Permission = Annotated[
-    str, _normaliser(identities.ACL_PERMISSIONS, what="ACL permission"), _enum_schema(identities.ACL_PERMISSIONS)
+    AclPermission, _normaliser(_PERMISSIONS, what="ACL permission"), _documented_enum_schema(_PERMISSIONS)
 ]
 Mechanism = Annotated[
     str, _normaliser(identities.SCRAM_MECHANISMS, what="SCRAM mechanism"), _enum_schema(identities.SCRAM_MECHANISMS)

@@ -42,6 +42,7 @@ from reconciler.manifests.fields import RefField as RefField  # defined there (t
 from reconciler.manifests.fields import ResourceRef as ResourceRef
 from reconciler.manifests.fields import SecretRefSpec as SecretRefSpec  # defined there; used as models.SecretRefSpec
 from reconciler.model import kinds
+from reconciler.model.acl_names import AclPatternType, AclPermission
 from reconciler.model.kinds import Manifest
 
 API_VERSION = "kafka-reconciler/v1"
@@ -103,10 +104,10 @@ class AclBindingSpec(Strict):
     host: Host = "*"
     operation: Operation | None = None
     operations: list[Operation] | None = None
-    permission: Permission = "ALLOW"
+    permission: Permission = AclPermission.ALLOW
     resource_type: ResourceType
     resource_name: Name | None = None
-    pattern_type: PatternType = "LITERAL"
+    pattern_type: PatternType = AclPatternType.LITERAL
 
     @model_validator(mode="after")
     def _one_operation_field(self) -> AclBindingSpec:

@@ -10,67 +10,71 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reconciler.manifests import fields, models
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
 from reconciler.model.identities import AclBinding
 
-CLUSTER = ("CLUSTER", "LITERAL", "kafka-cluster")
+LITERAL, PREFIXED, ALLOW = AclPatternType.LITERAL, AclPatternType.PREFIXED, AclPermission.ALLOW
+TOPIC, GROUP, TRANSACTIONAL_ID = AclResourceType.TOPIC, AclResourceType.GROUP, AclResourceType.TRANSACTIONAL_ID
+READ, WRITE, DESCRIBE = AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE
+IDEMPOTENT_WRITE = AclOperation.IDEMPOTENT_WRITE
 
 
-def resource(ref: str | models.ResourceRef) -> tuple[str, str]:
+def resource(ref: str | models.ResourceRef) -> tuple[AclPatternType, str]:
     """(pattern_type, name) of a reference; a plain string is a literal name."""
     if isinstance(ref, str):
-        return ("LITERAL", ref)
+        return (LITERAL, ref)
     if ref.prefix is not None:
-        return ("PREFIXED", ref.prefix)
-    return ("LITERAL", str(ref.name))
+        return (PREFIXED, ref.prefix)
+    return (LITERAL, str(ref.name))
 
 
 def bindings(
-    grant: models.GrantBase, resource_type: str, refs: Iterable[str | models.ResourceRef], operations: Iterable[str]
+    grant: models.GrantBase,
+    resource_type: AclResourceType,
+    refs: Iterable[str | models.ResourceRef],
+    operations: Iterable[AclOperation],
 ) -> list[AclBinding]:
     ops = tuple(operations)
     out: list[AclBinding] = []
     for ref in refs:
         pattern, name = resource(ref)
-        out.extend(AclBinding(resource_type, pattern, name, grant.principal, grant.host, op, "ALLOW") for op in ops)
+        out.extend(AclBinding(resource_type, pattern, name, grant.principal, grant.host, op, ALLOW) for op in ops)
     return out
 
 
-def _cluster(grant: models.GrantBase, operation: str) -> AclBinding:
-    rtype, pattern, name = CLUSTER
-    return AclBinding(rtype, pattern, name, grant.principal, grant.host, operation, "ALLOW")
+def _cluster(grant: models.GrantBase, operation: AclOperation) -> AclBinding:
+    return AclBinding(AclResourceType.CLUSTER, LITERAL, "kafka-cluster", grant.principal, grant.host, operation, ALLOW)
 
 
 def expand(spec: fields.Strict) -> list[AclBinding]:
     """The exact bindings a grant stands for, in a stable order."""
     if isinstance(spec, models.ProducerSpec):
-        out = bindings(spec, "TOPIC", spec.topics, ("WRITE", "DESCRIBE"))
+        out = bindings(spec, TOPIC, spec.topics, (WRITE, DESCRIBE))
         if spec.transactional_id is not None:
-            out += bindings(spec, "TRANSACTIONAL_ID", [spec.transactional_id], ("WRITE", "DESCRIBE"))
+            out += bindings(spec, TRANSACTIONAL_ID, [spec.transactional_id], (WRITE, DESCRIBE))
         if spec.idempotent:
-            out.append(_cluster(spec, "IDEMPOTENT_WRITE"))
+            out.append(_cluster(spec, IDEMPOTENT_WRITE))
         return out
     if isinstance(spec, models.ConsumerSpec):
-        return bindings(spec, "TOPIC", spec.topics, ("READ", "DESCRIBE")) + bindings(
-            spec, "GROUP", spec.groups, ("READ",)
-        )
+        return bindings(spec, TOPIC, spec.topics, (READ, DESCRIBE)) + bindings(spec, GROUP, spec.groups, (READ,))
     if isinstance(spec, models.StreamsAppSpec):
         app = spec.application_id
-        out = bindings(spec, "TOPIC", spec.input_topics, ("READ", "DESCRIBE"))
-        out += bindings(spec, "TOPIC", spec.output_topics, ("WRITE", "DESCRIBE"))
-        out += bindings(spec, "TOPIC", [models.ResourceRef(prefix=f"{app}-")], ("ALL",))
-        out += bindings(spec, "GROUP", [app], ("READ", "DESCRIBE"))
+        out = bindings(spec, TOPIC, spec.input_topics, (READ, DESCRIBE))
+        out += bindings(spec, TOPIC, spec.output_topics, (WRITE, DESCRIBE))
+        out += bindings(spec, TOPIC, [models.ResourceRef(prefix=f"{app}-")], (AclOperation.ALL,))
+        out += bindings(spec, GROUP, [app], (READ, DESCRIBE))
         if spec.exactly_once:
-            out += bindings(spec, "TRANSACTIONAL_ID", [models.ResourceRef(prefix=f"{app}-")], ("WRITE", "DESCRIBE"))
-            out.append(_cluster(spec, "IDEMPOTENT_WRITE"))
+            out += bindings(spec, TRANSACTIONAL_ID, [models.ResourceRef(prefix=f"{app}-")], (WRITE, DESCRIBE))
+            out.append(_cluster(spec, IDEMPOTENT_WRITE))
         return out
     if isinstance(spec, models.ConnectWorkerSpec):
         storage = [spec.config_storage_topic, spec.offset_storage_topic, spec.status_storage_topic]
-        out = bindings(spec, "GROUP", [spec.group_id], ("READ",))
-        out += bindings(spec, "TOPIC", storage, ("READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"))
-        out += bindings(spec, "TOPIC", spec.source_topics, ("WRITE", "DESCRIBE"))
-        out += bindings(spec, "TOPIC", spec.sink_topics, ("READ", "DESCRIBE"))
+        out = bindings(spec, GROUP, [spec.group_id], (READ,))
+        out += bindings(spec, TOPIC, storage, (READ, WRITE, DESCRIBE, AclOperation.DESCRIBE_CONFIGS))
+        out += bindings(spec, TOPIC, spec.source_topics, (WRITE, DESCRIBE))
+        out += bindings(spec, TOPIC, spec.sink_topics, (READ, DESCRIBE))
         if spec.sink_topics:
-            out += bindings(spec, "GROUP", [models.ResourceRef(prefix=spec.sink_group_prefix)], ("READ",))
+            out += bindings(spec, GROUP, [models.ResourceRef(prefix=spec.sink_group_prefix)], (READ,))
         return out
     raise TypeError(f"not a grant: {type(spec).__name__}")
 
@@ -98,6 +102,6 @@ def literal_topics(spec: fields.Strict) -> list[tuple[tuple[str | int, ...], str
         assert isinstance(value, list)
         for index, ref in enumerate(value):
             pattern, name = resource(ref)
-            if pattern == "LITERAL" and name != "*":
+            if pattern is LITERAL and name != "*":
                 found.append((("spec", field, index), name))
     return found

@@ -160,6 +160,8 @@ def _without_class_titles(schema: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in schema.items() if k != "$defs"}, **({"$defs": kept} if kept else {})}
 
 
+_ENUM_TEXT = "markdownEnumDescriptions"  # hover text of each enum value, in step with "enum" (VS Code's keyword)
+
 # Keywords that constrain one JSON type only: options of a union that differ in type and use only these merge
 # into one schema of several types, which an editor's hover shows once instead of once per branch.
 _TYPE_SPECIFIC = frozenset(
@@ -206,19 +208,21 @@ def _merged(options: list[Any]) -> dict[str, Any] | None:
     types: list[str] = []
     merged: dict[str, Any] = {}
     enums: list[list[Any]] = []
+    texts: list[list[str]] = []  # each enum's values' hover text, in step with them
     open_values = False
     for option in options:
         if not isinstance(option, dict):
             return None
         kind = option.get("type")
         kinds: list[Any] = kind if isinstance(kind, list) else [kind]
-        rest = {k: v for k, v in option.items() if k not in ("type", "enum")}
+        rest = {k: v for k, v in option.items() if k not in ("type", "enum", _ENUM_TEXT)}
         if not all(isinstance(k, str) for k in kinds) or set(kinds) & set(types) or set(rest) - _TYPE_SPECIFIC:
             return None
         if set(rest) & set(merged):
             return None
         if "enum" in option:
             enums.append(list(option["enum"]))
+            texts.append(list(option.get(_ENUM_TEXT, [""] * len(option["enum"]))))
         elif kinds != ["null"]:
             open_values = True
         types += [str(k) for k in kinds]
@@ -227,6 +231,8 @@ def _merged(options: list[Any]) -> dict[str, Any] | None:
         return None
     if enums:
         merged["enum"] = [v for values in enums for v in values] + ([None] if "null" in types else [])
+        if any(any(t) for t in texts):
+            merged[_ENUM_TEXT] = [t for values in texts for t in values] + ([""] if "null" in types else [])
     return {"type": types, **merged}
 
 
@@ -286,6 +292,8 @@ def _or_null(field: dict[str, Any]) -> dict[str, Any]:
         nullable = {**body, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
         if "enum" in body:
             nullable["enum"] = [*body["enum"], None]
+        if _ENUM_TEXT in body:
+            nullable[_ENUM_TEXT] = [*body[_ENUM_TEXT], ""]
         return {**nullable, **meta}
     return {"anyOf": [body, {"type": "null"}], **meta}
 

@@ -12,41 +12,39 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType, KafkaName
 from reconciler.model.kinds import Kind
 
-ACL_OPERATIONS = (
-    "ALL",
-    "READ",
-    "WRITE",
-    "CREATE",
-    "DELETE",
-    "ALTER",
-    "DESCRIBE",
-    "CLUSTER_ACTION",
-    "DESCRIBE_CONFIGS",
-    "ALTER_CONFIGS",
-    "IDEMPOTENT_WRITE",
-    "CREATE_TOKENS",
-    "DESCRIBE_TOKENS",
-)
-ACL_RESOURCE_TYPES = ("TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER")
-ACL_PATTERN_TYPES = ("LITERAL", "PREFIXED")
-ACL_PERMISSIONS = ("ALLOW", "DENY")
+# The members a manifest or a plan may hold, in Kafka's order (``UNKNOWN`` only comes from a broker).
+ACL_OPERATIONS = AclOperation.known()
+ACL_RESOURCE_TYPES = AclResourceType.known()
+ACL_PATTERN_TYPES = AclPatternType.known()
+ACL_PERMISSIONS = AclPermission.known()
 QUOTA_ENTITY_TYPES = ("user", "client-id", "ip")
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, order=True)
 class AclBinding:
-    """One exact ACL binding, as DescribeAcls returns it and CreateAcls/DeleteAcls take it."""
+    """One exact ACL binding, as DescribeAcls returns it and CreateAcls/DeleteAcls take it.
 
-    resource_type: str  # TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN, USER
-    pattern_type: str  # LITERAL or PREFIXED
+    The four enum fields are always members (``reconciler.model.acl_names``): Kafka's name given as a plain string
+    is turned into its member when the binding is built, and any other string is a ``ValueError`` naming the field.
+    """
+
+    resource_type: AclResourceType  # TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN, USER
+    pattern_type: AclPatternType  # LITERAL or PREFIXED
     resource_name: str
     principal: str  # "User:alice"
     host: str  # "*" for any host
-    operation: str  # READ, WRITE, ...
-    permission: str  # ALLOW or DENY
+    operation: AclOperation  # READ, WRITE, ...
+    permission: AclPermission  # ALLOW or DENY
+
+    def __post_init__(self) -> None:
+        for name, enum_cls in _ACL_ENUMS:
+            value = getattr(self, name)
+            if type(value) is not enum_cls:
+                object.__setattr__(self, name, enum_cls.named(value, field=name))
 
     @property
     def address(self) -> str:
@@ -57,15 +55,23 @@ class AclBinding:
         )
 
     def to_dict(self) -> dict[str, str]:
-        return dataclasses.asdict(self)
+        """Each field as text: the enum fields as Kafka's names."""
+        return {name: str(getattr(self, name)) for name in _ACL_FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AclBinding:
-        """From ``to_dict``'s form; each field's string is interned (a snapshot repeats the same few thousand)."""
-        return cls(*(sys.intern(str(data[name])) for name in _ACL_FIELDS))
+        """From ``to_dict``'s form (``ValueError`` naming the field for a name that is not Kafka's); each text
+        field's string is interned (a snapshot repeats the same few thousand)."""
+        return cls(*(sys.intern(str(data[name])) for name in _ACL_FIELDS))  # type: ignore[arg-type]
 
 
 _ACL_FIELDS = tuple(f.name for f in dataclasses.fields(AclBinding))
+_ACL_ENUMS: tuple[tuple[str, type[KafkaName]], ...] = (
+    ("resource_type", AclResourceType),
+    ("pattern_type", AclPatternType),
+    ("operation", AclOperation),
+    ("permission", AclPermission),
+)
 
 
 # Characters of a quota entity name that an address writes percent-encoded (as URL encoding does, which is how

@@ -177,7 +177,11 @@ class AclPayload:
         missing = [n for n in names if n not in d]
         if missing:
             raise PayloadError(f"the change has no {', '.join(repr(n) for n in missing)} field")
-        return cls(state.AclBinding(**{n: _text(d[n], n) for n in names}))
+        texts = {n: _text(d[n], n) for n in names}
+        try:  # the four enum fields become their members here, or the change is refused naming the field
+            return cls(state.AclBinding(**texts))  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise PayloadError(str(exc)) from None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -11,22 +11,23 @@ from collections import defaultdict
 from collections.abc import Container, Iterable
 
 from reconciler.model import payloads, plans, state
+from reconciler.model.acl_names import AclOperation as Op
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
 # Operations a binding implies besides its own (Kafka's authorizer rules).
 _IMPLIED = {
-    "READ": {"DESCRIBE"},
-    "WRITE": {"DESCRIBE"},
-    "DELETE": {"DESCRIBE"},
-    "ALTER": {"DESCRIBE"},
-    "ALTER_CONFIGS": {"DESCRIBE_CONFIGS"},
+    Op.READ: {Op.DESCRIBE},
+    Op.WRITE: {Op.DESCRIBE},
+    Op.DELETE: {Op.DESCRIBE},
+    Op.ALTER: {Op.DESCRIBE},
+    Op.ALTER_CONFIGS: {Op.DESCRIBE_CONFIGS},
 }
 
 
-def _operations(op: str) -> set[str]:
-    if op == "ALL":
-        return set(state.ACL_OPERATIONS) - {"ALL"}
+def _operations(op: Op) -> set[Op]:
+    if op is Op.ALL:
+        return set(state.ACL_OPERATIONS) - {Op.ALL}
     return {op} | _IMPLIED.get(op, set())
 
 
@@ -46,7 +47,7 @@ def _resources_overlap(a: state.AclBinding, b: state.AclBinding) -> tuple[str, s
     return None
 
 
-def _covers(grant: state.AclBinding, *, principal: str, host: str, op: str, pattern: tuple[str, str]) -> bool:
+def _covers(grant: state.AclBinding, *, principal: str, host: str, op: Op, pattern: tuple[str, str]) -> bool:
     """Whether ALLOW binding ``grant`` gives ``principal`` the operation on every name of ``pattern``."""
     if grant.principal not in (principal, "User:*") or grant.host not in (host, "*"):
         return False

@@ -93,7 +93,7 @@ def _gap_plan(old: list[AclBinding], new: list[AclBinding], kept: tuple[AclBindi
             id="kept-prefix-covers",
         ),
         pytest.param(
-            [acl("User:alice", "DENY", "orders")],
+            [acl("User:alice", "READ", "orders", permission="DENY")],
             [acl("User:alice", "READ", "orders")],
             (),
             False,
