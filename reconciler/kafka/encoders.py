@@ -19,6 +19,7 @@ from kafka.protocol.admin import (
     CreatePartitionsRequest,
     CreateTopicsRequest,
     DeleteAclsRequest,
+    DeleteTopicsRequest,
     IncrementalAlterConfigsRequest,
 )
 
@@ -34,6 +35,14 @@ _SCRAM_MECHANISM_CODES = {name: code for code, name in SCRAM_MECHANISMS.items()}
 def wire_bytes(request: Any) -> bytes:
     """``request`` encoded at the highest version kafka-python knows (``struct.error`` for a value out of range)."""
     return bytes(request.encode(version=type(request).max_version))
+
+
+def delete_topics(chunk: Sequence[str], *, timeout_ms: int) -> Any:
+    """DeleteTopics of the named topics (by name in both the old and the new field, as each version reads one)."""
+    state_cls = DeleteTopicsRequest.DeleteTopicState
+    return DeleteTopicsRequest(
+        topics=[state_cls(name=n) for n in chunk], topic_names=list(chunk), timeout_ms=timeout_ms
+    )
 
 
 def create_topics(chunk: Sequence[TopicSpec], *, timeout_ms: int, validate_only: bool) -> Any:

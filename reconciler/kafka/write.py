@@ -17,9 +17,6 @@ from kafka.admin import (
     ConfigResourceType,
     ConfigSourceType,
 )
-from kafka.protocol.admin import (
-    DeleteTopicsRequest,
-)
 
 from reconciler.base import scrubbing
 from reconciler.connection.settings import Secret
@@ -172,15 +169,12 @@ class Writes:
     def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> list[ItemResult]:
         """DeleteTopics. Deletion completes asynchronously: follow with ``wait_topics_absent``."""
         wire = self._wire
-        state_cls = DeleteTopicsRequest.DeleteTopicState
         broker_timeout, client_timeout = _timeout(wire, timeout_ms)
         return _per_topic_batches(
             wire,
             names,
             key=str,
-            request=lambda chunk: DeleteTopicsRequest(
-                topics=[state_cls(name=n) for n in chunk], topic_names=list(chunk), timeout_ms=broker_timeout
-            ),
+            request=lambda chunk: encoders.delete_topics(chunk, timeout_ms=broker_timeout),
             entries=lambda r: r.responses,
             result=lambda t, throttle: item(
                 str(t.name), t.error_code, getattr(t, "error_message", None), throttle_ms=throttle

@@ -5,15 +5,20 @@ what is tested is how apply reads a plan, not the wire protocol."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.base import errors
-from reconciler.model import plans
+from reconciler.kafka import encoders
+from reconciler.model import plans, state
+from reconciler.model.acl_names import AclOperation
 from tests.support.fuzz_edges import check_plan_text, hostile_plan_texts
 from tests.support.fuzzing import GOLDEN_PLAN, check_plan, check_shown_is_sent, edited_plans, reseal
 from tests.support.live import cli
@@ -102,3 +107,40 @@ def test_a_warning_that_is_not_text_is_a_malformed_plan(tmp_path: Path) -> None:
     result = cli(["show", str(path)])
     assert result.returncode == 1
     assert "malformed plan file" in result.stderr and "internal error" not in result.stderr
+
+
+def _deletions_only() -> dict[str, Any]:
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    doc["changes"] = [c for c in doc["changes"] if c["phase"] in ("ACL_DELETE", "TOPIC_DELETE")]
+    assert {c["phase"] for c in doc["changes"]} == {"ACL_DELETE", "TOPIC_DELETE"}
+    return reseal(doc)
+
+
+def test_a_deletion_is_compared_with_the_request_that_deletes() -> None:
+    """The shown-is-sent check reads each deletion's target back from the encoded DeleteTopics or DeleteAcls request
+    (topic name; binding rebuilt from its wire codes) and compares it with the address the plan shows."""
+    assert check_shown_is_sent(_deletions_only()) == ("same", None)
+
+
+def test_a_deletion_request_for_another_resource_than_shown_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: the check built no request for a topic deletion and a CreateAcls (not the DeleteAcls it sends) for
+    an ACL deletion, so a deletion sent to another resource than its address went unnoticed. Each fault injected into
+    the encoders is now reported as a difference between what show prints and what would be sent."""
+    real_topics, real_acls = encoders.delete_topics, encoders.delete_acls
+
+    def other_topic(chunk: Sequence[str], *, timeout_ms: int) -> Any:
+        return real_topics([f"{n}-other" for n in chunk], timeout_ms=timeout_ms)
+
+    def other_operation(chunk: Sequence[state.AclBinding]) -> Any:
+        return real_acls([dataclasses.replace(b, operation=AclOperation.ALL) for b in chunk])
+
+    monkeypatch.setattr(encoders, "delete_topics", other_topic)
+    verdict, detail = check_shown_is_sent(_deletions_only())
+    assert verdict == "different" and "shows topic/payments.legacy, writes to topic/payments.legacy-other" in str(
+        detail
+    )
+    monkeypatch.setattr(encoders, "delete_topics", real_topics)
+    monkeypatch.setattr(encoders, "delete_acls", other_operation)
+    verdict, detail = check_shown_is_sent(_deletions_only())
+    shown = "acl/User:payments-old/ALLOW/READ/TOPIC:LITERAL:payments.events@*"
+    assert verdict == "different" and f"shows {shown}, writes to {shown.replace('/READ/', '/ALL/')}" in str(detail)

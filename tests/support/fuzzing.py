@@ -26,6 +26,8 @@ from reconciler import manifests
 from reconciler.apply import ApplyOptions, apply_plan, retry
 from reconciler.base import errors
 from reconciler.model import plans, state
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
+from reconciler.model.kinds import Kind
 from tests.support.strategies import (
     copy_tree,
     dump_yaml,
@@ -294,7 +296,14 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
         req = encoders.alter_client_quotas({r.entity: r.values}, [r.entity], validate_only=False)
         return req, {"entity": r.entity.address, **dict(r.values)}
     if isinstance(r, decoded.WriteAcl):
-        return encoders.create_acls([r.binding]), {"binding": r.binding.address}
+        if op.change.action is plans.Action.DELETE:
+            req = encoders.delete_acls([r.binding])
+            return req, {"binding": _binding_sent(req.filters[0], _FILTER_FIELDS).address}
+        req = encoders.create_acls([r.binding])
+        return req, {"binding": _binding_sent(req.creations[0], _CREATION_FIELDS).address}
+    if isinstance(r, decoded.DeleteTopic):
+        req = encoders.delete_topics([op.name], timeout_ms=1)
+        return req, {"resource": Kind.TOPIC.address(req.topics[0].name)}
     if isinstance(r, decoded.AddPartitions):
         req = encoders.create_partitions([op.name], {op.name: r.total}, None, timeout_ms=1, validate_only=False)
         return req, {"partitions": r.total}
@@ -305,6 +314,22 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
         req = encoders.alter_partition_reassignments(moves, list(moves), timeout_ms=1)
         return req, {f"assignment.{p}": list(t) for p, t in r.targets.items()}
     return None, {}
+
+
+# The seven fields of one binding in a CreateAcls creation and a DeleteAcls filter, in AclBinding's field order.
+_CREATION_FIELDS = ("resource_type", "resource_pattern_type", "resource_name", "principal", "host", "operation",
+                    "permission_type")  # fmt: skip
+_FILTER_FIELDS = ("resource_type_filter", "pattern_type_filter", "resource_name_filter", "principal_filter",
+                  "host_filter", "operation", "permission_type")  # fmt: skip
+
+
+def _binding_sent(entry: Any, fields: tuple[str, ...]) -> state.AclBinding:
+    """The binding a CreateAcls creation or DeleteAcls filter carries, read back from its wire codes and names."""
+    rtype, pattern, name, principal, host, operation, permission = (getattr(entry, f) for f in fields)
+    return state.AclBinding(
+        AclResourceType.from_code(rtype), AclPatternType.from_code(pattern), name, principal, host,
+        AclOperation.from_code(operation), AclPermission.from_code(permission),
+    )  # fmt: skip
 
 
 def _scram_sent(r: Any) -> tuple[Any, dict[str, Any]]:
@@ -322,12 +347,15 @@ def _scram_sent(r: Any) -> tuple[Any, dict[str, Any]]:
     return req, content
 
 
+_TARGETS = ("entity", "binding", "resource")  # what a request is for, compared with the change's address
+
+
 def _differences(c: plans.Change, content: dict[str, Any]) -> list[str]:
     """Where what ``c`` shows is not what its request carries: a shown attribute the request sends otherwise, a key
     the request changes without showing it, or a request for another resource than the change's address."""
     shown = {a.name: a.after for a in c.attributes}
     found = [f"shows {k}={v!r}, sends {content.get(k)!r}" for k, v in shown.items() if k in content and content[k] != v]
-    quiet = {k: v for k, v in content.items() if k not in shown and k not in ("entity", "binding")}
+    quiet = {k: v for k, v in content.items() if k not in shown and k not in _TARGETS}
     if c.kind == "quota":  # a quota request also re-sends the keys that do not change: those equal the live values
         before = getattr(c.before, "values", {}) or {}
         quiet = {k: v for k, v in quiet.items() if before.get(k) != v}
@@ -335,7 +363,7 @@ def _differences(c: plans.Change, content: dict[str, Any]) -> list[str]:
         had = getattr(c.before, "credentials", {}) or {}
         quiet = {k: v for k, v in quiet.items() if v != {"iterations": had.get(k.removeprefix("credentials."))}}
     found += [f"sends {k}={v!r} without showing it" for k, v in quiet.items()]
-    for key in ("entity", "binding"):
+    for key in _TARGETS:
         if key in content and content[key] != c.address:
             found.append(f"shows {c.address}, writes to {content[key]}")
     return found

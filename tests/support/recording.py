@@ -229,6 +229,7 @@ class RecordingAdapter:
     def delete_topics(self, names: Sequence[str], *, timeout_ms: int | None = None) -> list[results.ItemResult]:
         self.calls.append(("delete_topics", {"names": list(names)}))
         self.request_counts["delete_topics"] += 1
+        encoders.wire_bytes(encoders.delete_topics(names, timeout_ms=30_000))
         return self._answer("delete_topics", list(names), lambda n: self.topics.pop(n, None))
 
     def create_partitions(
