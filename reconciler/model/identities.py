@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType, KafkaName
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
 from reconciler.model.kinds import Kind
 
 # The members a manifest or a plan may hold, in Kafka's order (``UNKNOWN`` only comes from a broker).
@@ -24,12 +24,13 @@ QUOTA_ENTITY_TYPES = ("user", "client-id", "ip")
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 
 
-@dataclasses.dataclass(frozen=True, slots=True, order=True)
+@dataclasses.dataclass(frozen=True, slots=True, order=True, init=False)
 class AclBinding:
     """One exact ACL binding, as DescribeAcls returns it and CreateAcls/DeleteAcls take it.
 
-    The four enum fields are always members (``reconciler.model.acl_names``): Kafka's name given as a plain string
-    is turned into its member when the binding is built, and any other string is a ``ValueError`` naming the field.
+    The four enum fields always hold members (``reconciler.model.acl_names``): a member is kept as it is, Kafka's
+    name given as text (``"READ"``) is turned into its member when the binding is built, and any other text is a
+    ``ValueError`` naming the field. Every reader gets the typed member, never text to look up again.
     """
 
     resource_type: AclResourceType  # TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN, USER
@@ -40,11 +41,24 @@ class AclBinding:
     operation: AclOperation  # READ, WRITE, ...
     permission: AclPermission  # ALLOW or DENY
 
-    def __post_init__(self) -> None:
-        for name, enum_cls in _ACL_ENUMS:
-            value = getattr(self, name)
-            if type(value) is not enum_cls:
-                object.__setattr__(self, name, enum_cls.named(value, field=name))
+    def __init__(
+        self,
+        resource_type: AclResourceType | str,
+        pattern_type: AclPatternType | str,
+        resource_name: str,
+        principal: str,
+        host: str,
+        operation: AclOperation | str,
+        permission: AclPermission | str,
+    ) -> None:
+        put = object.__setattr__  # frozen
+        put(self, "resource_type", AclResourceType.named(resource_type, field="resource_type"))
+        put(self, "pattern_type", AclPatternType.named(pattern_type, field="pattern_type"))
+        put(self, "resource_name", resource_name)
+        put(self, "principal", principal)
+        put(self, "host", host)
+        put(self, "operation", AclOperation.named(operation, field="operation"))
+        put(self, "permission", AclPermission.named(permission, field="permission"))
 
     @property
     def address(self) -> str:
@@ -62,16 +76,10 @@ class AclBinding:
     def from_dict(cls, data: Mapping[str, Any]) -> AclBinding:
         """From ``to_dict``'s form (``ValueError`` naming the field for a name that is not Kafka's); each text
         field's string is interned (a snapshot repeats the same few thousand)."""
-        return cls(*(sys.intern(str(data[name])) for name in _ACL_FIELDS))  # type: ignore[arg-type]
+        return cls(*(sys.intern(str(data[name])) for name in _ACL_FIELDS))
 
 
 _ACL_FIELDS = tuple(f.name for f in dataclasses.fields(AclBinding))
-_ACL_ENUMS: tuple[tuple[str, type[KafkaName]], ...] = (
-    ("resource_type", AclResourceType),
-    ("pattern_type", AclPatternType),
-    ("operation", AclOperation),
-    ("permission", AclPermission),
-)
 
 
 # Characters of a quota entity name that an address writes percent-encoded (as URL encoding does, which is how

@@ -179,7 +179,7 @@ class AclPayload:
             raise PayloadError(f"the change has no {', '.join(repr(n) for n in missing)} field")
         texts = {n: _text(d[n], n) for n in names}
         try:  # the four enum fields become their members here, or the change is refused naming the field
-            return cls(state.AclBinding(**texts))  # type: ignore[arg-type]
+            return cls(state.AclBinding(**texts))
         except ValueError as exc:
             raise PayloadError(str(exc)) from None
 

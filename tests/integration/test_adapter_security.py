@@ -82,10 +82,10 @@ def test_wildcard_bindings_are_refused_before_sending(kafka_sasl: KafkaCluster) 
     """A wildcard (ANY, MATCH) cannot even be built as a binding; a binding holding a code a broker reported that this
     release does not know (UNKNOWN) is refused by the adapter before anything is sent."""
     with pytest.raises(ValueError, match="resource_type: 'ANY' is not one of"):
-        state.AclBinding("ANY", "LITERAL", "x", "User:x", "*", "READ", "ALLOW")  # type: ignore[arg-type]
+        state.AclBinding("ANY", "LITERAL", "x", "User:x", "*", "READ", "ALLOW")
     with pytest.raises(ValueError, match="pattern_type: 'MATCH' is not one of"):
-        state.AclBinding("TOPIC", "MATCH", "x", "User:x", "*", "READ", "ALLOW")  # type: ignore[arg-type]
-    unknown = state.AclBinding("TOPIC", "LITERAL", "x", "User:x", "*", "UNKNOWN", "ALLOW")  # type: ignore[arg-type]
+        state.AclBinding("TOPIC", "MATCH", "x", "User:x", "*", "READ", "ALLOW")
+    unknown = state.AclBinding("TOPIC", "LITERAL", "x", "User:x", "*", "UNKNOWN", "ALLOW")
     with KafkaAdapter(sasl(kafka_sasl)) as adapter:
         with pytest.raises(ValueError, match="not an exact ACL binding"):
             adapter.delete_acls([unknown])

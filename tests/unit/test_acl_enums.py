@@ -91,9 +91,9 @@ def test_a_value_that_is_not_text_is_refused_as_not_an_operation_at_its_position
 def test_a_binding_holds_members_however_it_is_built_and_refuses_other_names() -> None:
     """Regression: a binding built with an operation named ``DENY`` (a permission) was accepted and compared as
     text; it is refused when built, naming the field."""
-    assert _typed(state.AclBinding("TOPIC", "LITERAL", "t", "User:a", "*", "READ", "ALLOW"))  # type: ignore[arg-type]
+    assert _typed(state.AclBinding("TOPIC", "LITERAL", "t", "User:a", "*", "READ", "ALLOW"))
     with pytest.raises(ValueError, match="operation: 'DENY' is not one of ALL, READ"):
-        state.AclBinding("TOPIC", "LITERAL", "t", "User:a", "*", "DENY", "ALLOW")  # type: ignore[arg-type]
+        state.AclBinding("TOPIC", "LITERAL", "t", "User:a", "*", "DENY", "ALLOW")
     with pytest.raises(ValueError, match="pattern_type: 'MATCH' is not one of LITERAL, PREFIXED"):
         state.AclBinding.from_dict({**_ORDERS.to_dict(), "pattern_type": "MATCH"})
 

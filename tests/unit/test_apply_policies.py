@@ -12,6 +12,7 @@ from reconciler.apply import decoded, deps, dryrun, preflight, retry, secretref
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.base import errors
 from reconciler.model import payloads, plans
+from reconciler.model.acl_names import AclOperation
 from reconciler.model.desired import SecretRef
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding
@@ -316,7 +317,7 @@ def test_an_acl_change_whose_binding_is_not_its_address_is_refused_at_decode() -
     """Regression: a resealed plan could show one ACL and create another (the binding was never compared with the
     change's address)."""
     shown = AclBinding("TOPIC", "LITERAL", "orders", "User:app", "*", "READ", "ALLOW")
-    written = dataclasses.replace(shown, operation="ALL", resource_name="*")
+    written = dataclasses.replace(shown, operation=AclOperation.ALL, resource_name="*")
     name = shown.address.removeprefix("acl/")
     c = plans.Change(
         shown.address, Kind.ACL, name, plans.Action.CREATE, plans.Phase.ACL_CREATE, after=payloads.AclPayload(written)

@@ -33,11 +33,13 @@ def load(tmp_path: Path, *docs: str) -> manifests.LoadResult:
 
 def derived(result: manifests.LoadResult, name: str) -> set[Row]:
     """(type, pattern, resource, operation) of the ACLs derived from connector ``name``, all for the worker."""
-    found = set()
+    found: set[Row] = set()
     for binding, source in result.desired.acls.items():
         if source is not None and source.origin == f"Connector {name} via ConnectWorker connect-prod":
             assert (binding.principal, binding.host, binding.permission) == ("User:connect", "10.0.0.5", "ALLOW")
-            found.add((binding.resource_type, binding.pattern_type, binding.resource_name, binding.operation))
+            found.add(
+                (str(binding.resource_type), str(binding.pattern_type), binding.resource_name, str(binding.operation))
+            )
     return found
 
 
