@@ -4,7 +4,8 @@ for each declared connector whose config differs, and the digests of the declare
 A secret is resolved here (plan time) only to be digested and, for a changed config, sent to the validate endpoint
 with the rest of the config; a reference that cannot be resolved becomes a field error of that connector (the plan
 blocks it at the manifest's line). A connector whose config Connect already holds is not validated, so a plan with
-no connector change costs two requests whatever the number of connectors.
+no connector change costs two requests whatever the number of connectors; the configs that changed are validated
+up to ``MAX_PARALLEL_VALIDATES`` at a time.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -23,6 +25,8 @@ from reconciler.manifests.profiles import ClusterProfile
 from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import connectors as planner_connectors
+
+MAX_PARALLEL_VALIDATES = 8  # validate requests in flight at once (the worker validates each on its own thread)
 
 
 class Target(Protocol):
@@ -106,6 +110,7 @@ def read_for_plan(
     """The ``ConnectState`` the planner compares ``wanted``'s connectors with."""
     found = port.read(deadline=deadline, secret_keys={n: set(c.secrets) for n, c in wanted.connectors.items()})
     digests, values, validation = secret_digests(wanted, environ)
+    checked: list[tuple[str, dict[str, str], frozenset[str]]] = []
     for name, want in sorted(wanted.connectors.items()):
         if name in validation:
             continue
@@ -115,5 +120,11 @@ def read_for_plan(
             continue
         if found.plugins is not None and not planner_connectors.known_class(want.class_name, found.plugins):
             continue  # the plan blocks it with the classes the workers have
-        validation[name] = port.validate(name, full, deadline=deadline, secret_keys=want.secrets)
+        checked.append((name, full, frozenset(want.secrets)))
+
+    def validate(item: tuple[str, dict[str, str], frozenset[str]]) -> tuple[tuple[str, str], ...]:
+        return port.validate(item[0], item[1], deadline=deadline, secret_keys=item[2])
+
+    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_VALIDATES, len(checked)))) as pool:
+        validation.update(zip((name for name, _, _ in checked), pool.map(validate, checked), strict=True))
     return dataclasses.replace(found, validation=validation, secret_digests=digests)

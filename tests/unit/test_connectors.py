@@ -7,6 +7,8 @@ rules of a Connector document, the plan payload's decode checks and the digests 
 from __future__ import annotations
 
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -343,4 +345,46 @@ def test_diff_of_two_snapshots_names_the_connector_that_changed() -> None:
         ("connector/a", "added", "config.batch.size"),
         ("connector/b", "removed", ""),
         ("connector/c", "added", ""),
+    }
+
+
+class ValidatingPort:
+    """The two calls ``read_for_plan`` makes; each validate waits at a barrier of two, so validates sent one after
+    the other would never pass it (``BrokenBarrierError`` after its timeout)."""
+
+    url = "http://c:8083"
+
+    def __init__(self, have: s.ConnectState) -> None:
+        self.have = have
+        self.barrier = threading.Barrier(2, timeout=10)
+        self.validated: list[str] = []
+
+    def read(self, *, deadline: float, secret_keys: object = None) -> s.ConnectState:
+        return self.have
+
+    def validate(
+        self, name: str, config: dict[str, str], *, deadline: float, secret_keys: object = ()
+    ) -> tuple[tuple[str, str], ...]:
+        self.barrier.wait()
+        self.validated.append(name)
+        return (("batch.size", f"not a number: {config['batch.size']}"),) if name.startswith("bad") else ()
+
+
+def test_changed_configs_are_validated_concurrently_each_answer_kept_for_its_connector() -> None:
+    from reconciler.connect import evidence
+
+    have = live(s.ConnectorState("same", CFG, "RUNNING", RUNNING)).connect
+    assert have is not None
+    names = ["bad-1", "bad-2", "good-1", "good-2"]
+    wanted = want(
+        d.DesiredConnector("same", CFG), *(d.DesiredConnector(n, {**CFG, "batch.size": f"x{n}"}) for n in names)
+    )
+    port = ValidatingPort(have)
+    found = evidence.read_for_plan(port, wanted, deadline=time.monotonic() + 30)  # type: ignore[arg-type]
+    assert sorted(port.validated) == names  # the unchanged connector is not validated
+    assert found.validation == {
+        "bad-1": (("batch.size", "not a number: xbad-1"),),
+        "bad-2": (("batch.size", "not a number: xbad-2"),),
+        "good-1": (),
+        "good-2": (),
     }
