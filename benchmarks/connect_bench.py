@@ -1,7 +1,7 @@
 """Benchmark Kafka Connect connectors: the REST cost of a no-change plan, and 100 config changes against a peer.
 
 Starts its own single KRaft node and Kafka Connect worker from the test harness (free ports on 127.0.0.1, stopped
-at the end). Two measurements, each printed, nothing asserted:
+at the end). Three measurements, each printed, nothing asserted:
 
 1. ``--idle`` connectors (default 200) are created stopped (no tasks, set-up, not measured), and the manifests
    declaring exactly them are planned ``--runs`` times: the Connect REST requests and wall time of the connector
@@ -15,7 +15,12 @@ at the end). Two measurements, each printed, nothing asserted:
    * ``sequential urllib``: the plain script such a change is often done with: for each connector a config PUT,
      then for each connector ``GET /connectors/{name}/status`` every 0.2 s until it and its task are RUNNING.
 
-   Prints wall time and REST requests per contender and the ratio.
+   Prints wall time and REST requests per contender and the ratio, then where each one's time went, per stage
+   (median and runs): the tool's connector read, validate requests, planner, apply up to the first write, config
+   PUTs and read-back (with its poll rounds); the script's PUTs and status polls.
+3. The worker's own pace: the same 100 config PUTs sent with plain urllib 1, 8 and 32 at a time, nothing else
+   (``--runs`` times each). Figures that do not fall with concurrency mean the worker applies the writes one at a
+   time, which bounds every client.
 
     .venv/bin/python -m benchmarks.connect_bench [--idle 200] [--changed 100] [--runs 3]
 """
@@ -30,6 +35,7 @@ import statistics
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -123,19 +129,72 @@ def idle_plan(url: str, cluster_id: str | None, directory: Path, count: int, run
         rest(url, "DELETE", f"/connectors/{n}")
 
 
+class TimedPort(RestConnectPort):
+    """``RestConnectPort`` recording when each call ran (``spans``: method, start, end; perf_counter seconds)."""
+
+    def __init__(self, client: ConnectClient) -> None:
+        super().__init__(client)
+        self.spans: list[tuple[str, float, float]] = []
+
+    def _timed(self, what: str, call: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return call()
+        finally:
+            self.spans.append((what, began, time.perf_counter()))
+
+    def read(self, **kw: Any) -> s.ConnectState:
+        return self._timed("read", lambda: super(TimedPort, self).read(**kw))  # type: ignore[no-any-return]
+
+    def read_connectors(self, **kw: Any) -> dict[str, s.ConnectorState]:
+        return self._timed("read_connectors", lambda: super(TimedPort, self).read_connectors(**kw))  # type: ignore[no-any-return]
+
+    def validate(self, name: str, config: Any, **kw: Any) -> tuple[tuple[str, str], ...]:
+        return self._timed("validate", lambda: super(TimedPort, self).validate(name, config, **kw))  # type: ignore[no-any-return]
+
+    def put_config(self, name: str, config: Any, **kw: Any) -> None:
+        self._timed("put_config", lambda: super(TimedPort, self).put_config(name, config, **kw))
+
+    def window(self, what: str, after: float = 0.0) -> tuple[float, float, int]:
+        """(first start, last end, calls) of ``what`` starting at or after ``after``."""
+        found = [(b, e) for w, b, e in self.spans if w == what and b >= after]
+        return (min(b for b, _ in found), max(e for _, e in found), len(found)) if found else (after, after, 0)
+
+
+STAGE_NAMES = ("read s", "validate s", "planner s", "apply before writes s", "PUTs s", "read-back s", "polls")
+STAGES: dict[str, list[list[float]]] = {"kafka-reconciler": [], "sequential urllib": []}
+
+
 def ours(
     url: str, cluster: Any, cluster_id: str | None, names: list[str], directory: Path, batch: str
 ) -> tuple[float, int]:
-    port = RestConnectPort(ConnectClient([url]))
+    port = TimedPort(ConnectClient([url]))
     want = wanted(names, directory, batch)
     began = time.perf_counter()
     with KafkaAdapter(cluster.connection_settings()) as adapter:
-        p = plan(want, live_of(port, cluster_id, want))
+        live = live_of(port, cluster_id, want)
+        planned = time.perf_counter()
+        p = plan(want, live)
+        apply_began = time.perf_counter()
         report = apply_plan(
             p, adapter, options=ApplyOptions(deadline_s=600, connect=port, desired=want, check_staleness=False)
         )
     took = time.perf_counter() - began
     assert report.exit_code == 0, report.items
+    validate_began, validate_ended, _ = port.window("validate")
+    put_began, put_ended, _ = port.window("put_config")
+    _, polled, polls = port.window("read_connectors", after=put_ended)
+    STAGES["kafka-reconciler"].append(
+        [
+            validate_began - began,  # read: connectors + plugins
+            validate_ended - validate_began,  # validates
+            apply_began - planned,  # planner
+            put_began - apply_began,  # apply up to the first write (Kafka read, connector read)
+            put_ended - put_began,  # the config PUTs
+            polled - put_ended,  # read-back
+            float(polls),
+        ]
+    )
     return took, port.request_count
 
 
@@ -145,6 +204,7 @@ def peer(url: str, names: list[str], directory: Path, batch: str) -> tuple[float
     for n in names:
         rest(url, "PUT", f"/connectors/{n}/config", sink(n, directory, batch))
         requests += 1
+    written = time.perf_counter()
     for n in names:
         while True:
             status = rest(url, "GET", f"/connectors/{n}/status")
@@ -152,7 +212,36 @@ def peer(url: str, names: list[str], directory: Path, batch: str) -> tuple[float
             if status["connector"]["state"] == "RUNNING" and [t["state"] for t in status["tasks"]] == ["RUNNING"]:
                 break
             time.sleep(0.2)
-    return time.perf_counter() - began, requests
+    ended = time.perf_counter()
+    STAGES["sequential urllib"].append(
+        [0.0, 0.0, 0.0, 0.0, written - began, ended - written, float(requests - len(names))]
+    )
+    return ended - began, requests
+
+
+def write_rate(url: str, names: list[str], directory: Path, batch: str, concurrency: int) -> float:
+    """Seconds for one config PUT per connector, ``concurrency`` at a time (plain urllib, nothing else)."""
+    began = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        list(pool.map(lambda n: rest(url, "PUT", f"/connectors/{n}/config", sink(n, directory, batch)), names))
+    return time.perf_counter() - began
+
+
+def worker_floor(url: str, names: list[str], directory: Path, runs: int) -> None:
+    """The worker's own pace: the same PUTs sent 1, 8 and 32 at a time; flat figures mean the worker serialises."""
+    took: dict[int, list[float]] = {1: [], 8: [], 32: []}
+    batch = 1000
+    for _ in range(runs):
+        for concurrency in took:
+            batch += 1
+            took[concurrency].append(write_rate(url, names, directory, str(batch), concurrency))
+            wait_running(url, names)
+    for concurrency, times in took.items():
+        median = statistics.median(times)
+        print(
+            f"{len(names)} config PUTs {concurrency} at a time (no status poll): median {median:.2f}s "
+            f"(runs {', '.join(f'{t:.2f}' for t in times)}), {len(names) / median:.1f} PUTs/s"
+        )
 
 
 def changes(url: str, cluster: Any, cluster_id: str | None, directory: Path, count: int, runs: int) -> None:
@@ -177,10 +266,15 @@ def changes(url: str, cluster: Any, cluster_id: str | None, directory: Path, cou
             f"{count} config changes + read-back until every task runs, {who}: median {statistics.median(times):.1f}s "
             f"(runs {', '.join(f'{t:.1f}' for t in times)}), REST requests {[n for _, n in found]}"
         )
+    for who, rows in STAGES.items():
+        for label, column in zip(STAGE_NAMES, zip(*rows, strict=True), strict=True):
+            figures = ", ".join(f"{v:.2f}" for v in column)
+            print(f"  {who} stage {label}: median {statistics.median(column):.2f} (runs {figures})")
     ratio = statistics.median(t for t, _ in results["sequential urllib"]) / statistics.median(
         t for t, _ in results["kafka-reconciler"]
     )
     print(f"ratio sequential urllib / kafka-reconciler: {ratio:.2f}x")
+    worker_floor(url, names, directory, runs)
 
 
 def main() -> None:
