@@ -18,7 +18,8 @@ of the filter that redacts secrets):
 - ``ATTEMPTS`` connections closed at the first request after ApiVersions (a client without SASL on a SASL
   listener: the broker answers the greeting, then drops the unauthenticated Metadata request);
 - never for a connection that was accepted and then got no answer (no TLS handshake answer, no answer to
-  ApiVersions) within its setup bound: that is named as the last error when the bootstrap's time is up.
+  ApiVersions) within its setup bound: that is named as the last error when the bootstrap's time is up (also when
+  the bound ran out before the IO thread logged it: ``note_unanswered`` reads the connections' state).
 
 The logger is shared by every client in the process (a fleet reads several clusters at once), so a watch
 takes only the records of its own client's IO thread, and closes its manager from that thread: a watch that
@@ -46,6 +47,12 @@ from reconciler.kafka.bounded import SILENT_TLS
 
 _AFTER_HELLO = re.compile(r"Bootstrap attempt to (\S+) failed: (.*)")
 AUTH_ERRORS = (kafka_errors.SaslAuthenticationFailedError, kafka_errors.UnsupportedSaslMechanismError)
+
+
+UNANSWERED = (
+    "accepted the connection but did not answer the first request (ApiVersions) in time (a hung broker, a "
+    "black-holed address, or not Kafka?)"
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -84,12 +91,7 @@ def classify(address: str, exc: BaseException) -> Failure:
             "a load balancer without a live broker behind it, or not a TLS listener?)",
         )
     if "Request timed out" in text:
-        return Failure(
-            address,
-            "silent",
-            "accepted the connection but did not answer the first request (ApiVersions) in time (a hung broker, a "
-            "black-holed address, or not Kafka?)",
-        )
+        return Failure(address, "silent", UNANSWERED)
     if "Handshake failed" in text or "SSL" in text:
         reason = text.split("Handshake failed:", 1)[-1].strip()
         if "EOF" in reason or "reset" in reason.lower():
@@ -248,6 +250,17 @@ class BootstrapWatch(logging.Handler):
         definite = [f for f in self.failures if f.kind in self._DEFINITE]
         failed = {f.address for f in definite}
         return failed >= set(self.addresses) and len(definite) >= self.ATTEMPTS * len(self.addresses)
+
+    def note_unanswered(self) -> None:
+        """When the bound ran out before the IO thread named a failure (a starved thread on a loaded machine names its
+        own a moment later): each bootstrap connection still waiting for its first answer, its TCP connection (and
+        TLS handshake) done, is recorded as unanswered. Read before the clients are stopped, which closes them."""
+        if self.failures:
+            return
+        for manager in self.managers:
+            for node, conn in list(getattr(manager, "_conns", {}).items()):
+                if getattr(conn, "initializing", False) and getattr(conn, "transport", None) is not None:
+                    self.failures.append(Failure(self._address_of(str(node)), "silent", UNANSWERED))
 
     def _address_of(self, node: str) -> str:
         """``host:port`` of kafka-python's synthetic bootstrap node id (``bootstrap-0``)."""

@@ -178,6 +178,7 @@ class Wire:
                     f"{bootstrap.auth_hint(self.settings)}"
                 ) from None
             except kafka_errors.KafkaTimeoutError:
+                watch.note_unanswered()  # before the clients are stopped, which closes their connections
                 self._discard(created)
                 problem = tls.client_certificate_problem(self.settings)
                 sentence = bootstrap.failure_sentence(
