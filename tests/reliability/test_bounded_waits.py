@@ -116,8 +116,11 @@ def test_an_oauth_token_endpoint_that_never_answers_is_named_with_the_bound(mani
 class FreezeAfterHandshake:
     """A TCP relay to a broker's TLS listener that SIGSTOPs the broker at the client's first application data.
 
-    TLS records start with a content-type byte; 23 is application data, which a client sends only once the
-    handshake is done (its first one carries ApiVersions). The relay forwards that record, then stops the broker.
+    TLS records start with a content-type byte and a 2-byte length at offset 3; 23 is application data, which a
+    client sends only once its side of the handshake is done (in TLS 1.3 its encrypted Finished, then ApiVersions).
+    The relay stops the broker before it forwards that record, so the broker cannot answer it whatever the
+    scheduling of the relay's thread (it used to forward first: a relay preempted right after could let the broker
+    answer).
     """
 
     def __init__(self, target: tuple[str, int], pid: int) -> None:
@@ -150,15 +153,22 @@ class FreezeAfterHandshake:
                     data = sock.recv(65536)
                     if not data:
                         return
-                    (upstream if sock is client else client).sendall(data)
                     if sock is client and not self.frozen.is_set():
-                        pending += data
-                        while len(pending) >= 5:
-                            if pending[0] == 23:
-                                os.kill(self.pid, signal.SIGSTOP)
-                                self.frozen.set()
-                                break
-                            pending = pending[5 + int.from_bytes(pending[3:5], "big") :]
+                        pending = self._freeze_at_application_data(pending + data)
+                    (upstream if sock is client else client).sendall(data)
+
+    def _freeze_at_application_data(self, pending: bytes) -> bytes:
+        """Skip the whole records in ``pending``; stop the broker at an application-data one; the incomplete rest."""
+        while len(pending) >= 5 and not self.frozen.is_set():
+            if pending[0] == 23:
+                os.kill(self.pid, signal.SIGSTOP)
+                self.frozen.set()
+                return b""
+            end = 5 + int.from_bytes(pending[3:5], "big")
+            if len(pending) < end:
+                break  # the rest of this record is still to come
+            pending = pending[end:]
+        return pending
 
     def close(self) -> None:
         self._done.set()
