@@ -291,9 +291,10 @@ class Builder:
 
     def add_connector(self, doc: loader.Document) -> None:
         found = connectors.build(doc, self.error)
-        if found is not None:
-            self.connectors[doc.name] = found
         derived = connector_grants.derive(doc, self._workers, self.error)
+        if found is not None:
+            acl_type = None if derived is None else derived.kind
+            self.connectors[doc.name] = dataclasses.replace(found, acl_type=acl_type)
         if derived is not None:
             paths: dict[str, tuple[str | int, ...]] = {"operation": connector_grants.WORKER}
             for binding in derived.bindings:

@@ -40,6 +40,7 @@ class Derived:
     bindings: list[AclBinding]
     topics: list[tuple[Path, str]]
     origin: str
+    kind: str  # source or sink
 
 
 def kind_of(spec: connector_spec.ConnectorSpec) -> str | None:
@@ -103,7 +104,8 @@ def derive(
         for path, ref in zip(paths, refs, strict=True)
         if (isinstance(ref, str) or ref.name is not None) and (name := roles.resource(ref)[1]) != "*"
     ]
-    return Derived(bindings=out, topics=literal, origin=f"Connector {doc.name} via ConnectWorker {spec.worker}")
+    origin = f"Connector {doc.name} via ConnectWorker {spec.worker}"
+    return Derived(bindings=out, topics=literal, origin=origin, kind=kind)
 
 
 def _listed(spec: connector_spec.ConnectorSpec) -> tuple[list[fields.RefField], list[Path]]:

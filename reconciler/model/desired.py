@@ -115,7 +115,8 @@ class DesiredConnector:
     ``tasks.max`` included, ``${file:...}`` placeholders untouched); ``secrets`` the keys whose value is read from a
     reference at plan and apply time, never held here. ``state`` is ``running``, ``paused`` or ``stopped``.
     ``reset_offsets`` asks for the connector's offsets to be reset when it is created again under its name.
-    ``positions`` gives the declaration of each config key (a validate error is shown there)."""
+    ``positions`` gives the declaration of each config key (a validate error is shown there). ``acl_type``
+    (``source``/``sink``) is what its ACLs were derived as when it names a ConnectWorker grant, else ``None``."""
 
     name: str
     config: Mapping[str, str]
@@ -124,6 +125,7 @@ class DesiredConnector:
     reset_offsets: bool = False
     source: Source | None = None
     positions: Mapping[str, Source] = dataclasses.field(default_factory=dict)
+    acl_type: str | None = None
 
     @property
     def class_name(self) -> str:

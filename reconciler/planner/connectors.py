@@ -122,6 +122,20 @@ def _blockers(
         ctx.warn(f"{at(key)}{label}{message}", code="connector-invalid", address=address, severity="error")
 
 
+def _acl_type(ctx: common.Context, want: desired.DesiredConnector, have: state.ConnectorState) -> None:
+    """A connector whose worker's ACLs were derived as a source while Connect runs it as a sink (or the reverse):
+    those ACLs do not give it the access it needs."""
+    if want.acl_type is None or have.type not in ("source", "sink") or have.type == want.acl_type:
+        return
+    where = want.positions.get("connector.class") or want.source
+    ctx.warn(
+        f"{where}: connector {want.name} is a {have.type} connector on the Kafka Connect cluster, but the ACLs of "
+        f"its worker are derived for a {want.acl_type}; set type: {have.type}",
+        code="connector-acl-type",
+        address=Kind.CONNECTOR.address(want.name),
+    )
+
+
 def _status(ctx: common.Context, c: state.ConnectorState) -> None:
     address = Kind.CONNECTOR.address(c.name)
     if c.state == "FAILED":
@@ -188,6 +202,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
         reasons = ["declared; not on the Connect cluster", reset_note(want) if want.reset_offsets else KEPT_OFFSETS]
         action = plans.Action.CREATE
     else:
+        _acl_type(ctx, want, have)
         attrs = _diff(want, have, digests)
         if not attrs:
             ctx.unchanged[Kind.CONNECTOR] += 1

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from reconciler import manifests
 from reconciler.base import errors
 from reconciler.cli import app
+from reconciler.model import desired, state
+from reconciler.planner import plan
 
 H = "apiVersion: kafka-reconciler/v1\n"
 WORKER = (
@@ -209,3 +211,41 @@ def test_validate_names_the_file_and_line_and_exits_1(tmp_path: Path) -> None:
     assert f"{tmp_path / 'm.yaml'}:{line}:" in result.output
     assert "a topics.regex sink reads are not named in its config" in result.output
     assert "aclTopics" in result.output and "Traceback" not in result.output
+
+
+SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+CONFIG = {"connector.class": SINK, "tasks.max": "1", "topics": "orders"}
+AT = desired.Source(file="c.yaml", line=5, column=10)
+
+
+def acl_type_warnings(acl_type: str | None, live_type: str | None) -> list[tuple[str, str | None, str]]:
+    wanted = desired.DesiredConnector("out", CONFIG, acl_type=acl_type, positions={"connector.class": AT})
+    connector = state.ConnectorState("out", CONFIG, "RUNNING", (state.ConnectorTask(0, "RUNNING"),), type=live_type)
+    connect = state.ConnectState(url="http://c:8083", connectors={"out": connector}, plugins=(SINK,))
+    live = state.ClusterState(cluster_id="c", controller_id=1, brokers=(), connect=connect)
+    p = plan(desired.DesiredState(connectors={"out": wanted}), live)
+    return [(w.code, w.address, w.message) for w in p.warnings if w.code == "connector-acl-type"]
+
+
+def test_the_plan_says_when_connect_runs_it_as_the_other_kind() -> None:
+    assert acl_type_warnings("source", "sink") == [
+        (
+            "connector-acl-type",
+            "connector/out",
+            "c.yaml:5:10: connector out is a sink connector on the Kafka Connect cluster, but the ACLs of its worker "
+            "are derived for a source; set type: sink",
+        )
+    ]
+    assert acl_type_warnings("sink", "sink") == []
+    assert acl_type_warnings(None, "source") == []  # no worker named: nothing was derived
+    assert acl_type_warnings("sink", None) == []  # Connect did not say
+
+
+def test_the_derived_kind_is_kept_on_the_connector(tmp_path: Path) -> None:
+    docs = [
+        connector("a", "class: FileStreamSink\nworker: connect-prod\nconfig: {topics: o}\n"),
+        connector("b", "class: com.example.Thing\ntype: source\nworker: connect-prod\naclTopics: [o]\n"),
+        connector("c", "class: FileStreamSink\nconfig: {topics: o}\n"),
+    ]
+    found = load(tmp_path, *docs).desired.connectors
+    assert {name: c.acl_type for name, c in found.items()} == {"a": "sink", "b": "source", "c": None}
