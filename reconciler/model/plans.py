@@ -26,6 +26,7 @@ from reconciler.model.kinds import Kind
 REDACTED = shown.REDACTED
 AttributeChange = shown.AttributeChange
 config_attributes = shown.config_attributes
+ChangeMismatch = shown.ChangeMismatch
 
 
 class Action(str, enum.Enum):
@@ -68,10 +69,6 @@ class Phase(enum.IntEnum):
     @property
     def label(self) -> str:
         return self.name.lower().replace("_", " ")
-
-
-class ChangeMismatch(ValueError):
-    """A change whose parts disagree (a plan edited and resealed): what renders show would not be what apply writes."""
 
 
 class AddressMismatch(ChangeMismatch):
@@ -129,6 +126,8 @@ class Change:
             if self.attributes and tuple(self.attributes) != derived:
                 raise AttributesMismatch(f"the change at {self.address!r} shows other values than its data writes")
             object.__setattr__(self, "attributes", derived)
+        if self.phase is Phase.TOPIC_DELETE and isinstance(self.before, payloads.TopicPayload):
+            shown.check_deletion(self.address, self.before, (*self.reasons, *self.warnings))
 
     def to_dict(self) -> dict[str, Any]:
         return {

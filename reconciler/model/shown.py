@@ -5,7 +5,8 @@ A config change shows its config operations (``config_attributes``), a quota cha
 credentials it sets and removes and the password reference (``scram_attributes``), a reassignment the replicas it
 moves (``reassign_attributes``): the planner builds these changes' attributes with the same functions, and a plan
 file whose stored attributes differ is refused on load, so
-``show`` prints exactly what apply sends."""
+``show`` prints exactly what apply sends. A topic deletion's lines about the data it destroys are checked against its
+``before`` the same way (``check_deletion``)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,20 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reconciler.model import configs, payloads
+from reconciler.model import configs, deletion, payloads
 
 REDACTED = "(sensitive value)"
+
+
+class ChangeMismatch(ValueError):
+    """A change whose parts disagree (a plan edited and resealed): what renders show would not be what apply writes."""
+
+
+def check_deletion(address: str, before: payloads.TopicPayload, lines: Sequence[str]) -> None:
+    """A topic deletion's reasons and warnings state only what its ``before`` holds (``deletion.problem``)."""
+    wrong = deletion.problem(before.partitions, before.usage, lines)
+    if wrong is not None:
+        raise ChangeMismatch(f"the change at {address!r} {wrong}")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler.model import configs, desired, payloads, plans, shown, state
+from reconciler.model import configs, deletion, desired, payloads, plans, shown, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import assignment, common, guards, outage, usage, views
 
@@ -81,7 +81,7 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
     """A topic delete with the evidence of use; blocked when the topic is in use and that is not allowed."""
     before = _summary(have)
     reasons = ["not declared in the manifests; deletion is enabled for topics"]
-    warnings = [f"deleting the topic deletes its {have.partitions} partition(s) and all their data"]
+    warnings = [deletion.destroys(have.partitions)]
     action = plans.Action.DELETE
     found = None if ctx.live.topic_usage is None else ctx.live.topic_usage.get(name)
     if found is None:

@@ -9,44 +9,14 @@ the latest record is measured from when the evidence was read (``TopicUsage.read
 
 from __future__ import annotations
 
-import datetime
+from reconciler.model import deletion, state
 
-from reconciler.model import state
-
-_UNITS = (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000))
-
-
-def age_text(ms: int) -> str:
-    """``2d 3h`` for a duration in milliseconds (two largest units; ``0s`` for less than a second)."""
-    parts = []
-    rest = max(ms, 0)
-    for name, size in _UNITS:
-        if rest >= size:
-            parts.append(f"{rest // size}{name}")
-            rest %= size
-    return " ".join(parts[:2]) or "0s"
-
-
-def _when(ms: int) -> str:
-    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+age_text = deletion.age_text  # the model's (a topic deletion's evidence lines are made and checked there)
 
 
 def evidence(usage: state.TopicUsage) -> list[str]:
-    """One line per fact: groups with committed offsets, end offsets, the latest record."""
-    groups = (
-        f"consumer group(s) with committed offsets on it: {', '.join(usage.groups)}"
-        if usage.groups
-        else "no consumer group has committed offsets on it"
-    )
-    known = [o for o in usage.end_offsets if o >= 0]
-    offsets = f"end offsets {', '.join(map(str, usage.end_offsets))} (sum {sum(known)})"
-    if usage.latest_timestamp_ms is None:
-        latest = "no record to date it (empty, or a broker older than Kafka 3.0)"
-    else:
-        age = age_text(usage.read_at_ms - usage.latest_timestamp_ms)
-        latest = f"latest record written {_when(usage.latest_timestamp_ms)}, {age} before the plan"
-    return [groups, offsets, latest]
+    """One line per fact: groups with committed offsets, end offsets, the latest record and its age."""
+    return deletion.evidence_lines(usage.evidence(), read_at_ms=usage.read_at_ms)
 
 
 def in_use(usage: state.TopicUsage, *, window_ms: int) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +144,54 @@ def test_a_deletion_request_for_another_resource_than_shown_is_reported(monkeypa
     verdict, detail = check_shown_is_sent(_deletions_only())
     shown = "acl/User:payments-old/ALLOW/READ/TOPIC:LITERAL:payments.events@*"
     assert verdict == "different" and f"shows {shown}, writes to {shown.replace('/READ/', '/ALL/')}" in str(detail)
+
+
+def _topic_deletion(edit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    doc = copy.deepcopy(GOLDEN_PLAN)
+    edit(next(c for c in doc["changes"] if c["phase"] == "TOPIC_DELETE"))
+    return reseal(doc)
+
+
+DELETION_EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "fewer partitions than its data": (
+        lambda c: c["warnings"].__setitem__(0, "deleting the topic deletes its 1 partition(s) and all their data"),
+        "its data says 2 partition(s)",
+    ),
+    "no group, where its data has one": (
+        lambda c: c["before"]["usage"].__setitem__("groups", ["billing"]),
+        "'evidence: no consumer group has committed offsets on it', which its usage evidence does not say",
+    ),
+    "smaller end offsets": (
+        lambda c: c["warnings"].__setitem__(2, "evidence: end offsets 0, 0 (sum 0)"),
+        "'evidence: end offsets 0, 0 (sum 0)'",
+    ),
+    "an older latest record": (
+        lambda c: c["before"]["usage"].__setitem__("latest_timestamp_ms", 1791544000000 - 86_400_000),
+        "latest record written 2026-10-09T11:06:40Z",
+    ),
+    "evidence without usage data": (lambda c: c["before"].pop("usage"), "which its usage evidence does not say"),
+}
+
+
+@pytest.mark.parametrize("case", list(DELETION_EDITS))
+def test_a_topic_deletion_showing_facts_its_data_does_not_hold_is_refused(case: str, tmp_path: Path) -> None:
+    """Regression: a topic deletion's lines about what it destroys (partition count, consumer groups, end offsets,
+    latest record) were free text: a resealed plan could show "deletes its 1 partition(s)" or "no consumer group has
+    committed offsets on it" over data saying otherwise, and apply deleted the topic. They are now made from the
+    change's ``before`` and a line its data does not hold refuses the plan on load (show exits 1, naming it)."""
+    edit, says = DELETION_EDITS[case]
+    doc = _topic_deletion(edit)
+    assert check_plan(doc) == ("refused at load", None)
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    result = cli(["show", str(path)])
+    assert result.returncode == 1, result.stdout
+    assert "refused: the change at 'topic/payments.legacy' shows" in result.stderr and says in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_a_topic_deletion_as_planned_is_shown_with_its_facts() -> None:
+    """The unedited deletion loads: every fact line it shows is its data's own (the latest record with its age)."""
+    p = plans.Plan.from_json_dict(_topic_deletion(lambda c: None))
+    deleted = next(c for c in p.changes if c.phase is plans.Phase.TOPIC_DELETE)
+    assert "evidence: latest record written 2026-10-09T11:06:40Z, 40d before the plan" in deleted.warnings
