@@ -5,7 +5,9 @@ A secret is resolved here (plan time) only to be digested and, for a changed con
 with the rest of the config; a reference that cannot be resolved becomes a field error of that connector (the plan
 blocks it at the manifest's line). A connector whose config Connect already holds is not validated, so a plan with
 no connector change costs two requests whatever the number of connectors; the configs that changed are validated
-up to ``MAX_PARALLEL_VALIDATES`` at a time.
+up to ``MAX_PARALLEL_VALIDATES`` at a time. For each connector the manifests delete, the offsets Connect keeps for
+it are read (KIP-875's ``GET /connectors/{name}/offsets``), so the plan shows what a connector created again under
+that name would resume from.
 """
 
 from __future__ import annotations
@@ -127,4 +129,25 @@ def read_for_plan(
 
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_VALIDATES, len(checked)))) as pool:
         validation.update(zip((name for name, _, _ in checked), pool.map(validate, checked), strict=True))
-    return dataclasses.replace(found, validation=validation, secret_digests=digests)
+    kept = {name: offsets for name in deleted(wanted, found) if (offsets := _kept(port, name, deadline)) is not None}
+    return dataclasses.replace(found, validation=validation, secret_digests=digests, kept_offsets=kept)
+
+
+def _kept(port: ConnectPort, name: str, deadline: float) -> tuple[str, ...] | None:
+    """The offsets Connect keeps for ``name``; ``None`` when Connect answers with an error (a worker older than
+    KIP-875's offsets API, a connector deleted meanwhile): the plan then only says that offsets are kept."""
+    try:
+        return port.offsets(name, deadline=deadline)
+    except http.ConnectError as exc:
+        if exc.unreachable:
+            raise
+        return None
+
+
+def deleted(wanted: desired.DesiredState, found: state.ConnectState) -> list[str]:
+    """The live connectors the manifests delete (owned, not declared, deletes allowed): the plan shows the offsets
+    Connect keeps for each (one request each; none for a plan that deletes no connector)."""
+    rules = wanted.ownership
+    if Kind.CONNECTOR not in rules.managed_kinds or not rules.may_delete(Kind.CONNECTOR):
+        return []
+    return [n for n in sorted(found.connectors) if n not in wanted.connectors and rules.owns_connector(n)]

@@ -1,7 +1,8 @@
 """``ConnectPort``: everything plan and apply ask of a Kafka Connect cluster, and its REST implementation.
 
 One plan reads the cluster with two requests whatever the number of connectors (``read``: every connector's config
-and status, and the connector plugins), then validates only the configs it changes (``validate``). Writes are
+and status, and the connector plugins), then validates only the configs it changes (``validate``) and reads the
+offsets Connect keeps only for the connectors it deletes (``offsets``, KIP-875). Writes are
 typed: a create (``POST /connectors`` with its initial state, so a connector declared paused or stopped never
 runs), a config change (``PUT /connectors/{name}/config``), a state change (pause, resume, stop), a delete and an
 offsets reset (KIP-875). Every call takes the command's deadline; every request is counted. Error messages from
@@ -10,6 +11,7 @@ Connect are scrubbed of the secret values the call sent.
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
@@ -68,6 +70,10 @@ class ConnectPort(Protocol):
     def delete(self, name: str, *, deadline: float) -> None: ...
 
     def reset_offsets(self, name: str, *, deadline: float) -> None: ...
+
+    def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
+        """The offsets Connect keeps for an existing connector (KIP-875), one ``partition -> offset`` text each."""
+        ...
 
 
 class RestConnectPort:
@@ -171,6 +177,14 @@ class RestConnectPort:
         path = f"/connectors/{_quote(name)}/offsets"
         self.client.request("DELETE", path, deadline=deadline, what=f"resetting the offsets of {name}")
 
+    def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
+        path = f"/connectors/{_quote(name)}/offsets"
+        found = self.client.request("GET", path, deadline=deadline, what=f"reading the offsets of {name}")
+        entries = (found or {}).get("offsets", []) if isinstance(found, dict) else []
+        return tuple(
+            f"{_compact(e.get('partition'))} -> {_compact(e.get('offset'))}" for e in entries if isinstance(e, dict)
+        )
+
 
 def connector_state(name: str, entry: Any, declared_secrets: Iterable[str] = ()) -> state.ConnectorState:
     """A connector of ``GET /connectors?expand=info&expand=status``, its secrets replaced by digests."""
@@ -201,6 +215,10 @@ def first_line(trace: Any) -> str | None:
     if not isinstance(trace, str) or not trace.strip():
         return None
     return trace.strip().splitlines()[0][:500]
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(", ", ": "))
 
 
 def _quote(name: str) -> str:

@@ -195,7 +195,9 @@ class ConnectState:
     classes the workers have; ``validation`` maps a declared connector whose config the plan changes to the field
     errors Connect's validate endpoint reported (``(key, message)``, key ``""`` for the connector as a whole);
     ``secret_digests`` maps a declared connector to the digests of its referenced secrets, resolved at plan time
-    (compared with the digests of the live values, never printed).
+    (compared with the digests of the live values, never printed); ``kept_offsets`` maps a live connector the
+    manifests would delete to the offsets Connect keeps for it (``GET /connectors/{name}/offsets``, one
+    ``partition -> offset`` text each), read only for those.
     """
 
     url: str
@@ -203,6 +205,7 @@ class ConnectState:
     plugins: tuple[str, ...] | None = None
     validation: Mapping[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
     secret_digests: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
+    kept_offsets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ KEPT_OFFSETS = (
     "Connect keeps the offsets of a deleted connector: one created later under this name resumes from them "
     "(resetOffsetsOnCreate: true resets them)"
 )
+MAX_OFFSETS_SHOWN = 5
 SINK_KEYS = ("topics", "topics.regex")  # a sink connector names the topics it consumes; a source does not
 
 
@@ -50,6 +51,18 @@ def reset_note(want: desired.DesiredConnector) -> str:
         "are deleted before it starts: it reads its input again from the start, so records it wrote before its "
         "deletion are written to its topics again" + unknown
     )
+
+
+def kept_note(live: state.ConnectState, name: str) -> tuple[str, ...]:
+    """What Connect keeps for a connector the plan deletes (``ConnectState.kept_offsets``; nothing if not read)."""
+    kept = live.kept_offsets.get(name)
+    if kept is None:
+        return ()
+    if not kept:
+        return ("Connect holds no offsets for it yet",)
+    shown = "; ".join(kept[:MAX_OFFSETS_SHOWN])
+    more = f"; and {len(kept) - MAX_OFFSETS_SHOWN} more" if len(kept) > MAX_OFFSETS_SHOWN else ""
+    return (f"offsets Connect keeps for it ({len(kept)} partition(s), partition -> offset): {shown}{more}",)
 
 
 def live_payload(c: state.ConnectorState) -> payloads.ConnectorPayload:
@@ -185,7 +198,7 @@ def plan_connectors(ctx: common.Context) -> None:
                 action=plans.Action.DELETE,
                 phase=plans.Phase.CONNECTOR_DELETE,
                 before=live_payload(c),
-                reasons=("not declared; deletion is enabled for connectors", KEPT_OFFSETS),
+                reasons=("not declared; deletion is enabled for connectors", KEPT_OFFSETS, *kept_note(live, name)),
                 fingerprint=views.fingerprint_of(views.connector_view(c)),
             )
         )

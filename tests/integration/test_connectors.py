@@ -316,7 +316,10 @@ spec:
     assert topic_holds(5) == lines
     eventually(lambda: offsets_flushed(5) or None, what="the source's offsets committed", timeout=60)
     deleted, _ = converge(declared=False)
-    assert [c.action for c in deleted.actionable] == [plans.Action.DELETE]
+    [delete] = deleted.actionable
+    assert delete.action is plans.Action.DELETE
+    shown = json.dumps({"filename": str(source)}) + ' -> {"position": 35}'  # the 5 lines: what a re-create skips
+    assert f"offsets Connect keeps for it (1 partition(s), partition -> offset): {shown}" in delete.reasons
     eventually(lambda: name not in connect_worker.rest("GET", "/connectors") or None, what="the connector deleted")
 
     recreated, _ = converge(declared=True)  # no reset: it resumes after line-5, the file is not read again

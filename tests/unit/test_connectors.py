@@ -6,6 +6,7 @@ rules of a Connector document, the plan payload's decode checks and the digests 
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 import threading
 import time
@@ -388,3 +389,45 @@ def test_changed_configs_are_validated_concurrently_each_answer_kept_for_its_con
         "good-1": (),
         "good-2": (),
     }
+
+
+class OffsetsPort(ValidatingPort):
+    """``ValidatingPort`` that also answers the offsets of the connectors it keeps offsets for (else HTTP 404)."""
+
+    def __init__(self, have: s.ConnectState, kept: dict[str, tuple[str, ...]]) -> None:
+        super().__init__(have)
+        self.kept = kept
+        self.asked: list[str] = []
+
+    def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
+        from reconciler.connect.http import ConnectError
+
+        self.asked.append(name)
+        if name not in self.kept:
+            raise ConnectError(f"reading the offsets of {name}: HTTP 404: not found", status=404)
+        return self.kept[name]
+
+
+def test_a_delete_shows_the_offsets_connect_keeps_read_only_for_the_connectors_deleted() -> None:
+    from reconciler.connect import evidence
+
+    names = ["team-a", "team-b", "team-c", "other"]
+    have = live(*(s.ConnectorState(n, CFG, "RUNNING", RUNNING) for n in names)).connect
+    assert have is not None
+    kept = {"team-a": ('{"filename": "/in.txt"} -> {"position": 35}',), "team-b": ()}
+    rules = d.Ownership(connectors=(d.NamePattern("prefix", "team-"),), delete={Kind.CONNECTOR: True})
+    port = OffsetsPort(have, kept)
+    found = evidence.read_for_plan(port, want(ownership=rules), deadline=time.monotonic() + 30)  # type: ignore[arg-type]
+    assert port.asked == ["team-a", "team-b", "team-c"]  # the deleted ones, not "other"
+    assert found.kept_offsets == kept  # team-c: Connect answered 404, nothing shown
+    p = plan(want(ownership=rules), s.ClusterState(cluster_id="c", controller_id=1, brokers=(), connect=found))
+    reasons = {c.name: c.reasons for c in p.changes}
+    assert (
+        "offsets Connect keeps for it (1 partition(s), partition -> offset): " + kept["team-a"][0] in reasons["team-a"]
+    )
+    assert "Connect holds no offsets for it yet" in reasons["team-b"]
+    assert all("resumes from them" in r[1] for r in reasons.values()) and len(reasons["team-c"]) == 2
+
+    port = OffsetsPort(have, kept)
+    evidence.read_for_plan(port, want(ownership=dataclasses.replace(rules, delete={})), deadline=time.monotonic() + 30)  # type: ignore[arg-type]
+    assert port.asked == []  # no delete, no offsets request
