@@ -95,8 +95,8 @@ def _block_unread(ctx: common.Context, kind: Kind, *, wanted: Mapping[str, desir
         )
     if blocked:
         ctx.warn(
-            f"{entities.LABELS[kind]}: the configs of {entities.unread_text(kind, unread, blocked)} could not be read, "
-            "so they are not planned",
+            f"{entities.LABELS[kind]} not planned, their configs could not be read: "
+            + entities.unread_text(kind, unread, blocked),
             code=f"{kind.value}-unreadable",
             severity="error",
         )
