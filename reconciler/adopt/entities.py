@@ -74,7 +74,12 @@ def _subscription(found: Mapping[str, str | None]) -> dict[str, object] | str:
 
 
 def unread_notes(kind: Kind, unread: Mapping[str, str], note: Note) -> None:
-    """A note for each entity of ``kind`` whose configs could not be read, with the refusal and the grant to ask for:
-    it is neither imported nor owned (the Ownership written names only what was imported, so no plan touches it)."""
+    """A note for each entity of ``kind`` whose configs could not be read, with the refusal and the grant to ask for
+    (one note naming the first 20 when there are more than 5): it is neither imported nor owned (the Ownership written
+    names only what was imported, so no plan touches it)."""
+    if len(unread) > 5:  # a principal scoped to its team's groups on a shared cluster: one line, not hundreds
+        text = entities.unread_text(kind, unread, shown=20)
+        note(entities.LABELS[kind], f"not imported, their configs could not be read: {text}")
+        return
     for name in sorted(unread):
         note(kind.address(name), f"not imported, its configs could not be read: {unread[name]}")

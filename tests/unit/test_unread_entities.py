@@ -119,6 +119,21 @@ def test_import_writes_the_readable_groups_and_names_the_ones_it_skipped(tmp_pat
     assert notes["group_config/app-hidden"] == f"not imported, its configs could not be read: {why('app-hidden')}"
 
 
+def test_import_names_many_skipped_groups_in_one_note(tmp_path: Path) -> None:
+    many = {f"team-{i:02}": why(f"team-{i:02}") for i in range(30)}
+    live = dataclasses.replace(snapshot_state(), unread_entities={"group_config": many})
+    report = from_live.adopt_cluster(live, out_dir=tmp_path / "out", force=False)
+    notes = [(n.resource, n.message) for n in report.notes if "could not be read" in n.message]
+    assert notes == [
+        (
+            "group configs",
+            "not imported, their configs could not be read: 30 group(s): "
+            + ", ".join(f"team-{i:02}" for i in range(20))
+            + f" and 10 more ({why('team-00')})",
+        )
+    ]
+
+
 def test_apply_refuses_a_saved_plan_for_a_group_it_can_no_longer_read() -> None:
     readable = dataclasses.replace(snapshot_state(), unread_entities={})
     saved = plan(wanted(), readable)
