@@ -304,3 +304,44 @@ def test_quota_value_keys_hover_complete_and_are_checked(client: Client, tmp_pat
     client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
     found = client.diagnostics(uri)
     assert [d for d in found if "producer_byte_rat" in d["message"] or d["range"]["start"]["line"] == 7], found
+
+
+def _hover_at(client: Client, tmp_path: Path, text: str, line: int, character: int) -> str:
+    uri = (tmp_path / f"doc-{client.next_id}.yaml").as_uri()
+    document = {"uri": uri, "languageId": "yaml", "version": 1, "text": text}
+    client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+    position = {"line": line, "character": character}
+    result = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": position})
+    assert result is not None, f"no hover at {line}:{character}"
+    return str(result["contents"]["value"]).replace("\\", "")
+
+
+@pytest.mark.parametrize("schema_file", ["Acl.json", "manifest.json"])
+@pytest.mark.parametrize(
+    ("key", "value", "meaning"),
+    [
+        ("operation", "describe_configs", "`DESCRIBE_CONFIGS`: Read configs of topics, brokers or groups."),
+        ("operation", "READ", "`READ`: Consume from a topic; join a group and commit its offsets."),
+        ("permission", "deny", "`DENY`: Refuse the operation; a matching DENY wins over every ALLOW."),
+        ("resourceType", "TRANSACTIONAL_ID", "`TRANSACTIONAL_ID`: A transactional id"),
+        ("patternType", "prefixed", "`PREFIXED`: Every resource whose name starts with the resource name."),
+    ],
+)
+def test_hover_on_an_acl_word_shows_what_it_means(
+    client: Client, tmp_path: Path, schema_file: str, key: str, value: str, meaning: str
+) -> None:
+    """Each value of the four ACL words carries its meaning in the schema (markdownEnumDescriptions), shown when the
+    value itself is hovered, in either spelling, and offered with its meaning in completion."""
+    body = {"operation": "READ", "permission": "ALLOW", "resourceType": "TOPIC", "patternType": "LITERAL", key: value}
+    text = (
+        f"# yaml-language-server: $schema={(SCHEMAS / schema_file).as_uri()}\n"
+        "apiVersion: kafka-reconciler/v1\nkind: Acl\nmetadata: {name: a}\nspec:\n  bindings:\n"
+        "    - principal: User:alice\n      resourceName: orders\n"
+        + "".join(f"      {k}: {v}\n" for k, v in body.items())
+    )
+    lines = text.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.strip().startswith(f"{key}:"))
+    shown = _hover_at(client, tmp_path, text, row, lines[row].index(value) + 1)
+    assert meaning in shown, shown
+    labels = _complete(client, tmp_path, text.replace(f"{key}: {value}", f"{key}: "), row, len(f"      {key}: "))
+    assert value in labels and value.upper() in labels, labels
