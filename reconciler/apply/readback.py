@@ -6,9 +6,10 @@ partition logs shows the last new topics a minute or more after CreateTopics ans
 not stop at a fixed time. It re-reads the resources that do not match yet (a targeted read, shrinking as they
 converge), waiting 0.5 s between reads at first and 1.5 times longer each time up to 5 s, and stops when
 
-- every resource converged, and every broker's own metadata shows the topics created, deleted or grown (brokers
-  learn of them from the controller at different moments, in ZooKeeper mode through UpdateMetadata, and a later
-  plan may ask any of them);
+- every resource converged, and every broker's own metadata shows the topics created, deleted or grown, and every
+  broker's own authorizer (DescribeAcls) the ACL bindings created or deleted (brokers learn of them from the
+  controller at different moments, in ZooKeeper mode through UpdateMetadata and ZooKeeper's ACL change notices, and
+  a later plan may ask any of them; a one-broker cluster is asked nothing more);
 - nothing more converged for ``window_s(applied)``: 15 s plus 20 ms per partition created or added and per
   other applied change (15 s for a few changes, 3.6 minutes for 10,000 new topics);
 - or the read-back deadline passed: ``limit_s`` (``--read-back-timeout``), and never past the apply's own
@@ -108,9 +109,15 @@ def read_back(
 
 
 def _lagging(ctx: ApplyContext, pending: Sequence[decoded.Operation]) -> list[NotConverged]:
-    """The topics of ``pending`` that some broker's own metadata does not show as wanted yet."""
+    """The topics and ACL bindings of ``pending`` that some broker's own metadata or authorizer does not show as
+    wanted yet."""
     wanted = verify.expected_topics(pending)
-    return verify.lagging(wanted, ctx.adapter.topic_views(sorted(wanted))) if wanted else []
+    lagging = verify.lagging(wanted, ctx.adapter.topic_views(sorted(wanted))) if wanted else []
+    bindings = verify.expected_acls(pending)
+    if bindings:
+        views = ctx.adapter.acl_views(sorted({b.principal for b in bindings}))
+        lagging += verify.acl_lagging(bindings, views)
+    return lagging
 
 
 def status(

@@ -159,3 +159,28 @@ def lagging(
         if problems:
             out.append(NotConverged(op.address, f"{op.change.phase.label}: " + "; ".join(problems)))
     return out
+
+
+def expected_acls(applied: Iterable[decoded.Operation]) -> dict[state.AclBinding, tuple[decoded.Operation, bool]]:
+    """The bindings every broker's authorizer must hold (``True``: created) or no longer hold (``False``: deleted)."""
+    out: dict[state.AclBinding, tuple[decoded.Operation, bool]] = {}
+    for op in applied:
+        binding = op.binding
+        if binding is not None:
+            out[binding] = (op, op.change.action is not plans.Action.DELETE)
+    return out
+
+
+def acl_lagging(
+    wanted: Mapping[state.AclBinding, tuple[decoded.Operation, bool]],
+    views: Mapping[int, frozenset[state.AclBinding]],
+) -> list[NotConverged]:
+    """One entry per binding some broker's authorizer does not show as wanted yet (``views``: what each holds)."""
+    out = []
+    for binding, (op, present) in sorted(wanted.items()):
+        behind = [broker for broker, held in sorted(views.items()) if (binding in held) != present]
+        if behind:
+            what = "does not hold it yet" if present else "still holds it"
+            lag = "; ".join(f"broker {broker}'s authorizer {what}" for broker in behind)
+            out.append(NotConverged(op.address, f"{op.change.phase.label}: {lag}"))
+    return out

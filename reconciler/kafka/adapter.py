@@ -194,6 +194,24 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
             views[broker] = {str(t.name): len(t.partitions or ()) for t in response.topics if not t.error_code}
         return views
 
+    def acl_views(self, principals: Iterable[str]) -> dict[int, frozenset[state.AclBinding]]:
+        """One DescribeAcls per principal to each broker (see ``port.AdminPort.acl_views``): each broker's authorizer
+        learns of ACL changes from the controller at its own moment (the metadata log, or ZooKeeper's notices)."""
+        brokers = self._wire.broker_ids()
+        wanted = frozenset(principals)
+        if len(brokers) < 2 or not wanted:
+            return {}
+        views: dict[int, frozenset[state.AclBinding]] = {}
+        wait_ms = min(self.settings.request_timeout_ms, VIEW_TIMEOUT_MS)
+        for broker in (b for b in brokers if b not in self._wire.unreachable):  # a broker that failed: not again
+            try:
+                seen = security.acls_on(self._wire, node=broker, principals=wanted, timeout_ms=wait_ms)
+            except results.ConnectionLost:
+                continue
+            if seen is not None:
+                views[broker] = seen
+        return views
+
     def _wait(self, names: Iterable[str], *, present: bool, timeout_s: float, poll_s: float) -> frozenset[str]:
         pending = sorted(set(names))
         deadline = time.monotonic() + timeout_s

@@ -153,3 +153,9 @@ class AdminPort(Protocol):
         it lists. Empty on a one-broker cluster (the read-back's read already asked it); a broker that cannot be
         reached is left out (a later plan cannot ask it either)."""
         ...
+
+    def acl_views(self, principals: Iterable[str]) -> dict[int, frozenset[state.AclBinding]]:
+        """What each broker's own authorizer holds of the bindings of ``principals``: broker id -> bindings. Empty
+        on a one-broker cluster (the read-back's read already asked it); a broker that cannot be reached, or has
+        no authorizer, is left out."""
+        ...

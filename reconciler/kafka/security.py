@@ -68,8 +68,30 @@ def _and(first: NameFilter | None, second: NameFilter) -> NameFilter:
     return second if first is None else (lambda n: first(n) and second(n))
 
 
+def acls_on(
+    wire: wire_mod.Wire, *, node: int, principals: frozenset[str], timeout_ms: int
+) -> frozenset[state.AclBinding] | None:
+    """What broker ``node``'s own authorizer holds of the bindings of ``principals`` (one DescribeAcls each, or one
+    full read beyond ``MAX_TARGETED``); ``None`` when it has no authorizer."""
+    targets: list[str | None] = list(sorted(principals)) if len(principals) <= MAX_TARGETED else [None]
+    found: set[state.AclBinding] = set()
+    for principal in targets:
+        some, _ = _describe_acls(
+            wire, principal=principal, principal_filter=principals.__contains__, node=node, timeout_ms=timeout_ms
+        )
+        if some is None:
+            return None
+        found |= some
+    return frozenset(found)
+
+
 def _describe_acls(
-    wire: wire_mod.Wire, *, principal: str | None, principal_filter: NameFilter | None
+    wire: wire_mod.Wire,
+    *,
+    principal: str | None,
+    principal_filter: NameFilter | None,
+    node: int | None = None,
+    timeout_ms: int | None = None,
 ) -> tuple[frozenset[state.AclBinding] | None, str | None]:
     request = DescribeAclsRequest(
         resource_type_filter=ResourceType.ANY,
@@ -80,7 +102,7 @@ def _describe_acls(
         operation=ACLOperation.ANY,
         permission_type=ACLPermissionType.ANY,
     )
-    response = wire.send(request)
+    response = wire.send(request, node=node, timeout_ms=timeout_ms)
     if response.error_code == _SECURITY_DISABLED:
         return None, (
             "the cluster has no authorizer configured (SECURITY_DISABLED): ACLs cannot be read or managed; "

@@ -71,6 +71,10 @@ class RecordingAdapter:
         """Every kind is supported: the recorded cluster is a recent one."""
         return []
 
+    def acl_views(self, principals: Iterable[str]) -> dict[int, frozenset[state.AclBinding]]:
+        """One broker's view: nothing to ask beyond the read-back's own read."""
+        return {}
+
     def topic_views(self, names: Sequence[str]) -> dict[int, dict[str, int]]:
         """One broker: the read-back's read already asked it (as the real adapter answers)."""
         return {}

@@ -7,7 +7,7 @@ still creating partition logs does; a config that never takes stands for a chang
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -67,7 +67,7 @@ def wanted(count: int, *, partitions: int = 1) -> DesiredState:
     )
 
 
-def run(adapter: SlowBroker, want: DesiredState, clock: FakeClock, **kw: Any) -> ApplyReport:
+def run(adapter: RecordingAdapter, want: DesiredState, clock: FakeClock, **kw: Any) -> ApplyReport:
     """Plan ``want`` and apply it on ``clock``; ``kw`` are further ApplyOptions fields."""
     p = plan(want, adapter.read_state(kinds=want.needs()))
     adapter.calls.clear()
@@ -247,3 +247,57 @@ def test_a_broker_that_never_lists_the_topic_is_named_in_what_did_not_converge()
     report = run(adapter, wanted(1), clock, deadline_s=120, settle_s=10)
     assert report.converged is False and report.exit_code == 3
     assert [n.detail for n in report.not_converged] == ["topic create: broker 3 does not list it yet"]
+
+
+@dataclasses.dataclass
+class LaggingAuthorizers(RecordingAdapter):
+    """Three brokers: the read-back's read shows ACL changes at once, broker 3's own authorizer only ``lag_s`` (fake)
+    seconds after the last ACL write (a broker that applies the controller's ACL records, or ZooKeeper's change
+    notices, late)."""
+
+    clock: Callable[[], float] = lambda: 0.0
+    lag_s: float = 0.0
+    written_at: float | None = None
+    before: frozenset[state.AclBinding] = frozenset()
+    views_asked: list[list[str]] = dataclasses.field(default_factory=list)
+
+    def create_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+        self.before, self.written_at = frozenset(self.acls), self.clock()
+        return super().create_acls(bindings)
+
+    def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
+        self.before, self.written_at = frozenset(self.acls), self.clock()
+        return super().delete_acls(bindings)
+
+    def acl_views(self, principals: Iterable[str]) -> dict[int, frozenset[state.AclBinding]]:
+        wanted = set(principals)
+        self.views_asked.append(sorted(wanted))
+        held = frozenset(b for b in self.acls if b.principal in wanted)
+        caught_up = self.written_at is None or self.clock() >= self.written_at + self.lag_s
+        late = held if caught_up else frozenset(b for b in self.before if b.principal in wanted)
+        return {1: held, 2: held, 3: late}
+
+
+ALICE = state.AclBinding("TOPIC", "LITERAL", "t-orders", "User:alice", "*", "READ", "ALLOW")
+OWN_ALICE = Ownership(topics=(NamePattern("prefix", "t"),), principals=(NamePattern("glob", "User:alice"),))
+
+
+def test_converged_means_every_brokers_authorizer_holds_the_bindings_created() -> None:
+    clock = FakeClock()
+    adapter = LaggingAuthorizers(clock=clock, lag_s=4.0)
+    want = DesiredState(acls={ALICE: None}, ownership=OWN_ALICE)
+    report = run(adapter, want, clock, deadline_s=120)
+    assert report.converged is True and report.exit_code == 0
+    assert len(adapter.views_asked) >= 2 and adapter.views_asked[0] == ["User:alice"]  # asked until broker 3 held it
+    assert clock.now >= 4.0  # not called converged before broker 3's authorizer held the binding
+
+
+def test_a_broker_whose_authorizer_still_holds_a_deleted_binding_is_named() -> None:
+    clock = FakeClock()
+    adapter = LaggingAuthorizers(clock=clock, lag_s=1e9, acls={ALICE})
+    want = DesiredState(ownership=dataclasses.replace(OWN_ALICE, delete={Kind.ACL: True}))
+    report = run(adapter, want, clock, deadline_s=120, settle_s=10)
+    assert report.converged is False and report.exit_code == 3
+    assert [(n.address, n.detail) for n in report.not_converged] == [
+        (ALICE.address, "acl delete: broker 3's authorizer still holds it")
+    ]
