@@ -67,6 +67,7 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
         self.subject: str | None = None
         self.claims: dict[str, Any] = {}
         self.deadline_at: float | None = None  # time.monotonic() by which a fetch must have been answered
+        self.deadline_s: float | None = None  # the bound named when that deadline cuts a fetch short
 
     @property
     def endpoint(self) -> str:
@@ -144,7 +145,8 @@ class ClientCredentialsTokenProvider(AbstractTokenProvider):  # type: ignore[mis
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError):
-                waited = round(timeout, 1)
+                cut = self.deadline_s is not None and timeout < HTTP_TIMEOUT_S
+                waited = self.deadline_s if cut and self.deadline_s is not None else round(timeout, 1)
                 raise OAuthTokenError(
                     f"the OAuth token endpoint {_safe_url(url)} did not answer within {waited:g}s (a hung identity "
                     "provider or a black-holed address?)"

@@ -148,6 +148,8 @@ class Wire:
             return self._client
         where = self.settings.target()  # names the Cluster profile the settings came from, if any
         connect_ms = self._bound_ms(self.connect_timeout_ms, doing=f"connecting to {where}")
+        # A wait cut short by the deadline is named by the limit given (3s), not by what is left of it (2.9s).
+        named_s = self.deadline_s if connect_ms < self.connect_timeout_ms else connect_ms / 1000
         created: list[KafkaNetClient] = []
         watch = bootstrap.BootstrapWatch(self.settings.bootstrap_servers)
 
@@ -162,12 +164,13 @@ class Wire:
             _require_botocore()
         if self.token_provider is not None:
             self.token_provider.deadline_at = time.monotonic() + connect_ms / 1000
+            self.token_provider.deadline_s = named_s
             try:
                 self.token_provider.token()  # fetched before connecting, so its own failures are named plainly
             except oauth.OAuthTokenError as exc:
                 raise errors.AuthenticationFailed(f"cannot authenticate to Kafka at {where}: {exc}") from None
             finally:  # a refresh later in a long run is bounded by the endpoint's own timeout, not this connect's
-                self.token_provider.deadline_at = None
+                self.token_provider.deadline_at = self.token_provider.deadline_s = None
         with bootstrap.watching(watch):
             try:
                 self._client = KafkaAdminClient(kafka_client=factory, **kwargs)
@@ -181,9 +184,7 @@ class Wire:
                 watch.note_unanswered()  # before the clients are stopped, which closes their connections
                 self._discard(created)
                 problem = tls.client_certificate_problem(self.settings)
-                sentence = bootstrap.failure_sentence(
-                    watch, self.settings, seconds=connect_ms / 1000, client_problem=problem
-                )
+                sentence = bootstrap.failure_sentence(watch, self.settings, seconds=named_s, client_problem=problem)
                 raise errors.ConnectionFailed(self.scrub(sentence)) from None
             except Exception as exc:  # kafka-python raises assorted types for SSL and configuration problems
                 self._discard(created)
