@@ -79,3 +79,12 @@ def test_acls_applied_on_three_brokers_are_held_by_every_brokers_authorizer(
             leftovers: list[state.AclBinding] = sorted(live.acls or ())
             if leftovers:
                 admin.delete_acls(leftovers)
+
+
+def test_a_one_broker_cluster_is_asked_nothing_more(kafka_sasl: KafkaCluster, topic_prefix: str) -> None:
+    """One broker: the read-back's own read already asked it, so the per-broker check sends no request."""
+    with KafkaAdapter(settings(kafka_sasl)) as adapter:
+        adapter.connect()
+        before = dict(adapter.request_counts)
+        assert adapter.acl_views([f"User:{topic_prefix}app"]) == {}
+        assert adapter.request_counts == before
