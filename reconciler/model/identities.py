@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
+from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType, N
 from reconciler.model.kinds import Kind
 
 # The members a manifest or a plan may hold, in Kafka's order (``UNKNOWN`` only comes from a broker).
@@ -52,13 +52,13 @@ class AclBinding:
         permission: AclPermission | str,
     ) -> None:
         put = object.__setattr__  # frozen
-        put(self, "resource_type", AclResourceType.named(resource_type, field="resource_type"))
-        put(self, "pattern_type", AclPatternType.named(pattern_type, field="pattern_type"))
+        put(self, "resource_type", _RESOURCE_TYPES.get(resource_type) or _named(AclResourceType, resource_type))
+        put(self, "pattern_type", _PATTERN_TYPES.get(pattern_type) or _named(AclPatternType, pattern_type))
         put(self, "resource_name", resource_name)
         put(self, "principal", principal)
         put(self, "host", host)
-        put(self, "operation", AclOperation.named(operation, field="operation"))
-        put(self, "permission", AclPermission.named(permission, field="permission"))
+        put(self, "operation", _OPERATIONS.get(operation) or _named(AclOperation, operation))
+        put(self, "permission", _PERMISSIONS.get(permission) or _named(AclPermission, permission))
 
     @property
     def address(self) -> str:
@@ -80,6 +80,18 @@ class AclBinding:
 
 
 _ACL_FIELDS = tuple(f.name for f in dataclasses.fields(AclBinding))
+# name -> member: a member hashes and compares as its name, so one lookup serves both (a snapshot builds thousands).
+_RESOURCE_TYPES = {str(m): m for m in AclResourceType}
+_PATTERN_TYPES = {str(m): m for m in AclPatternType}
+_OPERATIONS = {str(m): m for m in AclOperation}
+_PERMISSIONS = {str(m): m for m in AclPermission}
+_FIELD_OF = {AclResourceType: "resource_type", AclPatternType: "pattern_type", AclOperation: "operation",
+             AclPermission: "permission"}  # fmt: skip
+
+
+def _named(enum_cls: type[N], value: object) -> N:
+    """``ValueError`` naming the field for a value that is no member's name (``KafkaName.named``)."""
+    return enum_cls.named(value, field=_FIELD_OF[enum_cls])
 
 
 # Characters of a quota entity name that an address writes percent-encoded (as URL encoding does, which is how
