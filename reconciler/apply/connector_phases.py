@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from reconciler.apply import connector_ops, decoded, outcomes
+from reconciler.apply import connector_ops, connector_restart, decoded, outcomes
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, Result
 from reconciler.apply.events import ApplyEvent, EventKind
@@ -157,6 +157,8 @@ class _Attempt:
     message: str
     lost: bool = False
     config: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
+    changed: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)  # a config written: new values
+    written_at: float = 0.0
 
 
 def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None) -> _Attempt:
@@ -169,7 +171,10 @@ def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorStat
             found = _port(ctx).validate(w.name, config, deadline=_deadline(ctx), secret_keys=w.secrets)
             why = "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
             return _Attempt(not found, why)
-        return _Attempt(True, _write_one(ctx, w, config, have), config=config)
+        written = have is not None and not connect_secrets.same_config(w.name, config, have.config, w.secrets)
+        message = _write_one(ctx, w, config, have)
+        changed = connector_restart.touched(config, have.config, w.secrets) if have and written else None
+        return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock())
     except ConnectError as exc:
         return _Attempt(False, str(exc), lost=exc.answer_lost and not ctx.dry_run, config=config)
     except errors.ReconcilerError as exc:
@@ -295,9 +300,24 @@ def _read_back(
     for name, (op, a) in sent.items():
         assert isinstance(op.request, connector_ops.WriteConnector)
         checks[name] = _declared(op.request)
+        if a.changed is not None and op.request.state != "stopped":
+            checks[name] = _after_restart(ctx, name, a, checks[name])
         if a.lost:
             checks[name] = _as_sent(op.request, a.config, checks[name], until=until, clock=ctx.deadline.clock)
     return _poll(ctx, checks, what="connectors")
+
+
+def _after_restart(ctx: ApplyContext, name: str, a: _Attempt, check: Check) -> Check:
+    assert a.changed is not None
+    return connector_restart.after_restart(
+        check,
+        changed=a.changed,
+        task_configs=lambda: _port(ctx).task_configs(name, deadline=_deadline(ctx)),
+        written_at=a.written_at,
+        clock=ctx.deadline.clock,
+        remaining=ctx.deadline.remaining,
+        last_round_s=2 * MAX_POLL_S,
+    )
 
 
 def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> tuple[dict[str, str], set[str]]:

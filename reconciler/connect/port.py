@@ -75,6 +75,11 @@ class ConnectPort(Protocol):
         """The offsets Connect keeps for an existing connector (KIP-875), one ``partition -> offset`` text each."""
         ...
 
+    def task_configs(self, name: str, *, deadline: float) -> tuple[Mapping[str, str], ...]:
+        """The config of each of the connector's tasks as Connect last generated it (``GET .../tasks``); the
+        values are held in memory only, never shown."""
+        ...
+
 
 class RestConnectPort:
     """``ConnectPort`` over Kafka Connect's REST API (``ConnectClient``)."""
@@ -183,6 +188,16 @@ class RestConnectPort:
         entries = (found or {}).get("offsets", []) if isinstance(found, dict) else []
         return tuple(
             f"{_compact(e.get('partition'))} -> {_compact(e.get('offset'))}" for e in entries if isinstance(e, dict)
+        )
+
+    def task_configs(self, name: str, *, deadline: float) -> tuple[Mapping[str, str], ...]:
+        path = f"/connectors/{_quote(name)}/tasks"
+        found = self.client.request("GET", path, deadline=deadline, what=f"reading the task configs of {name}")
+        entries = found if isinstance(found, list) else []
+        return tuple(
+            {str(k): str(v) for k, v in (e.get("config") or {}).items()}
+            for e in entries
+            if isinstance(e, dict) and isinstance(e.get("config") or {}, dict)
         )
 
 

@@ -185,6 +185,30 @@ def test_a_task_that_fails_after_start_is_reported_failed_exit_3(
     assert failed and failed[0].address == Kind.CONNECTOR.address(name)
 
 
+def test_a_config_change_that_fails_the_restarted_task_is_reported_failed_not_the_old_tasks_state(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name = f"{topic_prefix}moved"
+    good = f"    topics: {topic_prefix}x\n    file: {tmp_path / 'out.txt'}\n"
+    directory = write(tmp_path / "m", connect_worker, kafka_single, connector_doc(name, FILE_SINK, config=good))
+    p, loaded, _ = plan_of(directory)
+    assert apply_of(kafka_single, loaded, p).exit_code == 0
+    missing = f"/nonexistent-{topic_prefix}/out.txt"
+    bad = f"    topics: {topic_prefix}x\n    file: {missing}\n"
+    write(directory, connect_worker, kafka_single, connector_doc(name, FILE_SINK, config=bad))
+    p, loaded, _ = plan_of(directory)
+    assert [a.name for a in p.actionable[0].attributes] == ["config.file"]
+    report = apply_of(kafka_single, loaded, p)
+    assert report.exit_code == 3, report.items
+    [item] = report.items
+    assert item.outcome is Outcome.FAILED, item
+    message = item.message or ""
+    assert message.startswith("task 0 FAILED after the write: ") and missing in message, message
+    assert "\n" not in message  # the trace's first line only
+    status = connect_worker.rest("GET", f"/connectors/{name}/status")
+    assert [t["state"] for t in status["tasks"]] == ["FAILED"]
+
+
 def test_undeclared_connectors_are_deleted_only_where_ownership_allows(
     connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
