@@ -245,6 +245,8 @@ def _optional_meta(live: state.ClusterState) -> Iterator[Row]:
     if live.unread_entities:  # group configs the principal may not describe: a fleet plan blocks them too
         unread = {k: dict(sorted(v.items())) for k, v in sorted(live.unread_entities.items())}
         yield (META_LIVE, "", "unread_entities", _j(unread))
+    if live.entity_defaults:  # what a reset of a group key returns to: the fleet plan shows the same
+        yield (META_LIVE, "", "entity_defaults", _j({k: dict(v) for k, v in sorted(live.entity_defaults.items())}))
     # The usage and impact evidence a snapshot carries: the fleet plan shows the same evidence and figures.
     if live.topic_usage is not None:
         usage = {n: {**u.evidence(), "read_at_ms": u.read_at_ms} for n, u in live.topic_usage.items()}
@@ -357,6 +359,7 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         capabilities={str(k): int(v) for k, v in meta["capabilities"].items()},
         unavailable={str(k): str(v) for k, v in meta["unavailable"].items()},
         unread_entities=snapshotfile.unread_entities(meta.get("unread_entities")),
+        entity_defaults=dict(meta.get("entity_defaults") or {}),
         topic_usage=None
         if meta.get("topic_usage") is None
         else {str(n): state.TopicUsage.from_dict(u) for n, u in meta["topic_usage"].items()},

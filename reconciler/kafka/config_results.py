@@ -44,6 +44,7 @@ class Configs:
         self.cluster_topic_defaults: dict[str, str | None] = {}
         self.entities: dict[Kind, dict[str, dict[str, str | None]]] = {}  # group configs, client-metrics
         self.unread_entities: dict[Kind, dict[str, RequestFailed]] = {}  # those the principal may not describe
+        self.entity_defaults: dict[Kind, dict[str, str | None]] = {}  # key -> what a key not set falls back to
 
     def apply_to(self, topics: dict[str, state.TopicState]) -> dict[str, state.TopicState]:
         return {

@@ -10,7 +10,9 @@ types to list.
 
 A DescribeConfigs answer for a name that has nothing set (a group before its first config, a subscription never
 created) is not an error: Kafka answers with the defaults; only values whose source is the entity itself are kept,
-and an entity with none is absent from the section. One the principal may not describe (no DESCRIBE_CONFIGS on that
+and an entity with none is absent from the section. What the others say (and the synonyms below a value set on the
+group) is the broker's ``group.*`` setting a key falls back to, kept once per key (``ClusterState.entity_defaults``)
+so a plan's reset says what it returns to. One the principal may not describe (no DESCRIBE_CONFIGS on that
 group) does not fail the read: it is recorded as unread, with the refusal and the grant to ask for
 (``ClusterState.unread_entities``), so a whole-cluster snapshot or import still gets everything else.
 """
@@ -88,9 +90,11 @@ def file_result(
     *,
     wire: Any,
     unread: dict[Kind, dict[str, RequestFailed]] | None = None,
+    fallbacks: dict[Kind, dict[str, str | None]] | None = None,
 ) -> None:
     """File one DescribeConfigs result of an entity into ``sections`` (only the values set on the entity); a result
-    refused for lack of a right goes to ``unread`` (the refusal with its grant hint) when given, else is raised."""
+    refused for lack of a right goes to ``unread`` (the refusal with its grant hint) when given, else is raised; the
+    value each key not set on the entity falls back to (the broker's ``group.*`` setting) goes to ``fallbacks``."""
     kind = _KIND_OF_TYPE[int(res.resource_type)]
     name = str(res.resource_name)
     if res.error_code:
@@ -101,6 +105,17 @@ def file_result(
         return
     own = entities.DYNAMIC_SOURCES[kind]
     values = {str(e.name): None if e.is_sensitive else e.value for e in res.configs if e.config_source == own}
+    if fallbacks is not None and kind == Kind.GROUP_CONFIG:  # the same for every group: the first answer fills it
+        known = fallbacks.setdefault(kind, {})
+        for e in res.configs:
+            if str(e.name) in known:
+                continue
+            if e.config_source != own:
+                known[str(e.name)] = None if e.is_sensitive else e.value
+            elif not e.is_sensitive:  # set on the group: the broker's setting is among its synonyms, when asked for
+                below = next((s for s in getattr(e, "synonyms", None) or () if s.source != own), None)
+                if below is not None:
+                    known[str(e.name)] = below.value
     section = sections.setdefault(kind, {})
     if values:
         section[name] = dict(sorted(values.items()))

@@ -147,7 +147,8 @@ def _entity_sections(configs: config_results.Configs, kinds: frozenset[Kind], sc
         model_entities.SECTIONS[k]: configs.entities.get(k, {}) if k in kinds else None
         for k in model_entities.ENTITY_KINDS
     }
-    return {**sections, "unread_entities": unread}
+    defaults = {k.value: dict(sorted(v.items())) for k, v in sorted(configs.entity_defaults.items()) if k in kinds}
+    return {**sections, "unread_entities": unread, "entity_defaults": defaults}
 
 
 def _security(
@@ -300,7 +301,9 @@ def _read_configs_via(
     for node, resources in per_node:
         for res in _describe_configs(wire, node=node, resources=resources, synonyms=synonyms):
             if entities.is_entity(int(res.resource_type)):
-                entities.file_result(res, result.entities, wire=wire, unread=result.unread_entities)
+                entities.file_result(
+                    res, result.entities, wire=wire, unread=result.unread_entities, fallbacks=result.entity_defaults
+                )
                 continue
             config_results.sort_result(
                 res,

@@ -82,10 +82,11 @@ def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
         },
         **({} if live.connect is None else {"connect": connect_snapshot.to_dict(live.connect)}),
         **({} if not live.unread_entities else {"unread_entities": _unread_doc(live.unread_entities)}),
+        **({} if not live.entity_defaults else {"entity_defaults": _unread_doc(live.entity_defaults)}),
     }
 
 
-def _unread_doc(unread: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+def _unread_doc(unread: Mapping[str, Mapping[str, str | None]]) -> dict[str, dict[str, str | None]]:
     return {kind: dict(sorted(names.items())) for kind, names in sorted(unread.items()) if names}
 
 
@@ -142,6 +143,7 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         client_metrics=_entities(doc.get("client_metrics")),
         connect=connect_snapshot.from_dict(doc.get("connect")),
         unread_entities=unread_entities(doc.get("unread_entities")),
+        entity_defaults=_entities(doc.get("entity_defaults")) or {},
     )
 
 

@@ -244,6 +244,9 @@ class ClusterState:
     unavailable: Mapping[str, str] = dataclasses.field(default_factory=dict)
     # kind value -> entity name -> why its configs could not be read (a refused DescribeConfigs and the grant to ask)
     unread_entities: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
+    # kind value -> config key -> the value a key not set on an entity falls back to (the broker's group.* setting),
+    # as DescribeConfigs reported it: what a plan's reset of that key returns to
+    entity_defaults: Mapping[str, Mapping[str, str | None]] = dataclasses.field(default_factory=dict)
     # Usage evidence of the topics a plan would delete (read after a first plan); None when not read.
     topic_usage: Mapping[str, TopicUsage] | None = None
     # Impact evidence (sizes, offsets, in-sync replicas) of the topics a plan changes; None when not read.

@@ -116,9 +116,11 @@ def _plan_one(
     specs = catalogue.GROUP_CONFIGS if kind == Kind.GROUP_CONFIG else catalogue.CLIENT_METRICS_CONFIGS
 
     def default_of(key: str) -> str | None:
-        # A group's keys fall back to the broker's own group.* settings, which the read does not know.
+        # A group's keys fall back to the broker's own group.* settings, as the read reported them (None: not read).
+        if kind == Kind.GROUP_CONFIG:
+            return ctx.live.entity_defaults.get(kind.value, {}).get(key)
         spec = specs.get(key)
-        return spec.default if spec is not None and kind == Kind.CLIENT_METRICS else None
+        return spec.default if spec is not None else None
 
     diff = common.diff_configs(want, have, sensitive=common.is_sensitive, default_of=default_of, reset_undeclared=reset)
     address = views.address(kind, name)

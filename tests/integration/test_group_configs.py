@@ -106,6 +106,14 @@ def test_apply_writes_what_kafkas_own_tools_read_back_and_a_second_plan_is_empty
     assert code == 0, output
     assert "No changes" in output
 
+    # a key no longer declared is reset (deletes are on), and the plan says what it returns to: the broker's own
+    # group.consumer.heartbeat.interval.ms, as the group's DescribeConfigs reports it
+    m = tmp_path / "m" / "m.yaml"
+    m.write_text("".join(line for line in m.read_text().splitlines(True) if "heartbeat" not in line))
+    code, output = cli("plan", path, "--bootstrap-server", kafka_single.bootstrap, "--detailed-exitcode")
+    assert code == 2, output
+    assert "consumer.heartbeat.interval.ms: 6000 (6s) -> (default: 5000 (5s))" in output, output
+
 
 @needs_kafka_4_1
 def test_the_brokers_own_bounds_refuse_a_value_at_validate_and_nothing_is_written(
