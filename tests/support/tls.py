@@ -159,6 +159,13 @@ def write_pkcs12_keystore(path: Path, issued: Issued, *, password: str, alias: s
     return path
 
 
+def store_secret() -> str:
+    """A random store or key password. Hex only: keytool's launcher takes every argument beginning with ``-J`` as a
+    JVM option, values included, so a URL-safe token such as ``-JYAl...`` made it fail ("Could not find or load main
+    class YAl...") for about one PKI in a thousand."""
+    return secrets.token_hex(12)
+
+
 def _keytool(*args: str) -> None:
     keytool = shutil.which("keytool")
     if keytool is None:
@@ -247,7 +254,7 @@ class TestPki:
         directory.mkdir(parents=True, exist_ok=True)
         self.ca = make_ca("kafka-reconciler test CA")
         self.rogue_ca = make_ca("untrusted test CA")
-        self.store_password = secrets.token_urlsafe(12)
+        self.store_password = store_secret()
         server = issue(self.ca, "localhost", unit="brokers", server=True)
         self.broker_keystore = write_pkcs12_keystore(
             directory / "broker.keystore.p12", server, password=self.store_password, alias="broker"
@@ -273,8 +280,8 @@ class TestPki:
         """A client certificate ``CN=<name>,OU=<unit>,...`` issued by the trusted CA (or ``ca``), in all formats;
         with ``email``, the subject ends with an emailAddress attribute; ``expired``: no longer valid."""
         issued = issue(ca or self.ca, name, unit=unit, email=email, expired=expired)
-        key_password = secrets.token_urlsafe(12)
-        jks_key_password = secrets.token_urlsafe(12)
+        key_password = store_secret()
+        jks_key_password = store_secret()
         p12 = write_pkcs12_keystore(self.dir / f"{name}.p12", issued, password=self.store_password)
         return ClientFiles(
             name=name,

@@ -282,3 +282,10 @@ def test_cluster_profile_with_java_stores_and_oauth(tmp_path: Path) -> None:
     assert settings.oauth_client_secret == Secret("0auth-s3cret")
     assert settings.ssl_truststore_password == Secret("trust-s3cret")
     assert "0auth-s3cret" not in repr(loaded.profiles) + repr(settings)
+
+
+def test_the_test_pki_passwords_are_never_read_by_keytool_as_a_jvm_option() -> None:
+    """keytool takes an argument beginning with ``-J`` as a JVM option, a password value included."""
+    from tests.support.tls import store_secret
+
+    assert not any(store_secret().startswith("-") for _ in range(2_000))
