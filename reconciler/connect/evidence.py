@@ -97,12 +97,14 @@ def secret_digests(
 
 def offline(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
     """``live`` read from a snapshot, with the digests of the declared secrets (resolved here, no request): an
-    offline plan compares secrets as a live plan does; Connect's validate endpoint is not asked."""
+    offline plan compares secrets as a live plan does; Connect's validate endpoint is not asked (the field errors
+    ``live`` already holds, from a fleet's live read, are kept; an unresolvable reference is its connector's)."""
     if live.connect is None or not wanted.connectors:
         return live
     digests, _, problems = secret_digests(wanted)
+    validation = {**live.connect.validation, **problems}
     return dataclasses.replace(
-        live, connect=dataclasses.replace(live.connect, secret_digests=digests, validation=problems)
+        live, connect=dataclasses.replace(live.connect, secret_digests=digests, validation=validation)
     )
 
 

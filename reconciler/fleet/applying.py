@@ -7,7 +7,9 @@ run did not write (left behind, copied in, re-planned since) or a run other than
 (``run_id``) is never applied. Each cluster is then applied as ``apply --plan`` does it, through
 ``operations.prepare_apply`` and ``operations.apply``: the plan must be for this cluster and not
 stale (the live state it was made against is checked first), the connection must have the rights
-the changes need, the self-lockout guard holds, and the apply has its deadline.
+the changes need, the self-lockout guard holds, and the apply has its deadline. Connector changes go
+through the Kafka Connect cluster the cluster's Cluster profile names (``connect:``), the one
+``fleet plan`` read.
 
 Clusters run on a small thread pool (``concurrency``); a cluster that fails, is refused or is down
 never stops the others. Connections come from ``fleet.yaml`` (bootstrap, commandConfig, profile of
@@ -31,8 +33,12 @@ from typing import Any
 
 from reconciler import manifests, operations
 from reconciler.base import errors, fileio
+from reconciler.connect import settings as connect_settings
+from reconciler.connect.http import ConnectError
+from reconciler.connect.port import RestConnectPort
 from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
 from reconciler.model import plans
+from reconciler.model.kinds import Kind
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
 APPLY_SUMMARY = outputs.APPLY_SUMMARY
@@ -218,6 +224,31 @@ def status_counts(clusters: Sequence[ClusterApply]) -> dict[str, int]:
     return counts
 
 
+def _refusal(exc: errors.ReconcilerError) -> str:
+    """``unreachable`` for a cluster (or its Kafka Connect cluster) that could not be reached, else ``refused``."""
+    if isinstance(exc, ConnectError):
+        return UNREACHABLE if exc.unreachable else REFUSED
+    down = isinstance(exc, errors.ConnectionFailed) and not isinstance(exc, errors.AuthenticationFailed)
+    return UNREACHABLE if down else REFUSED
+
+
+def connect_port(
+    cluster: spec.ClusterSpec, loaded: manifests.LoadResult | None, p: plans.Plan
+) -> RestConnectPort | None:
+    """The Kafka Connect cluster a plan that changes connectors is applied through: the one the cluster's Cluster
+    profile names, as ``fleet plan`` read it (``None`` when the plan changes no connector). ``ConfigError`` (the
+    cluster is refused, nothing written) when the profile names none."""
+    if not any(c.kind is Kind.CONNECTOR for c in p.actionable):
+        return None
+    chosen = None if loaded is None or cluster.profile is None else loaded.profiles.get(cluster.profile)
+    if chosen is None or chosen.connect is None:
+        raise errors.ConfigError(
+            f"cluster {cluster.name}: the plan changes connectors, but its Cluster profile "
+            f"({cluster.profile or 'none'}) names no Kafka Connect cluster (connect:) to apply them through"
+        )
+    return connect_settings.port_for(chosen.connect)
+
+
 def _apply_one(
     item: PlannedCluster,
     *,
@@ -238,17 +269,20 @@ def _apply_one(
         timeout_s = left if timeout_s is None else min(timeout_s, left)
     if not operations.has_work(p):
         return ClusterApply(name, NO_CHANGES)
+    connect: RestConnectPort | None = None
     try:
+        connect = connect_port(item.spec, loaded, p)
         adapter = operations.prepare_apply(p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run)
         report = operations.apply(
-            p, adapter, dry_run=dry_run, allow_self_lockout=False, timeout_s=timeout_s, loaded=loaded
+            p, adapter, dry_run=dry_run, allow_self_lockout=False, timeout_s=timeout_s, loaded=loaded, connect=connect
         )
     except errors.ReconcilerError as exc:  # raised before any write (apply_plan's contract)
-        down = isinstance(exc, errors.ConnectionFailed) and not isinstance(exc, errors.AuthenticationFailed)
-        status = UNREACHABLE if down else REFUSED
-        return ClusterApply(name, status, str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)
+        return ClusterApply(name, _refusal(exc), str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)
     except Exception as exc:  # one cluster's surprise never stops the others
         return ClusterApply(name, FAILED, f"{type(exc).__name__}: {exc}", 1, seconds=time.monotonic() - started)
+    finally:
+        if connect is not None:
+            connect.client.close()
     path = out_dir / name / APPLY_REPORT
     fileio.write_private_file(path, report.to_json())
     failed = report.failed()

@@ -4,7 +4,8 @@ Rows of kind ``connector`` are named by the connector. Both sides carry ``state`
 state in lower case, so a running connector joins equal) and one ``configs.<key>`` row per config key. The live
 side's configs are as the snapshot holds them: a secret is its digest, never its value; the desired side names its
 secrets only by reference (``@secrets``: an environment variable or a file). The Connect cluster's address and
-plugin list travel in the live metadata row ``connect``. The digests of the declared secrets are not rows: they are
+plugin list travel in the live metadata row ``connect``, with the field errors Connect's validate endpoint reported
+when the cluster was read live (a snapshot holds none). The digests of the declared secrets are not rows: they are
 resolved where the cluster is planned, as a single-cluster offline plan resolves them
 (``reconciler.connect.evidence.offline``).
 """
@@ -78,10 +79,14 @@ def rebuild_desired(section: Section) -> dict[str, desired.DesiredConnector]:
 
 
 def meta(connect: state.ConnectState | None) -> dict[str, Any] | None:
-    """The live metadata of a Connect cluster: its address and plugins (``None``: Connect was not read)."""
+    """The live metadata of a Connect cluster: its address, plugins and the field errors its validate endpoint
+    reported for declared connectors (a live read only; ``None``: Connect was not read)."""
     if connect is None:
         return None
-    return {"url": connect.url, "plugins": None if connect.plugins is None else list(connect.plugins)}
+    doc: dict[str, Any] = {"url": connect.url, "plugins": None if connect.plugins is None else list(connect.plugins)}
+    if connect.validation:
+        doc["validation"] = {name: [list(e) for e in found] for name, found in sorted(connect.validation.items())}
+    return doc
 
 
 def live_rows(connect: state.ConnectState | None) -> Iterator[Row]:
@@ -115,6 +120,10 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
         for name, e in section.items()
     }
     plugins = doc.get("plugins")
+    validation = {name: tuple((str(k), str(m)) for k, m in found) for name, found in doc.get("validation", {}).items()}
     return state.ConnectState(
-        url=str(doc["url"]), connectors=connectors, plugins=None if plugins is None else tuple(plugins)
+        url=str(doc["url"]),
+        connectors=connectors,
+        plugins=None if plugins is None else tuple(plugins),
+        validation=validation,
     )

@@ -8,7 +8,8 @@ manifest set and the live rows read from its cluster or snapshot are matched wit
 rows (with the digests of the declared connector secrets, as an offline plan takes them) and calls the
 single-cluster planner, so ownership, delete policy, internal topics, blocked changes, redaction,
 lint and fingerprints follow one definition of the rules. The join itself says which resources differ attribute by
-attribute; the drift records name those attributes for the resources the plan acts on.
+attribute (a declared connector secret by its digest, as the plan compares it); the drift records name those
+attributes for the resources the plan acts on.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Any
 from reconciler import planner
 from reconciler.base import collector
 from reconciler.connect import evidence as connect_evidence
-from reconciler.fleet import rows
-from reconciler.model import plans
+from reconciler.fleet import connector_rows, rows
+from reconciler.model import plans, state
 
 # (kind, name, attribute, desired present, desired value, live present, live value)
 Joined = tuple[str, str, str, bool, str | None, bool, str | None]
@@ -164,6 +165,24 @@ def split(joined: Sequence[Joined]) -> tuple[list[rows.Row], list[rows.Row]]:
     return want, have
 
 
+def _with_secret_digests(
+    joined: Sequence[Joined],
+    want_rows: Sequence[rows.Row],
+    live_rows: Sequence[rows.Row],
+    connect: state.ConnectState | None,
+) -> Sequence[Joined]:
+    """``joined`` with each declared connector secret on the desired side as its digest (the desired rows hold only
+    its reference), so the drift records compare secrets by digest as the plan does; an unresolvable one differs."""
+    if connect is None or not any(connect.secret_digests.values()):
+        return joined
+    secret = [
+        (connector_rows.KIND, name, connector_rows.CONFIG_PREFIX + key, value)
+        for name, found in connect.secret_digests.items()
+        for key, value in found.items()
+    ]
+    return hash_join([*want_rows, *secret], live_rows)
+
+
 def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
     """Rebuild both states from the joined rows, plan them with ``planner.plan``, and name the drift."""
     want_rows, live_rows = split(joined)
@@ -175,7 +194,7 @@ def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
     live = connect_evidence.offline(rows.rebuild_live(live_rows), wanted)
     with collector.paused():
         result = planner.plan(wanted, live)
-    differing = differing_attributes(joined)
+    differing = differing_attributes(_with_secret_digests(joined, want_rows, live_rows, live.connect))
     doc = result.to_json_dict()
     return ClusterOutcome(
         cluster=cluster,

@@ -3,8 +3,11 @@
 ``load_desired`` loads each distinct manifest set (paths + environment) once, however many clusters
 share it. ``read_live_rows`` turns one ``ClusterTask`` into live rows: from a JSON snapshot, a Parquet
 snapshot (the row model stored by ``write_parquet_snapshot``), or the cluster itself through
-``KafkaAdapter``. It never raises for a cluster that cannot be read: it returns the error row with
-the reason, so one cluster down does not stop the fleet. Tasks hold no secret: connection secrets
+``KafkaAdapter``, with its Kafka Connect cluster when the cluster's Cluster profile names one and the
+manifests declare or own connectors (``read_connect``: one read of every connector and the plugins, the
+validate endpoint for each declared connector whose config differs, as ``plan`` does). It never raises
+for a cluster that cannot be read: it returns the error row with the reason (a Connect cluster that
+cannot be read included), so one cluster down does not stop the fleet. Tasks hold no secret: connection secrets
 are resolved where the task runs (on Spark, in the executor) from the environment or secret files.
 """
 
@@ -18,10 +21,14 @@ from typing import Any
 
 from reconciler import operations
 from reconciler.base import errors
+from reconciler.connect import evidence as connect_evidence
+from reconciler.connect import http as connect_http
+from reconciler.connect import settings as connect_settings
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
 from reconciler.model import desired, snapshotfile, state
+from reconciler.model.kinds import Kind
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
 MIN_REQUEST_TIMEOUT_MS = 1000  # a read that starts just before the deadline still gets this long per request
@@ -106,7 +113,36 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
         settings = dataclasses.replace(settings, request_timeout_ms=min(settings.request_timeout_ms, left_ms))
         deadline_s = left_ms / 1000  # connecting and every wait end by the run's deadline, not only each request
     with KafkaAdapter(settings, deadline_s=deadline_s) as adapter:
-        return operations.read_live(adapter, wanted)
+        live = operations.read_live(adapter, wanted)
+    return read_connect(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
+
+
+def read_connect(
+    task: ClusterTask, wanted: desired.DesiredState, live: state.ClusterState, *, request_bound_s: float
+) -> state.ClusterState:
+    """``live`` with the connectors of the Connect cluster the task's Cluster profile names (``connect:``), read as
+    ``plan`` reads them, when the manifests declare or own connectors; else ``live`` as it is (the plan then says
+    the Connect cluster was not read). ``KAFKA_CONNECT_URL`` is not used: one variable cannot name the Connect
+    cluster of every cluster of a fleet. No request waits longer than ``request_bound_s`` (the cluster's request
+    timeout) nor past the run's deadline (at least 1 s, as the Kafka reads). A Connect cluster that cannot be read
+    raises ``ConnectError`` naming it."""
+    chosen = task.profiles.get(task.profile) if task.profile else None
+    if chosen is None or chosen.connect is None or Kind.CONNECTOR not in wanted.needs():
+        return live
+    profile = chosen.connect
+    port = connect_settings.port_for(profile, request_timeout_s=request_bound_s)
+    bound = connect_http.DEFAULT_REQUEST_TIMEOUT_S * 4
+    if task.deadline_at is not None:
+        bound = max(MIN_REQUEST_TIMEOUT_MS / 1000, task.deadline_at - time.time())
+    try:
+        return dataclasses.replace(
+            live, connect=connect_evidence.read_for_plan(port, wanted, deadline=time.monotonic() + bound)
+        )
+    except connect_http.ConnectError as exc:
+        what = f"the Kafka Connect cluster of Cluster profile {task.profile}"
+        raise connect_http.ConnectError(f"{what} could not be read: {exc}", status=exc.status) from None
+    finally:
+        port.client.close()
 
 
 def within_deadline(task: ClusterTask, deadline_at: float | None) -> ClusterTask | None:
