@@ -5,7 +5,8 @@ state in lower case, so a running connector joins equal) and one ``configs.<key>
 side's configs are as the snapshot holds them: a secret is its digest, never its value; the desired side names its
 secrets only by reference (``@secrets``: an environment variable or a file). The Connect cluster's address and
 plugin list travel in the live metadata row ``connect``, with the field errors Connect's validate endpoint reported
-when the cluster was read live (a snapshot holds none). The digests of the declared secrets are not rows: they are
+and the offsets Connect keeps for the connectors a plan deletes, when the cluster was read live (a snapshot holds
+neither). The digests of the declared secrets are not rows: they are
 resolved where the cluster is planned, as a single-cluster offline plan resolves them
 (``reconciler.connect.evidence.offline``).
 """
@@ -79,13 +80,16 @@ def rebuild_desired(section: Section) -> dict[str, desired.DesiredConnector]:
 
 
 def meta(connect: state.ConnectState | None) -> dict[str, Any] | None:
-    """The live metadata of a Connect cluster: its address, plugins and the field errors its validate endpoint
-    reported for declared connectors (a live read only; ``None``: Connect was not read)."""
+    """The live metadata of a Connect cluster: its address, plugins, the field errors its validate endpoint reported
+    for declared connectors and the offsets it keeps for the connectors the manifests delete (those two from a live
+    read only; ``None``: Connect was not read)."""
     if connect is None:
         return None
     doc: dict[str, Any] = {"url": connect.url, "plugins": None if connect.plugins is None else list(connect.plugins)}
     if connect.validation:
         doc["validation"] = {name: [list(e) for e in found] for name, found in sorted(connect.validation.items())}
+    if connect.kept_offsets:
+        doc["kept_offsets"] = {name: list(found) for name, found in sorted(connect.kept_offsets.items())}
     return doc
 
 
@@ -126,4 +130,5 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
         connectors=connectors,
         plugins=None if plugins is None else tuple(plugins),
         validation=validation,
+        kept_offsets={name: tuple(found) for name, found in doc.get("kept_offsets", {}).items()},
     )

@@ -1,5 +1,6 @@
 """Fleet connector rows beyond snapshots: drift records compare declared secrets by digest, the field errors of a
-live read's validate requests travel through the rows, and fleet apply's choice of Kafka Connect cluster.
+live read's validate requests and the offsets kept for deleted connectors travel through the rows, and fleet
+apply's choice of Kafka Connect cluster.
 
 Plain data in and out: rows built from states, planned by ``planning.plan_joined``; no Connect cluster is asked.
 """
@@ -96,10 +97,12 @@ def test_drift_records_compare_a_declared_secret_by_digest_as_the_plan_does(tmp_
     assert changed == {"sink-orders": ["config.tasks.max"], "sink-payments": ["config.connection.password"]}
 
 
-def test_the_field_errors_of_a_live_read_travel_through_the_rows_and_block_their_connector(tmp_path: Path) -> None:
+def test_the_field_errors_and_kept_offsets_of_a_live_read_travel_through_the_rows(tmp_path: Path) -> None:
     found = {"sink-orders": (("topics", "Must not be empty"),)}
-    live = _live(validation=found)
-    assert rows.rebuild_live(list(rows.live_rows(live))).connect.validation == found  # type: ignore[union-attr]
+    kept = {"sink-gone": ("{'filename': '/in.txt'} -> {'position': 12}",)}
+    live = _live(validation=found, kept_offsets=kept)
+    rebuilt = rows.rebuild_live(list(rows.live_rows(live))).connect
+    assert rebuilt is not None and rebuilt.validation == found and rebuilt.kept_offsets == kept
     outcome = _outcome(_loaded(tmp_path).desired, live)
     p = outcome.plan()
     assert p is not None
