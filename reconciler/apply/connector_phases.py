@@ -263,6 +263,8 @@ def _declared(w: connector_ops.WriteConnector) -> Check:
         wanted = TASK_STATES.get(w.state)
         if wanted is None:  # stopped: Connect shuts its tasks down
             return (not c.tasks, None if not c.tasks else f"{len(c.tasks)} task(s) still listed")
+        if w.state == "paused" and not c.tasks:  # created paused: Connect starts no task until it is resumed
+            return True, None
         pending = [t for t in c.tasks if t.state != wanted]
         if not c.tasks or pending:
             return False, f"waiting for every task to be {wanted} ({len(c.tasks) - len(pending)} of {len(c.tasks)})"

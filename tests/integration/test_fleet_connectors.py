@@ -136,7 +136,9 @@ def test_live_fleet_plans_read_each_connect_cluster_like_plan_and_fleet_apply_co
         )  # and {one}-legacy: owned, undeclared: delete
         head_three = profile(three, kafka_cluster3, connect_worker.url)
         jaas = f"  secrets:\n    producer.override.sasl.jaas.config: {{file: {secret_file}}}\n"
-        sink_three = connector(f"{three}-sink", FILE_SINK, {"topics": p, "file": str(out_b)}, extra=jaas)
+        sink_three = connector(
+            f"{three}-sink", FILE_SINK, {"topics": p, "file": str(out_b)}, state="paused", extra=jaas
+        )
         bad = connector(f"{three}-bad", FILE_SINK, {"topics": p, "errors.tolerance": "sometimes"})
         write_manifests(tmp_path / "one", head_one, *docs_one)
         write_manifests(tmp_path / "three", head_three, sink_three, bad)
@@ -177,8 +179,9 @@ def test_live_fleet_plans_read_each_connect_cluster_like_plan_and_fleet_apply_co
         assert f"{one}-legacy" not in connect_worker.rest("GET", "/connectors")
         held = connect_worker.rest("GET", f"/connectors/{three}-sink/config")
         assert held["producer.override.sasl.jaas.config"] == SECRET
-        wanted = {f"{one}-sink": "RUNNING", f"{one}-src": "RUNNING", f"{three}-sink": "RUNNING"}
+        wanted = {f"{one}-sink": "RUNNING", f"{one}-src": "RUNNING"}
         eventually(lambda: settled(connect_worker, wanted), what="the applied connectors in their states")
+        assert status(connect_worker, f"{three}-sink") == ("PAUSED", [])  # created paused: Connect starts no task
 
         ports: list[RestConnectPort] = []
         made = connect_settings.port_for
