@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -103,9 +104,15 @@ def status(worker: ConnectWorker, name: str) -> tuple[str, list[str]]:
 
 
 def settled(worker: ConnectWorker, wanted: dict[str, str]) -> bool:
-    """Whether each connector of ``wanted`` and each of its tasks (at least one) is in its state there."""
+    """Whether each connector of ``wanted`` and each of its tasks (at least one) is in its state there (a status
+    Connect has not written yet, 404 right after a create, is not settled)."""
     for name, state in wanted.items():
-        connector_state, tasks = status(worker, name)
+        try:
+            connector_state, tasks = status(worker, name)
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return False
+            raise
         if connector_state != state or not tasks or any(t != state for t in tasks):
             return False
     return True
@@ -127,7 +134,11 @@ def test_live_fleet_plans_read_each_connect_cluster_like_plan_and_fleet_apply_co
     in_a.write_text("")
     for name, body in ((f"{one}-sink", {"file": str(tmp_path / "old.txt")}), (f"{one}-legacy", {})):
         connect_worker.rest("PUT", f"/connectors/{name}/config", {"connector.class": FILE_SINK, "topics": p, **body})
-    eventually(lambda: settled(connect_worker, {f"{one}-sink": "RUNNING", f"{one}-legacy": "RUNNING"}), what="seeded")
+    eventually(
+        lambda: settled(connect_worker, {f"{one}-sink": "RUNNING", f"{one}-legacy": "RUNNING"}),
+        what="seeded",
+        timeout=90,
+    )
     try:
         head_one = profile(one, kafka_single, connect_worker.url)
         docs_one = (
@@ -180,7 +191,7 @@ def test_live_fleet_plans_read_each_connect_cluster_like_plan_and_fleet_apply_co
         held = connect_worker.rest("GET", f"/connectors/{three}-sink/config")
         assert held["producer.override.sasl.jaas.config"] == SECRET
         wanted = {f"{one}-sink": "RUNNING", f"{one}-src": "RUNNING"}
-        eventually(lambda: settled(connect_worker, wanted), what="the applied connectors in their states")
+        eventually(lambda: settled(connect_worker, wanted), what="the applied connectors in their states", timeout=90)
         assert status(connect_worker, f"{three}-sink") == ("PAUSED", [])  # created paused: Connect starts no task
 
         ports: list[RestConnectPort] = []
