@@ -176,7 +176,9 @@ def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorStat
         changed = connector_restart.touched(config, have.config, w.secrets) if have and written else None
         return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock())
     except ConnectError as exc:
-        return _Attempt(False, str(exc), lost=exc.answer_lost and not ctx.dry_run, config=config)
+        lost = exc.answer_lost and not ctx.dry_run
+        changed = connector_restart.touched(config, have.config, w.secrets) if lost and have else None
+        return _Attempt(False, str(exc), lost=lost, config=config, changed=changed, written_at=ctx.deadline.clock())
     except errors.ReconcilerError as exc:
         return _Attempt(False, str(exc))
 

@@ -414,3 +414,42 @@ def test_a_create_resent_after_a_lost_answer_finds_it_exists_and_does_not_wait_o
     assert dropper.dropped == 1
     assert took < 15, f"the create took {took:.1f}s"
     assert connect_worker.rest("GET", f"/connectors/{name}/config") == {**config, "name": name}
+
+
+def test_a_config_put_whose_answer_is_lost_and_that_fails_the_restarted_task_is_reported_failed(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Connect carried out a config PUT whose answer never came back, and the restarted task failed on the new
+    config: read back, the connector is not applied, with the task's trace (not the old tasks' RUNNING)."""
+    name = f"{topic_prefix}moved"
+    sink = f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Connector
+metadata: {{name: {name}}}
+spec:
+  class: {FILE_SINK}
+  tasksMax: 1
+  config:
+    topics: {topic_prefix}x
+    file: @FILE@
+"""
+    dropper = AnswerDropper(("127.0.0.1", connect_worker.port))
+    try:
+        directory = write(tmp_path / "m", kafka_single, dropper.url, sink.replace("@FILE@", str(tmp_path / "out.txt")))
+        converge(kafka_single, directory)
+        missing = f"/nonexistent-{topic_prefix}/out.txt"
+        write(directory, kafka_single, dropper.url, sink.replace("@FILE@", missing))
+        p, loaded = plan_of(directory)
+        dropper.drop_writes = 1
+        report = apply_manifests(kafka_single, loaded, p, port_of(loaded))
+    finally:
+        dropper.close()
+    assert dropper.dropped == 1
+    assert connect_worker.rest("GET", f"/connectors/{name}/config")["file"] == missing
+    assert report.exit_code == 3, report.to_json()
+    [item] = [i for i in report.items if i.name == name]
+    assert item.outcome is Outcome.FAILED, item
+    message = item.message or ""
+    assert "answer was lost" in message and "not applied: task 0 FAILED after the write: " in message, message
+    assert missing in message
