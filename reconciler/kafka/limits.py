@@ -27,9 +27,10 @@ AlterPartitionReassignments       1 PartitionChangeRecord per partition       UN
 ================================  ==========================================  =================================
 
 So every write is cut into requests of at most ``MAX_RECORDS_PER_REQUEST`` records (each entity counted from
-what it asks for, an upper bound where the broker may skip a record) and ``MAX_ENTITIES_PER_REQUEST``
-entities, packed in order, each request as full as it can be: for items kept in order that is the fewest
-requests the limit allows. Should the broker still refuse a request as too large (a cluster with a lower limit,
+what it asks for, an upper bound where the broker may skip a record) and ``entities_per_request`` entities (a
+tenth of the write, at least 100, at most ``MAX_ENTITIES_PER_REQUEST``: apply's progress advances per answered
+request), packed in order, each request as full as it can be: for items kept in order that is the fewest
+requests the limits allow. Should the broker still refuse a request as too large (a cluster with a lower limit,
 an estimate that was short), ``send_within_limit`` halves the request size, sends what was refused again and
 carries on with the rest under that smaller size. An entity refused on its own is reported with the reason.
 
@@ -53,6 +54,19 @@ MAX_RECORDS_PER_REQUEST = 10_000
 # Entities per request whatever their records: keeps requests and answers (a CreateTopics answer lists every
 # topic's resolved configs, KIP-525) a few MB at most, far below socket.request.max.bytes (100 MiB).
 MAX_ENTITIES_PER_REQUEST = 5_000
+# Apply's progress advances as each write request is answered, so a write is also cut into about
+# ``PROGRESS_STEPS`` requests (1,000 topic creates of a few partitions, ~4,000 records, would otherwise go in one
+# request and jump from 0 to 1,000), never of fewer than ``PROGRESS_STEP_ENTITIES`` entities each, so a small
+# write stays one request or a few. What that costs is measured in docs/benchmarks.md ("Write request size").
+PROGRESS_STEPS = 10
+PROGRESS_STEP_ENTITIES = 100
+
+
+def entities_per_request(count: int) -> int:
+    """The entity bound of each request of a write of ``count`` entities: a tenth of them, at least
+    ``PROGRESS_STEP_ENTITIES``, at most ``MAX_ENTITIES_PER_REQUEST``."""
+    return min(MAX_ENTITIES_PER_REQUEST, max(PROGRESS_STEP_ENTITIES, -(-count // PROGRESS_STEPS)))
+
 
 _POLICY_VIOLATION = 44
 _INVALID_REQUEST = 42
@@ -83,15 +97,17 @@ def pack(
     max_records: int | None = None,
     max_entities: int | None = None,
 ) -> list[list[T]]:
-    """``items`` in order, cut into runs of at most ``max_records`` records and ``max_entities`` items.
+    """``items`` in order, cut into runs of at most ``max_records`` records and ``max_entities`` items (by
+    default ``entities_per_request(len(items))``).
 
     Each run takes items until the next would not fit (an item heavier than the limit goes alone), which
     gives the fewest runs any cut that keeps the order can give.
     """
+    entities = entities_per_request(len(items)) if max_entities is None else max_entities
     runs: list[list[T]] = []
     start = 0
     while start < len(items):
-        run = _first_run(items[start:], weight, max_records=max_records, max_entities=max_entities)
+        run = _first_run(items[start:], weight, max_records=max_records, max_entities=entities)
         runs.append(run)
         start += len(run)
     return runs
@@ -128,7 +144,7 @@ def send_within_limit(
     item refused on its own keeps the broker's answer, with the reason.
     """
     limit = MAX_RECORDS_PER_REQUEST if max_records is None else max_records
-    entities = MAX_ENTITIES_PER_REQUEST if max_entities is None else max_entities
+    entities = entities_per_request(len(items)) if max_entities is None else max_entities
     results: dict[int, ItemResult] = {}
     rest = list(range(len(items)))  # indices of the items still to send, in order
     while rest:

@@ -4,9 +4,18 @@ The controller's record limit is lowered for the test (20 records: ten one-parti
 CreateTopics) so that 30 topic creates take three requests without creating thousands of partitions; the
 progress events must say 10, 20 and 30 answered, the first before any item of the phase is reported done, and the
 broker must hold every topic afterwards.
+
+With the shipped limits, 300 topic creates of one partition (600 records, one request by the record limit alone)
+go in requests of at most 100 topics (``limits.entities_per_request``: a tenth of the write, at least 100), so
+``kafka-reconciler apply`` run without a terminal prints intermediate progress lines (``topic create: 100/300
+answered``) before the phase's end.
 """
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +30,7 @@ from reconciler.model import desired, plans
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import describe_topics
+from tests.support.manifest_texts import topic_documents
 
 pytestmark = pytest.mark.kafka
 
@@ -44,4 +54,23 @@ def test_topic_create_progress_advances_per_answered_request(
     assert answered == [(10, 30), (20, 30), (30, 30)]
     kinds = [e.kind for e in create]
     assert kinds.index(EventKind.ANSWERED) < kinds.index(EventKind.ITEM_DONE)
+    assert describe_topics(kafka_single, names) == dict.fromkeys(names, 1)
+
+
+def test_the_cli_prints_intermediate_progress_for_a_few_hundred_topic_creates(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    names = [f"{topic_prefix}c{i:03d}" for i in range(300)]
+    (tmp_path / "kafka").mkdir()
+    (tmp_path / "kafka" / "topics.yaml").write_text(topic_documents({n: (1, 1, {}) for n in names}), encoding="utf-8")
+    args = ["apply", "kafka/", "--bootstrap-server", kafka_single.bootstrap, "--auto-approve"]
+    done = subprocess.run(
+        [sys.executable, "-m", "reconciler", *args], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("topic create:")]
+    assert lines[0] == "topic create: 300 items"
+    assert lines[1:3] == ["topic create: 100/300 answered", "topic create: 200/300 answered"]
+    assert lines[3].startswith("topic create: done in ") and lines[3].endswith("(300 applied)")
     assert describe_topics(kafka_single, names) == dict.fromkeys(names, 1)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reconciler.base import answers as progress
 from reconciler.kafka import limits, write
 from reconciler.kafka.results import ConnectionLost, ItemResult, TopicSpec
 
@@ -50,13 +51,13 @@ class Controller:
         return answer
 
 
-def test_a_thousand_topics_of_twelve_partitions_and_three_configs_go_in_two_requests() -> None:
+def test_a_thousand_topics_of_twelve_partitions_and_three_configs_fill_two_requests_by_records() -> None:
     specs = [
         TopicSpec(f"t{i:04}", partitions=12, replication_factor=3, configs={"a": "1", "b": "2", "c": "3"})
         for i in range(1000)
     ]
     assert write.topic_records(specs[0]) == 16  # topic + 3 configs + 12 partitions; replicas are not records
-    runs = limits.pack(specs, write.topic_records)
+    runs = limits.pack(specs, write.topic_records, max_entities=10_000)
     assert [len(r) for r in runs] == [625, 375]
     assert all(sum(map(write.topic_records, r)) <= limits.MAX_RECORDS_PER_REQUEST for r in runs)
     assert [s for r in runs for s in r] == specs
@@ -68,8 +69,34 @@ def test_an_explicit_assignment_counts_its_partitions() -> None:
 
 
 def test_entity_cap_applies_to_one_record_items() -> None:
-    runs = limits.pack(list(range(12_000)), write.one_record)
+    runs = limits.pack(list(range(12_000)), write.one_record, max_entities=5_000)
     assert [len(r) for r in runs] == [5_000, 5_000, 2_000]
+
+
+def test_a_thousand_small_topic_creates_go_in_requests_of_a_hundred() -> None:
+    # ~4,000 records fit one request by the record limit; the entity bound cuts them so progress can advance.
+    specs = [TopicSpec(f"t{i:04}", partitions=3, replication_factor=1) for i in range(1000)]
+    runs = limits.pack(specs, write.topic_records)
+    assert [len(r) for r in runs] == [100] * 10
+    assert [s for r in runs for s in r] == specs
+
+
+def test_a_write_is_cut_into_about_ten_requests_of_at_least_a_hundred_and_at_most_five_thousand() -> None:
+    assert [len(r) for r in limits.pack(list(range(20_000)), write.one_record)] == [2_000] * 10
+    assert [len(r) for r in limits.pack(list(range(60)), write.one_record)] == [60]
+    assert [len(r) for r in limits.pack(list(range(1_050)), write.one_record)] == [105] * 10
+    assert limits.entities_per_request(200_000) == limits.MAX_ENTITIES_PER_REQUEST == 5_000
+
+
+def test_the_entity_bound_holds_while_sending_and_each_answer_is_counted() -> None:
+    weights = {f"a{i:03}": 1 for i in range(250)}
+    broker = Controller(limit=10_000)
+    answered: list[int] = []
+    with progress.listening(answered.append):
+        results = limits.send_within_limit(list(weights), weight=weights.__getitem__, send=broker.send(weights))
+    assert all(r.ok for r in results) and [r.key for r in results] == list(weights)
+    assert [len(r) for r in broker.requests] == [100, 100, 50]
+    assert answered == [100, 100, 50]
 
 
 def test_an_item_heavier_than_the_limit_goes_alone() -> None:
@@ -94,7 +121,9 @@ def test_packing_keeps_order_respects_the_limit_and_uses_the_fewest_ordered_runs
 def test_a_refused_request_is_halved_and_later_requests_are_smaller() -> None:
     weights = {f"t{i:03}": 16 for i in range(1000)}
     broker = Controller(limit=5_000)  # a stricter controller than the limit encoded in the adapter
-    results = limits.send_within_limit(list(weights), weight=weights.__getitem__, send=broker.send(weights))
+    results = limits.send_within_limit(
+        list(weights), weight=weights.__getitem__, send=broker.send(weights), max_entities=10_000
+    )
     assert [r.key for r in results] == list(weights)
     assert all(r.ok for r in results)
     # 625 topics (10,000 records) refused; then every request holds at most 5,000 records (312 topics).
