@@ -110,6 +110,7 @@ VALIDATE_MODULES = [
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",
+    "reconciler.manifests.connector_grants",  # a Connector's ACLs from its ConnectWorker grant
     "reconciler.manifests.connector_spec",  # Connector documents
     "reconciler.manifests.connectors",
     "reconciler.manifests.depth",
@@ -125,6 +126,7 @@ VALIDATE_MODULES = [
     "reconciler.manifests.topics",
     "reconciler.manifests.yamlio",
     "reconciler.model",
+    "reconciler.model.acl_names",  # the ACL words as enums, shared by manifests and plans
     "reconciler.model.catalogue",
     "reconciler.model.configs",
     "reconciler.model.desired",
