@@ -15,9 +15,9 @@ import contextlib
 import json
 import select
 import socket
-import threading
 
-POLL_S = 0.2
+from tests.support.http_relay import POLL_S, Relay
+
 WRITES = ("POST", "PUT", "DELETE")
 MESSAGE = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
 
@@ -44,29 +44,15 @@ def _split(buffer: bytes) -> tuple[bytes, bytes] | None:
     return buffer[:total], buffer[total:]
 
 
-class ConflictingRelay:
+class ConflictingRelay(Relay):
     """Listens on a free port; ``url`` is its address, forwarding to ``upstream`` (host, port)."""
 
     def __init__(self, upstream: tuple[str, int]) -> None:
-        self.upstream = upstream
         self.conflicts = 0
         self.always = False
         self.answered: list[str] = []  # "METHOD /path" of each request answered 409
         self.forwarded: list[str] = []
-        self.closed = False
-        self._lock = threading.Lock()
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self._server.settimeout(POLL_S)
-        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self.closed:
-            try:
-                client, _ = self._server.accept()
-            except OSError:
-                continue
-            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+        super().__init__(upstream)
 
     def _refuse(self, request: bytes) -> bool:
         line = request.split(b"\r\n", 1)[0].decode(errors="replace")
@@ -101,7 +87,3 @@ class ConflictingRelay:
                             client.sendall(_conflict())
                         else:
                             upstream.sendall(request)
-
-    def close(self) -> None:
-        self.closed = True
-        self._server.close()

@@ -13,35 +13,21 @@ from __future__ import annotations
 import contextlib
 import select
 import socket
-import threading
 
-POLL_S = 0.2
+from tests.support.http_relay import POLL_S, Relay
+
 WRITES = (b"POST ", b"PUT ", b"DELETE ")
 
 
-class AnswerDropper:
+class AnswerDropper(Relay):
     """Listens on a free port; ``url`` is its address, forwarding to ``upstream`` (host, port)."""
 
     def __init__(self, upstream: tuple[str, int]) -> None:
-        self.upstream = upstream
         self.drop_writes = 0
         self.drop_all = False
         self.then_silent = False
         self.dropped = 0
-        self.closed = False
-        self._lock = threading.Lock()
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self._server.settimeout(POLL_S)
-        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self.closed:
-            try:
-                client, _ = self._server.accept()
-            except OSError:
-                continue
-            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+        super().__init__(upstream)
 
     def _drop(self, request: bytes) -> bool:
         with self._lock:
@@ -74,7 +60,3 @@ class AnswerDropper:
                         return  # the server answered: the request was carried out; the client hears nothing
                     else:
                         client.sendall(data)
-
-    def close(self) -> None:
-        self.closed = True
-        self._server.close()
