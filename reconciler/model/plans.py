@@ -121,6 +121,7 @@ class Change:
             resizing=self.phase is Phase.PARTITIONS,
             deleting=self.action is Action.DELETE,
             reassigning=self.phase is Phase.REASSIGN,
+            stored=self.attributes,
         )
         if derived is not None:  # the change shows what its data writes, nothing else
             if self.attributes and tuple(self.attributes) != derived:

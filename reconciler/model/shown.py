@@ -3,7 +3,8 @@
 A config change shows its config operations (``config_attributes``), a quota change the values it sets and removes
 (``quota_attributes``), a topic creation the topic it creates (``create_attributes``), a SCRAM change the
 credentials it sets and removes and the password reference (``scram_attributes``), a reassignment the replicas it
-moves (``reassign_attributes``): the planner builds these changes' attributes with the same functions, and a plan
+moves (``reassign_attributes``), a connector change the config keys and state it writes
+(``connector_attributes``): the planner builds these changes' attributes with the same functions, and a plan
 file whose stored attributes differ is refused on load, so
 ``show`` prints exactly what apply sends. A topic deletion's lines about the data it destroys are checked against its
 ``before`` the same way (``check_deletion``)."""
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from reconciler.model import configs, deletion, payloads
@@ -145,6 +146,59 @@ def reassign_attributes(before: payloads.TopicPayload, after: payloads.TopicPayl
     return tuple(out)
 
 
+CONNECTOR_CONFIG = "config."  # a connector config key's attribute name: ``config.file``
+_RUNNING_AGAIN = ("failed", "unassigned")  # live states a declared ``running`` restarts from without a state write
+
+
+def connector_attributes(
+    before: payloads.ConnectorPayload | None,
+    after: payloads.ConnectorPayload | None,
+    *,
+    secrets_changed: Iterable[str] = (),
+) -> tuple[AttributeChange, ...]:
+    """What a connector change shows, from the live connector (``before``) and the one apply writes (``after``;
+    ``None`` for a deletion, which shows nothing): each config key whose value differs, each secret key shown only as
+    changed, and the state. A created connector lists its config, then its secrets, then its state; an updated one
+    every differing key in key order, then the state.
+
+    A secret's value is compared by digest when the plan is made, which its payload does not hold (both sides show
+    ``plans.REDACTED``): a secret key that is a secret on both sides is shown when it is in ``secrets_changed``; one
+    that was not a secret before is always shown."""
+    if after is None:
+        return ()
+    changed = frozenset(secrets_changed)
+    if before is None:
+        out = [AttributeChange(CONNECTOR_CONFIG + k, None, v) for k, v in sorted(after.config.items())]
+        out += [AttributeChange(CONNECTOR_CONFIG + k, None, REDACTED, sensitive=True) for k in sorted(after.secrets)]
+        out.append(AttributeChange("state", None, after.state))
+        return tuple(out)
+    out = []
+    keys = after.config.keys() | after.secrets.keys() | before.config.keys() | before.secrets.keys()
+    for key in sorted(keys):
+        hidden = key in before.secrets
+        old = REDACTED if hidden else before.config.get(key)
+        if key in after.secrets:
+            if not hidden or key in changed:
+                was = None if old is None else REDACTED
+                out.append(AttributeChange(CONNECTOR_CONFIG + key, was, REDACTED, sensitive=True))
+            continue
+        new = after.config.get(key)
+        if new != old:
+            out.append(AttributeChange(CONNECTOR_CONFIG + key, old, new, sensitive=hidden))
+    if before.state != after.state and not (after.state == "running" and before.state in _RUNNING_AGAIN):
+        out.append(AttributeChange("state", before.state, after.state))
+    return tuple(out)
+
+
+def _secrets_shown(attributes: Sequence[AttributeChange]) -> frozenset[str]:
+    """The config keys a connector change's stored attributes show as a changed secret."""
+    return frozenset(
+        a.name.removeprefix(CONNECTOR_CONFIG)
+        for a in attributes
+        if a.sensitive and a.after == REDACTED and a.name.startswith(CONNECTOR_CONFIG)
+    )
+
+
 def derive(
     before: payloads.Payload | None,
     after: payloads.Payload | None,
@@ -153,12 +207,21 @@ def derive(
     resizing: bool,
     deleting: bool,
     reassigning: bool = False,
+    stored: Sequence[AttributeChange] = (),
 ) -> tuple[AttributeChange, ...] | None:
     """The attributes a change shows, from its data, for the changes whose data says everything they write (config
-    changes, quota changes, topic creations, partitions added, SCRAM changes, reassignments); ``None`` for the others
-    (a blocked reassignment writes nothing and has no ``after``) and for data a plan file holds unreadable."""
+    changes, quota changes, topic creations, partitions added, SCRAM changes, reassignments, connectors); ``None`` for
+    the others (a blocked reassignment writes nothing and has no ``after``) and for data a plan file holds unreadable.
+    ``stored`` are the attributes the change carries: a connector's secret compared by digest is shown when they
+    show it (``connector_attributes``)."""
     if isinstance(before, payloads.Unreadable) or isinstance(after, payloads.Unreadable):
         return None
+    if isinstance(before, payloads.ConnectorPayload) or isinstance(after, payloads.ConnectorPayload):
+        return connector_attributes(
+            before if isinstance(before, payloads.ConnectorPayload) else None,
+            None if deleting or not isinstance(after, payloads.ConnectorPayload) else after,
+            secrets_changed=_secrets_shown(stored),
+        )
     if isinstance(before, payloads.ScramPayload) or isinstance(after, payloads.ScramPayload):
         live = before if isinstance(before, payloads.ScramPayload) else None
         sets = after if isinstance(after, payloads.ScramPayload) and not deleting else None

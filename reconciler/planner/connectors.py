@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reconciler.connect import secrets as connect_secrets
-from reconciler.model import configs, desired, payloads, plans, state
+from reconciler.model import configs, desired, payloads, plans, shown, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
-CONFIG = "config."
+CONFIG = shown.CONNECTOR_CONFIG
 KEPT_OFFSETS = (
     "Connect keeps the offsets of a deleted connector: one created later under this name resumes from them "
     "(resetOffsetsOnCreate: true resets them)"
@@ -87,26 +87,11 @@ def known_class(name: str, plugins: tuple[str, ...]) -> bool:
     return False
 
 
-def _diff(
+def _secrets_changed(
     want: desired.DesiredConnector, have: state.ConnectorState, digests: Mapping[str, str]
-) -> list[plans.AttributeChange]:
-    out: list[plans.AttributeChange] = []
-    for key in sorted(want.config.keys() | want.secrets.keys() | have.config.keys()):
-        old = have.config.get(key)
-        if key in want.secrets:
-            if old is None or digests.get(key) != old:
-                before = None if old is None else plans.REDACTED
-                out.append(plans.AttributeChange(CONFIG + key, before, plans.REDACTED, sensitive=True))
-            continue
-        new = want.config.get(key)
-        if new == old:
-            continue
-        sensitive = old is not None and connect_secrets.is_digest(old)
-        out.append(plans.AttributeChange(CONFIG + key, plans.REDACTED if sensitive else old, new, sensitive=sensitive))
-    live_state = have.state.lower()
-    if live_state != want.state and not (want.state == "running" and live_state in ("failed", "unassigned")):
-        out.append(plans.AttributeChange("state", live_state, want.state))
-    return out
+) -> frozenset[str]:
+    """The declared secret keys whose live value is not the digest of the declared one (or that Connect lacks)."""
+    return frozenset(k for k in want.secrets if have.config.get(k) is None or digests.get(k) != have.config.get(k))
 
 
 def _blockers(
@@ -208,15 +193,16 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
     have = live.connectors.get(want.name)
     address = Kind.CONNECTOR.address(want.name)
     digests = live.secret_digests.get(want.name, {})
+    after = wanted_payload(want)
     if have is None:
-        attrs = [plans.AttributeChange(CONFIG + k, None, v) for k, v in sorted(want.config.items())]
-        attrs += [plans.AttributeChange(CONFIG + k, None, plans.REDACTED, sensitive=True) for k in sorted(want.secrets)]
-        attrs.append(plans.AttributeChange("state", None, want.state))
+        attrs = shown.connector_attributes(None, after)
         reasons = ["declared; not on the Connect cluster", reset_note(want) if want.reset_offsets else KEPT_OFFSETS]
         action = plans.Action.CREATE
     else:
         _acl_type(ctx, want, have)
-        attrs = _diff(want, have, digests)
+        attrs = shown.connector_attributes(
+            live_payload(have), after, secrets_changed=_secrets_changed(want, have, digests)
+        )
         if not attrs:
             ctx.unchanged[Kind.CONNECTOR] += 1
             _blockers(ctx, want, live, config_changes=False)
@@ -231,8 +217,8 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
             action=action,
             phase=plans.Phase.CONNECTOR,
             before=None if have is None else live_payload(have),
-            after=wanted_payload(want),
-            attributes=tuple(attrs),
+            after=after,
+            attributes=attrs,
             reasons=tuple(reasons),
             fingerprint=views.fingerprint_of(views.connector_view(have)),
             source=common.source_text(want.source),
