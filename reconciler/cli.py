@@ -94,15 +94,27 @@ def _stand_in(name: str) -> TyperCommand:
 _USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
 
+def close_options(typed: str, offered: list[str]) -> list[str]:
+    """The options of ``offered`` close to the mistyped ``typed``, compared without their leading dashes: click
+    compares them with the dashes, which two strings of letters share, so ``--bogus`` was "close" to ``--out``."""
+    import difflib  # only on this error path: start-up imports nothing it does not use
+
+    bare = typed.lstrip("-")
+    return [o for o in offered if difflib.SequenceMatcher(None, bare, o.lstrip("-")).ratio() >= 0.6]
+
+
 @contextlib.contextmanager
 def _usage_errors_exit_1() -> Iterator[None]:
     """A usage error (unknown option, bad value, missing argument) exits 1, not click's 2: exit 2 means "changes
     present" (``plan --detailed-exitcode``) or "snapshots differ" (``diff``), and a drift job must not read a typo
-    as drift."""
+    as drift. An unknown option's suggestions are only the close ones (``close_options``)."""
     try:
         yield
     except _USAGE_ERROR as exc:
         exc.exit_code = 1  # type: ignore[attr-defined]
+        offered = getattr(exc, "possibilities", None)
+        if offered:
+            exc.possibilities = close_options(str(getattr(exc, "option_name", "")), list(offered))  # type: ignore[attr-defined]
         raise
 
 

@@ -261,6 +261,23 @@ def test_usage_errors_exit_1_never_2_which_means_changes(args: list[str]) -> Non
     assert "Usage: kafka-reconciler" in result.output and "Error:" in result.output
 
 
+@pytest.mark.parametrize(
+    ("args", "suggested"),
+    [
+        (["plan", "kafka/", "--bogus"], ""),
+        (["schema", "--bogus"], ""),
+        (["plan", "kafka/", "--outt"], " (Possible options: --out)"),
+        (["plan", "kafka/", "--detailed-exitcod"], " (Possible options: --detailed-exitcode)"),
+        (["apply", "--auto-aprove"], " (Possible options: --auto-approve)"),
+    ],
+)
+def test_a_mistyped_option_suggests_only_close_matches(args: list[str], suggested: str) -> None:
+    """``--bogus`` is close to no option of ``plan``: nothing is suggested (it was "--out, --verbose")."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-1] == f"Error: No such option: {args[-1]}{suggested}"
+
+
 def test_diff_accepts_no_color_like_every_command(tmp_path: Path) -> None:
     snap = _snapshot(tmp_path, topics={})
     result = runner.invoke(app, ["diff", str(snap), str(snap), "--no-color", "--detailed-exitcode"])
