@@ -123,7 +123,7 @@ def render_plan(p: plans.Plan, fmt: PlanFormat, *, cluster_name: str | None = No
     if fmt is PlanFormat.json:
         return render_json.render(p)
     if fmt is PlanFormat.markdown:
-        return render_markdown.render(p, title=cluster_name)
+        return render_markdown.render(p, cluster=cluster_name)
     return render_text.render(p, color=colour(), compact=compact)
 
 

@@ -14,6 +14,7 @@ from reconciler.base import errors
 from reconciler.gitops import event, github, gitlab
 from reconciler.gitops.event import GitHubContext, GitLabContext
 from reconciler.model import plans
+from reconciler.render import markdown as render_markdown
 
 
 def cluster_label(plan: plans.Plan, cluster: str | None) -> str:
@@ -66,7 +67,7 @@ def failed_plan_markdown(error: str, *, cluster: str) -> str:
     """The comment when the plan failed: says so first, then the end of the error output, in a code block."""
     text = _error_tail(error) or "(no error output was captured)"
     return (
-        f"### Kafka plan for {cluster}: failed\n\n"
+        f"{render_markdown.heading(cluster, 'failed')}\n\n"
         "**The plan failed, so this pull request has no current plan.** Any plan shown here before is out of "
         "date. Fix the error below and push again (or re-run the job if the cluster was unreachable).\n\n"
         f"```text\n{text}\n```\n"

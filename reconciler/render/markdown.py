@@ -25,6 +25,13 @@ _ITEM_LIMIT = 1_000  # one list item never takes more than this many characters
 _RESERVE = 400  # room kept for "... and N more" notes and the truncation note
 
 
+def heading(cluster: str | None, status: str | None = None) -> str:
+    """The one heading of every plan comment and job summary: ``### Kafka plan for prod-eu``, with ``: failed``
+    (no plan) or ``: refused`` (a plan apply will not run) after it."""
+    title = f"Kafka plan for {cluster}" if cluster else "Kafka plan"
+    return f"### {_escape(title)}{f': {status}' if status else ''}"
+
+
 def marker_line(name: str) -> str:
     """The hidden line that lets CI find and update its own comment: ``<!-- kafka-reconciler: cluster=NAME -->``."""
     safe = name.replace("--", "-").replace(">", "")
@@ -265,25 +272,55 @@ def _fair_shares(sizes: dict[Kind, int], budget: int) -> dict[Kind, int]:
     return shares
 
 
-def _head(result: plans.Plan, *, title: str | None, marker: str | None) -> str:
-    """The comment's top: marker, title, summary line, impact line and the cluster's facts."""
+_REASONS_SHOWN = 3  # per kind in the opening list of what apply will not do
+
+
+def _not_done(result: plans.Plan) -> list[str]:
+    """What apply will NOT do, for the top of the comment: the blocked resources, counted per kind, with the reasons
+    (their first line) grouped and counted; the Blocked section below names each resource."""
+    by_kind: dict[Kind, dict[str, set[str]]] = {}
+    for c in result.blocked:
+        reason = c.reasons[0] if c.reasons else "blocked"
+        by_kind.setdefault(c.kind, {}).setdefault(reason, set()).add(c.address)
+    if not by_kind:
+        return []
+    total = result.summary().blocked
+    lines = [f"**Blocked: apply will NOT change {total:,} resource{'' if total == 1 else 's'}:**", ""]
+    for kind in sorted(by_kind, key=_kind_order):
+        reasons = sorted(by_kind[kind].items(), key=lambda item: -len(item[1]))
+        resources = len(set().union(*by_kind[kind].values()))
+        said = [
+            _escape(r) + (f" ({len(addresses):,})" if len(reasons) > 1 else "")
+            for r, addresses in reasons[:_REASONS_SHOWN]
+        ]
+        if len(reasons) > _REASONS_SHOWN:
+            said.append(f"{len(reasons) - _REASONS_SHOWN} other reasons (under Blocked below)")
+        lines.append(_clip(f"- {repeats.noun(kind, resources)}: " + "; ".join(said)))
+    lines.append("")
+    return lines
+
+
+def _head(result: plans.Plan, *, cluster: str | None, marker: str | None) -> str:
+    """The comment's top: marker, heading, refusal, what apply will not do, summary line, impact line and the
+    cluster's facts."""
     summary = result.summary()
-    head: list[str] = []
-    if marker is not None:
-        head.append(marker_line(marker))
-    head.append(f"### {_escape(title or 'kafka-reconciler plan')}")
-    head.append("")
-    head.append(f"**{summary.line()}**")
-    head.append("")
     # As apply decides (preflight.check_shape): a finding about one resource blocks only that resource's changes.
     acting = {c.address for c in result.actionable}
     errors = sum(1 for w in result.warnings if w.severity == "error" and (w.address is None or w.address in acting))
+    head: list[str] = []
+    if marker is not None:
+        head.append(marker_line(marker))
+    head.append(heading(cluster, "refused" if errors else None))
+    head.append("")
     if errors:
         head.append(
             f"**Refused: apply writes nothing while this plan has {count(errors, 'error')} "
             "(under Errors and warnings below).**"
         )
         head.append("")
+    head.extend(_not_done(result))
+    head.append(f"**{summary.line()}**")
+    head.append("")
     impact_line = None if result.impact is None else result.impact.summary_line()
     if impact_line:
         head.append(f"**{_escape(impact_line)}**")
@@ -303,9 +340,12 @@ def _head(result: plans.Plan, *, title: str | None, marker: str | None) -> str:
 
 
 def render_markdown(
-    result: plans.Plan, *, max_chars: int = 65_000, title: str | None = None, marker: str | None = None
+    result: plans.Plan, *, max_chars: int = 65_000, cluster: str | None = None, marker: str | None = None
 ) -> str:
-    """The plan as a GitHub comment of at most ``max_chars`` characters (``marker`` names the cluster).
+    """The plan as a GitHub comment of at most ``max_chars`` characters, headed by ``cluster`` (``marker`` keys the
+    comment to its cluster).
+
+    Opens with what apply will NOT do (refused; blocked changes per kind, reasons grouped).
 
     Always shown: the summary, a table of counts per kind, errors and warnings, blocked changes and deletions
     (each list at most a quarter of the room). Then one ``<details>`` section per kind: the full diff when the
@@ -314,7 +354,7 @@ def render_markdown(
     by_kind: dict[Kind, list[Group]] = {}
     for address, changes in values.grouped(result.changes):
         by_kind.setdefault(changes[0].kind, []).append((address, changes))
-    out = _head(result, title=title, marker=marker) + _count_table(result, by_kind)
+    out = _head(result, cluster=cluster, marker=marker) + _count_table(result, by_kind)
     budget = max_chars - len(out) - _RESERVE
 
     for heading, items in (

@@ -81,7 +81,7 @@ def test_a_plan_refused_for_its_deletes_is_the_merge_request_note(gl: FakeGitLab
     [note] = gl.notes[17]
     body = note["body"]
     assert "no error output was captured" not in body
-    assert body.index("### prod-eu") < body.index("**Refused: apply writes nothing")
+    assert body.index("### Kafka plan for prod-eu: refused\n") < body.index("**Refused: apply writes nothing")
     assert "[too-many-deletes] this plan deletes 12 resources (Topics: 12)" in body
     assert "--max-deletes 12" in body and "maxDeletes: 12" in body
-    assert (work / "plan.md").read_text(encoding="utf-8").startswith("### prod-eu\n")
+    assert (work / "plan.md").read_text(encoding="utf-8").startswith("### Kafka plan for prod-eu: refused\n")

@@ -107,7 +107,7 @@ def test_plan_with_changes_comments_on_the_pull_request(run_action: ActionRunner
          "--detailed-exitcode"],
         ["comment", "--plan", "plan.json", "--name", "prod-eu"],
     ]  # fmt: skip
-    assert result.outputs == {"plan-file": "plan.json", "exit-code": "2", "has-changes": "true"}
+    assert result.outputs == {"plan-file": "plan.json", "exit-code": "2", "has-changes": "true", "blocked": "0"}
     assert "## plan markdown" in result.summary
     assert (run_action.work / "kafka-plan.md").read_text(encoding="utf-8") == "## plan markdown\n"
 

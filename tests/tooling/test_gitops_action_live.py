@@ -21,7 +21,7 @@ import pytest
 from reconciler.model import snapshotfile, state
 from tests.support.action import run_script
 from tests.support.fake_github import FakeGitHub
-from tests.support.manifest_texts import DEFAULTS, topic_text
+from tests.support.manifest_texts import DEFAULTS, topic_documents, topic_text
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "ghs_actionLiveTestToken0123456789"
@@ -35,7 +35,7 @@ def gh() -> Iterator[FakeGitHub]:
 
 
 def _step(
-    work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str, command: str = "plan"
+    work: Path, gh: FakeGitHub, tmp_path: Path, *, cluster: str, command: str = "plan", **inputs: str
 ) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "step.sh"
     script.write_text(run_script(), encoding="utf-8")
@@ -66,6 +66,7 @@ def _step(
         "INPUT_ARGS": "--live-state live.json" if command == "plan" else "",
         "NO_COLOR": "1",
         **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+        **inputs,
     }
     bash = shutil.which("bash")
     assert bash is not None
@@ -142,14 +143,61 @@ def test_a_plan_refused_for_mass_deletes_reaches_the_comment_with_its_findings(g
     [comment] = gh.comments[(REPO, 42)]
     body = comment["body"]
     assert "no error output was captured" not in body
-    assert "### prod-eu" in body and "**Refused: apply writes nothing" in body
+    assert body.index("### Kafka plan for prod-eu: refused\n") < body.index("**Refused: apply writes nothing")
     assert "| Topics | 0 | 0 | 25 | 0 |" in body  # the counts per kind
     assert "[too-many-deletes] this plan deletes 25 resources (Topics: 25)" in body
     assert "--max-deletes 25" in body and "maxDeletes: 25 in the Ownership document" in body
     details = body.index("<details><summary>Topics: 25 delete</summary>")
     assert body.index("too-many-deletes") < details < body.index("- topic/orders.t00")  # the plan below
     summary = (tmp_path / "summary").read_text(encoding="utf-8")
-    assert summary.startswith("### prod-eu\n")  # the job summary is headed by the comment's name
+    assert summary.startswith("### Kafka plan for prod-eu: refused\n")  # the job summary: the comment's heading
+
+
+READERS = """\
+apiVersion: kafka-reconciler/v1
+kind: Acl
+metadata: {name: readers}
+spec:
+  bindings:
+"""
+
+
+def test_blocked_changes_open_the_comment_and_fail_the_check_unless_the_workflow_opts_out(
+    gh: FakeGitHub, tmp_path: Path
+) -> None:
+    """150 topic creates blocked (replication factor 3 on one broker) and 50 ACL creates: plan exits 2 and apply
+    would write only the ACLs. The comment once had no word of it on top and the step was green."""
+    work = tmp_path / "repo"
+    (work / "kafka").mkdir(parents=True)
+    topics: dict[str, tuple[int, int, dict[str, str]]] = {f"orders.t{i:03d}": (3, 3, {}) for i in range(150)}
+    (work / "kafka" / "topics.yaml").write_text(topic_documents(topics), encoding="utf-8")
+    bindings = "".join(
+        f"    - {{principal: User:app{i:02d}, operation: READ, resourceType: GROUP, resourceName: g{i:02d}}}\n"
+        for i in range(50)
+    )
+    (work / "kafka" / "acls.yaml").write_text(READERS + bindings, encoding="utf-8")
+    live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={}, acls=frozenset())
+    snapshotfile.write_snapshot(live, work / "live.json")
+
+    failed = _step(work, gh, tmp_path, cluster="prod-eu")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "::error title=kafka-reconciler::apply will NOT change 150 resource(s)" in failed.stdout
+    outputs = (tmp_path / "output").read_text(encoding="utf-8").splitlines()
+    assert "exit-code=2" in outputs and "blocked=150" in outputs
+    [comment] = gh.comments[(REPO, 42)]
+    body = comment["body"]
+    opening = body[body.index("### Kafka plan for prod-eu\n") :].split("**Plan: ")[0]
+    assert opening == (
+        "### Kafka plan for prod-eu\n\n**Blocked: apply will NOT change 150 resources:**\n\n"
+        "- 150 topics: cannot create: replication factor 3 exceeds the 1 broker(s) in the cluster\n\n"
+    )
+    assert "**Plan: 50 to create, 0 to update, 0 to delete, 150 blocked.**" in body
+
+    passed = _step(work, gh, tmp_path, cluster="prod-eu", INPUT_FAIL_ON_BLOCKED="false")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "::error" not in passed.stdout
+    [comment] = gh.comments[(REPO, 42)]  # the same comment, still saying what apply will not do
+    assert "**Blocked: apply will NOT change 150 resources:**" in comment["body"]
 
 
 def test_validate_annotates_a_repeated_mistake_a_few_times_and_json_keeps_every_one(

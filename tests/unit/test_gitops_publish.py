@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,3 +106,18 @@ def test_a_refused_plan_keeps_its_heading_first_and_shows_the_error_output_under
     assert shown.startswith("### prod-eu\n\nThe plan command failed:\n\n```text\nerror: the broker rejected")
     assert shown.endswith("**Plan: 0 to create, 0 to update, 30 to delete.**\n")
     assert publish.refused_plan_markdown(plan_md, "  \n") == plan_md  # nothing on stderr: the plan as it is
+
+
+def test_the_failed_the_refused_and_the_normal_comment_share_one_heading_form() -> None:
+    """The failed-plan comment was headed "Kafka plan for prod-eu: failed" and the normal one "prod-eu"."""
+    from reconciler.render import render_markdown
+
+    normal = render_markdown(make_plan(plans.Action.CREATE), cluster="prod-eu").splitlines()[0]
+    assert normal == "### Kafka plan for prod-eu"
+    assert publish.failed_plan_markdown("error: no broker answered", cluster="prod-eu").splitlines()[0] == (
+        f"{normal}: failed"
+    )
+    refusing = dataclasses.replace(
+        make_plan(plans.Action.CREATE), warnings=(plans.PlanWarning("no authorizer", None, "acls", "error"),)
+    )
+    assert render_markdown(refusing, cluster="prod-eu").splitlines()[0] == f"{normal}: refused"

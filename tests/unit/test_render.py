@@ -92,11 +92,16 @@ def test_json_render_is_the_plan_file_and_round_trips() -> None:
     assert plans.Plan.from_json_dict(json.loads(render_json(result))) == result
 
 
-def test_markdown_puts_summary_first_and_keeps_marker() -> None:
-    out = render_markdown(example_plan(), marker="prod-eu", title="Plan")
+def test_markdown_opens_with_what_apply_will_not_do_then_the_summary_and_keeps_marker() -> None:
+    out = render_markdown(example_plan(), marker="prod-eu", cluster="prod-eu")
     lines = out.splitlines()
     assert lines[0] == "<!-- kafka-reconciler: cluster=prod-eu -->"
-    assert lines[3] == "**Plan: 6 to create, 8 to update, 5 to delete, 3 blocked.**"
+    assert lines[1] == "### Kafka plan for prod-eu"
+    assert lines[3] == "**Blocked: apply will NOT change 3 resources:**"
+    assert lines[5] == "- 1 topic: Kafka cannot remove partitions: the topic has 6, the manifests declare 4"
+    assert lines[6].startswith("- 2 connectors: error: [connector-invalid] ")  # each reason with its count
+    assert lines[6].endswith("did you mean org.apache.kafka.connect.mirror.MirrorSourceConnector? (1)")
+    assert lines[8] == "**Plan: 6 to create, 8 to update, 5 to delete, 3 blocked.**"
     # Blocked changes, deletions and warnings are outside any <details> block.
     first_details = out.index("<details>")
     for heading in ("#### Errors and warnings", "#### Blocked", "#### Deletions"):

@@ -21,7 +21,7 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 RENDERS: dict[str, Callable[[plans.Plan], str]] = {
     "example-plan.txt": lambda plan: render_text(plan, color=False),
     "example-plan-color.txt": lambda plan: render_text(plan, color=True),
-    "example-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for prod-eu", marker="prod-eu"),
+    "example-plan.md": lambda plan: render_markdown(plan, cluster="prod-eu", marker="prod-eu"),
     "example-plan.json": render_json,
 }
 
@@ -44,7 +44,7 @@ def test_golden_json_is_a_loadable_plan_equal_to_the_example(tmp_path: Path) -> 
 
 
 IMPACT_RENDERS: dict[str, Callable[[plans.Plan], str]] = {
-    "impact-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for shop", marker="shop"),
+    "impact-plan.md": lambda plan: render_markdown(plan, cluster="shop", marker="shop"),
     "impact-plan.txt": lambda plan: render_text(plan, color=False),
 }
 
@@ -61,7 +61,7 @@ def test_impact_render_matches_golden_file(name: str) -> None:
 
 
 BIG_RENDERS: dict[str, Callable[[plans.Plan], str]] = {
-    "big-plan.md": lambda plan: render_markdown(plan, title="Kafka plan for prod-eu", marker="prod-eu"),
+    "big-plan.md": lambda plan: render_markdown(plan, cluster="prod-eu", marker="prod-eu"),
     "big-plan-compact.txt": lambda plan: render_text(plan, compact=True),
 }
 

@@ -34,7 +34,9 @@ def test_two_thousand_alike_blocked_topics_are_one_entry_in_text_and_markdown_an
     assert len(text.splitlines()) < 30
 
     md = render_markdown(result)
-    assert md.count(REASON) == 2  # once under Blocked, once in the details; not 2,000 times each
+    assert md.count(REASON) == 3  # at the top, under Blocked and in the details; not 2,000 times each
+    assert md.index("**Blocked: apply will NOT change 2,000 resources:**\n\n") < md.index("**Plan: ")
+    assert f"\n- 2,000 topics: {REASON}\n" in md
     assert f"- 2,000 topics (topic create): {REASON}: `orders.t0000`, `orders.t0001`" in md
     assert len(md) < 3_000
 
