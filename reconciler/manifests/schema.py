@@ -13,6 +13,7 @@ default, range or allowed values), which an editor shows on hover and offers in 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -237,8 +238,10 @@ def _merged(options: list[Any]) -> dict[str, Any] | None:
 
 
 def _plain(text: str) -> str:
-    """A model docstring as JSON Schema text: no reStructuredText literals (````Topic```` reads ``Topic``)."""
-    return text.replace("``", "")
+    """A model docstring as JSON Schema text: no reStructuredText literals (````Topic```` reads ``Topic``), and each
+    paragraph on one line (an editor renders the docstring's wrapping as breaks mid-sentence)."""
+    paragraphs = (" ".join(line.strip() for line in p.splitlines()) for p in re.split(r"\n\s*\n", text.strip()))
+    return "\n\n".join(paragraphs).replace("``", "")
 
 
 def _describe(schema: dict[str, Any]) -> None:

@@ -75,3 +75,29 @@ def test_quota_value_keys_are_listed_described_and_closed() -> None:
     assert sorted(values["properties"]) == every
     assert values["propertyNames"] == {"enum": every}
     assert values["properties"]["producer_byte_rate"]["description"].startswith("Bytes per second")
+
+
+def _texts(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    """Every text an editor shows from a schema: each ``description``, ``markdownDescription`` and each of the
+    ``markdownEnumDescriptions``/``enumDescriptions``, with where it is."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if "escription" in key:
+                for text in value if isinstance(value, list) else [value]:
+                    if isinstance(text, str):
+                        yield f"{where}/{key}", text
+            yield from _texts(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _texts(value, f"{where}[{i}]")
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_each_paragraph_of_a_description_is_one_line(name: str) -> None:
+    """Regression: a model docstring's wrapping reached the schema ("which metrics matching clients push, how\\noften"),
+    and yaml-language-server's hover shows a single newline as a break mid-sentence."""
+    found = list(_texts(SCHEMAS[name]))
+    assert len(found) > 3
+    for where, text in found:
+        for paragraph in text.split("\n\n"):
+            assert "\n" not in paragraph and paragraph == paragraph.strip(), (where, paragraph)
