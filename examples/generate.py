@@ -3,7 +3,8 @@
 Usage: ``python examples/generate.py OUT_DIR --topics 10000 --acls 2000 [--files 20]``. Topics are
 spread over ``--files`` files in per-team directories, each directory with a directory-scoped
 TopicDefaults, so the output exercises defaults, human values and multi-document files. The output is
-deterministic for given arguments.
+deterministic for given arguments. Each document starts with its own ``yaml-language-server`` modeline (the
+server binds one to the document it is in, not to the file), pointing at its kind's schema.
 """
 
 from __future__ import annotations
@@ -11,23 +12,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-HEADER = "# yaml-language-server: $schema={schemas}/manifest.json\n"
+MODELINE = "# yaml-language-server: $schema={schemas}/{kind}.json\n"
 TEAMS = ("orders", "payments", "shipping", "search", "billing", "identity", "catalog", "fraud")
 
 
-def _topic(name: str, index: int) -> str:
+def _start(kind: str, schemas: str) -> str:
+    """A document's first lines: the separator, its modeline (every document's own), its apiVersion and kind."""
+    return "---\n" + MODELINE.format(schemas=schemas, kind=kind) + f"apiVersion: kafka-reconciler/v1\nkind: {kind}\n"
+
+
+def _topic(name: str, index: int, schemas: str) -> str:
     configs = ["    retention.ms: 3d"] if index % 3 else ["    cleanup.policy: compact", "    segment.bytes: 256MiB"]
     return (
-        "---\napiVersion: kafka-reconciler/v1\nkind: Topic\n"
-        f'metadata:\n  name: {name}\n  labels: {{generated: "true"}}\n'
+        _start("Topic", schemas) + f'metadata:\n  name: {name}\n  labels: {{generated: "true"}}\n'
         f"spec:\n  partitions: {1 + index % 12}\n  configs:\n" + "\n".join(configs) + "\n"
     )
 
 
-def _acl(index: int, topic: str) -> str:
+def _acl(index: int, topic: str, schemas: str) -> str:
     return (
-        "---\napiVersion: kafka-reconciler/v1\nkind: Acl\n"
-        f"metadata:\n  name: acl-{index:06d}\n"
+        _start("Acl", schemas) + f"metadata:\n  name: acl-{index:06d}\n"
         "spec:\n  bindings:\n"
         f"    - principal: User:app-{index % 500:03d}\n"
         "      operation: READ\n      resourceType: TOPIC\n"
@@ -35,10 +39,9 @@ def _acl(index: int, topic: str) -> str:
     )
 
 
-def _defaults(team: str) -> str:
+def _defaults(team: str, schemas: str) -> str:
     return (
-        "---\napiVersion: kafka-reconciler/v1\nkind: TopicDefaults\n"
-        f"metadata:\n  name: {team}-defaults\n"
+        _start("TopicDefaults", schemas) + f"metadata:\n  name: {team}-defaults\n"
         "spec:\n  scope: directory\n  replicationFactor: 3\n  configs:\n    min.insync.replicas: 2\n"
     )
 
@@ -50,19 +53,18 @@ def generate(out: Path, *, topics: int, acls: int, files: int = 20, schemas: str
     for team in TEAMS:
         directory = out / team
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "_defaults.yaml").write_text(HEADER.format(schemas="../" + schemas) + _defaults(team))
+        (directory / "_defaults.yaml").write_text(_defaults(team, "../" + schemas))
     buckets: dict[Path, list[str]] = {}
     for start in range(0, topics, per_file):
         chunk = range(start, min(topics, start + per_file))
         team = TEAMS[(start // per_file) % len(TEAMS)]
         path = out / team / f"topics-{start // per_file:04d}.yaml"
-        buckets[path] = [_topic(names[i], i) for i in chunk]
+        buckets[path] = [_topic(names[i], i, "../" + schemas) for i in chunk]
     for path, docs in buckets.items():
-        path.write_text(HEADER.format(schemas="../" + schemas) + "".join(docs))
+        path.write_text("".join(docs))
     if acls:
         (out / "acls.yaml").write_text(
-            HEADER.format(schemas=schemas)
-            + "".join(_acl(i, names[i % len(names)] if names else "t") for i in range(acls))
+            "".join(_acl(i, names[i % len(names)] if names else "t", schemas) for i in range(acls))
         )
     return names
 

@@ -1,8 +1,8 @@
 """Hover in a real editor: yaml-language-server (the server behind VS Code's YAML extension and many others),
 driven over stdio LSP with the shipped JSON Schemas, shows each field's description.
 
-The server is installed with npm into ``.cache/yaml-language-server/`` on first use (reused by later runs); the
-test is skipped, saying why, where node or npm is missing or the package index is unreachable. A manifest with a
+The server and the client are ``tests.support.yaml_lsp``'s (installed on first use; skipped, saying why, where
+node or npm is missing or the package index is unreachable). A manifest with a
 ``# yaml-language-server: $schema=...`` modeline is opened (initialize, initialized, didOpen) and hovered: a topic
 config key shows its catalogue description, each spec field its own, and nothing repeats per anyOf branch.
 Optional fields (an object or a closed list of words, or null in an overlay) show their own key and text, never a
@@ -11,111 +11,18 @@ model's class name; completion offers keys, not class names; ClientQuota value k
 
 from __future__ import annotations
 
-import json
 import os
-import queue
-import shutil
-import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-VERSION = "1.25.0"  # as platform teams run it (VS Code YAML extension 1.18)
-CACHE = ROOT / ".cache" / "yaml-language-server" / VERSION
-SCHEMAS = ROOT / "reconciler" / "schemas"
-
-
-def _server() -> Path:
-    script = CACHE / "node_modules" / "yaml-language-server" / "bin" / "yaml-language-server"
-    if script.exists():
-        return script
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("yaml-language-server runs on Node.js, and node or npm is not installed")
-    CACHE.mkdir(parents=True, exist_ok=True)
-    installed = subprocess.run(
-        [npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", f"yaml-language-server@{VERSION}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if installed.returncode != 0 or not script.exists():
-        pytest.skip(
-            f"yaml-language-server {VERSION} could not be installed (npm registry unreachable?): "
-            f"{installed.stderr[-500:]}"
-        )
-    return script
-
-
-class Client:
-    """A minimal LSP client: Content-Length framed JSON-RPC over the server's stdin and stdout."""
-
-    def __init__(self, server: Path) -> None:
-        self.proc = subprocess.Popen(
-            ["node", str(server), "--stdio"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.next_id = 0
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        while True:
-            headers: dict[str, str] = {}
-            while (line := out.readline().decode().strip()) or not headers:
-                if not line and out.closed:
-                    return
-                if not line:
-                    if self.proc.poll() is not None:
-                        return
-                    continue
-                name, value = line.split(":", 1)
-                headers[name.lower()] = value.strip()
-            self.inbox.put(json.loads(out.read(int(headers["content-length"]))))
-
-    def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        stdin = self.proc.stdin
-        assert stdin is not None
-        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        stdin.flush()
-
-    def diagnostics(self, uri: str) -> list[dict[str, Any]]:
-        """The diagnostics the server publishes for ``uri`` (it validates each opened document on its own)."""
-        while True:
-            message = self.inbox.get(timeout=60)
-            if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
-                return list(message["params"]["diagnostics"])
-            if "method" in message and "id" in message:
-                self.send({"id": message["id"], "result": None})
-
-    def request(self, method: str, params: dict[str, Any]) -> Any:
-        self.next_id += 1
-        wanted = self.next_id
-        self.send({"id": wanted, "method": method, "params": params})
-        while True:
-            message = self.inbox.get(timeout=60)
-            if "method" in message and "id" in message:  # the server asks the client something: answer it
-                items = message.get("params", {}).get("items", [])
-                result = [{"hover": True, "validate": True, "completion": True}] * len(items) if items else None
-                self.send({"id": message["id"], "result": result})
-            elif message.get("id") == wanted:
-                return message.get("result")
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=30)
+from tests.support.yaml_lsp import SCHEMAS, Client, server
 
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    lsp = Client(_server())
+    lsp = Client(server())
     try:
         lsp.request(
             "initialize",

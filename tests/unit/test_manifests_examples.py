@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -57,6 +58,34 @@ def test_generator_output_loads(tmp_path: Path) -> None:
     assert sorted(result.desired.topics) == sorted(names)
     assert len(result.desired.acls) == 30
     assert {t.replication_factor for t in result.desired.topics.values()} == {3}
+
+
+_MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.M)
+
+
+def _documents_without_their_modeline(path: Path) -> list[str]:
+    """Each document of ``path`` whose own comments hold no modeline to its kind's schema (or manifest.json):
+    yaml-language-server binds a modeline to the document it is in, not to the file."""
+    wrong = []
+    for index, document in enumerate(re.split(r"^---[ \t]*$", path.read_text(encoding="utf-8"), flags=re.M)):
+        kind = re.search(r"^kind: (\w+)", document, re.M)
+        if kind is None:
+            continue
+        target = _MODELINE.search(document)
+        if target is None or Path(target.group(1)).name not in (f"{kind.group(1)}.json", "manifest.json"):
+            wrong.append(f"{path.name} document {index + 1} ({kind.group(1)})")
+        elif not (path.parent / target.group(1)).is_file():
+            wrong.append(f"{path.name} document {index + 1}: {target.group(1)} does not exist")
+    return wrong
+
+
+def test_every_document_of_the_examples_and_the_generated_files_has_its_modeline(tmp_path: Path) -> None:
+    """Regression: examples/connect (7 documents) and examples/generate.py's files had one modeline at the top of
+    the file (tests/tooling/test_yaml_language_server_documents.py shows what the editor does with that)."""
+    _generator().generate(tmp_path, topics=40, acls=5, files=4, schemas=os.path.relpath(ROOT / "schemas", tmp_path))
+    files = sorted(EXAMPLES.rglob("*.yaml")) + sorted(tmp_path.rglob("*.yaml"))
+    assert len(files) > 15
+    assert [w for f in files for w in _documents_without_their_modeline(f)] == []
 
 
 def _generator() -> ModuleType:
