@@ -2,9 +2,11 @@
 
 The brokers say which operations the principal may perform on the cluster and on each existing topic
 (KIP-430 authorized operations, which account for super users, prefixed and wildcard ACLs, and DENY rules).
-Each change needs one operation on one resource (the table in docs/security.md); creating a topic needs
-CREATE on the cluster or on the topic. For a topic that does not exist yet the broker cannot answer, so
-its CREATE is judged from the ACLs when they were read, and otherwise left to the broker. When anything is
+Each change needs one operation on one resource, as its kind declares it (``reconciler.kinds``; the table in
+docs/security.md); creating a topic needs CREATE on the cluster or on the topic. For a topic that does not exist yet
+the broker cannot answer, nor for a group (group configs need ALTER_CONFIGS and DESCRIBE_CONFIGS on the GROUP), so
+these are judged from the principal's ACLs when they can be read (a super user passes), and otherwise left to the
+broker. When anything is
 missing, the apply stops before writing and names every missing operation and the changes that need it, in the
 ``grant OP on RESOURCE to PRINCIPAL`` form of the read refusals, with ready ``kafka-acls`` command lines. The check
 covers what the apply will do, its read-back included: DESCRIBE and DESCRIBE_CONFIGS on every topic it changes
@@ -21,41 +23,26 @@ from typing import Any
 from reconciler.apply import guard
 from reconciler.base import errors
 from reconciler.kafka.port import AdminPort
+from reconciler.kinds import registry
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 
 CLUSTER = "kafka-cluster"
 
-# phase -> (resource type, operation); the resource name is the change's topic for TOPIC, else the cluster.
+# phase -> (resource type, operation) the write needs, as each kind declares it (``reconciler.kinds``); the resource
+# name is the change's own for TOPIC and GROUP, else the cluster. Phases of a port without Kafka ACLs are absent.
 NEEDS: dict[plans.Phase, tuple[str, str]] = {
-    plans.Phase.ACL_DELETE: ("CLUSTER", "ALTER"),
-    plans.Phase.TOPIC_DELETE: ("TOPIC", "DELETE"),
-    plans.Phase.TOPIC_CREATE: ("TOPIC", "CREATE"),
-    plans.Phase.PARTITIONS: ("TOPIC", "ALTER"),
-    plans.Phase.TOPIC_CONFIG: ("TOPIC", "ALTER_CONFIGS"),
-    plans.Phase.REASSIGN: ("CLUSTER", "ALTER"),
-    plans.Phase.QUOTA: ("CLUSTER", "ALTER_CONFIGS"),
-    plans.Phase.SCRAM: ("CLUSTER", "ALTER"),
-    plans.Phase.BROKER_CONFIG: ("CLUSTER", "ALTER_CONFIGS"),
-    plans.Phase.GROUP_CONFIG: ("GROUP", "ALTER_CONFIGS"),
-    plans.Phase.CLIENT_METRICS: ("CLUSTER", "ALTER_CONFIGS"),
-    plans.Phase.ACL_CREATE: ("CLUSTER", "ALTER"),
+    phase: (declared.write.resource_type, declared.write.operation)
+    for phase, (_, declared) in registry.PHASES.items()
+    if declared.write is not None
 }
-# phase -> (resource type, operation) the read-back after the write needs, besides the write's own operation.
-# Topic changes are read back with Metadata (DESCRIBE) and DescribeConfigs (DESCRIBE_CONFIGS) on the topic; the
-# cluster-wide reads need DESCRIBE or DESCRIBE_CONFIGS on the cluster (implied by ALTER and ALTER_CONFIGS).
+# phase -> (resource type, operation) the read-back after the write needs, besides the write's own operation: topic
+# changes are read back with Metadata (DESCRIBE) and DescribeConfigs (DESCRIBE_CONFIGS) on the topic, group configs
+# with DescribeConfigs on the group, the cluster-wide reads need DESCRIBE or DESCRIBE_CONFIGS on the cluster.
 READ_BACK: dict[plans.Phase, tuple[tuple[str, str], ...]] = {
-    plans.Phase.TOPIC_CREATE: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS")),
-    plans.Phase.PARTITIONS: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS")),
-    plans.Phase.TOPIC_CONFIG: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS")),
-    plans.Phase.REASSIGN: (("TOPIC", "DESCRIBE"), ("TOPIC", "DESCRIBE_CONFIGS"), ("CLUSTER", "DESCRIBE")),
-    plans.Phase.QUOTA: (("CLUSTER", "DESCRIBE_CONFIGS"),),
-    plans.Phase.SCRAM: (("CLUSTER", "DESCRIBE"),),
-    plans.Phase.BROKER_CONFIG: (("CLUSTER", "DESCRIBE_CONFIGS"),),
-    plans.Phase.GROUP_CONFIG: (("GROUP", "DESCRIBE_CONFIGS"),),
-    plans.Phase.CLIENT_METRICS: (("CLUSTER", "DESCRIBE_CONFIGS"),),
-    plans.Phase.ACL_CREATE: (("CLUSTER", "DESCRIBE"),),
-    plans.Phase.ACL_DELETE: (("CLUSTER", "DESCRIBE"),),
+    phase: tuple((r.resource_type, r.operation) for r in declared.read_back)
+    for phase, (_, declared) in registry.PHASES.items()
+    if declared.read_back
 }
 MAX_LISTED = 10
 
@@ -68,7 +55,7 @@ class MissingAccess(errors.ReconcilerError):
 class Grant:
     """One operation on one resource the principal lacks; ``why`` says what needs it beyond the write itself."""
 
-    resource_type: str  # TOPIC or CLUSTER
+    resource_type: str  # TOPIC, GROUP or CLUSTER
     name: str
     operation: str
     why: str = ""  # "", "read-back", "replication throttle"
@@ -110,19 +97,22 @@ def missing_access(
             if cluster_ops is not None and operation not in cluster_ops:
                 lacks(Grant("CLUSTER", CLUSTER, operation, why), c.address)
             return
-        if resource_type == "GROUP":
-            return  # a group's rights are not read beforehand: the broker decides, per group
-        allowed = topic_ops.get(c.name)
+        allowed = topic_ops.get(c.name) if resource_type == "TOPIC" else None
         if allowed is not None:
             if operation not in allowed:
                 lacks(Grant("TOPIC", c.name, operation, why), c.address)
-        elif c.phase is plans.Phase.TOPIC_CREATE and cluster_ops is not None and acls is not None and principal:
-            # a name that does not exist yet, on brokers that do report rights: its ACLs decide
-            rule = {"principal": principal, "resource_type": "TOPIC", "name": c.name, "operation": operation}
+        elif resource_type == "GROUP" or c.phase is plans.Phase.TOPIC_CREATE:
+            # a group (the brokers report no group's rights before it is used) or a topic name that does not exist
+            # yet, on brokers that do report rights: its ACLs decide, when they were read
+            if cluster_ops is None or acls is None or not principal:
+                return
+            rule = {"principal": principal, "resource_type": resource_type, "name": c.name, "operation": operation}
             if not guard.is_allowed(acls, **rule):
-                lacks(Grant("TOPIC", c.name, operation, why), c.address)
+                lacks(Grant(resource_type, c.name, operation, why), c.address)
 
     for c in changes:
+        if c.phase not in NEEDS:
+            continue  # written through a port Kafka's ACLs do not govern (Kafka Connect)
         resource_type, operation = NEEDS[c.phase]
         if throttled and c.phase is plans.Phase.REASSIGN:
             check("CLUSTER", "ALTER_CONFIGS", c, "replication throttle")
@@ -149,8 +139,9 @@ def acl_commands(grants: Iterable[Grant], *, principal: str | None, bootstrap: s
     lines = []
     for (rtype, ops), names in sorted(by_ops.items()):
         flags = " ".join(f"--operation {_camel(op)}" for op in ops)
-        targets = "--cluster" if rtype == "CLUSTER" else " ".join(f"--topic {n}" for n in names[:MAX_LISTED])
-        more = f"  # and {len(names) - MAX_LISTED} more topic(s)" if len(names) > MAX_LISTED else ""
+        flag = "--group" if rtype == "GROUP" else "--topic"
+        targets = "--cluster" if rtype == "CLUSTER" else " ".join(f"{flag} {n}" for n in names[:MAX_LISTED])
+        more = f"  # and {len(names) - MAX_LISTED} more {rtype.lower()}(s)" if len(names) > MAX_LISTED else ""
         lines.append(
             f"kafka-acls --bootstrap-server {bootstrap or '<bootstrap>'} --command-config <admin.properties> --add "
             f"--allow-principal {principal or '<principal>'} {flags} {targets}{more}"
@@ -173,16 +164,18 @@ def check_access(
 ) -> int:
     """Raise ``MissingAccess`` naming what is missing (the write's and the read-back's rights); returns how many
     requests it sent."""
-    changes = [c for c in changes if c.kind is not Kind.CONNECTOR]  # Connect has no Kafka ACL to check
+    changes = [c for c in changes if c.phase in NEEDS]  # Kafka Connect has no Kafka ACL to check
     if not changes:
         return 0
-    topics = sorted({c.name for c in changes if c.kind is Kind.TOPIC})
+    topics = sorted({c.name for c in changes if NEEDS[c.phase][0] == "TOPIC"})
     ops = adapter.authorized_operations(topics)
     acls = live.acls
     new_topics = [c for c in changes if c.phase is plans.Phase.TOPIC_CREATE and ops.topics.get(c.name) is None]
+    groups = {c.name for c in changes if NEEDS[c.phase][0] == "GROUP"}
     sent = 2
-    if acls is None and new_topics and principal is not None and ops.cluster is not None:
-        # Whether the principal may create and read back these names is in its ACLs (if it may read them).
+    if acls is None and (new_topics or groups) and principal is not None and ops.cluster is not None:
+        # Whether the principal may create and read back these names, and alter these groups, is in its ACLs (if
+        # it may read them).
         mine = adapter.read_state(
             kinds=frozenset({Kind.ACL}), scope=state.ReadScope(principals=frozenset({principal, "User:*"}))
         )
@@ -200,10 +193,14 @@ def check_access(
     if missing and principal is not None:
         # ACLs bind neither a super user nor anyone under allow.everyone.if.no.acl.found: the brokers decide.
         unknown = {c.name for c in new_topics}  # judged from the ACLs, which do not bind a super user
-        if unknown.intersection(g.name for g in missing if g.resource_type == "TOPIC"):
+
+        def judged(g: Grant) -> bool:
+            return g.resource_type == "GROUP" or (g.resource_type == "TOPIC" and g.name in unknown)
+
+        if any(judged(g) for g in missing):
             sent += 1
             if is_super_user(adapter, principal, acls, ()):
-                missing = {g: a for g, a in missing.items() if g.resource_type != "TOPIC" or g.name not in unknown}
+                missing = {g: a for g, a in missing.items() if not judged(g)}
     if missing:
         raise MissingAccess(refusal(missing, principal=principal, bootstrap=_bootstrap(adapter)))
     return sent

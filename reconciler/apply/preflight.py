@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from reconciler.apply import secretref
 from reconciler.base import errors
 from reconciler.connection.settings import Secret
+from reconciler.kinds import registry
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import scope, views
@@ -22,37 +23,9 @@ if TYPE_CHECKING:  # decoded imports this module
 
 MAX_LISTED = 10
 
-# The (kind, action) pairs each phase may hold.
+# The (kind, action) pairs each phase may hold, as each kind declares its phases.
 PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
-    plans.Phase.ACL_DELETE: (Kind.ACL, frozenset({plans.Action.DELETE})),
-    plans.Phase.TOPIC_DELETE: (Kind.TOPIC, frozenset({plans.Action.DELETE})),
-    plans.Phase.TOPIC_CREATE: (Kind.TOPIC, frozenset({plans.Action.CREATE})),
-    plans.Phase.PARTITIONS: (Kind.TOPIC, frozenset({plans.Action.UPDATE})),
-    plans.Phase.TOPIC_CONFIG: (Kind.TOPIC, frozenset({plans.Action.UPDATE})),
-    plans.Phase.REASSIGN: (Kind.TOPIC, frozenset({plans.Action.UPDATE})),
-    plans.Phase.QUOTA: (
-        Kind.QUOTA,
-        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
-    ),
-    plans.Phase.SCRAM: (
-        Kind.SCRAM_USER,
-        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
-    ),
-    plans.Phase.BROKER_CONFIG: (
-        Kind.BROKER_CONFIG,
-        frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
-    ),
-    plans.Phase.GROUP_CONFIG: (
-        Kind.GROUP_CONFIG,
-        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
-    ),
-    plans.Phase.CLIENT_METRICS: (
-        Kind.CLIENT_METRICS,
-        frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}),
-    ),
-    plans.Phase.ACL_CREATE: (Kind.ACL, frozenset({plans.Action.CREATE})),
-    plans.Phase.CONNECTOR_DELETE: (Kind.CONNECTOR, frozenset({plans.Action.DELETE})),
-    plans.Phase.CONNECTOR: (Kind.CONNECTOR, frozenset({plans.Action.CREATE, plans.Action.UPDATE})),
+    phase: (kind.kind, declared.actions) for phase, (kind, declared) in registry.PHASES.items()
 }
 
 

@@ -3,6 +3,7 @@ cannot apply (refused before any write, every missing permission named); the app
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
+from tests.kafka.dist import selected_release
 from tests.support.builders import acl
 from tests.support.live import cli, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
@@ -148,3 +150,116 @@ def test_plan_needs_only_describe_and_apply_is_refused_before_any_write(
         what="a plan by the reader that shows no changes",
         retry_on=(KafkaError,),
     )
+
+
+KAFKA_ACLS = re.compile(
+    r"kafka-acls .* --add --allow-principal (\S+) ((?:--operation \w+ ?)+)(--cluster|(?:--(?:topic|group) \S+ ?)+)"
+)
+
+
+def granted_as_hinted(line: re.Match[str]) -> list[state.AclBinding]:
+    """The bindings one ``kafka-acls ... --add`` line of a refusal adds, read as kafka-acls reads it (literal)."""
+    principal, operations, targets = line.groups()
+    ops = [re.sub(r"(?<!^)([A-Z])", r"_\1", op).upper() for op in operations.split()[1::2]]
+    if targets == "--cluster":
+        resources = [("CLUSTER", "kafka-cluster")]
+    else:
+        words = targets.split()
+        resources = [
+            (flag.removeprefix("--").upper(), name) for flag, name in zip(words[::2], words[1::2], strict=True)
+        ]
+    return [acl(principal, op, name, resource=rtype) for op in ops for rtype, name in resources]
+
+
+def every_kind(root: Path, prefix: str) -> Path:
+    """Manifests over every kind a Kafka principal writes: topics (create, config), an ACL, a quota, a SCRAM user,
+    a group config and a client-metrics subscription."""
+    root.mkdir()
+    text = topic_documents({f"{prefix}new": (1, 1, {}), f"{prefix}old": (1, 1, {"retention.ms": "3600000"})})
+    text += (
+        "---\napiVersion: kafka-reconciler/v1\nkind: Acl\nmetadata: {name: app}\nspec:\n  bindings:\n"
+        f'    - {{principal: "User:{prefix}app", operation: READ, resourceType: TOPIC, resourceName: "{prefix}", '
+        "patternType: PREFIXED}\n"
+        "---\napiVersion: kafka-reconciler/v1\nkind: ClientQuota\nmetadata: {name: q}\n"
+        f'spec: {{entity: {{user: "{prefix}app"}}, values: {{producer_byte_rate: 1048576}}}}\n'
+        "---\napiVersion: kafka-reconciler/v1\nkind: ScramUser\n"
+        f'metadata: {{name: "{prefix}svc"}}\nspec: {{mechanism: SCRAM-SHA-256, passwordFrom: {{env: LP_PASSWORD}}}}\n'
+        f"---\napiVersion: kafka-reconciler/v1\nkind: GroupConfig\nmetadata: {{name: {prefix}group}}\n"
+        "spec: {configs: {consumer.session.timeout.ms: 50s}}\n"
+        f"---\napiVersion: kafka-reconciler/v1\nkind: ClientMetrics\nmetadata: {{name: {prefix}producers}}\n"
+        "spec: {metrics: [org.apache.kafka.producer.]}\n"
+    )
+    (root / "m.yaml").write_text(text)
+    return root
+
+
+@pytest.mark.skipif(selected_release() < (4, 1, 0), reason="group configs need Kafka 4.1+ (ListConfigResources v1)")
+def test_following_the_grant_hints_over_every_kind_reaches_exit_0_and_a_refusal_writes_nothing(
+    kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Regression: the rights check before writing did not ask for ALTER_CONFIGS on the GROUP of a group config, so
+    an apply following the hints wrote its other changes and then failed with GROUP_AUTHORIZATION_FAILED."""
+    user, password = f"{topic_prefix}lp", secrets.token_urlsafe(12)
+    who = f"User:{user}"
+    with kafka_sasl.admin_session() as admin:
+        from kafka.admin import NewTopic
+
+        admin.create_topics([NewTopic(f"{topic_prefix}old", 1, 1)])
+    # what planning needs (docs/security.md), group configs included; nothing to write with
+    group_reads = acl(who, "DESCRIBE_CONFIGS", topic_prefix, resource="GROUP", pattern="PREFIXED")
+    bindings = [*documented_acls(who, topic_prefix, PLAN_OPS), group_reads]
+    with KafkaAdapter(settings(kafka_sasl)) as admin:
+        [r] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])
+        assert r.ok, r.describe()
+        assert all(r.ok for r in admin.create_acls(bindings))
+    props = tmp_path / "lp.properties"
+    props.write_text(
+        f"bootstrap.servers={kafka_sasl.bootstrap}\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'username="{user}" password="{password}";\n'
+    )
+    admin_props = kafka_sasl.write_command_config(tmp_path / "admin.properties")
+    root = every_kind(tmp_path / "m", topic_prefix)
+    env = {"LP_PASSWORD": "lp-" + secrets.token_urlsafe(8)}
+
+    def pending() -> str:
+        """What a super user's plan still wants: the summary line (a write would change it)."""
+        planned = cli(
+            ["plan", str(root), "--bootstrap-server", kafka_sasl.bootstrap, "--command-config", str(admin_props)],
+            env=env,
+        )
+        assert planned.returncode == 0, planned.stdout + planned.stderr
+        return next(line for line in planned.stdout.splitlines() if line.startswith(("Plan: ", "No changes")))
+
+    hinted: list[state.AclBinding] = []
+    try:
+        before = pending()
+        assert before == "Plan: 6 to create, 1 to update, 0 to delete.", before
+        refusals = 0
+        for _ in range(4):
+            applied = cli(["apply", str(root), "--auto-approve", "--command-config", str(props)], env=env)
+            if applied.returncode == 0:
+                break
+            assert applied.returncode == 1, applied.stdout + applied.stderr
+            assert "Nothing was written" in applied.stderr, applied.stderr
+            assert pending() == before and sorted(topics_state(kafka_sasl, topic_prefix)) == [f"{topic_prefix}old"]
+            refusals += 1
+            lines = list(KAFKA_ACLS.finditer(applied.stderr))
+            assert lines, applied.stderr
+            added = [b for line in lines for b in granted_as_hinted(line)]
+            hinted += added
+            with KafkaAdapter(settings(kafka_sasl)) as admin:
+                assert all(r.ok for r in admin.create_acls(added))
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        assert refusals == 1  # one refusal names every right, the group's included
+        assert acl(who, "ALTER_CONFIGS", f"{topic_prefix}group", resource="GROUP") in hinted
+        assert acl(who, "ALTER", "kafka-cluster", resource="CLUSTER") in hinted
+        eventually(lambda: pending().startswith("No changes"), what="a super user's plan with nothing left to do")
+    finally:
+        with KafkaAdapter(settings(kafka_sasl)) as admin:
+            admin.delete_acls([*bindings, *hinted, *wanted_acls(topic_prefix)])
+            admin.alter_client_quotas({state.QuotaEntity.of(user=f"{topic_prefix}app"): {"producer_byte_rate": None}})
+            admin.alter_scram_credentials(
+                deletions=[ScramDeletion(u, "SCRAM-SHA-256") for u in (user, f"{topic_prefix}svc")]
+            )
+            admin.delete_topics(sorted(topics_state(kafka_sasl, topic_prefix)))

@@ -162,3 +162,40 @@ def test_a_throttled_reassignment_also_needs_alter_configs() -> None:
         [REASSIGN], cluster_ops=READ_ONLY | {"ALTER"}, topic_ops={}, principal="User:apply", live_acls=None
     )
     assert unthrottled == {}
+
+
+GROUP_CONFIG = change(plans.Phase.GROUP_CONFIG, "payments", kind=Kind.GROUP_CONFIG)
+
+
+def test_a_group_config_needs_alter_and_describe_configs_on_its_group_judged_by_the_acls() -> None:
+    """Regression: the check did not ask for the group's rights, so a least-privilege apply wrote other changes and
+    then failed on GROUP_AUTHORIZATION_FAILED."""
+    cluster_rights = [state.AclBinding("CLUSTER", "LITERAL", "kafka-cluster", "User:ci", "*", "ALTER", "ALLOW")]
+    missing = missing_access(
+        [CONFIG, GROUP_CONFIG], cluster_ops=EVERYTHING, topic_ops={"orders.old": EVERYTHING},
+        principal="User:ci", live_acls=cluster_rights,
+    )  # fmt: skip
+    assert texts(missing, "User:ci") == {
+        "grant ALTER_CONFIGS on GROUP payments to User:ci": [GROUP_CONFIG.address],
+        "grant DESCRIBE_CONFIGS on GROUP payments to User:ci (read-back)": [GROUP_CONFIG.address],
+    }
+    assert access.acl_commands(missing, principal="User:ci", bootstrap="b:9092") == [
+        "kafka-acls --bootstrap-server b:9092 --command-config <admin.properties> --add --allow-principal User:ci "
+        "--operation AlterConfigs --operation DescribeConfigs --group payments"
+    ]
+    prefixed = state.AclBinding("GROUP", "PREFIXED", "pay", "User:ci", "*", "ALTER_CONFIGS", "ALLOW")
+    assert not missing_access(
+        [GROUP_CONFIG], cluster_ops=EVERYTHING, topic_ops={}, principal="User:ci", live_acls=[prefixed]
+    )  # ALTER_CONFIGS implies DESCRIBE_CONFIGS
+    assert not missing_access([GROUP_CONFIG], cluster_ops=EVERYTHING, topic_ops={}, principal="User:ci", live_acls=None)
+
+
+def test_every_phase_a_kind_declares_with_a_kafka_write_is_checked() -> None:
+    from reconciler.kinds import registry
+
+    for kind in registry.KINDS.values():
+        for declared in kind.phases:
+            if declared.write is None:
+                assert kind.port != "kafka" and declared.phase not in access.NEEDS
+                continue
+            assert access.NEEDS[declared.phase] == (declared.write.resource_type, declared.write.operation)

@@ -1,0 +1,1 @@
+"""Resource kinds, one declaration each (``reconciler.kinds.registry`` lists them; ``spec`` gives their shape)."""

@@ -1,0 +1,22 @@
+"""The ACL kind: bindings deleted (first of all phases) and created (after every other Kafka write)."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+_READ_BACK = (Right("CLUSTER", "DESCRIBE"),)  # DescribeAcls
+
+DECLARATION = KindSpec(
+    kind=Kind.ACL,
+    payload=payloads.AclPayload,
+    phases=(
+        PhaseSpec(plans.Phase.ACL_DELETE, frozenset({plans.Action.DELETE}), Right("CLUSTER", "ALTER"), _READ_BACK),
+        PhaseSpec(plans.Phase.ACL_CREATE, frozenset({plans.Action.CREATE}), Right("CLUSTER", "ALTER"), _READ_BACK),
+    ),
+    live_section=lambda live: live.acls,
+    desired_section=lambda wanted: wanted.acls,
+    snapshot_section="acls",
+    owned_by_rules=lambda own: bool(own.principals),
+)

@@ -1,0 +1,24 @@
+"""The broker config kind: dynamic configs of one broker or of every broker (``<default>``)."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.BROKER_CONFIG,
+    payload=payloads.BrokerConfigPayload,
+    phases=(
+        PhaseSpec(
+            plans.Phase.BROKER_CONFIG,
+            frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
+            Right("CLUSTER", "ALTER_CONFIGS"),
+            (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
+        ),
+    ),
+    live_section=lambda live: live.broker_configs,
+    desired_section=lambda wanted: wanted.broker_configs,
+    snapshot_section="broker_configs",
+    owned_by_rules=lambda own: False,  # only declared broker configs are managed
+)

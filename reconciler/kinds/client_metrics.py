@@ -1,0 +1,25 @@
+"""The client-metrics subscription kind (KIP-714): a named subscription on the CLIENT_METRICS config resource,
+whose writes and reads Kafka authorizes on the cluster."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.CLIENT_METRICS,
+    payload=payloads.EntityConfigPayload,
+    phases=(
+        PhaseSpec(
+            plans.Phase.CLIENT_METRICS,
+            ALL_ACTIONS,
+            Right("CLUSTER", "ALTER_CONFIGS"),
+            (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
+        ),
+    ),
+    live_section=lambda live: live.client_metrics,
+    desired_section=lambda wanted: wanted.client_metrics,
+    snapshot_section="client_metrics",
+    owned_by_rules=lambda own: bool(own.client_metrics),
+)

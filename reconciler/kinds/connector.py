@@ -1,0 +1,21 @@
+"""The Kafka Connect connector kind: written over Connect's REST API, which Kafka's ACLs do not govern."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import KindSpec, PhaseSpec
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.CONNECTOR,
+    payload=payloads.ConnectorPayload,
+    phases=(
+        PhaseSpec(plans.Phase.CONNECTOR_DELETE, frozenset({plans.Action.DELETE}), None),
+        PhaseSpec(plans.Phase.CONNECTOR, frozenset({plans.Action.CREATE, plans.Action.UPDATE}), None),
+    ),
+    live_section=lambda live: None if live.connect is None else live.connect.connectors,
+    desired_section=lambda wanted: wanted.connectors,
+    snapshot_section="connect",
+    owned_by_rules=lambda own: bool(own.connectors),
+    port="connect",
+)

@@ -1,0 +1,27 @@
+"""The group config kind (Kafka 4): configs of a consumer or share group, on the GROUP config resource.
+
+IncrementalAlterConfigs on a group needs ALTER_CONFIGS on that GROUP, and reading it back DESCRIBE_CONFIGS on it:
+rights on the group, not on the cluster."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.GROUP_CONFIG,
+    payload=payloads.EntityConfigPayload,
+    phases=(
+        PhaseSpec(
+            plans.Phase.GROUP_CONFIG,
+            ALL_ACTIONS,
+            Right("GROUP", "ALTER_CONFIGS"),
+            (Right("GROUP", "DESCRIBE_CONFIGS"),),
+        ),
+    ),
+    live_section=lambda live: live.group_configs,
+    desired_section=lambda wanted: wanted.group_configs,
+    snapshot_section="group_configs",
+    owned_by_rules=lambda own: bool(own.groups),
+)

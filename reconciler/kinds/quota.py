@@ -1,0 +1,21 @@
+"""The client quota kind: a quota entity's values set and removed with AlterClientQuotas."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.QUOTA,
+    payload=payloads.QuotaPayload,
+    phases=(
+        PhaseSpec(
+            plans.Phase.QUOTA, ALL_ACTIONS, Right("CLUSTER", "ALTER_CONFIGS"), (Right("CLUSTER", "DESCRIBE_CONFIGS"),)
+        ),
+    ),
+    live_section=lambda live: live.quotas,
+    desired_section=lambda wanted: wanted.quotas,
+    snapshot_section="quotas",
+    owned_by_rules=lambda own: bool(own.principals or own.quota_entities),
+)

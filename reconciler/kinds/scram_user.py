@@ -1,0 +1,17 @@
+"""The SCRAM user kind: credentials set and removed with AlterUserScramCredentials."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.SCRAM_USER,
+    payload=payloads.ScramPayload,
+    phases=(PhaseSpec(plans.Phase.SCRAM, ALL_ACTIONS, Right("CLUSTER", "ALTER"), (Right("CLUSTER", "DESCRIBE"),)),),
+    live_section=lambda live: live.scram_users,
+    desired_section=lambda wanted: wanted.scram_users,
+    snapshot_section="scram_users",
+    owned_by_rules=lambda own: bool(own.principals),
+)

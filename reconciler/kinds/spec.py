@@ -1,0 +1,64 @@
+"""The shape of a kind's declaration (``KindSpec``): what every stage needs of a resource kind, in one record.
+
+A kind declares, in a module of its own under ``reconciler.kinds``, its payload type, the apply phases it writes in
+(with the actions each phase carries and the Kafka rights the write and its read-back need), where its resources
+are kept in the live state, the desired state and a snapshot, and which ownership rules manage its undeclared
+resources. ``reconciler.kinds.registry`` lists the declarations; the stages iterate it instead of branching on the
+kind, and a unit test fails when a kind lacks a member or a stage's per-kind table lacks a kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from reconciler.model import desired, plans, state
+from reconciler.model.kinds import Kind
+
+CLUSTER_NAME = "kafka-cluster"  # the one resource name of Kafka's CLUSTER resource type
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Right:
+    """An ACL operation on a Kafka resource type: on the change's own resource (``TOPIC``, ``GROUP``: the change's
+    name) or on the cluster (``CLUSTER``: ``kafka-cluster``)."""
+
+    resource_type: str  # CLUSTER, TOPIC or GROUP, as Kafka's ACLs name them
+    operation: str  # ALTER, ALTER_CONFIGS, CREATE, DELETE, DESCRIBE, DESCRIBE_CONFIGS
+
+    def resource_name(self, change_name: str) -> str:
+        """The resource this right is asked on for a change of ``change_name``."""
+        return CLUSTER_NAME if self.resource_type == "CLUSTER" else change_name
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PhaseSpec:
+    """One apply phase of a kind: the actions its changes may carry, the right the write needs (``None``: the
+    port has no Kafka ACL, as Kafka Connect's REST API), and what reading it back needs besides."""
+
+    phase: plans.Phase
+    actions: frozenset[plans.Action]
+    write: Right | None
+    read_back: tuple[Right, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class KindSpec:
+    """Everything the stages need of one resource kind (see the module docstring)."""
+
+    kind: Kind
+    payload: type[Any]  # its ``before``/``after`` payload type (``reconciler.model.payloads``)
+    phases: tuple[PhaseSpec, ...]
+    live_section: Callable[[state.ClusterState], Any]  # its resources in the live state; ``None`` when not read
+    desired_section: Callable[[desired.DesiredState], Mapping[Any, Any]]  # its declared resources
+    snapshot_section: str  # its section's key in a snapshot document
+    owned_by_rules: Callable[[desired.Ownership], bool]  # whether ownership rules name undeclared resources of it
+    port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked) or "connect" (REST)
+
+    def phase(self, phase: plans.Phase) -> PhaseSpec | None:
+        """This kind's declaration of ``phase``, if it writes in it."""
+        return next((p for p in self.phases if p.phase is phase), None)
+
+
+ALL_ACTIONS = frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE})

@@ -1,0 +1,29 @@
+"""The topic kind: created, grown, reconfigured, reassigned and deleted on the Kafka wire."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import KindSpec, PhaseSpec, Right
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
+
+_READ_BACK = (Right("TOPIC", "DESCRIBE"), Right("TOPIC", "DESCRIBE_CONFIGS"))  # Metadata and DescribeConfigs
+_UPDATE = frozenset({plans.Action.UPDATE})
+
+DECLARATION = KindSpec(
+    kind=Kind.TOPIC,
+    payload=payloads.TopicPayload,
+    phases=(
+        PhaseSpec(plans.Phase.TOPIC_DELETE, frozenset({plans.Action.DELETE}), Right("TOPIC", "DELETE")),
+        # CREATE on the cluster allows it as well (``apply.access``)
+        PhaseSpec(plans.Phase.TOPIC_CREATE, frozenset({plans.Action.CREATE}), Right("TOPIC", "CREATE"), _READ_BACK),
+        PhaseSpec(plans.Phase.PARTITIONS, _UPDATE, Right("TOPIC", "ALTER"), _READ_BACK),
+        PhaseSpec(plans.Phase.TOPIC_CONFIG, _UPDATE, Right("TOPIC", "ALTER_CONFIGS"), _READ_BACK),
+        PhaseSpec(
+            plans.Phase.REASSIGN, _UPDATE, Right("CLUSTER", "ALTER"), (*_READ_BACK, Right("CLUSTER", "DESCRIBE"))
+        ),
+    ),
+    live_section=lambda live: live.topics,
+    desired_section=lambda wanted: wanted.topics,
+    snapshot_section="topics",
+    owned_by_rules=lambda own: bool(own.topics),
+)

@@ -1,0 +1,70 @@
+"""Every resource kind is declared once, whole, in the registry, and every stage's per-kind table covers every
+declared kind: a kind added to ``Kind`` without a declaration, a declaration lacking a member, or a stage that was
+not taught the new kind fails here."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import pytest
+
+from reconciler.apply import access, preflight, verify
+from reconciler.kinds import registry, spec
+from reconciler.model import desired, payloads, plans, snapshotfile, state
+from reconciler.model.kinds import Kind
+from reconciler.planner import views
+
+EMPTY_LIVE = state.ClusterState(cluster_id="c", controller_id=1, brokers=())
+READ_LIVE = dataclasses.replace(
+    EMPTY_LIVE,
+    topics={},
+    acls=frozenset(),
+    quotas={},
+    scram_users={},
+    broker_configs={},
+    group_configs={},
+    client_metrics={},
+    connect=state.ConnectState(url="http://c:8083", connectors={}),
+)
+
+
+def test_every_kind_is_declared_once_in_kind_order() -> None:
+    assert list(registry.KINDS) == list(Kind)
+    assert all(registry.spec(kind).kind is kind for kind in Kind)
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_a_declaration_has_every_member(kind: Kind) -> None:
+    declared = registry.spec(kind)
+    for field in dataclasses.fields(spec.KindSpec):
+        value = getattr(declared, field.name)
+        assert value is not None and value != () and value != "", f"{kind} lacks {field.name}"
+    assert declared.payload is payloads.TYPES[kind]
+    assert declared.port in ("kafka", "connect")
+    assert declared.live_section(EMPTY_LIVE) is None  # not read
+    assert declared.live_section(READ_LIVE) is not None  # read, empty
+    assert isinstance(declared.desired_section(desired.DesiredState()), Mapping)
+    assert declared.snapshot_section in snapshotfile.to_json_dict(READ_LIVE)
+    assert declared.owned_by_rules(desired.Ownership()) is False
+    for p in declared.phases:
+        assert p.actions and p.actions <= {plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}
+        assert (p.write is None) == (declared.port != "kafka"), f"{kind} {p.phase.name}: rights of its port"
+        for right in (*([p.write] if p.write else []), *p.read_back):
+            assert right.resource_type in ("CLUSTER", "TOPIC", "GROUP")
+            assert right.operation in ("ALTER", "ALTER_CONFIGS", "CREATE", "DELETE", "DESCRIBE", "DESCRIBE_CONFIGS")
+
+
+def test_every_phase_is_declared_by_exactly_one_kind() -> None:
+    declared = [p.phase for d in registry.KINDS.values() for p in d.phases]
+    assert sorted(declared) == sorted(plans.Phase)
+    assert set(preflight.PHASE_CONTENTS) == set(plans.Phase)
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_every_stage_table_covers_every_kind(kind: Kind) -> None:
+    assert kind in verify.CHECKS
+    views.live_view(READ_LIVE, kind=kind, name="absent")  # raises ValueError for a kind it does not know
+    for p in registry.spec(kind).phases:
+        if registry.spec(kind).port == "kafka":
+            assert p.phase in access.NEEDS
