@@ -387,7 +387,7 @@ def read_snapshot_state(
     """The live state ``snapshot --out`` writes and the number of admin requests it took.
 
     With manifests, only what they need (and the usage and impact evidence of the topics a plan would change); without,
-    every kind the cluster supports.
+    every kind the cluster supports, and every connector of the Kafka Connect cluster the target names.
     """
     with target.connect() as adapter:
         if wanted is not None:
@@ -395,5 +395,5 @@ def read_snapshot_state(
             live = connect_evidence.with_connectors(live, wanted.desired, target)  # digests only, never a secret
         else:
             kinds = frozenset(k for k in Kind if not adapter.missing_apis([k]))
-            live = adapter.read_state(kinds=kinds)
+            live = connect_evidence.with_all_connectors(adapter.read_state(kinds=kinds), target)
         return live, adapter.request_count

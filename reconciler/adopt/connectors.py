@@ -10,14 +10,12 @@ Kafka Connect cluster (``KAFKA_CONNECT_URL``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import time
 from typing import Any
 
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, ManifestFile
-from reconciler.connect import evidence, http
+from reconciler.connect import evidence
 from reconciler.connect import secrets as connect_secrets
 from reconciler.model import state
 from reconciler.model.kinds import Kind, Manifest
@@ -27,11 +25,7 @@ STATES = {"RUNNING": "running", "PAUSED": "paused", "STOPPED": "stopped"}
 
 def read(live: state.ClusterState, target: evidence.Target) -> state.ClusterState:
     """``live`` with every connector of the Connect cluster ``target`` names (unchanged when it names none)."""
-    port = evidence.port_of(target)
-    if port is None:
-        return live
-    found = port.read(deadline=time.monotonic() + http.DEFAULT_REQUEST_TIMEOUT_S * 2)
-    return dataclasses.replace(live, connect=found)
+    return evidence.with_all_connectors(live, target)
 
 
 def variable(name: str, key: str) -> str:

@@ -1,7 +1,8 @@
 """The typed operations of connector changes, decoded once from the plan (``reconciler.apply.decoded`` registers them).
 
 ``WriteConnector`` holds what the connector should be: its config without secrets, each secret's reference (resolved
-only when sent), its declared state, and whether a create resets the offsets Connect kept under its name. What is
+only when sent), its declared state, whether a create resets the offsets Connect kept under its name, and whether
+what Connect reported FAILED (the change's ``before``) is restarted, for a connector declared running. What is
 sent for it depends on the live connector read right before the writes (``connector_phases``): nothing that is
 already as declared. ``DeleteConnector`` names the connector to delete.
 """
@@ -29,6 +30,7 @@ class WriteConnector:
     secrets: Mapping[str, str]
     state: str
     reset_offsets: bool = False
+    restart: bool = False  # Connect reported a part FAILED at plan time: restart what is still FAILED
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -49,7 +51,11 @@ def write(c: plans.Change) -> WriteConnector:
         raise _cannot(f"{c.address}: {after.state!r} is not a state a connector can be put in")
     if any(v == plans.REDACTED for v in after.secrets.values()):
         raise _cannot(f"{c.address}: a secret of the connector names no reference")
-    return WriteConnector(c.name, dict(after.config), dict(after.secrets), after.state, after.reset_offsets)
+    before = c.before if isinstance(c.before, payloads.ConnectorPayload) else None
+    restart = before is not None and bool(before.failed) and after.state == "running"
+    return WriteConnector(
+        c.name, dict(after.config), dict(after.secrets), after.state, after.reset_offsets, restart=restart
+    )
 
 
 def delete(c: plans.Change) -> DeleteConnector:

@@ -2,10 +2,12 @@
 
 Each connector's requests depend on the live connector read before the writes, so nothing already as declared is
 sent (an identical config PUT restarts the connector): a missing connector is created in its declared state (or
-stopped, its kept offsets reset through Connect's offsets API, then put in its state); a config that differs is
-PUT whole; a state that differs is changed (pause, resume, stop). Connectors are written concurrently, at most
-``MAX_PARALLEL`` at a time; each request carries the apply's deadline and Connect's 409 (a rebalance) is retried
-within it. Secrets are resolved here, just before they are sent, and compared by digest.
+stopped, its kept offsets reset through Connect's offsets API, then put in its state); a config that differs is PUT
+whole; a state that differs is changed (pause, resume, stop); for a connector declared running, what Connect still
+reports FAILED is restarted (``restart?includeTasks=true&onlyFailed=true``), after those writes. Connectors are
+written concurrently, at most ``MAX_PARALLEL`` at a time; each request carries the apply's deadline and Connect's
+409 (a rebalance) is retried within it. Secrets are resolved here, just before they are sent, and compared by
+digest.
 
 The read-back is part of the phase: it polls every connector in one request until each one and each of its tasks is
 in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or task that FAILED
@@ -145,7 +147,20 @@ def _write_one(
     if have.state.lower() != w.state:
         port.set_state(w.name, w.state, deadline=deadline)
         done.append(f"{have.state.lower()} -> {w.state}")
+    failed = restarted(w, have)
+    if failed:
+        port.restart_failed(w.name, deadline=deadline)
+        done.append(f"restarted what failed ({', '.join(failed)})")
     return ", ".join(done) or "already as declared"
+
+
+def restarted(w: connector_ops.WriteConnector, have: state.ConnectorState | None) -> list[str]:
+    """What a restart of ``w`` restarts: the parts Connect still reports FAILED (read right before the writes)."""
+    if not w.restart or have is None:
+        return []
+    return ([] if have.state != "FAILED" else ["connector"]) + [
+        f"task {t.id}" for t in have.tasks if t.state == "FAILED"
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,6 +174,7 @@ class _Attempt:
     config: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
     changed: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)  # a config written: new values
     written_at: float = 0.0
+    restarted: bool = False  # what Connect reported FAILED was restarted
 
 
 def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None) -> _Attempt:
@@ -174,7 +190,8 @@ def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorStat
         written = have is not None and not connect_secrets.same_config(w.name, config, have.config, w.secrets)
         message = _write_one(ctx, w, config, have)
         changed = connector_restart.touched(config, have.config, w.secrets) if have and written else None
-        return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock())
+        again = bool(restarted(w, have))
+        return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock(), restarted=again)
     except ConnectError as exc:
         lost = exc.answer_lost and not ctx.dry_run
         changed = connector_restart.touched(config, have.config, w.secrets) if lost and have else None
@@ -209,7 +226,9 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
             out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=a.message))
         elif op.name in problems:
             why = f"{a.message}; not applied: {problems[op.name]}" if a.lost else problems[op.name]
-            out.append(outcomes.failed(op.change, error_name="CONNECTOR_NOT_CONVERGED", message=why))
+            item = outcomes.failed(op.change, error_name="CONNECTOR_NOT_CONVERGED", message=why)
+            written = a.ok or (a.lost and "FAILED" in problems[op.name])  # Connect holds it, then it FAILED
+            out.append(dataclasses.replace(item, details={**item.details, "written": True}) if written else item)
         else:
             out.append(
                 outcomes.from_result(
@@ -306,6 +325,14 @@ def _read_back(
         checks[name] = _declared(op.request)
         if a.changed is not None and op.request.state != "stopped":
             checks[name] = _after_restart(ctx, name, a, checks[name])
+        elif a.restarted:
+            checks[name] = connector_restart.after_failed_restart(
+                checks[name],
+                restarted_at=a.written_at,
+                clock=ctx.deadline.clock,
+                remaining=ctx.deadline.remaining,
+                last_round_s=2 * MAX_POLL_S,
+            )
         if a.lost:
             checks[name] = _as_sent(op.request, a.config, checks[name], until=until, clock=ctx.deadline.clock)
     return _poll(ctx, checks, what="connectors")

@@ -165,23 +165,28 @@ def _verdict(report: ApplyReport) -> str:
 def _settled_verdict(report: ApplyReport) -> str:
     """The verdict on what is known: every problem but the unknown outcomes."""
     known = [i for i in report.items if i.outcome is not Outcome.UNKNOWN]
-    undone = Counter(i.outcome.value for i in known if i.outcome.is_problem)
+    written = sum(1 for i in known if i.outcome is Outcome.FAILED and i.details.get("written"))
+    undone = Counter(i.outcome.value for i in known if i.outcome.is_problem and not i.details.get("written"))
     left = ", ".join(f"{n} {o}" for o, n in sorted(undone.items()))
+    left = f"{left} not carried out" if left else ""
+    if written:  # a connector created, then FAILED: carried out, not as declared
+        after = f"{count(written, 'change')} carried out, then failed"
+        left = f"{left}; {after}" if left else after
     applied = sum(1 for i in known if i.outcome is Outcome.APPLIED)
-    if report.converged is False:
+    if report.converged is False and report.not_converged:
         verdict = f"{count(len(report.not_converged), 'resource')} did not converge"
-        return f"{verdict}; {left} not carried out" if left else verdict
+        return f"{verdict}; {left}" if left else verdict
     if report.unverified:
         verdict = f"applied, not verified (missing right: {'; '.join(report.unverified)})"
-        return f"{verdict}; {left} not carried out" if left else verdict
+        return f"{verdict}; {left}" if left else verdict
     if not left and len(known) < len(report.items):  # some outcomes unknown: the cluster as a whole is not known
         return f"the {count(applied, 'applied change')} converged" if report.converged and applied else "not verified"
     if not left:
         return "the cluster converged" if report.converged else "not verified"
-    differs = f"{left} not carried out, so the cluster still differs from the manifests"
+    differs = f"{left}, so the cluster still differs from the manifests"
     if report.converged and applied:
         return f"the {count(applied, 'applied change')} converged; {differs}"
-    return f"nothing was applied; {differs}" if not applied else differs
+    return f"nothing was applied; {differs}" if not applied and not written else differs
 
 
 def summary_line(report: ApplyReport) -> str:

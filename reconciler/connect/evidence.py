@@ -72,6 +72,15 @@ def with_connectors(
     return dataclasses.replace(live, connect=read_for_plan(port, wanted, deadline=deadline))
 
 
+def with_all_connectors(live: state.ClusterState, target: Target) -> state.ClusterState:
+    """``live`` with every connector and the plugins of the Connect cluster ``target`` names (unchanged when it
+    names none): what ``snapshot`` and ``import`` read without manifests. Secrets are kept as digests."""
+    port = port_of(target)
+    if port is None:
+        return live
+    return dataclasses.replace(live, connect=port.read(deadline=time.monotonic() + http.DEFAULT_REQUEST_TIMEOUT_S * 2))
+
+
 def secret_digests(
     wanted: desired.DesiredState, environ: Mapping[str, str] | None = None
 ) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]], dict[str, tuple[tuple[str, str], ...]]]:

@@ -2,11 +2,11 @@
 
 One plan reads the cluster with two requests whatever the number of connectors (``read``: every connector's config
 and status, and the connector plugins), then validates only the configs it changes (``validate``) and reads the
-offsets Connect keeps only for the connectors it deletes (``offsets``, KIP-875). Writes are
-typed: a create (``POST /connectors`` with its initial state, so a connector declared paused or stopped never
-runs), a config change (``PUT /connectors/{name}/config``), a state change (pause, resume, stop), a delete and an
-offsets reset (KIP-875). Every call takes the command's deadline; every request is counted. Error messages from
-Connect are scrubbed of the secret values the call sent.
+offsets Connect keeps only for the connectors it deletes (``offsets``, KIP-875). Writes are typed: a create (``POST
+/connectors`` with its initial state, so a connector declared paused or stopped never runs), a config change (``PUT
+/connectors/{name}/config``), a state change (pause, resume, stop), a restart of what FAILED (KIP-745's
+``onlyFailed``), a delete and an offsets reset (KIP-875). Every call takes the command's deadline; every request is
+counted. Error messages from Connect are scrubbed of the secret values the call sent.
 """
 
 from __future__ import annotations
@@ -70,6 +70,10 @@ class ConnectPort(Protocol):
     def delete(self, name: str, *, deadline: float) -> None: ...
 
     def reset_offsets(self, name: str, *, deadline: float) -> None: ...
+
+    def restart_failed(self, name: str, *, deadline: float) -> None:
+        """Restart what Connect reports FAILED of the connector: the connector itself and its failed tasks."""
+        ...
 
     def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
         """The offsets Connect keeps for an existing connector (KIP-875), one ``partition -> offset`` text each."""
@@ -181,6 +185,10 @@ class RestConnectPort:
     def reset_offsets(self, name: str, *, deadline: float) -> None:
         path = f"/connectors/{_quote(name)}/offsets"
         self.client.request("DELETE", path, deadline=deadline, what=f"resetting the offsets of {name}")
+
+    def restart_failed(self, name: str, *, deadline: float) -> None:
+        path = f"/connectors/{_quote(name)}/restart?includeTasks=true&onlyFailed=true"
+        self.client.request("POST", path, deadline=deadline, what=f"restarting what failed of {name}")
 
     def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
         path = f"/connectors/{_quote(name)}/offsets"

@@ -14,6 +14,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 
 from reconciler.manifests import connectors as manifest_connectors
+from reconciler.model import connector_defaults
 
 MARKER = "(sensitive value) sha256:"
 
@@ -43,8 +44,9 @@ def is_digest(value: str) -> bool:
 
 def same_config(connector: str, want: Mapping[str, str], have: Mapping[str, str], declared: Iterable[str]) -> bool:
     """Whether Connect holds ``want`` (values in clear) as ``have`` (secrets as digests): the same keys, equal
-    strings, secrets equal by digest."""
+    strings, secrets equal by digest; a key Connect defaults (``tasks.max``) compared as Connect runs it."""
     keys = frozenset(declared)
+    want, have = connector_defaults.as_run(want), connector_defaults.as_run(have)
     return want.keys() == have.keys() and all(
         have[k] == (digest(connector, k, v) if is_secret(k, v, keys) else v) for k, v in want.items()
     )

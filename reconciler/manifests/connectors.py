@@ -1,11 +1,12 @@
 """``Connector`` documents -> ``desired.DesiredConnector``: Connect's config strings, secrets by reference, positions.
 
-A config value is written as a YAML scalar and held as the string Connect stores (``true``, ``3``, ``1.5``).
-``connector.class`` and ``tasks.max`` come from ``class`` and ``tasksMax``; writing them (or ``name``) under
-``config`` is an error, as is a key both in ``config`` and in ``secrets``, and an inline value for a key that
-names a secret (``*password*``, ``*secret*``, ...) unless it is a config-provider placeholder (``${file:...}``),
-which is passed to Connect untouched. Each config key's position is kept, so a field error Connect's validate
-endpoint reports is shown at the manifest's line.
+A config value is written as a YAML scalar and held as the string Connect stores (``true``, ``3``, ``1.5``). A name
+Kafka Connect cannot address in its REST paths (``/``, ``%``, ...: ``name_problem``) is an error at
+``metadata.name``. ``connector.class`` and ``tasks.max`` come from ``class`` and ``tasksMax``; writing them (or
+``name``) under ``config`` is an error, as is a key both in ``config`` and in ``secrets``, and an inline value for a
+key that names a secret (``*password*``, ``*secret*``, ...) unless it is a config-provider placeholder
+(``${file:...}``), which is passed to Connect untouched. Each config key's position is kept, so a field error
+Connect's validate endpoint reports is shown at the manifest's line.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from reconciler.model import desired
 RESERVED = {"connector.class": "class", "tasks.max": "tasksMax", "name": "metadata.name"}
 SECRET_KEY = re.compile(r"(password|secret|token|credential|jaas\.config|api\.key|apikey|private\.key)", re.I)
 PLACEHOLDER = re.compile(r"^\$\{[A-Za-z0-9_.-]+:.*\}$", re.S)
+UNADDRESSABLE = re.compile(r"[/\\%{}\x00-\x1f\x7f-\x9f]")  # see name_problem
 
 Error = Callable[..., None]
 
@@ -36,10 +38,38 @@ def looks_secret(key: str) -> bool:
     return SECRET_KEY.search(key) is not None
 
 
+def name_problem(name: str) -> str | None:
+    """Why Kafka Connect could not address a connector named ``name`` in its REST paths, or ``None``.
+
+    Measured on a 4.3.1 worker: a name holding ``/``, ``\\`` or ``%`` is created by ``POST /connectors``, but
+    every request on ``/connectors/<name, percent-encoded>`` answers 400, so the connector can never be read,
+    changed or deleted; a name holding ``{`` or ``}`` answers 500 to its create (the connector is created, the
+    answer's location cannot be built); Connect trims a name's leading and trailing whitespace, so the connector is
+    created under another name; ISO control characters are refused."""
+    found = sorted(set(UNADDRESSABLE.findall(name)))
+    if found:
+        shown = " ".join(repr(c)[1:-1] for c in found)
+        if set(found) & set("/\\%"):
+            why = "Kafka Connect answers 400 to every request on a connector so named: it could be created, never "
+            why += "read, changed or deleted"
+        elif set(found) & set("{}"):
+            why = "Kafka Connect answers 500 to the create of a connector so named (after creating it)"
+        else:
+            why = "Kafka Connect refuses control characters in a connector name"
+        return f"connector name {name!r} holds {shown}: {why}"
+    if name != name.strip():
+        return f"connector name {name!r} starts or ends with whitespace, which Kafka Connect trims from the name"
+    return None
+
+
 def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None:
     """The connector ``doc`` declares; ``None`` (after reporting through ``error``) when a key is misplaced."""
     spec: connector_spec.ConnectorSpec = doc.spec
     ok = True
+    unaddressable = name_problem(doc.name)
+    if unaddressable is not None:
+        error(doc, ("metadata", "name"), unaddressable)
+        ok = False
     config = {"connector.class": spec.class_name, "tasks.max": str(spec.tasks_max)}
     positions = {
         "connector.class": _at(doc, ("spec", "class")),

@@ -14,6 +14,7 @@ from typing import Any
 from reconciler.model.payload_errors import PayloadError, fields
 
 CONNECTOR_STATES = ("running", "paused", "stopped", "failed", "unassigned", "restarting")  # Connect's, lower-case
+_FAILED = re.compile(r"^(connector|task \d+)(: [^\n]*)?$")  # a failed part, with its trace's first line
 _SECRET_REF = re.compile(r"^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+|\(sensitive value\))$", re.S)  # or plans.REDACTED
 
 
@@ -22,7 +23,9 @@ class ConnectorPayload:
     """A Kafka Connect connector: ``config`` as Connect's strings (``connector.class`` and ``tasks.max`` included)
     without its secrets; ``secrets`` maps each secret key to its reference (``env:NAME``, ``file:/path``; the live
     side, ``plans.REDACTED``), never a value; ``state`` lower-case (``running``, ``paused``, ``stopped``, or a live
-    ``failed``/``unassigned``); ``reset_offsets`` asks a create to reset the offsets Connect kept under the name.
+    ``failed``/``unassigned``); ``reset_offsets`` asks a create to reset the offsets Connect kept under the name;
+    ``failed`` (the live side) lists what Connect reports FAILED, ``connector`` or ``task <id>``, each with the first
+    line of its trace (``task 0: java.io.IOException: ...``).
 
     ``from_dict`` checks every value as strictly as the manifest: a class, a whole ``tasks.max`` >= 1, string
     values, a known state, secret references only."""
@@ -31,6 +34,7 @@ class ConnectorPayload:
     state: str = "running"
     secrets: Mapping[str, str] = dataclasses.field(default_factory=dict)
     reset_offsets: bool = False
+    failed: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"config": dict(self.config), "state": self.state}
@@ -38,11 +42,13 @@ class ConnectorPayload:
             out["secrets"] = dict(self.secrets)
         if self.reset_offsets:
             out["reset_offsets"] = True
+        if self.failed:
+            out["failed"] = list(self.failed)
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> ConnectorPayload:
-        d = fields(data, ("config", "state", "secrets", "reset_offsets"))
+        d = fields(data, ("config", "state", "secrets", "reset_offsets", "failed"))
         config = d.get("config")
         if not isinstance(config, Mapping) or not all(isinstance(v, str) for v in config.values()):
             raise PayloadError("the connector's config is not an object of text values")
@@ -64,4 +70,13 @@ class ConnectorPayload:
         reset = d.get("reset_offsets", False)
         if not isinstance(reset, bool):
             raise PayloadError("the connector's reset_offsets is not true or false")
-        return cls({str(k): v for k, v in config.items()}, state_, {str(k): v for k, v in secrets.items()}, reset)
+        failed = d.get("failed", [])
+        if not isinstance(failed, list) or not all(isinstance(f, str) and _FAILED.match(f) for f in failed):
+            raise PayloadError("the connector's failed parts are not 'connector: ...' or 'task <id>: ...' lines")
+        return cls(
+            {str(k): v for k, v in config.items()},
+            state_,
+            {str(k): v for k, v in secrets.items()},
+            reset,
+            tuple(failed),
+        )

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from reconciler.model import configs, deletion, payloads
+from reconciler.model import configs, connector_defaults, deletion, payloads
 
 REDACTED = "(sensitive value)"
 
@@ -147,6 +147,7 @@ def reassign_attributes(before: payloads.TopicPayload, after: payloads.TopicPayl
 
 
 CONNECTOR_CONFIG = "config."  # a connector config key's attribute name: ``config.file``
+RESTART, RESTART_AFTER = "restart", "restart what failed"  # a connector declared running that Connect reports FAILED
 _RUNNING_AGAIN = ("failed", "unassigned")  # live states a declared ``running`` restarts from without a state write
 
 
@@ -159,7 +160,8 @@ def connector_attributes(
     """What a connector change shows, from the live connector (``before``) and the one apply writes (``after``;
     ``None`` for a deletion, which shows nothing): each config key whose value differs, each secret key shown only as
     changed, and the state. A created connector lists its config, then its secrets, then its state; an updated one
-    every differing key in key order, then the state.
+    every differing key in key order (a key Connect defaults, ``tasks.max``, compared as Connect runs it), then the
+    state, then a ``restart`` when ``after`` is running and ``before`` lists FAILED parts.
 
     A secret's value is compared by digest when the plan is made, which its payload does not hold (both sides show
     ``plans.REDACTED``): a secret key that is a secret on both sides is shown when it is in ``secrets_changed``; one
@@ -176,7 +178,7 @@ def connector_attributes(
     keys = after.config.keys() | after.secrets.keys() | before.config.keys() | before.secrets.keys()
     for key in sorted(keys):
         hidden = key in before.secrets
-        old = REDACTED if hidden else before.config.get(key)
+        old = REDACTED if hidden else connector_defaults.value(before.config, key)  # tasks.max left out: 1
         if key in after.secrets:
             if not hidden or key in changed:
                 was = None if old is None else REDACTED
@@ -187,7 +189,16 @@ def connector_attributes(
             out.append(AttributeChange(CONNECTOR_CONFIG + key, old, new, sensitive=hidden))
     if before.state != after.state and not (after.state == "running" and before.state in _RUNNING_AGAIN):
         out.append(AttributeChange("state", before.state, after.state))
+    if after.state == "running" and before.failed:
+        out.append(restart_attribute(before.failed))
     return tuple(out)
+
+
+def restart_attribute(failed: Sequence[str]) -> AttributeChange:
+    """The ``restart`` line of a connector declared running that Connect reports FAILED (``ConnectorPayload.failed``:
+    the connector or a task, each with its trace's first line): apply restarts only what failed."""
+    parts = (part.replace(":", " FAILED:", 1) if ":" in part else f"{part} FAILED" for part in failed)
+    return AttributeChange(RESTART, "; ".join(parts), RESTART_AFTER)
 
 
 def _secrets_shown(attributes: Sequence[AttributeChange]) -> frozenset[str]:

@@ -6,7 +6,10 @@ state match is counted as unchanged and never sent (an identical config PUT rest
 configs as strings and replaces the whole config on a PUT, so a live key the manifest does not write is shown as
 removed. A secret is compared by digest and shown only as changed. A field error from the validate endpoint, an
 unknown class or a secret that cannot be read is an error at the manifest's line that blocks that connector only.
-A connector or task that is FAILED is a warning with the first line of its trace. Connect keeps a deleted
+A connector declared running whose connector or task Connect reports FAILED differs from its declaration: it is
+planned as a ``restart`` naming what failed with the first line of its trace (apply restarts only what failed);
+on a connector declared paused or stopped, or one not declared, FAILED is a warning. Connect's status carries no
+time, so the plan cannot say since when. Connect keeps a deleted
 connector's offsets (KIP-875): creates and deletes say so, and a declared reset names the offsets it deletes and
 what the connector then reads again.
 """
@@ -65,11 +68,18 @@ def kept_note(live: state.ConnectState, name: str) -> tuple[str, ...]:
     return (f"offsets Connect keeps for it ({len(kept)} partition(s), partition -> offset): {shown}{more}",)
 
 
+def failed_parts(c: state.ConnectorState) -> tuple[str, ...]:
+    """What Connect reports FAILED of ``c``: ``connector`` and ``task <id>``, each with its trace's first line."""
+    parts = [("connector", c.trace)] if c.state == "FAILED" else []
+    parts += [(f"task {t.id}", t.trace) for t in c.tasks if t.state == "FAILED"]
+    return tuple(f"{what}: {trace}" if trace else what for what, trace in parts)
+
+
 def live_payload(c: state.ConnectorState) -> payloads.ConnectorPayload:
     """The live connector as a plan payload: secrets (digests) shown only as redacted keys."""
     plain = {k: v for k, v in sorted(c.config.items()) if not connect_secrets.is_digest(v)}
     hidden = {k: plans.REDACTED for k, v in sorted(c.config.items()) if connect_secrets.is_digest(v)}
-    return payloads.ConnectorPayload(plain, c.state.lower(), hidden)
+    return payloads.ConnectorPayload(plain, c.state.lower(), hidden, failed=failed_parts(c))
 
 
 def wanted_payload(want: desired.DesiredConnector) -> payloads.ConnectorPayload:
@@ -136,6 +146,9 @@ def _acl_type(ctx: common.Context, want: desired.DesiredConnector, have: state.C
 
 def _status(ctx: common.Context, c: state.ConnectorState) -> None:
     address = Kind.CONNECTOR.address(c.name)
+    want = ctx.desired.connectors.get(c.name)
+    if want is not None and want.state == "running" and failed_parts(c):
+        return  # planned as a restart: its FAILED parts are the change's restart line
     if c.state == "FAILED":
         trace = f": {c.trace}" if c.trace else ""
         ctx.warn(f"connector {c.name} is FAILED{trace}", code="connector-failed", address=address)
@@ -207,7 +220,9 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
             ctx.unchanged[Kind.CONNECTOR] += 1
             _blockers(ctx, want, live, config_changes=False)
             return
-        reasons = ["config or state differs from the manifests"]
+        reasons = ["config or state differs from the manifests"] if attrs[0].name != shown.RESTART else []
+        if attrs[-1].name == shown.RESTART:
+            reasons.append("declared running; Kafka Connect reports it FAILED (its status carries no time)")
         action = plans.Action.UPDATE
     ctx.changes.append(
         plans.Change(

@@ -7,6 +7,7 @@ rules of a Connector document, the plan payload's decode checks and the digests 
 from __future__ import annotations
 
 import dataclasses
+import json
 import textwrap
 import threading
 import time
@@ -70,10 +71,34 @@ CASES = [
         [("a", "update", ("state",))],
     ),
     (
-        "a FAILED connector declared running is not restarted by a plan",
+        "a FAILED connector declared running is restarted",
         want(d.DesiredConnector("a", CFG)),
         live(s.ConnectorState("a", CFG, "FAILED", ())),
+        [("a", "update", ("restart",))],
+    ),
+    (
+        "a FAILED task of a connector declared running is restarted",
+        want(d.DesiredConnector("a", CFG)),
+        live(s.ConnectorState("a", CFG, "RUNNING", (s.ConnectorTask(0, "RUNNING"), s.ConnectorTask(1, "FAILED")))),
+        [("a", "update", ("restart",))],
+    ),
+    (
+        "a FAILED task of a connector declared paused is not restarted",
+        want(d.DesiredConnector("a", CFG, "paused")),
+        live(s.ConnectorState("a", CFG, "PAUSED", (s.ConnectorTask(0, "FAILED"),))),
         [],
+    ),
+    (
+        "tasks.max left out is Connect's 1: no change",
+        want(d.DesiredConnector("a", CFG)),
+        live(s.ConnectorState("a", {k: v for k, v in CFG.items() if k != "tasks.max"}, "RUNNING", RUNNING)),
+        [],
+    ),
+    (
+        "tasks.max left out differs from a declared 2",
+        want(d.DesiredConnector("a", {**CFG, "tasks.max": "2"})),
+        live(s.ConnectorState("a", {k: v for k, v in CFG.items() if k != "tasks.max"}, "RUNNING", RUNNING)),
+        [("a", "update", ("config.tasks.max",))],
     ),
 ]
 
@@ -161,11 +186,60 @@ def test_validate_errors_block_only_their_connector_at_the_key_line_and_unknown_
     assert messages["connector/typo"].endswith(f"did you mean {SINK}?")
 
 
-def test_failed_tasks_are_warnings_with_the_first_trace_line() -> None:
+def test_failed_tasks_of_a_connector_not_declared_running_are_warnings_with_the_first_trace_line() -> None:
     task = s.ConnectorTask(0, "FAILED", "w:8083", "java.io.IOException: boom")
-    p = plan(want(d.DesiredConnector("a", CFG)), live(s.ConnectorState("a", CFG, "RUNNING", (task,))))
+    p = plan(want(d.DesiredConnector("a", CFG, "paused")), live(s.ConnectorState("a", CFG, "PAUSED", (task,))))
     [w] = [w for w in p.warnings if w.code == "connector-task-failed"]
     assert w.message == "connector a task 0 is FAILED: java.io.IOException: boom" and w.severity == "warning"
+    assert not p.actionable
+
+
+def test_a_failed_task_of_a_connector_declared_running_is_a_restart_naming_it_with_its_trace() -> None:
+    from reconciler.render import render_text
+
+    task = s.ConnectorTask(1, "FAILED", "w:8083", "java.io.IOException: boom")
+    have = live(s.ConnectorState("a", CFG, "RUNNING", (s.ConnectorTask(0, "RUNNING"), task)))
+    p = plan(want(d.DesiredConnector("a", CFG)), have)
+    [change] = p.actionable
+    [attr] = change.attributes
+    assert (attr.name, attr.before) == ("restart", "task 1 FAILED: java.io.IOException: boom")
+    assert isinstance(change.before, payloads.ConnectorPayload)
+    assert change.before.failed == ("task 1: java.io.IOException: boom",)
+    assert not [w for w in p.warnings if w.code.startswith("connector-")]  # the change says it, not a warning too
+    assert "restart" in render_text(p, color=False) and "task 1 FAILED: java.io.IOException: boom" in render_text(
+        p, color=False
+    )
+    op = decoded.operation(change)
+    assert op.request is not None and op.request.restart  # type: ignore[union-attr]
+    again = payloads.decode(Kind.CONNECTOR, change.before.to_dict())
+    assert again == change.before
+
+
+def test_a_connector_failing_again_after_its_restart_is_failed_once_the_window_passed() -> None:
+    from reconciler.apply import connector_ops, connector_phases, connector_restart
+
+    now = [100.0]
+    w = connector_ops.WriteConnector("a", CFG, {}, "running", restart=True)
+    check = connector_restart.after_failed_restart(
+        connector_phases._declared(w), restarted_at=100.0, clock=lambda: now[0], remaining=lambda: 60.0, last_round_s=4
+    )
+    failed = s.ConnectorState("a", CFG, "RUNNING", (s.ConnectorTask(0, "FAILED", None, "E: boom"),))
+    assert check(failed)[0] is False  # the status from before the restart may still be read
+    now[0] = 100.0 + connector_restart.SETTLE_S
+    assert check(failed) == (True, "task 0 FAILED again after its restart: E: boom")
+    assert check(s.ConnectorState("a", CFG, "RUNNING", RUNNING)) == (True, None)
+    now[0] = 100.5
+    assert check(s.ConnectorState("a", CFG, "RUNNING", RUNNING))[0] is False  # not believed before the window
+
+
+def test_a_restart_is_sent_only_for_what_connect_still_reports_failed() -> None:
+    from reconciler.apply import connector_ops, connector_phases
+
+    w = connector_ops.WriteConnector("a", CFG, {}, "running", restart=True)
+    both = s.ConnectorState("a", CFG, "FAILED", (s.ConnectorTask(0, "RUNNING"), s.ConnectorTask(1, "FAILED")))
+    assert connector_phases.restarted(w, both) == ["connector", "task 1"]
+    assert connector_phases.restarted(w, s.ConnectorState("a", CFG, "RUNNING", RUNNING)) == []
+    assert connector_phases.restarted(dataclasses.replace(w, restart=False), both) == []
 
 
 def test_no_connect_cluster_read_is_an_error_for_declared_connectors() -> None:
@@ -185,6 +259,8 @@ def test_no_connect_cluster_read_is_an_error_for_declared_connectors() -> None:
         ({"config": {"connector.class": "X"}, "state": "running", "secrets": {"k": "hunter2"}}, "references"),
         ({"config": {"connector.class": "X"}, "state": "running", "reset_offsets": "yes"}, "reset_offsets"),
         ({"config": {"connector.class": "X"}, "state": "running", "extra": 1}, "unexpected"),
+        ({"config": {"connector.class": "X"}, "state": "running", "failed": ["oops"]}, "failed parts"),
+        ({"config": {"connector.class": "X"}, "state": "running", "failed": "task 0"}, "failed parts"),
     ],
 )
 def test_a_connector_payload_is_checked_at_decode(data: object, problem: str) -> None:
@@ -283,6 +359,30 @@ def test_misplaced_connector_keys_are_errors_at_their_line(tmp_path: Path, confi
     [diag] = failed.value.diagnostics
     assert message in diag.message and diag.line == 6
     assert "hunter2" not in str(failed.value)
+
+
+@pytest.mark.parametrize("name", ["a/b", "a\\b", "50%", "a{b}", " lead", "trail ", "tab\there"])
+def test_a_name_connect_cannot_address_is_an_error_at_its_line(tmp_path: Path, name: str) -> None:
+    (tmp_path / "c.yaml").write_text(
+        f"apiVersion: kafka-reconciler/v1\nkind: Connector\nmetadata:\n  name: {json.dumps(name)}\n"
+        f"spec: {{class: {SINK}}}\n"
+    )
+    with pytest.raises(errors.ValidationFailed) as failed:
+        manifests.load([tmp_path])
+    [diag] = failed.value.diagnostics
+    assert diag.file == str(tmp_path / "c.yaml") and diag.line == 4, diag
+    assert f"connector name {name!r}" in diag.message and "Kafka Connect" in diag.message
+
+
+def test_names_connect_addresses_are_accepted(tmp_path: Path) -> None:
+    docs = [f"name: {json.dumps(n)}" for n in ("orders.sink-1", "a b", "a?b", "a+b", "a#b", "é")]
+    (tmp_path / "c.yaml").write_text(
+        "".join(
+            f"---\napiVersion: kafka-reconciler/v1\nkind: Connector\nmetadata: {{{doc}}}\nspec: {{class: {SINK}}}\n"
+            for doc in docs
+        )
+    )
+    assert len(manifests.load([tmp_path]).desired.connectors) == 6
 
 
 # ------------------------------------------------------------------------------------------ snapshots
@@ -431,3 +531,27 @@ def test_a_delete_shows_the_offsets_connect_keeps_read_only_for_the_connectors_d
     port = OffsetsPort(have, kept)
     evidence.read_for_plan(port, want(ownership=dataclasses.replace(rules, delete={})), deadline=time.monotonic() + 30)  # type: ignore[arg-type]
     assert port.asked == []  # no delete, no offsets request
+
+
+def test_a_connector_created_then_failed_is_summarised_as_carried_out_not_as_not_carried_out() -> None:
+    from reconciler.apply.apply_report import ApplyReport, ItemOutcome, Outcome, PhaseReport
+    from reconciler.commands import apply_display
+
+    item = ItemOutcome(
+        "connector/a",
+        "connector",
+        "a",
+        plans.Phase.CONNECTOR,
+        plans.Action.CREATE,
+        Outcome.FAILED,
+        error_name="CONNECTOR_NOT_CONVERGED",
+        message="task 0 FAILED after the write: E: boom",
+        details={"written": True},
+    )
+    phase = PhaseReport(plans.Phase.CONNECTOR, 0.66, 4, 1, {"POST /connectors": 1, "GET /connectors": 3})
+    report = ApplyReport(None, False, (item,), (phase,), converged=None, requests=0, duration_s=1.0)
+    line = apply_display.summary_line(report)
+    assert "1 change carried out, then failed, so the cluster still differs from the manifests" in line, line
+    assert "not carried out" not in line and "nothing was applied" not in line
+    assert "phase connector: 0.66s, 4 requests, 1 item" in apply_display.report_text(report)
+    assert report.exit_code == 3
