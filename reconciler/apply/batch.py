@@ -88,6 +88,15 @@ class ApplyContext:
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)
 
+    def sent(self) -> tuple[int, dict[str, int]]:
+        """The requests sent so far, in all and per API: the Kafka adapter's, and the Kafka Connect cluster's REST
+        requests (``GET /connectors``, ...) when the apply has one."""
+        counts = dict(self.adapter.request_counts)
+        if self.connect is None:
+            return self.adapter.request_count, counts
+        counts.update(self.connect.request_counts)
+        return self.adapter.request_count + self.connect.request_count, counts
+
     def answering(self, phase: plans.Phase, total: int, run: Callable[[], R]) -> R:
         """``run()``, with an ``ANSWERED`` event of ``phase`` as each of its write requests is answered: how many of
         the phase's ``total`` items have been answered so far (never past ``total``: a retried item is answered

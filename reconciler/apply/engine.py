@@ -173,19 +173,6 @@ def apply_plan(
     )
 
 
-def _rest_count(ctx: ApplyContext) -> int:
-    return 0 if ctx.connect is None else ctx.connect.request_count
-
-
-def _all_counts(ctx: ApplyContext) -> dict[str, int]:
-    """The requests sent so far per API: the Kafka adapter's, and the Kafka Connect cluster's (``GET
-    /connectors``, ...) when the apply has one."""
-    counts = dict(ctx.adapter.request_counts)
-    if ctx.connect is not None:
-        counts.update(ctx.connect.request_counts)
-    return counts
-
-
 def _nothing_to_send(p: plans.Plan, *, blocked: list[ItemOutcome], dry_run: bool) -> ApplyReport:
     """The report of a plan without a change to send; a blocked change still leaves the cluster different from
     the manifests (exit 3)."""
@@ -380,7 +367,7 @@ def _run_phases(
         batch = [op for op in ops.items if op.change.phase is phase]
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
-        at_start = (ctx.adapter.request_count + _rest_count(ctx), _all_counts(ctx))
+        at_start = ctx.sent()  # Kafka's requests and Kafka Connect's
         send: list[decoded.Operation] = []
         done: list[ItemOutcome] = []
         for op in batch:
@@ -403,8 +390,8 @@ def _run_phases(
             )
         items += done
         elapsed = ctx.deadline.clock() - t0
-        requests = ctx.adapter.request_count + _rest_count(ctx) - at_start[0]  # Kafka's and Kafka Connect's
-        by_api = _delta(_all_counts(ctx), at_start[1])
+        now = ctx.sent()
+        requests, by_api = now[0] - at_start[0], _delta(now[1], at_start[1])
         phases.append(
             PhaseReport(phase=phase, duration_s=elapsed, requests=requests, items=len(batch), requests_by_api=by_api)
         )

@@ -181,8 +181,9 @@ def test_a_task_that_fails_after_start_is_reported_failed_exit_3(
     assert item.outcome is Outcome.FAILED and "task 0 FAILED" in (item.message or "")
     assert time.monotonic() - began < 90
     again, _, _ = plan_of(directory)
-    failed = [w for w in again.warnings if w.code == "connector-task-failed"]
-    assert failed and failed[0].address == Kind.CONNECTOR.address(name)
+    [restart] = again.actionable  # declared running, FAILED: drift, planned as a restart of what failed
+    assert restart.address == Kind.CONNECTOR.address(name)
+    assert [(a.name, (a.before or "").startswith("task 0 FAILED: ")) for a in restart.attributes] == [("restart", True)]
 
 
 def test_a_config_change_that_fails_the_restarted_task_is_reported_failed_not_the_old_tasks_state(
