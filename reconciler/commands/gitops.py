@@ -32,6 +32,14 @@ FailedOpt = Annotated[
         "output under its heading.",
     ),
 ]
+ArtifactOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--artifact",
+        metavar="NAME",
+        help="GitHub: the workflow run's artifact that holds the plan file; the comment links it for the full plan.",
+    ),
+]
 PrOpt = Annotated[
     int | None, typer.Option("--pr", min=1, help="Pull request number (default: from $GITHUB_EVENT_PATH).")
 ]
@@ -67,6 +75,7 @@ def comment(
     platform: PlatformOpt = None,
     project: ProjectOpt = None,
     mr: MrOpt = None,
+    artifact: ArtifactOpt = None,
 ) -> None:
     """Create or update this cluster's plan comment on the pull or merge request ($GITHUB_TOKEN, $GITLAB_TOKEN)."""
     from reconciler.base import errors
@@ -95,6 +104,7 @@ def comment(
             project=project,
             mr=mr,
             api_url=api_url,
+            artifact=artifact,
         )
     typer.echo(f"Plan {noun} for {name} {result.action}: {result.url or f'id {result.id}'}")
 

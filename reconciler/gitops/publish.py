@@ -35,13 +35,22 @@ def _footer(cluster: str, run_url: str | None, tail: str, *, run_label: str = "w
 
 
 def plan_comment_body(
-    markdown: str, *, cluster: str, run_url: str | None = None, platform: event.Platform = "github"
+    markdown: str,
+    *,
+    cluster: str,
+    run_url: str | None = None,
+    platform: event.Platform = "github",
+    artifact: str | None = None,
 ) -> str:
-    """The pull-request comment (merge-request note on GitLab): marker, the rendered plan, a footer linking the run."""
+    """The pull-request comment (merge-request note on GitLab): marker, the rendered plan, a footer linking the run
+    and, on GitHub, the run's ``artifact`` holding the full plan (when CI uploads one)."""
     if platform == "gitlab":
         footer = _footer(cluster, run_url, "updated on every push to this merge request", run_label="pipeline")
     else:
-        footer = _footer(cluster, run_url, "updated on every push to this pull request")
+        tail = "updated on every push to this pull request"
+        if artifact and run_url:
+            tail = f"full plan: artifact [`{artifact.replace('`', '')}`]({run_url}#artifacts) · {tail}"
+        footer = _footer(cluster, run_url, tail)
     return f"{github.comment_marker(cluster)}\n{markdown.rstrip()}\n\n---\n{footer}\n"
 
 
@@ -103,10 +112,12 @@ def drift_issue_body(markdown: str, *, cluster: str, drift: bool, run_url: str |
     return f"{github.drift_marker(cluster)}\n{intro}\n\n{markdown.rstrip()}\n\n---\n{footer}\n"
 
 
-def post_plan_comment(*, markdown: str, cluster: str, ctx: GitHubContext) -> github.CommentResult:
+def post_plan_comment(
+    *, markdown: str, cluster: str, ctx: GitHubContext, artifact: str | None = None
+) -> github.CommentResult:
     """Create or update the plan comment of ``cluster`` on the pull request named by ``ctx``."""
     return github.upsert_pr_comment(
-        body=plan_comment_body(markdown, cluster=cluster, run_url=ctx.run_url),
+        body=plan_comment_body(markdown, cluster=cluster, run_url=ctx.run_url, artifact=artifact),
         marker=github.comment_marker(cluster),
         pr_number=ctx.require_pr(),
         repo=ctx.repo,
@@ -138,12 +149,14 @@ def publish_plan(
     project: str | None = None,
     mr: int | None = None,
     api_url: str | None = None,
+    artifact: str | None = None,
 ) -> tuple[Literal["comment", "note"], github.CommentResult]:
     """Post the plan on the change under review: a pull-request comment, or a merge-request note on GitLab.
 
     ``platform`` defaults to what the flags name (``repo``/``pr``: GitHub, ``project``/``mr``: GitLab),
     else to the CI system the run is in (see ``event.detect_platform``). Returns what was posted
-    (``comment`` or ``note``) and the result.
+    (``comment`` or ``note``) and the result. ``artifact``: the name of the GitHub run's artifact holding the plan
+    file, linked from the comment.
     """
     github_flags, gitlab_flags = (repo, pr) != (None, None), (project, mr) != (None, None)
     if platform is None and github_flags != gitlab_flags:
@@ -156,7 +169,7 @@ def publish_plan(
     if gitlab_flags:
         raise errors.ConfigError("--project and --mr name a GitLab merge request; on GitHub use --repo and --pr")
     hub = event.context_from_env(repo=repo, pr_number=pr, api_url=api_url)
-    return "comment", post_plan_comment(markdown=markdown, cluster=cluster, ctx=hub)
+    return "comment", post_plan_comment(markdown=markdown, cluster=cluster, ctx=hub, artifact=artifact)
 
 
 def report_drift(

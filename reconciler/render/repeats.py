@@ -2,9 +2,11 @@
 
 Shared by the text and markdown renders (the JSON plan keeps every item). ``collapse`` replaces the resources whose
 changes are all blocked for the same reasons, in the same phases, by one ``SameBlock`` (at the place of the first)
-when there are at least ``GROUP_AT`` of them; ``warning_groups`` does the same for plan warnings with the same
+when there are at least ``GROUP_AT`` of them; with ``alike=True`` it also folds the resources changed alike (one
+create or update each, in the same phase, showing the same attributes, reasons and warnings: 600 topics created
+with the same configs) into one ``SameChange``. ``warning_groups`` does the same for plan warnings with the same
 severity, code and message on different resources. Each group names its first ``NAMES_SHOWN`` resources and how
-many more there are.
+many more there are. Deletes are never folded: each deleted resource stays named.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
+from reconciler.render import values
 
 GROUP_AT = 5  # this many repeats or more are stated once
 NAMES_SHOWN = 5
@@ -53,6 +56,36 @@ class SameBlock:
         return f"{noun(self.kind, len(self.names))} blocked ({phases}): {first}"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class SameChange:
+    """Resources of one kind changed alike: one create or update each, in one phase, with the same shown attributes
+    (``(symbol, text)`` lines), reasons and warnings; ``change`` is the first of them."""
+
+    change: plans.Change
+    lines: tuple[tuple[str, str], ...]
+    names: tuple[str, ...]
+
+    def head(self) -> str:
+        """``600 topics (topic create), each:``."""
+        return f"{noun(self.change.kind, len(self.names))} ({self.change.phase.label}), each:"
+
+
+def shown_attributes(change: plans.Change) -> tuple[tuple[str, str], ...]:
+    """``(symbol, text)`` of each attribute as the renders show it (a create's are all ``+``)."""
+    lines = (values.attribute_line(a) for a in change.attributes)
+    return tuple(("+", text) if change.action is plans.Action.CREATE else (symbol, text) for symbol, text in lines)
+
+
+def _alike_key(changes: list[plans.Change]) -> tuple[object, ...] | None:
+    """What alike changes share; ``None`` for a resource that is never folded: several changes, a delete or blocked
+    change, or nothing shown but its name (an ACL: its name is all it has)."""
+    if len(changes) != 1 or changes[0].action not in (plans.Action.CREATE, plans.Action.UPDATE):
+        return None
+    c = changes[0]
+    lines = shown_attributes(c)
+    return (c.kind, c.action, c.phase, lines, c.reasons, c.warnings) if lines else None
+
+
 def _block_key(changes: list[plans.Change]) -> tuple[object, ...] | None:
     if not all(c.action is plans.Action.BLOCKED for c in changes) or any(c.warnings for c in changes):
         return None
@@ -62,25 +95,36 @@ def _block_key(changes: list[plans.Change]) -> tuple[object, ...] | None:
     return (changes[0].kind, tuple(c.phase for c in changes), reasons)
 
 
-def collapse(groups: Sequence[Group]) -> list[Group | SameBlock]:
+def collapse(groups: Sequence[Group], *, alike: bool = False) -> list[Group | SameBlock | SameChange]:
     """``groups`` (per address, in plan order) with each set of ``GROUP_AT`` or more alike blocked resources as
-    one ``SameBlock`` where its first member was."""
+    one ``SameBlock`` where its first member was; ``alike``: each set of ``GROUP_AT`` or more resources changed
+    alike as one ``SameChange`` too."""
     members: dict[tuple[object, ...], list[str]] = {}
     keys: list[tuple[object, ...] | None] = []
     for _, changes in groups:
-        key = _block_key(changes)
+        key: tuple[object, ...] | None = None
+        block = _block_key(changes)
+        if block is not None:
+            key = ("blocked", *block)
+        elif alike and (same := _alike_key(changes)) is not None:
+            key = ("alike", *same)
         keys.append(key)
         if key is not None:
             members.setdefault(key, []).append(changes[0].name)
-    out: list[Group | SameBlock] = []
+    out: list[Group | SameBlock | SameChange] = []
     placed: set[tuple[object, ...]] = set()
     for group, key in zip(groups, keys, strict=True):
         if key is None or len(members[key]) < GROUP_AT:
             out.append(group)
         elif key not in placed:
             placed.add(key)
-            kind, phases, reasons = key
-            out.append(SameBlock(kind, phases, reasons, tuple(members[key])))  # type: ignore[arg-type]
+            names = tuple(members[key])
+            if key[0] == "blocked":
+                _, kind, phases, reasons = key
+                out.append(SameBlock(kind, phases, reasons, names))  # type: ignore[arg-type]
+            else:
+                change = group[1][0]
+                out.append(SameChange(change, shown_attributes(change), names))
     return out
 
 

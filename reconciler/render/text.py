@@ -4,9 +4,10 @@
 has one); the CLI decides whether to colour
 it (``reconciler.base.terminal``) and prints it. Colour is plain ANSI escape codes, so the text is the same with
 or without it once the codes are stripped. ``group_lines`` renders one address as a block, ``one_line`` as a
-single line (the compact form, also used by the markdown view of big plans). Many resources blocked alike and a
-warning found on many resources are stated once (``reconciler.render.repeats``), except in the compact form, which
-lists every resource.
+single line (the compact form, also used by the markdown view of big plans). Many resources blocked alike, many
+created or updated alike (the same attributes: 600 topics with the same configs), a reason or warning given for many
+changes of a kind, and a warning found on many resources are stated once (``reconciler.render.repeats``), except in
+the compact form, which lists every resource.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import MappingProxyType
 
 from reconciler.base.terminal import count
 from reconciler.model import plans
+from reconciler.model.kinds import Kind
 from reconciler.render import repeats, values
 
 _ANSI = {
@@ -119,6 +121,72 @@ def block_lines(block: repeats.SameBlock, *, color: bool = False) -> list[str]:
     return lines
 
 
+def _brief(changes: list[plans.Change], stated: frozenset[str]) -> bool:
+    """A resource with nothing to say but its name and where it is declared: one create or delete with no attribute,
+    whose reasons and warnings are all stated once elsewhere (an ACL created or deleted)."""
+    if len(changes) != 1 or changes[0].action not in (plans.Action.CREATE, plans.Action.DELETE):
+        return False
+    c = changes[0]
+    return not c.attributes and all(r in stated for r in c.reasons) and all(w in stated for w in c.warnings)
+
+
+def brief_line(address: str, changes: list[plans.Change], *, color: bool = False) -> str:
+    """``+ acl/...  (acl create, declared at acls.yaml:7:3)``: a ``_brief`` resource on one line."""
+    style = _Style(color)
+    symbol = changes[0].action.symbol
+    where = f", declared at {changes[0].source}" if changes[0].source else ""
+    return style(symbol, f"{symbol} {address}") + "  " + style("dim", f"({changes[0].phase.label}{where})")
+
+
+def alike_lines(same: repeats.SameChange, *, color: bool = False, omit: frozenset[str] = frozenset()) -> list[str]:
+    """Many resources changed alike, stated once: the count and phase, the attributes each gets, the reasons and
+    warnings not in ``omit`` (stated elsewhere), then their names and how to list each."""
+    style = _Style(color)
+    symbol = same.change.action.symbol
+    lines = [style(symbol, f"{symbol} {same.head()}")]
+    lines.extend("    " + style(sym, f"{sym} {text}") for sym, text in same.lines)
+    lines.extend(f"    reason: {r}" for r in same.change.reasons if r not in omit)
+    lines.extend("    " + style("warning", f"warning: {w}") for w in same.change.warnings if w not in omit)
+    lines.append("    " + style("dim", f"{repeats.names_text(same.names)} (--compact or --format json lists each)"))
+    return lines
+
+
+def stated_once(groups: list[tuple[str, list[plans.Change]]]) -> dict[Kind, list[tuple[str, str, int]]]:
+    """Per kind, the reasons and warnings given for ``repeats.GROUP_AT`` or more of its changes (blocked ones aside):
+    ``(what, text, how many)``, ``what`` being ``reason`` or ``warning``, in the order first given."""
+    seen: dict[Kind, dict[tuple[str, str], int]] = {}
+    for _, changes in groups:
+        for c in changes:
+            if c.action is plans.Action.BLOCKED:
+                continue
+            said = seen.setdefault(c.kind, {})
+            for key in dict.fromkeys([*(("reason", r) for r in c.reasons), *(("warning", w) for w in c.warnings)]):
+                said[key] = said.get(key, 0) + 1
+    return {
+        kind: [(what, text, n) for (what, text), n in said.items() if n >= repeats.GROUP_AT]
+        for kind, said in seen.items()
+        if any(n >= repeats.GROUP_AT for n in said.values())
+    }
+
+
+def _stated_once_lines(shared: dict[Kind, list[tuple[str, str, int]]], style: _Style) -> list[str]:
+    if not shared:
+        return []
+    lines = ["  " + style("bold", "Given for many changes, stated once here (not under each change below):")]
+    for kind, said in shared.items():
+        for what, text, n in said:
+            lines.append(
+                "    "
+                + (
+                    style("warning", f"warning for {repeats.noun(kind, n)}")
+                    if what == "warning"
+                    else f"reason for {repeats.noun(kind, n)}"
+                )
+                + f": {text}"
+            )
+    return [*lines, ""]
+
+
 def warning_line(warning: plans.PlanWarning, *, color: bool = False, addresses: tuple[str, ...] = ()) -> str:
     """One warning; ``addresses``: the resources it was found on, when it is stated once for many of them."""
     style = _Style(color)
@@ -128,6 +196,40 @@ def warning_line(warning: plans.PlanWarning, *, color: bool = False, addresses: 
     return style(warning.severity if warning.severity == "error" else "warning", f"{warning.severity}: ") + (
         f"[{warning.code}] {warning.message}{where}"
     )
+
+
+def _change_lines(groups: list[tuple[str, list[plans.Change]]], style: _Style) -> list[str]:
+    """The changes, each block followed by a blank line: what many share stated once first, alike ones folded, and
+    a run of one-line resources (``brief_line``) not spaced out."""
+    color = style.color
+    shared = stated_once(groups)
+    lines = _stated_once_lines(shared, style)
+    omit = {kind: frozenset(text for _, text, _ in said) for kind, said in shared.items()}
+    brief = False
+    for item in repeats.collapse(groups, alike=True):
+        dropped = omit.get(item.change.kind if isinstance(item, repeats.SameChange) else _kind_of(item), frozenset())
+        if not isinstance(item, repeats.SameBlock | repeats.SameChange) and _brief(item[1], dropped):
+            lines.append("  " + brief_line(*item, color=color))
+            brief = True
+            continue
+        if brief:
+            lines.append("")
+            brief = False
+        if isinstance(item, repeats.SameBlock):
+            block = block_lines(item, color=color)
+        elif isinstance(item, repeats.SameChange):
+            block = alike_lines(item, color=color, omit=dropped)
+        else:
+            block = group_lines(*item, color=color, omit_reasons=dropped, omit_warnings=dropped)
+        lines.extend("  " + line for line in block)
+        lines.append("")
+    if not brief and lines:
+        lines.pop()  # the caller ends the list with a blank line
+    return lines
+
+
+def _kind_of(item: repeats.Group | repeats.SameBlock) -> Kind:
+    return item.kind if isinstance(item, repeats.SameBlock) else item[1][0].kind
 
 
 def render_text(result: plans.Plan, *, color: bool = False, compact: bool = False) -> str:
@@ -143,17 +245,11 @@ def render_text(result: plans.Plan, *, color: bool = False, compact: bool = Fals
     if groups:
         lines.append("Changes, in the order apply runs them (+ create, ~ update, - delete, ! blocked):")
         lines.append("")
-        for item in groups if compact else repeats.collapse(groups):
-            if isinstance(item, repeats.SameBlock):
-                lines.extend("  " + line for line in block_lines(item, color=color))
-            elif compact:
-                lines.append("  " + one_line(*item, color=color))
-                continue
-            else:
-                lines.extend("  " + line for line in group_lines(*item, color=color))
-            lines.append("")
         if compact:
-            lines.append("")
+            lines.extend("  " + one_line(*item, color=color) for item in groups)
+        else:
+            lines.extend(_change_lines(groups, style))
+        lines.append("")
     if result.warnings:
         lines.append(style("bold", "Warnings:"))
         lines.extend(

@@ -105,7 +105,7 @@ def test_plan_with_changes_comments_on_the_pull_request(run_action: ActionRunner
     assert result.calls == [
         ["plan", "kafka/", "shared/", "--out", "plan.json", "--format", "markdown", "--name", "prod-eu",
          "--detailed-exitcode"],
-        ["comment", "--plan", "plan.json", "--name", "prod-eu"],
+        ["comment", "--plan", "plan.json", "--name", "prod-eu", "--artifact", "kafka-plan-prod-eu"],
     ]  # fmt: skip
     assert result.outputs == {"plan-file": "plan.json", "exit-code": "2", "has-changes": "true", "blocked": "0"}
     assert "## plan markdown" in result.summary
@@ -119,6 +119,13 @@ def test_plan_outside_a_pull_request_does_not_comment(run_action: ActionRunner) 
     assert result.outputs["has-changes"] == "false"
 
 
+def test_the_comment_links_the_artifact_the_step_uploads(run_action: ActionRunner) -> None:
+    named = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="eu", INPUT_ARTIFACT_NAME="plans-eu", FAKE_PLAN_RC="2")
+    assert named.calls[1][-2:] == ["--artifact", "plans-eu"]
+    not_uploaded = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="eu", INPUT_UPLOAD_ARTIFACT="false", FAKE_PLAN_RC="2")
+    assert "--artifact" not in not_uploaded.calls[1]
+
+
 def test_comment_can_be_switched_off(run_action: ActionRunner) -> None:
     result = run_action(INPUT_COMMAND="plan", INPUT_COMMENT="false", FAKE_PLAN_RC="2")
     assert [c[0] for c in result.calls] == ["plan"]
@@ -127,7 +134,7 @@ def test_comment_can_be_switched_off(run_action: ActionRunner) -> None:
 def test_profile_is_passed_to_plan_and_apply_the_cluster_only_names_things(run_action: ActionRunner) -> None:
     result = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="eu", INPUT_PROFILE="prod-eu", FAKE_PLAN_RC="2")
     assert result.calls[0][:4] == ["plan", ".", "--cluster", "prod-eu"]
-    assert result.calls[1] == ["comment", "--plan", "plan.json", "--name", "eu"]
+    assert result.calls[1] == ["comment", "--plan", "plan.json", "--name", "eu", "--artifact", "kafka-plan-eu"]
 
 
 def test_the_summary_and_the_comment_are_headed_by_one_name(run_action: ActionRunner) -> None:
@@ -135,10 +142,10 @@ def test_the_summary_and_the_comment_are_headed_by_one_name(run_action: ActionRu
     comment said the cluster)."""
     both = run_action(INPUT_COMMAND="plan", INPUT_CLUSTER="prod-eu", INPUT_PROFILE="local", FAKE_PLAN_RC="2")
     assert both.calls[0][both.calls[0].index("--name") + 1] == "prod-eu"
-    assert both.calls[1][-2:] == ["--name", "prod-eu"]
+    assert both.calls[1][3:5] == ["--name", "prod-eu"]
     profile_only = run_action(INPUT_COMMAND="plan", INPUT_PROFILE="local", FAKE_PLAN_RC="2")
     assert profile_only.calls[0][profile_only.calls[0].index("--name") + 1] == "local"
-    assert profile_only.calls[1][-2:] == ["--name", "local"]
+    assert profile_only.calls[1][3:5] == ["--name", "local"]
 
 
 def test_failed_plan_fails_the_step_and_says_so_in_the_comment(run_action: ActionRunner) -> None:

@@ -192,6 +192,8 @@ def test_blocked_changes_open_the_comment_and_fail_the_check_unless_the_workflow
         "- 150 topics: cannot create: replication factor 3 exceeds the 1 broker(s) in the cluster\n\n"
     )
     assert "**Plan: 50 to create, 0 to update, 0 to delete, 150 blocked.**" in body
+    run = "https://github.example/acme/kafka-config/actions/runs/777"
+    assert f"full plan: artifact [`kafka-plan-prod-eu`]({run}#artifacts)" in body  # what the upload step names it
 
     passed = _step(work, gh, tmp_path, cluster="prod-eu", INPUT_FAIL_ON_BLOCKED="false")
     assert passed.returncode == 0, passed.stdout + passed.stderr

@@ -63,6 +63,7 @@ def test_impact_render_matches_golden_file(name: str) -> None:
 BIG_RENDERS: dict[str, Callable[[plans.Plan], str]] = {
     "big-plan.md": lambda plan: render_markdown(plan, cluster="prod-eu", marker="prod-eu"),
     "big-plan-compact.txt": lambda plan: render_text(plan, compact=True),
+    "big-plan.txt": lambda plan: render_text(plan),
 }
 
 
@@ -105,10 +106,48 @@ def test_big_plan_comment_counts_every_kind_first_and_repeats_no_boilerplate(big
     assert "... and " in md and "more (kafka-reconciler show PLAN_FILE --compact lists them all)" in md
 
 
+def test_the_big_comment_folds_alike_creates_with_their_configs_and_so_shows_more_of_the_rest(big: plans.Plan) -> None:
+    """The comment listed 600 alike topic creates one line each, their configs hidden, and had room for 297 of the
+    1,100 ACLs."""
+    md = render_markdown(big, cluster="prod-eu")
+    assert len(md) <= 65_000
+    assert (
+        "\n+ 600 topics (topic create), each partitions: 12; replication_factor: 3; configs.cleanup.policy: delete; "
+        "configs.min.insync.replicas: 2; configs.retention.ms: 604800000 (7d): unitb.t0000, unitb.t0001, unitb.t0002, "
+        "unitb.t0003, unitb.t0004, ... and 595 more\n"
+    ) in md
+    assert "<details><summary>Topics: 600 create, 50 delete, 150 update</summary>" in md  # every topic accounted for
+    assert sum(1 for line in md.splitlines() if line.startswith(("+ acl/", "- acl/"))) > 700
+    assert "the plan file (the workflow run's artifact, when CI uploads it)" in md
+
+
+def test_the_big_terminal_plan_states_shared_reasons_once_folds_alike_changes_and_names_every_delete(
+    big: plans.Plan,
+) -> None:
+    """The 2,000-change plan printed 13,288 lines, "reason: declared in the manifests; not in the cluster" 1,600
+    times, before the prompt."""
+    full = render_text(big)
+    assert len(full.splitlines()) < 1_500
+    assert full.count("declared in the manifests; not in the cluster") == 2  # for the topics and for the ACLs
+    assert "    reason for 600 topics: declared in the manifests; not in the cluster\n" in full
+    assert "    reason for 1,000 ACLs: declared in the manifests; not in the cluster\n" in full
+    assert (
+        "  + 600 topics (topic create), each:\n      + partitions: 12\n      + replication_factor: 3\n"
+        "      + configs.cleanup.policy: delete\n      + configs.min.insync.replicas: 2\n"
+        "      + configs.retention.ms: 604800000 (7d)\n      unitb.t0000, unitb.t0001, unitb.t0002, unitb.t0003, "
+        "unitb.t0004, ... and 595 more (--compact or --format json lists each)\n"
+    ) in full
+    assert (
+        "  ~ 150 topics (topic config), each:\n      ~ configs.retention.ms: 86400000 (1d) -> 259200000 (3d)\n" in full
+    )
+    # Deletes are never folded, and each ACL (all it has is its name) keeps a line of its own.
+    assert all(f"  - topic/unitb.legacy{i:03d}  (topic delete)\n" in full for i in range(50))
+    assert sum(1 for line in full.splitlines() if line.startswith("  - acl/User:unitb-old")) == 100
+    assert sum(1 for line in full.splitlines() if line.startswith("  + acl/User:unitb-app")) == 1_000
+
+
 def test_compact_terminal_plan_is_one_line_per_resource(big: plans.Plan) -> None:
-    full = render_text(big).splitlines()
     compact = render_text(big, compact=True).splitlines()
-    assert len(full) > 10_000
     assert len(compact) < 2_000 + 20
     assert "  + acl/User:unitb-app00/ALLOW/READ/TOPIC:LITERAL:unitb.t0000@*" in compact
     assert "  ~ topic/unitb.kept000  (configs.retention.ms: 86400000 (1d) -> 259200000 (3d))" in compact
