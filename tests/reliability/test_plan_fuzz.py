@@ -20,9 +20,18 @@ from reconciler.kafka import encoders
 from reconciler.model import plans, state
 from reconciler.model.acl_names import AclOperation
 from tests.support.fuzz_edges import check_plan_text, hostile_plan_texts
-from tests.support.fuzzing import GOLDEN_PLAN, check_plan, check_shown_is_sent, edited_plans, reseal
+from tests.support.fuzzing import (
+    APPLICABLE_PLAN,
+    GOLDEN_PLAN,
+    check_plan,
+    edited_plans,
+    edited_plans_of_kinds,
+    reseal,
+    seeded_kinds,
+)
 from tests.support.live import cli
 from tests.support.recording import RecordingAdapter
+from tests.support.shown_sent import check_shown_is_sent
 
 
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -96,6 +105,31 @@ def test_what_a_resealed_plan_shows_is_what_its_requests_carry(doc: dict[str, An
     every request carries exactly what the plan shows."""
     verdict, detail = check_shown_is_sent(doc)
     assert verdict in ("refused", "same"), detail
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(edited_plans_of_kinds())
+def test_what_a_resealed_change_of_each_kind_shows_is_what_its_requests_carry(case: tuple[str, dict[str, Any]]) -> None:
+    """The shown-is-sent check with the edits inside one registered kind's changes, every kind seeded (a kind the
+    golden plan cannot seed fails ``seeded_kinds``). Regression: a connector's lines were not derived from its data,
+    so an edited connector config was shown as planned and applied as edited."""
+    kind, doc = case
+    verdict, detail = check_shown_is_sent(doc)
+    assert verdict in ("refused", "same"), (kind, detail)
+
+
+def test_every_registered_kind_is_seeded_and_an_edited_connector_is_caught() -> None:
+    from reconciler.kinds import registry
+
+    assert seeded_kinds() == [k.value for k in registry.KINDS]
+    doc = copy.deepcopy(APPLICABLE_PLAN)
+    created = next(c for c in doc["changes"] if c["kind"] == "connector" and c["action"] == "create")
+    created["after"]["config"]["topics"] = "other"
+    assert check_shown_is_sent(reseal(doc))[0] == "refused"
+    for a in created["attributes"]:
+        if a["name"] == "config.topics":
+            a["after"] = "other"
+    assert check_shown_is_sent(reseal(doc)) == ("same", None)
 
 
 def test_a_warning_that_is_not_text_is_a_malformed_plan(tmp_path: Path) -> None:

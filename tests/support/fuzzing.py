@@ -26,8 +26,6 @@ from reconciler import manifests
 from reconciler.apply import ApplyOptions, apply_plan, retry
 from reconciler.base import errors
 from reconciler.model import plans, state
-from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
-from reconciler.model.kinds import Kind
 from tests.support.strategies import (
     copy_tree,
     dump_yaml,
@@ -212,6 +210,37 @@ def edited_plans(draw: st.DrawFn) -> dict[str, Any]:
     return reseal(doc)
 
 
+def seeded_kinds() -> list[str]:
+    """Every registered kind, each of which the applicable golden plan holds a change of (else this fails: a kind
+    the fuzz cannot seed)."""
+    from reconciler.kinds import registry
+
+    held = {c["kind"] for c in APPLICABLE_PLAN["changes"]}
+    missing = [k.value for k in registry.KINDS if k.value not in held]
+    assert not missing, f"the golden plan has no applicable change of {missing}: the fuzz cannot seed them"
+    return [k.value for k in registry.KINDS]
+
+
+@st.composite
+def edited_plans_of_kinds(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A registered kind and the golden plan with up to three values inside that kind's changes replaced or
+    deleted, resealed: every kind is seeded, and the verdicts can be counted per kind."""
+    kind = draw(st.sampled_from(seeded_kinds()))
+    doc = copy.deepcopy(APPLICABLE_PLAN)
+    mine = {i for i, c in enumerate(doc["changes"]) if c["kind"] == kind}
+    for _ in range(draw(st.integers(1, 3))):
+        paths = [p for p in tree_paths(doc) if len(p) > 2 and p[0] == "changes" and p[1] in mine]
+        path = draw(st.sampled_from(paths))
+        parent = doc
+        for part in path[:-1]:
+            parent = parent[part]
+        if draw(st.booleans()):
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(ODD)))
+        else:
+            del parent[path[-1]]
+    return kind, reseal(doc)
+
+
 class _FirstWrite(Exception):
     """Raised by ``_StopAtFirstWrite`` when apply is about to send its first write."""
 
@@ -272,126 +301,3 @@ def check_loaded_plan(p: plans.Plan) -> tuple[str, str | None]:
     except Exception:
         return "crash", traceback.format_exc(limit=-3)
     return "passed the checks", None
-
-
-def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
-    """The request ``op`` would send, encoded by the adapter's own encoders, and its content keyed as the plan shows
-    it (attribute name -> value)."""
-    from reconciler.apply import decoded
-    from reconciler.kafka import encoders, results
-
-    r = op.request
-    if isinstance(r, decoded.AlterConfigs):
-        req = encoders.incremental_alter_configs({(r.resource_type, op.name): r.ops}, [(r.resource_type, op.name)],
-                                                 validate_only=False)  # fmt: skip
-        return req, {f"configs.{c.key}": c.value for c in r.ops}
-    if isinstance(r, decoded.CreateTopic):
-        spec = results.TopicSpec(op.name, r.partitions, r.replication_factor, r.assignment, r.configs)
-        content: dict[str, Any] = {"partitions": r.partitions, "replication_factor": r.replication_factor}
-        content |= {f"configs.{k}": v for k, v in r.configs.items()}
-        if r.assignment is not None:
-            content["assignment"] = [list(x) for x in r.assignment]
-        return encoders.create_topics([spec], timeout_ms=1, validate_only=False), content
-    if isinstance(r, decoded.WriteQuota):
-        req = encoders.alter_client_quotas({r.entity: r.values}, [r.entity], validate_only=False)
-        return req, {"entity": r.entity.address, **dict(r.values)}
-    if isinstance(r, decoded.WriteAcl):
-        if op.change.action is plans.Action.DELETE:
-            req = encoders.delete_acls([r.binding])
-            return req, {"binding": _binding_sent(req.filters[0], _FILTER_FIELDS).address}
-        req = encoders.create_acls([r.binding])
-        return req, {"binding": _binding_sent(req.creations[0], _CREATION_FIELDS).address}
-    if isinstance(r, decoded.DeleteTopic):
-        req = encoders.delete_topics([op.name], timeout_ms=1)
-        return req, {"resource": Kind.TOPIC.address(req.topics[0].name)}
-    if isinstance(r, decoded.AddPartitions):
-        req = encoders.create_partitions([op.name], {op.name: r.total}, None, timeout_ms=1, validate_only=False)
-        return req, {"partitions": r.total}
-    if isinstance(r, decoded.WriteScram):
-        return _scram_sent(r)
-    if isinstance(r, decoded.Reassign):
-        moves = {(op.name, p): t for p, t in r.targets.items()}
-        req = encoders.alter_partition_reassignments(moves, list(moves), timeout_ms=1)
-        return req, {f"assignment.{p}": list(t) for p, t in r.targets.items()}
-    return None, {}
-
-
-# The seven fields of one binding in a CreateAcls creation and a DeleteAcls filter, in AclBinding's field order.
-_CREATION_FIELDS = ("resource_type", "resource_pattern_type", "resource_name", "principal", "host", "operation",
-                    "permission_type")  # fmt: skip
-_FILTER_FIELDS = ("resource_type_filter", "pattern_type_filter", "resource_name_filter", "principal_filter",
-                  "host_filter", "operation", "permission_type")  # fmt: skip
-
-
-def _binding_sent(entry: Any, fields: tuple[str, ...]) -> state.AclBinding:
-    """The binding a CreateAcls creation or DeleteAcls filter carries, read back from its wire codes and names."""
-    rtype, pattern, name, principal, host, operation, permission = (getattr(entry, f) for f in fields)
-    return state.AclBinding(
-        AclResourceType.from_code(rtype), AclPatternType.from_code(pattern), name, principal, host,
-        AclOperation.from_code(operation), AclPermission.from_code(permission),
-    )  # fmt: skip
-
-
-def _scram_sent(r: Any) -> tuple[Any, dict[str, Any]]:
-    """A SCRAM write's first request (every user's first alteration), and every credential it sets or removes."""
-    from reconciler.connection.settings import Secret
-    from reconciler.kafka import encoders, results
-
-    upserts = [results.ScramUpsert(r.user, m, n, Secret("fuzz-secret")) for m, n in r.upserts.items()]
-    per_user = encoders.scram_alterations(upserts, [results.ScramDeletion(r.user, m) for m in r.deletions])
-    req = encoders.alter_user_scram_credentials([alts[0] for alts in per_user.values()])
-    content: dict[str, Any] = {f"credentials.{m}": {"iterations": n} for m, n in r.upserts.items()}
-    content |= {f"credentials.{m}": None for m in r.deletions}
-    if r.password is not None:
-        content["password"] = r.password
-    return req, content
-
-
-_TARGETS = ("entity", "binding", "resource")  # what a request is for, compared with the change's address
-
-
-def _differences(c: plans.Change, content: dict[str, Any]) -> list[str]:
-    """Where what ``c`` shows is not what its request carries: a shown attribute the request sends otherwise, a key
-    the request changes without showing it, or a request for another resource than the change's address."""
-    shown = {a.name: a.after for a in c.attributes}
-    found = [f"shows {k}={v!r}, sends {content.get(k)!r}" for k, v in shown.items() if k in content and content[k] != v]
-    quiet = {k: v for k, v in content.items() if k not in shown and k not in _TARGETS}
-    if c.kind == "quota":  # a quota request also re-sends the keys that do not change: those equal the live values
-        before = getattr(c.before, "values", {}) or {}
-        quiet = {k: v for k, v in quiet.items() if before.get(k) != v}
-    if c.kind == "scram_user":  # a credential re-set at its live iterations (a rotation) shows as the password set
-        had = getattr(c.before, "credentials", {}) or {}
-        quiet = {k: v for k, v in quiet.items() if v != {"iterations": had.get(k.removeprefix("credentials."))}}
-    found += [f"sends {k}={v!r} without showing it" for k, v in quiet.items()]
-    for key in _TARGETS:
-        if key in content and content[key] != c.address:
-            found.append(f"shows {c.address}, writes to {content[key]}")
-    return found
-
-
-def check_shown_is_sent(doc: dict[str, Any]) -> tuple[str, str | None]:
-    """``("refused"|"same"|"different"|"crash", detail)`` for one plan document: loaded, shown (the text render),
-    decoded, and each operation's request built and encoded by the adapter's encoders; "same" when every request
-    carries exactly what the plan shows for its change."""
-    from reconciler.apply import decoded
-    from reconciler.kafka import encoders
-    from reconciler.render.text import render_text
-
-    try:
-        p = plans.Plan.from_json_dict(doc)
-        render_text(p)
-        ops = decoded.decode(p)
-    except errors.ReconcilerError:
-        return "refused", None
-    except Exception:
-        return "crash", traceback.format_exc(limit=-3)
-    problems: list[str] = []
-    for op in ops.items:
-        try:
-            request, content = _sent(op)
-            if request is not None:
-                encoders.wire_bytes(request)
-        except Exception:
-            return "crash", f"{op.address}: " + traceback.format_exc(limit=-3)
-        problems += [f"{op.address}: {d}" for d in _differences(op.change, content)]
-    return ("different", "; ".join(problems)) if problems else ("same", None)
