@@ -2,11 +2,14 @@
 
 ``read_text`` reads a UTF-8 file and turns every failure (missing, unreadable, not UTF-8) into the caller's
 ``ReconcilerError`` with one wording; ``write_private_file`` writes with user-only permissions and never
-follows a symlink; ``parse_json`` refuses plan and snapshot files beyond what this tool ever writes.
+follows a symlink (plans, snapshots, manifests); ``write_file`` replaces a file with one of the umask's
+permissions (reports, summaries); ``parse_json`` refuses plan and snapshot files beyond what this tool ever
+writes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -50,6 +53,26 @@ def write_private_file(path: Path, text: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         os.fchmod(handle.fileno(), 0o600)
         handle.write(text)
+
+
+def write_file(path: Path, content: str | bytes) -> None:
+    """Replace ``path`` with ``content``, with the permissions the umask gives (a report or summary: nothing secret
+    in it), also where an earlier file had others; written to a new file next to it, then renamed over it (never
+    half-written); a symlink at ``path`` is refused, never followed or replaced."""
+    if path.is_symlink():
+        raise errors.ConfigError(
+            f"cannot write {path}: it is a symlink, which is never followed (remove it or choose another path)"
+        )
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
 
 
 class JsonLimitError(ValueError):

@@ -1,10 +1,12 @@
 """The run history of a fleet output folder: each run's Parquet tables kept under ``history/``, and the trend.
 
 ``save_run`` copies the run's ``clusters.parquet`` and ``drift.parquet`` to
-``history/<UTC time>-<run id>/`` (user-only, like every output). ``trend`` reads the last runs kept
-there: per run the clusters with changes and the drifted resources (those a plan would create,
-update, delete or that are blocked), and the drift that is new or resolved since the previous run,
-compared only over the clusters both runs planned (a cluster that was down is not "resolved").
+``history/<UTC time>-<run id>/`` (with the permissions the umask gives, like the summary files). ``trend`` reads
+the last runs kept there: per run the clusters with changes and the drifted resources (those a plan would create,
+update, delete or that are blocked), and the drift that is new or resolved since the last successful run (the
+last run that did not fail: a failed run planned nothing, so comparing with it would leave every cluster out),
+compared only over the clusters both runs planned (a cluster that was down is not "resolved"), with each
+cluster's status in that run (what ``notify`` compares a cluster's status with) and the failed runs in between.
 Needs pyarrow, as the Parquet files do.
 """
 
@@ -12,11 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import os
 from pathlib import Path
 from typing import Any
 
-from reconciler.base import errors
+from reconciler.base import errors, fileio
 
 HISTORY = "history"
 TABLES = ("clusters.parquet", "drift.parquet")
@@ -40,22 +41,12 @@ class Trend:
     """The runs in the folder (oldest first, the current one last) and what changed since the previous one."""
 
     runs: tuple[RunPoint, ...]
-    previous: str | None  # "<run id> at <UTC start>" of the run before the current one
+    previous: str | None  # "<run id> at <UTC start>" of the last successful run before the current one
     new: tuple[DriftKey, ...]
     resolved: tuple[DriftKey, ...]
     left_out: tuple[str, ...] = ()  # clusters of either run not planned by both: not compared
-
-
-def _copy_private(source: Path, target: Path) -> None:
-    data = source.read_bytes()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(target, flags, 0o600)
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot write {target}: {exc.strerror}") from None
-    with os.fdopen(fd, "wb") as handle:
-        os.fchmod(handle.fileno(), 0o600)
-        handle.write(data)
+    statuses: tuple[tuple[str, str, str | None], ...] = ()  # (cluster, status, reason) in the previous run
+    failed_since: tuple[str, ...] = ()  # "<run id> at <UTC start>" of the failed runs since the previous one
 
 
 def save_run(out_dir: Path, run: dict[str, Any]) -> Path:
@@ -63,9 +54,9 @@ def save_run(out_dir: Path, run: dict[str, Any]) -> Path:
     # when the run ended, to the microsecond: folders sort in run order even for runs in the same second
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     folder = out_dir / HISTORY / f"{stamp}-{run['id']}"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.mkdir(parents=True, exist_ok=True)
     for table in TABLES:
-        _copy_private(out_dir / table, folder / table)
+        fileio.write_file(folder / table, (out_dir / table).read_bytes())
     return folder
 
 
@@ -121,7 +112,18 @@ def prune(out_dir: Path, retention: Retention, *, now: datetime.datetime | None 
     return [p.name for p in gone]
 
 
-def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey], set[str]] | None:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Run:
+    """One kept run as ``trend`` reads it."""
+
+    point: RunPoint
+    planned: set[str]
+    keys: set[DriftKey]
+    names: set[str]
+    statuses: tuple[tuple[str, str, str | None], ...]
+
+
+def _read(folder: Path) -> _Run | None:
     import pyarrow.parquet as pq
 
     try:
@@ -140,7 +142,8 @@ def _read(folder: Path) -> tuple[RunPoint, set[str], set[DriftKey], set[str]] | 
     # runs kept before the run's status was recorded: partial when some cluster was not planned
     status = first.get("run_status") or ("complete" if planned == names else "partial")
     point = RunPoint(str(first["run_id"]), run_at, len(changed), len(keys), str(status), len(planned), len(names))
-    return point, planned, keys, names
+    statuses = {str(r["cluster"]): (str(r["status"]), r.get("reason")) for r in clusters}
+    return _Run(point, planned, keys, names, tuple((c, st, why) for c, (st, why) in sorted(statuses.items())))
 
 
 def trend(out_dir: Path, *, limit: int = TREND_RUNS) -> Trend | None:
@@ -151,13 +154,34 @@ def trend(out_dir: Path, *, limit: int = TREND_RUNS) -> Trend | None:
     read = [r for r in (_read(f) for f in sorted(p for p in root.iterdir() if p.is_dir())[-limit:]) if r is not None]
     if not read:
         return None
-    runs = tuple(point for point, _, _, _ in read)
-    if len(read) < 2:
-        return Trend(runs, None, (), ())
-    (before, planned_before, keys_before, names_before), (_, planned_now, keys_now, names_now) = read[-2], read[-1]
-    both = planned_before & planned_now
-    now = {k for k in keys_now if k[0] in both}
-    then = {k for k in keys_before if k[0] in both}
-    left_out = tuple(sorted((names_before | names_now) - both))
-    previous = f"{before.run_id} at {before.run_at}"
-    return Trend(runs, previous, tuple(sorted(now - then)), tuple(sorted(then - now)), left_out)
+    runs = tuple(r.point for r in read)
+    current = read[-1]
+    earlier = [r for r in read[:-1] if r.point.status != "failed"]
+    failed = tuple(f"{r.point.run_id} at {r.point.run_at}" for r in _failed_since(read))
+    if not earlier:
+        return Trend(runs, None, (), (), failed_since=failed)
+    before = earlier[-1]
+    both = before.planned & current.planned
+    now = {k for k in current.keys if k[0] in both}
+    then = {k for k in before.keys if k[0] in both}
+    left_out = tuple(sorted((before.names | current.names) - both))
+    previous = f"{before.point.run_id} at {before.point.run_at}"
+    return Trend(
+        runs,
+        previous,
+        tuple(sorted(now - then)),
+        tuple(sorted(then - now)),
+        left_out,
+        statuses=before.statuses,
+        failed_since=failed,
+    )
+
+
+def _failed_since(read: list[_Run]) -> list[_Run]:
+    """The failed runs right before the current one (back to the last run that did not fail)."""
+    failed: list[_Run] = []
+    for run in reversed(read[:-1]):
+        if run.point.status != "failed":
+            break
+        failed.insert(0, run)
+    return failed

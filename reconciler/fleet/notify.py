@@ -1,13 +1,19 @@
-"""Telling people about a fleet run: a webhook on new drift, resolved drift and failed runs.
+"""Telling people about a fleet run: a webhook on failed runs, changes of a cluster's status, new and resolved drift.
 
-``events`` says what is worth telling after a run: ``failed`` (the engine failed), ``new-drift`` (resources a
-plan acts on that the previous run did not report; on the first run in a folder, all of them) and
-``resolved-drift`` (drift the previous run reported that this run no longer finds), both compared over the
-clusters both runs planned (``history.trend``). A run with none of these sends nothing.
+``events`` says what is worth telling after a run, each compared with the last successful run (the last that did
+not fail; ``history.trend``): ``failed`` (the engine failed), ``recovered`` (the run before this one failed and
+this one did not), ``cluster-status`` (a cluster whose status changed: now ``unreachable`` (its live state could
+not be read), ``refused`` (the cluster refused the credentials or the rights to read it), ``failed`` (its
+manifests are invalid), ``skipped`` (the run's deadline passed before it was read), or ``recovered`` (planned
+again); on the first run in a folder, every cluster not planned), ``new-drift`` (resources a plan acts on that
+the previous run did not report; on the first run in a folder, all of them) and ``resolved-drift`` (drift the
+previous run reported that this run no longer finds), both compared over the clusters both runs planned. A run
+with none of these sends nothing; a run with several sends one message with all of them.
 
 ``payload`` is one generic JSON document: a ``text`` field that Slack (and Mattermost, Teams workflows and
 most chat tools' incoming webhooks) show as the message, and the facts as fields for anything else (run,
-status, counts, the drift new and resolved, the clusters left out, the report's path). ``send`` POSTs it
+status, counts, the clusters whose status changed grouped by their new status, the drift new and resolved, the
+clusters left out, the report's path). ``send`` POSTs it
 with the standard library (``urllib``; the payload is one small request, no client library is needed),
 bounded by a deadline, retried on 429 and 5xx a few times; a failure is reported back as a sentence, never
 raised: a chat outage must not fail the nightly run. The URL usually holds a secret (Slack's does): it is
@@ -17,6 +23,7 @@ never printed, only its scheme and host.
 from __future__ import annotations
 
 import json
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -30,6 +37,11 @@ from reconciler.base import errors
 from reconciler.fleet import history
 
 FAILED, NEW, RESOLVED = "failed", "new-drift", "resolved-drift"
+RECOVERED, STATUS = "recovered", "cluster-status"
+# A cluster's status as told: from the summary's status, and for a cluster that could not be read, its reason.
+PLANNED, UNREACHABLE, REFUSED = "planned", "unreachable", "refused"
+STATUS_GROUPS = (UNREACHABLE, REFUSED, "failed", "skipped", RECOVERED)  # the order they are told in
+_REFUSAL = re.compile(r"authenticat|authoriz|not authorized|SASL|access denied|permission", re.IGNORECASE)
 MAX_LISTED = 50  # drift entries per direction in the payload
 MAX_IN_TEXT = 5  # drift entries per direction in the text
 ATTEMPTS = 3
@@ -66,12 +78,39 @@ def changes(summary: Mapping[str, Any], trend: history.Trend | None) -> tuple[li
     return list(trend.new), list(trend.resolved), list(trend.left_out)
 
 
+def condition(status: str, reason: str | None) -> str:
+    """What a cluster's summary status tells: ``planned``, ``unreachable``/``refused`` (not read: the cluster could
+    not be reached, or refused the credentials or the rights), ``failed`` or ``skipped``."""
+    if status == "unreadable":
+        return REFUSED if reason and _REFUSAL.search(reason) else UNREACHABLE
+    return status
+
+
+def status_changes(summary: Mapping[str, Any], trend: history.Trend | None) -> dict[str, list[dict[str, Any]]]:
+    """The clusters whose status differs from the last successful run's, grouped by their status now
+    (``recovered``: planned again); on the first run in the folder, every cluster that was not planned."""
+    before = {c: condition(status, reason) for c, status, reason in (trend.statuses if trend else ())}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for cluster in summary["clusters"]:
+        name, now = str(cluster["name"]), condition(cluster["status"], cluster.get("reason"))
+        then = before.get(name)
+        if now == PLANNED:
+            if then is not None and then != PLANNED:
+                groups.setdefault(RECOVERED, []).append({"cluster": name, "was": then})
+        elif now != then:
+            entry = {"cluster": name, "reason": cluster.get("reason")}
+            groups.setdefault(now, []).append({**entry, "was": then} if then else entry)
+    return {g: groups[g] for g in (*STATUS_GROUPS, *sorted(set(groups) - set(STATUS_GROUPS))) if g in groups}
+
+
 def events(summary: Mapping[str, Any], trend: history.Trend | None) -> list[str]:
     """What is worth telling about this run (empty: nothing to send)."""
     if summary["status"] == "failed":
         return [FAILED]
     new, resolved, _ = changes(summary, trend)
-    return [e for e, found in ((NEW, new), (RESOLVED, resolved)) if found]
+    found = [RECOVERED] if trend is not None and trend.failed_since else []
+    found += [STATUS] if status_changes(summary, trend) else []
+    return found + [e for e, there in ((NEW, new), (RESOLVED, resolved)) if there]
 
 
 def _lines(title: str, keys: Sequence[Sequence[str]]) -> list[str]:
@@ -80,7 +119,26 @@ def _lines(title: str, keys: Sequence[Sequence[str]]) -> list[str]:
     return [f"{title} ({len(keys)}):", *shown, *more] if keys else []
 
 
-def _text(summary: Mapping[str, Any], found: Sequence[str], changed: tuple[list[Any], list[Any], list[str]]) -> str:
+def _status_lines(groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> list[str]:
+    lines = []
+    for group, entries in groups.items():
+        lines.append(f"{group.capitalize()} ({len(entries)}):")
+        for e in entries[:MAX_IN_TEXT]:
+            was = f" (was {e['was']})" if e.get("was") and group != RECOVERED else ""
+            why = f": {e['reason']}" if e.get("reason") else f" (was {e['was']})" if group == RECOVERED else ""
+            lines.append(f"• {e['cluster']}{was}{why}")
+        if len(entries) > MAX_IN_TEXT:
+            lines.append(f"• and {len(entries) - MAX_IN_TEXT} more")
+    return lines
+
+
+def _text(
+    summary: Mapping[str, Any],
+    found: Sequence[str],
+    changed: tuple[list[Any], list[Any], list[str]],
+    *,
+    trend: history.Trend | None,
+) -> str:
     run = summary["run"]
     head = f"Kafka fleet plan {run['id'][:12]} ({run['started_at']})"
     if FAILED in found:
@@ -88,10 +146,14 @@ def _text(summary: Mapping[str, Any], found: Sequence[str], changed: tuple[list[
     new, resolved, left_out = changed
     lines = [
         f"{head}: {summary['status']}, {summary['clusters_planned']} of {summary['clusters_total']} cluster(s) "
-        f"planned, {summary['clusters_with_changes']} with changes.",
-        *_lines("New drift", new),
-        *_lines("Resolved drift", resolved),
+        f"planned, {summary['clusters_with_changes']} with changes."
     ]
+    if RECOVERED in found and trend is not None:
+        lines.append(f"Recovered: the run before this one failed ({', '.join(trend.failed_since)}).")
+    if trend is not None and trend.previous is not None and (trend.failed_since or STATUS in found):
+        lines.append(f"Compared with the last successful run, {trend.previous}.")
+    lines += [*_status_lines(status_changes(summary, trend)), *_lines("New drift", new)]
+    lines += _lines("Resolved drift", resolved)
     if left_out:
         lines.append(f"Not compared (not planned by both runs): {', '.join(left_out[:20])}")
     return "\n".join(lines)
@@ -108,7 +170,7 @@ def payload(
         return [{"cluster": c, "kind": k, "name": n} for c, k, n in keys[:MAX_LISTED]]
 
     doc: dict[str, Any] = {
-        "text": _text(summary, found, changed),
+        "text": _text(summary, found, changed, trend=trend),
         "source": "kafka-reconciler fleet plan",
         "events": list(found),
         "run": dict(summary["run"]),
@@ -116,6 +178,9 @@ def payload(
         "clusters_total": summary["clusters_total"],
         "clusters_planned": summary["clusters_planned"],
         "clusters_with_changes": summary["clusters_with_changes"],
+        "compared_with": trend.previous if trend is not None else None,
+        "failed_since": list(trend.failed_since) if trend is not None else [],
+        "status_changes": {} if FAILED in found else status_changes(summary, trend),
         "new_drift": listed(new),
         "new_drift_count": len(new),
         "resolved_drift": listed(resolved),

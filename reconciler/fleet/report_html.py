@@ -254,5 +254,5 @@ def rewrite_after_apply(out_dir: Path, applied: Mapping[str, Any]) -> Path | Non
         return None
     trend = history.trend(out_dir) if sources.parquet_available() else None
     path = out_dir / "report.html"
-    fileio.write_private_file(path, render_html(doc, trend, applied))
+    fileio.write_file(path, render_html(doc, trend, applied))
     return path

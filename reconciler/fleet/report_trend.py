@@ -1,11 +1,13 @@
 """The trend section of ``report.html``: a chart of the runs kept in ``history/`` and the drift new or resolved since
-the previous run (one self-contained inline SVG, no script).
+the last successful run (one self-contained inline SVG, no script).
 
 The chart has the runs left to right, oldest first: a bar per run for the clusters with changes (left axis, with
-its values), a line for the drifted resources (right axis, with its values), the run's date under every few
-bars. A partial run's bar is amber and marked ``!``; a failed run (nothing planned) is a red ``✕`` at the
-baseline; each run's ``<title>`` says what it was. Below it, the drift new and resolved since the previous
-run, compared only over the clusters both runs planned, and the clusters left out of that comparison.
+its values), a line for the drifted resources (right axis, with its values), the run's start under every few bars
+(to the second, with the start of the run id where two runs share a second: no two runs share a label). A partial
+run's bar is amber and marked ``!``; a failed run (nothing planned) is a red ``✕`` at the baseline; each run's
+``<title>`` says what it was. Below it, the drift new and resolved since the last successful run (a failed run
+planned nothing: it is named, not compared with), compared only over the clusters both runs planned, and the
+clusters left out of that comparison.
 """
 
 from __future__ import annotations
@@ -82,6 +84,13 @@ def _run_marks(r: history.RunPoint, *, x: float, step: float, h: float) -> list[
     return parts
 
 
+def labels(runs: Sequence[history.RunPoint]) -> list[str]:
+    """Each run's label under the chart: its UTC start to the second (``12-02 01:05:09``), and where two runs
+    started in the same second, the start of its run id too."""
+    stamps = [r.run_at[5:19].replace("T", " ") for r in runs]
+    return [f"{s} {r.run_id[:6]}" if stamps.count(s) > 1 else s for s, r in zip(stamps, runs, strict=True)]
+
+
 def chart(runs: Sequence[history.RunPoint]) -> str:
     """The two series over the runs, with both axes' values and the runs' dates."""
     step = (WIDTH - 2 * PAD_X) / max(1, len(runs))
@@ -90,6 +99,7 @@ def chart(runs: Sequence[history.RunPoint]) -> str:
     right = ticks(max((r.drifted for r in runs), default=0))
     inner = HEIGHT - 2 * PAD_Y
     parts = _axes(left, right)
+    named = labels(runs)
     points = []
     for i, r in enumerate(runs):
         x = PAD_X + i * step
@@ -99,7 +109,7 @@ def chart(runs: Sequence[history.RunPoint]) -> str:
         if i % every == 0 or i == len(runs) - 1:
             parts.append(
                 f'<text class="date" x="{x + step / 2:.1f}" y="{HEIGHT - PAD_Y + 14}" font-size="10" '
-                f'text-anchor="middle">{_e(r.run_at[5:16].replace("T", " "))}</text>'
+                f'text-anchor="middle">{_e(named[i])}</text>'
             )
     parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="#c62828" stroke-width="2"/>')
     parts.append(
@@ -138,9 +148,13 @@ def section(trend: history.Trend | None) -> str:
         return '<section id="trend"><h2>Trend</h2><p class="muted">No run history (needs pyarrow).</p></section>'
     parts = ['<section id="trend"><h2>Trend across runs</h2>', chart(trend.runs)]
     if trend.previous is None:
-        parts.append('<p id="first-run" class="muted">The first run in this folder: nothing to compare with.</p>')
+        parts.append(
+            '<p id="first-run" class="muted">The first successful run in this folder: nothing to compare with.</p>'
+        )
     else:
-        parts.append(f"<p>Since the previous run ({_e(trend.previous)}):</p>")
+        failed = trend.failed_since
+        after = f"; the {len(failed)} failed run(s) since, {', '.join(failed)}, planned nothing" if failed else ""
+        parts.append(f'<p id="compared-with">Since the last successful run ({_e(trend.previous)}{_e(after)}):</p>')
         parts.append(_left_out(trend.left_out))
         parts.append(_listing("New drift", "new-drift", keys=trend.new))
         parts.append(_listing("Resolved drift", "resolved-drift", keys=trend.resolved))

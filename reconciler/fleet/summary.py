@@ -8,8 +8,8 @@ it they are skipped and the result says so), ``report.md`` for people, clusters 
 ``report.html`` (``report_html``, with the trend of the runs kept in ``history/``).
 Apart from the run's metadata (id, UTC start time, duration, engine; in every Parquet row too, with
 the cluster id and the plan's checksum) the document depends only on the plans, so both engines
-write the same summary for the same fleet. Every file is written with the plans' permissions
-(user-only).
+write the same summary for the same fleet. These files hold counts and resource names, nothing secret: they are
+written with the permissions the umask gives, as other reports (the plans stay user-only).
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reconciler.base import errors, fileio
+from reconciler.base import fileio
 from reconciler.fleet import history, planning, sources
 
 SUMMARY_FORMAT = "kafka-reconciler/fleet-summary"
@@ -168,23 +167,19 @@ def is_fleet_output(out_dir: Path) -> bool:
     return isinstance(doc, dict) and doc.get("format") == SUMMARY_FORMAT
 
 
-def write_private_parquet(table: Any, path: Path) -> None:
-    """``table`` to ``path`` with user-only permissions (as the plans), never through a symlink."""
+def write_parquet_file(table: Any, path: Path) -> None:
+    """``table`` to ``path`` with the umask's permissions (``fileio.write_file``), never through a symlink."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot write {path}: {exc.strerror}") from None
-    with os.fdopen(fd, "wb") as handle:
-        os.fchmod(handle.fileno(), 0o600)
-        pq.write_table(table, handle)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    fileio.write_file(path, sink.getvalue().to_pybytes())
 
 
 def write_json(summary: dict[str, Any], path: Path) -> None:
     doc = {k: v for k, v in summary.items() if k != "drift"}
-    fileio.write_private_file(path, json.dumps(doc, indent=2) + "\n")
+    fileio.write_file(path, json.dumps(doc, indent=2) + "\n")
 
 
 def _cluster_rows(
@@ -249,7 +244,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
         + run_schema
     )
     clusters_path = out_dir / "clusters.parquet"
-    write_private_parquet(pa.Table.from_pylist(cluster_rows, schema=schema), clusters_path)
+    write_parquet_file(pa.Table.from_pylist(cluster_rows, schema=schema), clusters_path)
     drift_schema = pa.schema(
         [
             ("cluster", pa.string()),
@@ -263,7 +258,7 @@ def write_parquet(summary: dict[str, Any], out_dir: Path) -> list[Path]:
     )
     drift_rows = [{**d, **stamped(d["cluster"])} for d in summary["drift"]]
     drift_path = out_dir / "drift.parquet"
-    write_private_parquet(pa.Table.from_pylist(drift_rows, schema=drift_schema), drift_path)
+    write_parquet_file(pa.Table.from_pylist(drift_rows, schema=drift_schema), drift_path)
     return [clusters_path, drift_path]
 
 
@@ -340,7 +335,7 @@ def write_outputs(
 
     written = [out_dir / "summary.json", out_dir / "report.md", out_dir / "report.html"]
     write_json(summary, written[0])
-    fileio.write_private_file(written[1], render_markdown(summary))
+    fileio.write_file(written[1], render_markdown(summary))
     notes: list[str] = []
     trend = None
     if sources.parquet_available():
@@ -357,5 +352,5 @@ def write_outputs(
         notes.append(
             "Parquet summary and run history skipped: pyarrow is not installed (pip install 'kafka-reconciler[spark]')"
         )
-    fileio.write_private_file(written[2], report_html.render_html(summary, trend))
+    fileio.write_file(written[2], report_html.render_html(summary, trend))
     return written, notes

@@ -1,6 +1,7 @@
-"""The fleet webhook against a local HTTP endpoint: told of new drift, resolved drift and failed runs, and only
-then; a Slack-compatible ``text`` with the facts as fields; an endpoint that fails never fails the run, and
-the URL (which holds the secret) is never printed.
+"""The fleet webhook against a local HTTP endpoint: told of new drift, resolved drift, failed runs, a failed run
+recovered and every change of a cluster's status (in one message), and only then; a Slack-compatible ``text``
+with the facts as fields; an endpoint that fails never fails the run, and the URL (which holds the secret) is
+never printed.
 
 Runs on the snapshot fleet (eu-1 and us-1 drifted, ap-1's snapshot missing).
 """
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from reconciler.base import errors
 from reconciler.cli import app
-from reconciler.fleet import load_fleet, run_fleet_plan
+from reconciler.fleet import history, load_fleet, notify, run_fleet_plan
 from reconciler.fleet import spark as spark_engine
 from reconciler.fleet.runner import FleetRunFailed
 from reconciler.model import snapshotfile
@@ -37,12 +38,13 @@ def test_new_drift_resolved_drift_and_quiet_nights(fleet_dir: Path) -> None:
 
     assert len(bodies) == 2 and paths == {FakeWebhook.SECRET_PATH}
     opening, later = bodies
-    assert opening["events"] == ["new-drift"]  # the first run in the folder: all it found is news
+    assert opening["events"] == ["cluster-status", "new-drift"]  # the first run in the folder: all it found is news
+    assert [e["cluster"] for e in opening["status_changes"]["unreachable"]] == ["ap-1"]
     assert opening["new_drift_count"] == len([d for d in first.summary["drift"] if d["action"] != "unmanaged"]) > 0
     assert opening["run"]["id"] == first.summary["run"]["id"] and opening["status"] == "partial"
     assert opening["text"].startswith(f"Kafka fleet plan {first.summary['run']['id'][:12]}")
     assert "New drift (" in opening["text"] and opening["report"] == str((out / "report.html").resolve())
-    assert any("webhook to http://127.0.0.1:" in n and "sent (new-drift)" in n for n in first.notes)
+    assert any("webhook to http://127.0.0.1:" in n and "sent (cluster-status, new-drift)" in n for n in first.notes)
     assert not any("webhook" in n for n in quiet.notes)
 
     assert later["events"] == ["new-drift", "resolved-drift"]
@@ -83,7 +85,7 @@ def test_an_endpoint_that_fails_is_retried_then_reported_never_fatal(fleet_dir: 
     with FakeWebhook() as hook:
         hook.fail_next(500, 503)  # two server errors, then accepted
         first = run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={}, webhook=hook.url)
-        assert len(hook.posts) == 3 and any("sent (new-drift)" in n for n in first.notes)
+        assert len(hook.posts) == 3 and any("new-drift)" in n for n in first.notes)
 
         (out / "history").rename(fleet_dir / "old-history")  # a first run again: there is news to send
         hook.fail_next(404)  # a client error is not retried
@@ -103,3 +105,67 @@ def test_a_bad_webhook_url_is_refused_before_anything_is_written(fleet_dir: Path
     )
     assert cli.exit_code == 1 and "--webhook must be an http(s) URL" in cli.output and "s3cr3t" not in cli.output
     assert not out.exists()
+
+
+def test_every_change_of_a_clusters_status_is_told_in_one_message(
+    fleet_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: a night where eu-1 became unreachable (a partial run, exit 3) sent nothing, and neither did the
+    night a failed run recovered, since it compared with the failed run (every cluster left out, no drift news)."""
+    fleet = load_fleet(fleet_dir / "fleet.yaml", env={})
+    out = fleet_dir / "out"
+    with FakeWebhook() as hook:
+        run_fleet_plan(fleet, out_dir=out, env={}, webhook=hook.url)  # eu-1, us-1 planned; ap-1's snapshot missing
+        (fleet_dir / "eu.json").rename(fleet_dir / "eu.kept")
+        down = run_fleet_plan(fleet, out_dir=out, env={}, webhook=hook.url)
+
+        def session(master: str | None = None, **_: Any) -> Any:
+            raise errors.ConfigError("cannot start Spark on spark://spark-master:7077: All masters are unresponsive")
+
+        with monkeypatch.context() as patched:
+            patched.setattr(spark_engine, "session", session)
+            with pytest.raises(FleetRunFailed) as failed:
+                run_fleet_plan(fleet, out_dir=out, env={}, engine="spark", webhook=hook.url)
+        (fleet_dir / "eu.kept").rename(fleet_dir / "eu.json")
+        back = run_fleet_plan(fleet, out_dir=out, env={}, webhook=hook.url)
+        bodies = hook.bodies()
+
+    assert down.exit_code == 3 and len(bodies) == 4
+    _, unreachable, told_failed, recovered = bodies
+    assert unreachable["events"] == ["cluster-status"]  # eu-1's drift is not compared: no drift news
+    (entry,) = unreachable["status_changes"]["unreachable"]
+    assert entry["cluster"] == "eu-1" and entry["was"] == "planned" and "eu.json" in entry["reason"]
+    assert list(unreachable["status_changes"]) == ["unreachable"]  # ap-1 was already down: not news
+    assert "Unreachable (1):\n• eu-1 (was planned): " in unreachable["text"]
+
+    assert told_failed["events"] == ["failed"] and told_failed["run"]["id"] == failed.value.result.summary["run"]["id"]
+
+    # the morning after: the failed night recovered and eu-1 is back, both told at once, compared with the last
+    # run that did not fail (the partial one), not with the failed one
+    assert recovered["events"] == ["recovered", "cluster-status"]
+    assert recovered["status_changes"] == {"recovered": [{"cluster": "eu-1", "was": "unreachable"}]}
+    assert recovered["compared_with"].startswith(down.summary["run"]["id"])
+    assert recovered["failed_since"][0].startswith(told_failed["run"]["id"])
+    assert recovered["left_out"] == ["ap-1", "eu-1"]  # not planned by both runs compared; us-1 was
+    assert "Recovered: the run before this one failed" in recovered["text"]
+    assert "Recovered (1):\n• eu-1 (was unreachable)" in recovered["text"]
+    assert any("sent (recovered, cluster-status)" in n for n in back.notes)
+
+
+def test_a_refused_cluster_is_told_apart_from_an_unreachable_one() -> None:
+    summary = {
+        "clusters": [
+            {"name": "a", "status": "unreadable", "reason": "SASL authentication failed: bad credentials"},
+            {"name": "b", "status": "unreadable", "reason": "cannot connect to kafka-1:9093: connection refused"},
+            {"name": "c", "status": "failed", "reason": "3 error(s) in the manifests; first: ..."},
+            {"name": "d", "status": "planned", "reason": None},
+        ]
+    }
+    trend = history.Trend(runs=(), previous="r1 at t", new=(), resolved=(), statuses=(("d", "skipped", "deadline"),))
+    changes = notify.status_changes(summary, trend)
+    assert {group: [e["cluster"] for e in entries] for group, entries in changes.items()} == {
+        "unreachable": ["b"],
+        "refused": ["a"],
+        "failed": ["c"],
+        "recovered": ["d"],
+    }

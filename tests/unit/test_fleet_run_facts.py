@@ -8,11 +8,13 @@ snapshot missing).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
@@ -46,15 +48,25 @@ def test_a_cluster_that_was_not_planned_has_a_kind_and_no_counts(fleet_dir: Path
     assert summary.NO_KIND not in kinds and {"topic", "acl"} <= kinds  # planned clusters: their resource kinds
 
 
-def test_every_output_file_has_the_plans_permissions(fleet_dir: Path) -> None:
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_reports_and_summaries_follow_the_umask_and_plans_stay_user_only(fleet_dir: Path, umask: int) -> None:
+    """Regression: summary.json, the reports and the Parquet tables were written 0600 like the plans, though nothing
+    in them is secret; a report an earlier version wrote 0600 is replaced by one with the umask's permissions."""
     out = fleet_dir / "out"
-    run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
-    plan_mode = stat.S_IMODE((out / "eu-1" / "plan.json").stat().st_mode)
-    assert plan_mode == 0o600
+    out.mkdir()
+    (out / "report.html").write_text("written by an earlier version")
+    (out / "report.html").chmod(0o600)
+    before = os.umask(umask)
+    try:
+        run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE((out / "eu-1" / "plan.json").stat().st_mode) == 0o600  # a plan names every resource
     for name in ("summary.json", "report.md", "report.html", "clusters.parquet", "drift.parquet"):
-        assert stat.S_IMODE((out / name).stat().st_mode) == plan_mode, name
+        assert stat.S_IMODE((out / name).stat().st_mode) == 0o666 & ~umask, name
     kept = list((out / "history").glob("*/*.parquet"))
-    assert len(kept) == 2 and all(stat.S_IMODE(p.stat().st_mode) == plan_mode for p in kept)
+    assert len(kept) == 2 and all(stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask for p in kept)
+    assert "<!DOCTYPE html>" in (out / "report.html").read_text() and not list(out.glob(".*.tmp"))
 
 
 def test_retry_failed_plans_only_the_clusters_the_run_could_not_plan(fleet_dir: Path) -> None:
