@@ -1,10 +1,10 @@
 """The result of an apply: one outcome per resource and phase, per-phase timing, convergence, exit code.
 
 Exit codes: 0 when every change was applied (or accepted in a dry run) and the read-back shows the
-cluster converged; 3 when anything failed, is unknown (answer lost, cluster unreadable), was skipped, was
-rejected in a dry run, was blocked in the plan (never sent, so the cluster still differs from the
-manifests), or did not converge. Errors raised before any write (stale plan, self-lockout risk, missing
-secret, error-level findings) are ``ReconcilerError``s with exit code 1 and produce no report.
+cluster converged; 3 when anything failed, is unknown (answer lost, cluster unreadable), was skipped, was not
+sent (the time limit came first), was rejected in a dry run, was blocked in the plan (never sent, so the cluster
+still differs from the manifests), or did not converge. Errors raised before any write (stale plan, self-lockout
+risk, missing secret, error-level findings) are ``ReconcilerError``s with exit code 1 and produce no report.
 """
 
 from __future__ import annotations
@@ -32,10 +32,18 @@ class Outcome(str, enum.Enum):
     DRY_RUN_REJECTED = "dry-run rejected"
     BLOCKED = "blocked"  # a blocked change of the plan: never sent, so the cluster still differs
     UNKNOWN = "unknown"  # sent, its answer lost, and the cluster could not be read to tell (``apply.lost``)
+    NOT_SENT = "not sent"  # never sent: the time limit came first (what was left of it was kept for reading back)
 
     @property
     def is_problem(self) -> bool:
-        return self in (Outcome.FAILED, Outcome.SKIPPED, Outcome.DRY_RUN_REJECTED, Outcome.BLOCKED, Outcome.UNKNOWN)
+        return self in (
+            Outcome.FAILED,
+            Outcome.SKIPPED,
+            Outcome.DRY_RUN_REJECTED,
+            Outcome.BLOCKED,
+            Outcome.UNKNOWN,
+            Outcome.NOT_SENT,
+        )
 
 
 class CheckedBy(str, enum.Enum):

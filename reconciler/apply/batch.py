@@ -30,6 +30,7 @@ R = TypeVar("R")
 
 CONNECTION_ERROR = "CONNECTION_ERROR"
 REQUEST_FAILED = "REQUEST_FAILED"
+NOT_SENT = "NOT_SENT"  # the time limit came before the request could be sent (``errors.DeadlineReached``)
 # Failures after which a write with a probe is looked up on the cluster before it is sent again.
 _PROBE_FIRST = retry.MAY_HAVE_COMPLETED | {CONNECTION_ERROR}
 _LOST_BUT_DONE = "its answer was lost; the cluster, read afterwards, shows it applied"
@@ -80,6 +81,12 @@ class ApplyContext:
     # (address, config key) -> a sensitive value the plan holds redacted, read once from the manifests
     revealed: Mapping[tuple[str, str], Secret] = dataclasses.field(default_factory=dict, repr=False)
     connect: ConnectPort | None = None  # the Kafka Connect cluster, when the plan changes connectors
+    # The last part of the deadline, in which nothing is written: kept for reading what a lost answer left in doubt.
+    reserve_s: float = 0.0
+
+    def writes_left(self) -> float:
+        """Seconds left to send (and wait for) writes: the deadline's remainder less the part kept for reading."""
+        return max(0.0, self.deadline.remaining() - self.reserve_s)
 
     def config_value(self, address: str, key: str, value: str) -> str | Secret:
         """``value`` as sent: a redacted one replaced by the manifests' value (``preflight.reveal_redacted``)."""
@@ -178,8 +185,14 @@ def _done(outcome: Result, st: _Pending[K], *, already_done_after_timeout: froze
 def _probe_timed_out(
     timed_out: list[K], *, probe_done: Probe[K], state: Mapping[K, _Pending[K]], final: dict[K, Result]
 ) -> list[K]:
-    """Ask which timed-out keys went through (final successes); the others, to send again."""
-    done = probe_done(timed_out)
+    """Ask which timed-out keys went through (final successes); the others, to send again. When that cannot be
+    read, none is sent again: each stays in doubt with its last answer, for ``lost`` to read again."""
+    try:
+        done = probe_done(timed_out)
+    except errors.ReconcilerError as exc:
+        for k in timed_out:
+            final[k] = dataclasses.replace(final[k], note=f"not sent again: looking it up failed ({exc})")
+        return []
     again: list[K] = []
     for k in timed_out:
         if k in done:
@@ -188,6 +201,20 @@ def _probe_timed_out(
         else:
             again.append(k)
     return again
+
+
+_UNANSWERED = Result(ok=False, error_name=CONNECTION_ERROR, message="the broker did not answer for this item")
+
+
+def _not_sent(keys: list[K], why: str, *, state: Mapping[K, _Pending[K]], final: dict[K, Result]) -> dict[K, Result]:
+    """The request for ``keys`` was not sent (the time limit came first): a key never sent is ``NOT_SENT``; a key sent
+    before keeps its last answer (an answer lost stays in doubt, for ``lost`` to resolve by reading)."""
+    for k in keys:
+        if state[k].attempts == 0:
+            final[k] = Result(ok=False, error_name=NOT_SENT, message=why, attempts=0)
+        else:
+            final[k] = dataclasses.replace(final[k], note=f"not sent again: {why}")
+    return final
 
 
 def _give_up(keys: list[K], *, final: dict[K, Result]) -> None:
@@ -224,15 +251,15 @@ def send_batched(
         try:
             raw = call(pending)
             answered = _match(pending, raw, key_of)
+        except errors.DeadlineReached as exc:  # nothing of this round was sent
+            return _not_sent(pending, str(exc), state=state, final=final)
         except errors.ReconcilerError as exc:
             # The whole request failed: every pending item gets the request's error.
             answered = {}
             unanswered = _request_failed(exc)
             throttle_ms = int(getattr(exc, "throttle_time_ms", 0) or 0)
         else:
-            unanswered = Result(
-                ok=False, error_name=CONNECTION_ERROR, message="the broker did not answer for this item"
-            )
+            unanswered = _UNANSWERED
         retry_keys: list[K] = []
         timed_out: list[K] = []
         for k in pending:
@@ -269,7 +296,7 @@ def send_batched(
         if not retry_keys:
             break
         delay = ctx.policy.delay(round_no, rand=ctx.pacer.rand, throttle_time_ms=throttle_ms)
-        if delay >= ctx.deadline.remaining():
+        if delay >= ctx.writes_left():
             _give_up(retry_keys, final=final)
             break
         errors_seen = ", ".join(sorted({str(final[k].error_name) for k in retry_keys}))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from reconciler.apply import (
     access,
+    budget,
     connector_phases,
     decoded,
     deps,
@@ -45,7 +46,6 @@ from reconciler.model.kinds import Kind
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
-SPENT_S = 0.25  # a deadline with less left than this was reached: no request could be sent and answered in it
 
 RUNNERS = {
     plans.Phase.ACL_DELETE: resource_phases.run_acls,
@@ -137,7 +137,7 @@ def apply_plan(
     # The apply's deadline runs from here, its first read included, and bounds every wait on the cluster.
     total_s = default_deadline_s(p.actionable) if options.deadline_s is None else options.deadline_s
     deadline = retry.Deadline(total_s, clock=options.clock)
-    adapter.limit_waits(total_s, named_s=options.timeout_given_s)
+    adapter.limit_waits(total_s, named_s=options.timeout_given_s, reserve_s=budget.reserve_s(total_s))
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
     ops = decoded.decode(p)  # the plan is read once, here; the checks below read the operations
@@ -152,7 +152,7 @@ def apply_plan(
     items, phases = _run_phases(ctx, ops, live)
 
     converged, not_converged, unverified = _converged(ctx, ops, items, options=options)
-    if deadline.remaining() <= SPENT_S:  # the waits cut at the deadline end a moment before it (timer granularity)
+    if deadline.remaining() <= budget.SPENT_S:  # waits cut at the deadline end a moment before it (timer granularity)
         ctx.notes.append(_deadline_note(deadline, items, given_s=options.timeout_given_s))
     items += blocked
 
@@ -224,7 +224,7 @@ def _converged(
         return None, [], ()
     if not applied:
         return not any(i.outcome.is_problem for i in items), [], ()
-    if ctx.deadline.remaining() <= SPENT_S:
+    if ctx.deadline.remaining() <= budget.SPENT_S:
         return False, [NotConverged("(read-back)", "not read back: the apply's time limit was reached first")], ()
     return _verify(ctx, applied, settle_s=options.settle_s)
 
@@ -266,6 +266,7 @@ def _context(
         throttle_rate=options.replication_throttle,
         revealed=revealed,
         connect=options.connect,
+        reserve_s=budget.reserve_s(deadline.total_s),  # the last part of the deadline, kept for reading back
     )
 
 
@@ -336,8 +337,8 @@ def _run_phase(
     ctx: ApplyContext, phase: plans.Phase, send: Sequence[decoded.Operation], live: state.ClusterState
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
-    try:  # progress advances as each write request is answered, not only at the phase's end
-        return ctx.answering(phase, len(send), lambda: RUNNERS[phase](ctx, send, live=live))
+    try:  # the time limit, before or while it sends: ``budget``
+        return budget.run_phase(ctx, phase, send, lambda: RUNNERS[phase](ctx, send, live=live))
     except errors.ReconcilerError as exc:
         name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
         return [outcomes.failed(op.change, error_name=name, message=str(exc), dry_run=ctx.dry_run) for op in send]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from reconciler.apply.apply_report import CheckedBy, ItemOutcome, Outcome
-from reconciler.apply.batch import Result
+from reconciler.apply.batch import NOT_SENT, Result
 from reconciler.model import plans
 
 # What each phase needs from the authorizer, to name it when the broker says authorization failed.
@@ -44,6 +44,8 @@ def from_result(
         checked_by = checked_by or CheckedBy.BROKER
     else:
         outcome = Outcome.APPLIED if result.ok else Outcome.FAILED
+    if not result.ok and result.error_name == NOT_SENT:  # the time limit came before it was sent: nothing to judge
+        outcome = Outcome.NOT_SENT
     message = result.message
     if not result.ok and (result.error_name or "").endswith("AUTHORIZATION_FAILED"):
         message = _append(message, access_hint(change))
@@ -70,6 +72,11 @@ def from_result(
 
 def skipped(change: plans.Change, reason: str) -> ItemOutcome:
     return _outcome(change, Outcome.SKIPPED, message=reason)
+
+
+def not_sent(change: plans.Change, reason: str) -> ItemOutcome:
+    """A change never sent: the time limit came first (what was left of it was kept for reading back)."""
+    return _outcome(change, Outcome.NOT_SENT, error_name=NOT_SENT, message=reason)
 
 
 def blocked(change: plans.Change) -> ItemOutcome:

@@ -34,6 +34,7 @@ STYLES = {
     Outcome.DRY_RUN_REJECTED: "bold red",
     Outcome.BLOCKED: "bold red",
     Outcome.UNKNOWN: "bold yellow",
+    Outcome.NOT_SENT: "yellow",
 }
 
 
@@ -166,9 +167,17 @@ def _settled_verdict(report: ApplyReport) -> str:
     """The verdict on what is known: every problem but the unknown outcomes."""
     known = [i for i in report.items if i.outcome is not Outcome.UNKNOWN]
     written = sum(1 for i in known if i.outcome is Outcome.FAILED and i.details.get("written"))
-    undone = Counter(i.outcome.value for i in known if i.outcome.is_problem and not i.details.get("written"))
+    unsent = sum(1 for i in known if i.outcome is Outcome.NOT_SENT)
+    undone = Counter(
+        i.outcome.value
+        for i in known
+        if i.outcome.is_problem and not i.details.get("written") and i.outcome is not Outcome.NOT_SENT
+    )
     left = ", ".join(f"{n} {o}" for o, n in sorted(undone.items()))
     left = f"{left} not carried out" if left else ""
+    if unsent:  # never sent: nothing was written for them
+        after = f"{count(unsent, 'change')} not sent (the time limit came first)"
+        left = f"{left}; {after}" if left else after
     if written:  # a connector created, then FAILED: carried out, not as declared
         after = f"{count(written, 'change')} carried out, then failed"
         left = f"{left}; {after}" if left else after

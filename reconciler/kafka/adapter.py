@@ -84,9 +84,9 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
     def reset_request_count(self) -> None:
         self._wire.request_counts.clear()
 
-    def limit_waits(self, seconds: float, *, named_s: float | None = None) -> None:
-        """Nothing waits on the cluster past ``seconds`` from now (``Wire.limit``)."""
-        self._wire.limit(seconds, named_s=named_s)
+    def limit_waits(self, seconds: float, *, named_s: float | None = None, reserve_s: float = 0.0) -> None:
+        """No wait on the cluster past ``seconds`` from now, no write in its last ``reserve_s`` (``Wire.limit``)."""
+        self._wire.limit(seconds, named_s=named_s, reserve_s=reserve_s)
 
     # ---------------------------------------------------------------------------- capabilities
     def connect(self) -> None:

@@ -32,7 +32,9 @@ tenth of the write, at least 100, at most ``MAX_ENTITIES_PER_REQUEST``: apply's 
 request), packed in order, each request as full as it can be: for items kept in order that is the fewest
 requests the limits allow. Should the broker still refuse a request as too large (a cluster with a lower limit,
 an estimate that was short), ``send_within_limit`` halves the request size, sends what was refused again and
-carries on with the rest under that smaller size. An entity refused on its own is reported with the reason.
+carries on with the rest under that smaller size. An entity refused on its own is reported with the reason. A
+write whose later requests cannot be sent in time fails as a whole with ``ConnectionFailed`` (what was sent is
+then read back), only a write of which nothing was sent with ``DeadlineReached``.
 
 Reads adapt too (``split_on_timeout``): a read the broker does not answer within the request timeout, or
 answers by failing every entity with UNKNOWN_SERVER_ERROR (a broker short of memory), is halved and each half
@@ -45,6 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from reconciler.base import answers as progress
+from reconciler.base import errors
 from reconciler.kafka.results import ConnectionLost, ItemResult
 
 T = TypeVar("T")
@@ -150,7 +153,15 @@ def send_within_limit(
     while rest:
         run = _first_run(rest, lambda i: weight(items[i]), max_records=limit, max_entities=entities)
         rest = rest[len(run) :]
-        answers = send([items[i] for i in run])
+        try:
+            answers = send([items[i] for i in run])
+        except errors.DeadlineReached as exc:
+            if not results:
+                raise  # nothing of the write was sent
+            # Some requests were answered, the rest not sent; which is which is lost with this error: read to tell.
+            raise errors.ConnectionFailed(
+                f"{exc} (after {len(results)} of {len(items)} were sent and answered)"
+            ) from None
         progress.answered(len(run))
         for i, r in zip(run, answers, strict=True):
             results[i] = r

@@ -77,10 +77,11 @@ class AdminPort(Protocol):
         """A plain sentence for each admin API ``kinds`` need that the cluster lacks (empty when all are there)."""
         ...
 
-    def limit_waits(self, seconds: float, *, named_s: float | None = None) -> None:
+    def limit_waits(self, seconds: float, *, named_s: float | None = None, reserve_s: float = 0.0) -> None:
         """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline): each request's timeout,
         connecting included, is at most what is left; a request not sent by then fails with ``DeadlineReached``.
-        ``named_s``: the limit its messages name (the command's --timeout, of which ``seconds`` are left)."""
+        ``named_s``: the limit its messages name (the command's --timeout, of which ``seconds`` are left). No write
+        is sent or waited for in the last ``reserve_s``: that time is kept for reading back what was sent."""
         ...
 
     # ------------------------------------------------------------------------------------- reads

@@ -9,6 +9,13 @@ from reconciler.base import scrubbing
 from reconciler.connection.settings import Secret
 
 
+def quiet_library_logs() -> None:
+    """kafka-python logs whole requests at DEBUG, including SASL and salted SCRAM material: never below INFO."""
+    library = logging.getLogger("kafka")
+    if library.getEffectiveLevel() < logging.INFO:
+        library.setLevel(logging.INFO)
+
+
 class _RedactSecrets(logging.Filter):
     """Replaces every configured password in kafka-python's log records with ``***`` (``scrubbing.scrub``).
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import importlib.util
-import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,13 +52,6 @@ _AUTH_ERRORS = (
 )
 
 
-def _quiet_library_logs() -> None:
-    # kafka-python logs whole requests at DEBUG, including SASL and salted SCRAM material: never below INFO.
-    library = logging.getLogger("kafka")
-    if library.getEffectiveLevel() < logging.INFO:
-        library.setLevel(logging.INFO)
-
-
 class Wire:
     """Owns the kafka-python client for one cluster; ``send`` is the only way a request leaves the process."""
 
@@ -72,6 +64,7 @@ class Wire:
         # Bound on everything this wire waits for, from its creation: no command talks to a cluster for longer.
         self.deadline_s = DEFAULT_DEADLINE_S if deadline_s is None else deadline_s
         self.deadline_at = time.monotonic() + self.deadline_s
+        self.writes_until = self.deadline_at  # writes end here: the rest is kept for reading back (``limit``)
         # Bound on connecting (bootstrap), at most the request timeout; e.g. apply's --timeout.
         self.connect_timeout_ms = settings.request_timeout_ms
         if connect_timeout_s is not None:
@@ -89,7 +82,7 @@ class Wire:
         self.token_provider: oauth.ClientCredentialsTokenProvider | None = None
         if settings.sasl_mechanism == "OAUTHBEARER":
             self.token_provider = oauth.ClientCredentialsTokenProvider(settings)
-        _quiet_library_logs()
+        redact.quiet_library_logs()
         redact.redact_library_logs(*settings.secrets())
 
     # ------------------------------------------------------------------------------ connection
@@ -193,20 +186,24 @@ class Wire:
                 ) from None
         return self._client
 
-    def limit(self, seconds: float, *, named_s: float | None = None) -> None:
-        """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline); never lengthens the bound.
-        The messages name ``named_s`` when given (the command's whole --timeout, of which ``seconds`` are left)."""
+    def limit(self, seconds: float, *, named_s: float | None = None, reserve_s: float = 0.0) -> None:
+        """Nothing waits on the cluster past ``seconds`` from now (an apply's deadline; never lengthened), no write in
+        its last ``reserve_s`` (kept for reading back what was sent). Messages name ``named_s`` (the --timeout)."""
         at = time.monotonic() + max(0.0, seconds)
         if at < self.deadline_at:
             shown = seconds if named_s is None else named_s
             self.deadline_at, self.deadline_s = at, round(shown, 1) if shown >= 1 else shown
+        self.writes_until = self.deadline_at - max(0.0, reserve_s)
 
-    def _bound_ms(self, step_ms: float, *, doing: str) -> int:
-        """``step_ms`` cut to what is left of the deadline; ``DeadlineReached`` when nothing is left."""
-        left_ms = (self.deadline_at - time.monotonic()) * 1000
+    def _bound_ms(self, step_ms: float, *, doing: str, write: bool = False) -> int:
+        """``step_ms`` cut to what is left of the deadline (for a write, until ``writes_until``); ``DeadlineReached``
+        when nothing is left: the request is not sent."""
+        left_ms = ((self.writes_until if write else self.deadline_at) - time.monotonic()) * 1000
         if left_ms <= 0:
+            kept = write and self.deadline_at > time.monotonic()
+            why = "is nearly spent: the rest is kept for reading back what was sent" if kept else "is spent"
             raise errors.DeadlineReached(
-                f"gave up {doing}: the time limit of {self.deadline_s:g}s for talking to the cluster is spent"
+                f"gave up {doing}: the time limit of {self.deadline_s:g}s for talking to the cluster {why}"
             )
         return max(1, int(min(step_ms, left_ms)))
 
@@ -291,13 +288,16 @@ class Wire:
         # The broker may first need a connection (its setup bound), then the request has its own timeout; both
         # end at the deadline, where the library's own timer cancels the request (``library_ms``).
         step_ms = wait_ms + self.connect_timeout_ms + bounded.GRACE_S * 1000
-        bound_ms = self._bound_ms(step_ms, doing=f"before sending {api} to {target}")
+        write = not api.startswith(_READ_APIS)
+        bound_ms = self._bound_ms(step_ms, doing=f"before sending {api} to {target}", write=write)
         library_ms = min(wait_ms, bound_ms)
         cut = bound_ms < step_ms
         self.request_counts[api] += 1
         manager = client._manager
         unknown = "" if api.startswith(_READ_APIS) else "; the request may or may not have been applied"
-        spent = f" (the time limit of {self.deadline_s:g}s for talking to the cluster ran out)"
+        kept = write and self.writes_until < self.deadline_at
+        end = "is nearly spent: the rest is kept for reading back" if kept else "ran out"
+        spent = f" (the time limit of {self.deadline_s:g}s for talking to the cluster {end})"
         try:
             response = bounded.run(
                 manager._net, manager.send, request, node, library_ms, timeout_s=bound_ms / 1000, what=api

@@ -164,3 +164,51 @@ def test_a_lost_create_topics_answer_is_resolved_by_reading_the_cluster(
     assert result.returncode == 0, result.stdout + result.stderr
     assert all("answer was lost" in (item["message"] or "") for item in report["items"]), report["items"][0]
     assert plan_is_clean(clean_proxy, path)
+
+
+def left_to_do(proxy: FaultProxy, path: Path) -> set[str]:
+    """The addresses the next plan (through the proxy, without faults) still wants to change."""
+    result = cli(["plan", str(path), "--bootstrap-server", proxy.address, "--format", "json"], timeout=OUTER_S)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {c["address"] for c in json.loads(result.stdout)["changes"] if c["action"] != "no-op"}
+
+
+def test_a_create_topics_answer_that_stalls_is_read_back_in_the_time_kept_for_it(
+    behind_proxy: KafkaCluster, clean_proxy: FaultProxy, tmp_path: Path, topic_prefix: str
+) -> None:
+    """The CreateTopics answer stalls after 12 bytes (the 20 topics are created; the client hears nothing more), 10
+    client quotas come in a later phase, ``apply --timeout 20``: the stalled request gives up early enough to read,
+    so each topic is reported applied (it exists); what the time limit kept from being sent is ``not sent``, with a
+    message that does not speak of a lost answer; nothing is ``failed`` that the broker did not refuse or that
+    exists; the command ends within its limit."""
+    quotas = "".join(
+        "---\napiVersion: kafka-reconciler/v1\nkind: ClientQuota\n"
+        f"metadata: {{name: q{i}}}\n"
+        f"spec: {{entity: {{user: {topic_prefix}u{i}}}, values: {{producer_byte_rate: 1048576}}}}\n"
+        for i in range(10)
+    )
+    specs = {f"{topic_prefix}{i:04d}": (1, 1, {"retention.ms": "3600000"}) for i in range(20)}
+    path = write_manifests(tmp_path / "m", ownership(topic_prefix) + "\n---\n" + topic_documents(specs) + quotas)
+    clean_proxy.set(cut="stall", cut_api=CREATE_TOPICS, cut_after_bytes=12, cuts_left=1)
+    args = ["apply", str(path), "--auto-approve", "--format", "json", "--timeout", "20"]
+    result, took = run([*args, "--bootstrap-server", clean_proxy.address], env=LONG_REQUESTS)
+    report = applied_report(result)
+    counts = {k: v for k, v in report["counts"].items() if v}
+    print(
+        f"\nCreateTopics answer stalled after 12 bytes, --timeout 20: exit {result.returncode} "
+        f"after {took:.1f}s: {counts}"
+    )
+    assert clean_proxy.cuts == 1, "the proxy never stalled an answer"
+    clean_proxy.set()
+    exists = set(topics_state(behind_proxy, topic_prefix))
+    assert exists == set(specs), "the controller carried out the creates whose answer stalled"
+    items = {item["address"]: item for item in report["items"]}
+    assert {items[f"topic/{name}"]["outcome"] for name in specs} == {"applied"}, report["items"][0]
+    left = left_to_do(clean_proxy, path)
+    for address, item in items.items():
+        assert item["outcome"] in ("applied", "not sent"), item
+        assert (address in left) == (item["outcome"] == "not sent"), (item, left)
+        if item["outcome"] == "not sent":
+            assert "lost" not in (item["message"] or ""), item
+    assert result.returncode == (3 if left else 0), result.stdout + result.stderr
+    assert took <= 20 + SLACK_S, took

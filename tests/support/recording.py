@@ -79,7 +79,7 @@ class RecordingAdapter:
         """One broker: the read-back's read already asked it (as the real adapter answers)."""
         return {}
 
-    def limit_waits(self, seconds: float, *, named_s: float | None = None) -> None:
+    def limit_waits(self, seconds: float, *, named_s: float | None = None, reserve_s: float = 0.0) -> None:
         """Recorded (``limits``): nothing here waits on a network."""
         self.limits.append(seconds)
 
