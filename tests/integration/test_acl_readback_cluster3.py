@@ -23,7 +23,8 @@ from tests.kafka.kinds import multi_node
 from tests.support.builders import acl
 from tests.support.live import plan_now, settings
 
-pytestmark = [pytest.mark.kafka, pytest.mark.slow]
+# On every Kafka version: ACL read-back: KRaft's metadata log vs ZooKeeper's ACL change notices.
+pytestmark = [pytest.mark.kafka, pytest.mark.slow, pytest.mark.every_version]
 
 
 class NotingViews(KafkaAdapter):

@@ -16,7 +16,8 @@ from reconciler.model.payloads import ConfigOp
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: controller routing and reassignment differ between KRaft and ZooKeeper mode.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def test_full_read_of_three_brokers(kafka_cluster3: KafkaCluster, topic_prefix: str) -> None:

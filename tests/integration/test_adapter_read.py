@@ -27,7 +27,8 @@ from tests.kafka.dist import selected_release
 from tests.support.integration import closed_port
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: capability detection and each kind's read, per release.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 ALL_KINDS = frozenset(Kind)
 CLASSIC_KINDS = ALL_KINDS - frozenset(ENTITY_KINDS)  # the kinds every tested release (2.8 on) can manage
 T = TypeVar("T")

@@ -20,7 +20,8 @@ from tests.support.builders import acl
 from tests.support.integration import acls_of
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: ACLs (StandardAuthorizer vs AclAuthorizer), SCRAM logins, auth failures.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def sasl(cluster: KafkaCluster, user: str | None = None, password: str | None = None) -> ConnectionSettings:

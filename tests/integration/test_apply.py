@@ -49,6 +49,7 @@ def broker_config_source(cluster: KafkaCluster, key: str, value: str, *, timeout
     return str(eventually(shown, what=f"{key}={value} on broker 1", timeout=timeout)["config_source"])
 
 
+@pytest.mark.every_version  # each kind's write and read-back per release
 def test_every_kind_converges_and_a_second_plan_shows_no_changes(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
@@ -115,6 +116,7 @@ def test_every_kind_converges_and_a_second_plan_shows_no_changes(
     assert quotas[QuotaEntity.of(user=user)] == {"producer_byte_rate": 1048576.0}
 
 
+@pytest.mark.every_version  # the broker's refusal per release
 def test_one_invalid_config_among_fifty_new_topics(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
@@ -169,6 +171,7 @@ def test_saved_plan_is_refused_after_an_out_of_band_change(
     assert describe_topics(kafka_single, [f"{topic_prefix}new"]) == {}
 
 
+@pytest.mark.every_version  # validate-only answers per release
 def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
@@ -225,6 +228,7 @@ def test_dry_run_changes_nothing_and_reports_the_brokers_rejection(
     assert topic_configs(kafka_single, cfg) == {"retention.ms": "1000"}
 
 
+@pytest.mark.every_version  # ZooKeeper mode deletes topics asynchronously
 def test_delete_then_recreate_the_same_name_in_consecutive_applies(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:

@@ -13,7 +13,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import ownership, topic_doc, write_manifests
 from tests.support.live import cli, topic_configs, topics_state
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: read-back: brokers learn of topics differently in KRaft and ZooKeeper mode.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def test_apply_shows_the_read_back_status_and_the_cluster_holds_what_it_verified(

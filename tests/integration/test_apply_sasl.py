@@ -27,7 +27,8 @@ from tests.support.builders import acl, all_rights, kafka_acl
 from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: security: ACLs and missing rights under each release's authorizer.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def sasl(cluster: KafkaCluster, user: str | None = None) -> ConnectionSettings:

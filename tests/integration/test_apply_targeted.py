@@ -23,7 +23,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import WRITE_APIS, apply, make_plan, ownership, topic_configs, topic_doc, write_manifests
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: the read-back's targeted reads must equal full reads on each release.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def _alter(cluster: KafkaCluster, name: str, value: str) -> None:

@@ -26,6 +26,8 @@ from tests.kafka.secure import SecureCluster
 from tests.support.integration import closed_port, write_manifests
 from tests.support.live import cli
 
+# On every Kafka version (the tests that talk to a broker): connections, security and their failures.
+pytestmark = pytest.mark.every_version
 LONG_TIMEOUT = {"KAFKA_REQUEST_TIMEOUT_MS": "60000"}
 TOPIC = """
 apiVersion: kafka-reconciler/v1

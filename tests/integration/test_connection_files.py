@@ -19,7 +19,8 @@ from tests.support.java_client import list_topics
 from tests.support.live import cli, topics_state
 from tests.support.manifest_texts import topic_documents
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: connections and security: SASL logins from users' files.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
 

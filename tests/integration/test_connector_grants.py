@@ -29,7 +29,8 @@ from tests.kafka.connect import FILE_SINK, FILE_SOURCE, ConnectWorker
 from tests.support.integration import acls_of
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: security: the ACLs a Connect worker needs from each release's authorizer.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 ADMIN_ENV = "CONNECT_GRANT_TEST_ADMIN_PASSWORD"
 WORKER_ENV = "CONNECT_GRANT_TEST_WORKER_PASSWORD"

@@ -26,7 +26,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support.integration import consume_and_commit, describe_topics, produce_records
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: per-release usage evidence (OffsetFetch v8, ListOffsets MAX_TIMESTAMP).
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 # Kafka 3.0+ dates a topic's latest record (ListOffsets MAX_TIMESTAMP, KIP-734); older brokers cannot.
 DATES_RECORDS = selected_release() >= (3, 0, 0)
 runner = CliRunner()

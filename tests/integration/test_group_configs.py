@@ -23,7 +23,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support import kafka_tools
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: capability detection: older releases block both kinds with one reason.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 runner = CliRunner()
 KAFKA_4_1 = selected_release() >= (4, 1, 0)
 needs_kafka_4_1 = pytest.mark.skipif(

@@ -84,6 +84,7 @@ def test_a_plan_whose_only_change_is_blocked_exits_3_and_writes_nothing(
     assert describe_topics(kafka_single, [name]) == {name: 6}
 
 
+@pytest.mark.every_version  # the internal topic's configs and fallbacks per release
 def test_declaring_consumer_offsets_with_more_partitions_is_refused_with_the_reason(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:

@@ -14,7 +14,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import produce_records
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: the harness's clusters on each release and mode (ZooKeeper paths).
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def partitions_of(cluster: KafkaCluster, topic: str) -> list[dict[str, Any]]:

@@ -20,7 +20,8 @@ import pytest
 
 from tests.kafka.dist import REPO_ROOT, selected_mode
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: kafka-up/kafka-down on each release and mode (ZooKeeper paths).
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def harness(*args: str) -> subprocess.CompletedProcess[str]:

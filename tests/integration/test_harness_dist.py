@@ -47,6 +47,7 @@ def test_without_cache_or_maven_the_error_says_what_to_install(tmp_path: Path, n
 
 
 @pytest.mark.kafka
+@pytest.mark.every_version  # the harness's jars for each release
 def test_real_cache_resolves_offline_once_filled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     filled = resolve()
     empty = tmp_path / "empty-bin"

@@ -21,6 +21,7 @@ def test_unusable_kafka_version_is_refused_by_name(version: str) -> None:
 
 
 @pytest.mark.kafka
+@pytest.mark.every_version  # the harness's failures on each release and mode
 def test_busy_fixed_port_is_reported_before_anything_starts() -> None:
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
@@ -31,6 +32,7 @@ def test_busy_fixed_port_is_reported_before_anything_starts() -> None:
 
 
 @pytest.mark.kafka
+@pytest.mark.every_version  # the harness's failures on each release and mode
 def test_broker_that_exits_at_start_is_reported_with_its_log() -> None:
     def broken(cluster: KafkaCluster, node: KafkaNode) -> dict[str, str]:
         return {**plaintext_properties(cluster, node), "authorizer.class.name": "com.example.NoSuchAuthorizer"}

@@ -31,7 +31,8 @@ from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: security: principals as each release's broker maps them.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 DESCRIBE, DESCRIBE_CONFIGS = ACLOperation.DESCRIBE, ACLOperation.DESCRIBE_CONFIGS
 # "mailer@acme.test" as DER: IA5String (tag 0x16), 16 bytes.

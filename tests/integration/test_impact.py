@@ -40,7 +40,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import acls_of, consume_and_commit, write_manifests
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: per-release log dir and offset answers (DescribeLogDirs, ListOffsets).
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 runner = CliRunner()
 DAY_MS = 86_400_000
 VALUE = 1000  # bytes per record value

@@ -28,7 +28,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.support import builders
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: a whole-cluster read and what each release cannot express.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 TOPIC_CONFIGS = [
     {},

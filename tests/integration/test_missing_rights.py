@@ -30,7 +30,8 @@ from tests.kafka.dist import selected_release
 from tests.support.integration import acls_of
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: security: the grant hints under each release's authorizer.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 runner = CliRunner()
 HINT = re.compile(r"grant (\w+) on (CLUSTER|TOPIC|GROUP) (\S+) to (User:\S+)")
 

@@ -29,7 +29,8 @@ from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_version
 from tests.support.kafka_requests import count_kafka_requests
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: per-release request counts (capability detection, kafka-python's setup).
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 runner = CliRunner()
 
 

@@ -22,7 +22,8 @@ from reconciler.model.state import QuotaEntity
 from tests.kafka.cluster import KafkaCluster
 from tests.support.polling import eventually
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: client quota entities each release supports.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 runner = CliRunner()
 # High enough never to throttle another test while they are in place.
 BYTES = 1e12

@@ -25,7 +25,8 @@ from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.live import cli, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: connections and security: TLS, mTLS, SCRAM, OAUTHBEARER per release.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def properties(path: Path, lines: dict[str, str]) -> Path:

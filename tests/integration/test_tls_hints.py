@@ -20,7 +20,8 @@ from tests.support.live import cli
 from tests.support.manifest_texts import topic_documents
 from tests.support.tls import issue, tls_endpoint
 
-pytestmark = pytest.mark.kafka
+# On every Kafka version: connections and security: TLS handshake failures.
+pytestmark = [pytest.mark.kafka, pytest.mark.every_version]
 
 
 def plan_error(tmp_path: Path, lines: dict[str, str]) -> str:

@@ -134,6 +134,7 @@ def test_broker_killed_during_a_replication_factor_change(kafka_cluster3: KafkaC
 
 
 @pytest.mark.slow
+@pytest.mark.every_version  # a ZooKeeper-mode path: runs with the legacy releases
 @pytest.mark.skipif(
     selected_mode() != "zookeeper",
     reason="ZooKeeper mode only: KRaft brokers forward ListPartitionReassignments to the active controller "
