@@ -1,12 +1,17 @@
 """The shape rules of the code base, checked rather than remembered: every module of the package stays under
 400 lines and every function under 60, except the functions listed in ``LONGER`` (each at most as long as it
-is now, so the list only shrinks: a function split below the limit must leave it). Reads source files only.
+is now, so the list only shrinks: a function split below the limit must leave it). Reads source files only, each
+parsed once per session (the ``repo_sources`` fixture).
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
+
+from tests.support.sources import Sources
 
 PACKAGE = Path(__file__).resolve().parents[2] / "reconciler"
 MODULE_LIMIT = 400
@@ -21,47 +26,51 @@ LONGER = {
 }
 
 
-def _modules() -> list[Path]:
-    return sorted(PACKAGE.rglob("*.py"))
+@pytest.fixture(scope="module")
+def modules(repo_sources: Sources) -> list[Path]:
+    return repo_sources.python_files("reconciler")
 
 
-def _function_lengths() -> dict[str, int]:
+@pytest.fixture(scope="module")
+def function_lengths(repo_sources: Sources, modules: list[Path]) -> dict[str, int]:
     lengths: dict[str, int] = {}
-    for path in _modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path in modules:
+        for node in ast.walk(repo_sources.tree(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
                 key = f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"
                 lengths[key] = max(lengths.get(key, 0), node.end_lineno - node.lineno + 1)
     return lengths
 
 
-def test_every_module_is_under_the_line_limit() -> None:
+def test_every_module_is_under_the_line_limit(repo_sources: Sources, modules: list[Path]) -> None:
     long = {
         path.relative_to(PACKAGE).as_posix(): n
-        for path in _modules()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LIMIT
+        for path in modules
+        if (n := len(repo_sources.text(path).splitlines())) > MODULE_LIMIT
     }
     assert long == {}, f"split these modules (over {MODULE_LIMIT} lines): {long}"
 
 
-def test_no_function_grows_past_the_limit() -> None:
-    lengths = _function_lengths()
-    over = {name: n for name, n in lengths.items() if n > FUNCTION_LIMIT and n > LONGER.get(name, FUNCTION_LIMIT)}
+def test_no_function_grows_past_the_limit(function_lengths: dict[str, int]) -> None:
+    over = {
+        name: n for name, n in function_lengths.items() if n > FUNCTION_LIMIT and n > LONGER.get(name, FUNCTION_LIMIT)
+    }
     assert over == {}, (
         f"split these functions (over {FUNCTION_LIMIT} lines, or longer than their LONGER ceiling): {over}"
     )
 
 
-def test_the_list_of_longer_functions_only_names_functions_still_over_the_limit() -> None:
-    lengths = _function_lengths()
-    stale = sorted(name for name in LONGER if lengths.get(name, 0) <= FUNCTION_LIMIT)
+def test_the_list_of_longer_functions_only_names_functions_still_over_the_limit(
+    function_lengths: dict[str, int],
+) -> None:
+    stale = sorted(name for name in LONGER if function_lengths.get(name, 0) <= FUNCTION_LIMIT)
     assert stale == [], f"these are split or gone: remove them from LONGER: {stale}"
 
 
-def test_every_module_opens_with_a_docstring() -> None:
+def test_every_module_opens_with_a_docstring(repo_sources: Sources, modules: list[Path]) -> None:
     missing = [
         path.relative_to(PACKAGE).as_posix()
-        for path in _modules()
-        if path.stat().st_size and ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None
+        for path in modules
+        if path.stat().st_size and ast.get_docstring(repo_sources.tree(path)) is None
     ]
     assert missing == []

@@ -1,6 +1,7 @@
 """Text that names code stays true: every repository path the package, the docs or the tests name exists, and every
 public function and class of the package is used somewhere (package, tests, benchmarks or scripts), so dead code
-and docstrings about it do not linger. Reads source files only.
+and docstrings about it do not linger. Reads source files only, each parsed once per session (the ``repo_sources``
+fixture).
 """
 
 from __future__ import annotations
@@ -9,6 +10,10 @@ import ast
 import re
 from collections import Counter
 from pathlib import Path
+
+import pytest
+
+from tests.support.sources import Sources
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "reconciler"
@@ -24,27 +29,32 @@ CALLED_BY_FRAMEWORKS = {
 }
 
 
-def _texts() -> list[Path]:
-    sources = [*PACKAGE.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")]
-    return [*sources, *(ROOT / "docs").glob("*.md"), ROOT / "README.md"]
+def _texts(repo_sources: Sources) -> list[Path]:
+    python = [
+        *repo_sources.python_files("reconciler"),
+        *repo_sources.python_files("tests"),
+        *repo_sources.python_files("benchmarks"),
+    ]
+    return [*python, *sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
 
 
-def test_every_repository_path_named_in_code_or_docs_exists() -> None:
+def test_every_repository_path_named_in_code_or_docs_exists(repo_sources: Sources) -> None:
     missing = sorted(
         f"{path.relative_to(ROOT)}: {name}"
-        for path in _texts()
-        for name in set(PATH.findall(path.read_text(encoding="utf-8")))
+        for path in _texts(repo_sources)
+        for name in set(PATH.findall(repo_sources.text(path)))
         if not (ROOT / name.rstrip(".")).exists()
     )
     assert missing == [], f"these files name paths that do not exist: {missing}"
 
 
-def _definitions() -> dict[str, str]:
+@pytest.fixture(scope="module")
+def definitions(repo_sources: Sources) -> dict[str, str]:
     """Public module-level functions and classes, and public methods, of the package: name -> where."""
     found: dict[str, str] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in repo_sources.python_files("reconciler"):
         where = path.relative_to(ROOT).as_posix()
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in repo_sources.tree(path).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
                 found.setdefault(node.name, f"{where}:{node.lineno}")
             if isinstance(node, ast.ClassDef):
@@ -54,12 +64,13 @@ def _definitions() -> dict[str, str]:
     return found
 
 
-def _uses() -> Counter[str]:
+@pytest.fixture(scope="module")
+def uses(repo_sources: Sources) -> Counter[str]:
     """Every name read anywhere (as a name, an attribute, an import, or a string naming it) outside definitions."""
     used: Counter[str] = Counter()
-    folders = (PACKAGE, ROOT / "tests", ROOT / "benchmarks", ROOT / "scripts", ROOT / "examples")
-    for path in (p for folder in folders for p in folder.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    folders = ("reconciler", "tests", "benchmarks", "scripts", "examples")
+    for path in (p for folder in folders for p in repo_sources.python_files(folder)):
+        for node in ast.walk(repo_sources.tree(path)):
             if isinstance(node, ast.Name):
                 used[node.id] += 1
             elif isinstance(node, ast.Attribute):
@@ -71,15 +82,16 @@ def _uses() -> Counter[str]:
     return used
 
 
-def test_every_public_function_and_class_of_the_package_is_used() -> None:
-    used = _uses()
+def test_every_public_function_and_class_of_the_package_is_used(
+    definitions: dict[str, str], uses: Counter[str]
+) -> None:
     unused = sorted(
         f"{where}: {name}"
-        for name, where in _definitions().items()
-        if used[name] == 0 and name not in CALLED_BY_FRAMEWORKS
+        for name, where in definitions.items()
+        if uses[name] == 0 and name not in CALLED_BY_FRAMEWORKS
     )
     assert unused == [], f"nothing calls these: remove them (or say in CALLED_BY_FRAMEWORKS who does): {unused}"
 
 
-def test_the_framework_list_names_only_members_that_exist() -> None:
-    assert sorted(set(CALLED_BY_FRAMEWORKS) - set(_definitions())) == []
+def test_the_framework_list_names_only_members_that_exist(definitions: dict[str, str]) -> None:
+    assert sorted(set(CALLED_BY_FRAMEWORKS) - set(definitions)) == []
