@@ -2,7 +2,9 @@
 
 ``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end
 of the session, also when tests fail; ``connect_worker`` is a Kafka Connect worker next to ``kafka_single``, one per
-test module. Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
+session (launched as soon as ``kafka_single`` answers when the session has tests that use it, so it starts while
+other tests run), and ``private_connect_worker`` one per test module for modules that kill, restart or join workers.
+Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
 runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.x and 2.8.x are also
 supported) and ``KAFKA_MODE=zookeeper`` a ZooKeeper-mode cluster (always so for 2.8.x).
 """
@@ -32,8 +34,20 @@ hypothesis_settings.register_profile("gate", derandomize=True)
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
-KAFKA_FIXTURES = frozenset({"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure", "connect_worker"})
+KAFKA_FIXTURES = frozenset(
+    {"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure", "connect_worker", "private_connect_worker"}
+)
 _started: list[KafkaCluster] = []
+
+
+class _SharedConnect:
+    """The session's Connect worker: whether a selected test uses it, and the worker once launched."""
+
+    wanted = False
+    worker: ConnectWorker | None = None
+
+
+_shared_connect = _SharedConnect()
 C = TypeVar("C", bound=KafkaCluster)
 _session_began = time.monotonic()
 
@@ -52,6 +66,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if KAFKA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.kafka)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Whether a selected test uses the session's Connect worker (a module with its own overrides connect_worker with
+    # private_connect_worker): kafka_single then launches it as soon as the broker answers.
+    _shared_connect.wanted = any(
+        "connect_worker" in names and "private_connect_worker" not in names
+        for names in (getattr(item, "fixturenames", ()) for item in session.items)
+    )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -75,9 +98,21 @@ def _session_cluster(cluster: C) -> Iterator[C]:
 
 
 @pytest.fixture(scope="session")
-def kafka_single() -> Iterator[KafkaCluster]:
+def kafka_single(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaCluster]:
     """One PLAINTEXT KRaft node (broker+controller); ``.bootstrap`` is ``127.0.0.1:PORT``."""
-    yield from _session_cluster(single_node())
+    cluster = single_node()
+    _started.append(cluster)
+    try:
+        if _shared_connect.wanted:  # the session's Connect worker starts while the tests before its first user run
+            _shared_connect.worker = _connect_worker(cluster, tmp_path_factory)
+            _shared_connect.worker.launch()
+        yield cluster
+    finally:
+        try:
+            if _shared_connect.worker is not None:
+                _shared_connect.worker.close()  # before the broker it works on
+        finally:
+            cluster.close()
 
 
 @pytest.fixture(scope="session")
@@ -98,12 +133,30 @@ def kafka_secure() -> Iterator[SecureCluster]:
     yield from _session_cluster(secure_node())
 
 
-@pytest.fixture(scope="module")
-def connect_worker(kafka_single: KafkaCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectWorker]:
-    """A Kafka Connect distributed worker (4.3.1, FileStream and MirrorMaker 2 plugins) on ``kafka_single``, shared
-    by one test module (its own group and storage topics); ``.url`` is its REST address."""
+def _connect_worker(cluster: KafkaCluster, tmp_path_factory: pytest.TempPathFactory) -> ConnectWorker:
     group = f"connect-{secrets.token_hex(3)}"
-    worker = ConnectWorker(bootstrap=kafka_single.bootstrap, workdir=tmp_path_factory.mktemp(group), group_id=group)
+    return ConnectWorker(bootstrap=cluster.bootstrap, workdir=tmp_path_factory.mktemp(group), group_id=group)
+
+
+@pytest.fixture(scope="session")
+def connect_worker(kafka_single: KafkaCluster, tmp_path_factory: pytest.TempPathFactory) -> ConnectWorker:
+    """The session's Kafka Connect distributed worker (4.3.1, FileStream and MirrorMaker 2 plugins) on
+    ``kafka_single``, shared by every test module that uses it: tests name their connectors with their
+    ``topic_prefix`` and look only at their own, since other modules' connectors are on it too. ``.url`` is its REST
+    address. It stops before ``kafka_single`` does."""
+    if _shared_connect.worker is None:  # not launched with the broker: kafka_single started before collection ended
+        _shared_connect.worker = _connect_worker(kafka_single, tmp_path_factory)
+    _shared_connect.worker.wait_launched()
+    return _shared_connect.worker
+
+
+@pytest.fixture(scope="module")
+def private_connect_worker(
+    kafka_single: KafkaCluster, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ConnectWorker]:
+    """A Kafka Connect worker of one test module's own (its own group and storage topics), for modules that kill,
+    restart or join workers; such a module overrides ``connect_worker`` with it."""
+    worker = _connect_worker(kafka_single, tmp_path_factory)
     try:
         worker.start()
         yield worker

@@ -28,6 +28,13 @@ runner = CliRunner()
 CONNECTORS = 200
 
 
+@pytest.fixture(scope="module")
+def connect_worker(private_connect_worker: ConnectWorker) -> ConnectWorker:
+    """A worker of this module's own, not the session's: the 200 connectors created here stay on it, so the plans
+    of other modules do not read them."""
+    return private_connect_worker
+
+
 @pytest.fixture
 def rest(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str]]:
     """HTTP requests written while the test runs, as ``METHOD /path?query``."""

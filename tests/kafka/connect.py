@@ -94,6 +94,7 @@ class ConnectWorker:
         self.process: subprocess.Popen[bytes] | None = None
         self.start_timeout = float(os.environ.get("CONNECT_START_TIMEOUT", "90"))
         self.start_seconds: float | None = None
+        self.launched_at: float | None = None
         workdir.mkdir(parents=True, exist_ok=True)
 
     @property
@@ -144,6 +145,7 @@ class ConnectWorker:
     def launch(self) -> None:
         """Start the JVM and return at once (``wait_ready`` waits for it); a worker joining a running group makes
         that group rebalance."""
+        self.launched_at = time.monotonic()
         self.config_path.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         command = ["java", *JVM_OPTIONS, f"-Dlog4j2.configurationFile={LOG_CONFIG}"]
         command += ["-cp", self.dist.classpath, MAIN_CLASS, str(self.config_path)]
@@ -151,6 +153,16 @@ class ConnectWorker:
             log.write(f"--- harness: starting worker at {time.strftime('%H:%M:%S')} ---\n".encode())
             log.flush()
             self.process = spawn(command, cwd=self.dir, log=log, die_with_parent=self.die_with_parent)
+
+    def wait_launched(self) -> None:
+        """Wait until a worker ``launch``ed earlier answers, bounded by ``CONNECT_START_TIMEOUT`` from its launch (one
+        that exited fails with its log); ``start`` it if it was never launched."""
+        if self.launched_at is None:
+            self.start()
+            return
+        self.wait_ready(deadline=self.launched_at + self.start_timeout)
+        if self.start_seconds is None:
+            self.start_seconds = time.monotonic() - self.launched_at
 
     def wait_ready(self, *, deadline: float) -> None:
         while not self.healthy():

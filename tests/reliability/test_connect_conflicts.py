@@ -35,6 +35,14 @@ pytestmark = pytest.mark.kafka
 SLACK_S = 20.0  # a loaded 2-core machine
 
 
+@pytest.fixture(scope="module")
+def connect_worker(private_connect_worker: ConnectWorker) -> ConnectWorker:
+    """A worker of this module's own, not the session's: the 8 s deadline case ended with "the deadline passed
+    before Kafka Connect answered" instead of Connect's 409 (twice, at load 15) when the session's worker also held
+    tests/integration/test_connectors.py's connectors, and passed on a worker of its own."""
+    return private_connect_worker
+
+
 @pytest.fixture
 def relay(connect_worker: ConnectWorker) -> Iterator[ConflictingRelay]:
     found = ConflictingRelay(("127.0.0.1", connect_worker.port))

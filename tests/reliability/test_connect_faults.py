@@ -1,8 +1,8 @@
 """Kafka Connect under faults: a black-holed REST endpoint, a worker killed mid-apply, a second worker joining.
 
 Each case must stay bounded by the command's deadline, report truthfully what happened (nothing claimed applied
-that the worker does not hold), and converge when run again. The Connect cluster is the harness's real worker
-(one per module, next to a real broker); the black hole is a local socket whose kernel accepts connections and
+that the worker does not hold), and converge when run again. The Connect cluster is the harness's real worker (one
+of this module's own, next to a real broker); the black hole is a local socket whose kernel accepts connections and
 whose owner never answers. Durations are bound checks with slack, not timings.
 
 Through the command line too: ``plan --timeout`` and ``apply --timeout`` end at their bound on a black-holed
@@ -48,6 +48,12 @@ pytestmark = pytest.mark.kafka
 BOUND_S = 3  # the command line's --timeout
 SLACK_S = 20.0  # interpreter and import start-up of a CLI process on a loaded 2-core machine, and then some
 APPLY_DEADLINE_S = 20.0
+
+
+@pytest.fixture(scope="module")
+def connect_worker(private_connect_worker: ConnectWorker) -> ConnectWorker:
+    """A worker of this module's own, not the session's: these tests kill it, restart it and join others to it."""
+    return private_connect_worker
 
 
 @pytest.fixture
