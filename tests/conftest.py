@@ -3,7 +3,7 @@
 ``kafka_single``, ``kafka_sasl``, ``kafka_cluster3`` and ``kafka_secure`` start on first use and stop at the end
 of the session, also when tests fail; ``connect_worker`` is a Kafka Connect worker next to ``kafka_single``, one per
 session (launched as soon as ``kafka_single`` answers when the session has tests that use it, so it starts while
-other tests run), and ``private_connect_worker`` one per test module for modules that kill, restart or join workers.
+other tests run), and ``private_connect_worker`` one per test module for modules that need a worker of their own.
 Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
 runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.x and 2.8.x are also
 supported) and ``KAFKA_MODE=zookeeper`` a ZooKeeper-mode cluster (always so for 2.8.x).
@@ -26,6 +26,7 @@ from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import ConnectWorker
 from tests.kafka.kinds import sasl_node, single_node, three_node_cluster
 from tests.kafka.secure import SecureCluster, secure_node
+from tests.support.durations import ModuleDurations
 
 # The suite is a regression gate: by default every run draws the same property-test examples, so a red run is
 # a real regression that reruns the same way. HYPOTHESIS_PROFILE=explore draws new examples on each run (as
@@ -56,10 +57,20 @@ def _interrupt_on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"received signal {signum}")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--durations-check",
+        action="store_true",
+        help="warn about test modules 2x slower than their baseline in tests/durations/ (tests/support/durations.py)",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # A SIGTERM to the test run unwinds like Ctrl-C, so session fixtures stop their brokers.
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+    if config.getoption("--durations-check"):
+        config.pluginmanager.register(ModuleDurations(config), "module-durations")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -155,7 +166,8 @@ def private_connect_worker(
     kafka_single: KafkaCluster, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ConnectWorker]:
     """A Kafka Connect worker of one test module's own (its own group and storage topics), for modules that kill,
-    restart or join workers; such a module overrides ``connect_worker`` with it."""
+    restart or join workers or whose connectors or timing bounds the shared worker would disturb; such a module
+    overrides ``connect_worker`` with it, saying why."""
     worker = _connect_worker(kafka_single, tmp_path_factory)
     try:
         worker.start()

@@ -3,7 +3,8 @@
     python -m tests.suites [--legacy-only] [--in-series] [PYTEST ARGS...]
 
 - The whole suite (unit, golden, integration, reliability, tooling) runs against the default release (Kafka 4.4.0,
-  KRaft; ``KAFKA_VERSION``/``KAFKA_MODE`` choose another), printing its 25 slowest tests.
+  KRaft; ``KAFKA_VERSION``/``KAFKA_MODE`` choose another), printing its 25 slowest tests and a warning for any test
+  module twice as slow as its baseline in ``tests/durations/`` (``--durations-check``, tests/support/durations.py).
 - The integration and reliability tests marked ``every_version`` (``-m "kafka and every_version"``: connections and
   security, capability detection and per-version messages, read-back, ZooKeeper paths) run again against each
   legacy release: Kafka 3.9.2 in ZooKeeper mode, then Kafka 2.8.2 (ZooKeeper). The rest exercises nothing that
@@ -92,7 +93,9 @@ class Run:
 def default_run(extra: list[str]) -> Run:
     version = selected_version()
     return Run(
-        title=f"Kafka {version} ({selected_mode(version)}): the whole suite", args=["--durations=25", *extra], env={}
+        title=f"Kafka {version} ({selected_mode(version)}): the whole suite",
+        args=["--durations=25", "--durations-check", *extra],
+        env={},
     )
 
 
@@ -100,7 +103,7 @@ def legacy_runs(extra: list[str], logs: Path | None) -> list[Run]:
     return [
         Run(
             title=f"Kafka {version} ({mode}): integration and reliability tests marked every_version",
-            args=["-m", LEGACY_MARK, "--durations=10", *LEGACY_PATHS, *extra],
+            args=["-m", LEGACY_MARK, "--durations=10", "--durations-check", *LEGACY_PATHS, *extra],
             env={"KAFKA_VERSION": version, "KAFKA_MODE": mode},
             log=None if logs is None else logs / f"kafka-{version}.log",
         )
