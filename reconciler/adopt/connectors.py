@@ -44,9 +44,10 @@ def document(c: state.ConnectorState, report: AdoptionReport) -> Document | None
         report.note(address, f"Connect reports it {c.state}: imported as running")
     if "tasks.max" not in c.config:
         report.note(address, "tasks.max was not set: written as tasksMax: 1 (Connect's default)")
-    rest = {k: v for k, v in sorted(c.config.items()) if k not in ("connector.class", "tasks.max")}
-    spec["config"] = {k: v for k, v in rest.items() if not connect_secrets.is_digest(v)}
-    hidden = sorted(k for k, v in rest.items() if connect_secrets.is_digest(v))
+    left_out = ("connector.class", "tasks.max", connect_secrets.RECORD_KEY)
+    rest = {k: v for k, v in sorted(c.config.items()) if k not in left_out}
+    spec["config"] = {k: v for k, v in rest.items() if not connect_secrets.is_hidden(v)}
+    hidden = sorted(k for k, v in rest.items() if connect_secrets.is_hidden(v))
     if hidden:
         spec["secrets"] = {k: {"env": variable(c.name, k)} for k in hidden}
         report.variables += [variable(c.name, k) for k in hidden]

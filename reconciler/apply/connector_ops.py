@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from reconciler.model import payloads, plans, state
+from reconciler.model import payloads, plans, shown, state
 
 
 def _cannot(message: str) -> Exception:
@@ -49,7 +49,7 @@ def write(c: plans.Change) -> WriteConnector:
         raise _cannot(f"{c.address}: the plan does not describe the connector")
     if after.state not in state.CONNECTOR_STATES:
         raise _cannot(f"{c.address}: {after.state!r} is not a state a connector can be put in")
-    if any(v == plans.REDACTED for v in after.secrets.values()):
+    if any(v in (plans.REDACTED, shown.MASKED) for v in after.secrets.values()):
         raise _cannot(f"{c.address}: a secret of the connector names no reference")
     before = c.before if isinstance(c.before, payloads.ConnectorPayload) else None
     restart = before is not None and bool(before.failed) and after.state == "running"

@@ -116,14 +116,15 @@ def _port(ctx: ApplyContext) -> ConnectPort:
     return port
 
 
-def _config(ctx: ApplyContext, w: connector_ops.WriteConnector) -> dict[str, str]:
-    """The whole config to send: declared values and each secret resolved now (never kept or shown)."""
+def _config(ctx: ApplyContext, w: connector_ops.WriteConnector, *, masking: bool) -> dict[str, str]:
+    """The whole config to send: declared values and each secret resolved now (never kept or shown); on a worker
+    that masks values (``masking``), with the digests of its secrets recorded (``connect.secrets.record``)."""
     out = dict(w.config)
     for key, ref in w.secrets.items():
         kind, _, where = ref.partition(":")
         found = desired.SecretRef(env=where) if kind == "env" else desired.SecretRef(file=where)
         out[key] = secret_refs.resolve(found, what=f"connector {w.name}: {key}", environ=ctx.environ)
-    return out
+    return connect_secrets.record(w.name, out, w.secrets) if masking else out
 
 
 def _write_one(
@@ -177,12 +178,14 @@ class _Attempt:
     restarted: bool = False  # what Connect reported FAILED was restarted
 
 
-def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None) -> _Attempt:
+def _attempt(
+    ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None, *, masking: bool = False
+) -> _Attempt:
     w = op.request
     assert isinstance(w, connector_ops.WriteConnector)
     config: dict[str, str] = {}
     try:
-        config = _config(ctx, w)
+        config = _config(ctx, w, masking=masking)
         if ctx.dry_run:
             found = _port(ctx).validate(w.name, config, deadline=_deadline(ctx), secret_keys=w.secrets)
             why = "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
@@ -203,9 +206,10 @@ def _attempt(ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorStat
 def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
     """The ``CONNECTOR`` phase: concurrent writes, then the read-back until each connector is as declared."""
     have = {} if live.connect is None else live.connect.connectors
+    masking = any(connect_secrets.masks(c.config) for c in have.values())  # the worker masks secret values
     at_start = _port(ctx).request_count
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
-        answers = list(pool.map(lambda op: _attempt(ctx, op, have.get(op.name)), ops))
+        answers = list(pool.map(lambda op: _attempt(ctx, op, have.get(op.name), masking=masking), ops))
     if ctx.dry_run:
         return [
             outcomes.client_check(op.change, None if a.ok else a.message) for op, a in zip(ops, answers, strict=True)

@@ -15,15 +15,18 @@ from reconciler.model.payload_errors import PayloadError, fields
 
 CONNECTOR_STATES = ("running", "paused", "stopped", "failed", "unassigned", "restarting")  # Connect's, lower-case
 _FAILED = re.compile(r"^(connector|task \d+)(: [^\n]*)?$")  # a failed part, with its trace's first line
-_SECRET_REF = re.compile(r"^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+|\(sensitive value\))$", re.S)  # or plans.REDACTED
+_SECRET_REF = re.compile(
+    r"^(env:[A-Za-z_][A-Za-z0-9_]*|file:.+|\(sensitive value\)|\(masked by Kafka Connect\))$", re.S
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConnectorPayload:
     """A Kafka Connect connector: ``config`` as Connect's strings (``connector.class`` and ``tasks.max`` included)
     without its secrets; ``secrets`` maps each secret key to its reference (``env:NAME``, ``file:/path``; the live
-    side, ``plans.REDACTED``), never a value; ``state`` lower-case (``running``, ``paused``, ``stopped``, or a live
-    ``failed``/``unassigned``); ``reset_offsets`` asks a create to reset the offsets Connect kept under the name;
+    side, ``plans.REDACTED``, or ``(masked by Kafka Connect)`` for a value the worker masks), never a value;
+    ``state`` lower-case (``running``, ``paused``, ``stopped``, or a live ``failed``/``unassigned``);
+    ``reset_offsets`` asks a create to reset the offsets Connect kept under the name;
     ``failed`` (the live side) lists what Connect reports FAILED, ``connector`` or ``task <id>``, each with the first
     line of its trace (``task 0: java.io.IOException: ...``).
 

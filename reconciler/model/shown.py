@@ -19,6 +19,7 @@ from typing import Any
 from reconciler.model import configs, connector_defaults, deletion, payloads
 
 REDACTED = "(sensitive value)"
+MASKED = "(masked by Kafka Connect)"  # a live connector value the worker answered masked (connect.secrets.MASKED)
 
 
 class ChangeMismatch(ValueError):
@@ -178,6 +179,7 @@ def connector_attributes(
     keys = after.config.keys() | after.secrets.keys() | before.config.keys() | before.secrets.keys()
     for key in sorted(keys):
         hidden = key in before.secrets
+        masked = before.secrets.get(key) == MASKED  # the worker answered a mask: comparable only as a secret
         old = REDACTED if hidden else connector_defaults.value(before.config, key)  # tasks.max left out: 1
         if key in after.secrets:
             if not hidden or key in changed:
@@ -185,7 +187,7 @@ def connector_attributes(
                 out.append(AttributeChange(CONNECTOR_CONFIG + key, was, REDACTED, sensitive=True))
             continue
         new = after.config.get(key)
-        if new != old:
+        if new != old and not (masked and new is not None):
             out.append(AttributeChange(CONNECTOR_CONFIG + key, old, new, sensitive=hidden))
     if before.state != after.state and not (after.state == "running" and before.state in _RUNNING_AGAIN):
         out.append(AttributeChange("state", before.state, after.state))

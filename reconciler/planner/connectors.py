@@ -77,8 +77,9 @@ def failed_parts(c: state.ConnectorState) -> tuple[str, ...]:
 
 def live_payload(c: state.ConnectorState) -> payloads.ConnectorPayload:
     """The live connector as a plan payload: secrets (digests) shown only as redacted keys."""
-    plain = {k: v for k, v in sorted(c.config.items()) if not connect_secrets.is_digest(v)}
-    hidden = {k: plans.REDACTED for k, v in sorted(c.config.items()) if connect_secrets.is_digest(v)}
+    config = {k: v for k, v in sorted(c.config.items()) if k != connect_secrets.RECORD_KEY}
+    plain = {k: v for k, v in config.items() if not connect_secrets.is_hidden(v)}
+    hidden = {k: v if v == connect_secrets.MASKED else plans.REDACTED for k, v in config.items() if k not in plain}
     return payloads.ConnectorPayload(plain, c.state.lower(), hidden, failed=failed_parts(c))
 
 
@@ -100,8 +101,38 @@ def known_class(name: str, plugins: tuple[str, ...]) -> bool:
 def _secrets_changed(
     want: desired.DesiredConnector, have: state.ConnectorState, digests: Mapping[str, str]
 ) -> frozenset[str]:
-    """The declared secret keys whose live value is not the digest of the declared one (or that Connect lacks)."""
-    return frozenset(k for k in want.secrets if have.config.get(k) is None or digests.get(k) != have.config.get(k))
+    """The declared secret keys whose live value is not the digest of the declared one (or that Connect lacks); a
+    value the worker masks only when the digest recorded by the last apply differs (``connect.secrets``)."""
+    record = connect_secrets.recorded(have.config)
+
+    def changed(key: str) -> bool:
+        held = have.config.get(key)
+        if held == connect_secrets.MASKED:
+            return key in record and record[key] != digests.get(key)
+        return held is None or digests.get(key) != held
+
+    return frozenset(k for k in want.secrets if changed(k))
+
+
+def _masked(ctx: common.Context, want: desired.DesiredConnector, have: state.ConnectorState) -> list[str]:
+    """Warn of each value the worker masks that no record lets the plan compare; the reasons of a change to the
+    masked values a record lets it compare."""
+    record = connect_secrets.recorded(have.config)
+    masked = sorted(k for k, v in have.config.items() if v == connect_secrets.MASKED)
+    blind = [k for k in masked if k not in record or k not in want.secrets]
+    if blind:
+        where = want.source or ""
+        ctx.warn(
+            f"{where}{': ' if where else ''}Kafka Connect masks the value of {', '.join(blind)} of connector "
+            f"{want.name}: it cannot be compared, so the plan does not change it (an apply that writes this "
+            "connector's config records the digests of its secrets, so later plans compare them)",
+            code="connector-secret-masked",
+            address=Kind.CONNECTOR.address(want.name),
+        )
+    seen = [k for k in masked if k in record and k in want.secrets]
+    if not seen:
+        return []
+    return [f"Kafka Connect masks {', '.join(seen)}: compared by the digest recorded when this tool last wrote them"]
 
 
 def _blockers(
@@ -213,6 +244,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
         action = plans.Action.CREATE
     else:
         _acl_type(ctx, want, have)
+        masked = _masked(ctx, want, have)
         attrs = shown.connector_attributes(
             live_payload(have), after, secrets_changed=_secrets_changed(want, have, digests)
         )
@@ -223,6 +255,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
         reasons = ["config or state differs from the manifests"] if attrs[0].name != shown.RESTART else []
         if attrs[-1].name == shown.RESTART:
             reasons.append("declared running; Kafka Connect reports it FAILED (its status carries no time)")
+        reasons += masked
         action = plans.Action.UPDATE
     ctx.changes.append(
         plans.Change(

@@ -25,6 +25,7 @@ from reconciler.model import payloads, plans
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
+from reconciler.render import render_json
 
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 CFG = {"connector.class": SINK, "tasks.max": "1", "topics": "orders", "file": "/data/o.txt"}
@@ -555,3 +556,59 @@ def test_a_connector_created_then_failed_is_summarised_as_carried_out_not_as_not
     assert "not carried out" not in line and "nothing was applied" not in line
     assert "phase connector: 0.66s, 4 requests, 1 item" in apply_display.report_text(report)
     assert report.exit_code == 3
+
+
+# ------------------------------------------------------------------------------------------ masked values
+def masked_live(record: str | None) -> s.ClusterState:
+    held = {**CFG, "db.password": secrets.MASKED}
+    if record is not None:
+        held[secrets.RECORD_KEY] = record
+    c = s.ConnectorState("a", held, "RUNNING", RUNNING)
+    have = live(c, secret_digests={"a": {"db.password": secrets.digest("a", "db.password", "hunter2")}})
+    return have
+
+
+WANT_SECRET = want(d.DesiredConnector("a", CFG, secrets={"db.password": d.SecretRef(env="DB_PW")}))
+
+
+@pytest.mark.parametrize("mask", ["********", "[hidden]", "<hidden>", "[REDACTED]"])
+def test_a_value_the_worker_masks_is_read_as_masked_not_as_a_digest_of_the_mask(mask: str) -> None:
+    entry = {"info": {"config": {"name": "a", "connector.class": SINK, "db.password": mask}}, "status": {}}
+    found = connect_port.connector_state("a", entry, {"db.password"})
+    assert found.config["db.password"] == secrets.MASKED
+
+
+def test_a_masked_secret_without_a_record_is_no_change_and_a_warning() -> None:
+    p = plan(WANT_SECRET, masked_live(None))
+    assert not p.actionable and p.unchanged.get(Kind.CONNECTOR) == 1
+    [w] = [w for w in p.warnings if w.code == "connector-secret-masked"]
+    assert "Kafka Connect masks the value of db.password of connector a: it cannot be compared" in w.message
+
+
+def test_a_masked_secret_is_compared_by_the_recorded_digest() -> None:
+    same = secrets.record("a", {**CFG, "db.password": "hunter2"}, {"db.password"})[secrets.RECORD_KEY]
+    assert "hunter2" not in same
+    p = plan(WANT_SECRET, masked_live(same))
+    assert not p.actionable and not [w for w in p.warnings if w.code == "connector-secret-masked"]
+    other = secrets.record("a", {**CFG, "db.password": "old"}, {"db.password"})[secrets.RECORD_KEY]
+    p = plan(WANT_SECRET, masked_live(other))
+    [change] = p.actionable
+    [attr] = change.attributes
+    assert (attr.name, attr.before, attr.after, attr.sensitive) == (
+        "config.db.password",
+        plans.REDACTED,
+        plans.REDACTED,
+        True,
+    )
+    assert any("compared by the digest recorded" in r for r in change.reasons)
+    assert secrets.RECORD_KEY not in render_json(p)  # the record is bookkeeping, never shown as a config change
+
+
+def test_same_config_leaves_the_record_out_and_compares_a_masked_value_by_it() -> None:
+    sent = secrets.record("a", {**CFG, "db.password": "hunter2"}, {"db.password"})
+    held = {**CFG, "db.password": secrets.MASKED, secrets.RECORD_KEY: sent[secrets.RECORD_KEY]}
+    assert secrets.same_config("a", sent, held, {"db.password"})
+    assert secrets.same_config("a", {**CFG, "db.password": "hunter2"}, held, {"db.password"})
+    assert not secrets.same_config("a", {**CFG, "db.password": "rotated"}, held, {"db.password"})
+    unrecorded = {**CFG, "db.password": secrets.MASKED}
+    assert secrets.same_config("a", {**CFG, "db.password": "anything"}, unrecorded, {"db.password"})
