@@ -90,13 +90,6 @@ def record(connector: str, config: Mapping[str, str], declared: Iterable[str]) -
     return {**config, RECORD_KEY: ",".join(f"{k}={d.removeprefix(MARKER)}" for k, d in found)}
 
 
-def changed_masked(connector: str, key: str, value: str, have: Mapping[str, str]) -> bool:
-    """Whether a value the worker masks differs from ``value`` (in clear): only when a record names the key and its
-    digest differs; without one it cannot be compared and counts as the same."""
-    known = recorded(have).get(key)
-    return known is not None and known != digest(connector, key, value)
-
-
 def same_config(connector: str, want: Mapping[str, str], have: Mapping[str, str], declared: Iterable[str]) -> bool:
     """Whether Connect holds ``want`` (values in clear) as ``have`` (secrets as digests): the same keys, equal
     strings, secrets equal by digest; a key Connect defaults (``tasks.max``) compared as Connect runs it; a masked
