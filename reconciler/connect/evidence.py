@@ -19,14 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
-from reconciler.connect import http, settings
+from reconciler.connect import http, plugins, settings
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.port import ConnectPort, RestConnectPort
 from reconciler.connection import secrets as secret_refs
 from reconciler.manifests.profiles import ClusterProfile
 from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import connectors as planner_connectors
 
 MAX_PARALLEL_VALIDATES = 8  # validate requests in flight at once (the worker validates each on its own thread)
 
@@ -131,7 +130,7 @@ def read_for_plan(
         full = {**want.config, **values[name]}
         if have is not None and connect_secrets.same_config(name, full, have.config, want.secrets):
             continue
-        if found.plugins is not None and not planner_connectors.known_class(want.class_name, found.plugins):
+        if found.plugins is not None and not plugins.known_class(want.class_name, found.plugins):
             continue  # the plan blocks it with the classes the workers have
         checked.append((name, full, frozenset(want.secrets)))
 

@@ -7,25 +7,11 @@ exception message; errors name what the secret is for and the reference, never t
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from reconciler.base import errors, fileio
-from reconciler.model.desired import SecretRef
-
-# Names of variables that hold credentials by convention: passwords, tokens (GITHUB_TOKEN, GITLAB_TOKEN,
-# CI_JOB_TOKEN), OAuth client secrets, JAAS configs, keys, and every KAFKA_SASL_* setting.
-_SECRET_NAME = re.compile(r"PASSW(OR)?D|SECRET|TOKEN|CREDENTIAL|JAAS|PRIVATE_?KEY|API_?KEY|^KAFKA_SASL_", re.IGNORECASE)
-
-
-def is_secret_variable(name: str, *, referenced: frozenset[str] = frozenset()) -> bool:
-    """Whether environment variable ``name`` holds a secret: one the connection layer reads as a secret
-    (``KAFKA_SASL_PASSWORD``, ``KAFKA_SSL_KEY_PASSWORD``), one a manifest names as a secret reference
-    (``referenced``: ``passwordFrom: {env: ...}``), or one whose name says it is a credential."""
-    from reconciler.connection import settings as connection
-
-    return name in connection.SECRET_ENV_VARS or name in referenced or _SECRET_NAME.search(name) is not None
+from reconciler.base.secret import SecretRef
 
 
 class SecretUnavailable(errors.ConfigError):

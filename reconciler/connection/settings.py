@@ -14,7 +14,6 @@ ever quotes one. The file syntaxes themselves are read by ``reconciler.connectio
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import os
 import re
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors
+from reconciler.base.secret import Secret as Secret
 from reconciler.connection.properties import parse_jaas, read_properties
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -74,41 +74,6 @@ ENV_VARS = {
 
 
 SECRET_ENV_VARS = frozenset(var for var, field in ENV_VARS.items() if field in ("password", "ssl_key_password"))
-
-
-class Secret:
-    """A secret string whose ``repr``/``str`` are ``Secret(***)``; ``reveal()`` is the only way to read it."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """The secret value; call this only where it goes onto the wire."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret(***)"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Secret):
-            return NotImplemented
-        return hmac.compare_digest(self._value.encode(), other._value.encode())
-
-    def __hash__(self) -> int:
-        return hash(("Secret", len(self._value)))
-
-    def __copy__(self) -> Secret:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
-        return self
-
-    def __reduce__(self) -> Any:
-        raise TypeError("Secret values cannot be pickled")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from reconciler.base import errors
+from reconciler.base import errors, secret
 from reconciler.manifests import build, loader, models, yamlio
 from reconciler.manifests.profiles import ClusterProfile
 from reconciler.model import desired
@@ -134,11 +134,9 @@ def _refuse_referenced_secrets(documents: list[yamlio.RawDocument], diags: list[
                 referenced.add(ref["env"])
     if not referenced or not any(raw.variables for raw in documents):
         return
-    from reconciler.connection import secrets  # only here: loading manifests needs no connection code
-
     for raw in documents:
         for name, path, line, column in raw.variables:
-            if name in referenced and not secrets.is_secret_variable(name) and not yamlio.redacted(path):
+            if name in referenced and not secret.is_secret_variable(name) and not yamlio.redacted(path):
                 raw.broken = True
                 diags.append(
                     errors.Diagnostic(

@@ -18,7 +18,7 @@ from typing import Any
 from ruamel.yaml import YAML, nodes
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from reconciler.base import errors
+from reconciler.base import errors, secret
 from reconciler.manifests import plainyaml
 from reconciler.manifests.yamlio import (
     HAVE_C_PARSER,
@@ -181,14 +181,13 @@ class _Converter:
         return plainyaml.typed(tag[len(_TAG) :], text)
 
     def substitute(self, node: nodes.ScalarNode, text: str, path: Path_) -> str:
-        from reconciler.connection import secrets  # a file with variables: the only use of the connection code
 
         def replace(match: re.Match[str]) -> str:
             escaped, name, fallback = match.group(1), match.group(2), match.group(3)
             if escaped:
                 return match.group(0)[1:]
             self.variables.append((name, path, node.start_mark.line + 1, node.start_mark.column + 1))
-            if secrets.is_secret_variable(name) and not redacted(path):
+            if secret.is_secret_variable(name) and not redacted(path):
                 self.unreadable += 1
                 self.error(
                     node,

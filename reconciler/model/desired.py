@@ -13,6 +13,7 @@ import fnmatch
 import re
 from collections.abc import Mapping
 
+from reconciler.base.secret import SecretRef as SecretRef
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind
 
@@ -52,17 +53,6 @@ def topic_collision_key(name: str) -> str:
     """Topic names equal once '.' and '_' are treated alike collide in Kafka's metric names (the broker refuses
     the second with INVALID_TOPIC_EXCEPTION)."""
     return name.replace(".", "_")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class SecretRef:
-    """A reference to a secret: an environment variable or a file. Never the value itself."""
-
-    env: str | None = None
-    file: str | None = None
-
-    def describe(self) -> str:
-        return f"env:{self.env}" if self.env else f"file:{self.file}"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

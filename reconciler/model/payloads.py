@@ -14,7 +14,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler.connection.settings import Secret
+from reconciler.base.secret import Secret
 from reconciler.model import configs, state
 from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STATES
 from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from reconciler.connect import plugins
 from reconciler.connect import secrets as connect_secrets
 from reconciler.model import configs, desired, payloads, plans, shown, state
 from reconciler.model.kinds import Kind
@@ -88,16 +89,6 @@ def wanted_payload(want: desired.DesiredConnector) -> payloads.ConnectorPayload:
     return payloads.ConnectorPayload(dict(sorted(want.config.items())), want.state, refs, want.reset_offsets)
 
 
-def known_class(name: str, plugins: tuple[str, ...]) -> bool:
-    """Whether the workers have ``name``: a full class name, its simple name, or the simple name without
-    ``Connector`` (the aliases Connect accepts)."""
-    for plugin in plugins:
-        simple = plugin.rsplit(".", 1)[-1]
-        if name in (plugin, simple, simple.removesuffix("Connector")):
-            return True
-    return False
-
-
 def _secrets_changed(
     want: desired.DesiredConnector, have: state.ConnectorState, digests: Mapping[str, str]
 ) -> frozenset[str]:
@@ -145,7 +136,7 @@ def _blockers(
         where = want.positions.get(key) or want.source
         return f"{where}: " if where is not None else ""
 
-    if live.plugins is not None and not known_class(want.class_name, live.plugins):
+    if live.plugins is not None and not plugins.known_class(want.class_name, live.plugins):
         simple = {p.rsplit(".", 1)[-1]: p for p in live.plugins}
         close = configs.suggest(want.class_name.rsplit(".", 1)[-1], list(simple))
         hint = None if close is None else simple[close]

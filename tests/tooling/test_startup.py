@@ -106,6 +106,7 @@ VALIDATE_MODULES = [
     *LIGHT,
     "reconciler.base.collector",  # the garbage collector paused while loading
     "reconciler.base.errors",
+    "reconciler.base.secret",  # SecretRef, which declared SCRAM users and connectors hold (no connection code)
     "reconciler.commands.validate",
     "reconciler.manifests",
     "reconciler.manifests.build",
