@@ -1,10 +1,12 @@
 """``report.html``: the fleet report for people, one self-contained file (inline CSS and SVG, no script, no fetch).
 
-Sections: the run's status and totals; the clusters most drifted first, with a bar per cluster and the
-clusters without changes folded into one ``<details>``; drift by kind (a stacked bar per kind); the
-clusters that were not planned, with the reason; the trend across the runs kept in the folder's
-``history`` (``history``: clusters with changes and drifted resources per run, and the drift that is
-new or resolved since the previous run); the most drifted resources. Every text from the plans is
+Sections, what changed first: the run's status and totals; the trend across the runs kept in the folder's
+``history`` (``report_trend``: clusters with changes and drifted resources per run, the clusters whose status
+changed and the drift new or resolved since the last successful run); the clusters that were not planned, with
+the reason; every cluster grouped by its labels, most drifted first, with a bar per cluster, a group open only
+when it holds something new (new drift, a cluster whose status changed, an apply problem; on the first run any
+drift or cluster not planned) and folded otherwise, so that at 500 clusters the page opens on what changed;
+drift by kind (a stacked bar per kind); the most drifted resources. Every text from the plans is
 HTML-escaped. Elements carry ``id``/``data-*`` attributes so that the report can be checked in a browser.
 """
 
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import fileio
-from reconciler.fleet import history, report_trend, sources, spec, summary
+from reconciler.fleet import history, notify, report_trend, sources, spec, summary
 
 COLOURS = {"create": "#2e7d32", "update": "#f9a825", "delete": "#c62828", "blocked": "#6a1b9a"}
 BAR_WIDTH = 240
@@ -135,8 +137,21 @@ _HEAD = (
 )
 
 
-def _clusters(doc: Mapping[str, Any], applied_doc: Mapping[str, Any] | None) -> str:
-    """Every cluster, grouped by its labels; a group with drift, a cluster not planned or an apply problem is open."""
+def _news(doc: Mapping[str, Any], trend: history.Trend | None) -> tuple[set[str], set[str]] | None:
+    """The clusters with new drift and those whose status changed since the last successful run (``None``: no run
+    to compare with, so everything is new)."""
+    if trend is None or trend.previous is None:
+        return None
+    drifted = {cluster for cluster, _, _ in trend.new}
+    changed = {str(e["cluster"]) for entries in notify.status_changes(doc, trend).values() for e in entries}
+    return drifted, changed
+
+
+def _clusters(
+    doc: Mapping[str, Any], applied_doc: Mapping[str, Any] | None, news: tuple[set[str], set[str]] | None
+) -> str:
+    """Every cluster, grouped by its labels; a group holding something new (``news``; without a run to compare with,
+    drift or a cluster not planned) or an apply problem is open, the others folded."""
     clusters = doc["clusters"]
     applied = None
     if applied_doc is not None:
@@ -156,14 +171,20 @@ def _clusters(doc: Mapping[str, Any], applied_doc: Mapping[str, Any] | None) -> 
         changed = sum(1 for m in members if summary.drift_score(m)[0] > 0)
         missing = sum(1 for m in members if not m.get("counts"))
         bad = sum(1 for m in members if _apply_problem(str(m["name"]), applied))
-        opened = " open" if changed or missing or bad else ""
+        names = {str(m["name"]) for m in members}
+        fresh = len(names & news[0]) if news else changed
+        moved = len(names & news[1]) if news else missing
+        opened = " open" if fresh or moved or bad else ""
         rows = "".join(_cluster_row(c, scale, applied) for c in members)
         notes = f"{len(members)} cluster(s), {changed} with changes" + (f", {missing} not planned" if missing else "")
+        if news:
+            notes += f", {fresh} with new drift" if fresh else ""
+            notes += f", {moved} whose status changed" if moved else ""
         notes += f", {bad} not applied as planned" if bad else ""
         out.append(
             f'<details class="group" data-group="{_e(title)}" data-clusters="{len(members)}" '
-            f'data-with-changes="{changed}"{opened}><summary><b>{_e(title)}</b>: {notes}</summary>'
-            f"<table>{_HEAD}{rows}</table></details>"
+            f'data-with-changes="{changed}" data-new="{fresh + moved}"{opened}><summary><b>{_e(title)}</b>: '
+            f"{notes}</summary><table>{_HEAD}{rows}</table></details>"
         )
     out.append("</section>")
     return "".join(out)
@@ -233,7 +254,8 @@ def render_html(doc: Mapping[str, Any], trend: history.Trend | None, applied: Ma
         f'<p id="totals">Fleet totals: {t["create"]} to create, {t["update"]} to update, {t["delete"]} to delete, '
         f"{t['blocked']} blocked, {t['unmanaged']} unmanaged, {t['unchanged']} unchanged.</p>"
     )
-    body = head + _clusters(doc, applied) + _unreadable(doc) + _by_kind(doc) + report_trend.section(trend)
+    news = _news(doc, trend)
+    body = head + report_trend.section(trend, doc) + _unreadable(doc) + _clusters(doc, applied, news) + _by_kind(doc)
     body += _most_drifted(doc)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

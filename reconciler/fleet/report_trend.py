@@ -5,17 +5,18 @@ The chart has the runs left to right, oldest first: a bar per run for the cluste
 its values), a line for the drifted resources (right axis, with its values), the run's start under every few bars
 (to the second, with the start of the run id where two runs share a second: no two runs share a label). A partial
 run's bar is amber and marked ``!``; a failed run (nothing planned) is a red ``✕`` at the baseline; each run's
-``<title>`` says what it was. Below it, the drift new and resolved since the last successful run (a failed run
-planned nothing: it is named, not compared with), compared only over the clusters both runs planned, and the
-clusters left out of that comparison.
+``<title>`` says what it was. Below it, what changed since the last successful run (a failed run planned nothing:
+it is named, not compared with): the clusters whose status changed (``notify.status_changes``), the drift new and
+resolved, compared only over the clusters both runs planned, and the clusters left out of that comparison.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from reconciler.fleet import history
+from reconciler.fleet import history, notify
 
 MAX_LISTED = 50  # new / resolved drift listed per direction
 WIDTH, HEIGHT, PAD_X, PAD_Y = 680, 220, 46, 30
@@ -142,8 +143,28 @@ def _left_out(names: Sequence[str]) -> str:
     )
 
 
-def section(trend: history.Trend | None) -> str:
-    """The trend section: the chart, then what changed since the previous run and what was not compared."""
+def _status_changes(doc: Mapping[str, Any], trend: history.Trend) -> str:
+    """The clusters whose status changed since the last successful run, grouped by their status now."""
+    groups = notify.status_changes(doc, trend)
+    count = sum(len(entries) for entries in groups.values())
+    if not groups:
+        return f'<div id="status-changes" data-count="0"><h3>Clusters whose status changed ({count})</h3></div>'
+    items = "".join(
+        f'<li data-status="{_e(group)}"><b>{_e(group)}</b> ({len(entries)}): '
+        + _e(", ".join(str(e["cluster"]) for e in entries[:MAX_LISTED]))
+        + (f" and {len(entries) - MAX_LISTED} more" if len(entries) > MAX_LISTED else "")
+        + "</li>"
+        for group, entries in groups.items()
+    )
+    return (
+        f'<div id="status-changes" data-count="{count}"><h3>Clusters whose status changed ({count})</h3>'
+        f"<ul>{items}</ul></div>"
+    )
+
+
+def section(trend: history.Trend | None, doc: Mapping[str, Any] | None = None) -> str:
+    """The trend section: the chart, then what changed since the last successful run (the clusters whose status
+    changed, given the run's summary ``doc``; the drift new and resolved) and what was not compared."""
     if trend is None:
         return '<section id="trend"><h2>Trend</h2><p class="muted">No run history (needs pyarrow).</p></section>'
     parts = ['<section id="trend"><h2>Trend across runs</h2>', chart(trend.runs)]
@@ -155,8 +176,10 @@ def section(trend: history.Trend | None) -> str:
         failed = trend.failed_since
         after = f"; the {len(failed)} failed run(s) since, {', '.join(failed)}, planned nothing" if failed else ""
         parts.append(f'<p id="compared-with">Since the last successful run ({_e(trend.previous)}{_e(after)}):</p>')
-        parts.append(_left_out(trend.left_out))
+        if doc is not None:
+            parts.append(_status_changes(doc, trend))
         parts.append(_listing("New drift", "new-drift", keys=trend.new))
         parts.append(_listing("Resolved drift", "resolved-drift", keys=trend.resolved))
+        parts.append(_left_out(trend.left_out))
     parts.append("</section>")
     return "".join(parts)

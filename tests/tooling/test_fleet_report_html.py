@@ -2,13 +2,16 @@
 
 Two fleet runs into one folder (snapshots, no Kafka): eu-1 and us-1 drift, calm-1 has nothing to change,
 ap-1's snapshot is missing. Between the runs eu-1 gets one topic back and loses another, so the trend
-shows one drift resolved and one new; an apply of the run then puts its results beside the plans. The same
-at 500 clusters labelled by environment, team and region. Chromium (Debian's ``chromium`` package) loads the file with
-networking disabled, dumps its DOM and takes a screenshot into the test's output folder.
+shows one drift resolved and one new, and only eu-1's group is open; an apply of the run then puts its results
+beside the plans. The same at 500 clusters labelled by environment, team and region, where the trend and what
+changed come first: in a 1280x900 window the whole trend chart is on the first screen (laid out by Chromium).
+Chromium (Debian's ``chromium`` package) loads the file with networking disabled, dumps its DOM and takes a
+screenshot into the test's output folder.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import time
@@ -121,11 +124,11 @@ def test_the_html_report_in_a_browser(tmp_path: Path) -> None:
     before_apply = Dom(chromium("--dump-dom", (out / "report.html").as_uri()).stdout)
     assert [e[1].get("data-apply") for e in before_apply.with_class("td", "apply")] == [None] * 4
     opened = {g[1]["data-group"]: "open" in g[1] for g in before_apply.with_class("details", "group")}
-    assert opened == {
-        "environment=prod · team=core · region=ap": True,  # ap-1 was not planned
+    assert opened == {  # open: something new since the previous run
+        "environment=prod · team=core · region=ap": False,  # ap-1 was not planned, as in the previous run
         "environment=prod · team=core · region=eu": False,  # calm-1: nothing to see
-        "environment=prod · team=orders · region=eu": True,
-        "environment=prod · team=orders · region=us": True,
+        "environment=prod · team=orders · region=eu": True,  # eu-1: payments.settled is new drift
+        "environment=prod · team=orders · region=us": False,  # us-1: the same drift as in the previous run
     }
     applied = run_fleet_apply(fleet, out_dir=out)  # snapshot clusters: nothing to connect to, each "not-applied"
     source = (out / "report.html").read_text()
@@ -214,12 +217,45 @@ def big_fleet(root: Path, clusters: int) -> Path:
     return root / "fleet.yaml"
 
 
+def first_screen(report: Path, *, width: int = 1280, height: int = 900) -> dict[str, float]:
+    """Where the report's trend chart and its "since the last successful run" line are, in a ``width`` x ``height``
+    browser window, as Chromium lays the page out: measured by a page of the test's that frames the report (the
+    report itself runs no script)."""
+    probe = report.parent / "first-screen.html"
+    probe.write_text(
+        "<!DOCTYPE html><html><head><style>body{margin:0}iframe{border:0;width:100vw;height:100vh}</style></head>"
+        f'<body><iframe id="report" src="{report.name}"></iframe><script>'
+        'document.getElementById("report").addEventListener("load", () => {'
+        ' const page = document.getElementById("report").contentDocument;'
+        ' const chart = page.getElementById("trend-chart").getBoundingClientRect();'
+        ' const since = page.getElementById("compared-with").getBoundingClientRect();'
+        " document.body.dataset.found = JSON.stringify({chart_bottom: chart.bottom, since_top: since.top,"
+        " screen: innerHeight});"
+        "});</script></body></html>"
+    )
+    dom = Dom(
+        chromium(
+            "--allow-file-access-from-files",  # the probe reads the framed report's layout
+            "--virtual-time-budget=10000",
+            f"--window-size={width},{height}",
+            "--dump-dom",
+            probe.as_uri(),
+        ).stdout
+    )
+    probe.unlink()
+    found: dict[str, float] = json.loads(dom.find("body")[0][1]["data-found"])
+    return found
+
+
 def test_the_html_report_of_500_clusters_in_a_browser(tmp_path: Path) -> None:
     fleet_file = big_fleet(tmp_path, 500)
     out = tmp_path / "out"
     fleet = load_fleet(fleet_file, env={})
     run_fleet_plan(fleet, out_dir=out, env={})
     write_snapshot(calm_state(), tmp_path / "small.json")  # the partitions were added since
+    text = fleet_file.read_text()  # and c001 drifts now: the one thing new
+    fleet_file.write_text(text.replace("{name: c001, snapshot: calm.json,", "{name: c001, snapshot: extra.json,"))
+    fleet = load_fleet(fleet_file, env={})
     started = time.monotonic()
     result = run_fleet_plan(fleet, out_dir=out, env={})
     size = (out / "report.html").stat().st_size
@@ -249,6 +285,19 @@ def test_the_html_report_of_500_clusters_in_a_browser(tmp_path: Path) -> None:
     resolved = dom.find("div", id="resolved-drift")[0]
     assert resolved[1]["data-count"] != "0"  # the partitions added on the "small" clusters
     assert dom.find("p", id="left-out")[0][1]["data-count"] == "10"
+    assert dom.find("div", id="new-drift")[0][1]["data-count"] == "1"  # c001 lost calm.events
+
+    # what changed first: the whole trend chart and the start of what changed in view when the report opens
+    seen = first_screen(out / "report.html")
+    assert seen["screen"] > 700 and seen["chart_bottom"] <= seen["screen"], seen
+    assert seen["since_top"] < seen["screen"], seen
+    order = [e[1].get("id") for e in dom.elements if e[0] == "section"]
+    assert order.index("trend") < order.index("clusters"), order
+    # only the group holding something new is open
+    opened = [g[1]["data-group"] for g in groups if "open" in g[1]]
+    c001 = labels["c001"]
+    assert opened == [f"environment={c001['environment']} · team={c001['team']} · region={c001['region']}"]
+    assert len(groups) >= 45 and sum(int(g[1]["data-with-changes"]) > 0 for g in groups) > 40  # folded, not gone
 
     shot = tmp_path / "report-500.png"
     chromium("--window-size=1280,4000", f"--screenshot={shot}", (out / "report.html").as_uri())
