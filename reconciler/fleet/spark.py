@@ -25,9 +25,14 @@ The run's deadline covers Spark's own start: starting the session and the probe 
 not started then is given up and its JVM ended; a probe still waiting for executors is cancelled), with an
 error saying what could not be done in time, instead of waiting as long as Spark takes.
 
-Spark's own console output is kept quiet: log level ERROR (a log4j2 file, deleted once the JVM has
-read it), OFF while the probe and the job run and while the session stops (a failure is explained
-once, by this module's error), no console progress bar, no web UI, py4j's Python logger at ERROR.
+Spark's own console output is kept off the console: the JVM's stderr goes to a log file
+(``kafka-reconciler-spark-*/spark.log`` in the temporary folder), log level WARN while Spark starts, ERROR once it
+runs (a log4j2 file, deleted once the JVM has read it), OFF while the probe and the job run and while the session
+stops (a failure is explained once, by this module's error), no console progress bar, no web UI, py4j's Python
+logger at ERROR. A Spark that cannot start is told in one line: the cause read from its log (the JVM's exception,
+or the last error Spark logged, with its root cause) and the log file's path, kept for reading; a session that
+stops removes its log. Spark's warning about the address it picked for the driver is repeated on stderr (through
+``logging``): a wrong pick leaves remote executors unable to connect.
 Needs the ``spark`` extra and Java 17.
 """
 
@@ -36,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import re
 import shutil
 import tempfile
 import threading
@@ -47,6 +53,7 @@ from typing import Any
 
 from reconciler.base import errors
 from reconciler.fleet import executors, local, planning, rows, sources
+from reconciler.fleet import spark_log as spark_log_file
 from reconciler.model import desired
 
 JOB_GROUP_PREFIX = "kafka-reconciler-plan"  # the planning jobs (event logs and benchmarks find them by it)
@@ -55,20 +62,8 @@ TASKS_PER_CORE = 4  # at most this many tasks per executor core: balanced when c
 CLUSTERS_PER_TASK = 16  # and at least this many clusters per task once every core has one (a task costs ~0.1 s)
 READS_PER_TASK = local.READ_AHEAD  # clusters a task reads at once (reading is mostly waiting)
 CANCEL_GRACE_S = 30.0  # after the run's deadline, how long tasks already reading may take before the job is cancelled
-
-# WARN at start-up (at ERROR, PySpark prints a notice about the shell's log level), ERROR once running.
-_LOG4J2 = """\
-rootLogger.level = warn
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-# A start-up notice that says nothing about the run (no native Hadoop library); the loopback warning is kept.
-logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader
-logger.hadoop.level = error
-"""
+_logs: dict[str, Path] = {}  # Spark application id -> the folder of its log, removed when the session stops
+_LOG = logging.getLogger(__name__)
 
 
 def _require_pyspark() -> Any:
@@ -114,7 +109,8 @@ def session(
     python = executors.executor_python(conf)
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"
-    log_file.write_text(_LOG4J2, encoding="utf-8")
+    log_file.write_text(spark_log_file.LOG4J2, encoding="utf-8")
+    spark_log = log_dir / spark_log_file.LOG_NAME
     loopback = executors.local_settings(master, conf)
     builder = _builder(
         SparkSession.builder, master=master, conf={**loopback, **(conf or {})}, python=python, log_file=log_file
@@ -132,7 +128,8 @@ def session(
         popen = gateway.Popen  # recorded, so that a start the deadline gave up on can be ended
 
         def recorded(*args: Any, **kwargs: Any) -> Any:
-            launched.append(popen(*args, **kwargs))
+            with spark_log.open("ab") as log:  # the JVM's stderr (spark-submit's and log4j's console) to the log
+                launched.append(popen(*args, **{**kwargs, "stderr": log}))
             return launched[-1]
 
         gateway.Popen = recorded
@@ -143,7 +140,7 @@ def session(
         finally:
             gateway.Popen = popen
             executors.restore_environment(saved)
-            shutil.rmtree(log_dir, ignore_errors=True)  # read once by the JVM at start
+            log_file.unlink(missing_ok=True)  # read once by the JVM at start
 
     def give_up() -> None:  # the JVM still starting would hold the console (and its pipes) for many seconds
         for process in launched:
@@ -151,10 +148,22 @@ def session(
 
     where = master or "the default master"
     _by_deadline(start, deadline_at, doing=f"start Spark on {where}", cancel=give_up)
+    return _started(started, where=where, log_dir=log_dir)
+
+
+def _started(started: Mapping[str, Any], *, where: str, log_dir: Path) -> Any:
+    """The session ``session`` started, after repeating Spark's warning about the driver's address; when it did not
+    start, ``ConfigError`` with the cause read from Spark's log and the log's path (the log is kept)."""
+    spark_log = log_dir / spark_log_file.LOG_NAME
+    text = spark_log_file.text(spark_log)
+    for warning in re.findall(r"^\S+ WARN Utils: (.*)$", text, flags=re.M):
+        _LOG.warning("Spark: %s", warning)  # the address Spark picked for the driver (docs/fleet.md)
     if "error" in started:
-        raise errors.ConfigError(f"cannot start Spark on {where}: {str(started['error']).splitlines()[0]}")
+        cause = spark_log_file.start_failure(text) or str(started["error"]).splitlines()[0]
+        raise errors.ConfigError(f"cannot start Spark on {where}: {cause} (Spark's log: {spark_log})")
     spark = started["spark"]
     spark.sparkContext.setLogLevel("ERROR")
+    _logs[str(spark.sparkContext.applicationId)] = log_dir
     return spark
 
 
@@ -232,10 +241,15 @@ def _by_deadline(
 def stop(spark: Any) -> None:
     """Stop ``spark`` with Spark's own logging off: while an application stops, its executors and the
     master still send it messages, which Spark logs as ERROR with a stack trace (``TransportRequestHandler
-    ... Could not find AppClient``) after the run has already said what happened."""
+    ... Could not find AppClient``) after the run has already said what happened. The session's log (``session``)
+    is removed."""
     with contextlib.suppress(Exception):
         spark.sparkContext.setLogLevel("OFF")
+    application = str(spark.sparkContext.applicationId)
     spark.stop()
+    log_dir = _logs.pop(application, None)
+    if log_dir is not None:
+        shutil.rmtree(log_dir, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------------------- the job
