@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reconciler import manifests, planner
+from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
 from reconciler.connection import layers as connection_sources
@@ -277,7 +278,7 @@ def plan_to_apply(
                 f"{', '.join(given)} shape a plan made now; a saved plan keeps the options it was made with. "
                 "Give them to plan (plan --out FILE), then apply --plan FILE"
             )
-        saved = plans.Plan.load(plan_file, other_version=other_version)
+        saved = decoded.load(plan_file, other_version=other_version)  # refused as show refuses it
         if loaded is not None:
             fresh = compute_plan(loaded, target=target, request=saved_request(saved), **bounds)
             differences = plan_compare.differences(saved, fresh)
@@ -337,7 +338,7 @@ def prepare_apply(p: plans.Plan, *, target: Target, timeout_s: float | None, dry
     secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter, bounded by
     the apply's deadline (``--timeout``, else the default that scales with the work) plus
     ``APPLY_CONNECTION_MARGIN_S``: the apply's own deadline ends it first, the connection's is the backstop."""
-    from reconciler.apply import decoded, engine, preflight
+    from reconciler.apply import engine, preflight
 
     ops = decoded.decode(p)
     bound = timeout_s if timeout_s is not None else engine.default_deadline_s(p.actionable)

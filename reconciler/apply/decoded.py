@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from reconciler.apply import bounds, connector_ops, preflight
@@ -351,15 +352,16 @@ def of_changes(changes: Iterable[plans.Change]) -> Operations:
     return Operations(tuple(operation(c) for c in plans.sort_changes(changes)))
 
 
-# The last plan decoded and its operations: a command checks its plan before it connects (``prepare_apply``) and then
-# applies it; the plan, immutable, is decoded once. Kept by identity, one entry.
+# The last plan checked and its operations: a command checks its plan when it loads it (``load``) or before it
+# connects (``prepare_apply``) and then applies it; the plan, immutable, is decoded once. Kept by identity, one entry.
 _LAST: list[tuple[plans.Plan, Operations]] = []
 
 
-def decode(p: plans.Plan) -> Operations:
-    """The plan's actionable changes as operations; ``preflight.ImpossiblePlan`` (nothing written) naming every
-    change that cannot be carried out as written, ``preflight.PlanHasErrors`` for error-level findings. A plan is
-    decoded once: the same plan object again returns the same operations."""
+def check(p: plans.Plan) -> Operations:
+    """The plan's actionable changes as operations; ``preflight.ImpossiblePlan`` naming every change that cannot be
+    carried out as written (phases holding the wrong kind or action, a change listed twice, change data that does not
+    describe its resource or holds a value the manifests would refuse). What ``show``, ``comment --plan`` and apply
+    all refuse, with the same message: a plan file a reviewer can read is one apply can decode."""
     if _LAST and _LAST[0][0] is p:
         return _LAST[0][1]
     preflight.check_shape(p)
@@ -371,3 +373,23 @@ def decode(p: plans.Plan) -> Operations:
         )
     _LAST[:] = [(p, ops)]
     return ops
+
+
+def decode(p: plans.Plan) -> Operations:
+    """``check``, then ``preflight.PlanHasErrors`` for error-level findings (a plan ``show`` displays with them, and
+    apply refuses). A plan is decoded once: the same plan object again returns the same operations."""
+    ops = check(p)
+    preflight.check_findings(p)
+    return ops
+
+
+def load(path: Path, *, other_version: bool = False) -> plans.Plan:
+    """The saved plan at ``path`` (``plans.Plan.load``), refused (``PlanFileError`` naming the file) unless
+    ``check`` decodes it: how every command that reads a saved plan reads it, so that ``show`` refuses the files
+    apply refuses, with the same message and exit code."""
+    p = plans.Plan.load(path, other_version=other_version)
+    try:
+        check(p)
+    except preflight.ImpossiblePlan as exc:
+        raise preflight.ImpossiblePlan(f"{path}: {exc}") from None
+    return p

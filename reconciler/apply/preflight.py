@@ -43,7 +43,7 @@ def name_list(items: Sequence[str]) -> str:
 
 
 def check_shape(p: plans.Plan) -> None:
-    """Refuse a plan whose phases hold the wrong kind or action, a change twice, or a global error-level finding."""
+    """Refuse a plan whose phases hold the wrong kind or action, or a change twice (``ImpossiblePlan``)."""
     problems: list[str] = []
     for c in p.actionable:
         kind, actions = PHASE_CONTENTS[c.phase]
@@ -54,6 +54,10 @@ def check_shape(p: plans.Plan) -> None:
     problems += [f"{d}: listed more than once in the same phase" for d in sorted(dupes)]
     if problems:
         raise ImpossiblePlan("the plan cannot be applied as written: " + "; ".join(problems))
+
+
+def check_findings(p: plans.Plan) -> None:
+    """Refuse (``PlanHasErrors``) a plan with a global error-level finding or one about a resource it changes."""
     # A finding about one resource blocks that resource's changes (the planner made them blocked changes); a global
     # finding (no address: a section the manifests need could not be read) leaves the whole plan unknowable.
     acting = {c.address for c in p.actionable}

@@ -4,7 +4,8 @@
 ``ReconcilerError`` with one wording; ``write_private_file`` writes with user-only permissions and never
 follows a symlink (plans, snapshots, manifests); ``write_file`` replaces a file with one of the umask's
 permissions (reports, summaries); ``parse_json`` refuses plan and snapshot files beyond what this tool ever
-writes.
+writes (and, when asked, an object holding one key twice, which ``json`` would read as the last value without a
+word).
 """
 
 from __future__ import annotations
@@ -79,14 +80,32 @@ class JsonLimitError(ValueError):
     """A plan or snapshot file beyond what this tool ever writes (nesting, number size): refused before use."""
 
 
-def parse_json(text: str, *, object_hook: Callable[[dict[str, Any]], Any] | None = None) -> Any:
+class JsonDuplicateKey(ValueError):
+    """A JSON object holding one key twice: ``json`` keeps the last value, so what a reader sees first is not read."""
+
+
+def parse_json(
+    text: str, *, object_hook: Callable[[dict[str, Any]], Any] | None = None, unique_keys: bool = False
+) -> Any:
     """``json.loads`` with limits: nesting at most ``MAX_JSON_DEPTH``, integers at most ``MAX_JSON_DIGITS`` digits.
 
-    ``object_hook`` is ``json.loads``'s (called with each object as it is decoded).
+    ``object_hook`` is ``json.loads``'s (called with each object as it is decoded). ``unique_keys`` refuses an object
+    that holds a key twice (``JsonDuplicateKey``, naming the key and where it is: ``changes[2].after``).
 
     Raises ``json.JSONDecodeError`` for invalid JSON and ``JsonLimitError`` (with the reason) past a limit, so a
     hostile file is a plain refusal rather than a RecursionError or Python's integer-conversion ValueError.
     """
+    repeated: list[tuple[Any, str]] = []  # (the object, its repeated key), found while decoding
+    pairs_hook = None
+    if unique_keys:
+
+        def pairs_hook(pairs: list[tuple[str, Any]]) -> Any:
+            obj = dict(pairs)
+            out = obj if object_hook is None else object_hook(obj)
+            if len(obj) != len(pairs):
+                keys = [k for k, _ in pairs]
+                repeated.append((out, next(k for i, k in enumerate(keys) if k in keys[:i])))
+            return out
 
     def parse_int(digits: str) -> int:
         if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
@@ -96,9 +115,12 @@ def parse_json(text: str, *, object_hook: Callable[[dict[str, Any]], Any] | None
         return int(digits)
 
     try:
-        doc = json.loads(text, parse_int=parse_int, object_hook=object_hook)
+        doc = json.loads(text, parse_int=parse_int, object_hook=object_hook, object_pairs_hook=pairs_hook)
     except RecursionError:
         raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels") from None
+    if repeated:
+        obj, key = repeated[0]
+        raise JsonDuplicateKey(f"holds the key {key!r} twice in one object ({_where(doc, obj)})")
     stack: list[tuple[Any, int]] = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
@@ -109,3 +131,17 @@ def parse_json(text: str, *, object_hook: Callable[[dict[str, Any]], Any] | None
                     raise JsonLimitError(f"nests deeper than {MAX_JSON_DEPTH} levels")
                 stack.append((child, depth + 1))
     return doc
+
+
+def _where(doc: Any, target: object) -> str:
+    """The path of the object ``target`` inside ``doc`` (``changes[2].after``; ``the top level`` for ``doc``)."""
+    stack: list[tuple[Any, str]] = [(doc, "")]
+    while stack:
+        value, path = stack.pop()
+        if value is target:
+            return path or "the top level"
+        if isinstance(value, dict):
+            stack += [(child, f"{path}.{key}" if path else str(key)) for key, child in value.items()]
+        elif isinstance(value, list):
+            stack += [(child, f"{path}[{i}]") for i, child in enumerate(value)]
+    return "an object"

@@ -78,15 +78,15 @@ def comment(
     artifact: ArtifactOpt = None,
 ) -> None:
     """Create or update this cluster's plan comment on the pull or merge request ($GITHUB_TOKEN, $GITLAB_TOKEN)."""
+    from reconciler.apply import decoded
     from reconciler.base import errors
     from reconciler.gitops import publish
-    from reconciler.model import plans
 
     with output.errors_to_exit():
         if plan_file is None and failed is None:
             raise errors.ConfigError("give --plan PLAN_FILE, or --failed ERROR_FILE when the plan failed")
         if plan_file is not None:
-            p = plans.Plan.load(plan_file)
+            p = decoded.load(plan_file)
             name = publish.cluster_label(p, cluster)
             markdown = output.render_plan(p, PlanFormat.markdown, cluster_name=name)
             if failed is not None:
@@ -120,11 +120,11 @@ def drift_issue(
     api_url: ApiUrlOpt = None,
 ) -> None:
     """Open, update or close this cluster's drift issue from a saved plan ($GITHUB_TOKEN)."""
+    from reconciler.apply import decoded
     from reconciler.gitops import event, publish
-    from reconciler.model import plans
 
     with output.errors_to_exit():
-        p = plans.Plan.load(plan_file)
+        p = decoded.load(plan_file)
         ctx = event.context_from_env(repo=repo, api_url=api_url)
         name = publish.cluster_label(p, cluster)
         drift = publish.has_drift(p)

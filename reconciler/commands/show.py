@@ -18,11 +18,11 @@ def show(
     no_color: NoColorOpt = False,
     allow_other_version: OtherVersionOpt = False,
 ) -> None:
-    """Render a saved plan."""
+    """Render a saved plan (refused, as apply refuses it, when apply could not decode it)."""
     output.use_color(no_color)
     with output.errors_to_exit():
-        from reconciler.model import plans
+        from reconciler.apply import decoded
 
         output.echo(
-            output.render_plan(plans.Plan.load(plan_file, other_version=allow_other_version), fmt, compact=compact)
+            output.render_plan(decoded.load(plan_file, other_version=allow_other_version), fmt, compact=compact)
         )

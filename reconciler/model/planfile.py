@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import reconciler
 from reconciler.base import errors, fileio
@@ -62,18 +62,104 @@ def check(doc: Any, *, other_version: bool = False) -> str:
 
 
 def read_document(path: Path) -> Any:
-    """The JSON document of the plan file at ``path``; ``PlanFileError`` naming the file when it is not JSON."""
+    """The JSON document of the plan file at ``path``; ``PlanFileError`` naming the file when it is not JSON, is
+    beyond what a plan ever holds, or holds a key twice in one object (a second ``address`` that ``json`` would read
+    in place of the first, unseen by whoever read the file)."""
     text = fileio.read_text(path, what="plan", error=errors.PlanFileError)
     try:
-        return fileio.parse_json(text)
+        return fileio.parse_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise errors.PlanFileError(
             f"{path}:{exc.lineno}:{exc.colno}: plan file is not valid JSON (truncated?): {exc.msg}"
         ) from None
-    except fileio.JsonLimitError as exc:
+    except (fileio.JsonLimitError, fileio.JsonDuplicateKey) as exc:
         raise errors.PlanFileError(
             f"{path}: refused: the plan file {exc}; plans written by this tool never do"
         ) from None
+
+
+class MalformedPlan(ValueError):
+    """A plan file's section or change that is not shaped as this release writes it: a field missing, unknown or of
+    the wrong type, an action or phase that does not exist. The message names the field and where it is."""
+
+
+CHANGE_FIELDS = (
+    "address", "kind", "name", "action", "phase", "before", "after", "attributes", "reasons", "warnings",
+    "fingerprint", "source",
+)  # fmt: skip
+REQUIRED_CHANGE_FIELDS = ("address", "kind", "name", "action", "phase")
+
+
+def check_change_fields(d: Any, *, actions: Sequence[str], phases: Sequence[str]) -> None:
+    """Refuse (``MalformedPlan``) a change entry that is not an object of ``CHANGE_FIELDS``, lacks one of
+    ``REQUIRED_CHANGE_FIELDS``, or names an action or phase that is not one of ``actions``/``phases``."""
+    if not isinstance(d, Mapping):
+        raise MalformedPlan(f"a change must be an object, not {type(d).__name__}")
+    unknown = sorted(str(k) for k in d if k not in CHANGE_FIELDS)
+    if unknown:
+        raise MalformedPlan(
+            f"unknown field(s) {', '.join(map(repr, unknown))}; a change has {', '.join(CHANGE_FIELDS)}"
+        )
+    missing = [f for f in REQUIRED_CHANGE_FIELDS if f not in d]
+    if missing:
+        raise MalformedPlan(f"the change lacks the field(s) {', '.join(map(repr, missing))}")
+    if not isinstance(d["action"], str) or d["action"] not in actions:
+        raise MalformedPlan(f"action {d['action']!r} is not one of {', '.join(actions)}")
+    if not isinstance(d["phase"], str) or d["phase"] not in phases:
+        raise MalformedPlan(f"phase {d['phase']!r} is not one of {', '.join(phases)}")
+
+
+def attribute_list(value: Any) -> list[Mapping[str, Any]]:
+    """A change's attribute lines as a plan file holds them: a list of objects, each with at least its ``name``."""
+    if not isinstance(value, list):
+        raise MalformedPlan(f"'attributes' must be a list, not {type(value).__name__}")
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping) or "name" not in item:
+            raise MalformedPlan(f"attributes[{i}] must be an object with a 'name'")
+    return value
+
+
+def texts(value: Any, field: str) -> tuple[str, ...]:
+    """A plan file's list of strings; ``TypeError`` (a malformed plan) for anything else."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError(f"a change's {field!r} must be a list of strings")
+    return tuple(value)
+
+
+def strings(d: Any, what: str, *, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A plan file's warning or unmanaged entry: an object of text fields (``optional`` ones may be null)."""
+    if not isinstance(d, dict) or not all(isinstance(v, str) or (k in optional and v is None) for k, v in d.items()):
+        raise TypeError(f"a plan's {what} must be an object of text fields")
+    return d
+
+
+def optional_text(value: Any, field: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a change's {field!r} must be a string or null")
+    return value
+
+
+T = TypeVar("T")
+
+
+def entries(value: Any, read: Callable[[Any], T], *, keep: tuple[type[Exception], ...] = ()) -> tuple[T, ...]:
+    """The plan file's ``changes``, each read by ``read``; a malformed one (``KeyError``, ``TypeError``,
+    ``ValueError``, ``AttributeError``, but not ``keep``) is named by its position and its address, when it has one:
+    ``MalformedPlan("changes[3] (topic/orders): the change lacks the field(s) 'phase'")``."""
+    if not isinstance(value, list):
+        raise MalformedPlan(f"'changes' must be a list, not {type(value).__name__}")
+    out = []
+    for i, item in enumerate(value):
+        try:
+            out.append(read(item))
+        except keep:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            address = item.get("address") if isinstance(item, Mapping) else None
+            where = f"changes[{i}]" + (f" ({address})" if isinstance(address, str) else "")
+            detail = f"lacks the field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise MalformedPlan(f"{where}: {detail}") from None
+    return tuple(out)
 
 
 def scope_section(value: Any) -> Mapping[str, Any] | None:

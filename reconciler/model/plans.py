@@ -79,6 +79,9 @@ class AttributesMismatch(ChangeMismatch):
     """A change whose shown attributes are not those of the data it writes (``shown.derive``)."""
 
 
+MalformedPlan = planfile.MalformedPlan
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Change:
     """One step on one resource in one phase.
@@ -127,6 +130,10 @@ class Change:
             if self.attributes and tuple(self.attributes) != derived:
                 raise AttributesMismatch(f"the change at {self.address!r} shows other values than its data writes")
             object.__setattr__(self, "attributes", derived)
+        if self.action is Action.NOOP and self.attributes:  # nothing is written, so nothing may show as changing
+            raise AttributesMismatch(
+                f"the change at {self.address!r} is a no-op but shows {len(self.attributes)} attribute line(s)"
+            )
         if self.phase is Phase.TOPIC_DELETE and isinstance(self.before, payloads.TopicPayload):
             shown.check_deletion(self.address, self.before, (*self.reasons, *self.warnings))
 
@@ -147,7 +154,10 @@ class Change:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Change:
+    def from_dict(cls, d: Any) -> Change:
+        """The change a plan file's entry describes; ``MalformedPlan`` naming the field that is missing, unknown or
+        not one of its values (``ChangeMismatch`` for parts that disagree)."""
+        planfile.check_change_fields(d, actions=[a.value for a in Action], phases=list(Phase.__members__))
         kind = Kind.parse(d["kind"])
         return cls(
             address=str(d["address"]),
@@ -157,32 +167,12 @@ class Change:
             phase=Phase[d["phase"]],
             before=payloads.decode(kind, d.get("before")),
             after=payloads.decode(kind, d.get("after")),
-            attributes=tuple(AttributeChange.from_dict(a) for a in d.get("attributes", [])),
-            reasons=_texts(d.get("reasons", []), "reasons"),
-            warnings=_texts(d.get("warnings", []), "warnings"),
-            fingerprint=_optional_text(d.get("fingerprint"), "fingerprint"),
-            source=_optional_text(d.get("source"), "source"),
+            attributes=tuple(AttributeChange.from_dict(a) for a in planfile.attribute_list(d.get("attributes", []))),
+            reasons=planfile.texts(d.get("reasons", []), "reasons"),
+            warnings=planfile.texts(d.get("warnings", []), "warnings"),
+            fingerprint=planfile.optional_text(d.get("fingerprint"), "fingerprint"),
+            source=planfile.optional_text(d.get("source"), "source"),
         )
-
-
-def _texts(value: Any, field: str) -> tuple[str, ...]:
-    """A plan file's list of strings; ``TypeError`` (a malformed plan) for anything else."""
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise TypeError(f"a change's {field!r} must be a list of strings")
-    return tuple(value)
-
-
-def _strings(d: Any, what: str, *, optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A plan file's warning or unmanaged entry: an object of text fields (``optional`` ones may be null)."""
-    if not isinstance(d, dict) or not all(isinstance(v, str) or (k in optional and v is None) for k, v in d.items()):
-        raise TypeError(f"a plan's {what} must be an object of text fields")
-    return d
-
-
-def _optional_text(value: Any, field: str) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"a change's {field!r} must be a string or null")
-    return value
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -357,13 +347,19 @@ class Plan:
         another release is refused unless ``other_version``."""
         written_by = planfile.check(doc, other_version=other_version)
         try:
+            missing = [section for section in ("cluster", "changes") if section not in doc]
+            if missing:
+                raise MalformedPlan(f"the plan lacks its {' and '.join(map(repr, missing))} section(s)")
             return cls(
                 cluster=ClusterInfo.from_dict(doc["cluster"]),
-                changes=tuple(Change.from_dict(c) for c in doc["changes"]),
+                changes=planfile.entries(doc["changes"], Change.from_dict, keep=(ChangeMismatch,)),
                 warnings=tuple(
-                    PlanWarning(**_strings(w, "warning", optional=("address",))) for w in doc.get("warnings", [])
+                    PlanWarning(**planfile.strings(w, "warning", optional=("address",)))
+                    for w in doc.get("warnings", [])
                 ),
-                unmanaged=tuple(Unmanaged(**_strings(u, "unmanaged resource")) for u in doc.get("unmanaged", [])),
+                unmanaged=tuple(
+                    Unmanaged(**planfile.strings(u, "unmanaged resource")) for u in doc.get("unmanaged", [])
+                ),
                 live_fingerprint=doc.get("live_fingerprint"),
                 options=dict(doc.get("options", {})),
                 unchanged={Kind.parse(k): int(v) for k, v in doc.get("unchanged", {}).items()},
@@ -373,6 +369,8 @@ class Plan:
             )
         except ChangeMismatch as exc:
             raise errors.PlanFileError(f"refused: {exc}; the plan was edited after it was written") from None
+        except MalformedPlan as exc:
+            raise errors.PlanFileError(f"malformed plan file: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # AttributeError: a section of the wrong JSON type (a list or a string where an object belongs)
             raise errors.PlanFileError(f"malformed plan file: {type(exc).__name__}: {exc}") from None

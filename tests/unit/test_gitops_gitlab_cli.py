@@ -12,7 +12,7 @@ from reconciler.base import errors
 from reconciler.cli import app
 from reconciler.gitops import event, github, publish
 from reconciler.gitops.gitlab import GitLabClient
-from reconciler.model import plans
+from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
 from tests.support.fake_gitlab import FakeGitLab
 
@@ -120,6 +120,7 @@ def save_plan(tmp_path: Path, *names: str) -> Path:
             name=n,
             action=plans.Action.CREATE,
             phase=plans.Phase.TOPIC_CREATE,
+            after=payloads.TopicPayload(partitions=3, replication_factor=3, configs={}),  # what apply can decode
         )
         for n in names
     )
