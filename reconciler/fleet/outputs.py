@@ -8,6 +8,8 @@ the current one:
 - a plan run removes the plan of every cluster it did not plan (``remove_stale_plans``), the previous
   apply's ``apply-summary.json`` (it applied plans that are gone) and every cluster's ``apply-report.json``
   except those of the clusters whose plans it keeps (``fleet plan --retry-failed``; ``remove_apply_files``);
+- a failed plan run (its engine failed: Spark could not start, its job failed) supersedes nothing and removes
+  nothing: the plans and apply files of the last successful run stay (``earlier_plans`` names the plans kept);
 - an apply removes each cluster's ``apply-report.json`` before it starts on the cluster
   (``remove_apply_report``), so a cluster refused, skipped or not applied now shows no report from an
   earlier apply (a dry run's, say), and it replaces ``apply-summary.json``.
@@ -52,6 +54,14 @@ def _cluster_files(out_dir: Path, name: str, *, keep: Collection[str]) -> list[P
     return [
         p for p in sorted(out_dir.glob(f"*/{name}")) if p.parent.name not in keep and spec.valid_name(p.parent.name)
     ]
+
+
+def earlier_plans(out_dir: Path, planned: Collection[str]) -> list[str]:
+    """The clusters whose ``<cluster>/plan.json`` an earlier run wrote and this run did not plan (what a successful
+    run removes with ``remove_stale_plans``, and a failed run keeps)."""
+    if not summary.is_fleet_output(out_dir):
+        return []
+    return [p.parent.name for p in _cluster_files(out_dir, PLAN, keep=planned)]
 
 
 def remove_stale_plans(out_dir: Path, planned: Collection[str]) -> list[str]:

@@ -226,11 +226,17 @@ def _record(
     progress: Progress | None,
     webhook: str | None,
 ) -> FleetResult:
-    """Remove what the run supersedes, write its summary files and history, tell the webhook, and make its
-    result."""
+    """Remove what the run supersedes (a failed run supersedes nothing: the plan and apply files an earlier run
+    wrote stay), write its summary files and history, tell the webhook, and make its result."""
     planned = {name for name, path in done.plan_paths.items() if path is not None}
-    removed = outputs.remove_stale_plans(out_dir, planned)
-    superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in done.carried})
+    removed: list[str] = []
+    superseded: list[str] = []
+    kept: list[str] = []
+    if done.failure is None:
+        removed = outputs.remove_stale_plans(out_dir, planned)
+        superseded = outputs.remove_apply_files(out_dir, kept={o.cluster for o in done.carried})
+    else:
+        kept = outputs.earlier_plans(out_dir, planned)
     failure = None if done.failure is None else str(done.failure)
     summary_doc = summary.build_summary(
         outcomes,
@@ -245,6 +251,11 @@ def _record(
     notes = _notes(written_notes, removed=len(removed), carried=len(done.carried), retry_of=done.retry_of)
     if superseded:
         notes.append(f"removed {len(superseded)} apply file(s) about the plans this run replaced")
+    if kept:
+        notes.append(
+            f"kept {len(kept)} plan file(s) an earlier run wrote for clusters this failed run did not plan "
+            f"({', '.join(kept)}): not this run's, so fleet apply of this run does not apply them"
+        )
     if webhook is not None:
         trend = history.trend(out_dir) if sources.parquet_available() else None
         told = notify.notify(webhook, summary_doc, trend, report=(out_dir / "report.html").resolve())

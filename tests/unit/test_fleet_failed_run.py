@@ -1,5 +1,6 @@
 """A fleet run whose engine fails (Spark cannot start before the deadline) still leaves its summary, its reports
-and its history entry, saying that it failed and why, and exits 1.
+and its history entry, saying that it failed and why, and exits 1; it removes nothing the last successful run wrote
+(plans, apply reports).
 
 Runs on the snapshot fleet (eu-1, us-1, ap-1 whose snapshot is missing). The Spark engine's start is replaced
 by one that fails the way a start past the deadline does, so no JVM is involved here; the real start past a
@@ -39,6 +40,7 @@ def test_a_run_that_cannot_start_spark_leaves_a_failed_summary_and_a_history_ent
     fleet = load_fleet(fleet_dir / "fleet.yaml", env={})
     out = fleet_dir / "out"
     first = run_fleet_plan(fleet, out_dir=out, env={})  # a good night first, on the local engine
+    good_plans = {name: (out / name / "plan.json").read_bytes() for name in ("eu-1", "us-1")}
 
     with pytest.raises(FleetRunFailed) as failed:
         run_fleet_plan(fleet, out_dir=out, env={}, engine="spark", master="local[1]", deadline_s=1)
@@ -49,7 +51,10 @@ def test_a_run_that_cannot_start_spark_leaves_a_failed_summary_and_a_history_ent
     assert doc["clusters_planned"] == 0 and doc["clusters_total"] == 3
     assert {c["status"] for c in doc["clusters"]} == {"failed"}
     assert all(c["reason"] == f"not planned: the run failed: {TOO_LATE}" for c in doc["clusters"])
-    assert not (out / "eu-1" / "plan.json").exists()  # the previous night's plans are not this run's
+    # Regression: the failed run removed the good night's plans ("removed 2 plan file(s)") before recording itself.
+    assert {name: (out / name / "plan.json").read_bytes() for name in good_plans} == good_plans
+    assert doc["stale_plans_removed"] == []
+    assert any(n.startswith("kept 2 plan file(s) an earlier run wrote") for n in failed.value.result.notes)
     assert f"FAILED: {TOO_LATE}" in (out / "report.md").read_text()
     assert html.escape(f"FAILED: {TOO_LATE}") in (out / "report.html").read_text()
     rows = pq.read_table(out / "clusters.parquet").to_pylist()
@@ -78,3 +83,19 @@ def test_bad_input_still_writes_nothing(fleet_dir: Path) -> None:
     )
     assert cli.exit_code == 1 and "--retry-failed" in cli.output
     assert not (out / "summary.json").exists()
+
+
+@pytest.mark.usefixtures("spark_cannot_start")
+def test_a_failed_run_keeps_the_apply_reports_of_the_last_good_run(fleet_dir: Path) -> None:
+    """The apply files of the last successful run describe plans the failed run keeps: they stay too."""
+    fleet = load_fleet(fleet_dir / "fleet.yaml", env={})
+    out = fleet_dir / "out"
+    run_fleet_plan(fleet, out_dir=out, env={})
+    reports = {out / "apply-summary.json": '{"run": "earlier"}', out / "eu-1" / "apply-report.json": '{"a": 1}'}
+    for path, text in reports.items():
+        path.write_text(text)
+    with pytest.raises(FleetRunFailed):
+        run_fleet_plan(fleet, out_dir=out, env={}, engine="spark", master="local[1]", deadline_s=1)
+    assert {path: path.read_text() for path in reports} == reports
+    run_fleet_plan(fleet, out_dir=out, env={})  # a successful run supersedes them, as before
+    assert not any(path.exists() for path in reports)
