@@ -237,6 +237,19 @@ def _planned(
     return p, None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
 
 
+def _prepared(
+    p: plans.Plan, *, target: operations.Target, left: float | None, timeout: float | None, saved: bool, dry_run: bool
+) -> KafkaAdapter:
+    """``operations.prepare_apply``, the adapter told that its connect has what planning (or loading the ``saved``
+    plan) left of ``--timeout``, so that a connect that times out names the --timeout and what used it."""
+    from reconciler import operations
+
+    adapter = operations.prepare_apply(p, target=target, timeout_s=left, dry_run=dry_run)
+    if timeout is not None and left is not None:
+        adapter.name_budget(given_s=timeout, left_s=left, used_by="loading the plan" if saved else "planning")
+    return adapter
+
+
 def _request(
     rotate: list[str] | None, allow_in_use: bool, in_use_window: str, max_deletes: int | None
 ) -> operations.PlanRequest:
@@ -311,7 +324,7 @@ def apply(
         if not operations.has_work(p):
             _nothing_to_do(fmt)
             return
-        adapter = operations.prepare_apply(p, target=target, timeout_s=left, dry_run=dry_run)
+        adapter = _prepared(p, target=target, left=left, timeout=timeout, saved=plan_file is not None, dry_run=dry_run)
         # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.
         if p.actionable and not dry_run and not auto_approve and plan_file is None:
             confirm(deletes=deleted_count(p))

@@ -21,7 +21,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import access, evidence, identity, port, read, results, security, usage, write
+from reconciler.kafka import access, budgets, evidence, identity, port, read, results, security, usage, write
 from reconciler.kafka import wire as wire_mod
 from reconciler.model import impact, state
 from reconciler.model.capabilities import KIND_API_VERSIONS, KIND_APIS, VERSION_SINCE
@@ -83,6 +83,11 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
 
     def reset_request_count(self) -> None:
         self._wire.request_counts.clear()
+
+    def name_budget(self, *, given_s: float, left_s: float, used_by: str) -> None:
+        """This adapter's connect bound is the ``left_s`` seconds that ``used_by`` (``planning``) left of the command's
+        ``--timeout given_s``: a connect that times out names that --timeout and what used it (``budgets.Budget``)."""
+        self._wire.budget = budgets.Budget(given_s=given_s, used_s=max(0.0, given_s - left_s), used_by=used_by)
 
     def limit_waits(self, seconds: float, *, named_s: float | None = None, reserve_s: float = 0.0) -> None:
         """No wait on the cluster past ``seconds`` from now, no write in its last ``reserve_s`` (``Wire.limit``)."""

@@ -43,6 +43,7 @@ from typing import Any
 import kafka.errors as kafka_errors
 
 from reconciler.connection.settings import ConnectionSettings
+from reconciler.kafka import budgets, tls
 from reconciler.kafka.bounded import SILENT_TLS
 
 _AFTER_HELLO = re.compile(r"Bootstrap attempt to (\S+) failed: (.*)")
@@ -177,9 +178,10 @@ class BootstrapWatch(logging.Handler):
     _AT_ONCE = ("auth", "mismatch", "tls")
     _DEFINITE = ("refused", "unknown-host")
 
-    def __init__(self, addresses: tuple[str, ...]) -> None:
+    def __init__(self, addresses: tuple[str, ...], *, budget: budgets.Budget | None = None, had_ms: int = 0) -> None:
         super().__init__(level=logging.WARNING)
         self.addresses = addresses
+        self.budget, self.had_ms = budget, had_ms  # the command's budget of which this connect had ``had_ms``
         self.failures: list[Failure] = []
         self.auth_error: BaseException | None = None
         self.managers: list[Any] = []
@@ -343,14 +345,19 @@ def auth_hint(settings: ConnectionSettings) -> str:
     return "check the username, the password and the SASL mechanism"
 
 
-def failure_sentence(
-    watch: BootstrapWatch, settings: ConnectionSettings, *, seconds: float, client_problem: str | None = None
-) -> str:
+def failure_sentence(watch: BootstrapWatch, settings: ConnectionSettings, *, seconds: float) -> str:
     """The sentence for a bootstrap that ended without a client: the cause seen, else the ``seconds`` bound.
 
-    ``client_problem`` is ``BootstrapWatch.failure_message``'s (what the client sees wrong with its certificate).
+    When the connect had what an earlier step left of the command's --timeout (``watch.budget``) and that was too
+    little for a fair chance, the sentence says the budget was spent, naming the --timeout and what used it, before
+    any other cause; otherwise it names both in place of the bare bound.
     """
     where = settings.target()  # names the Cluster profile the settings came from, if any
+    last = watch.failures[-1] if watch.failures else None
+    seen = f"; last error: {last.address}: {last.detail}" if last is not None else ""
+    budget, had_s = watch.budget, watch.had_ms / 1000
+    if budget is not None and had_s < budget.SHORT_S and watch.auth_error is None:
+        return budget.sentence(where, had_s=had_s, seen=seen)
     if watch.auth_error is not None:
         return f"authentication failed at {where}: {broker_message(watch.auth_error)}; {auth_hint(settings)}"
     drops = sum(f.kind == "dropped" for f in watch.failures)
@@ -367,13 +374,13 @@ def failure_sentence(
             f"cannot connect to Kafka at {where}: the other end closed the connection before answering, "
             f"{drops} times (a SASL or TLS listener, or not Kafka at all?); check the port and security.protocol"
         )
-    named = watch.failure_message(where, client_problem=client_problem)
+    named = watch.failure_message(where, client_problem=tls.client_certificate_problem(settings))
     if named is not None:
         return named
-    last = watch.failures[-1] if watch.failures else None
-    seen = f"; last error: {last.address}: {last.detail}" if last is not None else ""
+    if budget is not None:
+        return budget.sentence(where, had_s=had_s, seen=seen)
     return (
-        f"cannot reach Kafka at {where}: no broker answered within {round(seconds, 1) if seconds >= 1 else seconds:g}s "
+        f"cannot reach Kafka at {where}: no broker answered within {budgets.seconds(seconds)}s "
         f"(check the address, the port and the security protocol){seen}"
     )
 

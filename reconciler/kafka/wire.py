@@ -28,7 +28,7 @@ from kafka.protocol.metadata import MetadataRequest
 
 from reconciler.base import errors, scrubbing
 from reconciler.connection.settings import ConnectionSettings
-from reconciler.kafka import bootstrap, bounded, identity, netfix, oauth, redact, rights, tls
+from reconciler.kafka import bootstrap, bounded, budgets, identity, netfix, oauth, redact, rights, tls
 from reconciler.kafka.codes import api_name, error_name, is_retriable, throttle_of
 from reconciler.kafka.results import ConnectionLost, RequestFailed
 from reconciler.model.capabilities import explain_unsupported
@@ -79,6 +79,7 @@ class Wire:
         # Brokers whose last request failed on the connection; reads route around them first.
         self.unreachable: set[int] = set()
         self._client: KafkaAdminClient | None = None
+        self.budget: budgets.Budget | None = None  # what a command left of its --timeout (KafkaAdapter.name_budget)
         self.token_provider: oauth.ClientCredentialsTokenProvider | None = None
         if settings.sasl_mechanism == "OAUTHBEARER":
             self.token_provider = oauth.ClientCredentialsTokenProvider(settings)
@@ -144,7 +145,7 @@ class Wire:
         # A wait cut short by the deadline is named by the limit given (3s), not by what is left of it (2.9s).
         named_s = self.deadline_s if connect_ms < self.connect_timeout_ms else connect_ms / 1000
         created: list[KafkaNetClient] = []
-        watch = bootstrap.BootstrapWatch(self.settings.bootstrap_servers)
+        watch = bootstrap.BootstrapWatch(self.settings.bootstrap_servers, budget=self.budget, had_ms=connect_ms)
 
         def factory(**configs: Any) -> KafkaNetClient:
             net_client = bounded.net_client(connect_timeout_ms=connect_ms, **configs)
@@ -176,8 +177,7 @@ class Wire:
             except kafka_errors.KafkaTimeoutError:
                 watch.note_unanswered()  # before the clients are stopped, which closes their connections
                 self._discard(created)
-                problem = tls.client_certificate_problem(self.settings)
-                sentence = bootstrap.failure_sentence(watch, self.settings, seconds=named_s, client_problem=problem)
+                sentence = bootstrap.failure_sentence(watch, self.settings, seconds=named_s)
                 raise errors.ConnectionFailed(self.scrub(sentence)) from None
             except Exception as exc:  # kafka-python raises assorted types for SSL and configuration problems
                 self._discard(created)

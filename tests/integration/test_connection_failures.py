@@ -18,9 +18,12 @@ from typing import Any
 
 import pytest
 
+from reconciler import operations
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import bootstrap, wire
+from reconciler.model import payloads, plans
+from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.secure import SecureCluster
 from tests.support.integration import closed_port, write_manifests
@@ -165,6 +168,50 @@ def test_plan_timeout_bounds_connecting_to_a_silent_broker(manifests: Path, sile
     message = plan_error(manifests, "--timeout", "2", "--bootstrap-server", f"127.0.0.1:{silent_listener}")
     assert time.monotonic() - started < 20  # LONG_TIMEOUT would be minutes; the CLI's start-up is in this too
     assert f"cannot reach Kafka at 127.0.0.1:{silent_listener} (PLAINTEXT): no broker answered within 2s" in message
+
+
+def _one_topic_plan(path: Path) -> Path:
+    """A saved plan creating one topic, as ``plan --out`` writes it (made without a cluster)."""
+    change = plans.Change(
+        address="topic/conn-orders",
+        kind=Kind.TOPIC,
+        name="conn-orders",
+        action=plans.Action.CREATE,
+        phase=plans.Phase.TOPIC_CREATE,
+        after=payloads.TopicPayload(partitions=3, replication_factor=1, configs={}),
+    )
+    plans.Plan(cluster=plans.ClusterInfo(cluster_id=None, controller_id=None), changes=(change,)).save(path)
+    return path
+
+
+def test_a_timeout_spent_before_the_connect_is_named_with_what_used_it(silent_listener: int) -> None:
+    """Regression: the apply's connect, left 1 ms of ``--timeout 20`` by planning, said "no broker answered within
+    0.001s (check the address, the port and the security protocol)". It names the --timeout and what used it."""
+    adapter = operations.prepare_apply(
+        plans.Plan(cluster=plans.ClusterInfo(cluster_id=None, controller_id=None), changes=()),
+        target=operations.Target(bootstrap_server=f"127.0.0.1:{silent_listener}"),
+        timeout_s=0.001,
+        dry_run=True,
+    )
+    adapter.name_budget(given_s=20, left_s=0.001, used_by="planning")
+    with adapter, pytest.raises(errors.ConnectionFailed) as failed:
+        adapter.connect()
+    assert str(failed.value).startswith(  # then the client's own account of the cut-short attempt, if it logged one
+        f"cannot reach Kafka at 127.0.0.1:{silent_listener} (PLAINTEXT): the --timeout 20s was spent before any "
+        "broker answered: planning used 20.0s of it, leaving 0.001s to connect; give a longer --timeout"
+    ), str(failed.value)
+
+
+def test_apply_of_a_saved_plan_names_its_timeout_when_nothing_was_left_to_connect(
+    tmp_path: Path, silent_listener: int
+) -> None:
+    """The command line's own path: ``apply --plan FILE --timeout 0.001`` spends its limit reading the plan."""
+    saved = _one_topic_plan(tmp_path / "plan.json")
+    args = ["apply", "--plan", str(saved), "--timeout", "0.001", "--bootstrap-server", f"127.0.0.1:{silent_listener}"]
+    result = cli(args, env=LONG_TIMEOUT)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "the --timeout 0.001s was spent before any broker answered: loading the plan used" in result.stderr
+    assert "no broker answered within 0.001s" not in result.stderr and "Traceback" not in result.stderr
 
 
 def test_address_without_port_is_refused(manifests: Path) -> None:
