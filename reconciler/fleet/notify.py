@@ -41,7 +41,9 @@ RECOVERED, STATUS = "recovered", "cluster-status"
 # A cluster's status as told: from the summary's status, and for a cluster that could not be read, its reason.
 PLANNED, UNREACHABLE, REFUSED = "planned", "unreachable", "refused"
 STATUS_GROUPS = (UNREACHABLE, REFUSED, "failed", "skipped", RECOVERED)  # the order they are told in
-_REFUSAL = re.compile(r"authenticat|authoriz|not authorized|SASL|access denied|permission", re.IGNORECASE)
+# How the Kafka adapter words a refusal ("authentication failed at ...", "cannot authenticate to Kafka at ...",
+# "..._AUTHORIZATION_FAILED"); a timeout's hint may name SASL or TLS without any refusal.
+_REFUSAL = re.compile(r"authentication failed|cannot authenticate|authoriz|access denied", re.IGNORECASE)
 MAX_LISTED = 50  # drift entries per direction in the payload
 MAX_IN_TEXT = 5  # drift entries per direction in the text
 ATTEMPTS = 3

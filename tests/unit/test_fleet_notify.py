@@ -157,6 +157,13 @@ def test_a_refused_cluster_is_told_apart_from_an_unreachable_one() -> None:
         "clusters": [
             {"name": "a", "status": "unreadable", "reason": "SASL authentication failed: bad credentials"},
             {"name": "b", "status": "unreadable", "reason": "cannot connect to kafka-1:9093: connection refused"},
+            {
+                "name": "b2",
+                "status": "unreadable",
+                "reason": "cannot connect to Kafka at kafka-2:9093: the other end closed the connection before "
+                "answering, 3 times (a SASL or TLS listener, or not Kafka at all?)",
+            },
+            {"name": "a2", "status": "unreadable", "reason": "read failed: CLUSTER_AUTHORIZATION_FAILED"},
             {"name": "c", "status": "failed", "reason": "3 error(s) in the manifests; first: ..."},
             {"name": "d", "status": "planned", "reason": None},
         ]
@@ -164,8 +171,8 @@ def test_a_refused_cluster_is_told_apart_from_an_unreachable_one() -> None:
     trend = history.Trend(runs=(), previous="r1 at t", new=(), resolved=(), statuses=(("d", "skipped", "deadline"),))
     changes = notify.status_changes(summary, trend)
     assert {group: [e["cluster"] for e in entries] for group, entries in changes.items()} == {
-        "unreachable": ["b"],
-        "refused": ["a"],
+        "unreachable": ["b", "b2"],
+        "refused": ["a", "a2"],
         "failed": ["c"],
         "recovered": ["d"],
     }
