@@ -132,6 +132,8 @@ def read_for_plan(
             continue
         if found.plugins is not None and not plugins.known_class(want.class_name, found.plugins):
             continue  # the plan blocks it with the classes the workers have
+        if plugins.missing_version(want, found) is not None:
+            continue  # the plan blocks it with the versions the workers have
         checked.append((name, full, frozenset(want.secrets)))
 
     def validate(item: tuple[str, dict[str, str], frozenset[str]]) -> tuple[tuple[str, str], ...]:

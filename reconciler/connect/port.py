@@ -109,8 +109,18 @@ class RestConnectPort:
         found = self.client.request(
             "GET", "/connector-plugins?connectorsOnly=true", deadline=deadline, what="listing connector plugins"
         )
-        plugins = tuple(sorted({str(p["class"]) for p in found or [] if isinstance(p, dict) and "class" in p}))
-        return state.ConnectState(url=self.url, connectors=connectors, plugins=plugins)
+        listed = [p for p in found or [] if isinstance(p, dict) and "class" in p]
+        plugins = tuple(sorted({str(p["class"]) for p in listed}))
+        versions: dict[str, set[str]] = {}
+        for p in listed:
+            if p.get("version") not in (None, "", "null"):
+                versions.setdefault(str(p["class"]), set()).add(str(p["version"]))
+        return state.ConnectState(
+            url=self.url,
+            connectors=connectors,
+            plugins=plugins,
+            plugin_versions={cls: tuple(sorted(v)) for cls, v in sorted(versions.items())},
+        )
 
     def read_connectors(
         self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None

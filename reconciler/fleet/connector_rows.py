@@ -88,6 +88,8 @@ def meta(connect: state.ConnectState | None) -> dict[str, Any] | None:
     doc: dict[str, Any] = {"url": connect.url, "plugins": None if connect.plugins is None else list(connect.plugins)}
     if connect.validation:
         doc["validation"] = {name: [list(e) for e in found] for name, found in sorted(connect.validation.items())}
+    if connect.plugin_versions:
+        doc["plugin_versions"] = {c: list(v) for c, v in connect.plugin_versions.items()}
     if connect.kept_offsets:
         doc["kept_offsets"] = {name: list(found) for name, found in sorted(connect.kept_offsets.items())}
     return doc
@@ -131,4 +133,5 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
         plugins=None if plugins is None else tuple(plugins),
         validation=validation,
         kept_offsets={name: tuple(found) for name, found in doc.get("kept_offsets", {}).items()},
+        plugin_versions={c: tuple(found) for c, found in doc.get("plugin_versions", {}).items()},
     )

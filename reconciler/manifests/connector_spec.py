@@ -16,6 +16,13 @@ class ConnectorSpec(Strict):
 
     class_name: str = Field(min_length=1, alias="class", description="connector.class (a class or an alias).")
     tasks_max: int = Field(default=1, strict=True, ge=1, le=INT32_MAX, description="tasks.max: most tasks to run.")
+    version: str | None = Field(
+        default=None,
+        min_length=1,
+        description="connector.plugin.version (KIP-891, Kafka Connect 4.1+): the version of the connector plugin to "
+        "run, when the workers have several; a version they do not have blocks the connector with the versions they "
+        "have. A version range ([1.0,2.0)) is passed to Connect as written.",
+    )
     state: Literal["running", "paused", "stopped"] = Field(default="running", description="The connector's state.")
     config: dict[str, str | int | float | bool] = Field(
         default_factory=dict,

@@ -18,7 +18,13 @@ from typing import Any
 from reconciler.manifests import connector_spec, loader, profiles, topics
 from reconciler.model import desired
 
-RESERVED = {"connector.class": "class", "tasks.max": "tasksMax", "name": "metadata.name"}
+RESERVED = {
+    "connector.class": "class",
+    "tasks.max": "tasksMax",
+    "name": "metadata.name",
+    "connector.plugin.version": "version",
+}
+VERSION = "connector.plugin.version"  # KIP-891
 SECRET_KEY = re.compile(r"(password|secret|token|credential|jaas\.config|api\.key|apikey|private\.key)", re.I)
 PLACEHOLDER = re.compile(r"^\$\{[A-Za-z0-9_.-]+:.*\}$", re.S)
 UNADDRESSABLE = re.compile(r"[/\\%{}\x00-\x1f\x7f-\x9f]")  # see name_problem
@@ -75,6 +81,9 @@ def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None
         "connector.class": _at(doc, ("spec", "class")),
         "tasks.max": _at(doc, ("spec", "tasksMax")),
     }
+    if spec.version is not None:
+        config[VERSION] = spec.version
+        positions[VERSION] = _at(doc, ("spec", "version"))
     for key, value in spec.config.items():
         path = ("spec", "config", key)
         if key in RESERVED:

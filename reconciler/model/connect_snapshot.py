@@ -17,6 +17,11 @@ def to_dict(connect: state.ConnectState) -> dict[str, Any]:
     return {
         "url": connect.url,
         "plugins": None if connect.plugins is None else list(connect.plugins),
+        **(
+            {"plugin_versions": {c: list(v) for c, v in connect.plugin_versions.items()}}
+            if connect.plugin_versions
+            else {}
+        ),
         "connectors": {
             name: {
                 "config": dict(sorted(c.config.items())),
@@ -47,6 +52,10 @@ def from_dict(doc: Any) -> state.ConnectState | None:
             str(name), config, str(c["state"]), tasks, c.get("type"), c.get("trace")
         )
     plugins = doc.get("plugins")
+    versions = {str(c): tuple(str(v) for v in found) for c, found in dict(doc.get("plugin_versions") or {}).items()}
     return state.ConnectState(
-        url=str(doc["url"]), connectors=connectors, plugins=None if plugins is None else tuple(str(p) for p in plugins)
+        url=str(doc["url"]),
+        connectors=connectors,
+        plugins=None if plugins is None else tuple(str(p) for p in plugins),
+        plugin_versions=versions,
     )

@@ -197,7 +197,9 @@ class ConnectState:
     ``secret_digests`` maps a declared connector to the digests of its referenced secrets, resolved at plan time
     (compared with the digests of the live values, never printed); ``kept_offsets`` maps a live connector the
     manifests would delete to the offsets Connect keeps for it (``GET /connectors/{name}/offsets``, one
-    ``partition -> offset`` text each), read only for those.
+    ``partition -> offset`` text each), read only for those; ``plugin_versions`` maps each connector class to the
+    versions of it the workers have (KIP-891, from the same plugin list; empty from a worker older than 4.1 that
+    reports none).
     """
 
     url: str
@@ -206,6 +208,7 @@ class ConnectState:
     validation: Mapping[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
     secret_digests: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     kept_offsets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    plugin_versions: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

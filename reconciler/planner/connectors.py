@@ -5,7 +5,8 @@ answers for the configs the plan changes, and the digests of the declared secret
 state match is counted as unchanged and never sent (an identical config PUT restarts it). Connect compares
 configs as strings and replaces the whole config on a PUT, so a live key the manifest does not write is shown as
 removed. A secret is compared by digest and shown only as changed. A field error from the validate endpoint, an
-unknown class or a secret that cannot be read is an error at the manifest's line that blocks that connector only.
+unknown class, a plugin version (``version:``, KIP-891) the workers do not have, or a secret that cannot be read is
+an error at the manifest's line that blocks that connector only.
 A connector declared running whose connector or task Connect reports FAILED differs from its declaration: it is
 planned as a ``restart`` naming what failed with the first line of its trace (apply restarts only what failed);
 on a connector declared paused or stopped, or one not declared, FAILED is a warning. Connect's status carries no
@@ -144,6 +145,10 @@ def _blockers(
         message = f"{at('connector.class')}connector class {want.class_name!r} is not installed on the workers"
         message += f"; did you mean {hint}?" if hint else f" (they have: {listed})"
         ctx.warn(message, code="connector-class-unknown", address=address, severity="error")
+        return
+    missing = plugins.missing_version(want, live)
+    if missing is not None:
+        ctx.warn(f"{at(plugins.VERSION)}{missing}", code="connector-version-unknown", address=address, severity="error")
         return
     if not config_changes:
         return

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from tests.kafka.cluster import KafkaCluster
-from tests.kafka.connect import FILE_SINK, ConnectWorker
+from tests.kafka.connect import CONNECT_VERSION, FILE_SINK, ConnectWorker
 from tests.support.connect_manifests import write_connect_manifests
 from tests.support.polling import eventually
 
@@ -98,3 +98,28 @@ def test_snapshot_without_manifests_holds_the_connect_clusters_connectors(
     connect = json.loads(out.read_text())["connect"]
     assert connect is not None and connect["connectors"][name]["config"]["file"] == str(tmp_path / "o.txt")
     assert FILE_SINK in connect["plugins"]
+
+
+def test_a_declared_plugin_version_is_run_and_one_the_workers_lack_is_blocked_with_theirs(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    installed = {p["class"]: p["version"] for p in connect_worker.rest("GET", "/connector-plugins?connectorsOnly=true")}
+    assert installed[FILE_SINK] == CONNECT_VERSION  # KIP-891: a 4.1+ worker reports each plugin's version
+    good, bad = f"{topic_prefix}v-good", f"{topic_prefix}v-bad"
+    body = sink(good, tmp_path / "good.txt", f"{topic_prefix}x") + f"  version: {CONNECT_VERSION}\n---\n"
+    body += sink(bad, tmp_path / "bad.txt", f"{topic_prefix}x") + "  version: 9.9.9\n"
+    directory = write_connect_manifests(tmp_path / "m", kafka_single, connect_worker.url, body)
+    planned = runner.invoke(app, ["plan", str(directory)])
+    line = next(i for i, text in enumerate(body.splitlines(), 1) if "9.9.9" in text)
+    where = f"{directory / 'connectors.yaml'}:{line}:"
+    message = f"version 9.9.9 of connector class {FILE_SINK} is not installed on the workers (they have: 4.3.1)"
+    assert f"{where}" in planned.output and message in planned.output, planned.output
+    applied = runner.invoke(app, ["apply", str(directory), "--auto-approve", "--timeout", "120"])
+    assert applied.exit_code == 3, applied.output  # the blocked connector is not created
+    held = connect_worker.rest("GET", f"/connectors/{good}/config")
+    assert held["connector.plugin.version"] == CONNECT_VERSION
+    assert bad not in connect_worker.rest("GET", "/connectors")
+    eventually(lambda: task_states(connect_worker, good) == ["RUNNING"] or None, what="the versioned connector")
+    write_connect_manifests(tmp_path / "m", kafka_single, connect_worker.url, body.split("---\n")[0])
+    clean = runner.invoke(app, ["plan", str(directory), "--detailed-exitcode"])
+    assert clean.exit_code == 0, clean.output

@@ -612,3 +612,66 @@ def test_same_config_leaves_the_record_out_and_compares_a_masked_value_by_it() -
     assert not secrets.same_config("a", {**CFG, "db.password": "rotated"}, held, {"db.password"})
     unrecorded = {**CFG, "db.password": secrets.MASKED}
     assert secrets.same_config("a", {**CFG, "db.password": "anything"}, unrecorded, {"db.password"})
+
+
+# ------------------------------------------------------------------------------------------ plugin version
+def versioned(version: str, versions: tuple[str, ...] = ("3.9.0", "4.3.1")) -> s.ClusterState:
+    base = live()
+    assert base.connect is not None
+    connect = dataclasses.replace(base.connect, plugin_versions={SINK: versions} if versions else {})
+    return dataclasses.replace(base, connect=connect)
+
+
+def test_a_declared_version_becomes_connector_plugin_version_at_its_line(tmp_path: Path) -> None:
+    loaded = load(tmp_path, f"class: {SINK}\nversion: 4.3.1\n")
+    c = loaded.desired.connectors["a"]
+    assert c.config["connector.plugin.version"] == "4.3.1" and c.positions["connector.plugin.version"].line == 6
+    with pytest.raises(errors.ValidationFailed) as failed:
+        load(tmp_path, f"class: {SINK}\nconfig: {{connector.plugin.version: 4.3.1}}\n")
+    assert "connector.plugin.version is set by version" in failed.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("version", "versions", "blocked"),
+    [
+        ("4.3.1", ("3.9.0", "4.3.1"), False),
+        ("9.9", ("3.9.0", "4.3.1"), True),
+        ("[4.0,5.0)", ("3.9.0", "4.3.1"), False),  # a range: Connect resolves it
+        ("9.9", (), False),  # workers older than 4.1 report no version: nothing to check against
+    ],
+)
+def test_a_version_the_workers_do_not_have_blocks_its_connector_listing_theirs(
+    version: str, versions: tuple[str, ...], blocked: bool
+) -> None:
+    source = d.Source(file="c.yaml", line=7, column=12)
+    wanted = d.DesiredConnector(
+        "a", {**CFG, "connector.plugin.version": version}, positions={"connector.plugin.version": source}
+    )
+    p = plan(want(wanted), versioned(version, versions))
+    [change] = p.changes
+    assert (change.action is plans.Action.BLOCKED) is blocked
+    found = [w for w in p.warnings if w.code == "connector-version-unknown"]
+    if blocked:
+        assert [w.message for w in found] == [
+            f"c.yaml:7:12: version 9.9 of connector class {SINK} is not installed on the workers (they have: "
+            "3.9.0, 4.3.1)"
+        ]
+    else:
+        assert not found
+
+
+def test_plugin_versions_survive_a_snapshot_and_an_import_declares_the_version(tmp_path: Path) -> None:
+    from reconciler.adopt import connectors as adopt_connectors
+    from reconciler.adopt.adoption_report import AdoptionReport
+    from reconciler.model import snapshotfile
+
+    have = versioned("4.3.1")
+    snapshotfile.write_snapshot(have, tmp_path / "snap.json")
+    again = snapshotfile.read_snapshot(tmp_path / "snap.json").connect
+    assert again is not None and again.plugin_versions == {SINK: ("3.9.0", "4.3.1")}
+    report = AdoptionReport(title="Import", out_dir=Path("out"))
+    doc = adopt_connectors.document(
+        s.ConnectorState("a", {**CFG, "connector.plugin.version": "4.3.1"}, "RUNNING", ()), report
+    )
+    assert doc is not None and doc.spec["version"] == "4.3.1"
+    assert "connector.plugin.version" not in doc.spec["config"]
