@@ -147,7 +147,11 @@ def session(
             process.kill()
 
     where = master or "the default master"
-    _by_deadline(start, deadline_at, doing=f"start Spark on {where}", cancel=give_up)
+    try:
+        _by_deadline(start, deadline_at, doing=f"start Spark on {where}", cancel=give_up)
+    except errors.ConfigError:  # the deadline passed: the JVM was ended, its log says nothing more
+        shutil.rmtree(log_dir, ignore_errors=True)
+        raise
     return _started(started, where=where, log_dir=log_dir)
 
 

@@ -30,9 +30,17 @@ def test_a_deadline_shorter_than_spark_start_ends_the_run_in_time(tmp_path: Path
     (tmp_path / "fleet.yaml").write_text(f"clusters:\n  - {{name: eu-1, manifests: {EXAMPLES}, snapshot: eu.json}}\n")
     command = [sys.executable, "-m", "reconciler", "fleet", "plan", str(tmp_path / "fleet.yaml"), "-q"]
     command += ["--engine", "spark", "--master", "local[1]", "--deadline", "1", "--out", str(tmp_path / "out")]
+    temporary = tmp_path / "tmp"  # the command's temporary folder, where Spark's log would be
+    temporary.mkdir()
     started = time.monotonic()
     done = subprocess.run(
-        command, capture_output=True, text=True, timeout=240, cwd=tmp_path, env=dict(os.environ), check=False
+        command,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        check=False,
     )
     took = time.monotonic() - started
     print(f"\nfleet plan --engine spark --deadline 1: exit {done.returncode} after {took:.1f}s")
@@ -46,6 +54,7 @@ def test_a_deadline_shorter_than_spark_start_ends_the_run_in_time(tmp_path: Path
         f"recorded in {out / 'summary.json'}"
     ], done.stderr
     assert not (out / "eu-1").exists()
+    assert not list(temporary.glob("kafka-reconciler-spark-*"))  # the JVM was ended: no log of it is left
     # the failed run is on record: its summary, its reports and its history entry say what happened
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "failed" and summary["error"].startswith("could not start Spark on local[1]")

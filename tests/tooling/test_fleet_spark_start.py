@@ -10,7 +10,6 @@ Spark's log lines and 68 to 102 Java stack frames, then a cause that said nothin
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -48,8 +47,11 @@ def test_a_failed_spark_start_prints_one_line_with_the_cause_and_the_log(
     (tmp_path / "fleet.yaml").write_text(f"clusters:\n  - {{name: eu-1, manifests: {EXAMPLES}, snapshot: eu.json}}\n")
     command = [sys.executable, "-m", "reconciler", "fleet", "plan", "fleet.yaml", "-q", "--engine", "spark"]
     command += ["--master", master, "--out", "out"]
-    # the driver's address given, as docs/fleet.md advises for a remote master (else Spark warns about its pick)
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
+    # the driver's address given, as docs/fleet.md advises for a remote master (else Spark warns about its pick);
+    # the command's temporary folder inside the test's, where the log is kept
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "TMPDIR": str(temporary)}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env, check=False)
 
     assert done.returncode == 1, done.stderr
@@ -59,9 +61,7 @@ def test_a_failed_spark_start_prints_one_line_with_the_cause_and_the_log(
     assert line.startswith(f"error: cannot start Spark on {master}: {cause}"), line
     assert "(Spark's log: " in line and "the failed run is recorded in" in line, line
     log = Path(line.split("(Spark's log: ", 1)[1].split(")", 1)[0])
-    try:
-        kept = log.read_text()
-        assert "\tat org.apache.spark." in kept  # the stack traces are in the log, for whoever needs them
-        assert cause.split(" (")[0] in kept
-    finally:
-        shutil.rmtree(log.parent, ignore_errors=True)
+    assert log.parent.parent == temporary and log.parent.name.startswith("kafka-reconciler-spark-"), log
+    kept = log.read_text()
+    assert "\tat org.apache.spark." in kept  # the stack traces are in the log, for whoever needs them
+    assert cause.split(" (")[0] in kept
