@@ -27,14 +27,21 @@ AlterPartitionReassignments       1 PartitionChangeRecord per partition       UN
 ================================  ==========================================  =================================
 
 So every write is cut into requests of at most ``MAX_RECORDS_PER_REQUEST`` records (each entity counted from
-what it asks for, an upper bound where the broker may skip a record) and ``entities_per_request`` entities (a
-tenth of the write, at least 100, at most ``MAX_ENTITIES_PER_REQUEST``: apply's progress advances per answered
-request), packed in order, each request as full as it can be: for items kept in order that is the fewest
-requests the limits allow. Should the broker still refuse a request as too large (a cluster with a lower limit,
-an estimate that was short), ``send_within_limit`` halves the request size, sends what was refused again and
-carries on with the rest under that smaller size. An entity refused on its own is reported with the reason. A
-write whose later requests cannot be sent in time fails as a whole with ``ConnectionFailed`` (what was sent is
-then read back), only a write of which nothing was sent with ``DeadlineReached``.
+what it asks for, an upper bound where the broker may skip a record) and ``MAX_ENTITIES_PER_REQUEST`` entities,
+packed in order, each request as full as it can be: for items kept in order that is the fewest requests the limits
+allow. Should the broker still refuse a request as too large (a cluster with a lower limit, an estimate that was
+short), ``send_within_limit`` halves the request size, sends what was refused again and carries on with the rest
+under that smaller size. An entity refused on its own is reported with the reason. A write whose later requests
+cannot be sent in time fails as a whole with ``ConnectionFailed`` (what was sent is then read back), only a write
+of which nothing was sent with ``DeadlineReached``.
+
+Within those limits a request is sized by what it costs, for apply's progress, which advances as each request is
+answered: the first request of a write carries at most ``FIRST_REQUEST_RECORDS`` records, and each later one the
+records the controller committed in ``ANSWER_EVERY_S`` at the rate it answered the previous request (at most
+``GROWTH`` times as many, at least ``MIN_REQUEST_RECORDS``); a rest that weighs little more than the next request
+goes with it. A write the controller commits quickly goes in one or two requests (1,000 deletes, 500 config
+changes); a slow one (a loaded broker creating thousands of partitions) still answers every second or two. An
+answer's time is the ``clock``'s (monotonic) between sending and answer.
 
 Reads adapt too (``split_on_timeout``): a read the broker does not answer within the request timeout, or
 answers by failing every entity with UNKNOWN_SERVER_ERROR (a broker short of memory), is halved and each half
@@ -43,6 +50,7 @@ read the same way, down to a floor; a request of that size still unanswered fail
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -57,18 +65,25 @@ MAX_RECORDS_PER_REQUEST = 10_000
 # Entities per request whatever their records: keeps requests and answers (a CreateTopics answer lists every
 # topic's resolved configs, KIP-525) a few MB at most, far below socket.request.max.bytes (100 MiB).
 MAX_ENTITIES_PER_REQUEST = 5_000
-# Apply's progress advances as each write request is answered, so a write is also cut into about
-# ``PROGRESS_STEPS`` requests (1,000 topic creates of a few partitions, ~4,000 records, would otherwise go in one
-# request and jump from 0 to 1,000), never of fewer than ``PROGRESS_STEP_ENTITIES`` entities each, so a small
-# write stays one request or a few. What that costs is measured in docs/benchmarks.md ("Write request size").
-PROGRESS_STEPS = 10
-PROGRESS_STEP_ENTITIES = 100
+# Apply's progress advances as each write request is answered, so requests are sized by what they cost: the first
+# of a write carries at most FIRST_REQUEST_RECORDS records (the controller commits that many in well under a second
+# unless it is overloaded), each later one what the controller committed in ANSWER_EVERY_S at the rate it answered
+# the one before. What that costs against one request is measured in docs/benchmarks.md ("Write request size").
+FIRST_REQUEST_RECORDS = 1_000
+ANSWER_EVERY_S = 1.5
+GROWTH = 4  # a request is at most this many times the records of the one before
+MIN_REQUEST_RECORDS = 100
+TAIL = 1.25  # a rest of at most this many times the next request's records goes with it
 
 
-def entities_per_request(count: int) -> int:
-    """The entity bound of each request of a write of ``count`` entities: a tenth of them, at least
-    ``PROGRESS_STEP_ENTITIES``, at most ``MAX_ENTITIES_PER_REQUEST``."""
-    return min(MAX_ENTITIES_PER_REQUEST, max(PROGRESS_STEP_ENTITIES, -(-count // PROGRESS_STEPS)))
+def next_request_records(records: int, elapsed_s: float, *, current: int) -> int:
+    """The records the next request may carry, after one of ``records`` records (``current`` the budget it was
+    sent under) was answered in ``elapsed_s``: what is answered in ``ANSWER_EVERY_S`` at that rate, at most
+    ``GROWTH`` times ``current``, at least ``MIN_REQUEST_RECORDS``."""
+    if records <= 0:
+        return current
+    at_rate = records * ANSWER_EVERY_S / max(elapsed_s, 1e-3)
+    return int(max(MIN_REQUEST_RECORDS, min(at_rate, current * GROWTH)))
 
 
 _POLICY_VIOLATION = 44
@@ -101,16 +116,15 @@ def pack(
     max_entities: int | None = None,
 ) -> list[list[T]]:
     """``items`` in order, cut into runs of at most ``max_records`` records and ``max_entities`` items (by
-    default ``entities_per_request(len(items))``).
+    default the controller's limits).
 
     Each run takes items until the next would not fit (an item heavier than the limit goes alone), which
     gives the fewest runs any cut that keeps the order can give.
     """
-    entities = entities_per_request(len(items)) if max_entities is None else max_entities
     runs: list[list[T]] = []
     start = 0
     while start < len(items):
-        run = _first_run(items[start:], weight, max_records=max_records, max_entities=entities)
+        run = _first_run(items[start:], weight, max_records=max_records, max_entities=max_entities)
         runs.append(run)
         start += len(run)
     return runs
@@ -138,21 +152,28 @@ def send_within_limit(
     refused: Callable[[ItemResult], bool] = too_large,
     max_records: int | None = None,
     max_entities: int | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[ItemResult]:
     """Send ``items`` in packed requests through ``send``; one ``ItemResult`` per item, in input order.
 
-    ``send(run)`` sends one request and returns one result per item of ``run``, in order. When items of a
-    request of several are ``refused`` as too large, the size is halved (at most half the records of the
-    refused request) and they are sent again, first, with everything after them packed to the new size. An
-    item refused on its own keeps the broker's answer, with the reason.
+    ``send(run)`` sends one request and returns one result per item of ``run``, in order. Each request is sized by
+    what it costs (the module's docstring; ``clock`` times the answers). When items of a request of several are
+    ``refused`` as too large, the size is halved (at most half the records of the refused request) and they are
+    sent again, first, with everything after them packed to the new size. An item refused on its own keeps the
+    broker's answer, with the reason.
     """
     limit = MAX_RECORDS_PER_REQUEST if max_records is None else max_records
-    entities = entities_per_request(len(items)) if max_entities is None else max_entities
+    entities = MAX_ENTITIES_PER_REQUEST if max_entities is None else max_entities
+    budget = FIRST_REQUEST_RECORDS
     results: dict[int, ItemResult] = {}
     rest = list(range(len(items)))  # indices of the items still to send, in order
     while rest:
-        run = _first_run(rest, lambda i: weight(items[i]), max_records=limit, max_entities=entities)
+        cap = budget
+        if sum(max(0, weight(items[i])) for i in rest) <= budget * TAIL:
+            cap = int(budget * TAIL)  # what is left goes now rather than as a small last request
+        run = _first_run(rest, lambda i: weight(items[i]), max_records=min(limit, cap), max_entities=entities)
         rest = rest[len(run) :]
+        started = clock()
         try:
             answers = send([items[i] for i in run])
         except errors.DeadlineReached as exc:
@@ -162,6 +183,8 @@ def send_within_limit(
             raise errors.ConnectionFailed(
                 f"{exc} (after {len(results)} of {len(items)} were sent and answered)"
             ) from None
+        records = sum(max(0, weight(items[i])) for i in run)
+        budget = next_request_records(records, clock() - started, current=max(budget, records))
         progress.answered(len(run))
         for i, r in zip(run, answers, strict=True):
             results[i] = r

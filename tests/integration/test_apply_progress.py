@@ -5,10 +5,10 @@ CreateTopics) so that 30 topic creates take three requests without creating thou
 progress events must say 10, 20 and 30 answered, the first before any item of the phase is reported done, and the
 broker must hold every topic afterwards.
 
-With the shipped limits, 300 topic creates of one partition (600 records, one request by the record limit alone)
-go in requests of at most 100 topics (``limits.entities_per_request``: a tenth of the write, at least 100), so
-``kafka-reconciler apply`` run without a terminal prints intermediate progress lines (``topic create: 100/300
-answered``) before the phase's end.
+With the shipped limits, 1,000 topic creates of one partition (2,000 records, one request by the record limit
+alone) go first in a request of at most 1,000 records (``limits.FIRST_REQUEST_RECORDS``: 500 topics), then in
+requests sized by how fast the controller answered, so ``kafka-reconciler apply`` run without a terminal prints an
+intermediate progress line (``topic create: 500/1000 answered``) before the phase's end.
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ def test_topic_create_progress_advances_per_answered_request(
     assert describe_topics(kafka_single, names) == dict.fromkeys(names, 1)
 
 
-def test_the_cli_prints_intermediate_progress_for_a_few_hundred_topic_creates(
+def test_the_cli_prints_intermediate_progress_for_a_thousand_topic_creates(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
-    names = [f"{topic_prefix}c{i:03d}" for i in range(300)]
+    names = [f"{topic_prefix}c{i:04d}" for i in range(1000)]
     (tmp_path / "kafka").mkdir()
     (tmp_path / "kafka" / "topics.yaml").write_text(topic_documents({n: (1, 1, {}) for n in names}), encoding="utf-8")
     args = ["apply", "kafka/", "--bootstrap-server", kafka_single.bootstrap, "--auto-approve"]
@@ -70,7 +70,9 @@ def test_the_cli_prints_intermediate_progress_for_a_few_hundred_topic_creates(
 
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("topic create:")]
-    assert lines[0] == "topic create: 300 items"
-    assert lines[1:3] == ["topic create: 100/300 answered", "topic create: 200/300 answered"]
-    assert lines[3].startswith("topic create: done in ") and lines[3].endswith("(300 applied)")
+    assert lines[0] == "topic create: 1000 items"
+    assert lines[1] == "topic create: 500/1000 answered"  # the first request: 1,000 records
+    steps = [int(line.split()[2].split("/")[0]) for line in lines[1:-1]]  # then each answer but the last
+    assert steps == sorted(set(steps)) and all(line.endswith("/1000 answered") for line in lines[1:-1])
+    assert lines[-1].startswith("topic create: done in ") and lines[-1].endswith("(1000 applied)")
     assert describe_topics(kafka_single, names) == dict.fromkeys(names, 1)

@@ -13,6 +13,7 @@ import pytest
 from kafka.admin import ConfigResource
 
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
+from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.kafka import limits
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import TopicSpec
@@ -82,11 +83,12 @@ def described(cluster: KafkaCluster, names: list[str]) -> tuple[dict[str, int], 
 def test_a_request_the_broker_refuses_as_too_large_is_halved_and_sent_again(
     kafka_scale: KafkaCluster, topic_prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Pretend the controller took 100,000 records and lift the entity bound: the first request (12,000 records)
-    # goes out whole.
+    # Pretend the controller took 100,000 records, lift the entity bound and size no request by its answer time:
+    # the first request (12,000 records) goes out whole.
     monkeypatch.setattr(limits, "MAX_RECORDS_PER_REQUEST", 100_000)
     monkeypatch.setattr(limits, "MAX_ENTITIES_PER_REQUEST", 10_000)
-    monkeypatch.setattr(limits, "PROGRESS_STEP_ENTITIES", 10_000)
+    monkeypatch.setattr(limits, "FIRST_REQUEST_RECORDS", 100_000)
+    monkeypatch.setattr(limits, "ANSWER_EVERY_S", 1e9)
     ten = {f"segment.{k}": v for k, v in {"ms": "3600000", "bytes": "104857600", "jitter.ms": "0"}.items()}
     ten |= {"retention.ms": "86400000", "retention.bytes": "-1", "cleanup.policy": "delete"}
     ten |= {"max.message.bytes": "2097152", "min.insync.replicas": "1", "flush.ms": "9223372036854775807"}
@@ -107,24 +109,28 @@ def test_a_request_the_broker_refuses_as_too_large_is_halved_and_sent_again(
     assert all(found == ten for found in configs.values())
 
 
-def test_a_thousand_topics_of_twelve_partitions_apply_in_ten_requests_and_converge(
+def test_a_thousand_topics_of_twelve_partitions_apply_in_requests_sized_by_cost_and_converge(
     kafka_scale: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
-    # 1,000 x (1 topic + 3 configs + 12 partitions) = 16,000 records: one request would be refused; requests of
-    # 100 topics (a tenth of the write, for progress; 1,600 records each) stay under the record limit.
+    # 1,000 x (1 topic + 3 configs + 12 partitions) = 16,000 records: one request would be refused. The first
+    # request carries at most limits.FIRST_REQUEST_RECORDS (1,000: 62 topics), each later one what the controller
+    # answers in about 1.5 s, never past 10,000 records.
     directory = write_manifests(tmp_path / "m", manifests_of(topic_prefix, 1000, partitions=12))
     names = [f"{topic_prefix}t{i:04}" for i in range(1000)]
+    events: list[ApplyEvent] = []
     with KafkaAdapter(kafka_scale.connection_settings()) as adapter:
         p = make_plan(adapter, directory)
         assert len(p.actionable) == 1000
-        report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=240))
+        report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=240), events=events.append)
 
         assert [i.outcome for i in report.items] == [Outcome.APPLIED] * 1000, [
             f"{i.address}: {i.error_name} {i.message}" for i in report.items if i.outcome is not Outcome.APPLIED
         ][:5]
         assert sorted(i.address for i in report.items) == [f"topic/{n}" for n in names]
         (phase,) = report.phases
-        assert phase.requests_by_api.get("CreateTopics") == 10  # 100 topics each
+        answered = [e.done for e in events if e.kind is EventKind.ANSWERED]
+        assert answered[0] == 62 and answered[-1] == 1000
+        assert phase.requests_by_api.get("CreateTopics") == len(answered) >= 2
         # A single broker creates 12,000 partition logs before its metadata shows the last topics: the read-back
         # waits for them (in proportion to the partitions created) and reports the cluster converged.
         assert report.converged and report.exit_code == 0, report.notes

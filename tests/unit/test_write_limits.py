@@ -73,30 +73,70 @@ def test_entity_cap_applies_to_one_record_items() -> None:
     assert [len(r) for r in runs] == [5_000, 5_000, 2_000]
 
 
-def test_a_thousand_small_topic_creates_go_in_requests_of_a_hundred() -> None:
-    # ~4,000 records fit one request by the record limit; the entity bound cuts them so progress can advance.
-    specs = [TopicSpec(f"t{i:04}", partitions=3, replication_factor=1) for i in range(1000)]
-    runs = limits.pack(specs, write.topic_records)
-    assert [len(r) for r in runs] == [100] * 10
-    assert [s for r in runs for s in r] == specs
+class Timed:
+    """A controller that takes ``seconds_per_record`` per metadata record to answer, on a clock of its own."""
+
+    def __init__(self, seconds_per_record: float) -> None:
+        self.cost = seconds_per_record
+        self.now = 0.0
+        self.requests: list[tuple[int, float]] = []  # (records, seconds) of each request
+
+    def clock(self) -> float:
+        return self.now
+
+    def send(self, weight: limits.Weight[str]) -> limits.Send[str]:
+        def answer(chunk: Sequence[str]) -> list[ItemResult]:
+            records = sum(weight(k) for k in chunk)
+            self.now += records * self.cost
+            self.requests.append((records, records * self.cost))
+            return [ok(k) for k in chunk]
+
+        return answer
 
 
-def test_a_write_is_cut_into_about_ten_requests_of_at_least_a_hundred_and_at_most_five_thousand() -> None:
-    assert [len(r) for r in limits.pack(list(range(20_000)), write.one_record)] == [2_000] * 10
-    assert [len(r) for r in limits.pack(list(range(60)), write.one_record)] == [60]
-    assert [len(r) for r in limits.pack(list(range(1_050)), write.one_record)] == [105] * 10
-    assert limits.entities_per_request(200_000) == limits.MAX_ENTITIES_PER_REQUEST == 5_000
-
-
-def test_the_entity_bound_holds_while_sending_and_each_answer_is_counted() -> None:
-    weights = {f"a{i:03}": 1 for i in range(250)}
-    broker = Controller(limit=10_000)
+def _sized(keys: list[str], weight: limits.Weight[str], broker: Timed) -> list[int]:
+    """Send ``keys`` through ``send_within_limit`` on ``broker``'s clock: the items answered per request."""
     answered: list[int] = []
     with progress.listening(answered.append):
-        results = limits.send_within_limit(list(weights), weight=weights.__getitem__, send=broker.send(weights))
-    assert all(r.ok for r in results) and [r.key for r in results] == list(weights)
-    assert [len(r) for r in broker.requests] == [100, 100, 50]
-    assert answered == [100, 100, 50]
+        results = limits.send_within_limit(keys, weight=weight, send=broker.send(weight), clock=broker.clock)
+    assert [r.key for r in results] == keys and all(r.ok for r in results)
+    return answered
+
+
+def test_a_write_the_controller_commits_quickly_goes_in_one_or_two_requests() -> None:
+    """Cut into tenths, 500 config changes took 10 IncrementalAlterConfigs and twice as long at load as in one."""
+    fast = 0.0002  # seconds per record: 1,000 records answered in 0.2 s
+    assert _sized([f"d{i:04}" for i in range(1000)], write.one_record, Timed(fast)) == [1000]  # 1,000 deletes
+    assert _sized([f"c{i:03}" for i in range(500)], lambda k: 2, Timed(fast)) == [500]  # 500 changes of 2 keys
+    creates = [f"t{i:04}" for i in range(1000)]  # 1,000 topics of 3 partitions: 4 records each
+    assert _sized(creates, lambda k: 4, Timed(fast)) == [250, 750]
+
+
+def test_a_slow_controller_answers_every_second_or_two_and_each_answer_is_counted() -> None:
+    broker = Timed(0.004)  # a loaded broker: 1,000 records take 4 s
+    answered = _sized([f"t{i:04}" for i in range(1000)], lambda k: 16, broker)  # 16,000 records
+    assert answered[0] == 62  # the first request: at most FIRST_REQUEST_RECORDS (62 topics of 16 records)
+    assert sum(answered) == 1000
+    assert all(seconds <= limits.ANSWER_EVERY_S * limits.TAIL for _, seconds in broker.requests[1:])
+    assert all(records <= limits.MAX_RECORDS_PER_REQUEST for records, _ in broker.requests)
+
+
+def test_requests_grow_at_most_fourfold_and_never_past_the_controller_limits() -> None:
+    assert limits.next_request_records(1_000, 0.001, current=1_000) == 4_000
+    assert limits.next_request_records(1_000, 3.0, current=1_000) == 500
+    assert limits.next_request_records(10, 60.0, current=1_000) == limits.MIN_REQUEST_RECORDS
+    broker = Timed(0.0)  # answers at once: the records limit and the entity bound still hold
+    answered = _sized([f"a{i:05}" for i in range(20_000)], write.one_record, broker)
+    assert answered == [1_000, 4_000, 5_000, 5_000, 5_000]
+    heavy = Timed(0.0)
+    assert _sized([f"b{i:05}" for i in range(6_000)], lambda k: 3, heavy)[:3] == [333, 1_333, 3_333]
+    assert [records for records, _ in heavy.requests[:3]] == [999, 3_999, 9_999]  # never past 10,000 records
+
+
+@pytest.fixture
+def unsized(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests as large as the controller's limits allow (the size by cost left out), for the limit tests."""
+    monkeypatch.setattr(limits, "FIRST_REQUEST_RECORDS", 10**9)
 
 
 def test_an_item_heavier_than_the_limit_goes_alone() -> None:
@@ -118,6 +158,7 @@ def test_packing_keeps_order_respects_the_limit_and_uses_the_fewest_ordered_runs
     assert len(runs) >= math.ceil(sum(weights) / limit)
 
 
+@pytest.mark.usefixtures("unsized")
 def test_a_refused_request_is_halved_and_later_requests_are_smaller() -> None:
     weights = {f"t{i:03}": 16 for i in range(1000)}
     broker = Controller(limit=5_000)  # a stricter controller than the limit encoded in the adapter
@@ -132,6 +173,7 @@ def test_a_refused_request_is_halved_and_later_requests_are_smaller() -> None:
     assert sorted(k for r in sent_ok for k in r) == sorted(weights)
 
 
+@pytest.mark.usefixtures("unsized")
 def test_items_past_the_limit_with_a_bare_server_error_are_sent_again() -> None:
     weights = {f"p{i}": 100 for i in range(150)}  # 15,000 records; the controller takes 10,000
     broker = Controller(limit=9_000, per_item=True)
