@@ -5,9 +5,12 @@ ACL bindings 20 to a document, an Ownership document), written once into a tempo
 a source tree of the ``reconciler`` package (``git archive <commit> reconciler | tar -x -C DIR``), imported by this
 virtualenv's interpreter with the editable-install finder removed, so both run on the same libraries. Each run
 times ``load()`` alone (imports excluded) in wall and CPU seconds; prints median (min-max) and the ratio to the
-first tree's median, with the load average. Asserts nothing.
+first tree's median, with the load average. With ``--plan``, each run then times a no-change plan of the loaded
+manifests (``planner.plan``) against a live state built to hold exactly what they declare (every topic with its
+partitions, replicas and configs, every ACL binding), and checks that it plans no change. Asserts nothing else.
 
     .venv/bin/python -m benchmarks.load_compare before=/tmp/before after=/tmp/after --topics 10000 --acls 20000
+    .venv/bin/python -m benchmarks.load_compare before=/tmp/before after=/tmp/after --plan
 """
 
 from __future__ import annotations
@@ -32,6 +35,23 @@ CHILD = (
     "len(r.desired.acls), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))"
 )
 
+# A live state holding exactly what the manifests declare, then one no-change plan of it, timed (wall, CPU).
+PLAN_CHILD = (
+    "import sys, time, json, resource; "
+    "sys.meta_path = [f for f in sys.meta_path if 'editable' not in type(f).__module__]; "
+    "sys.path.insert(0, {root!r}); from pathlib import Path; from reconciler import operations, planner; "
+    "from reconciler.model import state as s; "
+    "d = operations.load_manifests([Path({files!r})], env={{}}).desired; "
+    "n = max(t.replication_factor for t in d.topics.values()); "
+    "topics = {{name: s.TopicState(name, tuple(tuple((p + k) % n + 1 for k in range(t.replication_factor)) "
+    "for p in range(t.partitions)), configs=dict(t.configs)) for name, t in d.topics.items()}}; "
+    "live = s.ClusterState(cluster_id='c', controller_id=1, brokers=tuple(s.Broker(i, 'b', 9092) "
+    "for i in range(1, n + 1)), topics=topics, acls=frozenset(d.acls)); "
+    "w, c = time.perf_counter(), time.process_time(); p = planner.plan(d, live); "
+    "print(json.dumps([time.perf_counter() - w, time.process_time() - c, len(d.topics), len(d.acls), "
+    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(p.actionable)]))"
+)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -39,6 +59,7 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=10_000)
     parser.add_argument("--acls", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--plan", action="store_true", help="time a no-change plan instead of the loading")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="load-compare-") as tmp:
         files = Path(tmp) / "manifests"
@@ -50,11 +71,13 @@ def main() -> None:
         print(f"load before: {os.getloadavg()}")
         for _ in range(args.runs):
             for label, root in trees.items():
-                argv = [sys.executable, "-c", CHILD.format(root=root, files=str(files))]
+                argv = [sys.executable, "-c", (PLAN_CHILD if args.plan else CHILD).format(root=root, files=str(files))]
                 done = subprocess.run(argv, capture_output=True, text=True, check=False)
                 if done.returncode != 0:
                     raise SystemExit(f"{label} exited {done.returncode}: {done.stderr[-800:]}")
                 results[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                if args.plan and results[label][-1][5]:
+                    raise SystemExit(f"{label}: the plan is not empty ({results[label][-1][5]} changes)")
         print(f"load after: {os.getloadavg()}")
     first = next(iter(results))
     base_wall = statistics.median(r[0] for r in results[first])

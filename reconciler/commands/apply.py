@@ -61,9 +61,9 @@ def run_and_report(
     the apply of ``timeout_given`` (the --timeout of the whole command, planning included)."""
     from reconciler import operations
     from reconciler.connect import evidence
-    from reconciler.model.kinds import Kind
+    from reconciler.kinds import registry
 
-    changes_connectors = target is not None and any(c.kind is Kind.CONNECTOR for c in p.actionable)
+    changes_connectors = target is not None and registry.writes_through(p.actionable, "connect")
     connect = evidence.port_of(target) if target is not None and changes_connectors else None
     from reconciler.base import terminal
     from reconciler.commands import apply_display

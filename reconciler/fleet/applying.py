@@ -37,8 +37,8 @@ from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectError
 from reconciler.connect.port import RestConnectPort
 from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
+from reconciler.kinds import registry
 from reconciler.model import plans
-from reconciler.model.kinds import Kind
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
 APPLY_SUMMARY = outputs.APPLY_SUMMARY
@@ -238,7 +238,7 @@ def connect_port(
     """The Kafka Connect cluster a plan that changes connectors is applied through: the one the cluster's Cluster
     profile names, as ``fleet plan`` read it (``None`` when the plan changes no connector). ``ConfigError`` (the
     cluster is refused, nothing written) when the profile names none."""
-    if not any(c.kind is Kind.CONNECTOR for c in p.actionable):
+    if not registry.writes_through(p.actionable, "connect"):
         return None
     chosen = None if loaded is None or cluster.profile is None else loaded.profiles.get(cluster.profile)
     if chosen is None or chosen.connect is None:

@@ -17,6 +17,9 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: live.acls,
     desired_section=lambda wanted: wanted.acls,
+    declared=lambda wanted: (
+        (b.address, b.address.removeprefix(Kind.ACL.prefix), src) for b, src in wanted.acls.items()
+    ),
     snapshot_section="acls",
     owned_by_rules=lambda own: bool(own.principals),
 )

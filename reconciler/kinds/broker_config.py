@@ -19,6 +19,7 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: live.broker_configs,
     desired_section=lambda wanted: wanted.broker_configs,
+    declared=lambda wanted: ((Kind.BROKER_CONFIG.address(b), b, c.source) for b, c in wanted.broker_configs.items()),
     snapshot_section="broker_configs",
     owned_by_rules=lambda own: False,  # only declared broker configs are managed
 )

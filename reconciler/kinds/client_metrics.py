@@ -20,6 +20,7 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: live.client_metrics,
     desired_section=lambda wanted: wanted.client_metrics,
+    declared=lambda wanted: ((Kind.CLIENT_METRICS.address(n), n, e.source) for n, e in wanted.client_metrics.items()),
     snapshot_section="client_metrics",
     owned_by_rules=lambda own: bool(own.client_metrics),
 )

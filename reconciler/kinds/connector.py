@@ -15,6 +15,7 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: None if live.connect is None else live.connect.connectors,
     desired_section=lambda wanted: wanted.connectors,
+    declared=lambda wanted: ((Kind.CONNECTOR.address(n), n, c.source) for n, c in wanted.connectors.items()),
     snapshot_section="connect",
     owned_by_rules=lambda own: bool(own.connectors),
     port="connect",

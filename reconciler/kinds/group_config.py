@@ -22,6 +22,7 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: live.group_configs,
     desired_section=lambda wanted: wanted.group_configs,
+    declared=lambda wanted: ((Kind.GROUP_CONFIG.address(n), n, e.source) for n, e in wanted.group_configs.items()),
     snapshot_section="group_configs",
     owned_by_rules=lambda own: bool(own.groups),
 )

@@ -16,6 +16,9 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: live.quotas,
     desired_section=lambda wanted: wanted.quotas,
+    declared=lambda wanted: (
+        (e.address, e.address.removeprefix(Kind.QUOTA.prefix), q.source) for e, q in wanted.quotas.items()
+    ),
     snapshot_section="quotas",
     owned_by_rules=lambda own: bool(own.principals or own.quota_entities),
 )

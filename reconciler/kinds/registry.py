@@ -1,10 +1,10 @@
 """The registry of resource kinds: one declaration per kind (``reconciler.kinds.<kind>.DECLARATION``), in
 ``Kind`` order. The stages reach a kind only through here: ``spec(kind)`` for one kind, ``KINDS`` to iterate,
-``phase(phase)`` for the kind and declaration of an apply phase."""
+``phase(phase)`` for the kind and declaration of an apply phase, ``writes_through`` for the ports a plan needs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from reconciler.kinds import acl, broker_config, client_metrics, connector, group_config, quota, scram_user, topic
 from reconciler.kinds.spec import KindSpec, PhaseSpec
@@ -33,3 +33,8 @@ def spec(kind: Kind) -> KindSpec:
 def phase(p: plans.Phase) -> tuple[KindSpec, PhaseSpec]:
     """The kind that writes in apply phase ``p`` and its declaration of that phase."""
     return PHASES[p]
+
+
+def writes_through(changes: Iterable[plans.Change], port: str) -> bool:
+    """Whether any of ``changes`` is of a kind written through ``port`` (``"connect"``: a Kafka Connect cluster)."""
+    return any(KINDS[c.kind].port == port for c in changes)

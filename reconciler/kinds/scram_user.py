@@ -12,6 +12,7 @@ DECLARATION = KindSpec(
     phases=(PhaseSpec(plans.Phase.SCRAM, ALL_ACTIONS, Right("CLUSTER", "ALTER"), (Right("CLUSTER", "DESCRIBE"),)),),
     live_section=lambda live: live.scram_users,
     desired_section=lambda wanted: wanted.scram_users,
+    declared=lambda wanted: ((Kind.SCRAM_USER.address(n), n, u.source) for n, u in wanted.scram_users.items()),
     snapshot_section="scram_users",
     owned_by_rules=lambda own: bool(own.principals),
 )

@@ -10,13 +10,15 @@ kind, and a unit test fails when a kind lacks a member or a stage's per-kind tab
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
 
 CLUSTER_NAME = "kafka-cluster"  # the one resource name of Kafka's CLUSTER resource type
+# A declared resource: its address, its change name and where the manifests declare it.
+Declared = tuple[str, str, desired.Source | None]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -52,6 +54,7 @@ class KindSpec:
     phases: tuple[PhaseSpec, ...]
     live_section: Callable[[state.ClusterState], Any]  # its resources in the live state; ``None`` when not read
     desired_section: Callable[[desired.DesiredState], Mapping[Any, Any]]  # its declared resources
+    declared: Callable[[desired.DesiredState], Iterable[Declared]]  # (address, name, source) of each, in any order
     snapshot_section: str  # its section's key in a snapshot document
     owned_by_rules: Callable[[desired.Ownership], bool]  # whether ownership rules name undeclared resources of it
     port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked) or "connect" (REST)

@@ -24,6 +24,7 @@ DECLARATION = KindSpec(
     ),
     live_section=lambda live: live.topics,
     desired_section=lambda wanted: wanted.topics,
+    declared=lambda wanted: ((Kind.TOPIC.address(n), n, t.source) for n, t in wanted.topics.items()),
     snapshot_section="topics",
     owned_by_rules=lambda own: bool(own.topics),
 )

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reconciler.model import capabilities, entities
+from reconciler.kinds import registry
+from reconciler.model import capabilities
 from reconciler.model import plans as plan
 from reconciler.model.kinds import Kind
-from reconciler.planner import common, views
+from reconciler.planner import common
 
 _PHASE = {
     Kind.TOPIC: plan.Phase.TOPIC_CREATE,
@@ -45,22 +46,7 @@ def unsupported_kinds(ctx: common.Context, kinds: Iterable[Kind]) -> dict[Kind, 
 
 def _declared(ctx: common.Context, kind: Kind) -> list[tuple[str, str, str | None]]:
     """``(address, name, source)`` of each resource of ``kind`` the manifests declare, in address order."""
-    wanted = ctx.desired
-    found: list[tuple[str, str, str | None]] = []
-    if kind == Kind.TOPIC:
-        found = [(kind.address(n), n, common.source_text(t.source)) for n, t in wanted.topics.items()]
-    elif kind == Kind.ACL:
-        found = [(b.address, views.acl_name(b), common.source_text(src)) for b, src in wanted.acls.items()]
-    elif kind == Kind.QUOTA:
-        found = [(e.address, views.quota_name(e), common.source_text(q.source)) for e, q in wanted.quotas.items()]
-    elif kind == Kind.SCRAM_USER:
-        found = [(kind.address(n), n, common.source_text(u.source)) for n, u in wanted.scram_users.items()]
-    elif kind == Kind.BROKER_CONFIG:
-        found = [(kind.address(b), b, common.source_text(c.source)) for b, c in wanted.broker_configs.items()]
-    elif kind in entities.ENTITY_KINDS:
-        section = entities.desired_section(wanted, kind)
-        found = [(kind.address(n), n, common.source_text(e.source)) for n, e in section.items()]
-    return sorted(found)
+    return sorted((a, n, common.source_text(src)) for a, n, src in registry.spec(kind).declared(ctx.desired))
 
 
 def block_kind(ctx: common.Context, kind: Kind, reason: str) -> None:

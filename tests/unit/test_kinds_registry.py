@@ -68,3 +68,34 @@ def test_every_stage_table_covers_every_kind(kind: Kind) -> None:
     for p in registry.spec(kind).phases:
         if registry.spec(kind).port == "kafka":
             assert p.phase in access.NEEDS
+
+
+def test_a_plan_needs_the_connect_port_exactly_when_it_changes_a_kind_written_through_it() -> None:
+    def change(kind: Kind) -> plans.Change:
+        declared = registry.spec(kind).phases[-1]
+        action = min(declared.actions, key=lambda a: a.value)
+        return plans.Change(address=kind.address("x"), kind=kind, name="x", action=action, phase=declared.phase)
+
+    for kind in Kind:
+        assert registry.writes_through([change(kind)], "connect") is (kind is Kind.CONNECTOR)
+    assert not registry.writes_through([], "connect")
+
+
+def test_every_declared_resource_is_named_as_its_changes_are() -> None:
+    """``declared`` gives each resource's plan address and change name (the address is ``kind/name``, as a change's
+    must be), for every kind the examples declare."""
+    from pathlib import Path
+
+    from reconciler import manifests
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "platform"
+    wanted = manifests.load([examples], env={"PAYMENTS_SCRAM_PASSWORD": "x"}).desired
+    seen = set()
+    for kind, declared in registry.KINDS.items():
+        assert list(declared.declared(desired.DesiredState())) == []
+        found = list(declared.declared(wanted))
+        assert len(found) == len(declared.desired_section(wanted))
+        for address, name, _source in found:
+            assert address == kind.address(name)
+            seen.add(kind)
+    assert seen >= {Kind.TOPIC, Kind.ACL, Kind.QUOTA, Kind.SCRAM_USER}
