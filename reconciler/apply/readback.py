@@ -11,7 +11,9 @@ converge), waiting 0.5 s between reads at first and 1.5 times longer each time u
   controller at different moments, in ZooKeeper mode through UpdateMetadata and ZooKeeper's ACL change notices, and
   a later plan may ask any of them; a one-broker cluster is asked nothing more);
 - nothing more converged for ``window_s(applied)``: 15 s plus 20 ms per partition created or added and per
-  other applied change (15 s for a few changes, 3.6 minutes for 10,000 new topics);
+  other applied change (15 s for a few changes, 3.6 minutes for 10,000 new topics); except while every config
+  write not converged still reads as the values from before it (``verify.behind``): the broker has not applied a
+  write the controller accepted, and only the deadline ends that wait;
 - or the read-back deadline passed: ``limit_s`` (``--read-back-timeout``), and never past the apply's own
   deadline (``--timeout``).
 
@@ -88,24 +90,39 @@ def read_back(
     last_progress = started
     ctx.emit(status(applied, pending, elapsed_s=None))
     while True:
-        missing = verify.not_converged(pending, read(pending))
+        live = read(pending)
+        missing = verify.not_converged(pending, live)
         if not missing:  # converged where it was read: every broker a later plan may ask must show it too
             missing = _lagging(ctx, pending)
         still = {m.address for m in missing}
         if len(still) < len(pending):
             last_progress = clock()
         pending = [op for op in pending if op.address in still]  # the next read asks only for these
+        # A config write whose resource still shows its values from before is not an outcome to give up on after the
+        # window: the broker has not applied the accepted write yet. Only the read-back deadline ends that wait.
+        lag = bool(pending) and all(verify.behind(op, live) for op in pending)
         now = clock()
         ctx.emit(status(applied, pending, elapsed_s=now - started))
         if not missing:
             return [], None
         if now >= started + cap:
+            if lag:
+                return _still_before(missing), (
+                    f"the read-back deadline was reached after {now - started:.0f} s ({which}) while the broker "
+                    "still showed the values from before the change (its metadata lags, or another writer set them "
+                    "back)"
+                )
             return missing, f"the read-back deadline was reached after {now - started:.0f} s ({which})"
-        if now >= last_progress + window:
+        if now >= last_progress + window and not lag:
             return missing, f"nothing more converged in the last {window:.0f} s"
         # The last read falls on the deadline or the end of the window, not a backoff step before it.
-        ctx.pacer.sleep(max(0.0, min(poll, started + cap - now, last_progress + window - now)))
+        end = started + cap if lag else min(started + cap, last_progress + window)
+        ctx.pacer.sleep(max(0.0, min(poll, end - now)))
         poll = min(MAX_POLL_S, poll * BACKOFF)
+
+
+def _still_before(missing: Sequence[NotConverged]) -> list[NotConverged]:
+    return [NotConverged(m.address, f"{m.detail} (the value from before the change)") for m in missing]
 
 
 def _lagging(ctx: ApplyContext, pending: Sequence[decoded.Operation]) -> list[NotConverged]:

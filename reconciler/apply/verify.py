@@ -126,6 +126,34 @@ def not_converged(applied: Iterable[decoded.Operation], live: state.ClusterState
     return out
 
 
+def _live_configs(op: decoded.Operation, live: state.ClusterState) -> Mapping[str, str | None] | None:
+    """The configs set on the resource of a config operation, as read back (``None`` when its kind was not read)."""
+    if op.change.kind is Kind.TOPIC:
+        topic = (live.topics or {}).get(op.name)
+        return None if live.topics is None else ({} if topic is None else topic.configs)
+    kind = op.change.kind
+    section = live.broker_configs if kind is Kind.BROKER_CONFIG else entities.live_section(live, kind)
+    return None if section is None else section.get(op.name, {})
+
+
+def behind(op: decoded.Operation, live: state.ClusterState) -> bool:
+    """Whether the resource of a config write still shows, for every key the write changes, the value it held
+    before: a write the controller accepted that the broker answering the read has not applied yet (its metadata
+    lags), rather than an outcome other than the one written. Keys whose earlier value the plan holds redacted are
+    not compared; a write with no key left to compare is not ``behind``."""
+    request = op.request
+    have = _live_configs(op, live) if isinstance(request, decoded.AlterConfigs) else None
+    if have is None or not isinstance(request, decoded.AlterConfigs):
+        return False
+    before = getattr(op.change.before, "configs", None) or {}
+    keys = [o.key for o in request.ops if before.get(o.key) != plans.REDACTED]
+    return bool(keys) and all(_same(k, before.get(k), have.get(k)) for k in keys)
+
+
+def _same(key: str, a: str | None, b: str | None) -> bool:
+    return a == b if a is None or b is None else common.same_value(key, a, b)
+
+
 def expected_topics(applied: Iterable[decoded.Operation]) -> dict[str, tuple[decoded.Operation, int | None]]:
     """The topics whose presence or partition count every broker must show: name -> (operation, partitions wanted,
     ``None`` for a deleted topic). Configs, ACLs, quotas and SCRAM credentials are not in a broker's Metadata."""

@@ -6,6 +6,7 @@ still creating partition logs does; a config that never takes stands for a chang
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from reconciler.apply import ApplyOptions, ApplyReport, apply_plan, engine, readback, retry
 from reconciler.kafka.results import ItemResult, TopicSpec
-from reconciler.model import plans, state
+from reconciler.model import payloads, plans, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
@@ -304,3 +305,107 @@ def test_a_broker_whose_authorizer_still_holds_a_deleted_binding_is_named() -> N
     assert [(n.address, n.detail) for n in report.not_converged] == [
         (ALICE.address, "acl delete: broker 3's authorizer still holds it")
     ]
+
+
+# ------------------------------------------------------------------ config writes a broker applies late
+GROUP, KEY = "orders-service", "consumer.session.timeout.ms"
+Sections = dict[str, dict[str, str | None]]  # name -> configs set on it
+
+
+@dataclasses.dataclass
+class LaggingConfigs(RecordingAdapter):
+    """Answers reads of group configs and client-metrics subscriptions with what they held before a write until
+    ``lag_s`` after it (a broker that has not applied the accepted write yet); ``other`` is what another writer
+    leaves instead, when set."""
+
+    clock: Callable[[], float] = lambda: 0.0
+    lag_s: float = 0.0
+    other: str | None = None
+    written: list[tuple[float, Sections, Sections]] = dataclasses.field(default_factory=list)  # (when, before)
+
+    def incremental_alter_configs(self, changes: Any, *, validate_only: bool = False) -> list[ItemResult]:
+        before = (copy.deepcopy(self.group_configs), copy.deepcopy(self.client_metrics))
+        answers = super().incremental_alter_configs(changes, validate_only=validate_only)
+        if not validate_only:
+            self.written.append((self.clock(), *before))
+            if self.other is not None:
+                self.group_configs[GROUP][KEY] = self.other
+        return answers
+
+    def read_state(self, **kw: Any) -> state.ClusterState:
+        live = super().read_state(**kw)
+        late = [(groups, metrics) for at, groups, metrics in self.written if self.clock() < at + self.lag_s]
+        if not late:
+            return live
+        groups, metrics = late[0]
+        return dataclasses.replace(
+            live,
+            group_configs=None if live.group_configs is None else groups,
+            client_metrics=None if live.client_metrics is None else metrics,
+        )
+
+
+# kind -> (resource name, key, value before, value written)
+ENTITY_WRITES = {
+    Kind.GROUP_CONFIG: (GROUP, KEY, "45000", "50000"),
+    Kind.CLIENT_METRICS: ("producers", "interval.ms", "300000", "60000"),
+}
+
+
+def _entity_plan(kind: Kind) -> plans.Plan:
+    name, key, before, after = ENTITY_WRITES[kind]
+    change = plans.Change(
+        address=kind.address(name),
+        kind=kind,
+        name=name,
+        action=plans.Action.UPDATE,
+        phase=plans.Phase.GROUP_CONFIG if kind is Kind.GROUP_CONFIG else plans.Phase.CLIENT_METRICS,
+        before=payloads.EntityConfigPayload(configs={key: before}),
+        after=payloads.EntityConfigPayload(config_ops=(payloads.ConfigOp.set(key, after),)),
+    )
+    return plans.Plan(cluster=plans.ClusterInfo("cluster-a", 1), changes=(change,))
+
+
+def _apply_group_config(
+    adapter: LaggingConfigs, clock: FakeClock, kind: Kind = Kind.GROUP_CONFIG, **kw: Any
+) -> ApplyReport:
+    name, key, before, _ = ENTITY_WRITES[kind]
+    (adapter.group_configs if kind is Kind.GROUP_CONFIG else adapter.client_metrics)[name] = {key: before}
+    opts = ApplyOptions(pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.5), clock=clock, check_staleness=False)
+    return apply_plan(_entity_plan(kind), adapter, options=dataclasses.replace(opts, **kw))
+
+
+@pytest.mark.parametrize("kind", list(ENTITY_WRITES))
+def test_a_config_the_broker_shows_late_converges_within_the_deadline(kind: Kind) -> None:
+    """Regression: a group config or client-metrics write the broker had accepted but showed only later was reported
+    "did not converge: nothing more converged in the last 15 s" (exit 3) while the change held. A config write whose
+    resource still reads as before is waited for until the deadline, not the quiet window."""
+    clock = FakeClock()
+    adapter = LaggingConfigs(clock=clock, lag_s=40.0)
+    report = _apply_group_config(adapter, clock, kind, deadline_s=120)
+    assert report.converged is True and report.exit_code == 0, (report.not_converged, report.notes)
+    assert 40 <= clock.now < 46  # read again until it showed, backing off to 5 s
+    name, key, _, after = ENTITY_WRITES[kind]
+    assert (adapter.group_configs if kind is Kind.GROUP_CONFIG else adapter.client_metrics)[name] == {key: after}
+
+
+def test_a_group_config_still_as_before_at_the_deadline_says_so() -> None:
+    clock = FakeClock()
+    adapter = LaggingConfigs(clock=clock, lag_s=1e9)
+    report = _apply_group_config(adapter, clock, deadline_s=60)
+    assert report.converged is False and report.exit_code == 3
+    (item,) = report.not_converged
+    assert item.address == f"group_config/{GROUP}" and "(the value from before the change)" in item.detail
+    (note,) = [n for n in report.notes if "did not converge" in n]
+    assert "deadline was reached" in note and "still showed the values from before the change" in note
+    assert "nothing more converged" not in note
+
+
+def test_a_group_config_holding_a_third_value_stops_after_the_quiet_window() -> None:
+    """A value neither the one written nor the one before (another writer's) is an outcome: the window ends it."""
+    clock = FakeClock()
+    adapter = LaggingConfigs(clock=clock, other="60000")
+    report = _apply_group_config(adapter, clock, deadline_s=300)
+    assert report.converged is False and 15 <= clock.now < 21
+    (note,) = [n for n in report.notes if "did not converge" in n]
+    assert "nothing more converged in the last 15 s" in note
