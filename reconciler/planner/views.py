@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from reconciler.kinds import registry
 from reconciler.model import entities, state
 from reconciler.model.kinds import Kind
 
@@ -95,29 +96,42 @@ def _by_address(section: str, items: object, keyed: Iterable[tuple[str, Any]]) -
     return index
 
 
+def _acl_in(acls: Iterable[state.AclBinding], name: str) -> dict[str, str] | None:
+    index = _by_address("acl", acls, ((acl_name(b), b) for b in acls))
+    binding = index.get(name)
+    return None if binding is None else acl_view(binding, True)
+
+
+def _quota_in(quotas: Mapping[state.QuotaEntity, Mapping[str, float]], name: str) -> dict[str, Any] | None:
+    index = _by_address("quota", quotas, ((quota_name(e), e) for e in quotas))
+    entity = index.get(name)
+    return None if entity is None else quota_view(entity, quotas[entity])
+
+
+def _entity_in(section: Mapping[str, Mapping[str, str | None]], name: str) -> dict[str, object] | None:
+    return entities.view(name, section.get(name))
+
+
+# kind -> the view of resource ``name`` in that kind's live section (``KindSpec.live_section``, empty when not read)
+_VIEWS: Mapping[Kind, Callable[[Any, str], Any]] = {
+    Kind.TOPIC: lambda topics, name: topic_view(topics.get(name)),
+    Kind.ACL: _acl_in,
+    Kind.QUOTA: _quota_in,
+    Kind.SCRAM_USER: lambda users, name: scram_view(name, users.get(name)),
+    Kind.BROKER_CONFIG: lambda brokers, name: broker_config_view(name, brokers.get(name)),
+    Kind.GROUP_CONFIG: _entity_in,
+    Kind.CLIENT_METRICS: _entity_in,
+    Kind.CONNECTOR: lambda connectors, name: connector_view(connectors.get(name)),
+}
+
+
 def live_view(live: state.ClusterState, *, kind: Kind, name: str) -> Any:
     """The live resource ``kind``/``name`` as plain JSON data, or ``None`` when it does not exist."""
-    if kind == Kind.TOPIC:
-        return topic_view(None if live.topics is None else live.topics.get(name))
-    if kind == Kind.ACL:
-        acls = live.acls or frozenset()
-        index = _by_address("acl", acls, ((acl_name(b), b) for b in acls))
-        binding = index.get(name)
-        return None if binding is None else acl_view(binding, True)
-    if kind == Kind.QUOTA:
-        quotas = live.quotas or {}
-        index = _by_address("quota", quotas, ((quota_name(e), e) for e in quotas))
-        entity = index.get(name)
-        return None if entity is None else quota_view(entity, quotas[entity])
-    if kind == Kind.SCRAM_USER:
-        return scram_view(name, (live.scram_users or {}).get(name))
-    if kind == Kind.BROKER_CONFIG:
-        return broker_config_view(name, (live.broker_configs or {}).get(name))
-    if kind in entities.ENTITY_KINDS:
-        return entities.view(name, (entities.live_section(live, kind) or {}).get(name))
-    if kind == Kind.CONNECTOR:
-        return connector_view(None if live.connect is None else live.connect.connectors.get(name))
-    raise ValueError(f"unknown resource kind {kind!r}")
+    view = _VIEWS.get(kind)
+    if view is None:
+        raise ValueError(f"unknown resource kind {kind!r}")
+    section = registry.spec(kind).live_section(live)
+    return view({} if section is None else section, name)
 
 
 def fingerprint_of(view: Any) -> str | None:
