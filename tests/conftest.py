@@ -116,7 +116,7 @@ def kafka_single(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaClus
     try:
         if _shared_connect.wanted:  # the session's Connect worker starts while the tests before its first user run
             _shared_connect.worker = _connect_worker(cluster, tmp_path_factory)
-            _shared_connect.worker.launch()
+            _shared_connect.worker.start_in_background()
         yield cluster
     finally:
         try:
@@ -157,7 +157,7 @@ def connect_worker(kafka_single: KafkaCluster, tmp_path_factory: pytest.TempPath
     address. It stops before ``kafka_single`` does."""
     if _shared_connect.worker is None:  # not launched with the broker: kafka_single started before collection ended
         _shared_connect.worker = _connect_worker(kafka_single, tmp_path_factory)
-    _shared_connect.worker.wait_launched()
+    _shared_connect.worker.wait_started()
     return _shared_connect.worker
 
 

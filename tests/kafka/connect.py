@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -95,6 +96,8 @@ class ConnectWorker:
         self.start_timeout = float(os.environ.get("CONNECT_START_TIMEOUT", "90"))
         self.start_seconds: float | None = None
         self.launched_at: float | None = None
+        self._starting: threading.Thread | None = None
+        self._start_error: HarnessError | None = None
         workdir.mkdir(parents=True, exist_ok=True)
 
     @property
@@ -154,15 +157,30 @@ class ConnectWorker:
             log.flush()
             self.process = spawn(command, cwd=self.dir, log=log, die_with_parent=self.die_with_parent)
 
-    def wait_launched(self) -> None:
-        """Wait until a worker ``launch``ed earlier answers, bounded by ``CONNECT_START_TIMEOUT`` from its launch (one
-        that exited fails with its log); ``start`` it if it was never launched."""
-        if self.launched_at is None:
+    def start_in_background(self) -> None:
+        """Launch the JVM and wait for it on a thread of its own, so the caller goes on at once; ``wait_started``
+        then returns once it answers (``start_seconds`` is the time it took to answer, not the time until asked)."""
+        self.launch()
+        self._starting = threading.Thread(target=self._wait_started_thread, name="connect-start", daemon=True)
+        self._starting.start()
+
+    def _wait_started_thread(self) -> None:
+        assert self.launched_at is not None
+        try:
+            self.wait_ready(deadline=self.launched_at + self.start_timeout)
+            self.start_seconds = time.monotonic() - self.launched_at
+        except HarnessError as error:
+            self._start_error = error
+
+    def wait_started(self) -> None:
+        """Wait for a worker started with ``start_in_background`` (bounded by ``CONNECT_START_TIMEOUT`` from its
+        launch; one that exited or did not answer fails with its log); ``start`` it if it was never launched."""
+        if self._starting is None:
             self.start()
             return
-        self.wait_ready(deadline=self.launched_at + self.start_timeout)
-        if self.start_seconds is None:
-            self.start_seconds = time.monotonic() - self.launched_at
+        self._starting.join()  # the thread itself ends within CONNECT_START_TIMEOUT
+        if self._start_error is not None:
+            raise self._start_error
 
     def wait_ready(self, *, deadline: float) -> None:
         while not self.healthy():
