@@ -18,7 +18,7 @@ from reconciler.adopt.output import Document, ManifestFile
 from reconciler.connect import evidence
 from reconciler.connect import secrets as connect_secrets
 from reconciler.manifests.connectors import VERSION
-from reconciler.model import state
+from reconciler.model import connector_offsets, state
 from reconciler.model.kinds import Kind, Manifest
 
 STATES = {"RUNNING": "running", "PAUSED": "paused", "STOPPED": "stopped"}
@@ -47,7 +47,7 @@ def document(c: state.ConnectorState, report: AdoptionReport) -> Document | None
         report.note(address, "tasks.max was not set: written as tasksMax: 1 (Connect's default)")
     if c.config.get(VERSION):
         spec["version"] = c.config[VERSION]
-    left_out = ("connector.class", "tasks.max", VERSION, connect_secrets.RECORD_KEY)
+    left_out = ("connector.class", "tasks.max", VERSION, connect_secrets.RECORD_KEY, connector_offsets.RECORD_KEY)
     rest = {k: v for k, v in sorted(c.config.items()) if k not in left_out}
     spec["config"] = {k: v for k, v in rest.items() if not connect_secrets.is_hidden(v)}
     hidden = sorted(k for k, v in rest.items() if connect_secrets.is_hidden(v))

@@ -31,6 +31,7 @@ class WriteConnector:
     state: str
     reset_offsets: bool = False
     restart: bool = False  # Connect reported a part FAILED at plan time: restart what is still FAILED
+    offsets: tuple[tuple[str, str], ...] = ()  # declared offsets to set (stop, alter, put back in its state)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -53,8 +54,15 @@ def write(c: plans.Change) -> WriteConnector:
         raise _cannot(f"{c.address}: a secret of the connector names no reference")
     before = c.before if isinstance(c.before, payloads.ConnectorPayload) else None
     restart = before is not None and bool(before.failed) and after.state == "running"
+    offsets = after.offsets if shown.alters_offsets(before, after) else ()
     return WriteConnector(
-        c.name, dict(after.config), dict(after.secrets), after.state, after.reset_offsets, restart=restart
+        c.name,
+        dict(after.config),
+        dict(after.secrets),
+        after.state,
+        after.reset_offsets,
+        restart=restart,
+        offsets=offsets,
     )
 
 

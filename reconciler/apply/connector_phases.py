@@ -133,21 +133,35 @@ def _write_one(
     """Send what ``w`` needs; what was done (for the item's message)."""
     port, deadline = _port(ctx), _deadline(ctx)
     if have is None:
-        initial = "stopped" if w.reset_offsets else w.state
+        initial = "stopped" if w.reset_offsets or w.offsets else w.state
         port.create(w.name, config, initial_state=initial, deadline=deadline, secret_keys=w.secrets)
-        if not w.reset_offsets:
+        if initial == w.state:
             return f"created {w.state}"
-        port.reset_offsets(w.name, deadline=deadline)
+        done = ["created stopped"]
+        if w.reset_offsets:
+            port.reset_offsets(w.name, deadline=deadline)
+            done.append("offsets reset")
+        if w.offsets:
+            port.alter_offsets(w.name, w.offsets, deadline=deadline)
+            done.append(f"offsets set ({len(w.offsets)} partition(s))")
         if w.state != "stopped":
             port.set_state(w.name, w.state, deadline=deadline)
-        return f"created stopped, offsets reset, then {w.state}"
+        return ", ".join(done) + f", then {w.state}"
     done = []
+    live_state = have.state.lower()
+    if w.offsets:  # Connect alters the offsets of a STOPPED connector only
+        if live_state != "stopped":
+            port.set_state(w.name, "stopped", deadline=deadline)
+            done.append(f"{live_state} -> stopped")
+            live_state = "stopped"
+        port.alter_offsets(w.name, w.offsets, deadline=deadline)
+        done.append(f"offsets set ({len(w.offsets)} partition(s))")
     if not connect_secrets.same_config(w.name, config, have.config, w.secrets):
         port.put_config(w.name, config, deadline=deadline, secret_keys=w.secrets)
         done.append("config written")
-    if have.state.lower() != w.state:
+    if live_state != w.state:
         port.set_state(w.name, w.state, deadline=deadline)
-        done.append(f"{have.state.lower()} -> {w.state}")
+        done.append(f"{live_state} -> {w.state}")
     failed = restarted(w, have)
     if failed:
         port.restart_failed(w.name, deadline=deadline)

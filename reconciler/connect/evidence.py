@@ -24,7 +24,7 @@ from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.port import ConnectPort, RestConnectPort
 from reconciler.connection import secrets as secret_refs
 from reconciler.manifests.profiles import ClusterProfile
-from reconciler.model import desired, state
+from reconciler.model import connector_offsets, desired, state
 from reconciler.model.kinds import Kind
 
 MAX_PARALLEL_VALIDATES = 8  # validate requests in flight at once (the worker validates each on its own thread)
@@ -142,7 +142,23 @@ def read_for_plan(
     with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL_VALIDATES, len(checked)))) as pool:
         validation.update(zip((name for name, _, _ in checked), pool.map(validate, checked), strict=True))
     kept = {name: offsets for name in deleted(wanted, found) if (offsets := _kept(port, name, deadline)) is not None}
-    return dataclasses.replace(found, validation=validation, secret_digests=digests, kept_offsets=kept)
+    current = {name: port.offset_pairs(name, deadline=deadline) for name in altered(wanted, found)}
+    return dataclasses.replace(
+        found, validation=validation, secret_digests=digests, kept_offsets=kept, current_offsets=current
+    )
+
+
+def altered(wanted: desired.DesiredState, found: state.ConnectState) -> list[str]:
+    """The live connectors whose declared offsets differ from those last applied (``connector_offsets``): the plan
+    shows the offsets Connect holds for each before it alters them (one request each; none otherwise)."""
+    record = connector_offsets.RECORD_KEY
+    return [
+        name
+        for name, want in sorted(wanted.connectors.items())
+        if want.offsets
+        and name in found.connectors
+        and found.connectors[name].config.get(record) != want.config.get(record)
+    ]
 
 
 def _kept(port: ConnectPort, name: str, deadline: float) -> tuple[str, ...] | None:

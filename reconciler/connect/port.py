@@ -12,6 +12,7 @@ counted. Error messages from Connect are scrubbed of the secret values the call 
 from __future__ import annotations
 
 import json
+import time
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 from reconciler.base import scrubbing
 from reconciler.connect import secrets
 from reconciler.connect.http import ConnectClient, ConnectError
-from reconciler.model import state
+from reconciler.model import connector_offsets, state
 
 STATE_PATHS = {"running": "resume", "paused": "pause", "stopped": "stop"}
 
@@ -77,6 +78,14 @@ class ConnectPort(Protocol):
 
     def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
         """The offsets Connect keeps for an existing connector (KIP-875), one ``partition -> offset`` text each."""
+        ...
+
+    def offset_pairs(self, name: str, *, deadline: float) -> tuple[tuple[str, str], ...]:
+        """The offsets Connect keeps for an existing connector as canonical ``(partition, offset)`` JSON texts."""
+        ...
+
+    def alter_offsets(self, name: str, offsets: tuple[tuple[str, str], ...], *, deadline: float) -> None:
+        """Set the connector's offsets (KIP-875's ``PATCH /connectors/{name}/offsets``; it must be STOPPED)."""
         ...
 
     def task_configs(self, name: str, *, deadline: float) -> tuple[Mapping[str, str], ...]:
@@ -201,12 +210,26 @@ class RestConnectPort:
         self.client.request("POST", path, deadline=deadline, what=f"restarting what failed of {name}")
 
     def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
+        return tuple(f"{p} -> {o}" for p, o in self.offset_pairs(name, deadline=deadline))
+
+    def offset_pairs(self, name: str, *, deadline: float) -> tuple[tuple[str, str], ...]:
         path = f"/connectors/{_quote(name)}/offsets"
         found = self.client.request("GET", path, deadline=deadline, what=f"reading the offsets of {name}")
         entries = (found or {}).get("offsets", []) if isinstance(found, dict) else []
-        return tuple(
-            f"{_compact(e.get('partition'))} -> {_compact(e.get('offset'))}" for e in entries if isinstance(e, dict)
-        )
+        return tuple((_compact(e.get("partition")), _compact(e.get("offset"))) for e in entries if isinstance(e, dict))
+
+    def alter_offsets(self, name: str, offsets: tuple[tuple[str, str], ...], *, deadline: float) -> None:
+        path, what = f"/connectors/{_quote(name)}/offsets", f"altering the offsets of {name}"
+        pause = 0.1
+        while True:  # the stop is answered before every worker sees the connector STOPPED: retried within deadline
+            try:
+                self.client.request("PATCH", path, connector_offsets.body(offsets), deadline=deadline, what=what)
+                return
+            except ConnectError as exc:
+                if exc.status != 400 or "STOPPED" not in str(exc) or time.monotonic() + pause >= deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(1.0, pause * 2)
 
     def task_configs(self, name: str, *, deadline: float) -> tuple[Mapping[str, str], ...]:
         path = f"/connectors/{_quote(name)}/tasks"

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from reconciler.manifests import connectors as manifest_connectors
-from reconciler.model import connector_defaults, shown
+from reconciler.model import connector_defaults, connector_offsets, shown
 
 MARKER = "(sensitive value) sha256:"
 MASKED = shown.MASKED  # a value the worker answered masked: not comparable
@@ -98,6 +98,8 @@ def same_config(connector: str, want: Mapping[str, str], have: Mapping[str, str]
     record_of = recorded(have)
     want = {k: v for k, v in connector_defaults.as_run(want).items() if k != RECORD_KEY}
     have = {k: v for k, v in connector_defaults.as_run(have).items() if k != RECORD_KEY}
+    if connector_offsets.RECORD_KEY not in want:  # the record of offsets no longer declared: kept, not a change
+        have.pop(connector_offsets.RECORD_KEY, None)
 
     def same(k: str, v: str) -> bool:
         if have[k] == MASKED:  # compared by the record, if any

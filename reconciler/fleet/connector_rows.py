@@ -55,6 +55,8 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
             yield (KIND, name, "@secrets", _j({k: dataclasses.asdict(r) for k, r in c.secrets.items()}))
         if c.reset_offsets:
             yield (KIND, name, "@reset_offsets", "true")
+        if c.offsets:
+            yield (KIND, name, "@offsets", _j([list(pair) for pair in c.offsets]))
         if c.source is not None:
             yield (KIND, name, "@source", _j(_source(c.source)))
         if c.positions:
@@ -73,6 +75,7 @@ def rebuild_desired(section: Section) -> dict[str, desired.DesiredConnector]:
             state=str(e["state"]),
             secrets={k: desired.SecretRef(**r) for k, r in secrets.items()},
             reset_offsets="@reset_offsets" in e,
+            offsets=tuple((str(p), str(o)) for p, o in json.loads(str(e["@offsets"]))) if "@offsets" in e else (),
             source=_unsource(json.loads(str(e["@source"]))) if "@source" in e else None,
             positions={k: desired.Source(*p) for k, p in positions.items()},
         )
@@ -90,6 +93,8 @@ def meta(connect: state.ConnectState | None) -> dict[str, Any] | None:
         doc["validation"] = {name: [list(e) for e in found] for name, found in sorted(connect.validation.items())}
     if connect.plugin_versions:
         doc["plugin_versions"] = {c: list(v) for c, v in connect.plugin_versions.items()}
+    if connect.current_offsets:
+        doc["current_offsets"] = {n: [list(p) for p in found] for n, found in sorted(connect.current_offsets.items())}
     if connect.kept_offsets:
         doc["kept_offsets"] = {name: list(found) for name, found in sorted(connect.kept_offsets.items())}
     return doc
@@ -134,4 +139,7 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
         validation=validation,
         kept_offsets={name: tuple(found) for name, found in doc.get("kept_offsets", {}).items()},
         plugin_versions={c: tuple(found) for c, found in doc.get("plugin_versions", {}).items()},
+        current_offsets={
+            n: tuple((str(p), str(o)) for p, o in found) for n, found in doc.get("current_offsets", {}).items()
+        },
     )

@@ -9,6 +9,22 @@ from pydantic import Field
 
 from reconciler.manifests.fields import INT32_MAX, Flag, Name, RefField, SecretRefSpec, Strict
 
+Scalar = str | int | float | bool
+
+
+class OffsetSpec(Strict):
+    """One declared position of a connector (KIP-875): a partition as the connector names it and its offset."""
+
+    partition: dict[str, Scalar] = Field(
+        min_length=1,
+        description="The partition as the connector names it: {kafka_topic: t, kafka_partition: 0} for a sink, "
+        "the source's own keys for a source ({filename: /data/in.txt}).",
+    )
+    offset: dict[str, Scalar] | None = Field(
+        description="The position: {kafka_offset: 5} for a sink, the source's own keys ({position: 0}); null "
+        "resets that partition."
+    )
+
 
 class ConnectorSpec(Strict):
     """``Connector`` spec: a Kafka Connect connector on the Connect cluster of the Cluster profile, optionally run
@@ -34,6 +50,12 @@ class ConnectorSpec(Strict):
     )
     reset_offsets_on_create: Flag = Field(
         default=False, description="On a re-create under a name whose offsets Connect kept, reset them first."
+    )
+    offsets: Annotated[list[OffsetSpec], Field(min_length=1)] | None = Field(
+        default=None,
+        description="Positions to set (KIP-875): applied when this list changes (the connector is stopped, its "
+        "offsets altered, then put back in its state), never by a config change. The digest of the list last "
+        "applied is kept in the connector's config (kafka-reconciler.offsets).",
     )
     worker: Name | None = Field(
         default=None,

@@ -16,13 +16,14 @@ from collections.abc import Callable
 from typing import Any
 
 from reconciler.manifests import connector_spec, loader, profiles, topics
-from reconciler.model import desired
+from reconciler.model import connector_offsets, desired
 
 RESERVED = {
     "connector.class": "class",
     "tasks.max": "tasksMax",
     "name": "metadata.name",
     "connector.plugin.version": "version",
+    connector_offsets.RECORD_KEY: "offsets",
 }
 VERSION = "connector.plugin.version"  # KIP-891
 SECRET_KEY = re.compile(r"(password|secret|token|credential|jaas\.config|api\.key|apikey|private\.key)", re.I)
@@ -81,6 +82,11 @@ def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None
         "connector.class": _at(doc, ("spec", "class")),
         "tasks.max": _at(doc, ("spec", "tasksMax")),
     }
+    offsets: tuple[tuple[str, str], ...] = ()
+    if spec.offsets is not None:
+        offsets = connector_offsets.declared((o.partition, o.offset) for o in spec.offsets)
+        config[connector_offsets.RECORD_KEY] = connector_offsets.digest(offsets)
+        positions[connector_offsets.RECORD_KEY] = _at(doc, ("spec", "offsets"))
     if spec.version is not None:
         config[VERSION] = spec.version
         positions[VERSION] = _at(doc, ("spec", "version"))
@@ -123,6 +129,7 @@ def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None
         state=spec.state,
         secrets=secrets,
         reset_offsets=spec.reset_offsets_on_create,
+        offsets=offsets,
         source=topics.source(doc),
         positions=positions,
     )

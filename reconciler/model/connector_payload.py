@@ -7,10 +7,12 @@ It lives in a module of its own so that ``payloads`` stays readable; ``from_dict
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from reconciler.model import connector_offsets
 from reconciler.model.payload_errors import PayloadError, fields
 
 CONNECTOR_STATES = ("running", "paused", "stopped", "failed", "unassigned", "restarting")  # Connect's, lower-case
@@ -38,6 +40,7 @@ class ConnectorPayload:
     secrets: Mapping[str, str] = dataclasses.field(default_factory=dict)
     reset_offsets: bool = False
     failed: tuple[str, ...] = ()
+    offsets: tuple[tuple[str, str], ...] = ()  # (partition, offset) canonical JSON: declared, or read when altered
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"config": dict(self.config), "state": self.state}
@@ -47,11 +50,13 @@ class ConnectorPayload:
             out["reset_offsets"] = True
         if self.failed:
             out["failed"] = list(self.failed)
+        if self.offsets:
+            out["offsets"] = [{"partition": json.loads(p), "offset": json.loads(o)} for p, o in self.offsets]
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> ConnectorPayload:
-        d = fields(data, ("config", "state", "secrets", "reset_offsets", "failed"))
+        d = fields(data, ("config", "state", "secrets", "reset_offsets", "failed", "offsets"))
         config = d.get("config")
         if not isinstance(config, Mapping) or not all(isinstance(v, str) for v in config.values()):
             raise PayloadError("the connector's config is not an object of text values")
@@ -76,10 +81,21 @@ class ConnectorPayload:
         failed = d.get("failed", [])
         if not isinstance(failed, list) or not all(isinstance(f, str) and _FAILED.match(f) for f in failed):
             raise PayloadError("the connector's failed parts are not 'connector: ...' or 'task <id>: ...' lines")
+        offsets = d.get("offsets", [])
+        if not isinstance(offsets, list) or not all(
+            isinstance(e, Mapping)
+            and set(e) == {"partition", "offset"}
+            and isinstance(e["partition"], Mapping)
+            and e["partition"]
+            and (e["offset"] is None or isinstance(e["offset"], Mapping))
+            for e in offsets
+        ):
+            raise PayloadError("the connector's offsets are not a list of {partition: object, offset: object or null}")
         return cls(
             {str(k): v for k, v in config.items()},
             state_,
             {str(k): v for k, v in secrets.items()},
             reset,
             tuple(failed),
+            connector_offsets.declared((e["partition"], e["offset"]) for e in offsets),
         )

@@ -105,6 +105,8 @@ class DesiredConnector:
     ``tasks.max`` included, ``${file:...}`` placeholders untouched); ``secrets`` the keys whose value is read from a
     reference at plan and apply time, never held here. ``state`` is ``running``, ``paused`` or ``stopped``.
     ``reset_offsets`` asks for the connector's offsets to be reset when it is created again under its name.
+    ``offsets`` are the positions declared (KIP-875): ``(partition, offset)`` pairs as canonical JSON texts (an offset
+    ``null`` resets that partition); ``config`` then holds their digest under ``connector_offsets.RECORD_KEY``.
     ``positions`` gives the declaration of each config key (a validate error is shown there). ``acl_type``
     (``source``/``sink``) is what its ACLs were derived as when it names a ConnectWorker grant, else ``None``."""
 
@@ -116,6 +118,7 @@ class DesiredConnector:
     source: Source | None = None
     positions: Mapping[str, Source] = dataclasses.field(default_factory=dict)
     acl_type: str | None = None
+    offsets: tuple[tuple[str, str], ...] = ()
 
     @property
     def class_name(self) -> str:

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from reconciler.model import configs, connector_defaults, deletion, payloads
+from reconciler.model import configs, connector_defaults, connector_offsets, deletion, payloads
 
 REDACTED = "(sensitive value)"
 MASKED = "(masked by Kafka Connect)"  # a live connector value the worker answered masked (connect.secrets.MASKED)
@@ -148,6 +148,7 @@ def reassign_attributes(before: payloads.TopicPayload, after: payloads.TopicPayl
 
 
 CONNECTOR_CONFIG = "config."  # a connector config key's attribute name: ``config.file``
+OFFSETS = "offsets"  # a connector's declared offsets set (KIP-875)
 RESTART, RESTART_AFTER = "restart", "restart what failed"  # a connector declared running that Connect reports FAILED
 _RUNNING_AGAIN = ("failed", "unassigned")  # live states a declared ``running`` restarts from without a state write
 
@@ -174,9 +175,11 @@ def connector_attributes(
         out = [AttributeChange(CONNECTOR_CONFIG + k, None, v) for k, v in sorted(after.config.items())]
         out += [AttributeChange(CONNECTOR_CONFIG + k, None, REDACTED, sensitive=True) for k in sorted(after.secrets)]
         out.append(AttributeChange("state", None, after.state))
-        return tuple(out)
+        return (*out, *offsets_attributes(None, after))
     out = []
-    keys = after.config.keys() | after.secrets.keys() | before.config.keys() | before.secrets.keys()
+    keys = set(after.config.keys() | after.secrets.keys() | before.config.keys() | before.secrets.keys())
+    if connector_offsets.RECORD_KEY not in after.config:  # no offsets declared: a record left by an earlier one
+        keys.discard(connector_offsets.RECORD_KEY)  # is kept as it is, not shown as removed
     for key in sorted(keys):
         hidden = key in before.secrets
         masked = before.secrets.get(key) == MASKED  # the worker answered a mask: comparable only as a secret
@@ -191,9 +194,33 @@ def connector_attributes(
             out.append(AttributeChange(CONNECTOR_CONFIG + key, old, new, sensitive=hidden))
     if before.state != after.state and not (after.state == "running" and before.state in _RUNNING_AGAIN):
         out.append(AttributeChange("state", before.state, after.state))
+    out += offsets_attributes(before, after)
     if after.state == "running" and before.failed:
         out.append(restart_attribute(before.failed))
     return tuple(out)
+
+
+def alters_offsets(before: payloads.ConnectorPayload | None, after: payloads.ConnectorPayload) -> bool:
+    """Whether a connector change sets the declared offsets: declared, and their digest is not the one recorded on
+    the live connector (``connector_offsets``)."""
+    record = connector_offsets.RECORD_KEY
+    return bool(after.offsets) and (before is None or before.config.get(record) != after.config.get(record))
+
+
+def offsets_attributes(
+    before: payloads.ConnectorPayload | None, after: payloads.ConnectorPayload
+) -> tuple[AttributeChange, ...]:
+    """The ``offsets`` line of a change that sets the declared offsets: those Connect holds (read by the plan) and
+    those declared."""
+    if not alters_offsets(before, after):
+        return ()
+    return (
+        AttributeChange(
+            OFFSETS,
+            None if before is None else connector_offsets.shown(before.offsets),
+            connector_offsets.shown(after.offsets),
+        ),
+    )
 
 
 def restart_attribute(failed: Sequence[str]) -> AttributeChange:

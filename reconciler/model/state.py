@@ -209,6 +209,9 @@ class ConnectState:
     secret_digests: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
     kept_offsets: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     plugin_versions: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    # A declared connector whose declared offsets the plan alters: the offsets Connect holds for it now, as
+    # canonical ``(partition, offset)`` JSON texts (``GET /connectors/{name}/offsets``, read only for those).
+    current_offsets: Mapping[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

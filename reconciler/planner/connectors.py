@@ -31,6 +31,10 @@ KEPT_OFFSETS = (
     "(resetOffsetsOnCreate: true resets them)"
 )
 MAX_OFFSETS_SHOWN = 5
+OFFSETS_NOTE = (
+    "the declared offsets differ from those last applied: the connector is stopped, its offsets altered "
+    "(PATCH /connectors/{name}/offsets), then put back in its state"
+)
 SINK_KEYS = ("topics", "topics.regex")  # a sink connector names the topics it consumes; a source does not
 
 
@@ -77,17 +81,19 @@ def failed_parts(c: state.ConnectorState) -> tuple[str, ...]:
     return tuple(f"{what}: {trace}" if trace else what for what, trace in parts)
 
 
-def live_payload(c: state.ConnectorState) -> payloads.ConnectorPayload:
-    """The live connector as a plan payload: secrets (digests) shown only as redacted keys."""
+def live_payload(c: state.ConnectorState, offsets: tuple[tuple[str, str], ...] = ()) -> payloads.ConnectorPayload:
+    """The live connector as a plan payload: secrets (digests) shown only as redacted keys; ``offsets`` those
+    Connect holds, for a connector whose declared offsets the plan alters."""
     config = {k: v for k, v in sorted(c.config.items()) if k != connect_secrets.RECORD_KEY}
     plain = {k: v for k, v in config.items() if not connect_secrets.is_hidden(v)}
     hidden = {k: v if v == connect_secrets.MASKED else plans.REDACTED for k, v in config.items() if k not in plain}
-    return payloads.ConnectorPayload(plain, c.state.lower(), hidden, failed=failed_parts(c))
+    return payloads.ConnectorPayload(plain, c.state.lower(), hidden, failed=failed_parts(c), offsets=offsets)
 
 
 def wanted_payload(want: desired.DesiredConnector) -> payloads.ConnectorPayload:
     refs = {k: ref.describe() for k, ref in sorted(want.secrets.items())}
-    return payloads.ConnectorPayload(dict(sorted(want.config.items())), want.state, refs, want.reset_offsets)
+    config = dict(sorted(want.config.items()))
+    return payloads.ConnectorPayload(config, want.state, refs, want.reset_offsets, offsets=want.offsets)
 
 
 def _secrets_changed(
@@ -234,6 +240,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
     address = Kind.CONNECTOR.address(want.name)
     digests = live.secret_digests.get(want.name, {})
     after = wanted_payload(want)
+    before = None
     if have is None:
         attrs = shown.connector_attributes(None, after)
         reasons = ["declared; not on the Connect cluster", reset_note(want) if want.reset_offsets else KEPT_OFFSETS]
@@ -241,14 +248,15 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
     else:
         _acl_type(ctx, want, have)
         masked = _masked(ctx, want, have)
-        attrs = shown.connector_attributes(
-            live_payload(have), after, secrets_changed=_secrets_changed(want, have, digests)
-        )
+        before = live_payload(have, live.current_offsets.get(want.name, ()))
+        attrs = shown.connector_attributes(before, after, secrets_changed=_secrets_changed(want, have, digests))
         if not attrs:
             ctx.unchanged[Kind.CONNECTOR] += 1
             _blockers(ctx, want, live, config_changes=False)
             return
         reasons = ["config or state differs from the manifests"] if attrs[0].name != shown.RESTART else []
+        if any(a.name == shown.OFFSETS for a in attrs):
+            reasons.append(OFFSETS_NOTE)
         if attrs[-1].name == shown.RESTART:
             reasons.append("declared running; Kafka Connect reports it FAILED (its status carries no time)")
         reasons += masked
@@ -260,7 +268,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
             name=want.name,
             action=action,
             phase=plans.Phase.CONNECTOR,
-            before=None if have is None else live_payload(have),
+            before=None if have is None else before,
             after=after,
             attributes=attrs,
             reasons=tuple(reasons),

@@ -368,3 +368,64 @@ spec:
     assert [i.message for i in report.items if i.name == name] == ["created stopped, offsets reset, then running"]
     assert topic_holds(12) == lines + lines
     eventually(lambda: offsets_flushed(6) or None, what="the re-read committed", timeout=60)
+
+
+def test_declared_offsets_stop_alter_and_resume_a_source_once_and_a_config_change_does_not(
+    connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    name, topic, source = f"{topic_prefix}pos", f"{topic_prefix}lines", tmp_path / "in.txt"
+    lines = [f"line-{i}" for i in range(1, 6)]
+    source.write_text("".join(f"{line}\n" for line in lines))
+    head = f"""\
+---
+apiVersion: kafka-reconciler/v1
+kind: Topic
+metadata: {{name: {topic}}}
+spec: {{partitions: 1, replicationFactor: 1}}
+"""
+    three = sum(len(f"line-{i}\n") for i in range(1, 4))  # after line-3: a re-read from there gives lines 4 and 5
+
+    def converge(*, offsets: bool, batch: int = 100) -> tuple[plans.Plan, ApplyReport]:
+        extra = (
+            f"  offsets:\n    - partition: {{filename: {source}}}\n      offset: {{position: {three}}}\n"
+            if offsets
+            else ""
+        )
+        config = f"    topic: {topic}\n    file: {source}\n    batch.size: {batch}\n"
+        doc = connector_doc(name, FILE_SOURCE, config=config, extra=extra)
+        p, loaded, _ = plan_of(write(tmp_path / "m", connect_worker, kafka_single, head + doc))
+        report = apply_of(kafka_single, loaded, p)
+        assert report.exit_code == 0, report.to_json()
+        return p, report
+
+    def position() -> object:
+        found = connect_worker.rest("GET", f"/connectors/{name}/offsets")["offsets"]
+        return found[0]["offset"].get("position") if found else None
+
+    def topic_holds(count: int) -> list[str]:
+        return eventually(
+            lambda: found if len(found := records_of(kafka_single, topic)) >= count else None,
+            what=f"{count} records in {topic}",
+            timeout=60,
+        )
+
+    converge(offsets=False)
+    assert topic_holds(5) == lines
+    eventually(lambda: position() == sum(len(f"{x}\n") for x in lines) or None, what="offsets committed", timeout=60)
+
+    altered, report = converge(offsets=True)
+    [change] = altered.actionable
+    shown = {a.name: (a.before, a.after) for a in change.attributes}
+    partition = json.dumps({"filename": str(source)})
+    assert shown["offsets"] == (f'{partition} -> {{"position": 35}}', f'{partition} -> {{"position": {three}}}')
+    [message] = [i.message for i in report.items if i.name == name]
+    assert message is not None and message.startswith("running -> stopped, offsets set (1 partition(s))"), message
+    assert topic_holds(7) == lines + lines[3:]  # lines 4 and 5 read again from the declared position
+    eventually(lambda: position() == 35 or None, what="the source past its file again", timeout=60)
+
+    again, _ = converge(offsets=True)  # the connector moved on: the same declaration is not applied again
+    assert not again.actionable
+    changed, _ = converge(offsets=True, batch=50)  # a config change does not set the offsets again
+    [change] = changed.actionable
+    assert "offsets" not in {a.name for a in change.attributes}
+    assert records_of(kafka_single, topic) == lines + lines[3:]

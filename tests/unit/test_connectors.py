@@ -675,3 +675,55 @@ def test_plugin_versions_survive_a_snapshot_and_an_import_declares_the_version(t
     )
     assert doc is not None and doc.spec["version"] == "4.3.1"
     assert "connector.plugin.version" not in doc.spec["config"]
+
+
+# ------------------------------------------------------------------------------------------ declared offsets
+def test_declared_offsets_are_altered_only_when_the_declaration_changes_showing_before_and_after(
+    tmp_path: Path,
+) -> None:
+    from reconciler.model import connector_offsets
+
+    loaded = load(
+        tmp_path,
+        f"""\
+        class: {SINK}
+        config: {{topics: orders, file: /data/o.txt}}
+        offsets:
+          - partition: {{kafka_topic: orders, kafka_partition: 0}}
+            offset: {{kafka_offset: 5}}
+        """,
+    )
+    c = loaded.desired.connectors["a"]
+    record = c.config[connector_offsets.RECORD_KEY]
+    part = '{"kafka_partition": 0, "kafka_topic": "orders"}'
+    assert c.offsets == ((part, '{"kafka_offset": 5}'),)
+    held = {k: v for k, v in c.config.items() if k != connector_offsets.RECORD_KEY}
+    now = ((part, '{"kafka_offset": 42}'),)
+    have = live(s.ConnectorState("a", held, "RUNNING", RUNNING), current_offsets={"a": now})
+    p = plan(want(c), have)
+    [change] = p.actionable
+    shown_lines = {a.name: (a.before, a.after) for a in change.attributes}
+    assert shown_lines["offsets"] == (f'{part} -> {{"kafka_offset": 42}}', f'{part} -> {{"kafka_offset": 5}}')
+    assert shown_lines[f"config.{connector_offsets.RECORD_KEY}"] == (None, record)
+    op = decoded.operation(change)
+    assert op.request is not None and op.request.offsets == c.offsets  # type: ignore[union-attr]
+    assert connector_offsets.body(c.offsets) == {
+        "offsets": [{"partition": {"kafka_topic": "orders", "kafka_partition": 0}, "offset": {"kafka_offset": 5}}]
+    }
+
+    applied = live(s.ConnectorState("a", dict(c.config), "RUNNING", RUNNING))  # moved on since: not altered again
+    assert not plan(want(c), applied).actionable
+    moved = dataclasses.replace(c, config={**c.config, "batch.size": "9"})
+    [change] = plan(want(moved), applied).actionable  # a config change never implies an offsets change
+    assert [a.name for a in change.attributes] == ["config.batch.size"]
+    op = decoded.operation(change)
+    assert op.request is not None and op.request.offsets == ()  # type: ignore[union-attr]
+
+
+def test_a_record_of_offsets_no_longer_declared_is_kept_not_shown_as_removed() -> None:
+    from reconciler.model import connector_offsets
+
+    held = {**CFG, connector_offsets.RECORD_KEY: "sha256:0123"}
+    p = plan(want(d.DesiredConnector("a", CFG)), live(s.ConnectorState("a", held, "RUNNING", RUNNING)))
+    assert not p.actionable and p.unchanged.get(Kind.CONNECTOR) == 1
+    assert secrets.same_config("a", CFG, held, ())
