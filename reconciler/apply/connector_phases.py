@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from reconciler.apply import connector_ops, connector_restart, decoded, outcomes
+from reconciler.apply import connector_ops, connector_restart, connector_writes, decoded, outcomes
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, Result
 from reconciler.apply.events import ApplyEvent, EventKind
@@ -127,57 +127,6 @@ def _config(ctx: ApplyContext, w: connector_ops.WriteConnector, *, masking: bool
     return connect_secrets.record(w.name, out, w.secrets) if masking else out
 
 
-def _write_one(
-    ctx: ApplyContext, w: connector_ops.WriteConnector, config: dict[str, str], have: state.ConnectorState | None
-) -> str:
-    """Send what ``w`` needs; what was done (for the item's message)."""
-    port, deadline = _port(ctx), _deadline(ctx)
-    if have is None:
-        initial = "stopped" if w.reset_offsets or w.offsets else w.state
-        port.create(w.name, config, initial_state=initial, deadline=deadline, secret_keys=w.secrets)
-        if initial == w.state:
-            return f"created {w.state}"
-        done = ["created stopped"]
-        if w.reset_offsets:
-            port.reset_offsets(w.name, deadline=deadline)
-            done.append("offsets reset")
-        if w.offsets:
-            port.alter_offsets(w.name, w.offsets, deadline=deadline)
-            done.append(f"offsets set ({len(w.offsets)} partition(s))")
-        if w.state != "stopped":
-            port.set_state(w.name, w.state, deadline=deadline)
-        return ", ".join(done) + f", then {w.state}"
-    done = []
-    live_state = have.state.lower()
-    if w.offsets:  # Connect alters the offsets of a STOPPED connector only
-        if live_state != "stopped":
-            port.set_state(w.name, "stopped", deadline=deadline)
-            done.append(f"{live_state} -> stopped")
-            live_state = "stopped"
-        port.alter_offsets(w.name, w.offsets, deadline=deadline)
-        done.append(f"offsets set ({len(w.offsets)} partition(s))")
-    if not connect_secrets.same_config(w.name, config, have.config, w.secrets):
-        port.put_config(w.name, config, deadline=deadline, secret_keys=w.secrets)
-        done.append("config written")
-    if live_state != w.state:
-        port.set_state(w.name, w.state, deadline=deadline)
-        done.append(f"{live_state} -> {w.state}")
-    failed = restarted(w, have)
-    if failed:
-        port.restart_failed(w.name, deadline=deadline)
-        done.append(f"restarted what failed ({', '.join(failed)})")
-    return ", ".join(done) or "already as declared"
-
-
-def restarted(w: connector_ops.WriteConnector, have: state.ConnectorState | None) -> list[str]:
-    """What a restart of ``w`` restarts: the parts Connect still reports FAILED (read right before the writes)."""
-    if not w.restart or have is None:
-        return []
-    return ([] if have.state != "FAILED" else ["connector"]) + [
-        f"task {t.id}" for t in have.tasks if t.state == "FAILED"
-    ]
-
-
 @dataclasses.dataclass(frozen=True)
 class _Attempt:
     """How a connector's writes went: ``ok`` (answered), else failed; ``lost``: a write's answer was lost, so it
@@ -205,9 +154,9 @@ def _attempt(
             why = "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
             return _Attempt(not found, why)
         written = have is not None and not connect_secrets.same_config(w.name, config, have.config, w.secrets)
-        message = _write_one(ctx, w, config, have)
+        message = connector_writes.write_one(_port(ctx), w, config, have, deadline=_deadline(ctx))
         changed = connector_restart.touched(config, have.config, w.secrets) if have and written else None
-        again = bool(restarted(w, have))
+        again = bool(connector_writes.restarted(w, have))
         return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock(), restarted=again)
     except ConnectError as exc:
         lost = exc.answer_lost and not ctx.dry_run

@@ -234,13 +234,13 @@ def test_a_connector_failing_again_after_its_restart_is_failed_once_the_window_p
 
 
 def test_a_restart_is_sent_only_for_what_connect_still_reports_failed() -> None:
-    from reconciler.apply import connector_ops, connector_phases
+    from reconciler.apply import connector_ops, connector_writes
 
     w = connector_ops.WriteConnector("a", CFG, {}, "running", restart=True)
     both = s.ConnectorState("a", CFG, "FAILED", (s.ConnectorTask(0, "RUNNING"), s.ConnectorTask(1, "FAILED")))
-    assert connector_phases.restarted(w, both) == ["connector", "task 1"]
-    assert connector_phases.restarted(w, s.ConnectorState("a", CFG, "RUNNING", RUNNING)) == []
-    assert connector_phases.restarted(dataclasses.replace(w, restart=False), both) == []
+    assert connector_writes.restarted(w, both) == ["connector", "task 1"]
+    assert connector_writes.restarted(w, s.ConnectorState("a", CFG, "RUNNING", RUNNING)) == []
+    assert connector_writes.restarted(dataclasses.replace(w, restart=False), both) == []
 
 
 def test_no_connect_cluster_read_is_an_error_for_declared_connectors() -> None:
