@@ -82,14 +82,7 @@ def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None
         "connector.class": _at(doc, ("spec", "class")),
         "tasks.max": _at(doc, ("spec", "tasksMax")),
     }
-    offsets: tuple[tuple[str, str], ...] = ()
-    if spec.offsets is not None:
-        offsets = connector_offsets.declared((o.partition, o.offset) for o in spec.offsets)
-        config[connector_offsets.RECORD_KEY] = connector_offsets.digest(offsets)
-        positions[connector_offsets.RECORD_KEY] = _at(doc, ("spec", "offsets"))
-    if spec.version is not None:
-        config[VERSION] = spec.version
-        positions[VERSION] = _at(doc, ("spec", "version"))
+    offsets = _declared_offsets_and_version(doc, spec, config, positions)
     for key, value in spec.config.items():
         path = ("spec", "config", key)
         if key in RESERVED:
@@ -133,6 +126,25 @@ def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None
         source=topics.source(doc),
         positions=positions,
     )
+
+
+def _declared_offsets_and_version(
+    doc: loader.Document,
+    spec: connector_spec.ConnectorSpec,
+    config: dict[str, str],
+    positions: dict[str, desired.Source],
+) -> tuple[tuple[str, str], ...]:
+    """Add ``version`` (``connector.plugin.version``) and the record of the declared ``offsets`` to ``config``;
+    the declared offsets."""
+    offsets: tuple[tuple[str, str], ...] = ()
+    if spec.offsets is not None:
+        offsets = connector_offsets.declared((o.partition, o.offset) for o in spec.offsets)
+        config[connector_offsets.RECORD_KEY] = connector_offsets.digest(offsets)
+        positions[connector_offsets.RECORD_KEY] = _at(doc, ("spec", "offsets"))
+    if spec.version is not None:
+        config[VERSION] = spec.version
+        positions[VERSION] = _at(doc, ("spec", "version"))
+    return offsets
 
 
 def _at(doc: loader.Document, path: tuple[str | int, ...]) -> desired.Source:
