@@ -1,0 +1,52 @@
+"""Stale scope over the kinds registry: a saved plan over one resource of each registered kind
+(``tests/support/kind_samples.py``), with every kind owned, goes stale when the live resources of any one kind go,
+and names that kind alone. A registered kind whose out-of-band changes a saved plan would not notice fails here."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from reconciler import planner
+from reconciler.kinds import registry
+from reconciler.model import desired as d
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
+from reconciler.planner import scope
+from tests.support.fleet import offline
+from tests.support.kind_samples import LIVE, WANTED
+
+EVERYTHING = (d.NamePattern("prefix", ""),)
+OWNED = dataclasses.replace(
+    WANTED,
+    ownership=d.Ownership(
+        topics=EVERYTHING,
+        principals=EVERYTHING,
+        quota_entities=EVERYTHING,
+        groups=EVERYTHING,
+        client_metrics=EVERYTHING,
+        connectors=EVERYTHING,
+    ),
+)
+
+
+def _without(live: s.ClusterState, kind: Kind) -> s.ClusterState:
+    """``live`` with no resource of ``kind`` (its snapshot section emptied)."""
+    section = registry.spec(kind).snapshot_section
+    if section == "connect":
+        assert live.connect is not None
+        return dataclasses.replace(live, connect=dataclasses.replace(live.connect, connectors={}))
+    emptied: Any = frozenset() if section == "acls" else {}
+    return dataclasses.replace(live, **{section: emptied})
+
+
+@pytest.mark.parametrize("kind", list(registry.KINDS), ids=str)
+def test_a_saved_plan_goes_stale_when_the_resources_of_any_kind_go(kind: Kind) -> None:
+    live = offline(OWNED, LIVE)
+    doc = planner.plan(OWNED, live).scope
+    assert doc is not None and kind.value in doc["kinds"]
+    assert scope.changed(live, doc) == []
+    assert registry.spec(kind).live_section(_without(live, kind)) in ({}, frozenset())
+    assert scope.changed(_without(live, kind), doc) == [f"{kind.heading}: 1 -> 0 in scope"]
