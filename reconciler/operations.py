@@ -27,6 +27,7 @@ from reconciler.model.kinds import Kind
 from reconciler.planner import impact as planner_impact
 
 if TYPE_CHECKING:
+    from reconciler.apply import lock as apply_lock
     from reconciler.apply.apply_report import ApplyReport
     from reconciler.apply.events import EventSink
     from reconciler.connect.port import ConnectPort
@@ -353,7 +354,7 @@ def apply(
     adapter: KafkaAdapter,
     *,
     dry_run: bool,
-    allow_self_lockout: bool,
+    allow_self_lockout: bool = False,
     timeout_s: float | None,
     timeout_given_s: float | None = None,
     replication_throttle: int | None = None,
@@ -361,11 +362,9 @@ def apply(
     loaded: manifests.LoadResult | None = None,
     events: EventSink | None = None,
     connect: ConnectPort | None = None,
+    lock: apply_lock.LockRequest | None = None,
 ) -> ApplyReport:
-    """Carry out ``p`` through ``adapter`` (then close it): ordered phases, batched requests, retries, read-back.
-    ``loaded`` (the manifests, when apply planned them) supplies the sensitive values a plan holds redacted;
-    ``connect`` is the Kafka Connect cluster of a plan that changes connectors; ``timeout_s`` is what is left for
-    the apply of ``timeout_given_s`` (the command's --timeout, planning included), which the messages name."""
+    """Carry out ``p`` through ``adapter`` (then close it) holding its apply ``lock``; the rest as ``ApplyOptions``'."""
     from reconciler import apply as apply_mod
 
     options = apply_mod.ApplyOptions(
@@ -377,6 +376,7 @@ def apply(
         settle_s=read_back_timeout_s,
         desired=None if loaded is None else loaded.desired,
         connect=connect,
+        lock=None if lock is None else lock.bound(adapter),
     )
     with adapter:
         return apply_mod.apply_plan(p, adapter, options=options, events=events)

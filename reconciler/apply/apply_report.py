@@ -1,10 +1,12 @@
 """The result of an apply: one outcome per resource and phase, per-phase timing, convergence, exit code.
 
 Exit codes: 0 when every change was applied (or accepted in a dry run) and the read-back shows the
-cluster converged; 3 when anything failed, is unknown (answer lost, cluster unreadable), was skipped, was not
-sent (the time limit came first), was rejected in a dry run, was blocked in the plan (never sent, so the cluster
-still differs from the manifests), or did not converge. Errors raised before any write (stale plan, self-lockout
-risk, missing secret, error-level findings) are ``ReconcilerError``s with exit code 1 and produce no report.
+cluster converged; 130 when Ctrl-C stopped it (``reconciler.base.interrupt``: the report still says what
+was applied and what was not sent); 3 when anything failed, is unknown (answer lost, cluster unreadable), was
+skipped, was not sent (the time limit came first), was rejected in a dry run, was blocked in the plan (never sent,
+so the cluster still differs from the manifests), or did not converge. Errors raised before any write (stale plan,
+self-lockout risk, missing secret, error-level findings) are ``ReconcilerError``s with exit code 1 and produce no
+report.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from reconciler.model import plans
 
 EXIT_OK = 0
 EXIT_PARTIAL = 3
+EXIT_INTERRUPTED = 130  # Ctrl-C: the apply stopped sending; the report says what was applied and what not
 
 
 class Outcome(str, enum.Enum):
@@ -135,6 +138,7 @@ class ApplyReport:
     requests_by_api: dict[str, int] = dataclasses.field(default_factory=dict)
     # The rights the read-back was refused (``grant OP on RESOURCE to PRINCIPAL``): applied, not verified.
     unverified: tuple[str, ...] = ()
+    interrupted: bool = False  # Ctrl-C: nothing new was sent after it (``reconciler.base.interrupt``)
 
     def counts(self) -> dict[str, int]:
         """Number of items per outcome (every outcome present, zero included)."""
@@ -151,6 +155,8 @@ class ApplyReport:
 
     @property
     def exit_code(self) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         return EXIT_OK if self.ok else EXIT_PARTIAL
 
     def failed(self) -> tuple[ItemOutcome, ...]:
@@ -163,6 +169,7 @@ class ApplyReport:
             "cluster_id": self.cluster_id,
             "dry_run": self.dry_run,
             "exit_code": self.exit_code,
+            "interrupted": self.interrupted,
             "counts": self.counts(),
             "converged": self.converged,
             "not_converged": [n.to_dict() for n in self.not_converged],

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
-from reconciler.base import answers, errors
+from reconciler.base import answers, errors, interrupt
 from reconciler.connection.settings import Secret
 
 if TYPE_CHECKING:
@@ -226,6 +226,16 @@ def _give_up(keys: list[K], *, final: dict[K, Result]) -> None:
         )
 
 
+def _interrupted(keys: list[K], *, final: dict[K, Result]) -> bool:
+    """Whether Ctrl-C came (``reconciler.base.interrupt``): then nothing is sent again, each key keeps its last
+    answer, noted."""
+    if not interrupt.requested():
+        return False
+    for k in keys:
+        final[k] = dataclasses.replace(final[k], note="not sent again: the apply was interrupted (Ctrl-C)")
+    return True
+
+
 def send_batched(
     ctx: ApplyContext,
     *,
@@ -293,7 +303,7 @@ def send_batched(
                 final[k] = outcome
         if timed_out and probe_done is not None:
             retry_keys += _probe_timed_out(timed_out, probe_done=probe_done, state=state, final=final)
-        if not retry_keys:
+        if not retry_keys or _interrupted(retry_keys, final=final):
             break
         delay = ctx.policy.delay(round_no, rand=ctx.pacer.rand, throttle_time_ms=throttle_ms)
         if delay >= ctx.writes_left():

@@ -27,11 +27,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from reconciler.apply import connector_ops, connector_restart, connector_writes, decoded, outcomes
+from reconciler.apply import connector_ops, connector_restart, connector_writes, decoded, outcomes, stopping
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext, Result
 from reconciler.apply.events import ApplyEvent, EventKind
-from reconciler.base import errors
+from reconciler.base import errors, interrupt
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.http import ConnectError
 from reconciler.connect.port import ConnectPort
@@ -147,6 +147,8 @@ def _attempt(
     w = op.request
     assert isinstance(w, connector_ops.WriteConnector)
     config: dict[str, str] = {}
+    if not ctx.dry_run and interrupt.requested():  # nothing new is sent after Ctrl-C
+        return _Attempt(False, stopping.CONNECTOR_UNSENT)
     try:
         config = _config(ctx, w, masking=masking)
         if ctx.dry_run:
@@ -190,7 +192,8 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
             item = outcomes.failed(op.change, error_name="ANSWER_LOST", message=why)
             out.append(dataclasses.replace(item, outcome=Outcome.UNKNOWN))
         elif not (a.ok or a.lost):
-            out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=a.message))
+            name = interrupt.INTERRUPTED if a.message is stopping.CONNECTOR_UNSENT else "CONNECT_REQUEST_FAILED"
+            out.append(outcomes.failed(op.change, error_name=name, message=a.message))
         elif op.name in problems:
             why = f"{a.message}; not applied: {problems[op.name]}" if a.lost else problems[op.name]
             item = outcomes.failed(op.change, error_name="CONNECTOR_NOT_CONVERGED", message=why)
@@ -211,6 +214,8 @@ def run_delete(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: sta
         return [outcomes.client_check(op.change, None) for op in ops]
 
     def one(op: decoded.Operation) -> str | None:
+        if interrupt.requested():  # nothing new is sent after Ctrl-C
+            return stopping.CONNECTOR_UNSENT
         try:
             _port(ctx).delete(op.name, deadline=_deadline(ctx))
         except errors.ReconcilerError as exc:
@@ -225,7 +230,8 @@ def run_delete(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: sta
     for op in ops:
         why = failures[op.name] or left.get(op.name)
         if why is not None:
-            out.append(outcomes.failed(op.change, error_name="CONNECT_REQUEST_FAILED", message=why))
+            name = interrupt.INTERRUPTED if why is stopping.CONNECTOR_UNSENT else "CONNECT_REQUEST_FAILED"
+            out.append(outcomes.failed(op.change, error_name=name, message=why))
         else:
             note = "deleted; Connect keeps its offsets (a connector created under this name resumes from them)"
             out.append(outcomes.from_result(op.change, Result(ok=True, message=note), dry_run=False))

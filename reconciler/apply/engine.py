@@ -23,6 +23,7 @@ from reconciler.apply import (
     decoded,
     deps,
     guard,
+    lockout,
     lost,
     outcomes,
     preflight,
@@ -31,18 +32,19 @@ from reconciler.apply import (
     resource_phases,
     retry,
     secretref,
+    stopping,
     topic_phases,
 )
+from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
-from reconciler.base import errors, scrubbing
+from reconciler.base import errors, interrupt, scrubbing
 from reconciler.connect.port import ConnectPort
 from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState
-from reconciler.model.kinds import Kind
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
@@ -93,6 +95,9 @@ class ApplyOptions:
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
     connect: ConnectPort | None = None  # the Kafka Connect cluster of a plan that changes connectors
     timeout_given_s: float | None = None
+    lock: apply_lock.Lock | None = None  # the cluster's apply lock, taken before the first read; None: no lock
+    # Whether Ctrl-C asked the apply to send nothing new (``reconciler.base.interrupt``).
+    interrupted: Callable[[], bool] = interrupt.requested
 
 
 def default_deadline_s(changes: Sequence[plans.Change]) -> float:
@@ -147,13 +152,21 @@ def apply_plan(
         return _nothing_to_send(p, blocked=blocked, dry_run=options.dry_run)
 
     own = options.principal or guard.connection_principal(adapter)  # the connection's principal, found once
-    live, revealed, secrets = _before_writing(p, adapter, ops, own=own, options=options)
-    ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
-    items, phases = _run_phases(ctx, ops, live)
-
-    converged, not_converged, unverified = _converged(ctx, ops, items, options=options)
-    if deadline.remaining() <= budget.SPENT_S:  # waits cut at the deadline end a moment before it (timer granularity)
-        ctx.notes.append(_deadline_note(deadline, items, given_s=options.timeout_given_s))
+    # The lock comes before the first read: a second apply's stale check then sees what the first one wrote.
+    held, refused = stopping.take_lock(None if options.dry_run else options.lock, deadline.remaining())
+    try:
+        live, revealed, secrets = _before_writing(p, adapter, ops, own=own, options=options, lock_refused=refused)
+        ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
+        items, phases = _run_phases(ctx, ops, live, interrupted=options.interrupted)
+        stopped = options.interrupted()  # Ctrl-C: not read back (the note says to run plan)
+        verified = stopping.not_read() if stopped else _converged(ctx, ops, items, options=options)
+        converged, not_converged, unverified = verified
+        unlocked = options.lock is not None and options.lock.request.skip and not options.dry_run
+        ctx.notes += stopping.notes(items, deadline=deadline, given_s=options.timeout_given_s, stopped=stopped)
+        ctx.notes += stopping.lock_notes(held, unlocked=unlocked)
+    finally:
+        if held is not None:
+            held.release()
     items += blocked
 
     total = adapter.request_count - requests_at_start
@@ -170,6 +183,7 @@ def apply_plan(
         notes=tuple(ctx.notes),
         requests_by_api=_delta(adapter.request_counts, counts_at_start),
         unverified=unverified,
+        interrupted=stopped or options.interrupted(),
     )
 
 
@@ -187,11 +201,18 @@ def _nothing_to_send(p: plans.Plan, *, blocked: list[ItemOutcome], dry_run: bool
 
 
 def _before_writing(
-    p: plans.Plan, adapter: AdminPort, ops: decoded.Operations, *, own: str | None, options: ApplyOptions
+    p: plans.Plan,
+    adapter: AdminPort,
+    ops: decoded.Operations,
+    *,
+    own: str | None,
+    options: ApplyOptions,
+    lock_refused: errors.GrantMissing | None = None,
 ) -> tuple[state.ClusterState, preflight.Revealed, dict[str, Secret]]:
     """Every check before the first write, in order; each refuses the apply (exit 1, nothing written). The plan was
     decoded before (``decoded.decode``: its shape, findings and every value, before anything was read). Returns the
-    live state read, the sensitive config values and the SCRAM passwords, each read once here."""
+    live state read, the sensitive config values and the SCRAM passwords, each read once here. ``lock_refused``
+    (the apply lock's right is missing) refuses last, or is named with the other missing rights."""
     # 1. Read the resources the plan touches (and, for ACLs, the bindings of the principals the guard weighs).
     live = connector_phases.with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
     # 2. The plan was made for this cluster.
@@ -202,7 +223,7 @@ def _before_writing(
         preflight.check_scope(p, connector_phases.scope_reader(adapter, ops, options))
     # 4. It does not take from the connection's principal a right it needs to keep managing.
     if not options.allow_self_lockout:
-        _check_self_lockout(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
+        lockout.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
     # 5. The sensitive config values it holds redacted are declared in the manifests at hand.
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     revealed = preflight.reveal_redacted(ops.items, reveal=reveal)
@@ -211,7 +232,16 @@ def _before_writing(
     # 6. Every SCRAM password it sets resolves; 7. the principal holds the rights the writes and read-back need.
     secrets = preflight.resolve_secrets(ops.items, environ=options.environ)
     throttled = options.replication_throttle is not None
-    access.check_access(adapter, ops.changes, principal=own, live=live, throttled=throttled, read_back=options.verify)
+    try:
+        access.check_access(
+            adapter, ops.changes, principal=own, live=live, throttled=throttled, read_back=options.verify
+        )
+    except access.MissingAccess as exc:
+        if lock_refused is None:
+            raise
+        raise stopping.with_lock_grant(exc, lock_refused) from None
+    if lock_refused is not None:
+        raise lock_refused
     return live, revealed, secrets
 
 
@@ -227,21 +257,6 @@ def _converged(
     if ctx.deadline.remaining() <= budget.SPENT_S:
         return False, [NotConverged("(read-back)", "not read back: the apply's time limit was reached first")], ()
     return _verify(ctx, applied, settle_s=options.settle_s)
-
-
-def _deadline_note(deadline: retry.Deadline, items: Sequence[ItemOutcome], *, given_s: float | None) -> str:
-    """The note of an apply that reached its time limit: the --timeout given (and what planning left of it for the
-    apply), how far it got, and what to do next."""
-    done, left = sum(1 for i in items if i.outcome is Outcome.APPLIED), round(deadline.total_s, 1)
-    limit = f"the apply's time limit of {left:g}s (--timeout)"
-    if given_s is not None and round(given_s, 1) != left:
-        given = round(given_s, 1)
-        limit = f"the time limit of {given:g}s (--timeout, planning included: {left:g}s of it were left for the apply)"
-    return (
-        f"{limit} was reached: {done} of {len(items)} change(s) "
-        "known applied; every other item says what is known of it. Run plan to see what is left, then apply again "
-        "(with a longer --timeout on a slow network)"
-    )
 
 
 def _context(
@@ -267,33 +282,6 @@ def _context(
         revealed=revealed,
         connect=options.connect,
         reserve_s=budget.reserve_s(deadline.total_s),  # the last part of the deadline, kept for reading back
-    )
-
-
-def _check_self_lockout(
-    adapter: AdminPort, ops: decoded.Operations, *, own: str | None, live: state.ClusterState, principal_given: bool
-) -> None:
-    """Refuse ACL changes that would take from the connection's principal a right it needs to keep managing."""
-    deletes = ops.bindings(plans.Action.DELETE)
-    creates = ops.bindings(plans.Action.CREATE)
-    principal = own
-    if principal and (deletes or creates) and access.is_super_user(adapter, principal, live.acls, creates):
-        principal = None  # ACLs do not bind a super user: no ACL change can lock it out
-    elif principal and (deletes or creates) and live.acls is not None and not principal_given:
-        access.check_principal_explains(
-            adapter,
-            principal=principal,
-            live_acls=live.acls,
-            bindings=[*deletes, *creates],
-            topics=sorted(ops.names(Kind.TOPIC)),
-            source=adapter.principal_source,
-        )
-    guard.check_self_lockout(
-        principal=principal,
-        live_acls=live.acls,
-        deletes=deletes,
-        creates=creates,
-        topics=sorted(ops.names(Kind.TOPIC)),
     )
 
 
@@ -359,13 +347,16 @@ def _secret_values(ctx: ApplyContext) -> list[str]:
 
 
 def _run_phases(
-    ctx: ApplyContext, ops: decoded.Operations, live: state.ClusterState
+    ctx: ApplyContext, ops: decoded.Operations, live: state.ClusterState, *, interrupted: Callable[[], bool]
 ) -> tuple[list[ItemOutcome], list[PhaseReport]]:
     failures: dict[tuple[plans.Phase, str], str] = {}
     items: list[ItemOutcome] = []
     phases: list[PhaseReport] = []
     for phase in sorted({op.change.phase for op in ops.items}):
         batch = [op for op in ops.items if op.change.phase is phase]
+        if interrupted():  # Ctrl-C: no phase starts after it
+            items += sorted((stopping.not_started(op.change) for op in batch), key=lambda o: o.address)
+            continue
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
         at_start = ctx.sent()  # Kafka's requests and Kafka Connect's
@@ -382,6 +373,7 @@ def _run_phases(
             done = lost.resolve(
                 ctx, send, done, read=lambda doubtful: _verify_read(ctx.adapter, decoded.Operations(tuple(doubtful)))
             )
+            done = stopping.unsent(done, [op.change for op in send])  # Ctrl-C came before its request: not started
         done.sort(key=lambda o: o.address)
         for o in done:
             if o.outcome.is_problem:

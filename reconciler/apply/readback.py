@@ -31,6 +31,7 @@ from reconciler.apply import decoded, verify
 from reconciler.apply.apply_report import NotConverged
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind
+from reconciler.base import interrupt
 from reconciler.model import payloads, plans, state
 
 BASE_S = 15.0
@@ -115,6 +116,8 @@ def read_back(
             return missing, f"the read-back deadline was reached after {now - started:.0f} s ({which})"
         if now >= last_progress + window and not lag:
             return missing, f"nothing more converged in the last {window:.0f} s"
+        if interrupt.requested():  # Ctrl-C: the report is written now, with what the reads showed so far
+            return missing, "the read-back was interrupted (Ctrl-C) before they showed"
         # The last read falls on the deadline or the end of the window, not a backoff step before it.
         end = started + cap if lag else min(started + cap, last_progress + window)
         ctx.pacer.sleep(max(0.0, min(poll, end - now)))

@@ -19,7 +19,7 @@ from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result, send_batched
 from reconciler.apply.decoded import Operation, Reassign
 from reconciler.apply.events import ApplyEvent, EventKind
-from reconciler.base import errors
+from reconciler.base import errors, interrupt
 from reconciler.kafka.port import ItemResultLike
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
@@ -169,7 +169,7 @@ def _wait(ctx: ApplyContext, submitted: set[tuple[str, int]]) -> set[tuple[str, 
     if not submitted:
         return set()
     moving = _moving(ctx, submitted)
-    while moving and ctx.deadline.remaining() > POLL_S:
+    while moving and ctx.deadline.remaining() > POLL_S and not interrupt.requested():  # Ctrl-C: stop waiting
         ctx.emit(
             ApplyEvent(
                 EventKind.WAITING,

@@ -118,6 +118,16 @@ class ConfigError(ReconcilerError):
     """Bad command-line options, connection settings or referenced files."""
 
 
+class GrantMissing(ReconcilerError):
+    """The principal lacks a right found before any write; ``grant`` names it (``grant OP on RESOURCE to WHO``) and
+    ``command`` is the ``kafka-acls`` line that adds it, for a refusal that lists every missing right at once."""
+
+    def __init__(self, message: str, *, grant: str, command: str) -> None:
+        super().__init__(message)
+        self.grant = grant
+        self.command = command
+
+
 def errors_only(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics of severity error."""
     return [d for d in diagnostics if d.severity is Severity.ERROR]

@@ -22,8 +22,10 @@ from reconciler.commands.options import (
     CompactOpt,
     EnvironmentOpt,
     InUseWindowOpt,
+    LockTimeoutOpt,
     MaxDeletesOpt,
     NoColorOpt,
+    NoLockOpt,
     OtherVersionOpt,
     PlanFormat,
     RotateOpt,
@@ -32,11 +34,14 @@ from reconciler.commands.options import (
 from reconciler.model import defaults
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from reconciler import manifests, operations
     from reconciler.apply.apply_report import ApplyReport
     from reconciler.apply.events import EventSink
+    from reconciler.apply.lock import LockRequest
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.model import plans
 
@@ -55,10 +60,12 @@ def run_and_report(
     read_back_timeout: float | None = None,
     target: operations.Target | None = None,
     timeout_given: float | None = None,
+    lock: LockRequest | None = None,
 ) -> ApplyReport:
     """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout);
     ``target`` names the Kafka Connect cluster of a plan that changes connectors. ``timeout`` is what is left for
-    the apply of ``timeout_given`` (the --timeout of the whole command, planning included)."""
+    the apply of ``timeout_given`` (the --timeout of the whole command, planning included). ``lock``: the cluster's
+    apply lock (``None``: not taken). Ctrl-C while it runs: ``run_interruptible``."""
     from reconciler import operations
     from reconciler.connect import evidence
     from reconciler.kinds import registry
@@ -68,10 +75,7 @@ def run_and_report(
     from reconciler.base import terminal
     from reconciler.commands import apply_display
 
-    head = "Dry run against" if dry_run else "Applying to"
-    (output.console(stderr=True) if fmt is ApplyFormat.json else console).print(
-        f"{head} {adapter.settings.target()}, cluster {p.cluster.cluster_id or '(unknown id)'}", markup=False
-    )
+    _say_target(p, adapter, dry_run=dry_run, unlocked=lock is not None and lock.skip and not dry_run, fmt=fmt)
 
     def run(events: EventSink | None) -> ApplyReport:
         return operations.apply(
@@ -86,13 +90,10 @@ def run_and_report(
             loaded=loaded,
             events=events,
             connect=connect,
+            lock=None if dry_run else lock,
         )
 
-    if fmt is ApplyFormat.text and p.actionable:
-        with apply_display.progress(output.console(stderr=True)) as sink:
-            report = run(sink)
-    else:
-        report = run(None)
+    report = run_interruptible(run, progress=fmt is ApplyFormat.text and bool(p.actionable))
     if fmt is ApplyFormat.json:
         output.echo(report.to_json())
     elif terminal.is_tty(console.file):
@@ -101,6 +102,37 @@ def run_and_report(
     else:
         console.print(apply_display.report_text(report), markup=False, end="")
     return report
+
+
+def _say_target(p: plans.Plan, adapter: KafkaAdapter, *, dry_run: bool, unlocked: bool, fmt: ApplyFormat) -> None:
+    """The apply's first line: the cluster it writes to, and ``--no-lock`` when the apply lock is not taken (on
+    stderr when the report is JSON)."""
+    head = "Dry run against" if dry_run else "Applying to"
+    without = " (without the cluster's apply lock: --no-lock)" if unlocked else ""
+    (output.console(stderr=True) if fmt is ApplyFormat.json else output.console()).print(
+        f"{head} {adapter.settings.target()}, cluster {p.cluster.cluster_id or '(unknown id)'}{without}", markup=False
+    )
+
+
+def run_interruptible(run: Callable[[EventSink | None], ApplyReport], *, progress: bool) -> ApplyReport:
+    """``run`` (with progress on stderr when ``progress``) under ``reconciler.base.interrupt.handling``: the first
+    Ctrl-C stops new writes and the report is still written (exit 130); a second exits at once."""
+    from reconciler.base import interrupt
+    from reconciler.commands import apply_display
+
+    with interrupt.handling():
+        if not progress:
+            return run(None)
+        with apply_display.progress(output.console(stderr=True)) as sink:
+            return run(sink)
+
+
+def lock_request(lock_timeout: float, *, no_lock: bool, plan_file: Path | None) -> LockRequest:
+    """The apply lock ``apply`` asks for (``--lock-timeout``, ``--no-lock``); a wait is said once on stderr."""
+    from reconciler.apply.lock import LockRequest
+
+    plan = f"plan file {plan_file.name}" if plan_file is not None else "a plan made now"
+    return LockRequest(wait_s=lock_timeout, skip=no_lock, plan=plan, on_wait=lambda text: output.say(text, err=True))
 
 
 def broker_rejects(p: plans.Plan, *, target: operations.Target, loaded: manifests.LoadResult, console: Console) -> bool:
@@ -263,6 +295,22 @@ def _request(
     )
 
 
+def _target(
+    loaded: manifests.LoadResult | None,
+    *,
+    cluster: str | None,
+    bootstrap_server: str | None,
+    command_config: Path | None,
+) -> operations.Target:
+    """The cluster ``apply`` was pointed at: its flags and the manifests' Cluster profiles."""
+    from reconciler import operations
+
+    profiles = loaded.profiles if loaded is not None else {}
+    return operations.Target(
+        cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config, profiles=profiles
+    )
+
+
 def _nothing_to_do(fmt: ApplyFormat) -> None:
     if fmt is ApplyFormat.json:
         import json
@@ -289,6 +337,8 @@ def apply(
     in_use_window: InUseWindowOpt = defaults.IN_USE_WINDOW,
     max_deletes: MaxDeletesOpt = None,
     allow_other_version: OtherVersionOpt = False,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    no_lock: NoLockOpt = False,
     compact: CompactOpt = False,
     no_color: NoColorOpt = False,
     verbose: VerboseOpt = 0,
@@ -305,12 +355,7 @@ def apply(
         from reconciler import operations
 
         loaded = output.load(paths, environment) if paths else None
-        target = operations.Target(
-            cluster=cluster,
-            bootstrap_server=bootstrap_server,
-            command_config=command_config,
-            profiles=loaded.profiles if loaded is not None else {},
-        )
+        target = _target(loaded, cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config)
         p, left = _planned(
             plan_file=plan_file,
             loaded=loaded,
@@ -341,6 +386,7 @@ def apply(
             read_back_timeout=read_back_timeout,
             target=target,
             timeout_given=timeout,
+            lock=lock_request(lock_timeout, no_lock=no_lock, plan_file=plan_file),
         )
     if report.exit_code:
         raise typer.Exit(code=report.exit_code)

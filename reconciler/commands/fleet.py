@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from reconciler.commands import output
-from reconciler.commands.options import ApiUrlOpt, DriftLabelOpt, RepoOpt, VerboseOpt
+from reconciler.commands.options import ApiUrlOpt, DriftLabelOpt, LockTimeoutOpt, NoLockOpt, RepoOpt, VerboseOpt
 from reconciler.commands.plain_help import PlainCommand
 
 if TYPE_CHECKING:
+    from reconciler.apply.lock import LockRequest
     from reconciler.fleet import FleetEvent, FleetResult
-    from reconciler.fleet.applying import ClusterApply, FleetApplyResult, PlannedCluster
+    from reconciler.fleet.apply_results import ClusterApply, FleetApplyResult
+    from reconciler.fleet.applying import PlannedCluster
 
 
 class FleetEngine(str, enum.Enum):
@@ -288,16 +290,19 @@ def apply(
     auto_approve: AutoApproveOpt = False,
     fmt: FleetFormatOpt = FleetFormat.text,
     quiet: QuietOpt = False,
+    lock_timeout: LockTimeoutOpt = 0.0,
+    no_lock: NoLockOpt = False,
     verbose: VerboseOpt = 0,
 ) -> None:
-    """Apply the saved plans of a fleet plan run; exit 0 all applied or unchanged, 3 partial, 1 on error."""
+    """Apply the saved plans of a fleet plan run; exit 0 all applied or unchanged, 3 partial, 1 on error, 130 Ctrl-C."""
     output.setup_logging(verbose, quiet_kafka=True)
     from reconciler import fleet
-    from reconciler.fleet import applying, lock
+    from reconciler.base import interrupt
+    from reconciler.fleet import apply_results, applying, lock
 
     def on_done(result: ClusterApply) -> None:
         if not quiet:
-            style = None if result.status in applying.OK_STATUSES else "yellow"
+            style = None if result.status in apply_results.OK_STATUSES else "yellow"
             output.say(f"[apply] {result.name}: {result.status}", err=True, style=style)
 
     with output.errors_to_exit():
@@ -313,22 +318,48 @@ def apply(
 
                     deletes = sum(deleted_count(item.plan) for item in planned if item.plan is not None)
                     confirm(f"Apply these changes to {with_work} cluster(s)?", deletes=deletes)
-            result = applying.run_fleet_apply(
-                spec,
-                out_dir=plans_dir,
-                concurrency=concurrency,
-                dry_run=dry_run,
-                timeout_s=timeout,
-                deadline_s=deadline,
-                on_done=on_done,
-                planned=planned,
-            )
+            with interrupt.handling():  # the first Ctrl-C starts no other cluster, the running ones send nothing new
+                result = applying.run_fleet_apply(
+                    spec,
+                    out_dir=plans_dir,
+                    concurrency=concurrency,
+                    dry_run=dry_run,
+                    timeout_s=timeout,
+                    deadline_s=deadline,
+                    on_done=on_done,
+                    planned=planned,
+                    cluster_lock=_cluster_lock(lock_timeout, no_lock=no_lock, dry_run=dry_run, quiet=quiet),
+                )
+    _finish(result, fmt=fmt, plans_dir=plans_dir)
+
+
+INTERRUPTED_RUN = (
+    "interrupted (Ctrl-C): no cluster was started after it, and the running ones sent nothing new; each cluster's "
+    "report says what was applied and what was not sent. Run fleet plan to see what is left"
+)
+
+
+def _cluster_lock(lock_timeout: float, *, no_lock: bool, dry_run: bool, quiet: bool) -> LockRequest | None:
+    """The apply lock each cluster's apply takes (``--lock-timeout``, ``--no-lock``, said once); none in a dry run."""
+    from reconciler.apply.lock import LockRequest
+
+    if dry_run:
+        return None
+    if no_lock and not quiet:
+        output.say("Applying without the clusters' apply locks (--no-lock)", err=True)
+    return LockRequest(wait_s=lock_timeout, skip=no_lock, plan="fleet apply")
+
+
+def _finish(result: FleetApplyResult, *, fmt: FleetFormat, plans_dir: Path) -> None:
+    """Print the run's outcome (JSON: the summary), say when Ctrl-C stopped it, and exit with its code."""
     if fmt is FleetFormat.json:
         import json
 
         typer.echo(json.dumps(dict(result.summary), indent=2))
     else:
         _print_apply(result, plans_dir=plans_dir)
+    if result.interrupted:
+        output.say(INTERRUPTED_RUN, err=True)
     if result.exit_code:
         raise typer.Exit(code=result.exit_code)
 

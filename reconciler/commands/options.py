@@ -114,3 +114,21 @@ ApiUrlOpt = Annotated[
 ]
 OutDirOpt = Annotated[Path, typer.Option("--out", help="Directory to write the manifests into (must be empty).")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Write into a non-empty directory, overwriting files.")]
+
+LockTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--lock-timeout",
+        min=0,
+        help="Seconds to wait for another apply that holds the cluster's apply lock (a group the applying process "
+        "joins) before refusing, exit 1, nothing written (within --timeout).",
+    ),
+]
+NoLockOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-lock",
+        help="Apply without the cluster's apply lock, for a principal that may not join groups: nothing then keeps "
+        "two applies apart.",
+    ),
+]

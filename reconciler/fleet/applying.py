@@ -32,11 +32,27 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import manifests, operations
-from reconciler.base import errors, fileio
+from reconciler.apply import lock as apply_lock
+from reconciler.base import errors, fileio, interrupt
 from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectError
 from reconciler.connect.port import RestConnectPort
 from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
+from reconciler.fleet.apply_results import (
+    APPLIED,
+    FAILED,
+    NO_CHANGES,
+    NOT_APPLIED,
+    OK_STATUSES,
+    PARTIAL,
+    REFUSED,
+    SKIPPED,
+    STATUSES,
+    UNREACHABLE,
+    VALIDATED,
+    ClusterApply,
+    FleetApplyResult,
+)
 from reconciler.kinds import registry
 from reconciler.model import plans
 
@@ -44,61 +60,6 @@ APPLY_FORMAT = "kafka-reconciler/fleet-apply"
 APPLY_SUMMARY = outputs.APPLY_SUMMARY
 APPLY_REPORT = outputs.APPLY_REPORT
 CONCURRENCY = 4
-
-APPLIED = "applied"  # every change applied and read back
-VALIDATED = "validated"  # --dry-run: the brokers accepted every change (validateOnly), nothing written
-NO_CHANGES = "no-changes"  # the plan had nothing to do
-PARTIAL = "partial"  # the apply ran; some change failed, was blocked or did not converge
-REFUSED = "refused"  # stopped before any write: stale plan, another cluster, missing rights, unresolved secret
-UNREACHABLE = "unreachable"  # stopped before any write: the cluster could not be reached (down, no route, timeout)
-NOT_APPLIED = "not-applied"  # no plan of this run: missing, from another run, unreadable at plan time
-SKIPPED = "skipped"  # not started before the run's deadline
-FAILED = "failed"  # an unexpected error; the message says what
-OK_STATUSES = frozenset({APPLIED, VALIDATED, NO_CHANGES})
-STATUSES = (APPLIED, VALIDATED, NO_CHANGES, PARTIAL, REFUSED, UNREACHABLE, NOT_APPLIED, SKIPPED, FAILED)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ClusterApply:
-    """One cluster's line of a fleet apply."""
-
-    name: str
-    status: str
-    reason: str | None = None
-    exit_code: int = 0  # the single-cluster apply's exit code (0, 1 before any write, 3 partial)
-    counts: Mapping[str, int] = dataclasses.field(default_factory=dict)  # the apply report's outcome counts
-    report_path: Path | None = None
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "status": self.status,
-            "reason": self.reason,
-            "exit_code": self.exit_code,
-            "counts": dict(self.counts),
-            "report": None if self.report_path is None else f"{self.name}/{APPLY_REPORT}",
-            "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FleetApplyResult:
-    """What a fleet apply did; ``exit_code`` 0 when every cluster was applied or had nothing to do, else 3."""
-
-    run_id: str  # the fleet plan run whose plans were applied
-    clusters: tuple[ClusterApply, ...]
-    summary: Mapping[str, Any]
-    seconds: float
-    dry_run: bool
-
-    @property
-    def partial(self) -> bool:
-        return any(c.status not in OK_STATUSES for c in self.clusters)
-
-    @property
-    def exit_code(self) -> int:
-        return 3 if self.partial else 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -257,11 +218,14 @@ def _apply_one(
     dry_run: bool,
     timeout_s: float | None,
     deadline_at: float | None,
+    cluster_lock: apply_lock.LockRequest | None = None,
 ) -> ClusterApply:
     name = item.spec.name
     started = time.monotonic()
     p = item.plan
     assert p is not None
+    if interrupt.requested():
+        return ClusterApply(name, SKIPPED, "not started: the run was interrupted (Ctrl-C)")
     if deadline_at is not None:
         left = deadline_at - time.time()
         if left <= 0:
@@ -274,7 +238,13 @@ def _apply_one(
         connect = connect_port(item.spec, loaded, p)
         adapter = operations.prepare_apply(p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run)
         report = operations.apply(
-            p, adapter, dry_run=dry_run, allow_self_lockout=False, timeout_s=timeout_s, loaded=loaded, connect=connect
+            p,
+            adapter,
+            dry_run=dry_run,
+            timeout_s=timeout_s,
+            loaded=loaded,
+            connect=connect,
+            lock=cluster_lock,
         )
     except errors.ReconcilerError as exc:  # raised before any write (apply_plan's contract)
         return ClusterApply(name, _refusal(exc), str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)
@@ -314,8 +284,13 @@ def run_fleet_apply(
     env: Mapping[str, str] | None = None,
     on_done: Callable[[ClusterApply], None] | None = None,
     planned: Sequence[PlannedCluster] | None = None,
+    cluster_lock: apply_lock.LockRequest | None = None,
 ) -> FleetApplyResult:
     """Apply the plans of the fleet plan run in ``out_dir`` to the clusters of ``fleet``.
+
+    Each cluster's apply holds that cluster's apply lock as ``cluster_lock`` asks (``None``: not taken); a cluster
+    whose lock another apply holds is ``refused``.
+    After a Ctrl-C (``reconciler.base.interrupt``) no cluster starts (``skipped``) and the result says so.
 
     ``run_id`` pins the run (the one whose report was reviewed). ``timeout_s`` bounds each cluster's
     apply (default: as ``apply``), ``deadline_s`` the whole run (a cluster not started by then is
@@ -340,6 +315,7 @@ def run_fleet_apply(
             env=env,
             on_done=on_done,
             planned=planned,
+            cluster_lock=cluster_lock,
         )
 
 
@@ -355,6 +331,7 @@ def _run(
     env: Mapping[str, str] | None,
     on_done: Callable[[ClusterApply], None] | None,
     planned: Sequence[PlannedCluster] | None,
+    cluster_lock: apply_lock.LockRequest | None,
 ) -> FleetApplyResult:
     """``run_fleet_apply`` once the folder is locked."""
     clock = time.monotonic()
@@ -383,7 +360,9 @@ def _run(
             apply_one = functools.partial(
                 _apply_one, out_dir=out_dir, dry_run=dry_run, timeout_s=timeout_s, deadline_at=deadline_at
             )
-            futures = [pool.submit(apply_one, item, loaded=loaded) for item, loaded in runnable]
+            futures = [
+                pool.submit(apply_one, item, loaded=loaded, cluster_lock=cluster_lock) for item, loaded in runnable
+            ]
             for future in concurrent.futures.as_completed(futures):
                 done(future.result())
     ordered = tuple(results[i.spec.name] for i in items)

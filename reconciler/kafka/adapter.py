@@ -22,6 +22,7 @@ from kafka.protocol.metadata import MetadataRequest
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import access, budgets, evidence, identity, port, read, results, security, usage, write
+from reconciler.kafka import lock as lock_mod
 from reconciler.kafka import wire as wire_mod
 from reconciler.model import impact, state
 from reconciler.model.capabilities import KIND_API_VERSIONS, KIND_APIS, VERSION_SINCE
@@ -68,6 +69,14 @@ class KafkaAdapter(write.Writes, security.SecurityWrites):
             return "the SASL user name"
         rules = self._wire.broker_rules
         return identity.describe(rules if isinstance(rules, identity.BrokerRules) else None)
+
+    def apply_lock(
+        self, *, plan: str, wait_s: float, deadline_s: float, on_wait: Callable[[str], None] | None = None
+    ) -> lock_mod.ClusterLock:
+        """Hold the cluster's apply lock (``reconciler.kafka.lock``), waiting at most ``wait_s`` for another holder
+        (``on_wait`` is told who, once) and never past ``deadline_s`` from now; release it before the adapter
+        closes."""
+        return lock_mod.take(self._wire, plan=plan, wait_s=wait_s, deadline_s=deadline_s, on_wait=on_wait)
 
     # -------------------------------------------------------------------------------- counting
     @property

@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from reconciler.base import answers as progress
-from reconciler.base import errors
+from reconciler.base import errors, interrupt
 from reconciler.kafka.results import ConnectionLost, ItemResult
 
 T = TypeVar("T")
@@ -153,6 +153,7 @@ def send_within_limit(
     max_records: int | None = None,
     max_entities: int | None = None,
     clock: Callable[[], float] = time.monotonic,
+    key: Callable[[T], str] | None = None,
 ) -> list[ItemResult]:
     """Send ``items`` in packed requests through ``send``; one ``ItemResult`` per item, in input order.
 
@@ -160,14 +161,14 @@ def send_within_limit(
     what it costs (the module's docstring; ``clock`` times the answers). When items of a request of several are
     ``refused`` as too large, the size is halved (at most half the records of the refused request) and they are
     sent again, first, with everything after them packed to the new size. An item refused on its own keeps the
-    broker's answer, with the reason.
+    broker's answer, with the reason. With ``key`` (a result's key), Ctrl-C stops it between two requests (``_stop``).
     """
     limit = MAX_RECORDS_PER_REQUEST if max_records is None else max_records
     entities = MAX_ENTITIES_PER_REQUEST if max_entities is None else max_entities
     budget = FIRST_REQUEST_RECORDS
     results: dict[int, ItemResult] = {}
     rest = list(range(len(items)))  # indices of the items still to send, in order
-    while rest:
+    while rest and not _stop(key, sent=bool(results)):
         cap = budget
         if sum(max(0, weight(items[i])) for i in rest) <= budget * TAIL:
             cap = int(budget * TAIL)  # what is left goes now rather than as a small last request
@@ -199,7 +200,23 @@ def send_within_limit(
         # The controller takes fewer records than this run had: halve the size and send the refused first.
         limit = max(1, sum(weight(items[i]) for i in run) // 2)
         rest = again + rest
+    results.update((i, _not_sent(key(items[i]))) for i in rest if key is not None)  # stopped by Ctrl-C
     return [results[i] for i in range(len(items))]
+
+
+def _stop(key: Callable[[Any], str] | None, *, sent: bool) -> bool:
+    """Whether a write stops before its next request: Ctrl-C came (``reconciler.base.interrupt``) after one was
+    sent, and the items left can be named (``key``); each of them then gets an ``INTERRUPTED`` result (not started)."""
+    return key is not None and sent and interrupt.requested()
+
+
+def _not_sent(item_key: str) -> ItemResult:
+    return ItemResult(
+        key=item_key,
+        error_code=-1,
+        error_name=interrupt.INTERRUPTED,
+        message="not sent: the apply was interrupted (Ctrl-C) before this request",
+    )
 
 
 def _alone(result: ItemResult, records: int) -> ItemResult:

@@ -221,7 +221,7 @@ class SecurityWrites:
                 for b, r in zip(chunk, response.results, strict=True)
             ]
 
-        return limits.send_within_limit(bindings, weight=write.one_record, send=send)
+        return limits.send_within_limit(bindings, weight=write.one_record, send=send, key=lambda b: b.address)
 
     def delete_acls(self, bindings: Sequence[state.AclBinding]) -> list[ItemResult]:
         """DeleteAcls with one EXACT-match filter per binding; ``extra["deleted"]`` counts what it removed."""
@@ -245,6 +245,7 @@ class SecurityWrites:
             weight=write.one_record,
             send=send,
             refused=lambda r: limits.too_large(r, overflow_per_item=True),
+            key=lambda b: b.address,
         )
 
     # ------------------------------------------------------------------------------ quotas and SCRAM
@@ -270,7 +271,9 @@ class SecurityWrites:
             ]
 
         # One ClientQuotaRecord per key.
-        return limits.send_within_limit(list(changes), weight=lambda e: len(changes[e]), send=send)
+        return limits.send_within_limit(
+            list(changes), weight=lambda e: len(changes[e]), send=send, key=lambda e: e.address
+        )
 
     def alter_scram_credentials(
         self, *, upserts: Sequence[ScramUpsert] = (), deletions: Sequence[ScramDeletion] = ()

@@ -107,6 +107,7 @@ def _per_topic_batches(
         weight=weight,
         send=send,
         refused=lambda r: limits.too_large(r, overflow_per_item=overflow_per_item),
+        key=key,
     )
 
 
@@ -269,6 +270,7 @@ class Writes:
                 keys,
                 weight=lambda k: len(changes[k]),
                 send=functools.partial(send, node),
+                key=lambda k: config_key(*k),
             )
             results.update((r.key, r) for r in answers)
         return [dataclasses.replace(results[config_key(rtype, name)], target=(rtype, name)) for rtype, name in changes]
@@ -301,4 +303,5 @@ class Writes:
             weight=one_record,
             send=send,
             refused=lambda r: limits.too_large(r, overflow_per_item=True),
+            key=lambda tp: f"{tp[0]}:{tp[1]}",
         )

@@ -15,10 +15,11 @@ from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import state
+from reconciler.model.defaults import APPLY_LOCK_GROUP
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
-from tests.support.builders import acl
+from tests.support.builders import acl, lock_right
 from tests.support.live import cli, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
@@ -34,10 +35,14 @@ APPLY_OPS: dict[str, tuple[str, ...]] = {
 
 
 def documented_acls(principal: str, prefix: str, ops: dict[str, tuple[str, ...]]) -> list[state.AclBinding]:
-    """The bindings docs/security.md gives for a principal managing topics that start with ``prefix``."""
-    return [acl(principal, op, prefix, pattern="PREFIXED") for op in ops["TOPIC"]] + [
-        acl(principal, op, "kafka-cluster", resource="CLUSTER") for op in ops["CLUSTER"]
-    ]
+    """The bindings docs/security.md gives for a principal managing topics that start with ``prefix`` (an apply
+    principal also joins the apply lock's group)."""
+    lock = [lock_right(principal)] if ops is APPLY_OPS else []
+    return (
+        [acl(principal, op, prefix, pattern="PREFIXED") for op in ops["TOPIC"]]
+        + [acl(principal, op, "kafka-cluster", resource="CLUSTER") for op in ops["CLUSTER"]]
+        + lock
+    )
 
 
 @pytest.fixture
@@ -137,6 +142,10 @@ def test_plan_needs_only_describe_and_apply_is_refused_before_any_write(
         f"--allow-principal {who} --operation Alter --operation AlterConfigs --cluster",
     ):
         assert needed in message, (needed, message)
+    assert (
+        f"And for the cluster's apply lock (or apply with --no-lock):\n  grant READ on GROUP {APPLY_LOCK_GROUP}"
+        in message
+    )
     assert "Nothing was written" in message
     assert cluster_view(kafka_sasl, topic_prefix) == before
 

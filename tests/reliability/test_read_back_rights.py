@@ -20,9 +20,10 @@ from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import desired
+from reconciler.model.defaults import APPLY_LOCK_GROUP
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.support.builders import acl
+from tests.support.builders import acl, lock_right
 from tests.support.live import cli, plan_now, settings, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 
@@ -85,13 +86,14 @@ def test_the_read_back_rights_are_checked_before_any_write(
         f"--allow-principal {principal} --operation Describe --operation DescribeConfigs --topic {new}"
     )
     assert line in message
+    assert f"grant READ on GROUP {APPLY_LOCK_GROUP} to {principal}" in message  # the apply lock's right too
     assert "Nothing was written" in message
     assert new not in topics_state(kafka_sasl, topic_prefix)
     assert topic_configs(kafka_sasl, [old])[old].get("retention.ms") == OLD
 
     # Granted exactly what the refusal named: the apply writes, reads back and converges.
     with KafkaAdapter(settings(kafka_sasl)) as admin:
-        granted = [acl(principal, op, new) for op in ("DESCRIBE", "DESCRIBE_CONFIGS")]
+        granted = [acl(principal, op, new) for op in ("DESCRIBE", "DESCRIBE_CONFIGS")] + [lock_right(principal)]
         assert all(r.ok for r in admin.create_acls(granted))
     applied = cli(["apply", str(root), "--auto-approve", "--command-config", str(props)])
     print(applied.stdout, applied.stderr)
@@ -163,7 +165,7 @@ def test_a_plan_revoking_its_own_read_back_right_is_applied_not_verified_through
     password = secrets.token_urlsafe(12)
     new = f"{topic_prefix}revoked"
     kept = [acl(principal, op, "kafka-cluster", resource="CLUSTER") for op in ("DESCRIBE_CONFIGS", "CREATE", "ALTER")]
-    kept.append(acl(principal, "DESCRIBE", new))
+    kept += [acl(principal, "DESCRIBE", new), lock_right(principal)]
     revoked = acl(principal, "DESCRIBE_CONFIGS", new)
     with KafkaAdapter(settings(kafka_sasl)) as admin:
         [r] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])

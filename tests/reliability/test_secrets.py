@@ -22,7 +22,7 @@ from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.support.builders import acl, all_rights
+from tests.support.builders import acl, all_rights, lock_right
 from tests.support.fake_github import FakeGitHub
 from tests.support.live import cli, settings, topics_state
 from tests.support.manifest_texts import topic_documents
@@ -57,6 +57,7 @@ def rights_of(p: Planted, topic_prefix: str) -> list[s.AclBinding]:
     return [
         *all_rights(f"User:{p.user}", topic_prefix),
         acl(f"User:{p.user}", "DESCRIBE_CONFIGS", "*", resource="GROUP"),
+        lock_right(f"User:{p.user}"),
     ]
 
 

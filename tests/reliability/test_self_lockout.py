@@ -17,7 +17,7 @@ from reconciler.kafka.results import ScramDeletion, ScramUpsert
 from reconciler.model import state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
-from tests.support.builders import acl, all_rights
+from tests.support.builders import acl, all_rights, lock_right
 from tests.support.live import cli, settings
 from tests.support.polling import eventually
 
@@ -33,7 +33,7 @@ def operator(kafka_sasl: KafkaCluster, topic_prefix: str, tmp_path: Path) -> Ite
     """A SCRAM user with ALL on the cluster and its topics (granted outside the manifests); its properties file."""
     user = f"{topic_prefix}operator"
     password = secrets.token_urlsafe(12)
-    grants = all_rights(f"User:{user}", topic_prefix)
+    grants = [*all_rights(f"User:{user}", topic_prefix), lock_right(f"User:{user}")]
     with KafkaAdapter(settings(kafka_sasl)) as admin:
         [r] = admin.alter_scram_credentials(upserts=[ScramUpsert(user, "SCRAM-SHA-256", 4096, Secret(password))])
         assert r.ok

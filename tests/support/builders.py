@@ -12,6 +12,7 @@ from kafka.admin import ResourceType as KafkaResourceType
 from reconciler.model import desired as d
 from reconciler.model import plans
 from reconciler.model import state as s
+from reconciler.model.defaults import APPLY_LOCK_GROUP
 from reconciler.model.kinds import Kind
 
 EMPTY: Mapping[str, object] = MappingProxyType({})
@@ -90,11 +91,17 @@ def allow(
 
 
 def all_rights(principal: str, prefix: str) -> list[s.AclBinding]:
-    """ALL on the cluster and on the topics starting with ``prefix``: what a tool principal gets in a test."""
+    """ALL on the cluster and on the topics starting with ``prefix``: what a tool principal gets in a test (an apply
+    through the command line also needs ``lock_right``)."""
     return [
         acl(principal, "ALL", "kafka-cluster", resource="CLUSTER"),
         acl(principal, "ALL", prefix, pattern="PREFIXED"),
     ]
+
+
+def lock_right(principal: str) -> s.AclBinding:
+    """READ on the group of the cluster's apply lock (``reconciler.kafka.lock``), which every apply joins."""
+    return acl(principal, "READ", APPLY_LOCK_GROUP, resource="GROUP")
 
 
 def kafka_acl(binding: s.AclBinding) -> ACL:

@@ -16,7 +16,7 @@ from reconciler import manifests
 from reconciler.base import errors
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.http import ConnectError
-from reconciler.fleet import applying, planning, rows, sources, spec
+from reconciler.fleet import apply_results, applying, planning, rows, sources, spec
 from reconciler.model import desired, plans
 from reconciler.model import state as s
 
@@ -140,6 +140,6 @@ def test_fleet_apply_refuses_connector_changes_when_the_profile_names_no_connect
 
 def test_a_connect_cluster_down_at_apply_time_is_unreachable_and_a_refusal_by_connect_is_refused() -> None:
     down = ConnectError("GET /connectors: Kafka Connect could not be reached (http://127.0.0.1:1: refused)")
-    assert applying._refusal(down) == applying.UNREACHABLE
-    assert applying._refusal(ConnectError("GET /connectors: 401 Unauthorized", status=401)) == applying.REFUSED
-    assert applying._refusal(errors.ConfigError("no connect")) == applying.REFUSED
+    assert applying._refusal(down) == apply_results.UNREACHABLE
+    assert applying._refusal(ConnectError("GET /connectors: 401 Unauthorized", status=401)) == apply_results.REFUSED
+    assert applying._refusal(errors.ConfigError("no connect")) == apply_results.REFUSED

@@ -26,6 +26,8 @@ PATH = re.compile(
 # Public members called by a framework rather than by this code base, with who calls them.
 CALLED_BY_FRAMEWORKS = {
     "display_type_rich": "typer's help rendering (commands/plain_help.py overrides it)",
+    "protocol_type": "kafka-python's BaseCoordinator, joining the apply lock's group (kafka/lock.py overrides it)",
+    "group_protocols": "kafka-python's BaseCoordinator, joining the apply lock's group (kafka/lock.py overrides it)",
 }
 
 
