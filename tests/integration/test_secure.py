@@ -21,6 +21,7 @@ from reconciler.apply.guard import SelfLockoutRisk
 from reconciler.connection.settings import ConnectionSettings, Secret, env_layer, properties_layer
 from reconciler.kafka.adapter import KafkaAdapter
 from tests.kafka.secure import MAPPING_RULES, SecureCluster
+from tests.support.builders import kafka_acl, lock_right
 from tests.support.integration import acls_of, apply, make_plan, write_manifests
 from tests.support.live import cli, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
@@ -228,6 +229,8 @@ def test_oauth_from_the_environment_plans_applies_and_guards_the_token_principal
     client = kafka_secure.oauth_app
     env = oauth_env(kafka_secure, client.client_id, client.secret)
     grant(kafka_secure, "User:app-client", topic_prefix)
+    with kafka_secure.admin_session() as admin:  # an apply through the command line joins the apply lock's group
+        assert not admin.create_acls([kafka_acl(lock_right("User:app-client"))])["failed"]
     directory = write_manifests(tmp_path / "m", topics(topic_prefix))
     applied = cli(["apply", str(directory), "--auto-approve"], env=env)
     assert applied.returncode == 0, applied.stdout + applied.stderr
