@@ -16,6 +16,7 @@ on a sleep):
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import time
@@ -25,12 +26,15 @@ from pathlib import Path
 import pytest
 from kafka.admin import NewTopic
 
+from reconciler.apply.lock import LockRequest
 from reconciler.base import interrupt
+from reconciler.fleet import load_fleet
+from reconciler.fleet.applying import run_fleet_apply
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import proxied_node
 from tests.support.faultproxy import CREATE_TOPICS, FaultProxy
 from tests.support.integration import ownership, write_manifests
-from tests.support.live import topic_configs, topics_state
+from tests.support.live import cli, topic_configs, topics_state
 from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 from tests.support.running import Running
@@ -170,3 +174,29 @@ def test_a_second_ctrl_c_exits_at_once_saying_the_outcome_in_flight_is_unknown(
     assert "note: interrupted" not in stdout and not outcomes(stdout), stdout  # no report: it ended at once
     assert len(topics_state(behind_proxy, topic_prefix)) >= first_answered(run) + CONFIGS  # the answered ones exist
     assert retentions(behind_proxy, topic_prefix) == {OLD}
+
+
+def test_a_fleet_apply_interrupted_starts_no_further_cluster_and_exits_130(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Ctrl-C during a fleet apply (the flag the first SIGINT sets, ``interrupt.request``): a cluster not started yet
+    is not started (``skipped``), nothing is written to it, and the run exits 130 with its summary written."""
+    write_manifests(
+        tmp_path / "manifests", ownership(topic_prefix) + "\n---\n" + topic_documents({f"{topic_prefix}a": (1, 1, {})})
+    )
+    fleet_file = tmp_path / "fleet.yaml"
+    fleet_file.write_text(
+        f"defaults: {{manifests: manifests}}\nclusters:\n  - {{name: one, bootstrap: '{kafka_single.bootstrap}'}}\n"
+    )
+    out = tmp_path / "out"
+    planned = cli(["fleet", "plan", str(fleet_file), "--out", str(out), "--quiet"])
+    assert planned.returncode in (0, 2), planned.stdout + planned.stderr
+    with interrupt.handling():  # clears the flag when it ends
+        interrupt.request()
+        result = run_fleet_apply(load_fleet(fleet_file, env={}), out_dir=out, cluster_lock=LockRequest())
+
+    [one] = result.clusters
+    assert (one.status, one.reason) == ("skipped", "not started: the run was interrupted (Ctrl-C)")
+    assert result.interrupted and result.exit_code == 130
+    assert json.loads((out / "apply-summary.json").read_text())["clusters"][0]["status"] == "skipped"
+    assert topics_state(kafka_single, topic_prefix) == {}
