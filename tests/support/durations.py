@@ -134,6 +134,7 @@ def write_baselines(cache_dir: Path, *, measured: str) -> list[Path]:
     """Copy the module times of the last run of each release kept in pytest's cache into ``tests/durations/``."""
     written = []
     folder = cache_dir / "v" / CACHE_KEY
+    BASELINE_DIR.mkdir(exist_ok=True)
     for cached in sorted(folder.glob("*")):
         data = json.loads(cached.read_text(encoding="utf-8"))
         target = baseline_path(cached.name)
