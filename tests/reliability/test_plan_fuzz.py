@@ -19,6 +19,7 @@ from reconciler.base import errors
 from reconciler.kafka import encoders
 from reconciler.model import plans, state
 from reconciler.model.acl_names import AclOperation
+from tests.support import shown_sent
 from tests.support.fuzz_edges import check_plan_text, hostile_plan_texts
 from tests.support.fuzzing import (
     APPLICABLE_PLAN,
@@ -130,6 +131,18 @@ def test_every_registered_kind_is_seeded_and_an_edited_connector_is_caught() -> 
         if a["name"] == "config.topics":
             a["after"] = "other"
     assert check_shown_is_sent(reseal(doc)) == ("same", None)
+
+
+def test_an_operation_the_check_cannot_compare_is_refused_by_the_check_not_passed() -> None:
+    """A kind whose operations the shown-is-sent check was not taught would pass every case unchecked: the check
+    raises instead (``check_shown_is_sent`` reports it as a crash), so a new kind fails the fuzz until its requests
+    are compared."""
+    from reconciler.apply import decoded
+
+    p = plans.Plan.from_json_dict(reseal(copy.deepcopy(APPLICABLE_PLAN)))
+    unknown = decoded.Operation(change=p.actionable[0], request=object())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="no shown-is-sent comparison for a object operation"):
+        shown_sent._sent(unknown)
 
 
 def test_a_warning_that_is_not_text_is_a_malformed_plan(tmp_path: Path) -> None:
