@@ -4,19 +4,19 @@ Each connector's requests depend on the live connector read before the writes, s
 sent (an identical config PUT restarts the connector): a missing connector is created in its declared state (or
 stopped, its kept offsets reset through Connect's offsets API, then put in its state); a config that differs is PUT
 whole; a state that differs is changed (pause, resume, stop); for a connector declared running, what Connect still
-reports FAILED is restarted (``restart?includeTasks=true&onlyFailed=true``), after those writes. Connectors are
-written concurrently, at most ``MAX_PARALLEL`` at a time; each request carries the apply's deadline and Connect's
-409 (a rebalance) is retried within it. Secrets are resolved here, just before they are sent, and compared by
-digest.
+reports FAILED is restarted (``restart?includeTasks=true&onlyFailed=true``), after those writes. At most
+``MAX_PARALLEL`` connectors are written at a time; each request carries the apply's deadline (writes end before the
+part kept for the read-back) and a 409 (a rebalance) is retried within it. Secrets are resolved just before
+sending, and compared by digest.
 
 The read-back is part of the phase: it polls every connector in one request until each one and each of its tasks is
 in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or task that FAILED
 after the write is reported as failed with the first line of its trace (the apply is partial, exit 3).
 
-A write whose answer was lost (the worker died or the connection reset after the request went out) may have been
-carried out: it is read back with the others, its config compared with the one sent, and reported applied if Connect
-shows it as declared, failed with how it differs if not (a create not listed after ``LOST_GRACE_S``), and unknown
-only if Connect could not be read until the deadline.
+A write whose answer was lost (the worker died or the connection reset after it went out) may have been carried out:
+it is read back with the others, its config compared with the one sent: applied if Connect shows it as declared,
+failed with how it differs if not (a create not listed after ``LOST_GRACE_S``). A write sent (answered or not) is
+unknown when Connect could not be read until the deadline; one whose first request reached no worker is not sent.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 from reconciler.apply import connector_ops, connector_restart, connector_writes, decoded, outcomes, stopping
-from reconciler.apply.apply_report import ItemOutcome, Outcome
+from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors, interrupt
@@ -127,6 +127,23 @@ def _config(ctx: ApplyContext, w: connector_ops.WriteConnector, *, masking: bool
     return connect_secrets.record(w.name, out, w.secrets) if masking else out
 
 
+class _Counted:
+    """``port`` counting the requests it answered: the steps of one connector's write that went through."""
+
+    def __init__(self, port: ConnectPort) -> None:
+        self.port, self.answered = port, 0
+
+    def __getattr__(self, name: str) -> Any:
+        call = getattr(self.port, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            found = call(*args, **kwargs)
+            self.answered += 1
+            return found
+
+        return counted
+
+
 @dataclasses.dataclass(frozen=True)
 class _Attempt:
     """How a connector's writes went: ``ok`` (answered), else failed; ``lost``: a write's answer was lost, so it
@@ -139,6 +156,7 @@ class _Attempt:
     changed: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)  # a config written: new values
     written_at: float = 0.0
     restarted: bool = False  # what Connect reported FAILED was restarted
+    sent: bool = True  # False: the first request never reached Connect (no connection, or the time limit came)
 
 
 def _attempt(
@@ -149,6 +167,7 @@ def _attempt(
     config: dict[str, str] = {}
     if not ctx.dry_run and interrupt.requested():  # nothing new is sent after Ctrl-C
         return _Attempt(False, stopping.CONNECTOR_UNSENT)
+    port = _Counted(_port(ctx))
     try:
         config = _config(ctx, w, masking=masking)
         if ctx.dry_run:
@@ -156,14 +175,16 @@ def _attempt(
             why = "; ".join(f"{k}: {m}" if k else m for k, m in found) or "Connect's validate: no error"
             return _Attempt(not found, why)
         written = have is not None and not connect_secrets.same_config(w.name, config, have.config, w.secrets)
-        message = connector_writes.write_one(_port(ctx), w, config, have, deadline=_deadline(ctx))
+        deadline = time.monotonic() + ctx.writes_left()  # writes end before the part kept for the read-back
+        message = connector_writes.write_one(cast(ConnectPort, port), w, config, have, deadline=deadline)
         changed = connector_restart.touched(config, have.config, w.secrets) if have and written else None
         again = bool(connector_writes.restarted(w, have))
         return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock(), restarted=again)
     except ConnectError as exc:
         lost = exc.answer_lost and not ctx.dry_run
         changed = connector_restart.touched(config, have.config, w.secrets) if lost and have else None
-        return _Attempt(False, str(exc), lost=lost, config=config, changed=changed, written_at=ctx.deadline.clock())
+        at, sent = ctx.deadline.clock(), exc.sent or port.answered > 0  # not sent: its first request reached none
+        return _Attempt(False, str(exc), lost=lost, config=config, changed=changed, written_at=at, sent=sent)
     except errors.ReconcilerError as exc:
         return _Attempt(False, str(exc))
 
@@ -187,10 +208,14 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
     )
     out = []
     for op, a in zip(ops, answers, strict=True):
-        if a.lost and op.name in unread:
-            why = f"{a.message}; Kafka Connect could not be read afterwards to tell whether it was carried out"
-            item = outcomes.failed(op.change, error_name="ANSWER_LOST", message=why)
-            out.append(dataclasses.replace(item, outcome=Outcome.UNKNOWN))
+        if (a.ok or a.lost) and op.name in unread:  # sent; Connect unreadable since: nobody can tell what it holds
+            told = "it runs as declared" if a.ok else "it was carried out"
+            why = f"{a.message}; Kafka Connect could not be read afterwards to tell whether {told}"
+            out.append(
+                outcomes.unknown(op.change, error_name="ANSWER_LOST" if a.lost else "NOT_READ_BACK", message=why)
+            )
+        elif not a.sent:
+            out.append(outcomes.not_sent(op.change, f"not sent: {a.message}"))
         elif not (a.ok or a.lost):
             name = interrupt.INTERRUPTED if a.message is stopping.CONNECTOR_UNSENT else "CONNECT_REQUEST_FAILED"
             out.append(outcomes.failed(op.change, error_name=name, message=a.message))

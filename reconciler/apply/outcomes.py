@@ -79,6 +79,11 @@ def not_sent(change: plans.Change, reason: str) -> ItemOutcome:
     return _outcome(change, Outcome.NOT_SENT, error_name=NOT_SENT, message=reason)
 
 
+def unknown(change: plans.Change, *, error_name: str, message: str) -> ItemOutcome:
+    """A change sent whose outcome nobody can tell: its answer lost, or the cluster unreadable since."""
+    return _outcome(change, Outcome.UNKNOWN, error_name=error_name, message=message)
+
+
 def blocked(change: plans.Change) -> ItemOutcome:
     """A blocked change of the plan: not sent; its reasons say why and what to do instead."""
     return _outcome(change, Outcome.BLOCKED, message="; ".join(change.reasons) or "blocked in the plan")

@@ -10,6 +10,15 @@ Every request carries the caller's deadline (``time.monotonic()`` seconds): its 
 the request bound and the time left, and nothing is sent once it has passed. The URLs are tried in order; a URL
 that cannot be reached is skipped for the next; a request sent whose answer was lost (the connection reset or timed
 out after the request went out) may have been carried out, and its error says so (``ConnectError.answer_lost``).
+While another URL is left to try, connecting to a URL not heard from yet, and a read's first answer from it, are
+bounded by ``FAILOVER_S`` rather than the request timeout; a URL that accepted and did not answer in that time is
+remembered for the rest of the process (``_UNRESPONSIVE``) and tried last.
+
+A kept-alive connection the worker closed while idle (Connect closes idle connections after a minute or more, e.g.
+while a person reads the plan at the prompt) is checked before reuse, as urllib3's pool does (readable while idle:
+the worker closed it), and replaced; a request that still fails on a reused connection before any answer came is
+sent once more on a fresh one where that cannot apply a write twice: a read, or a write that failed while being
+sent (a worker that closed the connection did not read it).
 A ``409 Conflict`` (a rebalance in progress) is retried with a short back-off until the deadline, but not one saying
 the connector already exists (a create's answer, final). Error messages name the method, path and Connect's
 message, never a header or a body sent (a connector config holds secrets).
@@ -21,6 +30,7 @@ import base64
 import collections
 import http.client
 import json
+import select
 import socket
 import ssl
 import threading
@@ -33,16 +43,20 @@ from reconciler.base import errors
 from reconciler.connection.settings import Secret
 
 DEFAULT_REQUEST_TIMEOUT_S = 30.0
+FAILOVER_S = 10.0  # connecting, and a read's first answer, from a URL not heard from while another URL is left
+_UNRESPONSIVE: set[str] = set()  # URLs that accepted and sent nothing within FAILOVER_S: tried last from then on
+_HEARD: set[str] = set()  # URLs that answered in this process
 CONFLICT_BACKOFF_S = (0.25, 0.5, 1.0, 2.0)
 
 
 class ConnectError(errors.ReconcilerError):
     """Kafka Connect refused a request or could not be reached in time; ``status`` is the HTTP status (0: none)."""
 
-    def __init__(self, message: str, *, status: int = 0, answer_lost: bool = False) -> None:
+    def __init__(self, message: str, *, status: int = 0, answer_lost: bool = False, sent: bool = True) -> None:
         super().__init__(message)
         self.status = status
         self.answer_lost = answer_lost  # sent, no answer: Connect may have carried it out
+        self.sent = sent  # False: no URL took the request (none could be connected to, or the deadline came first)
 
     @property
     def unreachable(self) -> bool:
@@ -101,40 +115,84 @@ class ConnectClient:
         if self._auth is not None:
             headers["Authorization"] = self._auth.reveal()
         last: str | None = None
-        lost = False
+        lost = sent = False
         order = [*range(self._preferred, len(self.urls)), *range(0, self._preferred)]
-        for index in order:
+        order.sort(key=lambda i: self.urls[i] in _UNRESPONSIVE)  # stable: the preferred order otherwise
+        for n, index in enumerate(order):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            url, timeout = self.urls[index], min(left, self.request_timeout_s)
+            # Another URL left to try: one not heard from yet gets a short bound to connect (and, a read, to answer).
+            quick = min(timeout, FAILOVER_S) if n < len(order) - 1 and url not in _HEARD else None
             with self._lock:
                 self.request_count += 1
                 self.request_counts[f"{method} {_api(path)}"] += 1
             try:
-                return self._exchange(index, method, path, payload, headers, timeout=min(left, self.request_timeout_s))
+                answer = self._exchange(index, method, path, payload, headers, timeout=timeout, quick=quick)
             except _AnswerLost as exc:
                 self._drop(index)
-                last, lost = f"{self.urls[index]}: {_reason(exc.cause)}", True
+                last, lost, sent = f"{url}: {_reason(exc.cause)}", True, True
+                if quick is not None and method == "GET" and _reason(exc.cause) == "timed out":
+                    _UNRESPONSIVE.add(url)
+                    last, lost = f"{url}: no answer within {quick:g}s", False  # a read: nothing in doubt
+            except _NotConnected as exc:
+                self._drop(index)
+                last = f"{url}: {_reason(exc.cause)}"
+                if quick is not None and isinstance(exc.cause, (socket.timeout, TimeoutError)):
+                    _UNRESPONSIVE.add(url)
             except (OSError, http.client.HTTPException) as exc:
                 self._drop(index)
-                last = f"{self.urls[index]}: {_reason(exc)}"
+                last, sent = f"{url}: {_reason(exc)}", True
+            else:
+                _HEARD.add(url)
+                _UNRESPONSIVE.discard(url)
+                return answer
         where = f"{method} {_path_only(path)}"
         if last is None:
-            raise ConnectError(f"{where}: the deadline passed before Kafka Connect answered", answer_lost=lost)
+            raise ConnectError(
+                f"{where}: the deadline passed before Kafka Connect answered", answer_lost=lost, sent=sent
+            )
         if lost and method != "GET":  # a write may have been carried out: the error must not say otherwise
             raise ConnectError(f"{where}: sent, but Kafka Connect's answer was lost ({last})", answer_lost=True)
-        raise ConnectError(f"{where}: Kafka Connect could not be reached ({last})", answer_lost=lost)
+        raise ConnectError(f"{where}: Kafka Connect could not be reached ({last})", answer_lost=lost, sent=sent)
 
     def _exchange(
-        self, index: int, method: str, path: str, payload: bytes | None, headers: dict[str, str], *, timeout: float
+        self,
+        index: int,
+        method: str,
+        path: str,
+        payload: bytes | None,
+        headers: dict[str, str],
+        *,
+        timeout: float,
+        quick: float | None = None,
     ) -> tuple[int, Any]:
-        conn = self._connection(index, timeout)
+        """One request on this thread's connection to URL ``index``; on a reused connection that fails before any
+        answer came, once more on a fresh one where that cannot apply a write twice (see the module docstring)."""
+        try:
+            conn, reused = self._connection(index, timeout, quick=quick)
+        except (OSError, http.client.HTTPException) as exc:
+            raise _NotConnected(exc) from exc
         prefix = urllib.parse.urlsplit(self.urls[index]).path
-        conn.request(method, prefix + path, body=payload, headers=headers)
+        try:
+            conn.request(method, prefix + path, body=payload, headers=headers)
+        except (OSError, http.client.HTTPException):
+            if not reused:
+                raise
+            self._drop(index)  # the worker closed it and did not read the request: send it on a fresh connection
+            return self._exchange(index, method, path, payload, headers, timeout=timeout, quick=quick)
+        if quick is not None and method == "GET" and conn.sock is not None:
+            conn.sock.settimeout(quick)  # a read's first answer byte: the short bound too
         try:
             response = conn.getresponse()
+            if conn.sock is not None:
+                conn.sock.settimeout(timeout)
             raw = response.read()
         except (OSError, http.client.HTTPException) as exc:
+            if reused and method == "GET" and isinstance(exc, _CLOSED):
+                self._drop(index)  # a read: sending it again cannot change anything
+                return self._exchange(index, method, path, payload, headers, timeout=timeout, quick=quick)
             raise _AnswerLost(exc) from exc
         if index != self._preferred and response.status < 500:
             self._preferred = index
@@ -143,9 +201,16 @@ class ConnectClient:
         except ValueError:
             return response.status, raw.decode(errors="replace")[:200]
 
-    def _connection(self, index: int, timeout: float) -> http.client.HTTPConnection:
+    def _connection(
+        self, index: int, timeout: float, *, quick: float | None = None
+    ) -> tuple[http.client.HTTPConnection, bool]:
+        """This thread's kept-alive connection to URL ``index``, connected (within ``quick`` when given), and whether
+        it was kept from an earlier request; one the worker closed while it was idle is replaced first."""
         pool: dict[int, http.client.HTTPConnection] = self._local.__dict__.setdefault("pool", {})
         conn = pool.get(index)
+        if conn is not None and conn.sock is not None and _dropped(conn.sock):
+            self._drop(index)
+            conn = None
         if conn is None:
             parts = urllib.parse.urlsplit(self.urls[index])
             if parts.scheme == "https":
@@ -154,10 +219,12 @@ class ConnectClient:
             else:
                 conn = http.client.HTTPConnection(parts.hostname or "", parts.port or 80)
             pool[index] = conn
-        conn.timeout = timeout
-        if conn.sock is not None:
-            conn.sock.settimeout(timeout)
-        return conn
+        conn.timeout = timeout if quick is None else quick
+        reused = conn.sock is not None
+        if not reused:
+            conn.connect()
+        conn.sock.settimeout(timeout)
+        return conn, reused
 
     def _drop(self, index: int) -> None:
         pool: dict[int, http.client.HTTPConnection] = self._local.__dict__.get("pool", {})
@@ -171,9 +238,30 @@ class ConnectClient:
             self._drop(index)
 
 
+_CLOSED = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)  # closed before any answer byte
+
+
+def _dropped(sock: socket.socket) -> bool:
+    """Whether an idle kept-alive connection was closed by the worker: readable with no request outstanding (the
+    end of the stream, or bytes nobody asked for), as urllib3's ``is_connection_dropped`` checks before reuse."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 def _exists(answer: Any) -> bool:
     """Whether a 409 says the connector already exists (a create's conflict, final) rather than a rebalance."""
     return isinstance(answer, dict) and "already exists" in str(answer.get("message", ""))
+
+
+class _NotConnected(Exception):
+    """No connection could be made (refused, timed out, TLS): the request was not sent."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
 
 
 class _AnswerLost(Exception):

@@ -287,4 +287,5 @@ def _secret_values(config: Mapping[str, str], keys: Iterable[str]) -> list[str]:
 
 
 def _scrubbed(exc: ConnectError, hidden: Iterable[str]) -> ConnectError:
-    return ConnectError(scrubbing.scrub(str(exc), hidden), status=exc.status, answer_lost=exc.answer_lost)
+    message = scrubbing.scrub(str(exc), hidden)
+    return ConnectError(message, status=exc.status, answer_lost=exc.answer_lost, sent=exc.sent)
