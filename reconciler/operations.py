@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -171,13 +172,9 @@ class Target:
     def connect(
         self, *, timeout_s: float | None = None, request_bound_s: float | None = None, deadline_s: float | None = None
     ) -> KafkaAdapter:
-        """An adapter for this cluster (``reconciler.connection.layers`` decides the settings).
-
-        It connects on its first request, giving up after ``timeout_s`` (default: the request timeout); use it
-        as a context manager so the connection is closed. ``request_bound_s`` lowers the request timeout to at most
-        that many seconds (``plan --timeout``: no request waits longer). Nothing waits on the cluster later than
-        ``deadline_s`` from now (default: ``reconciler.kafka.wire.DEFAULT_DEADLINE_S``, 15 minutes).
-        """
+        """An adapter (a context manager) connecting on its first request within ``timeout_s``; ``request_bound_s`` caps
+        the request timeout; no wait past ``deadline_s`` from this call, the client's import in it (default 900 s)."""
+        called = time.monotonic()
         from reconciler.kafka.adapter import KafkaAdapter
 
         settings = connection_sources.resolve(
@@ -189,7 +186,10 @@ class Target:
         if request_bound_s is not None:
             bound_ms = max(1, min(settings.request_timeout_ms, int(request_bound_s * 1000)))
             settings = dataclasses.replace(settings, request_timeout_ms=bound_ms)
-        return KafkaAdapter(settings, connect_timeout_s=timeout_s, deadline_s=deadline_s)
+        adapter = KafkaAdapter(settings, connect_timeout_s=timeout_s, deadline_s=deadline_s)
+        if deadline_s is not None:  # named as given, ending as far from this call as given (the import inside it)
+            adapter.limit_waits(deadline_s - (time.monotonic() - called), named_s=deadline_s)
+        return adapter
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

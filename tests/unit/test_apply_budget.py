@@ -9,17 +9,20 @@ message does not speak of a lost answer.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
 
+from reconciler import operations
 from reconciler.apply import Outcome, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.base import errors
 from reconciler.commands import apply_display
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka import results
+from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.wire import Wire
 from reconciler.model import payloads, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
@@ -144,3 +147,22 @@ def test_the_wire_sends_no_write_in_the_time_kept_for_reading_back_but_still_rea
     with pytest.raises(errors.DeadlineReached, match=r"20s for talking to the cluster is nearly spent: the rest is"):
         wire._bound_ms(60_000, doing="before sending CreateTopics to broker 1", write=True)
     assert wire._bound_ms(60_000, doing="before sending Metadata") > 2_000
+
+
+def test_a_connections_deadline_runs_from_the_call_what_comes_before_the_client_inside_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``apply PATHS --timeout 5``: the 5 s run from when planning asks for a connection, the Kafka client's import
+    (a second or more on a loaded machine; here a slow constructor stands for it) inside them, and are named as 5 s."""
+    original = KafkaAdapter.__init__
+
+    def slow(self: KafkaAdapter, *args: Any, **kwargs: Any) -> None:
+        time.sleep(0.5)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(KafkaAdapter, "__init__", slow)
+    before = time.monotonic()
+    adapter = operations.Target(bootstrap_server="127.0.0.1:9").connect(deadline_s=5.0)
+    wire = adapter._wire
+    assert wire.deadline_at <= before + 5.1, wire.deadline_at - before
+    assert wire.deadline_s == 5.0
