@@ -196,7 +196,7 @@ def test_a_create_topics_answer_that_stalls_is_read_back_in_the_time_kept_for_it
     counts = {k: v for k, v in report["counts"].items() if v}
     print(
         f"\nCreateTopics answer stalled after 12 bytes, --timeout 20: exit {result.returncode} "
-        f"after {took:.1f}s: {counts}"
+        f"after {took:.1f}s (apply part {report['duration_s']}s): {counts}"
     )
     assert clean_proxy.cuts == 1, "the proxy never stalled an answer"
     clean_proxy.set()
@@ -211,4 +211,5 @@ def test_a_create_topics_answer_that_stalls_is_read_back_in_the_time_kept_for_it
         if item["outcome"] == "not sent":
             assert "lost" not in (item["message"] or ""), item
     assert result.returncode == (3 if left else 0), result.stdout + result.stderr
-    assert took <= 20 + SLACK_S, took
+    assert report["duration_s"] <= 20 + 1.5, report["duration_s"]  # the apply part: what planning left, and 1.5 s
+    assert took <= 20 + 2 * SLACK_S, took  # the whole command: a CLI's start-up under load 20-25 takes 5-10 s
