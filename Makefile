@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 
 export KAFKA_VERSION KAFKA_PORT
 
-.PHONY: help venv demo test test-legacy test-peers lint pytest kafka-up kafka-down kafka-status connect-up connect-down bench
+.PHONY: help venv demo test test-legacy test-peers lint pytest kafka-up kafka-down kafka-status connect-up connect-down registry-up registry-down bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
@@ -71,6 +71,13 @@ connect-up: venv ## Start a Kafka Connect worker on 127.0.0.1:8083 (CONNECT_PORT
 connect-down: ## Stop the worker started by connect-up
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m tests.kafka.connect_cli down; \
 	else echo "Kafka Connect is not running"; fi
+
+registry-up: venv ## Start a Schema Registry (Apicurio, Confluent API) on 127.0.0.1:8081 (REGISTRY_PORT); builds it on first use
+	$(BIN)/python -m tests.kafka.registry_cli up
+
+registry-down: ## Stop the registry started by registry-up
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m tests.kafka.registry_cli down; \
+	else echo "The Schema Registry is not running"; fi
 
 bench: venv ## Run every script in benchmarks/ (each prints its own figures)
 	@shopt -s nullglob; scripts=(benchmarks/*.py); \

@@ -4,7 +4,9 @@
 of the session, also when tests fail; ``connect_worker`` is a Kafka Connect worker next to ``kafka_single``, one per
 session (launched as soon as ``kafka_single`` answers when the session has tests that use it, so it starts while
 other tests run), and ``private_connect_worker`` one per test module for modules that need a worker of their own.
-Tests using them are marked ``kafka`` automatically, so ``-m "not kafka"``
+``schema_registry`` is a Schema Registry (Apicurio Registry, built on first use), one per session, started when a
+test first asks for it. Tests using them are marked ``kafka`` automatically (and ``registry`` for the registry's),
+so ``-m "not kafka"``
 runs the pure tests only. ``KAFKA_VERSION`` selects the broker version (default 4.4.0; 3.9.x and 2.8.x are also
 supported) and ``KAFKA_MODE=zookeeper`` a ZooKeeper-mode cluster (always so for 2.8.x).
 """
@@ -25,6 +27,7 @@ from hypothesis import settings as hypothesis_settings
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.connect import ConnectWorker
 from tests.kafka.kinds import sasl_node, single_node, three_node_cluster
+from tests.kafka.registry import SchemaRegistryServer
 from tests.kafka.secure import SecureCluster, secure_node
 from tests.support.durations import ModuleDurations
 
@@ -36,7 +39,15 @@ hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "gate"))
 
 KAFKA_FIXTURES = frozenset(
-    {"kafka_single", "kafka_sasl", "kafka_cluster3", "kafka_secure", "connect_worker", "private_connect_worker"}
+    {
+        "kafka_single",
+        "kafka_sasl",
+        "kafka_cluster3",
+        "kafka_secure",
+        "connect_worker",
+        "private_connect_worker",
+        "schema_registry",
+    }
 )
 _started: list[KafkaCluster] = []
 
@@ -77,6 +88,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if KAFKA_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.kafka)
+        if "schema_registry" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.registry)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -174,6 +187,19 @@ def private_connect_worker(
         yield worker
     finally:
         worker.close()
+
+
+@pytest.fixture(scope="session")
+def schema_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SchemaRegistryServer]:
+    """The session's Schema Registry (Apicurio Registry 2.4.2, in-memory storage; its Confluent-compatible API at
+    ``api_url``), built on first use and started when a test first asks for it; tests use subject names of their
+    own (``topic_prefix``)."""
+    server = SchemaRegistryServer(workdir=tmp_path_factory.mktemp("schema-registry"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(autouse=True)

@@ -109,6 +109,12 @@ class ConnectClient:
                 return answer
             raise ConnectError(f"{what or f'{method} {_path_only(path)}'}: {_message(status, answer)}", status=status)
 
+    def exchange(self, method: str, path: str, body: Any = None, *, deadline: float) -> tuple[int, Any]:
+        """One request bounded, counted and failed over as ``request`` sends it, without its 409 retry or status
+        check: the HTTP status and decoded answer, for a REST API that answers its errors in the body (the Schema
+        Registry port, ``reconciler.registry.http``). The errors raised say "Kafka Connect"; that caller rewords."""
+        return self._send(method, path, body, deadline=deadline)
+
     def _send(self, method: str, path: str, body: Any, *, deadline: float) -> tuple[int, Any]:
         payload = None if body is None else json.dumps(body).encode()
         headers = {"Accept": "application/json", "Content-Type": "application/json"}

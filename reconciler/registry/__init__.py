@@ -1,0 +1,2 @@
+"""The Schema Registry port: request builders (``requests``), the port (``port``) over the project's HTTP layer
+(``http``), and schema canonicalisation (``canonical``). See docs/schema-registry.md."""

@@ -1,0 +1,144 @@
+"""The Schema Registry port against a real registry: Apicurio Registry 2.4.2.Final (its Confluent-compatible API),
+built and started by the harness. What each test asserts is what that server answers; where it differs from
+Confluent (docs/schema-registry.md) the test says so, and the unit tests cover Confluent's documented answers."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from reconciler.base.secret import Secret
+from reconciler.registry.canonical import same_schema
+from reconciler.registry.http import HttpTransport
+from reconciler.registry.port import RegistryError, RestRegistryPort
+from tests.kafka.registry import SchemaRegistryServer
+
+ORDER_V1 = {"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]}
+ORDER_COMPATIBLE = {**ORDER_V1, "fields": [*ORDER_V1["fields"], {"name": "note", "type": "string", "default": ""}]}
+ORDER_INCOMPATIBLE = {**ORDER_V1, "fields": [*ORDER_V1["fields"], {"name": "amount", "type": "double"}]}
+
+
+def later() -> float:
+    return time.monotonic() + 30
+
+
+@pytest.fixture
+def port(schema_registry: SchemaRegistryServer) -> Iterator[RestRegistryPort]:
+    transport = HttpTransport([schema_registry.api_url])
+    try:
+        yield RestRegistryPort(transport)
+    finally:
+        transport.close()
+
+
+def test_register_the_same_schema_again_and_read_the_latest(port: RestRegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}orders-value"
+    first = port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    again = port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    assert again == first
+    assert port.versions(subject, deadline=later()) == (1,)
+    second = port.register(subject, json.dumps(ORDER_COMPATIBLE), schema_type="AVRO", deadline=later())
+    latest = port.latest(subject, deadline=later())
+    assert latest is not None
+    assert (latest.version, latest.id, latest.schema_type) == (2, second, "AVRO")
+    assert latest.schema == json.dumps(ORDER_COMPATIBLE)  # Apicurio keeps the text as sent
+    assert subject in port.subjects(deadline=later())
+    read = port.read_subjects([subject, f"{topic_prefix}absent"], deadline=later())
+    assert read[subject].latest == latest and read[f"{topic_prefix}absent"].latest is None
+
+
+def test_a_reformatted_schema_is_a_new_version_here(port: RestRegistryPort, topic_prefix: str) -> None:
+    # Apicurio compares the text as sent (Confluent compares the parsed schema and answers the same id): the tool
+    # must compare canonically (reconciler.registry.canonical) and not register a schema it already holds.
+    subject = f"{topic_prefix}spaced-value"
+    first = port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    spaced = port.register(subject, json.dumps(ORDER_V1, indent=2), schema_type="AVRO", deadline=later())
+    assert spaced != first
+    assert port.versions(subject, deadline=later()) == (1, 2)
+    latest = port.latest(subject, deadline=later())
+    assert latest is not None and same_schema(latest.schema, json.dumps(ORDER_V1), "AVRO")
+
+
+def test_an_incompatible_change_under_backward(port: RestRegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}orders-value"
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    port.set_compatibility("BACKWARD", subject, deadline=later())
+    assert port.compatibility(subject, deadline=later()) == "BACKWARD"
+    verdict = port.check(subject, json.dumps(ORDER_INCOMPATIBLE), schema_type="AVRO", deadline=later())
+    assert not verdict.compatible
+    assert port.check(subject, json.dumps(ORDER_COMPATIBLE), schema_type="AVRO", deadline=later()).compatible
+    every = port.check_all(subject, json.dumps(ORDER_INCOMPATIBLE), schema_type="AVRO", deadline=later())
+    assert [(c.version, c.compatible) for c in every] == [(1, False)]
+    with pytest.raises(RegistryError) as refused:
+        port.register(subject, json.dumps(ORDER_INCOMPATIBLE), schema_type="AVRO", deadline=later())
+    assert refused.value.status == 409  # Apicurio's body says error_code 0 (Confluent: 409)
+    assert port.versions(subject, deadline=later()) == (1,)
+
+
+def test_an_incompatible_json_schema_change_is_refused(port: RestRegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}events-value"
+    closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
+    port.register(subject, json.dumps(closed), schema_type="JSON", deadline=later())
+    port.set_compatibility("BACKWARD", subject, deadline=later())
+    narrowed = {**closed, "properties": {"a": {"type": "integer"}}}
+    assert not port.check(subject, json.dumps(narrowed), schema_type="JSON", deadline=later()).compatible
+    latest = port.latest(subject, deadline=later())
+    assert latest is not None and latest.schema_type == "JSON"
+
+
+def test_levels_on_this_server(port: RestRegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}levels-value"
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    global_level = port.compatibility(deadline=later())
+    assert global_level == "NONE"  # Apicurio's default (Confluent: BACKWARD)
+    assert port.compatibility(subject, deadline=later()) == global_level  # Apicurio falls back (Confluent: 40408)
+    port.set_compatibility("FULL_TRANSITIVE", subject, deadline=later())
+    assert port.compatibility(subject, deadline=later()) == "FULL_TRANSITIVE"
+    assert port.compatibility(deadline=later()) == global_level
+
+
+def test_mode_is_not_supported_here(port: RestRegistryPort) -> None:
+    features = port.features(deadline=later())
+    assert not features.mode  # Apicurio 2.4: /mode answers 404 "Operation not supported"
+    assert {"AVRO", "JSON", "PROTOBUF"} <= set(features.schema_types)
+    assert port.mode(deadline=later()) is None
+
+
+def test_soft_then_permanent_delete(port: RestRegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}gone-value"
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    assert port.delete(subject, deadline=later()) == (1,)
+    assert subject not in port.subjects(deadline=later())
+    assert subject in port.subjects(deadline=later(), deleted=True)
+    assert port.delete(subject, permanent=True, deadline=later()) == (1,)
+    assert subject not in port.subjects(deadline=later(), deleted=True)
+    assert port.latest(subject, deadline=later()) is None
+
+
+def test_permanent_delete_without_a_soft_delete_first(port: RestRegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}hard-value"
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    assert port.delete(subject, permanent=True, deadline=later()) == (1,)  # Apicurio allows it (Confluent: 40405)
+    assert subject not in port.subjects(deadline=later(), deleted=True)
+
+
+def test_credentials_never_appear_in_errors_or_counts(schema_registry: SchemaRegistryServer, topic_prefix: str) -> None:
+    password = "s3cret-Registry-pw"
+    transport = HttpTransport([schema_registry.api_url], username="svc-registry", password=Secret(password))
+    port = RestRegistryPort(transport)
+    try:
+        with pytest.raises(RegistryError) as refused:
+            port.register(f"{topic_prefix}bad", "{not json", schema_type="AVRO", deadline=later())
+        assert refused.value.status == 422
+        shown = " ".join([str(refused.value), repr(refused.value), repr(transport), json.dumps(transport.counts())])
+        assert password not in shown and "svc-registry" not in shown
+        assert transport.counts() == {"POST /subjects/{subject}/versions": 1}
+    finally:
+        transport.close()
+    unreachable = HttpTransport(["http://127.0.0.1:9"], username="svc-registry", password=Secret(password))
+    with pytest.raises(RegistryError) as lost:
+        RestRegistryPort(unreachable).latest("x", deadline=later())
+    assert "the Schema Registry could not be reached" in str(lost.value) and password not in str(lost.value)

@@ -1,0 +1,224 @@
+"""The Schema Registry port against the in-memory fake answering as Confluent documents: reads, register (the same
+schema again is the same id), checks against the latest and every version, levels, modes, soft and permanent
+deletes, bounded concurrent reads, deadlines, and error texts."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from reconciler.registry import requests as rq
+from reconciler.registry.port import RegistryError, RestRegistryPort
+from reconciler.registry.requests import Reference
+from tests.support.registry_fake import FakeRegistry
+
+V1 = json.dumps({"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]})
+V2_COMPATIBLE = json.dumps(
+    {
+        "type": "record",
+        "name": "Order",
+        "namespace": "shop",
+        "fields": [{"name": "id", "type": "long"}, {"name": "note", "type": "string", "default": ""}],
+    }
+)
+V2_INCOMPATIBLE = json.dumps(
+    {
+        "type": "record",
+        "name": "Order",
+        "namespace": "shop",
+        "fields": [{"name": "id", "type": "long"}, {"name": "amount", "type": "double"}],
+    }
+)
+
+
+def later() -> float:
+    return time.monotonic() + 30
+
+
+@pytest.fixture
+def fake() -> FakeRegistry:
+    return FakeRegistry()
+
+
+@pytest.fixture
+def port(fake: FakeRegistry) -> RestRegistryPort:
+    return RestRegistryPort(fake)
+
+
+def test_register_and_read_back_the_latest_version(port: RestRegistryPort) -> None:
+    first = port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert port.register("orders-value", V1, schema_type="AVRO", deadline=later()) == first  # the same id
+    assert port.versions("orders-value", deadline=later()) == (1,)
+    second = port.register("orders-value", V2_COMPATIBLE, schema_type="AVRO", deadline=later())
+    assert second != first
+    latest = port.latest("orders-value", deadline=later())
+    assert latest is not None
+    assert (latest.subject, latest.version, latest.id, latest.schema_type) == ("orders-value", 2, second, "AVRO")
+    assert json.loads(latest.schema) == json.loads(V2_COMPATIBLE)
+    assert port.subjects(deadline=later()) == ("orders-value",)
+
+
+def test_a_missing_subject_reads_as_none_not_an_error(port: RestRegistryPort) -> None:
+    assert port.latest("nobody", deadline=later()) is None
+    assert port.versions("nobody", deadline=later()) == ()
+
+
+def test_the_same_schema_under_another_subject_has_the_same_id(port: RestRegistryPort) -> None:
+    a = port.register("a-value", V1, schema_type="AVRO", deadline=later())
+    assert port.register("b-value", V1, schema_type="AVRO", deadline=later()) == a
+
+
+def test_an_incompatible_register_is_refused_with_409_and_the_registry_message(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    with pytest.raises(RegistryError) as caught:
+        port.register("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
+    assert (caught.value.status, caught.value.error_code) == (409, 409)
+    assert "POST /subjects/orders-value/versions: HTTP 409 (error 409): Schema being registered is incompatible" in (
+        str(caught.value)
+    )
+    assert port.versions("orders-value", deadline=later()) == (1,)
+
+
+def test_check_against_latest_and_every_version(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    verdict = port.check("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
+    assert not verdict.compatible
+    assert verdict.messages and "amount" in verdict.messages[0]
+    assert port.check("orders-value", V2_COMPATIBLE, schema_type="AVRO", deadline=later()).compatible
+    port.register("orders-value", V2_COMPATIBLE, schema_type="AVRO", deadline=later())
+    every = port.check_all("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert [c.version for c in every] == [1, 2]
+    assert [c.compatible for c in every] == [True, True]  # BACKWARD: V1 reads V2's data (note has a default)
+    port.set_compatibility("FORWARD", "orders-value", deadline=later())
+    every = port.check_all("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert [c.compatible for c in every] == [True, True]
+    port.set_compatibility("NONE", "orders-value", deadline=later())
+    assert port.check("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later()).compatible
+
+
+def test_levels_per_subject_and_global(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    assert port.compatibility(deadline=later()) == "BACKWARD"  # Confluent's global default
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert port.compatibility("orders-value", deadline=later()) is None  # 40408: none set on the subject
+    port.set_compatibility("FULL_TRANSITIVE", "orders-value", deadline=later())
+    assert port.compatibility("orders-value", deadline=later()) == "FULL_TRANSITIVE"
+    port.set_compatibility("NONE", deadline=later())
+    assert (port.compatibility(deadline=later()), fake.levels) == ("NONE", {"orders-value": "FULL_TRANSITIVE"})
+
+
+def test_mode_is_detected_and_read(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    features = port.features(deadline=later())
+    assert features.mode and set(features.schema_types) == {"AVRO", "JSON", "PROTOBUF"}
+    assert port.mode(deadline=later()) == "READWRITE"
+    assert port.mode("orders-value", deadline=later()) is None  # 40409: none set on the subject
+    port.set_mode("READONLY", "orders-value", deadline=later())
+    assert port.mode("orders-value", deadline=later()) == "READONLY"
+    with pytest.raises(RegistryError) as caught:
+        port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert caught.value.error_code == 42205
+
+
+class _NoMode(FakeRegistry):
+    """Answers ``/mode`` as Apicurio Registry 2.4 does."""
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        if request.endpoint.startswith(("GET /mode", "PUT /mode")):
+            return 404, {"error_code": 404, "message": "Operation not supported"}
+        return super().exchange(request, deadline=deadline)
+
+
+def test_a_server_without_mode_is_detected() -> None:
+    port = RestRegistryPort(_NoMode())
+    assert not port.features(deadline=later()).mode
+    assert port.mode(deadline=later()) is None
+
+
+def test_soft_delete_hides_then_permanent_delete_removes(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    with pytest.raises(RegistryError) as first:
+        port.delete("orders-value", permanent=True, deadline=later())
+    assert first.value.error_code == 40405  # Confluent: a soft delete first
+    assert port.delete("orders-value", deadline=later()) == (1,)
+    assert port.subjects(deadline=later()) == ()
+    assert port.subjects(deadline=later(), deleted=True) == ("orders-value",)
+    assert port.latest("orders-value", deadline=later()) is None
+    assert port.delete("orders-value", permanent=True, deadline=later()) == (1,)
+    assert port.subjects(deadline=later(), deleted=True) == ()
+
+
+def test_a_referenced_subject_cannot_be_deleted(port: RestRegistryPort) -> None:
+    port.register("common", V1, schema_type="AVRO", deadline=later())
+    user = json.dumps({"type": "record", "name": "Box", "fields": [{"name": "o", "type": "shop.Order"}]})
+    refs = [Reference("shop.Order", "common", 1)]
+    port.register("box-value", user, schema_type="AVRO", references=refs, deadline=later())
+    latest = port.latest("box-value", deadline=later())
+    assert latest is not None and latest.references == (Reference("shop.Order", "common", 1),)
+    with pytest.raises(RegistryError) as caught:
+        port.delete("common", deadline=later())
+    assert caught.value.error_code == 42206
+
+
+def test_read_subjects_takes_two_requests_a_subject(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    for n in range(20):
+        port.register(f"s{n:02}-value", V1, schema_type="AVRO", deadline=later())
+    port.set_compatibility("FULL", "s03-value", deadline=later())
+    before = len(fake.requests)
+    read = port.read_subjects([f"s{n:02}-value" for n in range(20)] + ["absent"], deadline=later())
+    assert len(fake.requests) - before == 2 * 21
+    assert read["s03-value"].compatibility == "FULL" and read["s04-value"].compatibility is None
+    assert read["absent"].latest is None
+    assert read["s07-value"].latest is not None and read["s07-value"].latest.version == 1
+    assert port.read_subjects([], deadline=later()) == {}
+
+
+class _Counting(FakeRegistry):
+    """Records how many requests are in flight at once (each holds on for a moment)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inflight = 0
+        self.most = 0
+        self.gate = threading.Lock()
+        self.all_in = threading.Event()
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        with self.gate:
+            self.inflight += 1
+            self.most = max(self.most, self.inflight)
+            if self.inflight == 3:
+                self.all_in.set()
+        self.all_in.wait(timeout=30)  # the first three meet here; a bound of 3 lets no fourth in meanwhile
+        try:
+            return super().exchange(request, deadline=deadline)
+        finally:
+            with self.gate:
+                self.inflight -= 1
+
+
+def test_read_subjects_runs_concurrently_within_its_bound() -> None:
+    fake = _Counting()
+    fake.all_in.set()
+    port = RestRegistryPort(fake)
+    for n in range(12):
+        port.register(f"s{n}", V1, schema_type="AVRO", deadline=later())
+    fake.all_in.clear()
+    fake.most = 0
+    port.read_subjects([f"s{n}" for n in range(12)], deadline=later(), concurrency=3)
+    assert fake.most == 3
+
+
+def test_no_request_goes_out_after_the_deadline(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    with pytest.raises(RegistryError, match="deadline"):
+        port.latest("orders-value", deadline=time.monotonic() - 1)
+    assert fake.requests == []
+
+
+def test_errors_name_the_decoded_subject_and_the_registry_message(port: RestRegistryPort) -> None:
+    with pytest.raises(RegistryError) as caught:
+        port.register("team/orders", "{not json", schema_type="AVRO", deadline=later())
+    assert str(caught.value).startswith("POST /subjects/team/orders/versions: HTTP 422 (error 42201): Invalid schema")
+    assert caught.value.status == 422
