@@ -13,7 +13,7 @@ import pytest
 from reconciler.base.secret import Secret
 from reconciler.registry.canonical import same_schema
 from reconciler.registry.http import HttpTransport
-from reconciler.registry.port import RegistryError, RestRegistryPort
+from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from tests.kafka.registry import SchemaRegistryServer
 
 ORDER_V1 = {"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]}
@@ -26,7 +26,7 @@ def later() -> float:
 
 
 @pytest.fixture
-def port(schema_registry: SchemaRegistryServer) -> Iterator[RestRegistryPort]:
+def port(schema_registry: SchemaRegistryServer) -> Iterator[RegistryPort]:
     transport = HttpTransport([schema_registry.api_url])
     try:
         yield RestRegistryPort(transport)
@@ -34,7 +34,7 @@ def port(schema_registry: SchemaRegistryServer) -> Iterator[RestRegistryPort]:
         transport.close()
 
 
-def test_register_the_same_schema_again_and_read_the_latest(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_register_the_same_schema_again_and_read_the_latest(port: RegistryPort, topic_prefix: str) -> None:
     subject = f"{topic_prefix}orders-value"
     first = port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
     again = port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
@@ -50,7 +50,7 @@ def test_register_the_same_schema_again_and_read_the_latest(port: RestRegistryPo
     assert read[subject].latest == latest and read[f"{topic_prefix}absent"].latest is None
 
 
-def test_a_reformatted_schema_is_a_new_version_here(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_a_reformatted_schema_is_a_new_version_here(port: RegistryPort, topic_prefix: str) -> None:
     # Apicurio compares the text as sent (Confluent compares the parsed schema and answers the same id): the tool
     # must compare canonically (reconciler.registry.canonical) and not register a schema it already holds.
     subject = f"{topic_prefix}spaced-value"
@@ -62,7 +62,7 @@ def test_a_reformatted_schema_is_a_new_version_here(port: RestRegistryPort, topi
     assert latest is not None and same_schema(latest.schema, json.dumps(ORDER_V1), "AVRO")
 
 
-def test_an_incompatible_change_under_backward(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_an_incompatible_change_under_backward(port: RegistryPort, topic_prefix: str) -> None:
     subject = f"{topic_prefix}orders-value"
     port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
     port.set_compatibility("BACKWARD", subject, deadline=later())
@@ -78,7 +78,7 @@ def test_an_incompatible_change_under_backward(port: RestRegistryPort, topic_pre
     assert port.versions(subject, deadline=later()) == (1,)
 
 
-def test_an_incompatible_json_schema_change_is_refused(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_an_incompatible_json_schema_change_is_refused(port: RegistryPort, topic_prefix: str) -> None:
     subject = f"{topic_prefix}events-value"
     closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
     port.register(subject, json.dumps(closed), schema_type="JSON", deadline=later())
@@ -89,7 +89,7 @@ def test_an_incompatible_json_schema_change_is_refused(port: RestRegistryPort, t
     assert latest is not None and latest.schema_type == "JSON"
 
 
-def test_levels_on_this_server(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_levels_on_this_server(port: RegistryPort, topic_prefix: str) -> None:
     subject = f"{topic_prefix}levels-value"
     port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
     global_level = port.compatibility(deadline=later())
@@ -100,14 +100,14 @@ def test_levels_on_this_server(port: RestRegistryPort, topic_prefix: str) -> Non
     assert port.compatibility(deadline=later()) == global_level
 
 
-def test_mode_is_not_supported_here(port: RestRegistryPort) -> None:
+def test_mode_is_not_supported_here(port: RegistryPort) -> None:
     features = port.features(deadline=later())
     assert not features.mode  # Apicurio 2.4: /mode answers 404 "Operation not supported"
     assert {"AVRO", "JSON", "PROTOBUF"} <= set(features.schema_types)
     assert port.mode(deadline=later()) is None
 
 
-def test_soft_then_permanent_delete(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_soft_then_permanent_delete(port: RegistryPort, topic_prefix: str) -> None:
     subject = f"{topic_prefix}gone-value"
     port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
     assert port.delete(subject, deadline=later()) == (1,)
@@ -118,7 +118,7 @@ def test_soft_then_permanent_delete(port: RestRegistryPort, topic_prefix: str) -
     assert port.latest(subject, deadline=later()) is None
 
 
-def test_permanent_delete_without_a_soft_delete_first(port: RestRegistryPort, topic_prefix: str) -> None:
+def test_permanent_delete_without_a_soft_delete_first(port: RegistryPort, topic_prefix: str) -> None:
     subject = f"{topic_prefix}hard-value"
     port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
     assert port.delete(subject, permanent=True, deadline=later()) == (1,)  # Apicurio allows it (Confluent: 40405)

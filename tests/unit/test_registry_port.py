@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from reconciler.registry import requests as rq
-from reconciler.registry.port import RegistryError, RestRegistryPort
+from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry.requests import Reference
 from tests.support.registry_fake import FakeRegistry
 
@@ -45,11 +45,11 @@ def fake() -> FakeRegistry:
 
 
 @pytest.fixture
-def port(fake: FakeRegistry) -> RestRegistryPort:
+def port(fake: FakeRegistry) -> RegistryPort:
     return RestRegistryPort(fake)
 
 
-def test_register_and_read_back_the_latest_version(port: RestRegistryPort) -> None:
+def test_register_and_read_back_the_latest_version(port: RegistryPort) -> None:
     first = port.register("orders-value", V1, schema_type="AVRO", deadline=later())
     assert port.register("orders-value", V1, schema_type="AVRO", deadline=later()) == first  # the same id
     assert port.versions("orders-value", deadline=later()) == (1,)
@@ -62,17 +62,17 @@ def test_register_and_read_back_the_latest_version(port: RestRegistryPort) -> No
     assert port.subjects(deadline=later()) == ("orders-value",)
 
 
-def test_a_missing_subject_reads_as_none_not_an_error(port: RestRegistryPort) -> None:
+def test_a_missing_subject_reads_as_none_not_an_error(port: RegistryPort) -> None:
     assert port.latest("nobody", deadline=later()) is None
     assert port.versions("nobody", deadline=later()) == ()
 
 
-def test_the_same_schema_under_another_subject_has_the_same_id(port: RestRegistryPort) -> None:
+def test_the_same_schema_under_another_subject_has_the_same_id(port: RegistryPort) -> None:
     a = port.register("a-value", V1, schema_type="AVRO", deadline=later())
     assert port.register("b-value", V1, schema_type="AVRO", deadline=later()) == a
 
 
-def test_an_incompatible_register_is_refused_with_409_and_the_registry_message(port: RestRegistryPort) -> None:
+def test_an_incompatible_register_is_refused_with_409_and_the_registry_message(port: RegistryPort) -> None:
     port.register("orders-value", V1, schema_type="AVRO", deadline=later())
     with pytest.raises(RegistryError) as caught:
         port.register("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
@@ -83,7 +83,7 @@ def test_an_incompatible_register_is_refused_with_409_and_the_registry_message(p
     assert port.versions("orders-value", deadline=later()) == (1,)
 
 
-def test_check_against_latest_and_every_version(port: RestRegistryPort) -> None:
+def test_check_against_latest_and_every_version(port: RegistryPort) -> None:
     port.register("orders-value", V1, schema_type="AVRO", deadline=later())
     verdict = port.check("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
     assert not verdict.compatible
@@ -100,7 +100,7 @@ def test_check_against_latest_and_every_version(port: RestRegistryPort) -> None:
     assert port.check("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later()).compatible
 
 
-def test_levels_per_subject_and_global(port: RestRegistryPort, fake: FakeRegistry) -> None:
+def test_levels_per_subject_and_global(port: RegistryPort, fake: FakeRegistry) -> None:
     assert port.compatibility(deadline=later()) == "BACKWARD"  # Confluent's global default
     port.register("orders-value", V1, schema_type="AVRO", deadline=later())
     assert port.compatibility("orders-value", deadline=later()) is None  # 40408: none set on the subject
@@ -110,7 +110,7 @@ def test_levels_per_subject_and_global(port: RestRegistryPort, fake: FakeRegistr
     assert (port.compatibility(deadline=later()), fake.levels) == ("NONE", {"orders-value": "FULL_TRANSITIVE"})
 
 
-def test_mode_is_detected_and_read(port: RestRegistryPort, fake: FakeRegistry) -> None:
+def test_mode_is_detected_and_read(port: RegistryPort, fake: FakeRegistry) -> None:
     features = port.features(deadline=later())
     assert features.mode and set(features.schema_types) == {"AVRO", "JSON", "PROTOBUF"}
     assert port.mode(deadline=later()) == "READWRITE"
@@ -137,7 +137,7 @@ def test_a_server_without_mode_is_detected() -> None:
     assert port.mode(deadline=later()) is None
 
 
-def test_soft_delete_hides_then_permanent_delete_removes(port: RestRegistryPort) -> None:
+def test_soft_delete_hides_then_permanent_delete_removes(port: RegistryPort) -> None:
     port.register("orders-value", V1, schema_type="AVRO", deadline=later())
     with pytest.raises(RegistryError) as first:
         port.delete("orders-value", permanent=True, deadline=later())
@@ -150,7 +150,7 @@ def test_soft_delete_hides_then_permanent_delete_removes(port: RestRegistryPort)
     assert port.subjects(deadline=later(), deleted=True) == ()
 
 
-def test_a_referenced_subject_cannot_be_deleted(port: RestRegistryPort) -> None:
+def test_a_referenced_subject_cannot_be_deleted(port: RegistryPort) -> None:
     port.register("common", V1, schema_type="AVRO", deadline=later())
     user = json.dumps({"type": "record", "name": "Box", "fields": [{"name": "o", "type": "shop.Order"}]})
     refs = [Reference("shop.Order", "common", 1)]
@@ -162,7 +162,7 @@ def test_a_referenced_subject_cannot_be_deleted(port: RestRegistryPort) -> None:
     assert caught.value.error_code == 42206
 
 
-def test_read_subjects_takes_two_requests_a_subject(port: RestRegistryPort, fake: FakeRegistry) -> None:
+def test_read_subjects_takes_two_requests_a_subject(port: RegistryPort, fake: FakeRegistry) -> None:
     for n in range(20):
         port.register(f"s{n:02}-value", V1, schema_type="AVRO", deadline=later())
     port.set_compatibility("FULL", "s03-value", deadline=later())
@@ -211,13 +211,13 @@ def test_read_subjects_runs_concurrently_within_its_bound() -> None:
     assert fake.most == 3
 
 
-def test_no_request_goes_out_after_the_deadline(port: RestRegistryPort, fake: FakeRegistry) -> None:
+def test_no_request_goes_out_after_the_deadline(port: RegistryPort, fake: FakeRegistry) -> None:
     with pytest.raises(RegistryError, match="deadline"):
         port.latest("orders-value", deadline=time.monotonic() - 1)
     assert fake.requests == []
 
 
-def test_errors_name_the_decoded_subject_and_the_registry_message(port: RestRegistryPort) -> None:
+def test_errors_name_the_decoded_subject_and_the_registry_message(port: RegistryPort) -> None:
     with pytest.raises(RegistryError) as caught:
         port.register("team/orders", "{not json", schema_type="AVRO", deadline=later())
     assert str(caught.value).startswith("POST /subjects/team/orders/versions: HTTP 422 (error 42201): Invalid schema")
