@@ -147,3 +147,30 @@ def test_connector_rows_hold_digests_and_references_never_a_secret(tmp_path: Pat
     digest = connect_secrets.digest("sink-orders", "connection.password", SECRET)
     assert ("connector", "sink-orders", "configs.connection.password", digest) in have
     assert all(SECRET not in str(v) for *_, v in [*want, *have])
+
+
+def test_declared_offsets_plugin_versions_and_current_offsets_cross_the_fleet_rows_unchanged() -> None:
+    from reconciler.fleet import connector_rows
+    from reconciler.model import connector_offsets
+    from reconciler.model import desired as d
+
+    offsets = connector_offsets.declared([({"kafka_topic": "t", "kafka_partition": 0}, {"kafka_offset": 5})])
+    config = {"connector.class": "X", "tasks.max": "1", connector_offsets.RECORD_KEY: connector_offsets.digest(offsets)}
+    wanted = d.DesiredState(connectors={"a": d.DesiredConnector("a", config, offsets=offsets)})
+    section: dict[str, dict[str, str | None]] = {}
+    for _kind, name, attribute, value in connector_rows.desired_rows(wanted):
+        section.setdefault(name, {})[attribute] = value
+    assert connector_rows.rebuild_desired(section) == dict(wanted.connectors)
+
+    connect = s.ConnectState(
+        url="http://c:8083",
+        connectors={"a": s.ConnectorState("a", {"connector.class": "X"}, "RUNNING", ())},
+        plugins=("X",),
+        plugin_versions={"X": ("1.0", "2.0")},
+        current_offsets={"a": (('{"kafka_partition": 0, "kafka_topic": "t"}', '{"kafka_offset": 9}'),)},
+    )
+    live: dict[str, dict[str, str | None]] = {}
+    for _kind, name, attribute, value in connector_rows.live_rows(connect):
+        live.setdefault(name, {})[attribute] = value
+    meta = json.loads(json.dumps(connector_rows.meta(connect)))  # as a fleet file holds it
+    assert connector_rows.rebuild_live(meta, live) == connect
