@@ -105,6 +105,8 @@ class RegistryPort(Protocol):
         self, subjects: Iterable[str], *, deadline: float, concurrency: int = READ_CONCURRENCY
     ) -> dict[str, SubjectState]: ...
 
+    def referenced_by(self, subject: str, version: int, *, deadline: float) -> tuple[int, ...]: ...
+
     def compatibility(self, subject: str | None = None, *, deadline: float) -> str | None: ...
 
     def mode(self, subject: str | None = None, *, deadline: float) -> str | None: ...
@@ -205,6 +207,13 @@ class RestRegistryPort:
             finally:
                 for future in futures:
                     future.cancel()
+
+    def referenced_by(self, subject: str, version: int, *, deadline: float) -> tuple[int, ...]:
+        """The ids of the schemas that reference ``version`` of ``subject`` (empty: none, or no such version).
+        Apicurio 2.4 soft-deletes a referenced subject (Confluent refuses, 42206): a delete must ask this first."""
+        missing = (SUBJECT_NOT_FOUND, VERSION_NOT_FOUND)
+        answer = self._call(rq.referenced_by(subject, version), deadline=deadline, missing=missing)
+        return tuple(sorted(int(i) for i in answer or ()))
 
     def compatibility(self, subject: str | None = None, *, deadline: float) -> str | None:
         """The level set on ``subject`` (``None``: none set, Confluent's 40408), or the global level. Apicurio

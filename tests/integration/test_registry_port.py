@@ -14,6 +14,7 @@ from reconciler.base.secret import Secret
 from reconciler.registry.canonical import same_schema
 from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
+from reconciler.registry.requests import Reference
 from tests.kafka.registry import SchemaRegistryServer
 
 ORDER_V1 = {"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]}
@@ -116,6 +117,26 @@ def test_soft_then_permanent_delete(port: RegistryPort, topic_prefix: str) -> No
     assert port.delete(subject, permanent=True, deadline=later()) == (1,)
     assert subject not in port.subjects(deadline=later(), deleted=True)
     assert port.latest(subject, deadline=later()) is None
+
+
+def test_a_soft_deleted_subject_still_lists_its_versions_here(port: RegistryPort, topic_prefix: str) -> None:
+    subject = f"{topic_prefix}listed-value"
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    port.delete(subject, deadline=later())
+    assert port.latest(subject, deadline=later()) is None
+    assert port.versions(subject, deadline=later()) == (1,)  # Apicurio (Confluent: 40401, no versions)
+
+
+def test_references_and_a_referenced_subject_deleted_here(port: RegistryPort, topic_prefix: str) -> None:
+    common, box = f"{topic_prefix}common", f"{topic_prefix}box-value"
+    port.register(common, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    user = {"type": "record", "name": "Box", "fields": [{"name": "o", "type": "shop.Order"}]}
+    refs = [Reference("shop.Order", common, 1)]
+    box_id = port.register(box, json.dumps(user), schema_type="AVRO", references=refs, deadline=later())
+    latest = port.latest(box, deadline=later())
+    assert latest is not None and latest.references == tuple(refs)
+    assert port.referenced_by(common, 1, deadline=later()) == (box_id,)
+    assert port.delete(common, deadline=later()) == (1,)  # Apicurio allows it (Confluent: 42206): ask first
 
 
 def test_permanent_delete_without_a_soft_delete_first(port: RegistryPort, topic_prefix: str) -> None:

@@ -281,6 +281,20 @@ def _delete_subject(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body:
     return 200, [v.version for v in live]
 
 
+def _referenced_by(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body: Any) -> tuple[int, Any]:
+    found = r._find(n["subject"], n["version"], deleted=False)
+    if isinstance(found, tuple):
+        return found
+    wanted = {"subject": n["subject"], "version": found.version}
+    return 200, sorted(
+        v.id
+        for versions in r.subjects.values()
+        for v in versions
+        if not v.deleted
+        and any({"subject": x["subject"], "version": x["version"]} == wanted for x in r.schemas[v.id]["references"])
+    )
+
+
 def _types(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body: Any) -> tuple[int, Any]:
     return 200, ["JSON", "PROTOBUF", "AVRO"]
 
@@ -302,4 +316,5 @@ _ROUTES = {
     "PUT /mode/{subject}": _put_mode,
     "DELETE /subjects/{subject}": _delete_subject,
     "GET /schemas/types": _types,
+    "GET /subjects/{subject}/versions/{version}/referencedby": _referenced_by,
 }

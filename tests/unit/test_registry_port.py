@@ -157,6 +157,10 @@ def test_a_referenced_subject_cannot_be_deleted(port: RegistryPort) -> None:
     port.register("box-value", user, schema_type="AVRO", references=refs, deadline=later())
     latest = port.latest("box-value", deadline=later())
     assert latest is not None and latest.references == (Reference("shop.Order", "common", 1),)
+    box = port.latest("box-value", deadline=later())
+    assert box is not None and port.referenced_by("common", 1, deadline=later()) == (box.id,)
+    assert port.referenced_by("box-value", 1, deadline=later()) == ()
+    assert port.referenced_by("nobody", 1, deadline=later()) == ()
     with pytest.raises(RegistryError) as caught:
         port.delete("common", deadline=later())
     assert caught.value.error_code == 42206
