@@ -110,9 +110,11 @@ def test_apply_timeout_is_a_deadline_on_a_network_that_answers_slowly(
     clean_proxy.set()
     exists = set(topics_state(behind_proxy, topic_prefix))
     for name, outcome in outcomes(report).items():
-        assert outcome in ("applied", "unknown", "failed"), (name, outcome)
+        assert outcome in ("applied", "unknown", "failed", "not sent"), (name, outcome)
         if outcome == "applied":
             assert name in exists, name  # what the report calls applied is on the cluster
+        if outcome == "not sent":  # planning under load left no time to write: nothing was sent
+            assert name not in exists, name
     assert plan_is_clean(clean_proxy, path) == (exists == set(outcomes(report)))
 
 
