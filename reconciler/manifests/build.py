@@ -14,18 +14,7 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import (
-    connector_grants,
-    connectors,
-    entities,
-    loader,
-    models,
-    profiles,
-    roles,
-    rules,
-    topics,
-    yamlio,
-)
+from reconciler.manifests import entities, loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
@@ -290,6 +279,9 @@ class Builder:
         self.brokers[broker] = desired.DesiredBrokerConfig(broker=broker, configs=out, source=source(doc))
 
     def add_connector(self, doc: loader.Document) -> None:
+        # Imported with the first Connector document: a tree without one (most pre-commit runs) never loads them.
+        from reconciler.manifests import connector_grants, connectors
+
         found = connectors.build(doc, self.error)
         derived = connector_grants.derive(doc, self._workers, self.error)
         if found is not None:

@@ -21,7 +21,7 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import depth, hints, models, yamlio
+from reconciler.manifests import depth, models, yamlio
 from reconciler.model import configs
 from reconciler.model.kinds import Manifest
 
@@ -220,6 +220,8 @@ def validate(raw: yamlio.RawDocument, kind: str, name: str, diags: list[errors.D
     secret_field = INLINE_SECRETS.get(kind)
     spec = data.get("spec")
     if secret_field and isinstance(spec, dict) and secret_field in spec:
+        from reconciler.manifests import hints  # error paths only: a valid tree never reads the hints
+
         message, hint = hints.password_hint(spec[secret_field])
         diags.append(raw.diagnostic(("spec", secret_field), message, hint=hint, key=True))
         data = {**data, "spec": {k: v for k, v in spec.items() if k != secret_field}}
@@ -307,6 +309,8 @@ def _one(raw: yamlio.RawDocument, kind: str, path: tuple[Any, ...], err: Mapping
     if kind_of == "missing":
         return raw.diagnostic(path[:-1], f"missing required field {path[-1]!r}", key=True)
     if kind_of == "extra_forbidden":
+        from reconciler.manifests import hints
+
         hint = hints.unknown_field_hint(kind, path, _vocabulary(kind))
         return raw.diagnostic(path, f"unknown field {path[-1]!r}", key=True, hint=hint)
     field = next((str(p) for p in reversed(path) if isinstance(p, str)), "value")

@@ -111,13 +111,10 @@ VALIDATE_MODULES = [
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",
-    "reconciler.manifests.connector_grants",  # a Connector's ACLs from its ConnectWorker grant
-    "reconciler.manifests.connector_spec",  # Connector documents
-    "reconciler.manifests.connectors",
+    "reconciler.manifests.connector_spec",  # the Connector document's model (the connectors' build code is not read)
     "reconciler.manifests.depth",
     "reconciler.manifests.entities",
     "reconciler.manifests.fields",
-    "reconciler.manifests.hints",
     "reconciler.manifests.loader",
     "reconciler.manifests.models",
     "reconciler.manifests.plainyaml",
@@ -143,6 +140,20 @@ def test_validate_imports_the_manifest_code_and_nothing_of_the_live_state_or_the
     assert code == 0 and stdout.startswith("valid: ")
     assert ours(modules) == sorted(VALIDATE_MODULES)
     assert imported(modules, ("importlib.metadata", "email", "zipfile", "csv")) == []
+
+
+# What only a Connector document needs: its desired state and the ACLs its worker grant derives.
+CONNECTOR_BUILD = ("reconciler.manifests.connectors", "reconciler.manifests.connector_grants")
+
+
+def test_validate_reads_the_connector_build_code_only_for_a_tree_with_connectors() -> None:
+    """Regression: every validate imported the connectors' build and grant code, Connector documents or not."""
+    code, modules, _ = run_cli("validate", str(EXAMPLES))
+    assert code == 0
+    assert imported(modules, CONNECTOR_BUILD) == []
+    code, modules, stdout = run_cli("validate", str(EXAMPLES.parent / "connect"))
+    assert code == 0 and "2 connectors" in stdout
+    assert imported(modules, CONNECTOR_BUILD) == sorted(CONNECTOR_BUILD)
 
 
 def test_version_works_as_module_and_script() -> None:
