@@ -13,10 +13,8 @@ seconds instead of Connect's default five minutes.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -29,6 +27,7 @@ from tests.kafka import dist
 from tests.kafka.cluster import free_ports
 from tests.kafka.dist import CACHE_ROOT, HarnessError, KafkaDistribution, _locked, _read_cache
 from tests.kafka.node import JVM_OPTIONS, spawn
+from tests.kafka.process import ServerProcess
 
 CONNECT_VERSION = "4.3.1"
 HERE = Path(__file__).resolve().parent
@@ -70,7 +69,7 @@ def _download(*, version: str, target: Path, cache_root: Path) -> None:
     )
 
 
-class ConnectWorker:
+class ConnectWorker(ServerProcess):
     """One distributed worker; ``url`` is its REST address. ``start``/``stop``/``kill`` may be called repeatedly."""
 
     def __init__(
@@ -103,10 +102,6 @@ class ConnectWorker:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
 
     def properties(self) -> dict[str, str]:
         prefix = f"{self.group_id}-"
@@ -206,35 +201,3 @@ class ConnectWorker:
         with urllib.request.urlopen(request, timeout=30) as response:
             raw = response.read()
         return json.loads(raw) if raw else None
-
-    def stop(self, *, timeout: float = 30.0) -> None:
-        """Graceful shutdown (SIGTERM), SIGKILL after ``timeout`` seconds."""
-        if not self.running:
-            return
-        self._signal(signal.SIGTERM)
-        try:
-            assert self.process is not None
-            self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-
-    def kill(self) -> None:
-        """Hard crash: SIGKILL the worker's process group."""
-        if self.running:
-            self._signal(signal.SIGKILL)
-            assert self.process is not None
-            self.process.wait(timeout=30)
-
-    def close(self) -> None:
-        self.stop()
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except FileNotFoundError:
-            return "(no log written)"
-
-    def _signal(self, sig: signal.Signals) -> None:
-        assert self.process is not None
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, sig)

@@ -11,15 +11,13 @@ URL (``KAFKA_CONNECT_URL`` for the tool); it does nothing if that worker is alre
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
-import time
 from pathlib import Path
 
 from tests.kafka.connect import MAIN_CLASS, ConnectWorker
 from tests.kafka.dist import REPO_ROOT, HarnessError
+from tests.kafka.process import stop_group
 
 DEFAULT_DIR = REPO_ROOT / ".cache" / "connect-run"
 PID_FILE = "connect.pid"
@@ -59,14 +57,7 @@ def down(*, workdir: Path, timeout: float = 30.0) -> int:
     if pid is None:
         print("Kafka Connect is not running")
     else:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while _running(workdir) is not None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _running(workdir) is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
+        stop_group(pid, alive=lambda: _running(workdir) is not None, timeout=timeout)
         print(f"Kafka Connect (pid {pid}) stopped")
     (workdir / PID_FILE).unlink(missing_ok=True)
     return 0

@@ -14,15 +14,13 @@ ZooKeeper server.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
-import signal
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
+from tests.kafka import process
 from tests.kafka.cluster import port_open
 from tests.kafka.dist import REPO_ROOT, HarnessError, selected_version
 from tests.kafka.kinds import single_node
@@ -53,20 +51,6 @@ def _running_zookeeper(workdir: Path) -> int | None:
         return None
     data = str(workdir.resolve() / "zookeeper" / "data").encode()
     return pid if b"org.apache.zookeeper.server.ZooKeeperServerMain" in cmdline and data in cmdline else None
-
-
-def _stop_group(pid: int, *, alive: Callable[[], bool], timeout: float) -> None:
-    """SIGTERM the process group of ``pid``, wait until ``alive()`` is false, SIGKILL it after ``timeout``."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while alive() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    if alive():
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-        while alive() and time.monotonic() < deadline + 10:
-            time.sleep(0.2)
 
 
 def up(*, port: int, workdir: Path, version: str) -> int:
@@ -103,10 +87,10 @@ def down(*, workdir: Path, timeout: float = 30.0) -> int:
         (workdir / ZK_PID_FILE).unlink(missing_ok=True)
         return 0
     if pid is not None:  # the broker first, so it leaves ZooKeeper cleanly
-        _stop_group(pid, alive=lambda: _running_pid(workdir) is not None, timeout=timeout)
+        process.stop_group(pid, alive=lambda: _running_pid(workdir) is not None, timeout=timeout)
         print(f"Kafka (pid {pid}) stopped")
     if zookeeper is not None:
-        _stop_group(zookeeper, alive=lambda: _running_zookeeper(workdir) is not None, timeout=timeout)
+        process.stop_group(zookeeper, alive=lambda: _running_zookeeper(workdir) is not None, timeout=timeout)
         print(f"ZooKeeper (pid {zookeeper}) stopped")
     (workdir / PID_FILE).unlink(missing_ok=True)
     (workdir / ZK_PID_FILE).unlink(missing_ok=True)

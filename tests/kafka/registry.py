@@ -17,11 +17,9 @@ The JVM flags (a 512 MB heap, the serial collector, C1 only) halve the start on 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -32,6 +30,7 @@ from pathlib import Path
 from tests.kafka.cluster import free_ports
 from tests.kafka.dist import CACHE_ROOT, HarnessError, _locked
 from tests.kafka.node import spawn
+from tests.kafka.process import ServerProcess
 
 REGISTRY_VERSION = "2.4.2.Final"
 HERE = Path(__file__).resolve().parent
@@ -109,7 +108,7 @@ def _build(*, target: Path, cache_root: Path, digest: str) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-class SchemaRegistryServer:
+class SchemaRegistryServer(ServerProcess):
     """One Apicurio Registry process; ``api_url`` is its Confluent-compatible API. ``start``/``stop`` may repeat."""
 
     def __init__(
@@ -137,10 +136,6 @@ class SchemaRegistryServer:
     @property
     def api_url(self) -> str:
         return self.url + API_PATH
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
 
     def command(self) -> list[str]:
         host = ["-Dquarkus.http.host=127.0.0.1", f"-Dquarkus.http.port={self.port}"]
@@ -184,34 +179,3 @@ class SchemaRegistryServer:
         except (FileNotFoundError, ProcessLookupError):
             return None
         return None
-
-    def stop(self, *, timeout: float = 30.0) -> None:
-        """Graceful shutdown (SIGTERM), SIGKILL after ``timeout`` seconds."""
-        if not self.running:
-            return
-        self._signal(signal.SIGTERM)
-        try:
-            assert self.process is not None
-            self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill()
-
-    def kill(self) -> None:
-        if self.running:
-            self._signal(signal.SIGKILL)
-            assert self.process is not None
-            self.process.wait(timeout=30)
-
-    def close(self) -> None:
-        self.stop()
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except FileNotFoundError:
-            return "(no log written)"
-
-    def _signal(self, sig: signal.Signals) -> None:
-        assert self.process is not None
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, sig)

@@ -11,14 +11,12 @@ of its Confluent-compatible API; it does nothing if that server is already runni
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
-import time
 from pathlib import Path
 
 from tests.kafka.dist import REPO_ROOT, HarnessError
+from tests.kafka.process import stop_group
 from tests.kafka.registry import RUNNER, SchemaRegistryServer
 
 DEFAULT_DIR = REPO_ROOT / ".cache" / "registry-run"
@@ -60,14 +58,7 @@ def down(*, workdir: Path, timeout: float = 30.0) -> int:
     if pid is None:
         print("The Schema Registry is not running")
     else:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while _running(workdir) is not None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _running(workdir) is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
+        stop_group(pid, alive=lambda: _running(workdir) is not None, timeout=timeout)
         print(f"The Schema Registry (pid {pid}) stopped")
     (workdir / PID_FILE).unlink(missing_ok=True)
     return 0
