@@ -254,7 +254,7 @@ def _apply_one(
         if connect is not None:
             connect.client.close()
     path = out_dir / name / APPLY_REPORT
-    fileio.write_private_file(path, report.to_json())
+    fileio.write_file(path, report.to_json())  # a report: nothing secret in it, so the umask decides
     failed = report.failed()
     reason = None
     if report.exit_code:
@@ -368,6 +368,6 @@ def _run(
     ordered = tuple(results[i.spec.name] for i in items)
     seconds = time.monotonic() - clock
     doc = _summary(ordered, plan_run=found, started_at=started_at, seconds=seconds, dry_run=dry_run)
-    fileio.write_private_file(out_dir / APPLY_SUMMARY, json.dumps(doc, indent=2) + "\n")
+    fileio.write_file(out_dir / APPLY_SUMMARY, json.dumps(doc, indent=2) + "\n")
     report_html.rewrite_after_apply(out_dir, doc)  # the apply results beside the plans
     return FleetApplyResult(run_id=found, clusters=ordered, summary=doc, seconds=seconds, dry_run=dry_run)

@@ -8,7 +8,9 @@ real clusters is tests/integration/test_fleet_apply.py.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -71,6 +73,22 @@ def test_nothing_applicable_is_a_partial_run_with_a_summary(fleet_dir: Path) -> 
         "ap-1": "not-applied",
     }
     assert not list(out.glob("*/apply-report.json"))
+
+
+def test_the_apply_summary_follows_the_umask_like_the_plan_run_s_summary(fleet_dir: Path) -> None:
+    """Regression: apply-summary.json was written 0600 like a plan, though nothing in it is secret."""
+    out = fleet_dir / "out"
+    run_fleet_plan(load_fleet(fleet_dir / "fleet.yaml", env={}), out_dir=out, env={})
+    before = os.umask(0o022)
+    try:
+        result = CliRunner().invoke(
+            app, ["fleet", "apply", str(fleet_dir / "fleet.yaml"), "--plans", str(out), "--auto-approve"]
+        )
+    finally:
+        os.umask(before)
+    assert result.exit_code == 3, result.output
+    assert stat.S_IMODE((out / "apply-summary.json").stat().st_mode) == 0o644
+    assert stat.S_IMODE((out / "eu-1" / "plan.json").stat().st_mode) == 0o600  # a plan stays user-only
 
 
 def test_a_wrong_run_id_is_an_error_before_anything(fleet_dir: Path) -> None:
