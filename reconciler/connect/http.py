@@ -74,14 +74,19 @@ class ConnectClient:
         password: Secret | None = None,
         ssl_context: ssl.SSLContext | None = None,
         request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+        service: str = "Kafka Connect",
+        cluster: str = "the Connect cluster",
     ) -> None:
+        """``service`` names the server in errors ("Kafka Connect could not be reached"), ``cluster`` in its
+        configuration errors: another REST API on this client (``reconciler.registry.http``) names its own."""
         if not urls:
-            raise errors.ConfigError("the Connect cluster has no REST URL")
+            raise errors.ConfigError(f"{cluster} has no REST URL")
         self.urls = tuple(u.rstrip("/") for u in urls)
         for url in self.urls:
             parts = urllib.parse.urlsplit(url)
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise errors.ConfigError(f"Connect REST URL {url!r} is not http(s)://host:port")
+                raise errors.ConfigError(f"{cluster}'s REST URL {url!r} is not http(s)://host:port")
+        self.service = service
         self._auth = None
         if username is not None and password is not None:
             token = base64.b64encode(f"{username}:{password.reveal()}".encode()).decode()
@@ -112,7 +117,7 @@ class ConnectClient:
     def exchange(self, method: str, path: str, body: Any = None, *, deadline: float) -> tuple[int, Any]:
         """One request bounded, counted and failed over as ``request`` sends it, without its 409 retry or status
         check: the HTTP status and decoded answer, for a REST API that answers its errors in the body (the Schema
-        Registry port, ``reconciler.registry.http``). The errors raised say "Kafka Connect"; that caller rewords."""
+        Registry port, ``reconciler.registry.http``). The errors raised name the client's ``service``."""
         return self._send(method, path, body, deadline=deadline)
 
     def _send(self, method: str, path: str, body: Any, *, deadline: float) -> tuple[int, Any]:
@@ -157,11 +162,11 @@ class ConnectClient:
         where = f"{method} {_path_only(path)}"
         if last is None:
             raise ConnectError(
-                f"{where}: the deadline passed before Kafka Connect answered", answer_lost=lost, sent=sent
+                f"{where}: the deadline passed before {self.service} answered", answer_lost=lost, sent=sent
             )
         if lost and method != "GET":  # a write may have been carried out: the error must not say otherwise
-            raise ConnectError(f"{where}: sent, but Kafka Connect's answer was lost ({last})", answer_lost=True)
-        raise ConnectError(f"{where}: Kafka Connect could not be reached ({last})", answer_lost=lost, sent=sent)
+            raise ConnectError(f"{where}: sent, but {self.service}'s answer was lost ({last})", answer_lost=True)
+        raise ConnectError(f"{where}: {self.service} could not be reached ({last})", answer_lost=lost, sent=sent)
 
     def _exchange(
         self,

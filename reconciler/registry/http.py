@@ -37,7 +37,13 @@ class HttpTransport:
         request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
     ) -> None:
         self._client = ConnectClient(
-            urls, username=username, password=password, ssl_context=ssl_context, request_timeout_s=request_timeout_s
+            urls,
+            username=username,
+            password=password,
+            ssl_context=ssl_context,
+            request_timeout_s=request_timeout_s,
+            service=SERVICE,
+            cluster=SERVICE,
         )
         self.urls = self._client.urls
         self._lock = threading.Lock()
@@ -60,8 +66,7 @@ class HttpTransport:
         try:
             return self._client.exchange(request.method, request.path, request.body, deadline=deadline)
         except ConnectError as exc:
-            message = str(exc).replace("Kafka Connect's", f"{SERVICE}'s").replace("Kafka Connect", SERVICE)
-            raise RegistryError(message, status=exc.status, answer_lost=exc.answer_lost) from None
+            raise RegistryError(str(exc), status=exc.status, answer_lost=exc.answer_lost) from None
 
     def close(self) -> None:
         self._client.close()

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from reconciler.base import errors
 from reconciler.registry import requests as rq
+from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry.requests import Reference
 from tests.support.registry_fake import FakeRegistry
@@ -226,3 +228,12 @@ def test_errors_name_the_decoded_subject_and_the_registry_message(port: Registry
         port.register("team/orders", "{not json", schema_type="AVRO", deadline=later())
     assert str(caught.value).startswith("POST /subjects/team/orders/versions: HTTP 422 (error 42201): Invalid schema")
     assert caught.value.status == 422
+
+
+def test_a_registry_address_error_names_the_registry_not_kafka_connect() -> None:
+    """The HTTP layer is Kafka Connect's; an error of the registry's transport names the registry (said by the
+    client itself, not reworded afterwards)."""
+    with pytest.raises(errors.ConfigError, match=r"^the Schema Registry's REST URL 'ftp://x' is not http"):
+        HttpTransport(["ftp://x"])
+    with pytest.raises(errors.ConfigError, match=r"^the Schema Registry has no REST URL$"):
+        HttpTransport([])
