@@ -11,7 +11,9 @@ its own so no consumer can join the group by mistake):
 
 1. DescribeGroups on the group's coordinator: a group with members is held. Each member's metadata is its
    ``Holder`` record (host, pid, user, start time, plan), so a waiting apply names the holder. It asks again
-   every ``POLL_S`` until ``--lock-timeout`` has passed, then refuses (``LockHeld``, nothing written).
+   every ``POLL_S`` until ``--lock-timeout`` has passed, then refuses (``LockHeld``, nothing written). A holder
+   that ran on this host and whose process is gone (an apply killed a moment ago) is waited for once, up to the
+   session timeout and a margin, since its membership is about to end: a rerun after a crash just works.
 2. A group without members is joined (JoinGroup, SyncGroup). The coordinator keeps the first member to join as
    the group's leader for as long as it stays, and the leader hands every member the leader's own record as its
    assignment: the member that receives its own record holds the lock. Two applies that found the group empty at
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 GROUP_ID = defaults.APPLY_LOCK_GROUP
 PROTOCOL_TYPE = "kafka-reconciler.apply-lock"
 PROTOCOL = "holder-v1"
+DEAD_HOLDER_MARGIN_S = 5.0  # past the session timeout: the coordinator's expiry check runs on its own timer
 SESSION_TIMEOUT_MS = 10_000  # the broker's group.min.session.timeout.ms defaults to 6 s; heavy load needs a margin
 HEARTBEAT_INTERVAL_MS = 1_000
 REBALANCE_TIMEOUT_MS = 20_000  # how long the coordinator waits for the members to rejoin a rebalance
@@ -127,6 +130,7 @@ class ClusterLock:
         self._keeper: threading.Thread | None = None
         self._stop = threading.Event()
         self._lost: str | None = None
+        self._seen: Holder | None = None  # the holder the last DescribeGroups named, when it was the only member
 
     # ------------------------------------------------------------------------------------- taking it
     def take(self) -> None:
@@ -148,15 +152,28 @@ class ClusterLock:
             api_version=net_client._manager.broker_version,
         )
         wait_until = time.monotonic() + min(self._wait_s, self._left())
-        told = False
+        told = extended = False
         try:
             while True:
+                self._seen = None
                 holder = self._current_holder(member)
                 if holder is None:
                     if self._join(member):
                         break
                     holder = member.assigned.describe() if member.assigned is not None else "another apply"
                     self._leave(member)
+                ending = time.monotonic() + POLL_S > wait_until
+                if ending and not extended and self._seen is not None and self._seen.gone():
+                    # A holder killed on this host: its membership ends within the session timeout. Wait for
+                    # that (never past the deadline) instead of refusing a lock nobody holds any more.
+                    extended = True
+                    wait_until = time.monotonic() + min(SESSION_TIMEOUT_MS / 1000 + DEAD_HOLDER_MARGIN_S, self._left())
+                    if self._on_wait is not None:
+                        self._on_wait(
+                            f"the cluster's apply lock is held by {holder}, which no longer runs on this host; "
+                            f"waiting up to {SESSION_TIMEOUT_MS // 1000}s for the coordinator to end its membership"
+                        )
+                        told = True
                 if time.monotonic() + POLL_S > wait_until:
                     raise LockHeld(self._held_message(holder))
                 if self._on_wait is not None and not told:
@@ -256,6 +273,7 @@ class ClusterLock:
             known = [h for h in described if h is not None]
             if known:
                 first = min(known, key=lambda h: h.started)
+                self._seen = first if len(known) == 1 else None
                 others = len(group.members) - 1
                 more = f" (and {others} other apply(s) waiting to join)" if others else ""
                 return first.describe() + more

@@ -44,6 +44,19 @@ class Holder:
     def describe(self) -> str:
         return f"pid {self.pid} on host {self.host}, user {self.user}, started {self.started} ({self.plan})"
 
+    def gone(self) -> bool:
+        """Whether this holder is known dead: it ran on this host and its process no longer exists (a killed
+        apply, whose membership the coordinator ends only at the session timeout). ``False`` when unsure."""
+        if self.host != socket.gethostname():
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # it exists (another user's process): alive as far as this process can tell
+            return False
+        return False
+
 
 def this_process(plan: str) -> Holder:
     """The record of this process, applying ``plan`` (a few words naming the plan)."""

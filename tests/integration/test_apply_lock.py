@@ -129,6 +129,25 @@ def test_the_lock_of_a_killed_holder_vanishes_within_the_session_timeout(
     assert len(topics_state(kafka_single, topic_prefix)) == 30
 
 
+def test_an_apply_right_after_its_holder_was_killed_on_this_host_waits_for_the_lock_instead_of_refusing(
+    kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
+) -> None:
+    """Regression: a rerun right after a killed apply (the usual next step) was refused naming a dead process, and
+    the user had to retry by hand once the session timeout had passed."""
+    root = manifests(tmp_path / "m", topic_prefix, "a")
+    holder = apply_lock.start_holder(kafka_single.bootstrap)
+    assert [h.pid for h in apply_lock.members(kafka_single) if h is not None] == [holder.pid]
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=30)
+    assert [h.pid for h in apply_lock.members(kafka_single) if h is not None] == [holder.pid]  # still a member
+
+    done = cli(["apply", str(root), "--bootstrap-server", kafka_single.bootstrap, "--auto-approve"])
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"pid {holder.pid} on host" in done.stderr and "no longer runs on this host" in done.stderr, done.stderr
+    assert len(topics_state(kafka_single, topic_prefix)) == 30
+
+
 def test_no_lock_applies_while_the_lock_is_held_and_says_so(
     kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
