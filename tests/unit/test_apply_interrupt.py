@@ -37,14 +37,16 @@ def _no_interrupt_left() -> Any:
 def test_the_first_sigint_asks_to_stop_and_the_second_exits_at_once_with_130() -> None:
     said: list[str] = []
     exits: list[int] = []
+    before = signal.getsignal(signal.SIGINT)  # Python's, or one an earlier test's library installed (Spark does)
     with interrupt.handling(say=said.append, exit_now=exits.append):
+        assert signal.getsignal(signal.SIGINT) is not before
         assert not interrupt.requested()
         os.kill(os.getpid(), signal.SIGINT)
         assert interrupt.requested() and said == [interrupt.FIRST] and exits == []
         os.kill(os.getpid(), signal.SIGINT)
         assert said == [interrupt.FIRST, interrupt.SECOND] and exits == [130]
     assert not interrupt.requested()  # cleared when the block ends
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # and the previous handler is back
+    assert signal.getsignal(signal.SIGINT) is before  # and the previous handler is back
     assert "outcome of the requests in flight is unknown" in interrupt.SECOND
 
 
