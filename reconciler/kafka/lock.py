@@ -164,16 +164,8 @@ class ClusterLock:
                     self._leave(member)
                 ending = time.monotonic() + POLL_S > wait_until
                 if ending and not extended and self._seen is not None and self._seen.gone():
-                    # A holder killed on this host: its membership ends within the session timeout. Wait for
-                    # that (never past the deadline) instead of refusing a lock nobody holds any more.
-                    extended = True
-                    wait_until = time.monotonic() + min(SESSION_TIMEOUT_MS / 1000 + DEAD_HOLDER_MARGIN_S, self._left())
-                    if self._on_wait is not None:
-                        self._on_wait(
-                            f"the cluster's apply lock is held by {holder}, which no longer runs on this host; "
-                            f"waiting up to {SESSION_TIMEOUT_MS // 1000}s for the coordinator to end its membership"
-                        )
-                        told = True
+                    extended = told = True
+                    wait_until = self._wait_for_dead_holder(holder)
                 if time.monotonic() + POLL_S > wait_until:
                     raise LockHeld(self._held_message(holder))
                 if self._on_wait is not None and not told:
@@ -196,6 +188,16 @@ class ClusterLock:
             raise
         self._keeper = threading.Thread(target=self._keep, name="kafka-reconciler-apply-lock", daemon=True)
         self._keeper.start()
+
+    def _wait_for_dead_holder(self, holder: str) -> float:
+        """A holder killed on this host: its membership ends within the session timeout. Say so and return the
+        new end of the wait (never past the deadline) instead of refusing a lock nobody holds any more."""
+        if self._on_wait is not None:
+            self._on_wait(
+                f"the cluster's apply lock is held by {holder}, which no longer runs on this host; "
+                f"waiting up to {SESSION_TIMEOUT_MS // 1000}s for the coordinator to end its membership"
+            )
+        return time.monotonic() + min(SESSION_TIMEOUT_MS / 1000 + DEAD_HOLDER_MARGIN_S, self._left())
 
     def _left(self) -> float:
         return self._deadline_at - time.monotonic()
