@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tests.kafka.connect import MAIN_CLASS, ConnectWorker
 from tests.kafka.dist import REPO_ROOT, HarnessError
-from tests.kafka.process import stop_group
+from tests.kafka.process import stop_recorded
 
 DEFAULT_DIR = REPO_ROOT / ".cache" / "connect-run"
 PID_FILE = "connect.pid"
@@ -52,15 +52,7 @@ def up(*, port: int, bootstrap: str, workdir: Path) -> int:
 
 
 def down(*, workdir: Path, timeout: float = 30.0) -> int:
-    workdir = workdir.resolve()
-    pid = _running(workdir)
-    if pid is None:
-        print("Kafka Connect is not running")
-    else:
-        stop_group(pid, alive=lambda: _running(workdir) is not None, timeout=timeout)
-        print(f"Kafka Connect (pid {pid}) stopped")
-    (workdir / PID_FILE).unlink(missing_ok=True)
-    return 0
+    return stop_recorded(workdir, pid_file=PID_FILE, running=_running, name="Kafka Connect", timeout=timeout)
 
 
 def main(argv: list[str] | None = None) -> int:

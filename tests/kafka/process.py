@@ -2,8 +2,8 @@
 
 The Kafka Connect worker (``tests.kafka.connect``) and the Schema Registry (``tests.kafka.registry``) are
 ``ServerProcess`` objects; ``stop_group`` stops such a server by the pid its command-line helper recorded
-(``make kafka-down``, ``connect-down``, ``registry-down``). A group is signalled as a whole, so the JVM's own
-children go with it.
+(``make kafka-down``, ``connect-down``, ``registry-down``; the last two through ``stop_recorded``). A group is
+signalled as a whole, so the JVM's own children go with it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,22 @@ def stop_group(pid: int, *, alive: Callable[[], bool], timeout: float) -> None:
             os.killpg(pid, signal.SIGKILL)
         while alive() and time.monotonic() < deadline + 10:
             time.sleep(0.2)
+
+
+def stop_recorded(
+    workdir: Path, *, pid_file: str, running: Callable[[Path], int | None], name: str, timeout: float
+) -> int:
+    """What ``make connect-down`` and ``registry-down`` do: stop the server whose pid ``workdir/pid_file`` holds, if
+    ``running(workdir)`` still finds it (not a reused pid), say so with ``name``, and remove the pid file."""
+    workdir = workdir.resolve()
+    pid = running(workdir)
+    if pid is None:
+        print(f"{name} is not running")
+    else:
+        stop_group(pid, alive=lambda: running(workdir) is not None, timeout=timeout)
+        print(f"{name} (pid {pid}) stopped")
+    (workdir / pid_file).unlink(missing_ok=True)
+    return 0
 
 
 class ServerProcess:

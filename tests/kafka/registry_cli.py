@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from tests.kafka.dist import REPO_ROOT, HarnessError
-from tests.kafka.process import stop_group
+from tests.kafka.process import stop_recorded
 from tests.kafka.registry import RUNNER, SchemaRegistryServer
 
 DEFAULT_DIR = REPO_ROOT / ".cache" / "registry-run"
@@ -53,15 +53,7 @@ def up(*, port: int, workdir: Path) -> int:
 
 
 def down(*, workdir: Path, timeout: float = 30.0) -> int:
-    workdir = workdir.resolve()
-    pid = _running(workdir)
-    if pid is None:
-        print("The Schema Registry is not running")
-    else:
-        stop_group(pid, alive=lambda: _running(workdir) is not None, timeout=timeout)
-        print(f"The Schema Registry (pid {pid}) stopped")
-    (workdir / PID_FILE).unlink(missing_ok=True)
-    return 0
+    return stop_recorded(workdir, pid_file=PID_FILE, running=_running, name="The Schema Registry", timeout=timeout)
 
 
 def main(argv: list[str] | None = None) -> int:
