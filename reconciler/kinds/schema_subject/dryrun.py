@@ -1,0 +1,144 @@
+"""The dry run of a subjects plan: the registry's own compatibility check of each new version, and the reference
+guard on deletes.
+
+A new version of a subject the registry holds is checked by the registry (``POST /compatibility/subjects/{s}/
+versions/latest``, or against every version for a ``*_TRANSITIVE`` level), under the level the plan leaves the
+subject at (its declared level when the plan changes it). The registry checks under the level it holds now, and its
+API takes no other, so a level changed in the same plan is taken into account by what the answer proves:
+- the planned level is NONE: nothing to check;
+- the same direction (BACKWARD, FORWARD or both, FULL) as the current level: the answer is the verdict;
+- the planned level asks more than the current one (BACKWARD to FULL): an incompatible answer blocks; a compatible
+  one is not proof, and the registry's refusal at apply (409) is the check left, which the plan says;
+- otherwise (FORWARD to BACKWARD, or the current level is NONE): the answer proves nothing, and the plan says so.
+An incompatible schema is blocked at the manifest that declares it with the registry's messages; there is no
+override but a declared level. A delete of a subject whose version another schema references is blocked naming the
+referrer (Apicurio 2.4 carries such a delete out where Confluent refuses it, 42206), unless each referrer is deleted
+by the same plan (the apply deletes referrers first).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from reconciler.kinds.schema_subject import views
+from reconciler.kinds.schema_subject.diff import SubjectChange
+from reconciler.model import plans
+from reconciler.registry import port as registry_port
+
+DEFAULT_LEVEL = "BACKWARD"  # Confluent's default when the registry names none
+_DIRECTIONS = {"NONE": frozenset(), "BACKWARD": {"backward"}, "FORWARD": {"forward"}, "FULL": {"backward", "forward"}}
+
+
+def directions(level: str) -> frozenset[str]:
+    """What a level asks of a new version: backward (readers of it read old data), forward, both or neither."""
+    return frozenset(_DIRECTIONS.get(level.removesuffix("_TRANSITIVE"), ()))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Verdict:
+    """The dry run's answer for one new version: ``compatible`` (``None``: not decided, ``note`` says why), the
+    level it is held to, the versions checked and the registry's messages."""
+
+    subject: str
+    compatible: bool | None
+    level: str
+    versions: tuple[int | str, ...] = ()
+    messages: tuple[str, ...] = ()
+    note: str | None = None
+
+
+def levels(change: SubjectChange, live: views.LiveSubjects) -> tuple[str, str]:
+    """The subject's level now and the level the plan leaves it at."""
+    have = live.subjects.get(change.subject)
+    current = (have.compatibility if have is not None else None) or live.global_level or DEFAULT_LEVEL
+    return current, change.level[1] if change.level is not None else current
+
+
+def check(
+    change: SubjectChange, live: views.LiveSubjects, registry: registry_port.RegistryPort, *, deadline: float
+) -> Verdict | None:
+    """The registry's verdict on ``change``'s new version (``None``: no version held to check against)."""
+    want = change.register
+    if want is None or change.action is not plans.Action.UPDATE or change.before_version is None:
+        return None
+    current, planned = levels(change, live)
+    if not directions(planned):
+        return Verdict(change.subject, True, planned, note=f"level {planned}: not checked")
+    if views.transitive(planned):
+        answers = registry.check_all(
+            change.subject, want.schema, schema_type=want.schema_type, references=want.references, deadline=deadline
+        )
+    else:
+        answers = (
+            registry.check(
+                change.subject, want.schema, schema_type=want.schema_type, references=want.references, deadline=deadline
+            ),
+        )
+    checked = tuple(a.version for a in answers)
+    refused = [a for a in answers if not a.compatible]
+    messages = tuple(m for a in refused for m in a.messages)
+    now, then = directions(current), directions(planned)
+    if refused and then >= now and now:
+        return Verdict(change.subject, False, planned, checked, messages)
+    if now == then:
+        return Verdict(change.subject, True, planned, checked)
+    if then > now and now:
+        note = f"compatible under {current}; the registry checks {planned} when the version is registered"
+    else:
+        note = f"the registry holds {current} and can check only under it; {planned} is checked at registration"
+    return Verdict(change.subject, None, planned, checked, messages, note)
+
+
+def blocked_by_verdict(change: SubjectChange, verdict: Verdict) -> SubjectChange:
+    """``change`` blocked by an incompatible verdict, with the registry's messages."""
+    against = ", ".join(str(v) for v in verdict.versions)
+    head = f"the registry finds the new schema incompatible under {verdict.level} (checked against version {against})"
+    reasons = (head, *verdict.messages) if verdict.messages else (f"{head}; it gave no message",)
+    return dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=reasons)
+
+
+def referrers(
+    change: SubjectChange, live: views.LiveSubjects, registry: registry_port.RegistryPort, *, deadline: float
+) -> tuple[str, ...]:
+    """Who references any version of the subject ``change`` deletes: subject names where the referring schema is a
+    subject read for the plan, else ``schema id N``."""
+    by_id = {s.latest.id: name for name, s in live.subjects.items() if s.latest is not None}
+    found: set[str] = set()
+    for version in registry.versions(change.subject, deadline=deadline):
+        for schema_id in registry.referenced_by(change.subject, version, deadline=deadline):
+            found.add(by_id.get(schema_id, f"schema id {schema_id}"))
+    return tuple(sorted(found))
+
+
+def dry_run(
+    changes: Sequence[SubjectChange],
+    live: views.LiveSubjects,
+    registry: registry_port.RegistryPort,
+    *,
+    deadline: float,
+) -> tuple[list[SubjectChange], dict[str, Verdict]]:
+    """``changes`` with the incompatible new versions and the referenced deletes blocked, and each verdict."""
+    verdicts: dict[str, Verdict] = {}
+    deleted = {c.subject for c in changes if c.action is plans.Action.DELETE}
+    out: list[SubjectChange] = []
+    for change in changes:
+        if change.action is plans.Action.DELETE:
+            others = [r for r in referrers(change, live, registry, deadline=deadline) if r not in deleted]
+            if others:
+                why = f"subject {change.subject} is referenced by {', '.join(others)}: delete or change them first"
+                change = dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,))
+            out.append(change)
+            continue
+        verdict = check(change, live, registry, deadline=deadline)
+        if verdict is not None:
+            verdicts[change.subject] = verdict
+            if verdict.compatible is False:
+                change = blocked_by_verdict(change, verdict)
+        out.append(change)
+    return out, verdicts
+
+
+def blocked(changes: Iterable[SubjectChange]) -> list[SubjectChange]:
+    """The blocked changes of ``changes``."""
+    return [c for c in changes if c.action is plans.Action.BLOCKED]

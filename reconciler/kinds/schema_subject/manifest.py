@@ -1,0 +1,218 @@
+"""The ``SchemaSubject`` manifest model and the ``DesiredSubject`` a document builds.
+
+The subject's name is ``subject:``, else derived from ``topic:`` with ``part:`` (``key`` or ``value``) by the
+serializer's naming ``strategy:`` (``TopicNameStrategy``: ``<topic>-<part>``; ``RecordNameStrategy``: the
+schema's record name; ``TopicRecordNameStrategy``: ``<topic>-<record name>``), else ``metadata.name``. The record
+name is the Avro schema's full name, a JSON Schema's ``title``, or a Protobuf file's package and first message.
+The schema is ``schemaFile:`` (a path relative to the manifest's file) or inline ``schema:`` (text, or a YAML
+mapping for Avro and JSON Schema, written as JSON). A schema file that cannot be read, or a schema text that is
+not valid for its type, is an error at the field naming it, and names the file. The model imports nothing of the
+manifest pipeline (``reconciler.manifests`` reaches kinds, never the other way round), so it carries its own
+strict configuration, the same as every manifest model's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from reconciler.kinds.schema_subject import views
+from reconciler.model import desired
+from reconciler.registry import canonical
+from reconciler.registry.requests import Reference
+
+Level = Literal["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"]
+Mode = Literal["READWRITE", "READONLY", "IMPORT"]
+Strategy = Literal["TopicNameStrategy", "RecordNameStrategy", "TopicRecordNameStrategy"]
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+PROTO_PACKAGE = re.compile(r"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.M)
+PROTO_MESSAGE = re.compile(r"^\s*message\s+([A-Za-z_]\w*)", re.M)
+
+Path_ = tuple[str | int, ...]
+Error = Callable[[Path_, str], None]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, defer_build=True
+    )
+
+
+class ReferenceSpec(_Strict):
+    """A reference to another subject's version, as the schema imports it."""
+
+    name: str = Field(
+        min_length=1,
+        description="How the schema names the referenced schema: an Avro full name, a JSON Schema $ref URL, a "
+        "Protobuf import path.",
+    )
+    subject: str = Field(min_length=1, description="The subject holding the referenced schema.")
+    version: int = Field(strict=True, ge=1, description="The referenced subject's version.")
+
+
+class SchemaSubjectSpec(_Strict):
+    """``SchemaSubject`` spec: a subject of the Cluster profile's Schema Registry."""
+
+    subject: str | None = Field(default=None, min_length=1, description="The subject's name, as written.")
+    topic: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The topic whose keys or values the schema describes; the subject's name is derived from it by "
+        "strategy (instead of subject).",
+    )
+    part: Literal["key", "value"] = Field(default="value", description="With topic: the record's key or value.")
+    strategy: Strategy = Field(
+        default="TopicNameStrategy",
+        description="With topic: the serializer's subject naming strategy (TopicNameStrategy: <topic>-<part>; "
+        "RecordNameStrategy: the record name; TopicRecordNameStrategy: <topic>-<record name>).",
+    )
+    schema_type: Literal["AVRO", "JSON", "PROTOBUF"] = Field(default="AVRO", description="The schema's type.")
+    schema_file: str | None = Field(
+        default=None, min_length=1, description="The schema's file, relative to this manifest's file."
+    )
+    schema_: str | dict[str, Any] | list[Any] | None = Field(
+        default=None,
+        alias="schema",
+        description="The schema inline: its text, or for AVRO and JSON a YAML mapping (written as JSON).",
+    )
+    references: list[ReferenceSpec] = Field(
+        default_factory=list, description="Other subjects' versions the schema references (registered before it)."
+    )
+    compatibility: Level | None = Field(
+        default=None,
+        description="The subject's compatibility level; a new version is checked by the registry under it in the "
+        "plan (a change of level planned with it counts). Unset: not managed.",
+    )
+    mode: Mode | None = Field(
+        default=None, description="The subject's mode, where the registry serves /mode. Unset: not managed."
+    )
+
+    @model_validator(mode="after")
+    def _one_schema_and_one_name(self) -> SchemaSubjectSpec:
+        if (self.schema_file is None) == (self.schema_ is None):
+            raise ValueError("give exactly one of schemaFile and schema")
+        if self.subject is not None and self.topic is not None:
+            raise ValueError("give subject or topic, not both")
+        return self
+
+
+def record_name(text: str, schema_type: str) -> str | None:
+    """The record name a RecordNameStrategy names a subject by (``None``: the schema has none)."""
+    if schema_type == "PROTOBUF":
+        message = PROTO_MESSAGE.search(text)
+        package = PROTO_PACKAGE.search(text)
+        if message is None:
+            return None
+        return f"{package.group(1)}.{message.group(1)}" if package else message.group(1)
+    parsed = json.loads(text)
+    if not isinstance(parsed, dict):
+        return None
+    if schema_type == "JSON":
+        title = parsed.get("title")
+        return title if isinstance(title, str) and title else None
+    name = parsed.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    namespace = parsed.get("namespace")
+    return name if "." in name or not namespace else f"{namespace}.{name}"
+
+
+def subject_name(spec: SchemaSubjectSpec, name: str, schema: str) -> str | None:
+    """The subject ``spec`` declares (see the module docstring); ``None`` when the strategy needs a record name the
+    schema lacks."""
+    if spec.subject is not None:
+        return spec.subject
+    if spec.topic is None:
+        return name
+    if spec.strategy == "TopicNameStrategy":
+        return f"{spec.topic}-{spec.part}"
+    record = record_name(schema, spec.schema_type)
+    if record is None:
+        return None
+    return record if spec.strategy == "RecordNameStrategy" else f"{spec.topic}-{record}"
+
+
+def served_topics(spec: SchemaSubjectSpec, subject: str) -> tuple[str, ...]:
+    """The topics the subject's schema describes: ``topic:``, or the topic of a ``<topic>-key``/``-value`` name."""
+    if spec.topic is not None:
+        return (spec.topic,)
+    for suffix in ("-key", "-value"):
+        if subject.endswith(suffix) and len(subject) > len(suffix):
+            return (subject[: -len(suffix)],)
+    return ()
+
+
+def _schema_text(spec: SchemaSubjectSpec, manifest_file: Path, error: Error) -> tuple[str, str] | None:
+    """The schema's text and where it came from, or ``None`` after reporting why it cannot be had."""
+    if spec.schema_file is None:
+        inline = spec.schema_
+        text = inline if isinstance(inline, str) else json.dumps(inline, indent=2, ensure_ascii=False)
+        if not isinstance(inline, str) and spec.schema_type == "PROTOBUF":
+            error(("spec", "schema"), "a PROTOBUF schema is written as text, not as a mapping")
+            return None
+        return text, str(manifest_file)
+    path = Path(spec.schema_file)
+    if not path.is_absolute():
+        path = manifest_file.parent / path
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        error(("spec", "schemaFile"), f"cannot read schema file {path}: {reason}")
+        return None
+
+
+def build(
+    name: str,
+    spec: SchemaSubjectSpec,
+    *,
+    manifest_file: Path,
+    error: Error,
+    source: desired.Source | None = None,
+) -> views.DesiredSubject | None:
+    """The subject document ``name`` declares; ``None`` after reporting each problem through ``error`` (a path in
+    the document and a message)."""
+    found = _schema_text(spec, manifest_file, error)
+    if found is None:
+        return None
+    text, origin = found
+    field: Path_ = ("spec", "schemaFile") if spec.schema_file is not None else ("spec", "schema")
+    try:
+        canonical.normalize(text, spec.schema_type)
+    except ValueError as exc:
+        error(field, f"the {spec.schema_type} schema in {origin} is not valid: {exc}")
+        return None
+    if spec.schema_type == "PROTOBUF" and not text.strip():
+        error(field, f"the PROTOBUF schema in {origin} is empty")
+        return None
+    subject = subject_name(spec, name, text)
+    if subject is None:
+        error(
+            ("spec", "strategy"),
+            f"{spec.strategy} names the subject by the schema's record name, and the schema in {origin} has none",
+        )
+        return None
+    if CONTROL.search(subject):
+        error(("spec", "subject"), f"subject name {subject!r} holds a control character")
+        return None
+    refs = tuple(Reference(r.name, r.subject, r.version) for r in spec.references)
+    if any(r.subject == subject for r in refs):
+        error(("spec", "references"), f"subject {subject!r} references itself")
+        return None
+    return views.DesiredSubject(
+        subject=subject,
+        schema=text,
+        schema_type=spec.schema_type,
+        references=refs,
+        compatibility=spec.compatibility,
+        mode=spec.mode,
+        topics=served_topics(spec, subject),
+        schema_origin=origin,
+        source=source,
+    )

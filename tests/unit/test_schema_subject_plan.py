@@ -1,0 +1,204 @@
+"""Planning ``SchemaSubject`` changes against the in-memory registry answering as Confluent documents: what is a
+new version (after canonicalisation), a level or mode update, an owned delete; the dry run through the registry's
+own compatibility check (a level changed in the same plan counted) and the reference guard on deletes; no request
+at all when no subject is declared or owned."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+from reconciler.kinds.schema_subject import diff, dryrun, views
+from reconciler.model import desired, plans
+from reconciler.registry.port import Features, RestRegistryPort
+from reconciler.registry.requests import Reference
+from tests.support.registry_fake import FakeRegistry
+
+
+def record(*fields: dict[str, Any]) -> str:
+    return json.dumps({"type": "record", "name": "Order", "namespace": "shop", "fields": list(fields)})
+
+
+ID = {"name": "id", "type": "long"}
+V1 = record(ID)
+V2_COMPATIBLE = record(ID, {"name": "note", "type": "string", "default": ""})
+V2_INCOMPATIBLE = record(ID, {"name": "amount", "type": "double"})
+SOURCE = desired.Source("subjects/orders.yaml", 3, 1)
+
+
+def later() -> float:
+    return time.monotonic() + 30
+
+
+@pytest.fixture
+def fake() -> FakeRegistry:
+    return FakeRegistry()
+
+
+@pytest.fixture
+def port(fake: FakeRegistry) -> RestRegistryPort:
+    return RestRegistryPort(fake)
+
+
+def want(subject: str = "orders-value", schema: str = V1, **kw: Any) -> views.DesiredSubject:
+    return views.DesiredSubject(subject=subject, schema=schema, source=SOURCE, **kw)
+
+
+def plan(
+    port: RestRegistryPort,
+    *wanted: views.DesiredSubject,
+    rules: tuple[diff.SubjectRule, ...] = (),
+    may_delete: bool = False,
+) -> tuple[list[diff.SubjectChange], dict[str, dryrun.Verdict], views.LiveSubjects]:
+    declared = {w.subject: w for w in wanted}
+    owned = [s for s in port.subjects(deadline=later()) if diff.owning_rule(rules, s)] if rules else []
+    modes = [w.subject for w in wanted if w.mode is not None]
+    live = views.read(port, [*declared, *owned], modes=modes, deadline=later())
+    changes = diff.diff(declared, live, rules=rules, may_delete=may_delete)
+    checked, verdicts = dryrun.dry_run(changes, live, port, deadline=later())
+    return checked, verdicts, live
+
+
+def test_nothing_declared_or_owned_sends_no_request(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    live = views.read(port, [], deadline=later())
+    assert (live.subjects, live.requests, fake.requests) == ({}, 0, [])
+
+
+def test_a_new_subject_is_created_with_its_level(port: RestRegistryPort) -> None:
+    changes, verdicts, _ = plan(port, want(compatibility="FULL"))
+    assert [(c.action, c.register is not None, c.level) for c in changes] == [
+        (plans.Action.CREATE, True, (None, "FULL"))
+    ]
+    assert verdicts == {}  # nothing held to check against
+
+
+def test_a_reformatted_schema_plans_nothing(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    reformatted = json.dumps(
+        {"fields": [{"type": "long", "name": "id"}], "name": "shop.Order", "type": "record"}, indent=4
+    )
+    changes, _, _ = plan(port, want(schema=reformatted))
+    assert [(c.action, c.register) for c in changes] == [(plans.Action.NOOP, None)]
+
+
+def test_a_changed_schema_is_a_new_version_checked_by_the_registry(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    changes, verdicts, live = plan(port, want(schema=V2_COMPATIBLE))
+    assert [(c.action, c.before_version, c.before_schema) for c in changes] == [(plans.Action.UPDATE, 1, V1)]
+    assert verdicts["orders-value"] == dryrun.Verdict("orders-value", True, "BACKWARD", ("latest",))
+    assert live.requests == 5  # features (2), the global level, the subject's latest and level
+
+
+def test_an_incompatible_schema_is_blocked_with_the_registry_messages(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    changes, verdicts, _ = plan(port, want(schema=V2_INCOMPATIBLE))
+    (change,) = changes
+    assert change.action is plans.Action.BLOCKED
+    assert change.source == SOURCE  # shown at the manifest's file:line
+    assert change.reasons == (
+        "the registry finds the new schema incompatible under BACKWARD (checked against version latest)",
+        "version 1: READER_FIELD_MISSING_DEFAULT_VALUE: amount",
+    )
+    assert verdicts["orders-value"].compatible is False
+
+
+def test_a_level_change_to_none_in_the_same_plan_lets_the_new_version_through(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    changes, verdicts, _ = plan(port, want(schema=V2_INCOMPATIBLE, compatibility="NONE"))
+    assert [(c.action, c.level) for c in changes] == [(plans.Action.UPDATE, (None, "NONE"))]
+    assert verdicts["orders-value"].note == "level NONE: not checked"
+
+
+def test_a_transitive_level_planned_checks_every_version(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    port.set_compatibility("NONE", "orders-value", deadline=later())
+    # v2 drops nothing and adds a field without a default: fine against nothing under NONE
+    port.register("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
+    port.set_compatibility("BACKWARD", "orders-value", deadline=later())
+    v3 = record(ID, {"name": "amount", "type": "double"}, {"name": "note", "type": "string", "default": ""})
+    changes, verdicts, _ = plan(port, want(schema=v3))
+    assert [c.action for c in changes] == [plans.Action.UPDATE]  # compatible with the latest
+    changes, verdicts, _ = plan(port, want(schema=v3, compatibility="BACKWARD_TRANSITIVE"))
+    assert [c.action for c in changes] == [plans.Action.BLOCKED]  # not with version 1
+    assert verdicts["orders-value"].versions == (1, 2)
+    assert "version 1: READER_FIELD_MISSING_DEFAULT_VALUE: amount" in changes[0].reasons
+
+
+def test_a_stricter_level_planned_blocks_what_the_current_one_refuses_and_says_what_it_cannot_prove(
+    port: RestRegistryPort,
+) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    changes, _, _ = plan(port, want(schema=V2_INCOMPATIBLE, compatibility="FULL"))
+    assert [c.action for c in changes] == [plans.Action.BLOCKED]
+    changes, verdicts, _ = plan(port, want(schema=V2_COMPATIBLE, compatibility="FULL"))
+    assert [c.action for c in changes] == [plans.Action.UPDATE]
+    assert verdicts["orders-value"].compatible is None
+    assert verdicts["orders-value"].note == (
+        "compatible under BACKWARD; the registry checks FULL when the version is registered"
+    )
+
+
+def test_a_level_change_alone_is_an_update(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    port.set_compatibility("BACKWARD", "orders-value", deadline=later())
+    changes, _, _ = plan(port, want(compatibility="FULL"))
+    assert [(c.action, c.register, c.level) for c in changes] == [(plans.Action.UPDATE, None, ("BACKWARD", "FULL"))]
+    changes, _, _ = plan(port, want(compatibility="BACKWARD"))
+    assert [c.action for c in changes] == [plans.Action.NOOP]
+
+
+def test_a_mode_is_planned_where_the_server_serves_it(port: RestRegistryPort, fake: FakeRegistry) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    changes, _, _ = plan(port, want(mode="READONLY"))
+    assert [(c.action, c.mode) for c in changes] == [(plans.Action.UPDATE, (None, "READONLY"))]
+    live = views.LiveSubjects(
+        {"orders-value": views.LiveSubject("orders-value", None)}, Features(mode=False, schema_types=("AVRO",))
+    )
+    (blocked,) = diff.diff({"orders-value": want(mode="READONLY")}, live)
+    assert (blocked.action, blocked.reasons) == (
+        plans.Action.BLOCKED,
+        ("mode READONLY is declared, and the registry does not serve /mode",),
+    )
+
+
+def test_undeclared_subjects_are_deleted_only_when_owned_and_deletes_are_allowed(port: RestRegistryPort) -> None:
+    for subject in ("orders-value", "legacy-value", "other-value"):
+        port.register(subject, V1, schema_type="AVRO", deadline=later())
+    rules = (
+        diff.SubjectRule(desired.NamePattern("exact", "orders-value")),
+        diff.SubjectRule(desired.NamePattern("prefix", "legacy-"), permanent=True),
+    )
+    changes, _, _ = plan(port, rules=rules)
+    assert changes == []  # owned, but deletes not allowed
+    changes, _, _ = plan(port, rules=rules, may_delete=True)
+    assert [(c.subject, c.action, c.permanent) for c in changes] == [
+        ("legacy-value", plans.Action.DELETE, True),
+        ("orders-value", plans.Action.DELETE, False),
+    ]
+
+
+def test_a_referenced_subject_delete_is_blocked_naming_the_referrer(port: RestRegistryPort) -> None:
+    port.register("customer-value", V1, schema_type="AVRO", deadline=later())
+    referrer = want("invoice-value", json.dumps({"type": "record", "name": "Invoice", "fields": []}))
+    refs = (Reference("shop.Order", "customer-value", 1),)
+    port.register(referrer.subject, referrer.schema, schema_type="AVRO", references=refs, deadline=later())
+    rules = (diff.SubjectRule(desired.NamePattern("glob", "*-value")),)
+    declared = views.DesiredSubject(referrer.subject, referrer.schema, references=refs)
+    changes, _, _ = plan(port, declared, rules=rules, may_delete=True)
+    assert [(c.subject, c.action, c.reasons) for c in changes] == [
+        (
+            "customer-value",
+            plans.Action.BLOCKED,
+            ("subject customer-value is referenced by invoice-value: delete or change them first",),
+        ),
+        ("invoice-value", plans.Action.NOOP, ()),
+    ]
+    # deleting both in one plan is allowed: the referrer goes first
+    changes, _, _ = plan(port, rules=rules, may_delete=True)
+    assert [(c.subject, c.action) for c in changes] == [
+        ("customer-value", plans.Action.DELETE),
+        ("invoice-value", plans.Action.DELETE),
+    ]
