@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.kinds.schema_subject import apply, diff, dryrun, manifest, views
+from reconciler.kinds.schema_subject import apply, diff, dryrun, impact, manifest, views
 from reconciler.model import desired, plans
 from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryPort, RestRegistryPort
@@ -124,6 +124,10 @@ def test_an_incompatible_schema_is_blocked_at_its_manifest_and_nothing_is_regist
     assert port.versions(f"{topic}-value", deadline=later()) == (1,)
     # changing the level is the way through, in the same plan: the level is set first, then the version registered
     through = declare(tmp_path, "orders", {"topic": topic, "compatibility": "NONE"}, ORDER_INCOMPATIBLE)
+    live = views.read(port, [through.subject], deadline=later())
+    changes, verdicts = dryrun.dry_run(diff.diff({through.subject: through}, live), live, port, deadline=later())
+    finding = impact.assess(changes[0], verdicts[through.subject], None)
+    assert finding is not None and (finding.breaks, finding.topics) == ("BACKWARD", (topic,))
     outcomes = plan_and_apply(port, through)
     assert [(o.what, o.detail) for o in outcomes] == [("level", "level NONE"), ("register", "version 2")]
 

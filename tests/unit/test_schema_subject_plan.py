@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from reconciler.kinds.schema_subject import diff, dryrun, views
+from reconciler.kinds.schema_subject import diff, dryrun, impact, views
 from reconciler.model import desired, plans
+from reconciler.model.state import TopicUsage
 from reconciler.registry.port import Features, RestRegistryPort
 from reconciler.registry.requests import Reference
 from tests.support.registry_fake import FakeRegistry
@@ -109,7 +110,15 @@ def test_a_level_change_to_none_in_the_same_plan_lets_the_new_version_through(po
     port.register("orders-value", V1, schema_type="AVRO", deadline=later())
     changes, verdicts, _ = plan(port, want(schema=V2_INCOMPATIBLE, compatibility="NONE"))
     assert [(c.action, c.level) for c in changes] == [(plans.Action.UPDATE, (None, "NONE"))]
-    assert verdicts["orders-value"].note == "level NONE: not checked"
+    verdict = verdicts["orders-value"]
+    assert (verdict.compatible, verdict.breaks, verdict.note) == (
+        True,
+        "BACKWARD",
+        "level NONE: not held to a level (BACKWARD would refuse it)",
+    )
+    # a compatible one under NONE breaks nothing
+    _, verdicts, _ = plan(port, want(schema=V2_COMPATIBLE, compatibility="NONE"))
+    assert (verdicts["orders-value"].compatible, verdicts["orders-value"].breaks) == (True, None)
 
 
 def test_a_transitive_level_planned_checks_every_version(port: RestRegistryPort, fake: FakeRegistry) -> None:
@@ -202,3 +211,25 @@ def test_a_referenced_subject_delete_is_blocked_naming_the_referrer(port: RestRe
         ("customer-value", plans.Action.DELETE),
         ("invoice-value", plans.Action.DELETE),
     ]
+
+
+def test_a_version_let_in_by_a_level_change_names_the_topic_and_its_consumer_groups(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    wanted = want(schema=V2_INCOMPATIBLE, compatibility="NONE", topics=("orders",))
+    changes, verdicts, _ = plan(port, wanted)
+    assert impact.topics_to_read(changes, verdicts) == ("orders",)
+    usage = {
+        "orders": TopicUsage(end_offsets=(10,), latest_timestamp_ms=None, groups=("billing", "audit"), read_at_ms=0)
+    }
+    finding = impact.assess(changes[0], verdicts["orders-value"], usage)
+    assert finding is not None
+    assert finding.text == (
+        "a new version of orders-value that its level BACKWARD refuses is let in by the change to NONE: its readers "
+        "may fail on it: topic orders, read by consumer group(s) billing, audit"
+    )
+    unread = impact.assess(changes[0], verdicts["orders-value"], None)
+    assert unread is not None and unread.text.endswith("topic orders (its consumer groups were not read)")
+    # a compatible version under the same level change is no finding
+    changes, verdicts, _ = plan(port, want(schema=V2_COMPATIBLE, compatibility="NONE", topics=("orders",)))
+    assert impact.assess(changes[0], verdicts["orders-value"], usage) is None
+    assert impact.topics_to_read(changes, verdicts) == ()

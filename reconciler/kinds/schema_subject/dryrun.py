@@ -38,7 +38,9 @@ def directions(level: str) -> frozenset[str]:
 @dataclasses.dataclass(frozen=True, slots=True)
 class Verdict:
     """The dry run's answer for one new version: ``compatible`` (``None``: not decided, ``note`` says why), the
-    level it is held to, the versions checked and the registry's messages."""
+    level it is held to, the versions checked and the registry's messages; ``breaks`` names the level the subject
+    holds when that level refuses the new version and the plan's change of level lets it in (a version incompatible
+    by design: ``reconciler.kinds.schema_subject.impact`` names who reads it)."""
 
     subject: str
     compatible: bool | None
@@ -46,6 +48,7 @@ class Verdict:
     versions: tuple[int | str, ...] = ()
     messages: tuple[str, ...] = ()
     note: str | None = None
+    breaks: str | None = None  # the level the subject holds, which refuses the new version the plan's level lets in
 
 
 def levels(change: SubjectChange, live: views.LiveSubjects) -> tuple[str, str]:
@@ -63,22 +66,28 @@ def check(
     if want is None or change.action is not plans.Action.UPDATE or change.before_version is None:
         return None
     current, planned = levels(change, live)
-    if not directions(planned):
+    now, then = directions(current), directions(planned)
+    if not now and not then:
         return Verdict(change.subject, True, planned, note=f"level {planned}: not checked")
-    if views.transitive(planned):
+    every = views.transitive(planned if then else current)
+    kw_refs = want.references
+    if every:
         answers = registry.check_all(
-            change.subject, want.schema, schema_type=want.schema_type, references=want.references, deadline=deadline
+            change.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
         )
     else:
         answers = (
             registry.check(
-                change.subject, want.schema, schema_type=want.schema_type, references=want.references, deadline=deadline
+                change.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
             ),
         )
     checked = tuple(a.version for a in answers)
     refused = [a for a in answers if not a.compatible]
     messages = tuple(m for a in refused for m in a.messages)
-    now, then = directions(current), directions(planned)
+    breaks = current if refused else None  # the level the subject holds refuses it: the plan's level change lets it
+    if not then:
+        note = f"level {planned}: not held to a level" + (f" ({current} would refuse it)" if breaks else "")
+        return Verdict(change.subject, True, planned, checked, messages, note, breaks)
     if refused and then >= now and now:
         return Verdict(change.subject, False, planned, checked, messages)
     if now == then:
@@ -87,7 +96,7 @@ def check(
         note = f"compatible under {current}; the registry checks {planned} when the version is registered"
     else:
         note = f"the registry holds {current} and can check only under it; {planned} is checked at registration"
-    return Verdict(change.subject, None, planned, checked, messages, note)
+    return Verdict(change.subject, None, planned, checked, messages, note, breaks)
 
 
 def blocked_by_verdict(change: SubjectChange, verdict: Verdict) -> SubjectChange:
