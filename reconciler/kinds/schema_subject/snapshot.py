@@ -1,0 +1,100 @@
+"""The subjects' section of a snapshot file: the live subjects as plain JSON data, and back, for a plan made
+offline. What a registry answers is kept as read (the schema text as the registry holds it, a level or mode of
+``None`` when none is set on the subject); decoding is strict, since a snapshot is input: a value of the wrong type
+raises ``SnapshotError`` naming where it is, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from reconciler.base import errors
+from reconciler.kinds.schema_subject import views
+from reconciler.registry.port import Features, SchemaVersion
+from reconciler.registry.requests import Reference
+
+SECTION = "schema_subjects"
+
+
+class SnapshotError(errors.ReconcilerError):
+    """The snapshot's subjects section is malformed; the message names the place."""
+
+
+def to_dict(live: views.LiveSubjects) -> dict[str, Any]:
+    """``live`` as JSON data (subjects by name; the request count, which belongs to one read, left out)."""
+    subjects: dict[str, Any] = {}
+    for name, s in sorted(live.subjects.items()):
+        latest = None
+        if s.latest is not None:
+            latest = {
+                "version": s.latest.version,
+                "id": s.latest.id,
+                "schemaType": s.latest.schema_type,
+                "schema": s.latest.schema,
+                "references": [r.as_json() for r in s.latest.references],
+            }
+        subjects[name] = {"latest": latest, "compatibility": s.compatibility, "mode": s.mode}
+    return {
+        "features": {"mode": live.features.mode, "schemaTypes": list(live.features.schema_types)},
+        "globalLevel": live.global_level,
+        "subjects": subjects,
+    }
+
+
+def _get(doc: Any, key: str, kind: type | tuple[type, ...], where: str, *, optional: bool = False) -> Any:
+    if not isinstance(doc, Mapping):
+        raise SnapshotError(f"{where}: not an object")
+    value = doc.get(key)
+    if value is None and optional:
+        return None
+    if (isinstance(value, bool) and kind is int) or not isinstance(value, kind):
+        raise SnapshotError(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}, found {value!r}"[:300])
+    return value
+
+
+def _level(doc: Any, key: str, allowed: tuple[str, ...], where: str) -> str | None:
+    value = _get(doc, key, str, where, optional=True)
+    if value is not None and value not in allowed:
+        raise SnapshotError(f"{where}.{key}: {value!r} is not one of {', '.join(allowed)}")
+    return value  # type: ignore[no-any-return]
+
+
+def _latest(doc: Any, subject: str, where: str) -> SchemaVersion | None:
+    if doc is None:
+        return None
+    refs = []
+    for i, r in enumerate(_get(doc, "references", list, where)):
+        at = f"{where}.references[{i}]"
+        refs.append(Reference(_get(r, "name", str, at), _get(r, "subject", str, at), _get(r, "version", int, at)))
+    schema_type = _get(doc, "schemaType", str, where)
+    if schema_type not in views.SCHEMA_TYPES:
+        raise SnapshotError(f"{where}.schemaType: {schema_type!r} is not one of {', '.join(views.SCHEMA_TYPES)}")
+    return SchemaVersion(
+        subject=subject,
+        version=_get(doc, "version", int, where),
+        id=_get(doc, "id", int, where),
+        schema=_get(doc, "schema", str, where),
+        schema_type=schema_type,
+        references=tuple(refs),
+    )
+
+
+def from_dict(doc: Any, *, where: str = SECTION) -> views.LiveSubjects | None:
+    """The section ``to_dict`` wrote (``None`` when absent: the subjects were not read)."""
+    if doc is None:
+        return None
+    features = _get(doc, "features", Mapping, where)
+    types = _get(features, "schemaTypes", list, f"{where}.features")
+    if not all(isinstance(t, str) for t in types):
+        raise SnapshotError(f"{where}.features.schemaTypes: expected a list of names")
+    subjects: dict[str, views.LiveSubject] = {}
+    for name, s in _get(doc, "subjects", Mapping, where).items():
+        at = f"{where}.subjects[{name!r}]"
+        latest = _latest(_get(s, "latest", Mapping, at, optional=True), str(name), f"{at}.latest")
+        level = _level(s, "compatibility", views.LEVELS, at)
+        subjects[str(name)] = views.LiveSubject(str(name), latest, level, _level(s, "mode", views.MODES, at))
+    return views.LiveSubjects(
+        subjects=subjects,
+        features=Features(mode=_get(features, "mode", bool, f"{where}.features"), schema_types=tuple(types)),
+        global_level=_level(doc, "globalLevel", views.LEVELS, where),
+    )

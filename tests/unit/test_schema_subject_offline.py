@@ -1,0 +1,143 @@
+"""The subjects' snapshot section (an offline plan equals the online one; a malformed section is an error naming
+the place) and import (documents and schema files that plan no change right after)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconciler.kinds.schema_subject import adopt, diff, manifest, snapshot, views
+from reconciler.model import plans
+from reconciler.registry.port import RestRegistryPort
+from reconciler.registry.requests import Reference
+from tests.support.registry_fake import FakeRegistry
+
+CUSTOMER = json.dumps(
+    {"type": "record", "name": "Customer", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]}
+)
+INVOICE = json.dumps(
+    {"type": "record", "name": "Invoice", "namespace": "shop", "fields": [{"name": "c", "type": "shop.Customer"}]}
+)
+PAYMENT = json.dumps({"title": "Payment", "type": "object", "properties": {"amount": {"type": "number"}}}, indent=2)
+PROTO = 'syntax = "proto3";\npackage shop.v1;\n\nmessage Click {\n  string page = 1;\n}\n'
+
+
+def later() -> float:
+    return time.monotonic() + 30
+
+
+@pytest.fixture
+def registry() -> RestRegistryPort:
+    port = RestRegistryPort(FakeRegistry())
+    port.register("customer-value", CUSTOMER, schema_type="AVRO", deadline=later())
+    refs = (Reference("shop.Customer", "customer-value", 1),)
+    port.register("team/invoice-value", INVOICE, schema_type="AVRO", references=refs, deadline=later())
+    port.register("payments-value", PAYMENT, schema_type="JSON", deadline=later())
+    port.register("clicks-value", PROTO, schema_type="PROTOBUF", deadline=later())
+    port.register("Clicks_value", PROTO, schema_type="PROTOBUF", deadline=later())
+    port.set_compatibility("FULL_TRANSITIVE", "customer-value", deadline=later())
+    port.set_mode("READONLY", "payments-value", deadline=later())
+    return port
+
+
+def read_all(registry: RestRegistryPort) -> views.LiveSubjects:
+    names = registry.subjects(deadline=later())
+    return views.read(registry, names, modes=names, deadline=later())
+
+
+def test_a_snapshot_plans_offline_what_the_registry_plans_online(registry: RestRegistryPort) -> None:
+    live = read_all(registry)
+    offline = snapshot.from_dict(json.loads(json.dumps(snapshot.to_dict(live))))
+    assert offline is not None
+    assert (offline.subjects, offline.features, offline.global_level) == (
+        live.subjects,
+        live.features,
+        live.global_level,
+    )
+    wanted = {"customer-value": views.DesiredSubject("customer-value", CUSTOMER, compatibility="FULL")}
+    assert diff.diff(wanted, offline) == diff.diff(wanted, live)
+    assert snapshot.from_dict(None) is None
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(subjects=[]), "schema_subjects.subjects: expected Mapping"),
+        (
+            lambda d: d["subjects"]["customer-value"]["latest"].update(version="1"),
+            "schema_subjects.subjects['customer-value'].latest.version: expected int, found '1'",
+        ),
+        (
+            lambda d: d["subjects"]["customer-value"]["latest"].update(version=True),
+            "schema_subjects.subjects['customer-value'].latest.version: expected int, found True",
+        ),
+        (
+            lambda d: d["subjects"]["customer-value"].update(compatibility="SIDEWAYS"),
+            "schema_subjects.subjects['customer-value'].compatibility: 'SIDEWAYS' is not one of NONE, BACKWARD",
+        ),
+        (
+            lambda d: d["subjects"]["customer-value"]["latest"].update(schemaType="XML"),
+            "schema_subjects.subjects['customer-value'].latest.schemaType: 'XML' is not one of AVRO, JSON, PROTOBUF",
+        ),
+        (
+            lambda d: d["subjects"]["team/invoice-value"]["latest"]["references"][0].pop("subject"),
+            "schema_subjects.subjects['team/invoice-value'].latest.references[0].subject: expected str, found None",
+        ),
+        (lambda d: d.update(features="yes"), "schema_subjects.features: expected Mapping"),
+    ],
+)
+def test_a_malformed_section_is_an_error_naming_the_place(registry: RestRegistryPort, edit: Any, message: str) -> None:
+    doc = json.loads(json.dumps(snapshot.to_dict(read_all(registry))))
+    edit(doc)
+    with pytest.raises(snapshot.SnapshotError) as raised:
+        snapshot.from_dict(doc)
+    assert str(raised.value).startswith(message)
+
+
+def test_import_writes_documents_and_schema_files_that_plan_nothing(registry: RestRegistryPort, tmp_path: Path) -> None:
+    live = read_all(registry)
+    found, notes = adopt.documents(live)
+    assert notes == []
+    assert [(d.name, d.schema_file) for d in found] == [
+        ("Clicks_value", "schemas/Clicks_value.proto"),
+        ("clicks-value", "schemas/clicks-value.proto"),
+        ("customer-value", "schemas/customer-value.avsc"),
+        ("payments-value", "schemas/payments-value.json"),
+        ("team_invoice-value", "schemas/team_invoice-value.avsc"),
+    ]
+    (tmp_path / "schemas").mkdir()
+    declared: dict[str, views.DesiredSubject] = {}
+    problems: list[str] = []
+    for doc in found:
+        (tmp_path / doc.schema_file).write_text(doc.schema, encoding="utf-8")
+        spec = manifest.SchemaSubjectSpec.model_validate(json.loads(json.dumps(doc.spec)))
+        subject = manifest.build(
+            doc.name, spec, manifest_file=tmp_path / "subjects.yaml", error=lambda p, m: problems.append(m)
+        )
+        assert problems == [] and subject is not None
+        declared[subject.subject] = subject
+    assert found[2].spec == {
+        "subject": "customer-value",
+        "schemaFile": "schemas/customer-value.avsc",
+        "compatibility": "FULL_TRANSITIVE",
+    }
+    assert found[3].spec["mode"] == "READONLY" and found[3].spec["schemaType"] == "JSON"
+    assert found[4].spec["references"] == [{"name": "shop.Customer", "subject": "customer-value", "version": 1}]
+    changes = diff.diff(declared, live)
+    assert [(c.subject, c.action) for c in changes] == [(name, plans.Action.NOOP) for name in sorted(live.subjects)]
+
+
+def test_a_case_insensitive_clash_of_file_names_is_numbered(tmp_path: Path) -> None:
+    port = RestRegistryPort(FakeRegistry())
+    for subject in ("Orders-value", "orders-value", "orders/value"):
+        port.register(subject, CUSTOMER, schema_type="AVRO", deadline=later())
+    found, _ = adopt.documents(read_all(port))
+    assert [d.schema_file for d in found] == [
+        "schemas/Orders-value.avsc",
+        "schemas/orders-value-2.avsc",
+        "schemas/orders_value.avsc",
+    ]
