@@ -1,0 +1,75 @@
+"""Which subjects a plan reads (none without a declaration or an ownership rule) and the fingerprints that make a
+saved plan stale when a subject in its scope changes, and only then."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from reconciler.kinds.schema_subject import diff, scope, views
+from reconciler.model import desired
+from reconciler.registry.port import RestRegistryPort
+from tests.support.registry_fake import FakeRegistry
+
+V1 = json.dumps({"type": "record", "name": "Order", "fields": [{"name": "id", "type": "long"}]})
+V2 = json.dumps(
+    {
+        "type": "record",
+        "name": "Order",
+        "fields": [{"name": "id", "type": "long"}, {"name": "n", "type": "int", "default": 0}],
+    }
+)
+RULES = (diff.SubjectRule(desired.NamePattern("prefix", "team-")),)
+
+
+def later() -> float:
+    return time.monotonic() + 30
+
+
+def test_nothing_declared_or_owned_reads_nothing() -> None:
+    fake = FakeRegistry()
+    assert scope.to_read(RestRegistryPort(fake), [], [], deadline=later()) == ()
+    assert fake.requests == []
+
+
+def test_the_rules_add_the_listed_subjects_they_own() -> None:
+    fake = FakeRegistry()
+    port = RestRegistryPort(fake)
+    for subject in ("team-a-value", "team-b-value", "other-value"):
+        port.register(subject, V1, schema_type="AVRO", deadline=later())
+    sent = len(fake.requests)
+    assert scope.to_read(port, ["declared-value"], RULES, deadline=later()) == (
+        "declared-value",
+        "team-a-value",
+        "team-b-value",
+    )
+    assert len(fake.requests) - sent == 1  # one GET /subjects
+
+
+def test_a_saved_plan_goes_stale_when_a_subject_in_its_scope_changes_and_only_then() -> None:
+    port = RestRegistryPort(FakeRegistry())
+    for subject in ("team-a-value", "other-value"):
+        port.register(subject, V1, schema_type="AVRO", deadline=later())
+
+    def now() -> dict[str, str]:
+        names = scope.to_read(port, ["declared-value"], RULES, deadline=later())
+        return dict(scope.fingerprints(views.read(port, names, deadline=later()), names))
+
+    saved = now()
+    port.register("other-value", V2, schema_type="AVRO", deadline=later())  # outside the scope
+    assert scope.stale(saved, now()) == ()
+    port.register("team-a-value", V2, schema_type="AVRO", deadline=later())  # a new version
+    assert scope.stale(saved, now()) == ("team-a-value",)
+    saved = now()
+    port.set_compatibility("FULL", "team-a-value", deadline=later())  # a level set
+    assert scope.stale(saved, now()) == ("team-a-value",)
+    saved = now()
+    port.register("declared-value", V1, schema_type="AVRO", deadline=later())  # a declared subject appears
+    port.register("team-new-value", V1, schema_type="AVRO", deadline=later())  # an owned one appears
+    assert scope.stale(saved, now()) == ("declared-value", "team-new-value")
+    saved = now()
+    port.set_compatibility("NONE", deadline=later())  # the global level
+    assert scope.stale(saved, now()) == (scope.GLOBAL,)
+    saved = now()
+    port.delete("team-a-value", deadline=later())  # an owned one goes
+    assert scope.stale(saved, now()) == ("team-a-value",)
