@@ -267,11 +267,12 @@ def plan_to_apply(
     request: PlanRequest,
     timeout_s: float | None,
     other_version: bool = False,
-) -> plans.Plan:
-    """The plan ``apply`` carries out: the saved ``plan_file`` (of another release only with ``other_version``), else
-    a plan of ``loaded`` made now; ``timeout_s`` bounds planning, connecting included (``apply --timeout``). With both,
-    the manifests are planned again (with the saved plan's options) and the saved plan is refused (``PlanMismatch``,
-    nothing written) unless they still produce it: a plan reviewed before the manifests changed is not theirs."""
+) -> tuple[plans.Plan, decoded.Operations | None]:
+    """The plan ``apply`` carries out, and its operations when it was decoded here (a saved plan): the saved
+    ``plan_file`` (of another release only with ``other_version``), else a plan of ``loaded`` made now; ``timeout_s``
+    bounds planning, connecting included (``apply --timeout``). With both, the manifests are planned again (with the
+    saved plan's options) and the saved plan is refused (``PlanMismatch``, nothing written) unless they still produce
+    it: a plan reviewed before the manifests changed is not theirs."""
     bounds: dict[str, Any] = {"connect_timeout_s": timeout_s, "deadline_s": timeout_s}  # apply --timeout: planning too
     if plan_file is not None:
         if given := _planning_options_given(request):
@@ -279,7 +280,7 @@ def plan_to_apply(
                 f"{', '.join(given)} shape a plan made now; a saved plan keeps the options it was made with. "
                 "Give them to plan (plan --out FILE), then apply --plan FILE"
             )
-        saved = decoded.load(plan_file, other_version=other_version)  # refused as show refuses it
+        saved, ops = decoded.load_checked(plan_file, other_version=other_version)  # refused as show refuses it
         if loaded is not None:
             fresh = compute_plan(loaded, target=target, request=saved_request(saved), **bounds)
             differences = plan_compare.differences(saved, fresh)
@@ -289,9 +290,9 @@ def plan_to_apply(
                     f"{'; '.join(differences)}. Run plan again and review the new plan (or apply --plan FILE without "
                     "manifest paths to apply the saved plan as reviewed)"
                 )
-        return saved
+        return saved, ops
     if loaded is not None:
-        return compute_plan(loaded, target=target, request=request, **bounds)
+        return compute_plan(loaded, target=target, request=request, **bounds), None
     raise errors.ConfigError("give manifest paths to plan and apply, or --plan FILE")
 
 
@@ -333,20 +334,28 @@ def has_work(p: plans.Plan) -> bool:
     return bool(p.actionable or p.blocked or any(w.severity == "error" for w in p.warnings))
 
 
-def prepare_apply(p: plans.Plan, *, target: Target, timeout_s: float | None, dry_run: bool) -> KafkaAdapter:
+def prepare_apply(
+    p: plans.Plan,
+    *,
+    target: Target,
+    timeout_s: float | None,
+    dry_run: bool,
+    checked: decoded.Operations | None = None,
+) -> tuple[KafkaAdapter, decoded.Operations]:
     """Everything that can fail without a cluster, before anyone is asked to confirm: the plan's error-level
     findings (too many deletes, ...) and changes that cannot be carried out, the connection settings (profile
-    secrets included) and the SCRAM passwords the plan sets. Returns the (not yet connected) adapter, bounded by
-    the apply's deadline (``--timeout``, else the default that scales with the work) plus
+    secrets included) and the SCRAM passwords the plan sets. ``checked``: ``p``'s operations when loading it decoded
+    them (``plan_to_apply``). Returns the (not yet connected) adapter and the plan's operations, to hand to ``apply``;
+    the adapter is bounded by the apply's deadline (``--timeout``, else the default that scales with the work) plus
     ``APPLY_CONNECTION_MARGIN_S``: the apply's own deadline ends it first, the connection's is the backstop."""
     from reconciler.apply import engine, preflight
 
-    ops = decoded.decode(p)
+    ops = decoded.decode(p, checked=checked)
     bound = timeout_s if timeout_s is not None else engine.default_deadline_s(p.actionable)
     adapter = target.connect(timeout_s=timeout_s, deadline_s=bound + APPLY_CONNECTION_MARGIN_S)
     if p.actionable and not dry_run:
         preflight.resolve_secrets(ops.items, environ=None)
-    return adapter
+    return adapter, ops
 
 
 def apply(
@@ -363,8 +372,10 @@ def apply(
     events: EventSink | None = None,
     connect: ConnectPort | None = None,
     lock: apply_lock.LockRequest | None = None,
+    ops: decoded.Operations | None = None,
 ) -> ApplyReport:
-    """Carry out ``p`` through ``adapter`` (then close it) holding its apply ``lock``; the rest as ``ApplyOptions``'."""
+    """Carry out ``p`` through ``adapter`` (then close it) holding its apply ``lock``; ``ops``: ``p``'s operations
+    as ``prepare_apply`` returned them; the rest as ``ApplyOptions``'."""
     from reconciler import apply as apply_mod
 
     options = apply_mod.ApplyOptions(
@@ -379,7 +390,7 @@ def apply(
         lock=None if lock is None else lock.bound(adapter),
     )
     with adapter:
-        return apply_mod.apply_plan(p, adapter, options=options, events=events)
+        return apply_mod.apply_plan(p, adapter, options=options, events=events, operations=ops)
 
 
 def read_snapshot_state(

@@ -6,7 +6,8 @@ change, and returns the ``Operations``: per change, the write it asks for, typed
 ``AddPartitions``, ``AlterConfigs``, ``Reassign``, ``WriteAcl``, ``WriteQuota``, ``WriteScram``), built from the
 change's typed payloads (``reconciler.model.payloads``). Everything after reads these operations: the checks before
 writing, the phase runners that turn them into requests, and the read-back that verifies them. No later stage goes
-back to a change's payload, and none parses the attribute names a plan shows.
+back to a change's payload, and none parses the attribute names a plan shows. The operations are a value handed
+from stage to stage (load or prepare -> ``apply_plan``); nothing here keeps them between calls.
 """
 
 from __future__ import annotations
@@ -352,18 +353,11 @@ def of_changes(changes: Iterable[plans.Change]) -> Operations:
     return Operations(tuple(operation(c) for c in plans.sort_changes(changes)))
 
 
-# The last plan checked and its operations: a command checks its plan when it loads it (``load``) or before it
-# connects (``prepare_apply``) and then applies it; the plan, immutable, is decoded once. Kept by identity, one entry.
-_LAST: list[tuple[plans.Plan, Operations]] = []
-
-
 def check(p: plans.Plan) -> Operations:
     """The plan's actionable changes as operations; ``preflight.ImpossiblePlan`` naming every change that cannot be
     carried out as written (phases holding the wrong kind or action, a change listed twice, change data that does not
     describe its resource or holds a value the manifests would refuse). What ``show``, ``comment --plan`` and apply
     all refuse, with the same message: a plan file a reviewer can read is one apply can decode."""
-    if _LAST and _LAST[0][0] is p:
-        return _LAST[0][1]
     preflight.check_shape(p)
     ops = of_changes(p.actionable)
     problems = [op.problem for op in ops.items if op.problem is not None]
@@ -371,25 +365,30 @@ def check(p: plans.Plan) -> Operations:
         raise preflight.ImpossiblePlan(
             "the plan cannot be applied as written: " + preflight.name_list(problems) + "; nothing was written"
         )
-    _LAST[:] = [(p, ops)]
     return ops
 
 
-def decode(p: plans.Plan) -> Operations:
+def decode(p: plans.Plan, *, checked: Operations | None = None) -> Operations:
     """``check``, then ``preflight.PlanHasErrors`` for error-level findings (a plan ``show`` displays with them, and
-    apply refuses). A plan is decoded once: the same plan object again returns the same operations."""
-    ops = check(p)
+    apply refuses). ``checked``: the operations ``check`` (or ``load_checked``) already returned for ``p``, handed
+    on so that a plan is decoded once per command; only its findings are checked then."""
+    ops = check(p) if checked is None else checked
     preflight.check_findings(p)
     return ops
 
 
-def load(path: Path, *, other_version: bool = False) -> plans.Plan:
-    """The saved plan at ``path`` (``plans.Plan.load``), refused (``PlanFileError`` naming the file) unless
-    ``check`` decodes it: how every command that reads a saved plan reads it, so that ``show`` refuses the files
-    apply refuses, with the same message and exit code."""
+def load_checked(path: Path, *, other_version: bool = False) -> tuple[plans.Plan, Operations]:
+    """The saved plan at ``path`` (``plans.Plan.load``) and its operations, refused (``PlanFileError`` naming the
+    file) unless ``check`` decodes it: how every command that reads a saved plan reads it, so that ``show`` refuses
+    the files apply refuses, with the same message and exit code."""
     p = plans.Plan.load(path, other_version=other_version)
     try:
-        check(p)
+        ops = check(p)
     except preflight.ImpossiblePlan as exc:
         raise preflight.ImpossiblePlan(f"{path}: {exc}") from None
-    return p
+    return p, ops
+
+
+def load(path: Path, *, other_version: bool = False) -> plans.Plan:
+    """``load_checked``'s plan, for a command that only shows it."""
+    return load_checked(path, other_version=other_version)[0]

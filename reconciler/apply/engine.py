@@ -135,8 +135,10 @@ def apply_plan(
     *,
     options: ApplyOptions,
     events: EventSink | None = None,
+    operations: decoded.Operations | None = None,
 ) -> ApplyReport:
-    """Carry out ``p`` through ``adapter``; see the module docstring. Raises before any write, never after."""
+    """Carry out ``p`` through ``adapter``; see the module docstring. Raises before any write, never after.
+    ``operations``: ``p`` as ``decoded.decode`` returned it to the caller (decoded here when not given)."""
     sink = events or discard
     started = options.clock()
     # The apply's deadline runs from here, its first read included, and bounds every wait on the cluster.
@@ -145,7 +147,7 @@ def apply_plan(
     adapter.limit_waits(total_s, named_s=options.timeout_given_s, reserve_s=budget.reserve_s(total_s))
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
-    ops = decoded.decode(p)  # the plan is read once, here; the checks below read the operations
+    ops = decoded.decode(p) if operations is None else operations  # the checks below read the operations
     changes = ops.changes
     blocked = [outcomes.blocked(c) for c in p.blocked]
     if not changes:

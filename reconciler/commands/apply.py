@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from reconciler import manifests, operations
     from reconciler.apply.apply_report import ApplyReport
+    from reconciler.apply.decoded import Operations
     from reconciler.apply.events import EventSink
     from reconciler.apply.lock import LockRequest
     from reconciler.kafka.adapter import KafkaAdapter
@@ -61,11 +62,13 @@ def run_and_report(
     target: operations.Target | None = None,
     timeout_given: float | None = None,
     lock: LockRequest | None = None,
+    ops: Operations | None = None,
 ) -> ApplyReport:
     """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout);
-    ``target`` names the Kafka Connect cluster of a plan that changes connectors. ``timeout`` is what is left for
-    the apply of ``timeout_given`` (the --timeout of the whole command, planning included). ``lock``: the cluster's
-    apply lock (``None``: not taken). Ctrl-C while it runs: ``run_interruptible``."""
+    ``ops``: its operations as ``operations.prepare_apply`` returned them. ``target`` names the Kafka Connect cluster
+    of a plan that changes connectors. ``timeout`` is what is left for the apply of ``timeout_given`` (the --timeout
+    of the whole command, planning included). ``lock``: the cluster's apply lock (``None``: not taken). Ctrl-C while
+    it runs: ``run_interruptible``."""
     from reconciler import operations
     from reconciler.connect import evidence
     from reconciler.kinds import registry
@@ -91,6 +94,7 @@ def run_and_report(
             events=events,
             connect=connect,
             lock=None if dry_run else lock,
+            ops=ops,
         )
 
     report = run_interruptible(run, progress=fmt is ApplyFormat.text and bool(p.actionable))
@@ -252,13 +256,13 @@ def _planned(
     request: operations.PlanRequest,
     timeout: float | None,
     other_version: bool,
-) -> tuple[plans.Plan, float | None]:
-    """The plan to apply, and what planning left of ``--timeout``: one bound for the whole command (the time a
-    confirmation waits for its answer is not counted)."""
+) -> tuple[plans.Plan, Operations | None, float | None]:
+    """The plan to apply, its operations when loading it decoded them, and what planning left of ``--timeout``: one
+    bound for the whole command (the time a confirmation waits for its answer is not counted)."""
     from reconciler import operations
 
     started = time.monotonic()
-    p = operations.plan_to_apply(
+    p, ops = operations.plan_to_apply(
         plan_file=plan_file,
         loaded=loaded,
         target=target,
@@ -266,20 +270,28 @@ def _planned(
         timeout_s=timeout,
         other_version=other_version,
     )
-    return p, None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
+    return p, ops, None if timeout is None else max(0.001, timeout - (time.monotonic() - started))
 
 
 def _prepared(
-    p: plans.Plan, *, target: operations.Target, left: float | None, timeout: float | None, saved: bool, dry_run: bool
-) -> KafkaAdapter:
-    """``operations.prepare_apply``, the adapter told that its connect has what planning (or loading the ``saved``
-    plan) left of ``--timeout``, so that a connect that times out names the --timeout and what used it."""
+    p: plans.Plan,
+    *,
+    target: operations.Target,
+    left: float | None,
+    timeout: float | None,
+    saved: bool,
+    dry_run: bool,
+    checked: Operations | None,
+) -> tuple[KafkaAdapter, Operations]:
+    """``operations.prepare_apply`` (``checked``: the plan's operations when loading it decoded them): the adapter,
+    told that its connect has what planning (or loading the ``saved`` plan) left of ``--timeout``, so that a connect
+    that times out names the --timeout and what used it, and the plan's operations."""
     from reconciler import operations
 
-    adapter = operations.prepare_apply(p, target=target, timeout_s=left, dry_run=dry_run)
+    adapter, ops = operations.prepare_apply(p, target=target, timeout_s=left, dry_run=dry_run, checked=checked)
     if timeout is not None and left is not None:
         adapter.name_budget(given_s=timeout, left_s=left, used_by="loading the plan" if saved else "planning")
-    return adapter
+    return adapter, ops
 
 
 def _request(
@@ -356,7 +368,7 @@ def apply(
 
         loaded = output.load(paths, environment) if paths else None
         target = _target(loaded, cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config)
-        p, left = _planned(
+        p, checked, left = _planned(
             plan_file=plan_file,
             loaded=loaded,
             target=target,
@@ -369,7 +381,15 @@ def apply(
         if not operations.has_work(p):
             _nothing_to_do(fmt)
             return
-        adapter = _prepared(p, target=target, left=left, timeout=timeout, saved=plan_file is not None, dry_run=dry_run)
+        adapter, ops = _prepared(
+            p,
+            target=target,
+            left=left,
+            timeout=timeout,
+            saved=plan_file is not None,
+            dry_run=dry_run,
+            checked=checked,
+        )
         # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.
         if p.actionable and not dry_run and not auto_approve and plan_file is None:
             confirm(deletes=deleted_count(p))
@@ -387,6 +407,7 @@ def apply(
             target=target,
             timeout_given=timeout,
             lock=lock_request(lock_timeout, no_lock=no_lock, plan_file=plan_file),
+            ops=ops,
         )
     if report.exit_code:
         raise typer.Exit(code=report.exit_code)

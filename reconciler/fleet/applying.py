@@ -236,7 +236,9 @@ def _apply_one(
     connect: RestConnectPort | None = None
     try:
         connect = connect_port(item.spec, loaded, p)
-        adapter = operations.prepare_apply(p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run)
+        adapter, ops = operations.prepare_apply(
+            p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run
+        )
         report = operations.apply(
             p,
             adapter,
@@ -245,6 +247,7 @@ def _apply_one(
             loaded=loaded,
             connect=connect,
             lock=cluster_lock,
+            ops=ops,  # decoded once, by prepare_apply; each cluster's thread hands its own plan's operations on
         )
     except errors.ReconcilerError as exc:  # raised before any write (apply_plan's contract)
         return ClusterApply(name, _refusal(exc), str(exc) or type(exc).__name__, 1, seconds=time.monotonic() - started)

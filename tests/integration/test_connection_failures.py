@@ -187,7 +187,7 @@ def _one_topic_plan(path: Path) -> Path:
 def test_a_timeout_spent_before_the_connect_is_named_with_what_used_it(silent_listener: int) -> None:
     """Regression: the apply's connect, left 1 ms of ``--timeout 20`` by planning, said "no broker answered within
     0.001s (check the address, the port and the security protocol)". It names the --timeout and what used it."""
-    adapter = operations.prepare_apply(
+    adapter, _ = operations.prepare_apply(
         plans.Plan(cluster=plans.ClusterInfo(cluster_id=None, controller_id=None), changes=()),
         target=operations.Target(bootstrap_server=f"127.0.0.1:{silent_listener}"),
         timeout_s=0.001,

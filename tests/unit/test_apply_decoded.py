@@ -1,21 +1,26 @@
 """Apply decodes a plan once, before it reads the cluster: every change that cannot be carried out as written is
-named in one refusal, and the checks before writing read the decoded operations."""
+named in one refusal, and the checks before writing read the decoded operations, handed on to apply."""
 
 from __future__ import annotations
 
 import copy
 import json
 import struct
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from reconciler.apply import decoded, preflight
+from reconciler.apply import ApplyReport, apply_plan, decoded, preflight
 from reconciler.base import errors
 from reconciler.model import plans, state
+from reconciler.model.desired import DesiredState, DesiredTopic
 from reconciler.model.kinds import Kind
+from reconciler.planner import plan
+from tests.support.apply_runs import apply_options
 from tests.support.fuzzing import GOLDEN_PLAN, reseal
+from tests.support.recording import RecordingAdapter
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "example-plan.json"
 
@@ -117,9 +122,13 @@ def test_a_config_change_without_its_config_operations_is_refused_before_anythin
         decoded.decode(plans.Plan.from_json_dict(reseal(doc)))
 
 
-def test_a_plan_is_decoded_once_per_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Regression: apply decoded its plan twice (once to check it before connecting, once to apply it)."""
-    p = golden()
+def test_two_plans_decoded_in_two_threads_apply_each_its_own_operations_decoded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression: the decoded operations were kept in a module-level cache of one entry, shared by fleet apply's
+    threads: a second cluster's plan decoded between the first's check and its apply evicted it, and the first plan
+    was decoded again. The operations are now handed on: each plan is decoded once, and each apply carries out its
+    own plan's operations."""
     calls: list[int] = []
     real = decoded.of_changes
 
@@ -128,9 +137,34 @@ def test_a_plan_is_decoded_once_per_command(monkeypatch: pytest.MonkeyPatch) -> 
         return real(changes)
 
     monkeypatch.setattr(decoded, "of_changes", counted)
-    first = decoded.decode(p)
-    assert decoded.decode(p) is first and calls == [1]
-    assert decoded.decode(golden()) is not first and calls == [1, 1]
+    adapters = {name: RecordingAdapter() for name in ("a", "b")}
+    wanted = {name: DesiredState(topics={f"t-{name}": DesiredTopic(f"t-{name}", 1, 1, {})}) for name in adapters}
+    plans_of = {name: plan(wanted[name], adapters[name].read_state(kinds=wanted[name].needs())) for name in adapters}
+    a_decoded, b_decoded = threading.Event(), threading.Event()
+    reports: dict[str, ApplyReport] = {}
+
+    def run(name: str, *, wait: threading.Event | None, done: threading.Event) -> None:
+        if wait is not None:
+            assert wait.wait(60), "the other thread never decoded its plan"
+        ops = decoded.decode(plans_of[name])
+        done.set()
+        assert (b_decoded if name == "a" else a_decoded).wait(60)
+        reports[name] = apply_plan(plans_of[name], adapters[name], options=apply_options(), operations=ops)
+
+    threads = [
+        threading.Thread(target=run, args=("a",), kwargs={"wait": None, "done": a_decoded}),
+        threading.Thread(target=run, args=("b",), kwargs={"wait": a_decoded, "done": b_decoded}),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert set(reports) == {"a", "b"}
+    assert len(calls) == 2  # a, then b: neither decoded again by its apply
+    for name, report in reports.items():
+        assert report.exit_code == 0
+        assert [i.name for i in report.items] == [f"t-{name}"]
+        assert set(adapters[name].topics) == {f"t-{name}"}
 
 
 @pytest.mark.parametrize("edit", ["quota value", "created partitions", "created config", "added partitions"])

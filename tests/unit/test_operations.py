@@ -123,7 +123,7 @@ def test_apply_takes_the_saved_plan_or_asks_for_one(tmp_path: Path, loaded: mani
         live_state=snapshot(tmp_path, live_cluster({})),
     )
     p.save(tmp_path / "plan.json")
-    again = operations.plan_to_apply(
+    again, ops = operations.plan_to_apply(
         plan_file=tmp_path / "plan.json",
         loaded=None,
         target=operations.Target(),
@@ -131,6 +131,7 @@ def test_apply_takes_the_saved_plan_or_asks_for_one(tmp_path: Path, loaded: mani
         timeout_s=5,
     )
     assert again == p
+    assert ops is not None and {op.address for op in ops.items} == {c.address for c in p.actionable}
     with pytest.raises(errors.ConfigError, match=r"give manifest paths to plan and apply, or --plan FILE"):
         operations.plan_to_apply(
             plan_file=None, loaded=None, target=operations.Target(), request=operations.PlanRequest(), timeout_s=5
