@@ -3,9 +3,10 @@
 The commands (``reconciler.commands``) parse options, call these functions and render what they return; tests,
 the fleet reader and the benchmarks call them directly. The single steps come first: ``load_manifests``
 (manifests -> desired state), ``read_live`` (an ``AdminPort`` -> ``ClusterState``), ``make_plan`` (planner ->
-``Plan``, with the evidence ``with_evidence`` reads); then the commands' flows. Connection precedence is
-``reconciler.connection.layers``'. Nothing here prints or asks: the apply command asks for confirmation
-between ``prepare_apply`` (everything that can fail without a cluster) and ``apply``.
+``Plan``, with the evidence ``with_evidence`` reads); then the commands' flows. The cluster a command is pointed
+at and its planning options are ``reconciler.target``'s (``Target``, ``PlanRequest``). Nothing here prints or
+asks: the apply command asks for confirmation between ``prepare_apply`` (everything that can fail without a
+cluster) and ``apply``, handing the plan's decoded operations from one to the other.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,10 +22,11 @@ from reconciler import manifests, planner
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
-from reconciler.connection import layers as connection_sources
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import impact as planner_impact
+from reconciler.target import PlanRequest as PlanRequest
+from reconciler.target import Target as Target
 
 if TYPE_CHECKING:
     from reconciler.apply import lock as apply_lock
@@ -158,49 +159,6 @@ _USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)
 # ------------------------------------------------------------------------------------- the commands' flows
 
 APPLY_CONNECTION_MARGIN_S = 60.0
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Target:
-    """The cluster a command was pointed at: its flags, ``--command-config`` and the manifests' profiles."""
-
-    cluster: str | None = None
-    bootstrap_server: str | None = None
-    command_config: Path | None = None
-    profiles: Mapping[str, manifests.ClusterProfile] = dataclasses.field(default_factory=dict)
-
-    def connect(
-        self, *, timeout_s: float | None = None, request_bound_s: float | None = None, deadline_s: float | None = None
-    ) -> KafkaAdapter:
-        """An adapter (a context manager) connecting on its first request within ``timeout_s``; ``request_bound_s`` caps
-        the request timeout; no wait past ``deadline_s`` from this call, the client's import in it (default 900 s)."""
-        called = time.monotonic()
-        from reconciler.kafka.adapter import KafkaAdapter
-
-        settings = connection_sources.resolve(
-            bootstrap_server=self.bootstrap_server,
-            command_config=self.command_config,
-            profile_name=self.cluster,
-            profiles=self.profiles,
-        )
-        if request_bound_s is not None:
-            bound_ms = max(1, min(settings.request_timeout_ms, int(request_bound_s * 1000)))
-            settings = dataclasses.replace(settings, request_timeout_ms=bound_ms)
-        adapter = KafkaAdapter(settings, connect_timeout_s=timeout_s, deadline_s=deadline_s)
-        if deadline_s is not None:  # named as given, ending as far from this call as given (the import inside it)
-            adapter.limit_waits(deadline_s - (time.monotonic() - called), named_s=deadline_s)
-        return adapter
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class PlanRequest:
-    """The planning options of ``plan`` and ``apply``: SCRAM rotations, the in-use test of topic deletes and this
-    run's limit on deletions (``--max-deletes``; ``None``: the Ownership document's or the default)."""
-
-    rotate_passwords: Sequence[str] = ()
-    allow_delete_in_use: bool = False
-    in_use_window: str = defaults.IN_USE_WINDOW
-    max_deletes: int | None = None
 
 
 def in_use_window_ms(text: str) -> int:

@@ -5,14 +5,13 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reconciler.commands import output
+from reconciler.commands import confirm, output
 from reconciler.commands.options import (
     AllowInUseOpt,
     ApplyFormat,
@@ -157,41 +156,6 @@ def broker_rejects(p: plans.Plan, *, target: operations.Target, loaded: manifest
     return any(i.outcome is Outcome.DRY_RUN_REJECTED for i in checked.items)
 
 
-def confirm(question: str = "Apply these changes?", *, deletes: int = 0) -> None:
-    """Ask before writing, for the word ``yes`` (as Terraform does); refuse without a terminal to ask on.
-
-    Any other answer, Ctrl-C or Ctrl-D (end of input) cancels: one line says nothing was written, exit 1.
-    ``deletes`` (how many resources the plan deletes) is named in the question. ``fleet apply`` asks too.
-    """
-    from reconciler.base import errors, terminal
-
-    if not sys.stdin.isatty():
-        raise errors.ConfigError("refusing to apply without confirmation: use --auto-approve when not on a TTY")
-    removal = f" It deletes {terminal.count(deletes, 'resource')}." if deletes else ""
-    # The question goes to stderr: with stdout redirected to a file the user still sees it.
-    try:
-        answer = typer.prompt(
-            f"{question}{removal} Only 'yes' will be accepted to approve",
-            default="",
-            show_default=False,
-            err=True,
-        )
-    except typer.Abort:  # Ctrl-C or Ctrl-D at the question
-        typer.echo("", err=True)  # end the question's line
-        answer = None
-    if answer is None or answer.strip() != "yes":
-        why = "" if answer is None or not answer.strip() else " (the answer was not 'yes')"
-        output.say(f"Apply cancelled{why}; nothing was written.", err=True)
-        raise typer.Exit(code=1)
-
-
-def deleted_count(p: plans.Plan) -> int:
-    """How many resources ``p`` deletes (each address once), as the confirmation names them."""
-    from reconciler.model import plans as plan_model
-
-    return len({c.address for c in p.changes if c.action is plan_model.Action.DELETE})
-
-
 ApplyPathsArg = Annotated[
     list[Path] | None,
     typer.Argument(
@@ -275,22 +239,21 @@ def _planned(
 
 def _prepared(
     p: plans.Plan,
+    checked: Operations | None,
     *,
     target: operations.Target,
     left: float | None,
     timeout: float | None,
-    saved: bool,
     dry_run: bool,
-    checked: Operations | None,
 ) -> tuple[KafkaAdapter, Operations]:
-    """``operations.prepare_apply`` (``checked``: the plan's operations when loading it decoded them): the adapter,
-    told that its connect has what planning (or loading the ``saved`` plan) left of ``--timeout``, so that a connect
-    that times out names the --timeout and what used it, and the plan's operations."""
+    """``operations.prepare_apply`` (``checked``: the operations of a saved plan, decoded when it was loaded): the
+    adapter, told that its connect has what planning (or loading the saved plan) left of ``--timeout``, so that a
+    connect that times out names the --timeout and what used it, and the plan's operations."""
     from reconciler import operations
 
     adapter, ops = operations.prepare_apply(p, target=target, timeout_s=left, dry_run=dry_run, checked=checked)
     if timeout is not None and left is not None:
-        adapter.name_budget(given_s=timeout, left_s=left, used_by="loading the plan" if saved else "planning")
+        adapter.name_budget(given_s=timeout, left_s=left, used_by="planning" if checked is None else "loading the plan")
     return adapter, ops
 
 
@@ -381,18 +344,10 @@ def apply(
         if not operations.has_work(p):
             _nothing_to_do(fmt)
             return
-        adapter, ops = _prepared(
-            p,
-            target=target,
-            left=left,
-            timeout=timeout,
-            saved=plan_file is not None,
-            dry_run=dry_run,
-            checked=checked,
-        )
+        adapter, ops = _prepared(p, checked, target=target, left=left, timeout=timeout, dry_run=dry_run)
         # A saved plan was reviewed when it was made (as terraform apply PLANFILE): only a plan made now is confirmed.
         if p.actionable and not dry_run and not auto_approve and plan_file is None:
-            confirm(deletes=deleted_count(p))
+            confirm.ask(deletes=confirm.deleted_count(p))
         report = run_and_report(
             p,
             adapter,

@@ -314,10 +314,10 @@ def apply(
             if not quiet or not auto_approve:
                 with_work = _show_planned(planned, found)
                 if with_work and not dry_run and not auto_approve:
-                    from reconciler.commands.apply import confirm, deleted_count
+                    from reconciler.commands import confirm
 
-                    deletes = sum(deleted_count(item.plan) for item in planned if item.plan is not None)
-                    confirm(f"Apply these changes to {with_work} cluster(s)?", deletes=deletes)
+                    deletes = sum(confirm.deleted_count(item.plan) for item in planned if item.plan is not None)
+                    confirm.ask(f"Apply these changes to {with_work} cluster(s)?", deletes=deletes)
             with interrupt.handling():  # the first Ctrl-C starts no other cluster, the running ones send nothing new
                 result = applying.run_fleet_apply(
                     spec,

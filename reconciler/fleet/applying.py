@@ -33,6 +33,7 @@ from typing import Any
 
 from reconciler import manifests, operations
 from reconciler.apply import lock as apply_lock
+from reconciler.apply.apply_report import ApplyReport
 from reconciler.base import errors, fileio, interrupt
 from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectError
@@ -258,21 +259,19 @@ def _apply_one(
             connect.client.close()
     path = out_dir / name / APPLY_REPORT
     fileio.write_file(path, report.to_json())  # a report: nothing secret in it, so the umask decides
+    return _applied(name, report, path=path, dry_run=dry_run, seconds=time.monotonic() - started)
+
+
+def _applied(name: str, report: ApplyReport, *, path: Path, dry_run: bool, seconds: float) -> ClusterApply:
+    """The outcome of a cluster whose apply ran: its report's exit code, its first failures, its counts."""
     failed = report.failed()
     reason = None
     if report.exit_code:
         reason = "; ".join(f"{i.address}: {i.outcome.value}" for i in failed[:3]) or "did not converge"
         if len(failed) > 3:
             reason += f" (and {len(failed) - 3} more)"
-    return ClusterApply(
-        name,
-        PARTIAL if report.exit_code else VALIDATED if dry_run else APPLIED,
-        reason,
-        report.exit_code,
-        report.counts(),
-        path,
-        time.monotonic() - started,
-    )
+    status = PARTIAL if report.exit_code else VALIDATED if dry_run else APPLIED
+    return ClusterApply(name, status, reason, report.exit_code, report.counts(), path, seconds)
 
 
 def run_fleet_apply(
