@@ -233,3 +233,30 @@ def test_a_version_let_in_by_a_level_change_names_the_topic_and_its_consumer_gro
     changes, verdicts, _ = plan(port, want(schema=V2_COMPATIBLE, compatibility="NONE", topics=("orders",)))
     assert impact.assess(changes[0], verdicts["orders-value"], usage) is None
     assert impact.topics_to_read(changes, verdicts) == ()
+
+
+def test_a_plan_made_without_the_registry_decides_nothing_it_cannot_know(port: RestRegistryPort) -> None:
+    for subject in ("orders-value", "legacy-value"):
+        port.register(subject, V1, schema_type="AVRO", deadline=later())
+    rules = (diff.SubjectRule(desired.NamePattern("exact", "legacy-value")),)
+    live = views.read(port, ["orders-value", "legacy-value"], deadline=later())
+    changes = diff.diff({"orders-value": want(schema=V2_INCOMPATIBLE)}, live, rules=rules, may_delete=True)
+    assert [dryrun.question(c, live) for c in changes] == [None, dryrun.Question("orders-value", every=False)]
+    judged, verdicts = dryrun.judge(changes, live, dryrun.Evidence())  # offline: no answers read
+    assert [(c.subject, c.action, c.reasons) for c in judged] == [
+        (
+            "legacy-value",
+            plans.Action.BLOCKED,
+            ("who references subject legacy-value was not read (a plan made without the registry)",),
+        ),
+        ("orders-value", plans.Action.UPDATE, ()),
+    ]
+    assert verdicts["orders-value"] == dryrun.Verdict(
+        "orders-value", None, "BACKWARD", note="not checked: the registry was not asked (a plan made without it)"
+    )
+    # the same plan with the registry's answers read blocks the incompatible version
+    judged, _ = dryrun.judge(changes, live, dryrun.read_evidence(changes, live, port, deadline=later()))
+    assert [(c.subject, c.action) for c in judged] == [
+        ("legacy-value", plans.Action.DELETE),
+        ("orders-value", plans.Action.BLOCKED),
+    ]

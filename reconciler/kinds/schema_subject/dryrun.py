@@ -14,12 +14,17 @@ An incompatible schema is blocked at the manifest that declares it with the regi
 override but a declared level. A delete of a subject whose version another schema references is blocked naming the
 referrer (Apicurio 2.4 carries such a delete out where Confluent refuses it, 42206), unless each referrer is deleted
 by the same plan (the apply deletes referrers first).
+
+The registry's answers are evidence read before planning, as Kafka Connect's validate answers are: ``questions``
+(pure) says what to ask, ``read_evidence`` asks it (the only I/O here), ``judge`` (pure) turns the answers into
+verdicts and blocked changes. Without evidence for a subject (a plan made offline from a snapshot) its new version
+is not decided, and the verdict says the registry was not asked.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from reconciler.kinds.schema_subject import views
 from reconciler.kinds.schema_subject.diff import SubjectChange
@@ -58,29 +63,46 @@ def levels(change: SubjectChange, live: views.LiveSubjects) -> tuple[str, str]:
     return current, change.level[1] if change.level is not None else current
 
 
-def check(
-    change: SubjectChange, live: views.LiveSubjects, registry: registry_port.RegistryPort, *, deadline: float
-) -> Verdict | None:
-    """The registry's verdict on ``change``'s new version (``None``: no version held to check against)."""
-    want = change.register
-    if want is None or change.action is not plans.Action.UPDATE or change.before_version is None:
+@dataclasses.dataclass(frozen=True, slots=True)
+class Question:
+    """One check to ask the registry: ``change``'s new version against the latest version, or every one."""
+
+    subject: str
+    every: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Evidence:
+    """The registry's answers for one plan: each check asked, and who references each subject the plan deletes."""
+
+    answers: Mapping[str, tuple[registry_port.Compatibility, ...]] = dataclasses.field(default_factory=dict)
+    referrers: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+
+
+def question(change: SubjectChange, live: views.LiveSubjects) -> Question | None:
+    """What to ask the registry about ``change``'s new version (``None``: nothing: no version held, or neither the
+    current nor the planned level asks anything)."""
+    if change.register is None or change.action is not plans.Action.UPDATE or change.before_version is None:
+        return None
+    current, planned = levels(change, live)
+    now, then = directions(current), directions(planned)
+    if not now and not then:
+        return None
+    return Question(change.subject, views.transitive(planned if then else current))
+
+
+def judge_one(change: SubjectChange, live: views.LiveSubjects, evidence: Evidence) -> Verdict | None:
+    """The verdict on ``change``'s new version from the registry's answers (see the module docstring)."""
+    if change.register is None or change.action is not plans.Action.UPDATE or change.before_version is None:
         return None
     current, planned = levels(change, live)
     now, then = directions(current), directions(planned)
     if not now and not then:
         return Verdict(change.subject, True, planned, note=f"level {planned}: not checked")
-    every = views.transitive(planned if then else current)
-    kw_refs = want.references
-    if every:
-        answers = registry.check_all(
-            change.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
-        )
-    else:
-        answers = (
-            registry.check(
-                change.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
-            ),
-        )
+    answers = evidence.answers.get(change.subject)
+    if answers is None:
+        note = "not checked: the registry was not asked (a plan made without it)"
+        return Verdict(change.subject, None, planned, note=note)
     checked = tuple(a.version for a in answers)
     refused = [a for a in answers if not a.compatible]
     messages = tuple(m for a in refused for m in a.messages)
@@ -107,17 +129,77 @@ def blocked_by_verdict(change: SubjectChange, verdict: Verdict) -> SubjectChange
     return dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=reasons)
 
 
-def referrers(
-    change: SubjectChange, live: views.LiveSubjects, registry: registry_port.RegistryPort, *, deadline: float
+def _referrers(
+    subject: str, live: views.LiveSubjects, registry: registry_port.RegistryPort, *, deadline: float
 ) -> tuple[str, ...]:
-    """Who references any version of the subject ``change`` deletes: subject names where the referring schema is a
-    subject read for the plan, else ``schema id N``."""
+    """Who references any version of ``subject``: subject names where the referring schema is a subject read for
+    the plan, else ``schema id N``."""
     by_id = {s.latest.id: name for name, s in live.subjects.items() if s.latest is not None}
     found: set[str] = set()
-    for version in registry.versions(change.subject, deadline=deadline):
-        for schema_id in registry.referenced_by(change.subject, version, deadline=deadline):
+    for version in registry.versions(subject, deadline=deadline):
+        for schema_id in registry.referenced_by(subject, version, deadline=deadline):
             found.add(by_id.get(schema_id, f"schema id {schema_id}"))
     return tuple(sorted(found))
+
+
+def read_evidence(
+    changes: Sequence[SubjectChange],
+    live: views.LiveSubjects,
+    registry: registry_port.RegistryPort,
+    *,
+    deadline: float,
+) -> Evidence:
+    """Ask the registry each question of ``changes`` and who references each subject they delete."""
+    answers: dict[str, tuple[registry_port.Compatibility, ...]] = {}
+    referrers: dict[str, tuple[str, ...]] = {}
+    for change in changes:
+        if change.action is plans.Action.DELETE:
+            referrers[change.subject] = _referrers(change.subject, live, registry, deadline=deadline)
+            continue
+        asked = question(change, live)
+        want = change.register
+        if asked is None or want is None:
+            continue
+        kw_refs = want.references
+        if asked.every:
+            answers[asked.subject] = registry.check_all(
+                asked.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
+            )
+        else:
+            answers[asked.subject] = (
+                registry.check(
+                    asked.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
+                ),
+            )
+    return Evidence(answers, referrers)
+
+
+def judge(
+    changes: Sequence[SubjectChange], live: views.LiveSubjects, evidence: Evidence
+) -> tuple[list[SubjectChange], dict[str, Verdict]]:
+    """``changes`` with the incompatible new versions and the referenced deletes blocked, and each verdict. A delete
+    without evidence of its referrers (a plan made without the registry) is blocked: it cannot be known safe."""
+    verdicts: dict[str, Verdict] = {}
+    deleted = {c.subject for c in changes if c.action is plans.Action.DELETE}
+    out: list[SubjectChange] = []
+    for change in changes:
+        if change.action is plans.Action.DELETE:
+            found = evidence.referrers.get(change.subject)
+            if found is None:
+                why = f"who references subject {change.subject} was not read (a plan made without the registry)"
+                change = dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,))
+            elif others := [r for r in found if r not in deleted]:
+                why = f"subject {change.subject} is referenced by {', '.join(others)}: delete or change them first"
+                change = dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,))
+            out.append(change)
+            continue
+        verdict = judge_one(change, live, evidence)
+        if verdict is not None:
+            verdicts[change.subject] = verdict
+            if verdict.compatible is False:
+                change = blocked_by_verdict(change, verdict)
+        out.append(change)
+    return out, verdicts
 
 
 def dry_run(
@@ -127,25 +209,8 @@ def dry_run(
     *,
     deadline: float,
 ) -> tuple[list[SubjectChange], dict[str, Verdict]]:
-    """``changes`` with the incompatible new versions and the referenced deletes blocked, and each verdict."""
-    verdicts: dict[str, Verdict] = {}
-    deleted = {c.subject for c in changes if c.action is plans.Action.DELETE}
-    out: list[SubjectChange] = []
-    for change in changes:
-        if change.action is plans.Action.DELETE:
-            others = [r for r in referrers(change, live, registry, deadline=deadline) if r not in deleted]
-            if others:
-                why = f"subject {change.subject} is referenced by {', '.join(others)}: delete or change them first"
-                change = dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,))
-            out.append(change)
-            continue
-        verdict = check(change, live, registry, deadline=deadline)
-        if verdict is not None:
-            verdicts[change.subject] = verdict
-            if verdict.compatible is False:
-                change = blocked_by_verdict(change, verdict)
-        out.append(change)
-    return out, verdicts
+    """``judge`` over the evidence ``read_evidence`` reads: the dry run of a plan made against the registry."""
+    return judge(changes, live, read_evidence(changes, live, registry, deadline=deadline))
 
 
 def blocked(changes: Iterable[SubjectChange]) -> list[SubjectChange]:
