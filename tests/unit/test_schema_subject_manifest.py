@@ -136,3 +136,44 @@ def test_a_subject_referencing_itself_is_an_error(tmp_path: Path) -> None:
 def test_the_model_refuses_what_cannot_be_built(spec: dict[str, Any], message: str) -> None:
     with pytest.raises(pydantic.ValidationError, match=message):
         manifest.SchemaSubjectSpec.model_validate(spec)
+
+
+def test_every_field_has_hover_text() -> None:
+    schema = manifest.SchemaSubjectSpec.model_json_schema(by_alias=True)
+    models = [schema, *schema.get("$defs", {}).values()]
+    fields = [(m["title"], name, f) for m in models for name, f in m["properties"].items()]
+    assert {name for title, name, _ in fields if title == "SchemaSubjectSpec"} == {
+        "subject",
+        "topic",
+        "part",
+        "strategy",
+        "schemaType",
+        "schemaFile",
+        "schema",
+        "references",
+        "compatibility",
+        "mode",
+    }
+    rules = manifest.SubjectRuleSpec.model_json_schema(by_alias=True)
+    fields += [(rules["title"], name, f) for name, f in rules["properties"].items()]
+    for title, name, field in fields:
+        assert isinstance(field.get("description"), str) and len(field["description"]) > 10, (title, name)
+
+
+def test_ownership_rules_name_the_subjects_they_own_and_how_they_are_deleted() -> None:
+    rules = [
+        manifest.SubjectRuleSpec.model_validate(r).rule()
+        for r in ({"name": "orders-value"}, {"prefix": "legacy-", "permanent": True}, {"regex": "tmp-[0-9]+-value"})
+    ]
+    assert [(r.pattern.kind, r.pattern.value, r.permanent) for r in rules] == [
+        ("exact", "orders-value", False),
+        ("prefix", "legacy-", True),
+        ("regex", "tmp-[0-9]+-value", False),
+    ]
+    for bad, message in (
+        ({"prefix": "a", "glob": "b"}, "give exactly one of name, prefix, glob or regex"),
+        ({"prefix": "a", "permanent": "yes"}, "permanent"),
+        ({"regex": "(unclosed"}, "regex '\\(unclosed' does not compile"),
+    ):
+        with pytest.raises(pydantic.ValidationError, match=message):
+            manifest.SubjectRuleSpec.model_validate(bad)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from reconciler.kinds.schema_subject import views
+from reconciler.kinds.schema_subject.diff import SubjectRule
 from reconciler.model import desired
 from reconciler.registry import canonical
 from reconciler.registry.requests import Reference
@@ -100,6 +101,40 @@ class SchemaSubjectSpec(_Strict):
         if self.subject is not None and self.topic is not None:
             raise ValueError("give subject or topic, not both")
         return self
+
+
+class SubjectRuleSpec(_Strict):
+    """One Ownership ``schemaSubjects`` rule: exactly one of ``name``, ``prefix``, ``glob`` (fnmatch) or ``regex``
+    (full match), and whether a delete of an undeclared subject it owns is permanent."""
+
+    name: str | None = Field(default=None, min_length=1, description="The one subject this rule owns, by name.")
+    prefix: str | None = Field(default=None, min_length=1, description="Owns every subject starting with this.")
+    glob: str | None = Field(default=None, min_length=1, description="Owns every subject matching this fnmatch glob.")
+    regex: str | None = Field(default=None, min_length=1, description="Owns every subject this regex fully matches.")
+    permanent: bool = Field(
+        default=False,
+        strict=True,
+        description="Delete an undeclared subject this rule owns permanently (its versions and ids gone for good; "
+        "the plan shows it). Default: a soft delete, which the registry can still list and restore.",
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SubjectRuleSpec:
+        if sum(v is not None for v in (self.name, self.prefix, self.glob, self.regex)) != 1:
+            raise ValueError("give exactly one of name, prefix, glob or regex")
+        if self.regex is not None:
+            try:
+                re.compile(self.regex)
+            except re.error as exc:
+                raise ValueError(f"regex {self.regex!r} does not compile: {exc}") from None
+        return self
+
+    def rule(self) -> SubjectRule:
+        """The rule the diff matches subjects with."""
+        for kind, value in (("exact", self.name), ("prefix", self.prefix), ("glob", self.glob), ("regex", self.regex)):
+            if value is not None:
+                return SubjectRule(desired.NamePattern(kind, value), self.permanent)
+        raise AssertionError("validated: one of name, prefix, glob, regex is set")
 
 
 def record_name(text: str, schema_type: str) -> str | None:
