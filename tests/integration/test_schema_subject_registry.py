@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.kinds.schema_subject import apply, diff, dryrun, impact, manifest, views
+from reconciler.kinds.schema_subject import adopt, apply, diff, dryrun, impact, manifest, snapshot, views
 from reconciler.model import desired, plans
 from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryPort, RestRegistryPort
@@ -201,3 +201,81 @@ def test_a_permanent_delete_removes_the_subject_for_good(port: RegistryPort, tmp
     outcomes = plan_and_apply(port, rules=rules)
     assert [(o.what, o.detail) for o in outcomes] == [("delete", "deleted permanently")]
     assert subject not in port.subjects(deadline=later(), deleted=True)
+
+
+PAYMENT = {"title": "Payment", "type": "object", "properties": {"amount": {"type": "number"}, "id": {"type": "string"}}}
+CLICK = 'syntax = "proto3";\npackage shop.v1;\n\nmessage Click {\n  string page = 1;\n}\n'
+
+
+def test_json_and_protobuf_subjects_apply_and_a_reformatted_text_plans_nothing(
+    port: RegistryPort, tmp_path: Path, topic_prefix: str
+) -> None:
+    (tmp_path / "payments.json").write_text(json.dumps(PAYMENT, indent=2), encoding="utf-8")
+    payments = declare(
+        tmp_path,
+        "payments",
+        {
+            "topic": f"{topic_prefix}payments",
+            "strategy": "TopicRecordNameStrategy",
+            "schemaType": "JSON",
+            "schemaFile": "payments.json",
+        },
+    )
+    clicks = declare(tmp_path, "clicks", {"topic": f"{topic_prefix}clicks", "schemaType": "PROTOBUF", "schema": CLICK})
+    assert (payments.subject, clicks.subject) == (f"{topic_prefix}payments-Payment", f"{topic_prefix}clicks-value")
+    outcomes = plan_and_apply(port, payments, clicks)
+    assert sorted((o.subject, o.detail) for o in outcomes) == [
+        (clicks.subject, "version 1"),
+        (payments.subject, "version 1"),
+    ]
+    held = port.latest(clicks.subject, deadline=later())
+    assert held is not None and held.schema_type == "PROTOBUF"
+    # keys in another order and other indentation; Protobuf with CRLF line ends and trailing spaces
+    (tmp_path / "payments.json").write_text(json.dumps(dict(reversed(list(PAYMENT.items())))), encoding="utf-8")
+    spec = {"topic": f"{topic_prefix}payments", "strategy": "TopicRecordNameStrategy", "schemaType": "JSON"}
+    payments = declare(tmp_path, "payments", {**spec, "schemaFile": "payments.json"})
+    reformatted = CLICK.replace("\n", "  \r\n")
+    clicks = declare(
+        tmp_path, "clicks", {"topic": f"{topic_prefix}clicks", "schemaType": "PROTOBUF", "schema": reformatted}
+    )
+    changes, _ = plan(port, payments, clicks)
+    assert [c.action for c in changes] == [plans.Action.NOOP, plans.Action.NOOP]
+
+
+def test_import_of_what_the_registry_holds_plans_nothing_and_so_does_its_snapshot(
+    port: RegistryPort, tmp_path: Path, topic_prefix: str
+) -> None:
+    customer = {"type": "record", "name": "Customer", "namespace": "shop", "fields": [ID]}
+    invoice = {
+        "type": "record",
+        "name": "Invoice",
+        "namespace": "shop",
+        "fields": [{"name": "c", "type": "shop.Customer"}],
+    }
+    refs = [{"name": "shop.Customer", "subject": f"{topic_prefix}customer-value", "version": 1}]
+    plan_and_apply(
+        port,
+        declare(tmp_path, "customer", {"subject": f"{topic_prefix}customer-value", "compatibility": "FULL"}, customer),
+        declare(tmp_path, "invoice", {"subject": f"{topic_prefix}invoice/value", "references": refs}, invoice),
+    )
+    names = [s for s in port.subjects(deadline=later()) if s.startswith(topic_prefix)]
+    live = views.read(port, names, deadline=later())
+    found, notes = adopt.documents(live)
+    assert notes == [] and len(found) == 2
+    out = tmp_path / "imported"
+    (out / "schemas").mkdir(parents=True)
+    declared = {}
+    for doc in found:
+        (out / doc.schema_file).write_text(doc.schema, encoding="utf-8")
+        problems: list[str] = []
+        built = manifest.build(
+            doc.name,
+            manifest.SchemaSubjectSpec.model_validate(json.loads(json.dumps(doc.spec))),
+            manifest_file=out / "subjects.yaml",
+            error=lambda path, message, into=problems: into.append(message),
+        )
+        assert problems == [] and built is not None
+        declared[built.subject] = built
+    assert [c.action for c in diff.diff(declared, live)] == [plans.Action.NOOP, plans.Action.NOOP]
+    offline = snapshot.from_dict(json.loads(json.dumps(snapshot.to_dict(live))))
+    assert offline is not None and diff.diff(declared, offline) == diff.diff(declared, live)
