@@ -265,14 +265,14 @@ def test_import_of_what_the_registry_holds_plans_nothing_and_so_does_its_snapsho
     out = tmp_path / "imported"
     (out / "schemas").mkdir(parents=True)
     declared = {}
+    problems: list[str] = []
     for doc in found:
         (out / doc.schema_file).write_text(doc.schema, encoding="utf-8")
-        problems: list[str] = []
         built = manifest.build(
             doc.name,
             manifest.SchemaSubjectSpec.model_validate(json.loads(json.dumps(doc.spec))),
             manifest_file=out / "subjects.yaml",
-            error=lambda path, message, into=problems: into.append(message),
+            error=lambda path, message: problems.append(message),
         )
         assert problems == [] and built is not None
         declared[built.subject] = built
