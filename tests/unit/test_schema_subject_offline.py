@@ -106,7 +106,7 @@ def test_import_writes_documents_and_schema_files_that_plan_nothing(registry: Re
         ("Clicks_value", "schemas/Clicks_value.proto"),
         ("clicks-value", "schemas/clicks-value.proto"),
         ("customer-value", "schemas/customer-value.avsc"),
-        ("payments-value", "schemas/payments-value.json"),
+        ("payments-value", f"{adopt.SCHEMA_DIR}/payments-value.json"),
         ("team_invoice-value", "schemas/team_invoice-value.avsc"),
     ]
     (tmp_path / "schemas").mkdir()

@@ -14,7 +14,6 @@ fit.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 from reconciler.kinds.schema_subject import views
@@ -202,13 +201,3 @@ def attributes(before: SubjectPayload | None, after: SubjectPayload | None) -> t
         if wanted is not None and wanted != held:
             out.append(AttributeChange(key, held, wanted))
     return tuple(out)
-
-
-def payload_dicts(change: SubjectChange, live: views.LiveSubjects) -> Mapping[str, Any]:
-    """The change as a plan file holds it: ``before``, ``after`` and the attributes shown (for tests and tools)."""
-    before, after = payloads_of(change, live)
-    return {
-        "before": None if before is None else before.to_dict(),
-        "after": None if after is None else after.to_dict(),
-        "attributes": [a.to_dict() for a in attributes(before, after)],
-    }
