@@ -122,16 +122,33 @@ def _read(
     return documents, order
 
 
+def _secret_variables(node: object) -> set[str]:
+    """The variables named by every secret reference (``passwordFrom``, ``keyPasswordFrom``, ``clientSecretFrom``,
+    ... at any depth: a Cluster profile's ``connect`` and ``schemaRegistry`` blocks hold their own) under ``node``."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str) and key.endswith("From") and isinstance(value, dict):
+                if isinstance(value.get("env"), str):
+                    found.add(value["env"])
+            else:
+                found |= _secret_variables(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= _secret_variables(item)
+    return found
+
+
 def _refuse_referenced_secrets(documents: list[yamlio.RawDocument], diags: list[errors.Diagnostic]) -> None:
     """A variable some manifest names as a secret (``passwordFrom: {env: NAME}``) is refused in ``${NAME}`` too:
     substituted, its value would be written into plans, PR comments and logs."""
     referenced: set[str] = set()
     for raw in documents:
         spec = raw.data.get("spec") if isinstance(raw.data, dict) else None
-        for field in ("passwordFrom", "username"):
-            ref = spec.get(field) if isinstance(spec, dict) else None
-            if isinstance(ref, dict) and isinstance(ref.get("env"), str):
-                referenced.add(ref["env"])
+        ref = spec.get("username") if isinstance(spec, dict) else None
+        if isinstance(ref, dict) and isinstance(ref.get("env"), str):
+            referenced.add(ref["env"])
+        referenced |= _secret_variables(spec)
     if not referenced or not any(raw.variables for raw in documents):
         return
     for raw in documents:

@@ -131,6 +131,15 @@ FIELDS: dict[str, dict[str, str]] = {
         "oauth": "OAUTHBEARER client credentials: token endpoint, client id, secret, scope.",
         "commandConfig": "A Kafka CLI client properties file (as --command-config).",
         "connect": "The cluster's Kafka Connect workers (REST URLs, TLS, basic auth), where Connector documents run.",
+        "schemaRegistry": "The cluster's Schema Registry (URL, TLS, basic auth), where SchemaSubject documents live.",
+    },
+    "SchemaRegistrySpec": {
+        "url": "REST URL of the registry (http(s)://host:port[/path]); or urls.",
+        "urls": "REST URLs of the registry's servers, tried in order; or url.",
+        "tls": "Certificates and stores for an https URL (the same formats as for brokers).",
+        "username": "HTTP basic auth user name (with passwordFrom).",
+        "passwordFrom": "HTTP basic auth password. " + _SECRET,
+        "timeout": "Bound of one request: 500ms, 30s, 2m (default 30s); the command's deadline bounds it too.",
     },
     "ConnectSpec": {
         "urls": "REST URLs of the Connect workers (http(s)://host:port), tried in order.",

@@ -235,6 +235,18 @@ class ConnectSpec(Strict):
     password_from: SecretRefSpec | None = None
 
 
+class SchemaRegistrySpec(Strict):
+    """The Schema Registry of a ``Cluster`` profile: its URL (or URLs, tried in order), TLS, basic auth and the bound
+    of one request."""
+
+    url: Name | None = None
+    urls: Annotated[list[Name], Field(min_length=1)] | None = None
+    tls: TlsSpec | None = None
+    username: Name | None = None
+    password_from: SecretRefSpec | None = None
+    timeout: Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?(ms|s|m)$")] | None = None
+
+
 # ------------------------------------------------------------------------------ cluster profiles
 class TlsSpec(Strict):
     """TLS files of a ``Cluster`` profile (paths relative to the manifest's directory)."""
@@ -274,6 +286,7 @@ class ClusterSpec(Strict):
     oauth: OAuthSpec | None = None
     command_config: Name | None = None
     connect: ConnectSpec | None = None
+    schema_registry: SchemaRegistrySpec | None = None
 
 
 # ------------------------------------------------------------------------------------ ownership

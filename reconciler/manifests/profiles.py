@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 
 from reconciler.base import errors
-from reconciler.manifests import loader, models
+from reconciler.manifests import loader, models, registry_profile
 from reconciler.model import desired
 
 
@@ -68,6 +68,7 @@ class ClusterProfile:
     command_config: Path | None = None
     source: str | None = None
     connect: ConnectProfile | None = None  # the cluster's Kafka Connect workers, if the profile names them
+    schema_registry: registry_profile.RegistryProfile | None = None  # the cluster's Schema Registry, if named
 
 
 def secret_ref(spec: models.SecretRefSpec, doc: loader.Document, path: tuple[str | int, ...]) -> desired.SecretRef:
@@ -116,7 +117,7 @@ def _problems(spec: models.ClusterSpec, *, bootstrap: list[str]) -> list[tuple[t
         problems.append((("spec", "saslMechanism"), "OAUTHBEARER needs oauth.tokenEndpointUrl"))
     if protocol is not None and not sasl and spec.sasl_mechanism is not None:
         problems.append((("spec", "saslMechanism"), f"saslMechanism is set but securityProtocol is {protocol}"))
-    return problems
+    return problems + registry_profile.problems(spec.schema_registry)
 
 
 def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> ClusterProfile | None:
@@ -163,9 +164,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         security_protocol=spec.security_protocol,
         sasl_mechanism=spec.sasl_mechanism,
         username=username,
-        password=None
-        if spec.password_from is None
-        else secret_ref(spec.password_from, doc, ("spec", "passwordFrom", "file")),
+        password=ref_of(spec.password_from, "passwordFrom"),
         ssl_cafile=None if tls.ca_file is None else _resolve(tls.ca_file, directory_of(doc, ("spec", "tls", "caFile"))),
         ssl_certfile=None
         if tls.cert_file is None
@@ -178,6 +177,7 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         else _resolve(spec.command_config, directory_of(doc, ("spec", "commandConfig"))),
         source=f"{doc.raw.file}:{doc.raw.line}:{doc.raw.column}",
         connect=None if spec.connect is None else connect_profile(doc, spec.connect),
+        schema_registry=None if spec.schema_registry is None else registry_profile.build(doc, spec.schema_registry),
     )
 
 

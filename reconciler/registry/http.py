@@ -46,6 +46,7 @@ class HttpTransport:
             cluster=SERVICE,
         )
         self.urls = self._client.urls
+        self.request_timeout_s = request_timeout_s
         self._lock = threading.Lock()
         self.request_counts: collections.Counter[str] = collections.Counter()
 

@@ -119,6 +119,7 @@ VALIDATE_MODULES = [
     "reconciler.manifests.models",
     "reconciler.manifests.plainyaml",
     "reconciler.manifests.profiles",
+    "reconciler.manifests.registry_profile",  # a Cluster profile's schemaRegistry block (standard library only)
     "reconciler.manifests.roles",
     "reconciler.manifests.rules",
     "reconciler.manifests.topics",
