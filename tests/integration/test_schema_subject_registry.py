@@ -68,7 +68,7 @@ def plan(
     owned = [s for s in port.subjects(deadline=later()) if diff.owning_rule(rules, s)]
     live = views.read(port, [*declared, *owned], modes=[w.subject for w in wanted if w.mode], deadline=later())
     changes = diff.diff(declared, live, rules=rules, may_delete=bool(rules))
-    checked, _ = dryrun.dry_run(changes, live, port, deadline=later())
+    checked, _ = dryrun.dry_run(changes, live, registry=port, deadline=later())
     return checked, live
 
 
@@ -77,7 +77,7 @@ def plan_and_apply(
 ) -> list[apply.Outcome]:
     changes, live = plan(port, *wanted, rules=rules)
     assert dryrun.blocked(changes) == []
-    outcomes = apply.apply(changes, live, port, deadline=later())
+    outcomes = apply.apply(changes, live, registry=port, deadline=later())
     assert [o for o in outcomes if not o.ok] == []
     return outcomes
 
@@ -129,8 +129,10 @@ def test_an_incompatible_schema_is_blocked_at_its_manifest_and_nothing_is_regist
     # changing the level is the way through, in the same plan: the level is set first, then the version registered
     through = declare(tmp_path, "orders", {"topic": topic, "compatibility": "NONE"}, ORDER_INCOMPATIBLE)
     live = views.read(port, [through.subject], deadline=later())
-    changes, verdicts = dryrun.dry_run(diff.diff({through.subject: through}, live), live, port, deadline=later())
-    finding = impact.assess(changes[0], verdicts[through.subject], None)
+    changes, verdicts = dryrun.dry_run(
+        diff.diff({through.subject: through}, live), live, registry=port, deadline=later()
+    )
+    finding = impact.assess(changes[0], verdicts[through.subject], usage=None)
     assert finding is not None and (finding.breaks, finding.topics) == ("BACKWARD", (topic,))
     outcomes = plan_and_apply(port, through)
     assert [(o.what, o.detail) for o in outcomes] == [("level", "level NONE"), ("register", "version 2")]

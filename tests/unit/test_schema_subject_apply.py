@@ -47,7 +47,7 @@ def plan_and_apply(
     owned = [s for s in port.subjects(deadline=later()) if diff.owning_rule(rules, s)]
     live = views.read(port, [*declared, *owned], modes=[w.subject for w in wanted if w.mode], deadline=later())
     changes = diff.diff(declared, live, rules=rules, may_delete=True)
-    return changes, apply.apply(changes, live, port, deadline=later(), read_back_seconds=2)
+    return changes, apply.apply(changes, live, registry=port, deadline=later(), read_back_seconds=2)
 
 
 def summary(outcomes: list[apply.Outcome]) -> list[tuple[str, str, bool, str]]:
@@ -177,6 +177,6 @@ def test_nothing_is_sent_after_the_deadline(port: RestRegistryPort, fake: FakeRe
     live = views.read(port, ["orders-value"], deadline=later())
     changes = diff.diff({"orders-value": views.DesiredSubject("orders-value", V1)}, live)
     sent = len(fake.requests)
-    outcomes = apply.apply(changes, live, port, deadline=time.monotonic() - 1)
+    outcomes = apply.apply(changes, live, registry=port, deadline=time.monotonic() - 1)
     assert summary(outcomes) == [("orders-value", "register", False, "not sent: the deadline passed")]
     assert len(fake.requests) == sent

@@ -79,7 +79,9 @@ def test_apply_reads_back_from_the_payloads_exactly_the_change_planned() -> None
         back_before = None if wire["before"] is None else payload.SubjectPayload.from_dict(wire["before"])
         back_after = None if wire["after"] is None else payload.SubjectPayload.from_dict(wire["after"])
         assert (back_before, back_after) == (before, after)
-        assert essence(payload.change_of(change.subject, change.action, back_before, back_after)) == essence(change)
+        assert essence(
+            payload.change_of(change.subject, change.action, before=back_before, after=back_after)
+        ) == essence(change)
 
 
 def test_the_attributes_shown_are_derived_from_the_payloads() -> None:
@@ -112,7 +114,7 @@ def test_an_edited_payload_shows_what_it_would_send() -> None:
     assert after is not None
     edited = dataclasses.replace(after, schema=CUSTOMER, compatibility="FULL")
     (schema, level) = payload.attributes(before, edited)
-    sent = payload.change_of("orders-value", plans.Action.UPDATE, before, edited)
+    sent = payload.change_of("orders-value", plans.Action.UPDATE, before=before, after=edited)
     assert sent.register is not None
     assert (schema.after, level.after) == (
         canonical.normalize(sent.register.schema, "AVRO"),

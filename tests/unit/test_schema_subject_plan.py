@@ -59,7 +59,7 @@ def plan(
     modes = [w.subject for w in wanted if w.mode is not None]
     live = views.read(port, [*declared, *owned], modes=modes, deadline=later())
     changes = diff.diff(declared, live, rules=rules, may_delete=may_delete)
-    checked, verdicts = dryrun.dry_run(changes, live, port, deadline=later())
+    checked, verdicts = dryrun.dry_run(changes, live, registry=port, deadline=later())
     return checked, verdicts, live
 
 
@@ -221,17 +221,17 @@ def test_a_version_let_in_by_a_level_change_names_the_topic_and_its_consumer_gro
     usage = {
         "orders": TopicUsage(end_offsets=(10,), latest_timestamp_ms=None, groups=("billing", "audit"), read_at_ms=0)
     }
-    finding = impact.assess(changes[0], verdicts["orders-value"], usage)
+    finding = impact.assess(changes[0], verdicts["orders-value"], usage=usage)
     assert finding is not None
     assert finding.text == (
         "a new version of orders-value that its level BACKWARD refuses is let in by the change to NONE: its readers "
         "may fail on it: topic orders, read by consumer group(s) billing, audit"
     )
-    unread = impact.assess(changes[0], verdicts["orders-value"], None)
+    unread = impact.assess(changes[0], verdicts["orders-value"], usage=None)
     assert unread is not None and unread.text.endswith("topic orders (its consumer groups were not read)")
     # a compatible version under the same level change is no finding
     changes, verdicts, _ = plan(port, want(schema=V2_COMPATIBLE, compatibility="NONE", topics=("orders",)))
-    assert impact.assess(changes[0], verdicts["orders-value"], usage) is None
+    assert impact.assess(changes[0], verdicts["orders-value"], usage=usage) is None
     assert impact.topics_to_read(changes, verdicts) == ()
 
 
@@ -242,7 +242,7 @@ def test_a_plan_made_without_the_registry_decides_nothing_it_cannot_know(port: R
     live = views.read(port, ["orders-value", "legacy-value"], deadline=later())
     changes = diff.diff({"orders-value": want(schema=V2_INCOMPATIBLE)}, live, rules=rules, may_delete=True)
     assert [dryrun.question(c, live) for c in changes] == [None, dryrun.Question("orders-value", every=False)]
-    judged, verdicts = dryrun.judge(changes, live, dryrun.Evidence())  # offline: no answers read
+    judged, verdicts = dryrun.judge(changes, live, evidence=dryrun.Evidence())  # offline: no answers read
     assert [(c.subject, c.action, c.reasons) for c in judged] == [
         (
             "legacy-value",
@@ -255,7 +255,9 @@ def test_a_plan_made_without_the_registry_decides_nothing_it_cannot_know(port: R
         "orders-value", None, "BACKWARD", note="not checked: the registry was not asked (a plan made without it)"
     )
     # the same plan with the registry's answers read blocks the incompatible version
-    judged, _ = dryrun.judge(changes, live, dryrun.read_evidence(changes, live, port, deadline=later()))
+    judged, _ = dryrun.judge(
+        changes, live, evidence=dryrun.read_evidence(changes, live, registry=port, deadline=later())
+    )
     assert [(c.subject, c.action) for c in judged] == [
         ("legacy-value", plans.Action.DELETE),
         ("orders-value", plans.Action.BLOCKED),

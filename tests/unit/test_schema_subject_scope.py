@@ -28,7 +28,7 @@ def later() -> float:
 
 def test_nothing_declared_or_owned_reads_nothing() -> None:
     fake = FakeRegistry()
-    assert scope.to_read(RestRegistryPort(fake), [], [], deadline=later()) == ()
+    assert scope.to_read(RestRegistryPort(fake), [], rules=[], deadline=later()) == ()
     assert fake.requests == []
 
 
@@ -38,7 +38,7 @@ def test_the_rules_add_the_listed_subjects_they_own() -> None:
     for subject in ("team-a-value", "team-b-value", "other-value"):
         port.register(subject, V1, schema_type="AVRO", deadline=later())
     sent = len(fake.requests)
-    assert scope.to_read(port, ["declared-value"], RULES, deadline=later()) == (
+    assert scope.to_read(port, ["declared-value"], rules=RULES, deadline=later()) == (
         "declared-value",
         "team-a-value",
         "team-b-value",
@@ -52,7 +52,7 @@ def test_a_saved_plan_goes_stale_when_a_subject_in_its_scope_changes_and_only_th
         port.register(subject, V1, schema_type="AVRO", deadline=later())
 
     def now() -> dict[str, str]:
-        names = scope.to_read(port, ["declared-value"], RULES, deadline=later())
+        names = scope.to_read(port, ["declared-value"], rules=RULES, deadline=later())
         return dict(scope.fingerprints(views.read(port, names, deadline=later()), names))
 
     saved = now()

@@ -110,7 +110,7 @@ class _Run:
             deadline=self.deadline,
             bound=self.bound,
         )
-        return self._outcome(change, "level", sent, held, f"level {want}")
+        return self._outcome(change, "level", sent=sent, held=held, done=f"level {want}")
 
     def mode(self, change: SubjectChange) -> Outcome:
         assert change.mode is not None
@@ -121,7 +121,7 @@ class _Run:
             deadline=self.deadline,
             bound=self.bound,
         )
-        return self._outcome(change, "mode", sent, held, f"mode {want}")
+        return self._outcome(change, "mode", sent=sent, held=held, done=f"mode {want}")
 
     def register(self, change: SubjectChange) -> Outcome:
         want = change.register
@@ -178,7 +178,8 @@ class _Run:
             deadline=self.deadline,
             bound=self.bound,
         )
-        return self._outcome(change, "delete", sent, gone, "deleted permanently" if change.permanent else "deleted")
+        done = "deleted permanently" if change.permanent else "deleted"
+        return self._outcome(change, "delete", sent=sent, held=gone, done=done)
 
     @staticmethod
     def _send(write: Callable[[], None]) -> registry_port.RegistryError | None:
@@ -190,7 +191,7 @@ class _Run:
 
     @staticmethod
     def _outcome(
-        change: SubjectChange, what: str, sent: registry_port.RegistryError | None, held: bool, done: str
+        change: SubjectChange, what: str, *, sent: registry_port.RegistryError | None, held: bool, done: str
     ) -> Outcome:
         if held:
             return Outcome(change.subject, what, True, done)
@@ -202,8 +203,8 @@ class _Run:
 def apply(
     changes: Iterable[SubjectChange],
     live: views.LiveSubjects,
-    registry: registry_port.RegistryPort,
     *,
+    registry: registry_port.RegistryPort,
     deadline: float,
     read_back_seconds: float = READ_BACK_SECONDS,
 ) -> list[Outcome]:
@@ -212,7 +213,7 @@ def apply(
     failed: set[str] = set()
     outcomes: list[Outcome] = []
     for step in order(changes, live):
-        waiting = _prerequisite_failed(step, live, failed)
+        waiting = _prerequisite_failed(step, live, failed=failed)
         if waiting is not None:
             outcomes.append(Outcome(step.subject, step.what, False, waiting, sent=False))
             failed.add(step.subject)
@@ -228,7 +229,7 @@ def apply(
     return outcomes
 
 
-def _prerequisite_failed(step: Step, live: views.LiveSubjects, failed: set[str]) -> str | None:
+def _prerequisite_failed(step: Step, live: views.LiveSubjects, *, failed: set[str]) -> str | None:
     """Why ``step`` is not sent (a subject it depends on failed), or ``None``."""
     if step.what == "register" and step.subject in failed:
         return "not sent: its level or mode was not applied"

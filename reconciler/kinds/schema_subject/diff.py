@@ -78,7 +78,7 @@ def _unsupported(want: views.DesiredSubject, live: views.LiveSubjects) -> tuple[
     return tuple(reasons)
 
 
-def _declared(want: views.DesiredSubject, have: views.LiveSubject | None, live: views.LiveSubjects) -> SubjectChange:
+def _declared(want: views.DesiredSubject, have: views.LiveSubject | None, *, live: views.LiveSubjects) -> SubjectChange:
     reasons = _unsupported(want, live)
     if reasons:
         return SubjectChange(want.subject, plans.Action.BLOCKED, reasons=reasons, source=want.source)
@@ -119,7 +119,7 @@ def diff(
 ) -> list[SubjectChange]:
     """Every subject's change, by subject name (no-ops included, as ``Action.NOOP``)."""
     rules = tuple(rules)
-    changes = [_declared(want, live.subjects.get(name), live) for name, want in sorted(wanted.items())]
+    changes = [_declared(want, live.subjects.get(name), live=live) for name, want in sorted(wanted.items())]
     for name, have in sorted(live.subjects.items()):
         if name in wanted or have.latest is None:
             continue

@@ -91,7 +91,7 @@ def question(change: SubjectChange, live: views.LiveSubjects) -> Question | None
     return Question(change.subject, views.transitive(planned if then else current))
 
 
-def judge_one(change: SubjectChange, live: views.LiveSubjects, evidence: Evidence) -> Verdict | None:
+def judge_one(change: SubjectChange, live: views.LiveSubjects, *, evidence: Evidence) -> Verdict | None:
     """The verdict on ``change``'s new version from the registry's answers (see the module docstring)."""
     if change.register is None or change.action is not plans.Action.UPDATE or change.before_version is None:
         return None
@@ -130,7 +130,7 @@ def blocked_by_verdict(change: SubjectChange, verdict: Verdict) -> SubjectChange
 
 
 def _referrers(
-    subject: str, live: views.LiveSubjects, registry: registry_port.RegistryPort, *, deadline: float
+    subject: str, live: views.LiveSubjects, *, registry: registry_port.RegistryPort, deadline: float
 ) -> tuple[str, ...]:
     """Who references any version of ``subject``: subject names where the referring schema is a subject read for
     the plan, else ``schema id N``."""
@@ -145,8 +145,8 @@ def _referrers(
 def read_evidence(
     changes: Sequence[SubjectChange],
     live: views.LiveSubjects,
-    registry: registry_port.RegistryPort,
     *,
+    registry: registry_port.RegistryPort,
     deadline: float,
 ) -> Evidence:
     """Ask the registry each question of ``changes`` and who references each subject they delete."""
@@ -154,7 +154,7 @@ def read_evidence(
     referrers: dict[str, tuple[str, ...]] = {}
     for change in changes:
         if change.action is plans.Action.DELETE:
-            referrers[change.subject] = _referrers(change.subject, live, registry, deadline=deadline)
+            referrers[change.subject] = _referrers(change.subject, live, registry=registry, deadline=deadline)
             continue
         asked = question(change, live)
         want = change.register
@@ -175,7 +175,7 @@ def read_evidence(
 
 
 def judge(
-    changes: Sequence[SubjectChange], live: views.LiveSubjects, evidence: Evidence
+    changes: Sequence[SubjectChange], live: views.LiveSubjects, *, evidence: Evidence
 ) -> tuple[list[SubjectChange], dict[str, Verdict]]:
     """``changes`` with the incompatible new versions and the referenced deletes blocked, and each verdict. A delete
     without evidence of its referrers (a plan made without the registry) is blocked: it cannot be known safe."""
@@ -193,7 +193,7 @@ def judge(
                 change = dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,))
             out.append(change)
             continue
-        verdict = judge_one(change, live, evidence)
+        verdict = judge_one(change, live, evidence=evidence)
         if verdict is not None:
             verdicts[change.subject] = verdict
             if verdict.compatible is False:
@@ -205,12 +205,13 @@ def judge(
 def dry_run(
     changes: Sequence[SubjectChange],
     live: views.LiveSubjects,
-    registry: registry_port.RegistryPort,
     *,
+    registry: registry_port.RegistryPort,
     deadline: float,
 ) -> tuple[list[SubjectChange], dict[str, Verdict]]:
     """``judge`` over the evidence ``read_evidence`` reads: the dry run of a plan made against the registry."""
-    return judge(changes, live, read_evidence(changes, live, registry, deadline=deadline))
+    evidence = read_evidence(changes, live, registry=registry, deadline=deadline)
+    return judge(changes, live, evidence=evidence)
 
 
 def blocked(changes: Iterable[SubjectChange]) -> list[SubjectChange]:

@@ -49,7 +49,7 @@ class Finding:
 
 
 def assess(
-    change: SubjectChange, verdict: Verdict | None, usage: Mapping[str, state.TopicUsage] | None
+    change: SubjectChange, verdict: Verdict | None, *, usage: Mapping[str, state.TopicUsage] | None
 ) -> Finding | None:
     """The finding of ``change`` (``None``: its new version, if any, breaks no level it is held to now)."""
     if change.register is None or verdict is None or verdict.breaks is None:

@@ -158,7 +158,7 @@ def record_name(text: str, schema_type: str) -> str | None:
     return name if "." in name or not namespace else f"{namespace}.{name}"
 
 
-def subject_name(spec: SchemaSubjectSpec, name: str, schema: str) -> str | None:
+def subject_name(spec: SchemaSubjectSpec, name: str, *, schema: str) -> str | None:
     """The subject ``spec`` declares (see the module docstring); ``None`` when the strategy needs a record name the
     schema lacks."""
     if spec.subject is not None:
@@ -183,7 +183,7 @@ def served_topics(spec: SchemaSubjectSpec, subject: str) -> tuple[str, ...]:
     return ()
 
 
-def _schema_text(spec: SchemaSubjectSpec, manifest_file: Path, error: Error) -> tuple[str, str] | None:
+def _schema_text(spec: SchemaSubjectSpec, manifest_file: Path, *, error: Error) -> tuple[str, str] | None:
     """The schema's text and where it came from, or ``None`` after reporting why it cannot be had."""
     if spec.schema_file is None:
         inline = spec.schema_
@@ -213,7 +213,7 @@ def build(
 ) -> views.DesiredSubject | None:
     """The subject document ``name`` declares; ``None`` after reporting each problem through ``error`` (a path in
     the document and a message)."""
-    found = _schema_text(spec, manifest_file, error)
+    found = _schema_text(spec, manifest_file, error=error)
     if found is None:
         return None
     text, origin = found
@@ -226,7 +226,7 @@ def build(
     if spec.schema_type == "PROTOBUF" and not text.strip():
         error(field, f"the PROTOBUF schema in {origin} is empty")
         return None
-    subject = subject_name(spec, name, text)
+    subject = subject_name(spec, name, schema=text)
     if subject is None:
         error(
             ("spec", "strategy"),

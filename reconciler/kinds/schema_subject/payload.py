@@ -133,9 +133,9 @@ def _new_version(before: SubjectPayload | None, after: SubjectPayload) -> bool:
 def change_of(
     subject: str,
     action: plans.Action,
+    *,
     before: SubjectPayload | None,
     after: SubjectPayload | None,
-    *,
     source: desired.Source | None = None,
 ) -> SubjectChange:
     """The change apply carries out, from the plan's payloads alone."""

@@ -24,8 +24,8 @@ GLOBAL = "(global level)"
 def to_read(
     registry: registry_port.RegistryPort,
     declared: Iterable[str],
-    rules: Iterable[diff.SubjectRule],
     *,
+    rules: Iterable[diff.SubjectRule],
     deadline: float,
 ) -> tuple[str, ...]:
     """The subjects a plan reads: the declared ones, and the listed ones the rules own (listed only when a rule

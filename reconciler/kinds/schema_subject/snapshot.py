@@ -41,7 +41,7 @@ def to_dict(live: views.LiveSubjects) -> dict[str, Any]:
     }
 
 
-def _get(doc: Any, key: str, kind: type | tuple[type, ...], where: str, *, optional: bool = False) -> Any:
+def _get(doc: Any, key: str, *, kind: type | tuple[type, ...], where: str, optional: bool = False) -> Any:
     if not isinstance(doc, Mapping):
         raise SnapshotError(f"{where}: not an object")
     value = doc.get(key)
@@ -52,28 +52,34 @@ def _get(doc: Any, key: str, kind: type | tuple[type, ...], where: str, *, optio
     return value
 
 
-def _level(doc: Any, key: str, allowed: tuple[str, ...], where: str) -> str | None:
-    value = _get(doc, key, str, where, optional=True)
+def _level(doc: Any, key: str, *, allowed: tuple[str, ...], where: str) -> str | None:
+    value = _get(doc, key, kind=str, where=where, optional=True)
     if value is not None and value not in allowed:
         raise SnapshotError(f"{where}.{key}: {value!r} is not one of {', '.join(allowed)}")
     return value  # type: ignore[no-any-return]
 
 
-def _latest(doc: Any, subject: str, where: str) -> SchemaVersion | None:
+def _latest(doc: Any, subject: str, *, where: str) -> SchemaVersion | None:
     if doc is None:
         return None
     refs = []
-    for i, r in enumerate(_get(doc, "references", list, where)):
+    for i, r in enumerate(_get(doc, "references", kind=list, where=where)):
         at = f"{where}.references[{i}]"
-        refs.append(Reference(_get(r, "name", str, at), _get(r, "subject", str, at), _get(r, "version", int, at)))
-    schema_type = _get(doc, "schemaType", str, where)
+        refs.append(
+            Reference(
+                _get(r, "name", kind=str, where=at),
+                _get(r, "subject", kind=str, where=at),
+                _get(r, "version", kind=int, where=at),
+            )
+        )
+    schema_type = _get(doc, "schemaType", kind=str, where=where)
     if schema_type not in views.SCHEMA_TYPES:
         raise SnapshotError(f"{where}.schemaType: {schema_type!r} is not one of {', '.join(views.SCHEMA_TYPES)}")
     return SchemaVersion(
         subject=subject,
-        version=_get(doc, "version", int, where),
-        id=_get(doc, "id", int, where),
-        schema=_get(doc, "schema", str, where),
+        version=_get(doc, "version", kind=int, where=where),
+        id=_get(doc, "id", kind=int, where=where),
+        schema=_get(doc, "schema", kind=str, where=where),
         schema_type=schema_type,
         references=tuple(refs),
     )
@@ -83,18 +89,20 @@ def from_dict(doc: Any, *, where: str = SECTION) -> views.LiveSubjects | None:
     """The section ``to_dict`` wrote (``None`` when absent: the subjects were not read)."""
     if doc is None:
         return None
-    features = _get(doc, "features", Mapping, where)
-    types = _get(features, "schemaTypes", list, f"{where}.features")
+    features = _get(doc, "features", kind=Mapping, where=where)
+    types = _get(features, "schemaTypes", kind=list, where=f"{where}.features")
     if not all(isinstance(t, str) for t in types):
         raise SnapshotError(f"{where}.features.schemaTypes: expected a list of names")
     subjects: dict[str, views.LiveSubject] = {}
-    for name, s in _get(doc, "subjects", Mapping, where).items():
+    for name, s in _get(doc, "subjects", kind=Mapping, where=where).items():
         at = f"{where}.subjects[{name!r}]"
-        latest = _latest(_get(s, "latest", Mapping, at, optional=True), str(name), f"{at}.latest")
-        level = _level(s, "compatibility", views.LEVELS, at)
-        subjects[str(name)] = views.LiveSubject(str(name), latest, level, _level(s, "mode", views.MODES, at))
+        latest = _latest(_get(s, "latest", kind=Mapping, where=at, optional=True), str(name), where=f"{at}.latest")
+        level = _level(s, "compatibility", allowed=views.LEVELS, where=at)
+        subjects[str(name)] = views.LiveSubject(
+            str(name), latest, level, _level(s, "mode", allowed=views.MODES, where=at)
+        )
     return views.LiveSubjects(
         subjects=subjects,
-        features=Features(mode=_get(features, "mode", bool, f"{where}.features"), schema_types=tuple(types)),
-        global_level=_level(doc, "globalLevel", views.LEVELS, where),
+        features=Features(mode=_get(features, "mode", kind=bool, where=f"{where}.features"), schema_types=tuple(types)),
+        global_level=_level(doc, "globalLevel", allowed=views.LEVELS, where=where),
     )
