@@ -262,3 +262,15 @@ def test_a_plan_made_without_the_registry_decides_nothing_it_cannot_know(port: R
         ("legacy-value", plans.Action.DELETE),
         ("orders-value", plans.Action.BLOCKED),
     ]
+
+
+def test_reading_500_subjects_takes_two_requests_a_subject_and_three_more(
+    port: RestRegistryPort, fake: FakeRegistry
+) -> None:
+    names = [f"s{i:03}-value" for i in range(500)]
+    for name in names:
+        port.register(name, V1, schema_type="AVRO", deadline=later())
+    sent = len(fake.requests)
+    live = views.read(port, names, deadline=later())
+    assert len(live.subjects) == 500 and all(s.latest is not None for s in live.subjects.values())
+    assert live.requests == len(fake.requests) - sent == 2 * 500 + 3  # features (2), the global level
