@@ -180,3 +180,61 @@ def test_nothing_is_sent_after_the_deadline(port: RestRegistryPort, fake: FakeRe
     outcomes = apply.apply(changes, live, registry=port, deadline=time.monotonic() - 1)
     assert summary(outcomes) == [("orders-value", "register", False, "not sent: the deadline passed")]
     assert len(fake.requests) == sent
+
+
+class _RefusingPermanent(FakeRegistry):
+    """Soft-deletes as asked, refuses every permanent delete."""
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        if request.method == "DELETE" and "permanent=true" in request.path:
+            return 500, {"error_code": 50001, "message": "Error in the backend data store"}
+        return super().exchange(request, deadline=deadline)
+
+
+def test_a_refused_permanent_delete_is_reported_as_soft_only() -> None:
+    port = RestRegistryPort(_RefusingPermanent())
+    port.register("gone-value", V1, schema_type="AVRO", deadline=later())
+    rules = (diff.SubjectRule(desired.NamePattern("exact", "gone-value"), permanent=True),)
+    _, outcomes = plan_and_apply(port, rules=rules)
+    assert summary(outcomes) == [
+        (
+            "gone-value",
+            "delete",
+            False,
+            "soft-deleted, not permanently: DELETE /subjects/gone-value: HTTP 500 (error 50001): Error in the backend "
+            "data store",
+        )
+    ]
+    assert port.subjects(deadline=later(), deleted=True) == ("gone-value",)
+
+
+class _RefusingLevels(FakeRegistry):
+    """Refuses every level write; counts the level reads."""
+
+    reads = 0
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        if request.path.startswith("/config/"):
+            if request.method == "PUT":
+                return 422, {"error_code": 42203, "message": "Invalid compatibility level"}
+            self.reads += 1
+        return super().exchange(request, deadline=deadline)
+
+
+def test_a_refused_write_is_read_once_not_waited_for() -> None:
+    fake = _RefusingLevels()
+    port = RestRegistryPort(fake)
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    live = views.read(port, ["orders-value"], deadline=later())
+    changes = diff.diff({"orders-value": views.DesiredSubject("orders-value", V1, compatibility="FULL")}, live)
+    reads = fake.reads
+    outcomes = apply.apply(changes, live, registry=port, deadline=later(), read_back_seconds=60)
+    assert summary(outcomes) == [
+        (
+            "orders-value",
+            "level",
+            False,
+            "PUT /config/orders-value: HTTP 422 (error 42203): Invalid compatibility level",
+        )
+    ]
+    assert fake.reads - reads == 1

@@ -7,8 +7,10 @@ version referencing a subject whose register failed, a delete of a subject whose
 
 Each write is read back: a registered version until the subject's latest version is the id the registry answered
 (bounded by the command's deadline and ``READ_BACK_SECONDS``), a level or mode until the registry answers it, a
-delete until the subject has no version. An answer lost on the way (``RegistryError.answer_lost``) is resolved by
-reading: a write the registry holds is applied, one it does not is failed, never reported before reading.
+delete until the subject has no version (a permanent one: until the registry no longer lists it among the
+soft-deleted). A write the registry refused is read once, not waited for. An answer lost on the way
+(``RegistryError.answer_lost``) is resolved by reading: a write the registry holds is applied, one it does not is
+failed, never reported before reading.
 """
 
 from __future__ import annotations
@@ -101,6 +103,10 @@ class _Run:
         self.deadline = deadline
         self.bound = bound
 
+    def _bound(self, sent: registry_port.RegistryError | None) -> float:
+        """How long to read back after a write: read once after a refusal (the registry answered), else poll."""
+        return 0.0 if sent is not None and not sent.answer_lost else self.bound
+
     def level(self, change: SubjectChange) -> Outcome:
         assert change.level is not None
         want = change.level[1]
@@ -108,7 +114,7 @@ class _Run:
         held = _wait(
             lambda: self.registry.compatibility(change.subject, deadline=self.deadline) == want,
             deadline=self.deadline,
-            bound=self.bound,
+            bound=self._bound(sent),
         )
         return self._outcome(change, "level", sent=sent, held=held, done=f"level {want}")
 
@@ -119,7 +125,7 @@ class _Run:
         held = _wait(
             lambda: self.registry.mode(change.subject, deadline=self.deadline) == want,
             deadline=self.deadline,
-            bound=self.bound,
+            bound=self._bound(sent),
         )
         return self._outcome(change, "mode", sent=sent, held=held, done=f"mode {want}")
 
@@ -167,22 +173,29 @@ class _Run:
         return Outcome(change.subject, "register", True, f"version {found[0].version}", version=found[0].version)
 
     def delete(self, change: SubjectChange) -> Outcome:
-        def send() -> None:
-            self.registry.delete(change.subject, deadline=self.deadline)
-            if change.permanent:
-                self.registry.delete(change.subject, permanent=True, deadline=self.deadline)
-
-        sent = self._send(send)
+        """A soft delete read back until the subject has no version; then, for a permanent one, the permanent delete
+        read back until the registry no longer lists the subject even among the soft-deleted."""
+        subject = change.subject
+        soft = self._send(lambda: self.registry.delete(subject, deadline=self.deadline))
         gone = _wait(
-            lambda: self.registry.latest(change.subject, deadline=self.deadline) is None,
+            lambda: self.registry.latest(subject, deadline=self.deadline) is None,
             deadline=self.deadline,
-            bound=self.bound,
+            bound=self._bound(soft),
         )
-        done = "deleted permanently" if change.permanent else "deleted"
-        return self._outcome(change, "delete", sent=sent, held=gone, done=done)
+        if not gone or not change.permanent:
+            return self._outcome(change, "delete", sent=soft, held=gone, done="deleted")
+        hard = self._send(lambda: self.registry.delete(subject, permanent=True, deadline=self.deadline))
+        purged = _wait(
+            lambda: subject not in self.registry.subjects(deleted=True, deadline=self.deadline),
+            deadline=self.deadline,
+            bound=self._bound(hard),
+        )
+        if not purged and hard is not None:
+            return Outcome(subject, "delete", False, f"soft-deleted, not permanently: {hard}")
+        return self._outcome(change, "delete", sent=hard, held=purged, done="deleted permanently")
 
     @staticmethod
-    def _send(write: Callable[[], None]) -> registry_port.RegistryError | None:
+    def _send(write: Callable[[], object]) -> registry_port.RegistryError | None:
         try:
             write()
         except registry_port.RegistryError as exc:
