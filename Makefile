@@ -35,8 +35,9 @@ demo: venv kafka-up ## Install, start a local Kafka on 127.0.0.1:9092 (KAFKA_POR
 # What runs where, and why: the whole suite runs against Kafka 4.4.0 (KRaft). The integration and reliability tests
 # marked every_version (connections and security, capability detection and the per-version messages of each kind,
 # read-back, ZooKeeper paths: what differs between releases) run again against Kafka 3.9.2 in ZooKeeper mode and
-# Kafka 2.8.2; the rest exercises nothing that differs between releases and runs against 4.4.0 only. The legacy
-# runs go beside the 4.4.0 run (the suite mostly waits, so two cores take both); tests/suites.py says more.
+# Kafka 2.8.2; the rest exercises nothing that differs between releases and runs against 4.4.0 only. The suite
+# mostly waits, so the 4.4.0 suite runs as two pytest processes over halves of the modules and the legacy runs go
+# beside them (two cores take all three); tests/suites.py says more.
 test: lint ## Lint, type-check, the whole suite against Kafka 4.4.0 with the every_version tests against 3.9.2 and 2.8.2 beside it
 	$(BIN)/python -m tests.suites $(PYTEST_ARGS)
 

@@ -6,7 +6,8 @@ at the end, compares it with the baseline of the same Kafka release and mode in 
 listed in a loud warning section. It is a warning, not a failure: the figures are wall-clock times on a machine
 whose load is not ours to choose (the same suite runs 2-3 times longer at load 10 than at load 1; the baseline's own
 load is in its file), and the project checks speed with benchmarks, never with timed tests. The run's module times
-are also kept in pytest's cache (``.pytest_cache``); ``python -m tests.support.durations`` writes them as the new
+are also kept in pytest's cache (``.pytest_cache``), one entry per share when ``tests/suites.py`` shares the suite
+among several pytest processes; ``python -m tests.support.durations`` writes them, shares merged, as the new
 baseline after a deliberate full run.
 
 A module's time is the sum of its tests' setup, call and teardown, less the start of session-wide servers (brokers,
@@ -33,6 +34,7 @@ BASELINE_DIR = Path(__file__).resolve().parents[1] / "durations"
 FACTOR = 2.0
 FLOOR_S = 5.0  # below this, now and in the baseline, a module's time is mostly noise (imports, a fixture's start)
 CACHE_KEY = "kafka-reconciler/module-durations"
+SHARE_SEPARATOR = "@share-"  # a cache entry of one share of the suite: <release key>@share-<n>
 
 
 def release_key() -> str:
@@ -98,7 +100,9 @@ class ModuleDurations:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         now = {module: round(seconds, 1) for module, seconds in sorted(self.times.items())}
         if self.config.cache is not None:
-            self.config.cache.set(f"{CACHE_KEY}/{self.key}", {"modules": now, "load_average": _load()})
+            share = os.environ.get("KAFKA_RECONCILER_TEST_SHARE")
+            entry = self.key if not share else f"{self.key}{SHARE_SEPARATOR}{share}"
+            self.config.cache.set(f"{CACHE_KEY}/{entry}", {"modules": now, "load_average": _load()})
         path = baseline_path(self.key)
         if not path.exists():
             terminalreporter.write_line(f"module durations: no baseline for {self.key} ({path.name})")
@@ -131,14 +135,20 @@ def _load() -> list[float]:
 
 
 def write_baselines(cache_dir: Path, *, measured: str) -> list[Path]:
-    """Copy the module times of the last run of each release kept in pytest's cache into ``tests/durations/``."""
-    written = []
+    """Copy the module times of the last run of each release kept in pytest's cache into ``tests/durations/``, the
+    shares of a run shared among several processes merged into one baseline."""
     folder = cache_dir / "v" / CACHE_KEY
-    BASELINE_DIR.mkdir(exist_ok=True)
+    merged: dict[str, dict[str, Any]] = {}
     for cached in sorted(folder.glob("*")):
         data = json.loads(cached.read_text(encoding="utf-8"))
-        target = baseline_path(cached.name)
-        body = {"measured": measured, "load_average": data["load_average"], "modules": data["modules"]}
+        key = cached.name.split(SHARE_SEPARATOR, 1)[0]
+        body = merged.setdefault(key, {"measured": measured, "load_average": data["load_average"], "modules": {}})
+        body["modules"].update(data["modules"])
+    BASELINE_DIR.mkdir(exist_ok=True)
+    written = []
+    for key, body in merged.items():
+        body["modules"] = dict(sorted(body["modules"].items()))
+        target = baseline_path(key)
         target.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         written.append(target)
     return written
