@@ -1,6 +1,6 @@
 """Benchmark the reconciler against its peers on one broker, step by step, printing each figure as it is measured.
 
-The shape (issue 25): ``--topics`` topics of ``--partitions`` partitions (default 1,000 x 12), three config
+The shape: ``--topics`` topics of ``--partitions`` partitions (default 1,000 x 12), three config
 overrides each, ``--acls`` bindings (default 2,000); five steps, each tool on names and principals of its own:
 
 1. create everything; 2. a no-change plan; 3. ``retention.ms`` changed on half the topics (500 of 1,000);
