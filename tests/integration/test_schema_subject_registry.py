@@ -17,8 +17,9 @@ import pytest
 
 from reconciler.kinds.schema_subject import adopt, apply, diff, dryrun, impact, manifest, snapshot, views
 from reconciler.model import desired, plans
+from reconciler.registry import settings
 from reconciler.registry.http import HttpTransport
-from reconciler.registry.port import RegistryPort, RestRegistryPort
+from reconciler.registry.port import RegistryPort
 from tests.kafka.registry import SchemaRegistryServer
 
 ID = {"name": "id", "type": "long"}
@@ -33,11 +34,15 @@ def later() -> float:
 
 @pytest.fixture
 def port(schema_registry: SchemaRegistryServer) -> Iterator[RegistryPort]:
-    transport = HttpTransport([schema_registry.api_url])
+    """The registry as a command reaches it when ``SCHEMA_REGISTRY_URL`` names it (no Cluster profile)."""
+    found = settings.from_environment({settings.REGISTRY_URL_ENV: schema_registry.api_url})
+    assert found is not None
+    opened = settings.open_registry(found)
     try:
-        yield RestRegistryPort(transport)
+        yield opened
     finally:
-        transport.close()
+        assert isinstance(opened.transport, HttpTransport)
+        opened.transport.close()
 
 
 def declare(
