@@ -142,13 +142,12 @@ def with_evidence(
         return live
     with collector.paused():
         first = first if first is not None else planner.plan(wanted, live, assess_impact=False)
-    topic_changes = [c for c in first.changes if c.kind == Kind.TOPIC]
     if live.topic_usage is None:
-        used = sorted({c.name for c in topic_changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})
+        used = sorted({c.name for c in first.changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})
         if used:
             live = dataclasses.replace(live, topic_usage=adapter.read_topic_usage(used))
     if live.impact is None:
-        request = planner_impact.needs(topic_changes, wanted, live)
+        request = planner_impact.needs(first.changes, wanted, live)  # the topic changes it weighs
         if request:
             live = dataclasses.replace(live, impact=adapter.read_impact_evidence(request))
     return live

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler.connection import secrets
-from reconciler.model import desired, state
+from reconciler.kinds import registry
+from reconciler.model import desired
 from reconciler.model.desired import SecretRef
 from reconciler.model.kinds import Kind
 
@@ -21,7 +22,7 @@ SecretUnavailable = secrets.SecretUnavailable
 
 # The reveal callback: (kind, resource name, config key) -> the secret value declared in the manifests, if any.
 # Apply passes it to the code that sends a change whose plan holds ``plan.REDACTED`` in place of a value.
-Reveal = Callable[[str, str, str], str | None]
+Reveal = Callable[[Kind, str, str], str | None]
 
 
 def ref_from_data(data: Any) -> SecretRef | None:
@@ -50,15 +51,8 @@ def resolve(ref: SecretRef, *, user: str, environ: Mapping[str, str] | None = No
 def declared_values(wanted: desired.DesiredState) -> Reveal:
     """Look up a config value as the manifests declare it (for values a plan holds redacted)."""
 
-    def lookup(kind: str, name: str, key: str) -> str | None:
-        if kind == Kind.TOPIC:
-            topic = wanted.topics.get(name)
-            return None if topic is None else topic.configs.get(key)
-        if kind == Kind.BROKER_CONFIG:
-            broker = wanted.broker_configs.get(name) or (
-                wanted.broker_configs.get(state.CLUSTER_DEFAULT) if name == state.CLUSTER_DEFAULT else None
-            )
-            return None if broker is None else broker.configs.get(key)
-        return None
+    def lookup(kind: Kind, name: str, key: str) -> str | None:
+        configs = registry.spec(kind).declared_configs(wanted, name)
+        return None if configs is None else configs.get(key)
 
     return lookup

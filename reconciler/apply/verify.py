@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from reconciler.apply import decoded
 from reconciler.apply.apply_report import NotConverged
+from reconciler.kinds import registry
 from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common
@@ -128,12 +129,7 @@ def not_converged(applied: Iterable[decoded.Operation], live: state.ClusterState
 
 def _live_configs(op: decoded.Operation, live: state.ClusterState) -> Mapping[str, str | None] | None:
     """The configs set on the resource of a config operation, as read back (``None`` when its kind was not read)."""
-    if op.change.kind is Kind.TOPIC:
-        topic = (live.topics or {}).get(op.name)
-        return None if live.topics is None else ({} if topic is None else topic.configs)
-    kind = op.change.kind
-    section = live.broker_configs if kind is Kind.BROKER_CONFIG else entities.live_section(live, kind)
-    return None if section is None else section.get(op.name, {})
+    return registry.spec(op.change.kind).live_configs(live, op.name)
 
 
 def behind(op: decoded.Operation, live: state.ClusterState) -> bool:

@@ -105,7 +105,7 @@ def file_result(
         return
     own = entities.DYNAMIC_SOURCES[kind]
     values = {str(e.name): None if e.is_sensitive else e.value for e in res.configs if e.config_source == own}
-    if fallbacks is not None and kind == Kind.GROUP_CONFIG:  # the same for every group: the first answer fills it
+    if fallbacks is not None and entities.ENTITIES[kind].broker_fallbacks:  # the same for every entity: one fills it
         known = fallbacks.setdefault(kind, {})
         for e in res.configs:
             if str(e.name) in known:
@@ -122,5 +122,6 @@ def file_result(
 
 
 def _describe_error(res: Any, *, kind: Kind, name: str, wire: Any) -> RequestFailed:
-    api = "DescribeConfigs:group" if kind == Kind.GROUP_CONFIG else "DescribeConfigs:client_metrics"
-    return config_results.describe_failed(res, label=f"{entities.NOUNS[kind]} {name}", right=api, name=name, wire=wire)
+    declared = entities.ENTITIES[kind]
+    label = f"{declared.noun} {name}"
+    return config_results.describe_failed(res, label=label, right=declared.describe_api, name=name, wire=wire)

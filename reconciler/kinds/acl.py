@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec, Right
+from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, no_declared_configs, no_live_configs
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
 
@@ -22,4 +22,6 @@ DECLARATION = KindSpec(
     ),
     snapshot_section="acls",
     owned_by_rules=lambda own: bool(own.principals),
+    live_configs=no_live_configs,
+    declared_configs=no_declared_configs,
 )

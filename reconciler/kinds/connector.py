@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec
+from reconciler.kinds.spec import KindSpec, PhaseSpec, no_declared_configs, no_live_configs
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
 
@@ -19,4 +19,6 @@ DECLARATION = KindSpec(
     snapshot_section="connect",
     owned_by_rules=lambda own: bool(own.connectors),
     port="connect",
+    live_configs=no_live_configs,
+    declared_configs=no_declared_configs,
 )

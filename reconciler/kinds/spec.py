@@ -19,6 +19,11 @@ from reconciler.model.kinds import Kind
 CLUSTER_NAME = "kafka-cluster"  # the one resource name of Kafka's CLUSTER resource type
 # A declared resource: its address, its change name and where the manifests declare it.
 Declared = tuple[str, str, desired.Source | None]
+ConfigSection = Mapping[str, Mapping[str, str | None]]  # name -> the configs set on it
+# The configs set on one resource (by name) as read (``None``: its kind was not read, or the kind has no configs).
+LiveConfigs = Callable[[state.ClusterState, str], Mapping[str, str | None] | None]
+# The configs the manifests declare on one resource (``None``: not declared, or the kind has no configs).
+DeclaredConfigs = Callable[[desired.DesiredState, str], Mapping[str, str] | None]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -57,6 +62,8 @@ class KindSpec:
     declared: Callable[[desired.DesiredState], Iterable[Declared]]  # (address, name, source) of each, in any order
     snapshot_section: str  # its section's key in a snapshot document
     owned_by_rules: Callable[[desired.Ownership], bool]  # whether ownership rules name undeclared resources of it
+    live_configs: LiveConfigs  # what the read-back compares a config write with
+    declared_configs: DeclaredConfigs  # where apply finds a config value a plan holds only as ``plan.REDACTED``
     port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked) or "connect" (REST)
 
     def phase(self, phase: plans.Phase) -> PhaseSpec | None:
@@ -65,3 +72,34 @@ class KindSpec:
 
 
 ALL_ACTIONS = frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE})
+
+
+def no_live_configs(live: state.ClusterState, name: str) -> None:
+    """``live_configs`` of a kind without configs."""
+
+
+def no_declared_configs(wanted: desired.DesiredState, name: str) -> None:
+    """``declared_configs`` of a kind without configs."""
+
+
+def live_configs_in(section: Callable[[state.ClusterState], ConfigSection | None]) -> LiveConfigs:
+    """``live_configs`` of a kind whose live section maps each name to the configs set on it."""
+
+    def configs(live: state.ClusterState, name: str) -> Mapping[str, str | None] | None:
+        found = section(live)
+        return None if found is None else found.get(name, {})
+
+    return configs
+
+
+def declared_configs_in(section: Callable[[desired.DesiredState], Mapping[str, Any]]) -> DeclaredConfigs:
+    """``declared_configs`` of a kind whose declared resources each hold ``configs``."""
+
+    def configs(wanted: desired.DesiredState, name: str) -> Mapping[str, str] | None:
+        found = section(wanted).get(name)
+        if found is None:
+            return None
+        declared: Mapping[str, str] = found.configs
+        return declared
+
+    return configs

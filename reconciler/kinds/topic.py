@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec, Right
-from reconciler.model import payloads, plans
+from collections.abc import Mapping
+
+from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, declared_configs_in
+from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 
 _READ_BACK = (Right("TOPIC", "DESCRIBE"), Right("TOPIC", "DESCRIBE_CONFIGS"))  # Metadata and DescribeConfigs
 _UPDATE = frozenset({plans.Action.UPDATE})
+
+
+def _live_configs(live: state.ClusterState, name: str) -> Mapping[str, str | None] | None:
+    if live.topics is None:
+        return None
+    topic = live.topics.get(name)
+    return {} if topic is None else topic.configs
+
 
 DECLARATION = KindSpec(
     kind=Kind.TOPIC,
@@ -27,4 +37,6 @@ DECLARATION = KindSpec(
     declared=lambda wanted: ((Kind.TOPIC.address(n), n, t.source) for n, t in wanted.topics.items()),
     snapshot_section="topics",
     owned_by_rules=lambda own: bool(own.topics),
+    live_configs=_live_configs,
+    declared_configs=declared_configs_in(lambda wanted: wanted.topics),
 )

@@ -183,7 +183,7 @@ class Ownership:
 
     def owns_entity(self, kind: Kind, name: str) -> bool:
         """Whether a group id (``GROUP_CONFIG``) or subscription name (``CLIENT_METRICS``) is owned by the rules."""
-        rules = self.groups if kind == Kind.GROUP_CONFIG else self.client_metrics if kind == Kind.CLIENT_METRICS else ()
+        rules = {Kind.GROUP_CONFIG: self.groups, Kind.CLIENT_METRICS: self.client_metrics}.get(kind, ())
         return any(p.matches(name) for p in rules)
 
     def declares_internal(self, name: str) -> bool:

@@ -1,47 +1,103 @@
 """The config entities of Kafka 4 that are neither topics nor brokers: group configs and client-metrics subscriptions.
 
 Both are a name and a set of configs, read with DescribeConfigs, written with IncrementalAlterConfigs and listed
-with ListConfigResources (config resource types ``GROUP`` = 32 and ``CLIENT_METRICS`` = 16). This module says, once,
-which kinds they are, their config resource type, and where each stage keeps them (desired, live and ownership
-sections), so the planner, the snapshot, the fleet rows and apply share one definition.
+with ListConfigResources (config resource types ``GROUP`` = 32 and ``CLIENT_METRICS`` = 16). This module declares each
+once (``EntityKind``: its config resource type, where each stage keeps it, its catalogue, its words in messages, how
+undeclared keys are treated), so the planner, the snapshot, the fleet rows, the wire adapter and apply read one
+definition and none branches on which of the two it holds.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+from reconciler.model import catalogue as catalogue_mod
 from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
-
-ENTITY_KINDS = (Kind.GROUP_CONFIG, Kind.CLIENT_METRICS)
-# kind -> its config resource type, as IncrementalAlterConfigs names it (kafka-python's ConfigResourceType)
-RESOURCE_TYPES: Mapping[Kind, str] = {Kind.GROUP_CONFIG: "GROUP", Kind.CLIENT_METRICS: "CLIENT_METRICS"}
-RESOURCE_TYPE_IDS: Mapping[Kind, int] = {Kind.GROUP_CONFIG: 32, Kind.CLIENT_METRICS: 16}
-# the config source DescribeConfigs gives a value set on the entity itself
-DYNAMIC_SOURCES: Mapping[Kind, int] = {Kind.GROUP_CONFIG: 8, Kind.CLIENT_METRICS: 7}
-# the section of ClusterState, DesiredState and snapshots that holds each kind
-SECTIONS: Mapping[Kind, str] = {Kind.GROUP_CONFIG: "group_configs", Kind.CLIENT_METRICS: "client_metrics"}
-LABELS: Mapping[Kind, str] = {Kind.GROUP_CONFIG: "group configs", Kind.CLIENT_METRICS: "client-metrics subscriptions"}
-# what one entity is called in messages
-NOUNS: Mapping[Kind, str] = {Kind.GROUP_CONFIG: "group", Kind.CLIENT_METRICS: "client-metrics subscription"}
 
 Section = Mapping[str, Mapping[str, str | None]]
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class EntityKind:
+    """One config-entity kind, declared once: the stages read these members instead of asking which kind it is."""
+
+    kind: Kind
+    resource_type: str  # its config resource type, as IncrementalAlterConfigs names it (kafka-python's)
+    resource_type_id: int  # the same, as ListConfigResources and DescribeConfigs number it
+    dynamic_source: int  # the config source DescribeConfigs gives a value set on the entity itself
+    section: str  # the section of ClusterState, DesiredState and snapshots that holds it
+    label: str  # its entities, in messages
+    noun: str  # one entity, in messages
+    describe_api: str  # the request a refused read names (with the right to grant)
+    catalogue: Mapping[str, catalogue_mod.ConfigSpec]  # the keys it takes, with their defaults
+    # whether a key set on an entity but not declared is always reset (else only where the kind's deletes are allowed)
+    resets_undeclared: bool
+    broker_fallbacks: bool  # whether a key not set on it falls back to a broker setting (read with the first answer)
+    live_of: Callable[[state.ClusterState], Section | None]
+    desired_of: Callable[[desired.DesiredState], Mapping[str, desired.DesiredEntityConfig]]
+    rules_of: Callable[[desired.Ownership], tuple[desired.NamePattern, ...]]  # Ownership rules naming undeclared ones
+
+
+ENTITIES: Mapping[Kind, EntityKind] = {
+    Kind.GROUP_CONFIG: EntityKind(
+        kind=Kind.GROUP_CONFIG,
+        resource_type="GROUP",
+        resource_type_id=32,
+        dynamic_source=8,
+        section="group_configs",
+        label="group configs",
+        noun="group",
+        describe_api="DescribeConfigs:group",
+        catalogue=catalogue_mod.GROUP_CONFIGS,
+        resets_undeclared=False,
+        broker_fallbacks=True,
+        live_of=lambda live: live.group_configs,
+        desired_of=lambda wanted: wanted.group_configs,
+        rules_of=lambda ownership: ownership.groups,
+    ),
+    Kind.CLIENT_METRICS: EntityKind(
+        kind=Kind.CLIENT_METRICS,
+        resource_type="CLIENT_METRICS",
+        resource_type_id=16,
+        dynamic_source=7,
+        section="client_metrics",
+        label="client-metrics subscriptions",
+        noun="client-metrics subscription",
+        describe_api="DescribeConfigs:client_metrics",
+        catalogue=catalogue_mod.CLIENT_METRICS_CONFIGS,
+        resets_undeclared=True,
+        broker_fallbacks=False,
+        live_of=lambda live: live.client_metrics,
+        desired_of=lambda wanted: wanted.client_metrics,
+        rules_of=lambda ownership: ownership.client_metrics,
+    ),
+}
+ENTITY_KINDS = tuple(ENTITIES)
+# The members above as tables, for the stages that read one of them for every entity kind.
+RESOURCE_TYPES: Mapping[Kind, str] = {k: e.resource_type for k, e in ENTITIES.items()}
+RESOURCE_TYPE_IDS: Mapping[Kind, int] = {k: e.resource_type_id for k, e in ENTITIES.items()}
+DYNAMIC_SOURCES: Mapping[Kind, int] = {k: e.dynamic_source for k, e in ENTITIES.items()}
+SECTIONS: Mapping[Kind, str] = {k: e.section for k, e in ENTITIES.items()}
+LABELS: Mapping[Kind, str] = {k: e.label for k, e in ENTITIES.items()}
+NOUNS: Mapping[Kind, str] = {k: e.noun for k, e in ENTITIES.items()}
+
+
 def live_section(live: state.ClusterState, kind: Kind) -> Section | None:
     """The live entities of ``kind`` (name -> configs set on it), ``None`` when not read."""
-    return live.group_configs if kind == Kind.GROUP_CONFIG else live.client_metrics
+    return ENTITIES[kind].live_of(live)
 
 
 def desired_section(wanted: desired.DesiredState, kind: Kind) -> Mapping[str, desired.DesiredEntityConfig]:
     """The declared entities of ``kind`` by name."""
-    return wanted.group_configs if kind == Kind.GROUP_CONFIG else wanted.client_metrics
+    return ENTITIES[kind].desired_of(wanted)
 
 
 def rules(ownership: desired.Ownership, kind: Kind) -> tuple[desired.NamePattern, ...]:
     """The Ownership rules that name the undeclared entities of ``kind`` this repository manages."""
-    return ownership.groups if kind == Kind.GROUP_CONFIG else ownership.client_metrics
+    return ENTITIES[kind].rules_of(ownership)
 
 
 def view(name: str, configs: Mapping[str, str | None] | None) -> dict[str, object] | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from reconciler.model import desired, plans, state
+from reconciler.model import entities as model_entities
 from reconciler.model.kinds import Kind
 from reconciler.planner import (
     acls,
@@ -103,7 +104,7 @@ def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_u
         scram.plan_scram(ctx)
     if Kind.BROKER_CONFIG in planned:
         brokers.plan_broker_configs(ctx)
-    for kind in (Kind.GROUP_CONFIG, Kind.CLIENT_METRICS):
+    for kind in model_entities.ENTITY_KINDS:
         if kind in planned:
             entities.plan_entities(ctx, kind)
     if Kind.CONNECTOR in planned:

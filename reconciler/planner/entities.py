@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reconciler.model import catalogue, desired, entities, payloads, plans
+from reconciler.model import desired, entities, payloads, plans
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -43,7 +43,7 @@ def plan_entities(ctx: common.Context, kind: Kind) -> None:
                 code=f"{kind.value}-unreadable",
             )
         return
-    reset = kind == Kind.CLIENT_METRICS or ctx.may_delete(kind)
+    reset = entities.ENTITIES[kind].resets_undeclared or ctx.may_delete(kind)
     unread = _block_unread(ctx, kind, wanted=wanted)
     for name in sorted(wanted.keys() - unread):
         _plan_one(ctx, kind, name, want=wanted[name].configs, have=live.get(name) or {}, reset=reset,
@@ -113,13 +113,13 @@ def _plan_one(
     reset: bool,
     source: str | None,
 ) -> None:
-    specs = catalogue.GROUP_CONFIGS if kind == Kind.GROUP_CONFIG else catalogue.CLIENT_METRICS_CONFIGS
+    declared = entities.ENTITIES[kind]
 
     def default_of(key: str) -> str | None:
         # A group's keys fall back to the broker's own group.* settings, as the read reported them (None: not read).
-        if kind == Kind.GROUP_CONFIG:
+        if declared.broker_fallbacks:
             return ctx.live.entity_defaults.get(kind.value, {}).get(key)
-        spec = specs.get(key)
+        spec = declared.catalogue.get(key)
         return spec.default if spec is not None else None
 
     diff = common.diff_configs(want, have, sensitive=common.is_sensitive, default_of=default_of, reset_undeclared=reset)

@@ -20,13 +20,14 @@ from collections.abc import Mapping, Sequence
 
 from reconciler.model import desired, payloads, plans, state
 from reconciler.model import impact as im
-from reconciler.model.kinds import Kind
 from reconciler.planner import impact_notes
 from reconciler.planner.usage import age_text
 
 RETENTION_KEYS = ("retention.ms", "retention.bytes", "local.retention.ms", "local.retention.bytes", "cleanup.policy")
 EVIDENCE_KEYS = frozenset({*RETENTION_KEYS, "min.insync.replicas", "remote.storage.enable"})
 _PHASES_WITH_EVIDENCE = (plans.Phase.TOPIC_DELETE, plans.Phase.REASSIGN, plans.Phase.PARTITIONS)
+# The phases whose writes change or delete an existing topic: the changes impact weighs, whatever else a plan holds.
+_WEIGHED = frozenset((*_PHASES_WITH_EVIDENCE, plans.Phase.TOPIC_CONFIG))
 
 
 def _limit(key: str, configs_set: Mapping[str, str | None], have: state.TopicState | None) -> int | None:
@@ -72,7 +73,7 @@ def needs(
     out: dict[str, int | None] = {}
     topics = live.topics or {}
     for c in changes:
-        if c.kind != Kind.TOPIC or c.action not in (plans.Action.UPDATE, plans.Action.DELETE):
+        if c.phase not in _WEIGHED or c.action not in (plans.Action.UPDATE, plans.Action.DELETE):
             continue
         have = topics.get(c.name)
         if have is None:
@@ -101,7 +102,7 @@ def assess(
     out = []
     for c in changes:
         found: list[im.TopicImpact] = []
-        have = topics.get(c.name) if c.kind == Kind.TOPIC else None
+        have = topics.get(c.name) if c.phase in _WEIGHED else None
         if have is not None and c.action in (plans.Action.UPDATE, plans.Action.DELETE):
             te = None if evidence is None else evidence.topics.get(c.name)
             want = wanted.topics.get(c.name)

@@ -1,6 +1,7 @@
 """The shape rules of the code base, checked rather than remembered: every module of the package stays under
 400 lines and every function under 60, except the functions listed in ``LONGER`` (each at most as long as it
-is now, so the list only shrinks: a function split below the limit must leave it). Reads source files only, each
+is now, so the list only shrinks: a function split below the limit must leave it), and no stage module compares a
+kind with a ``Kind`` member (what differs between kinds is declared by the kinds). Reads source files only, each
 parsed once per session (the ``repo_sources`` fixture).
 """
 
@@ -74,3 +75,45 @@ def test_every_module_opens_with_a_docstring(repo_sources: Sources, modules: lis
         if path.stat().st_size and ast.get_docstring(repo_sources.tree(path)) is None
     ]
     assert missing == []
+
+
+# The places that may name one kind against another: the kinds' own declarations and the Kind enumeration.
+KIND_PLACES = ("kinds/", "model/kinds.py")
+
+
+def _kind_comparisons(tree: ast.Module) -> list[str]:
+    """Each ``==``/``!=``/``is``/``is not`` comparison in ``tree`` with a ``Kind.<MEMBER>`` on one side."""
+
+    def names_a_kind(node: ast.expr) -> bool:
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "Kind"
+
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        for op, left, right in zip(node.ops, sides[:-1], sides[1:], strict=True):
+            if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) and (names_a_kind(left) or names_a_kind(right)):
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_stage_code_never_branches_on_which_kind_it_holds(repo_sources: Sources, modules: list[Path]) -> None:
+    """What differs between kinds is declared by the kind (``reconciler/kinds/``, the entity kinds' records in
+    ``model/entities.py``) and read by the stages; a stage comparing a kind with ``Kind.X`` is a decision a new kind
+    would silently miss."""
+    found = {
+        rel: hits
+        for path in modules
+        if not (rel := path.relative_to(PACKAGE).as_posix()).startswith(KIND_PLACES)
+        and (hits := _kind_comparisons(repo_sources.tree(path)))
+    }
+    assert found == {}, f"move these per-kind decisions into the kinds' declarations: {found}"
+
+
+def test_the_kind_comparison_check_finds_each_form() -> None:
+    tree = ast.parse(
+        "a = kind == Kind.TOPIC\nb = Kind.ACL != c.kind\nd = x.kind is Kind.QUOTA\ne = k is not Kind.SCRAM_USER\n"
+        "f = kind in (Kind.TOPIC,)\ng = kind == other\n"
+    )
+    assert [hit.split(":")[0] for hit in _kind_comparisons(tree)] == ["1", "2", "3", "4"]
