@@ -9,7 +9,8 @@ strings, everything else as JSON; ``None`` is a null value, e.g. a sensitive con
 Attributes whose name starts with ``@`` carry what the planner needs but is not compared when the
 rows of the two sides are joined (declaration sources, topic defaults, password references).
 ``desired_rows``/``live_rows`` and ``rebuild_desired``/``rebuild_live`` are exact inverses: the state
-rebuilt from the rows plans exactly like the original, which the fleet tests check.
+rebuilt from the rows plans exactly like the original, which the fleet tests check. A sensitive declared config
+value is the one thing rows do not carry (``plan.REDACTED`` in its place): the planner never reads it.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from reconciler.fleet import connector_rows
-from reconciler.model import desired, entities, impact, payloads, snapshotfile, state
+from reconciler.model import desired, entities, impact, payloads, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import views
+from reconciler.planner import common, views
 
 Row = tuple[str, str, str, str | None]
 
@@ -101,7 +102,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
         if topic.assignment is not None:
             yield (kind, name, "assignment", _j([list(r) for r in topic.assignment]))
         for key, value in topic.configs.items():
-            yield (kind, name, CONFIG_PREFIX + key, value)
+            yield (kind, name, CONFIG_PREFIX + key, _declared(key, value))
         if topic.source is not None:
             yield (kind, name, "@source", _source(topic.source))
         if topic.allow_internal:
@@ -130,11 +131,18 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
         kind = Kind.BROKER_CONFIG
         yield (kind, broker, "@exists", None)
         for key, value in entry.configs.items():
-            yield (kind, broker, CONFIG_PREFIX + key, value)
+            yield (kind, broker, CONFIG_PREFIX + key, _declared(key, value))
         if entry.source is not None:
             yield (kind, broker, "@source", _source(entry.source))
     yield from _desired_entity_rows(wanted)
     yield from connector_rows.desired_rows(wanted)
+
+
+def _declared(key: str, value: str) -> str:
+    """A declared config value as a row carries it: a sensitive one (a ``${VAR}`` secret) as ``plan.REDACTED``. The
+    planner never reads it (it cannot compare it with the cluster, which hides it; a plan shows it redacted and apply
+    reads it from the manifests), so the rows, broadcast to every executor, never hold a secret."""
+    return plans.REDACTED if common.is_sensitive(key) else value
 
 
 def _desired_entity_rows(wanted: desired.DesiredState) -> Iterator[Row]:
@@ -142,7 +150,7 @@ def _desired_entity_rows(wanted: desired.DesiredState) -> Iterator[Row]:
         for name, found in entities.desired_section(wanted, kind).items():
             yield (kind, name, "@exists", None)
             for key, value in found.configs.items():
-                yield (kind, name, CONFIG_PREFIX + key, value)
+                yield (kind, name, CONFIG_PREFIX + key, _declared(key, value))
             if found.source is not None:
                 yield (kind, name, "@source", _source(found.source))
 

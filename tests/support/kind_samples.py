@@ -1,11 +1,20 @@
 """One resource of every registered kind, declared (``WANTED``) and live (``LIVE``), for the tests that hold every
 kind to the same guarantee over the kinds registry (fleet rows, mass-delete counting). A registered kind missing
-here fails those tests: add a resource of it to both."""
+here fails those tests: add a resource of it to both.
+
+``SECRET_BEARING`` says, for every registered kind, where one of its resources carries a secret (a function
+planting a given secret value in the sample: declared, live or behind a reference in the environment), or ``None``
+for a kind with no secret-bearing field; the secrets-never-printed test fails for a registered kind missing there."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable, Mapping
+
+from reconciler.connect import port as connect_port
 from reconciler.model import desired as d
 from reconciler.model import state as s
+from reconciler.model.kinds import Kind
 
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 BINDING = s.AclBinding("TOPIC", "PREFIXED", "orders", "User:app", "*", "READ", "ALLOW")
@@ -38,3 +47,52 @@ LIVE = s.ClusterState(
         plugins=(SINK,),
     ),
 )
+
+# A planted secret: the desired and live states carrying it, and the environment the references read it from.
+Planted = tuple[d.DesiredState, s.ClusterState, dict[str, str]]
+SENSITIVE_BROKER_KEY = "listener.name.internal.ssl.key.password"  # a sensitive broker config, by Kafka's naming
+
+
+def plant_scram_password(secret: str) -> Planted:
+    """The SCRAM user's password, behind the env reference ``WANTED`` declares."""
+    return WANTED, LIVE, {"APP_PASSWORD": secret}
+
+
+def plant_broker_config(secret: str) -> Planted:
+    """A sensitive broker config value declared in the manifests (Kafka never returns it: live, it is unset)."""
+    default = WANTED.broker_configs["<default>"]
+    declared = dataclasses.replace(default, configs={**default.configs, SENSITIVE_BROKER_KEY: secret})
+    wanted = dataclasses.replace(WANTED, broker_configs={"<default>": declared})
+    live = dataclasses.replace(
+        LIVE, broker_configs={"<default>": {**(LIVE.broker_configs or {})["<default>"], SENSITIVE_BROKER_KEY: None}}
+    )
+    return wanted, live, {}
+
+
+def plant_connector(secret: str) -> Planted:
+    """A connector's password: declared as a secret reference, and as the worker answers it (in clear) to the read,
+    under the declared key and under an undeclared key that names a password."""
+    sink = WANTED.connectors["sink"]
+    declared = dataclasses.replace(sink, secrets={"connection.password": d.SecretRef(env="SINK_PASSWORD")})
+    wanted = dataclasses.replace(WANTED, connectors={"sink": declared})
+    assert LIVE.connect is not None
+    config = {**LIVE.connect.connectors["sink"].config, "connection.password": secret, "ssl.key.password": secret}
+    answer = {
+        "info": {"name": "sink", "config": {"name": "sink", **config}, "type": "sink"},
+        "status": {"name": "sink", "connector": {"state": "RUNNING"}, "tasks": [], "type": "sink"},
+    }
+    read = connect_port.connector_state("sink", answer, declared_secrets={"connection.password"})
+    live = dataclasses.replace(LIVE, connect=dataclasses.replace(LIVE.connect, connectors={"sink": read}))
+    return wanted, live, {"SINK_PASSWORD": secret}
+
+
+SECRET_BEARING: Mapping[Kind, Callable[[str], Planted] | None] = {
+    Kind.TOPIC: None,  # topic configs hold no secret (Kafka has no sensitive topic config)
+    Kind.ACL: None,
+    Kind.QUOTA: None,
+    Kind.SCRAM_USER: plant_scram_password,
+    Kind.BROKER_CONFIG: plant_broker_config,
+    Kind.GROUP_CONFIG: None,  # group and client-metrics configs have no sensitive key
+    Kind.CLIENT_METRICS: None,
+    Kind.CONNECTOR: plant_connector,
+}

@@ -10,9 +10,10 @@ import pytest
 from reconciler import planner
 from reconciler.fleet import rows
 from reconciler.kinds import registry
+from reconciler.model import plans
 from reconciler.model.kinds import Kind
 from tests.support.fleet import offline
-from tests.support.kind_samples import LIVE, WANTED
+from tests.support.kind_samples import LIVE, SENSITIVE_BROKER_KEY, WANTED, plant_broker_config
 
 
 @pytest.mark.parametrize("kind", list(registry.KINDS), ids=str)
@@ -32,3 +33,16 @@ def test_the_rebuilt_sample_plans_like_the_original() -> None:
     reference = planner.plan(WANTED, offline(WANTED, LIVE))
     assert {c.kind for c in reference.changes} == set(registry.KINDS)  # every kind has a change to compare
     assert planner.plan(back, offline(back, again)).to_json() == reference.to_json()
+
+
+def test_a_sensitive_declared_config_crosses_the_rows_redacted_and_plans_the_same() -> None:
+    """Regression: the desired rows carried a sensitive broker config value (a ``${VAR}`` secret) as is; they carry
+    ``plan.REDACTED`` in its place, which the planner never reads: the rebuilt state plans exactly the same."""
+    wanted, live, _environ = plant_broker_config("PlantedJaasValue")
+    carried = list(rows.desired_rows(wanted))
+    assert not any(value is not None and "PlantedJaasValue" in value for *_, value in carried)
+    back = rows.rebuild_desired(carried)
+    assert back.broker_configs["<default>"].configs[SENSITIVE_BROKER_KEY] == plans.REDACTED
+    reference = planner.plan(wanted, offline(wanted, live))
+    assert SENSITIVE_BROKER_KEY in reference.to_json()  # the key is set by the plan: the comparison covers it
+    assert planner.plan(back, offline(back, live)).to_json() == reference.to_json()
