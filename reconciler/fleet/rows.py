@@ -22,8 +22,9 @@ from typing import Any
 
 from reconciler.fleet import connector_rows
 from reconciler.model import desired, entities, impact, payloads, plans, snapshotfile, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
-from reconciler.planner import common, views
+from reconciler.planner import common
 
 Row = tuple[str, str, str, str | None]
 
@@ -108,12 +109,12 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
         if topic.allow_internal:
             yield (kind, name, "@allow_internal", "true")
     for binding, source in wanted.acls.items():
-        name = views.acl_name(binding)
+        name = model_views.acl_name(binding)
         yield (Kind.ACL, name, "binding", _j(binding.to_dict()))
         if source is not None:
             yield (Kind.ACL, name, "@source", _source(source))
     for entity, quota in wanted.quotas.items():
-        name = views.quota_name(entity)
+        name = model_views.quota_name(entity)
         yield (Kind.QUOTA, name, "@entity", _j(entity.to_list()))
         for key, number in quota.values.items():
             yield (Kind.QUOTA, name, VALUE_PREFIX + key, _j(number))
@@ -139,9 +140,8 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
 
 
 def _declared(key: str, value: str) -> str:
-    """A declared config value as a row carries it: a sensitive one (a ``${VAR}`` secret) as ``plan.REDACTED``. The
-    planner never reads it (it cannot compare it with the cluster, which hides it; a plan shows it redacted and apply
-    reads it from the manifests), so the rows, broadcast to every executor, never hold a secret."""
+    """A declared config value as a row carries it: a sensitive one (a ``${VAR}`` secret) as ``plan.REDACTED``, which
+    the planner never reads (the cluster hides it; apply reads it from the manifests): rows never hold a secret."""
     return plans.REDACTED if common.is_sensitive(key) else value
 
 
@@ -297,9 +297,9 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
         if topic.topic_id is not None:
             yield (kind, name, "@topic_id", topic.topic_id)
     for binding in live.acls or ():
-        yield (Kind.ACL, views.acl_name(binding), "binding", _j(binding.to_dict()))
+        yield (Kind.ACL, model_views.acl_name(binding), "binding", _j(binding.to_dict()))
     for entity, values in (live.quotas or {}).items():
-        name = views.quota_name(entity)
+        name = model_views.quota_name(entity)
         yield (Kind.QUOTA, name, "@entity", _j(entity.to_list()))
         for key, number in values.items():
             yield (Kind.QUOTA, name, VALUE_PREFIX + key, _j(number))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, no_declared_configs, no_live_configs
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 _READ_BACK = (Right("CLUSTER", "DESCRIBE"),)  # DescribeAcls
@@ -22,6 +22,7 @@ DECLARATION = KindSpec(
     ),
     snapshot_section="acls",
     owned_by_rules=lambda own: bool(own.principals),
+    live_view=views.acl_in,
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
 )

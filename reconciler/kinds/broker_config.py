@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, declared_configs_in, live_configs_in
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 DECLARATION = KindSpec(
@@ -22,6 +22,7 @@ DECLARATION = KindSpec(
     declared=lambda wanted: ((Kind.BROKER_CONFIG.address(b), b, c.source) for b, c in wanted.broker_configs.items()),
     snapshot_section="broker_configs",
     owned_by_rules=lambda own: False,  # only declared broker configs are managed
+    live_view=lambda brokers, name: views.broker_config_view(name, brokers.get(name)),
     live_configs=live_configs_in(lambda live: live.broker_configs),
     declared_configs=declared_configs_in(lambda wanted: wanted.broker_configs),
 )

@@ -4,7 +4,7 @@ whose writes and reads Kafka authorizes on the cluster."""
 from __future__ import annotations
 
 from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, declared_configs_in, live_configs_in
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 DECLARATION = KindSpec(
@@ -23,6 +23,7 @@ DECLARATION = KindSpec(
     declared=lambda wanted: ((Kind.CLIENT_METRICS.address(n), n, e.source) for n, e in wanted.client_metrics.items()),
     snapshot_section="client_metrics",
     owned_by_rules=lambda own: bool(own.client_metrics),
+    live_view=views.entity_in,
     live_configs=live_configs_in(lambda live: live.client_metrics),
     declared_configs=declared_configs_in(lambda wanted: wanted.client_metrics),
 )

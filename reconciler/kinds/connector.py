@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler.kinds.spec import KindSpec, PhaseSpec, no_declared_configs, no_live_configs
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 DECLARATION = KindSpec(
@@ -19,6 +19,7 @@ DECLARATION = KindSpec(
     snapshot_section="connect",
     owned_by_rules=lambda own: bool(own.connectors),
     port="connect",
+    live_view=lambda connectors, name: views.connector_view(connectors.get(name)),
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
 )

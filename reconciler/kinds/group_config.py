@@ -6,7 +6,7 @@ rights on the group, not on the cluster."""
 from __future__ import annotations
 
 from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, declared_configs_in, live_configs_in
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 DECLARATION = KindSpec(
@@ -25,6 +25,7 @@ DECLARATION = KindSpec(
     declared=lambda wanted: ((Kind.GROUP_CONFIG.address(n), n, e.source) for n, e in wanted.group_configs.items()),
     snapshot_section="group_configs",
     owned_by_rules=lambda own: bool(own.groups),
+    live_view=views.entity_in,
     live_configs=live_configs_in(lambda live: live.group_configs),
     declared_configs=declared_configs_in(lambda wanted: wanted.group_configs),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, no_declared_configs, no_live_configs
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 DECLARATION = KindSpec(
@@ -21,6 +21,7 @@ DECLARATION = KindSpec(
     ),
     snapshot_section="quotas",
     owned_by_rules=lambda own: bool(own.principals or own.quota_entities),
+    live_view=views.quota_in,
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
 )

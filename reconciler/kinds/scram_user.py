@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, no_declared_configs, no_live_configs
-from reconciler.model import payloads, plans
+from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 DECLARATION = KindSpec(
@@ -15,6 +15,7 @@ DECLARATION = KindSpec(
     declared=lambda wanted: ((Kind.SCRAM_USER.address(n), n, u.source) for n, u in wanted.scram_users.items()),
     snapshot_section="scram_users",
     owned_by_rules=lambda own: bool(own.principals),
+    live_view=lambda users, name: views.scram_view(name, users.get(name)),
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
 )

@@ -62,6 +62,8 @@ class KindSpec:
     declared: Callable[[desired.DesiredState], Iterable[Declared]]  # (address, name, source) of each, in any order
     snapshot_section: str  # its section's key in a snapshot document
     owned_by_rules: Callable[[desired.Ownership], bool]  # whether ownership rules name undeclared resources of it
+    # the view of resource ``name`` in its live section (empty when not read): what a change's fingerprint covers
+    live_view: Callable[[Any, str], Any]
     live_configs: LiveConfigs  # what the read-back compares a config write with
     declared_configs: DeclaredConfigs  # where apply finds a config value a plan holds only as ``plan.REDACTED``
     port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked) or "connect" (REST)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, declared_configs_in
-from reconciler.model import payloads, plans, state
+from reconciler.model import payloads, plans, state, views
 from reconciler.model.kinds import Kind
 
 _READ_BACK = (Right("TOPIC", "DESCRIBE"), Right("TOPIC", "DESCRIBE_CONFIGS"))  # Metadata and DescribeConfigs
@@ -37,6 +37,7 @@ DECLARATION = KindSpec(
     declared=lambda wanted: ((Kind.TOPIC.address(n), n, t.source) for n, t in wanted.topics.items()),
     snapshot_section="topics",
     owned_by_rules=lambda own: bool(own.topics),
+    live_view=lambda topics, name: views.topic_view(topics.get(name)),
     live_configs=_live_configs,
     declared_configs=declared_configs_in(lambda wanted: wanted.topics),
 )

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Container, Iterable
 
 from reconciler.model import payloads, plans, state
+from reconciler.model import views as model_views
 from reconciler.model.acl_names import AclOperation as Op
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
@@ -128,13 +129,13 @@ def plan_acls(ctx: common.Context) -> None:
             plans.Change(
                 address=b.address,
                 kind=Kind.ACL,
-                name=views.acl_name(b),
+                name=model_views.acl_name(b),
                 action=plans.Action.DELETE,
                 phase=plans.Phase.ACL_DELETE,
                 before=payloads.AclPayload(b),
                 reasons=("not declared; deletion is enabled for acls",),
                 warnings=tuple(notes.get(b, ())),
-                fingerprint=views.fingerprint_of(views.acl_view(b, True)),
+                fingerprint=views.fingerprint_of(model_views.acl_view(b, True)),
             )
         )
     for b in created:
@@ -142,7 +143,7 @@ def plan_acls(ctx: common.Context) -> None:
             plans.Change(
                 address=b.address,
                 kind=Kind.ACL,
-                name=views.acl_name(b),
+                name=model_views.acl_name(b),
                 action=plans.Action.CREATE,
                 phase=plans.Phase.ACL_CREATE,
                 after=payloads.AclPayload(b),
@@ -167,7 +168,7 @@ def _undeclared_to_delete(
         if ctx.may_delete(Kind.ACL):
             deleted.append(b)
         else:
-            ctx.keep_unmanaged(kind=Kind.ACL, name=views.acl_name(b), address=b.address)
+            ctx.keep_unmanaged(kind=Kind.ACL, name=model_views.acl_name(b), address=b.address)
     return deleted
 
 

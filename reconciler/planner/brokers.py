@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reconciler.model import payloads, plans, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -38,7 +39,7 @@ def plan_broker_configs(ctx: common.Context) -> None:
     for broker in sorted(wanted):
         want = wanted[broker]
         have = live.get(broker) or {}
-        fingerprint = views.fingerprint_of(views.broker_config_view(broker, have))
+        fingerprint = views.fingerprint_of(model_views.broker_config_view(broker, have))
         source = common.source_text(want.source)
         if broker != state.CLUSTER_DEFAULT and broker_ids and broker not in broker_ids:
             ctx.changes.append(_unknown_broker(broker, broker_ids=broker_ids, fingerprint=fingerprint, source=source))

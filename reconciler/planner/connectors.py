@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from reconciler.connect import plugins
 from reconciler.connect import secrets as connect_secrets
 from reconciler.model import configs, desired, payloads, plans, shown, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -230,7 +231,7 @@ def plan_connectors(ctx: common.Context) -> None:
                 phase=plans.Phase.CONNECTOR_DELETE,
                 before=live_payload(c),
                 reasons=("not declared; deletion is enabled for connectors", KEPT_OFFSETS, *kept_note(live, name)),
-                fingerprint=views.fingerprint_of(views.connector_view(c)),
+                fingerprint=views.fingerprint_of(model_views.connector_view(c)),
             )
         )
 
@@ -272,7 +273,7 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
             after=after,
             attributes=attrs,
             reasons=tuple(reasons),
-            fingerprint=views.fingerprint_of(views.connector_view(have)),
+            fingerprint=views.fingerprint_of(model_views.connector_view(have)),
             source=common.source_text(want.source),
         )
     )

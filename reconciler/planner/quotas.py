@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from reconciler.model import desired, payloads, plans, shown, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -20,7 +21,7 @@ def owned_entity(ownership: desired.Ownership, entity: state.QuotaEntity) -> boo
     user = dict(entity.parts).get("user")
     if user is not None and ownership.owns_principal(f"User:{user}"):
         return True
-    return ownership.owns_quota_entity(views.quota_name(entity))
+    return ownership.owns_quota_entity(model_views.quota_name(entity))
 
 
 def _address(entity: state.QuotaEntity) -> str:
@@ -65,14 +66,14 @@ def plan_quotas(ctx: common.Context) -> None:
             plans.Change(
                 address=entity.address,
                 kind=Kind.QUOTA,
-                name=views.quota_name(entity),
+                name=model_views.quota_name(entity),
                 action=plans.Action.UPDATE if have else plans.Action.CREATE,
                 phase=plans.Phase.QUOTA,
                 before=payloads.QuotaPayload(entity, dict(sorted(have.items()))) if have else None,
                 after=payloads.QuotaPayload(entity, dict(sorted(want.items()))),
                 attributes=attrs,
                 reasons=("quota values differ from the manifests",) if have else ("declared; no quota set yet",),
-                fingerprint=views.fingerprint_of(views.quota_view(entity, have)),
+                fingerprint=views.fingerprint_of(model_views.quota_view(entity, have)),
                 source=common.source_text(wanted[entity].source),
             )
         )
@@ -83,7 +84,7 @@ def plan_quotas(ctx: common.Context) -> None:
         if entity in wanted or not values or not owned_entity(ctx.desired.ownership, entity):
             continue
         if not ctx.may_delete(Kind.QUOTA):
-            ctx.keep_unmanaged(kind=Kind.QUOTA, name=views.quota_name(entity), address=entity.address)
+            ctx.keep_unmanaged(kind=Kind.QUOTA, name=model_views.quota_name(entity), address=entity.address)
             continue
         ctx.changes.append(_delete(entity, values, reason="not declared; deletion is enabled for quotas"))
 
@@ -94,12 +95,12 @@ def _delete(
     return plans.Change(
         address=entity.address,
         kind=Kind.QUOTA,
-        name=views.quota_name(entity),
+        name=model_views.quota_name(entity),
         action=plans.Action.DELETE,
         phase=plans.Phase.QUOTA,
         before=payloads.QuotaPayload(entity, dict(sorted(values.items()))),
         attributes=tuple(plans.AttributeChange(k, v, None) for k, v in sorted(values.items())),
         reasons=(reason,),
-        fingerprint=views.fingerprint_of(views.quota_view(entity, values)),
+        fingerprint=views.fingerprint_of(model_views.quota_view(entity, values)),
         source=source,
     )

@@ -24,6 +24,7 @@ from typing import Any
 
 from reconciler.model import desired, state
 from reconciler.model import entities as model_entities
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import guards, views
 
@@ -68,12 +69,12 @@ class Scope:
         return any(p.matches(principal) for p in self.principals.get(kind, ()))
 
     def has_acl(self, binding: state.AclBinding) -> bool:
-        return views.acl_name(binding) in self.declared.get(Kind.ACL, frozenset()) or self._owns_principal(
+        return model_views.acl_name(binding) in self.declared.get(Kind.ACL, frozenset()) or self._owns_principal(
             Kind.ACL, binding.principal
         )
 
     def has_quota(self, entity: state.QuotaEntity) -> bool:
-        name = views.quota_name(entity)
+        name = model_views.quota_name(entity)
         if name in self.declared.get(Kind.QUOTA, frozenset()):
             return True
         user = dict(entity.parts).get("user")
@@ -133,8 +134,8 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
     )
     declared = {
         Kind.TOPIC: frozenset(n for n in wanted.topics if not rules.has_topic(n)),
-        Kind.ACL: frozenset(views.acl_name(b) for b in wanted.acls if not rules.has_acl(b)),
-        Kind.QUOTA: frozenset(views.quota_name(e) for e in wanted.quotas if not rules.has_quota(e)),
+        Kind.ACL: frozenset(model_views.acl_name(b) for b in wanted.acls if not rules.has_acl(b)),
+        Kind.QUOTA: frozenset(model_views.quota_name(e) for e in wanted.quotas if not rules.has_quota(e)),
         Kind.SCRAM_USER: frozenset(u for u in wanted.scram_users if not rules.has_scram(u)),
         Kind.BROKER_CONFIG: frozenset(wanted.broker_configs),
         **{

@@ -11,6 +11,7 @@ Plans show the password's reference (``env:NAME``), never a password.
 from __future__ import annotations
 
 from reconciler.model import desired, payloads, plans, shown, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -22,7 +23,7 @@ def _after(user: desired.DesiredScramUser) -> payloads.ScramPayload:
 
 
 def _before(user: str, creds: tuple[state.ScramCredential, ...]) -> payloads.ScramPayload | None:
-    """The live credentials as ``views.scram_view`` shows them: by mechanism, ``None`` when there are none."""
+    """The live credentials as ``model_views.scram_view`` shows them: by mechanism, ``None`` when there are none."""
     if not creds:
         return None
     return payloads.ScramPayload(name=user, credentials={c.mechanism: c.iterations for c in sorted(creds, key=_mech)})
@@ -63,7 +64,7 @@ def plan_scram(ctx: common.Context) -> None:
         if not ctx.may_delete(Kind.SCRAM_USER):
             ctx.keep_unmanaged(kind=Kind.SCRAM_USER, name=name, address=addr)
             continue
-        view = views.scram_view(name, creds)
+        view = model_views.scram_view(name, creds)
         ctx.changes.append(
             plans.Change(
                 address=addr,
@@ -82,7 +83,7 @@ def plan_scram(ctx: common.Context) -> None:
 
 def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[state.ScramCredential, ...]) -> None:
     addr = views.address(Kind.SCRAM_USER, want.name)
-    view = views.scram_view(want.name, creds)
+    view = model_views.scram_view(want.name, creds)
     by_mech = {c.mechanism: c.iterations for c in creds}
     reasons: list[str] = []
     if not creds:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reconciler.model import configs, deletion, desired, payloads, plans, shown, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import assignment, common, guards, outage, usage, views
 
@@ -111,7 +112,7 @@ def _delete(ctx: common.Context, name: str, have: state.TopicState, addr: str) -
         before=before,
         reasons=tuple(reasons),
         warnings=tuple(warnings),
-        fingerprint=views.fingerprint_of(views.topic_view(have)),
+        fingerprint=views.fingerprint_of(model_views.topic_view(have)),
     )
 
 
@@ -193,7 +194,7 @@ def _update(
     down: frozenset[int],
 ) -> None:
     n_before = len(ctx.changes)
-    fingerprint = views.fingerprint_of(views.topic_view(have))
+    fingerprint = views.fingerprint_of(model_views.topic_view(have))
     addr = views.address(Kind.TOPIC, want.name)
     source = common.source_text(want.source)
 

@@ -16,6 +16,7 @@ from reconciler.connection.settings import Secret
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.kafka.results import ScramUpsert
 from reconciler.model import plans, state
+from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.model.payloads import ConfigOp
 from reconciler.planner import views
@@ -53,7 +54,7 @@ def test_a_targeted_read_sees_the_named_resources_as_a_full_read_does_and_nothin
         assert all(r.ok for r in adapter.incremental_alter_configs({("BROKER", "1"): [ConfigOp.set(key, "0.8")]}))
         kinds = frozenset({Kind.TOPIC, Kind.QUOTA, Kind.SCRAM_USER, Kind.BROKER_CONFIG})
         touched = [(Kind.TOPIC, names[0]), (Kind.TOPIC, names[2]), (Kind.TOPIC, "absent")]
-        touched += [(Kind.QUOTA, views.quota_name(entity)), (Kind.SCRAM_USER, user)]
+        touched += [(Kind.QUOTA, model_views.quota_name(entity)), (Kind.SCRAM_USER, user)]
         touched += [(Kind.BROKER_CONFIG, "1"), (Kind.BROKER_CONFIG, state.CLUSTER_DEFAULT)]
         scope = state.ReadScope(
             topics=frozenset({names[0], names[2], "absent"}),
