@@ -6,6 +6,7 @@ at all when no subject is declared or owned."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from reconciler.kinds.schema_subject import diff, dryrun, impact, views
 from reconciler.model import desired, plans
 from reconciler.model.state import TopicUsage
+from reconciler.registry import requests as rq
 from reconciler.registry.port import Features, RestRegistryPort
 from reconciler.registry.requests import Reference
 from tests.support.registry_fake import FakeRegistry
@@ -274,3 +276,43 @@ def test_reading_500_subjects_takes_two_requests_a_subject_and_three_more(
     live = views.read(port, names, deadline=later())
     assert len(live.subjects) == 500 and all(s.latest is not None for s in live.subjects.values())
     assert live.requests == len(fake.requests) - sent == 2 * 500 + 3  # features (2), the global level
+
+
+class _Counting(FakeRegistry):
+    """Records how many requests are in flight at once; while ``hold`` is clear, each waits until three are in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inflight = 0
+        self.most = 0
+        self.gate = threading.Lock()
+        self.all_in = threading.Event()
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        with self.gate:
+            self.inflight += 1
+            self.most = max(self.most, self.inflight)
+            if self.inflight == 3:
+                self.all_in.set()
+        self.all_in.wait(timeout=30)  # the first three meet here; a bound of 3 lets no fourth in meanwhile
+        try:
+            return super().exchange(request, deadline=deadline)
+        finally:
+            with self.gate:
+                self.inflight -= 1
+
+
+def test_the_compatibility_checks_run_concurrently_within_their_bound() -> None:
+    fake = _Counting()
+    fake.all_in.set()
+    port = RestRegistryPort(fake)
+    names = [f"s{n:02}-value" for n in range(12)]
+    for name in names:
+        port.register(name, V1, schema_type="AVRO", deadline=later())
+    live = views.read(port, names, deadline=later())
+    changes = diff.diff({n: want(n, V2_INCOMPATIBLE) for n in names}, live)
+    fake.all_in.clear()
+    fake.most = 0
+    evidence = dryrun.read_evidence(changes, live, registry=port, deadline=later(), concurrency=3)
+    assert fake.most == 3
+    assert sorted(evidence.answers) == names and all(not a[0].compatible for a in evidence.answers.values())

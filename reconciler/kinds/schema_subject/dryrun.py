@@ -24,7 +24,9 @@ is not decided, and the verdict says the registry was not asked.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from reconciler.kinds.schema_subject import views
 from reconciler.kinds.schema_subject.diff import SubjectChange
@@ -148,30 +150,65 @@ def read_evidence(
     *,
     registry: registry_port.RegistryPort,
     deadline: float,
+    concurrency: int = registry_port.READ_CONCURRENCY,
 ) -> Evidence:
-    """Ask the registry each question of ``changes`` and who references each subject they delete."""
+    """Ask the registry each question of ``changes`` and who references each subject they delete, ``concurrency``
+    subjects at a time (the API has no bulk check); the first error stops the read."""
     answers: dict[str, tuple[registry_port.Compatibility, ...]] = {}
     referrers: dict[str, tuple[str, ...]] = {}
+    tasks: list[Callable[[], None]] = []
     for change in changes:
         if change.action is plans.Action.DELETE:
-            referrers[change.subject] = _referrers(change.subject, live, registry=registry, deadline=deadline)
+            tasks.append(
+                functools.partial(
+                    _ask_referrers, change.subject, live, registry=registry, deadline=deadline, into=referrers
+                )
+            )
             continue
         asked = question(change, live)
-        want = change.register
-        if asked is None or want is None:
-            continue
-        kw_refs = want.references
-        if asked.every:
-            answers[asked.subject] = registry.check_all(
-                asked.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
+        if asked is not None and change.register is not None:
+            tasks.append(
+                functools.partial(
+                    _ask_check, asked, change.register, registry=registry, deadline=deadline, into=answers
+                )
             )
-        else:
-            answers[asked.subject] = (
-                registry.check(
-                    asked.subject, want.schema, schema_type=want.schema_type, references=kw_refs, deadline=deadline
-                ),
-            )
-    return Evidence(answers, referrers)
+    if tasks:
+        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(tasks)))) as pool:
+            futures = [pool.submit(task) for task in tasks]
+            try:
+                for future in futures:
+                    future.result()
+            finally:
+                for future in futures:
+                    future.cancel()
+    return Evidence(dict(sorted(answers.items())), dict(sorted(referrers.items())))
+
+
+def _ask_referrers(
+    subject: str,
+    live: views.LiveSubjects,
+    *,
+    registry: registry_port.RegistryPort,
+    deadline: float,
+    into: dict[str, tuple[str, ...]],
+) -> None:
+    into[subject] = _referrers(subject, live, registry=registry, deadline=deadline)
+
+
+def _ask_check(
+    asked: Question,
+    want: views.DesiredSubject,
+    *,
+    registry: registry_port.RegistryPort,
+    deadline: float,
+    into: dict[str, tuple[registry_port.Compatibility, ...]],
+) -> None:
+    refs, kind = want.references, want.schema_type
+    if asked.every:
+        found = registry.check_all(asked.subject, want.schema, schema_type=kind, references=refs, deadline=deadline)
+    else:
+        found = (registry.check(asked.subject, want.schema, schema_type=kind, references=refs, deadline=deadline),)
+    into[asked.subject] = found
 
 
 def judge(
