@@ -238,3 +238,19 @@ def test_a_refused_write_is_read_once_not_waited_for() -> None:
         )
     ]
     assert fake.reads - reads == 1
+
+
+def test_going_back_to_an_earlier_schema_is_not_reported_applied(port: RestRegistryPort) -> None:
+    """Confluent (and the fake) answer a schema the subject holds as an earlier version with that version's id and
+    register nothing: the latest stays, and the outcome says why instead of claiming the version."""
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    port.set_compatibility("NONE", "orders-value", deadline=later())
+    port.register("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
+    live = views.read(port, ["orders-value"], deadline=later())
+    changes = diff.diff({"orders-value": views.DesiredSubject("orders-value", V1)}, live)
+    outcomes = apply.apply(changes, live, registry=port, deadline=later(), read_back_seconds=0.3)
+    assert [(o.what, o.ok) for o in outcomes] == [("register", False)]
+    assert outcomes[0].detail.startswith("new version not read back: the registry answered id 1, and the subject's")
+    assert "earlier version" in outcomes[0].detail
+    latest = port.latest("orders-value", deadline=later())
+    assert latest is not None and latest.version == 2

@@ -166,7 +166,11 @@ class _Run:
             return Outcome(change.subject, "register", False, str(sent))
         if not _wait(registered, deadline=self.deadline, bound=self.bound):
             if answered:
-                why = f"the registry answered id {answered[0]}, and the subject's latest version is not it"
+                why = (
+                    f"the registry answered id {answered[0]}, and the subject's latest version is not it (a registry "
+                    "answers a schema the subject holds as an earlier version with that version's id, registering "
+                    "nothing: going back to it takes deleting the versions after it)"
+                )
             else:
                 why = "the answer was lost, and the subject's latest version is not the declared schema"
             return Outcome(change.subject, "register", False, f"new version not read back: {why}")
