@@ -141,3 +141,23 @@ def test_a_case_insensitive_clash_of_file_names_is_numbered(tmp_path: Path) -> N
         "schemas/orders-value-2.avsc",
         "schemas/orders_value.avsc",
     ]
+
+
+def test_two_snapshots_differ_by_the_subjects_that_changed_and_only_those(registry: RestRegistryPort) -> None:
+    before = snapshot.resources(read_all(registry))
+    spaced = json.dumps(json.loads(CUSTOMER), indent=6)
+    registry.register("customer-value", spaced, schema_type="AVRO", deadline=later())  # the same schema: no version
+    registry.set_compatibility("NONE", "customer-value", deadline=later())
+    registry.register("clicks-value", PROTO.replace("page", "path"), schema_type="PROTOBUF", deadline=later())
+    after = snapshot.resources(read_all(registry))
+    changed = {a for a in before.keys() | after.keys() if before.get(a) != after.get(a)}
+    assert changed == {"schema_subject/customer-value", "schema_subject/clicks-value"}
+    assert {
+        k
+        for k in before["schema_subject/customer-value"]
+        if before["schema_subject/customer-value"][k] != after["schema_subject/customer-value"][k]
+    } == {"compatibility"}
+    old, new = before["schema_subject/clicks-value"], after["schema_subject/clicks-value"]
+    assert (old["version"], new["version"]) == (1, 2)
+    assert [line for line in new["schema"] if line not in old["schema"]] == ["  string path = 1;"]
+    assert snapshot.resources(None) == {}

@@ -10,6 +10,7 @@ from typing import Any
 
 from reconciler.base import errors
 from reconciler.kinds.schema_subject import views
+from reconciler.registry import schema_diff
 from reconciler.registry.port import Features, SchemaVersion
 from reconciler.registry.requests import Reference
 
@@ -106,3 +107,25 @@ def from_dict(doc: Any, *, where: str = SECTION) -> views.LiveSubjects | None:
         features=Features(mode=_get(features, "mode", kind=bool, where=f"{where}.features"), schema_types=tuple(types)),
         global_level=_level(doc, "globalLevel", allowed=views.LEVELS, where=where),
     )
+
+
+def resources(live: views.LiveSubjects | None) -> dict[str, Any]:
+    """One entry per subject (``schema_subject/<name>``), plain nested data for ``kafka-reconciler diff A B``: the
+    latest version's number and id, its type, references and schema as canonical pretty-printed lines (a
+    reformatted schema is no difference, a changed one differs by the lines that changed), its own level and mode,
+    and the registry's global level (``schema_registry``); nothing when the registry was not read."""
+    if live is None:
+        return {}
+    out: dict[str, Any] = {"schema_registry": {"global_level": live.global_level}}
+    for name, s in sorted(live.subjects.items()):
+        entry: dict[str, Any] = {"compatibility": s.compatibility, "mode": s.mode}
+        if s.latest is not None:
+            entry |= {
+                "version": s.latest.version,
+                "id": s.latest.id,
+                "schema_type": s.latest.schema_type,
+                "references": [r.as_json() for r in s.latest.references],
+                "schema": schema_diff.pretty(s.latest.schema, s.latest.schema_type).split("\n"),
+            }
+        out[f"schema_subject/{name}"] = entry
+    return out
