@@ -4,14 +4,18 @@ Each connector's requests depend on the live connector read before the writes, s
 sent (an identical config PUT restarts the connector): a missing connector is created in its declared state (or
 stopped, its kept offsets reset through Connect's offsets API, then put in its state); a config that differs is PUT
 whole; a state that differs is changed (pause, resume, stop); for a connector declared running, what Connect still
-reports FAILED is restarted (``restart?includeTasks=true&onlyFailed=true``), after those writes. At most
-``MAX_PARALLEL`` connectors are written at a time; each request carries the apply's deadline (writes end before the
-part kept for the read-back) and a 409 (a rebalance) is retried within it. Secrets are resolved just before
-sending, and compared by digest.
+reports FAILED is restarted (``restart?includeTasks=true&onlyFailed=true``), after those writes. How many writes
+are outstanding at a time is the port's write pace (``reconciler.connect.pace``: it grows while the worker answers
+more writes a second and halves when it pushes back); each request carries the apply's deadline (writes end before
+the part kept for the read-back) and a 409 (a rebalance), 429 or 5xx is sent again within it. Secrets are resolved
+just before sending, and compared by digest.
 
-The read-back is part of the phase: it polls every connector in one request until each one and each of its tasks is
-in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or task that FAILED
-after the write is reported as failed with the first line of its trace (the apply is partial, exit 3).
+The read-back is part of the phase: each round reads every connector in one request (``GET
+/connectors?expand=info&expand=status``), plus, at once and ``READ_PARALLEL`` at a time, the task configs of the
+connectors whose new config Connect has not yet been seen to run (``connector_restart``), until each one and each
+of its tasks is in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or
+task that FAILED after the write is reported as failed with the first line of its trace (the apply is partial,
+exit 3).
 
 A write whose answer was lost (the worker died or the connection reset after it went out) may have been carried out:
 it is read back with the others, its config compared with the one sent: applied if Connect shows it as declared,
@@ -27,10 +31,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
-from reconciler.apply import connector_ops, connector_restart, connector_writes, decoded, outcomes, stopping
+from reconciler.apply import (
+    connector_ops,
+    connector_restart,
+    connector_watch,
+    connector_writes,
+    decoded,
+    outcomes,
+    stopping,
+)
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result
-from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors, interrupt
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.http import ConnectError
@@ -40,14 +51,10 @@ from reconciler.kafka.port import AdminPort
 from reconciler.model import desired, payloads, plans, state
 from reconciler.model.kinds import Kind
 
-MAX_PARALLEL = 8
 DEFAULT_DEADLINE_S = 300.0  # as engine.DEFAULT_DEADLINE_S: the bound of the read before the writes
-FIRST_POLL_S, MAX_POLL_S = 0.2, 2.0
 LOST_GRACE_S = 5.0  # how long a create whose answer was lost may take to be listed before it counts as not done
 LOST_NOTE = "its answer was lost; Kafka Connect, read afterwards, shows it as declared"
-TASK_STATES = {"running": "RUNNING", "paused": "PAUSED"}
-# A read-back check of one connector: (settled, problem); settled without a problem is converged.
-Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]
+Check = connector_watch.Check
 
 
 def secret_keys(ops: Iterable[decoded.Operation], wanted: desired.DesiredState | None) -> dict[str, set[str]]:
@@ -194,14 +201,15 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
     have = {} if live.connect is None else live.connect.connectors
     masking = any(connect_secrets.masks(c.config) for c in have.values())  # the worker masks secret values
     at_start = _port(ctx).request_count
-    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
+    threads = max(1, min(_port(ctx).pace.ceiling, len(ops)))  # the pace bounds the writes outstanding among them
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="connect") as pool:
         answers = list(pool.map(lambda op: _attempt(ctx, op, have.get(op.name), masking=masking), ops))
     if ctx.dry_run:
         return [
             outcomes.client_check(op.change, None if a.ok else a.message) for op, a in zip(ops, answers, strict=True)
         ]
-    sent = {op.name: (op, a) for op, a in zip(ops, answers, strict=True) if a.ok or a.lost}
-    problems, unread = _read_back(ctx, sent) if sent else ({}, set())
+    checks = {op.name: _check(ctx, op, a) for op, a in zip(ops, answers, strict=True) if a.ok or a.lost}
+    problems, unread = connector_watch.poll(ctx, checks, what="connectors") if checks else ({}, set())
     sent_requests = _port(ctx).request_count - at_start
     ctx.notes.append(
         f"connectors: {sent_requests} Kafka Connect REST request(s) for {len(ops)} connector(s), read-back included"
@@ -247,10 +255,11 @@ def run_delete(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: sta
             return str(exc)
         return None
 
-    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(ops))), thread_name_prefix="connect") as pool:
+    threads = max(1, min(_port(ctx).pace.ceiling, len(ops)))  # the pace bounds the deletes outstanding among them
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="connect") as pool:
         failures = dict(zip((op.name for op in ops), pool.map(one, ops), strict=True))
     gone = [op for op in ops if failures[op.name] is None]
-    left = _poll(ctx, {op.name: _gone for op in gone}, what="connector deletes")[0] if gone else {}
+    left = connector_watch.poll(ctx, {op.name: _gone for op in gone}, what="connector deletes")[0] if gone else {}
     out = []
     for op in ops:
         why = failures[op.name] or left.get(op.name)
@@ -267,73 +276,24 @@ def _gone(c: state.ConnectorState | None) -> tuple[bool, str | None]:
     return (c is None, None if c is None else "still listed by Connect")
 
 
-def _declared(w: connector_ops.WriteConnector) -> Check:
-    def check(c: state.ConnectorState | None) -> tuple[bool, str | None]:
-        """(settled, problem): settled with no problem is converged; a FAILED connector or task settles at once."""
-        if c is None:
-            return False, "not listed by Connect yet"
-        failed = [t for t in c.tasks if t.state == "FAILED"]
-        if c.state == "FAILED" or failed:
-            where = "the connector" if c.state == "FAILED" else f"task {failed[0].id}"
-            trace = c.trace if c.state == "FAILED" else failed[0].trace
-            return True, f"{where} FAILED after the write" + (f": {trace}" if trace else "")
-        if c.state.lower() != w.state:
-            return False, f"Connect reports {c.state}, waiting for {w.state.upper()}"
-        wanted = TASK_STATES.get(w.state)
-        if wanted is None:  # stopped: Connect shuts its tasks down
-            return (not c.tasks, None if not c.tasks else f"{len(c.tasks)} task(s) still listed")
-        if w.state == "paused" and not c.tasks:  # created paused: Connect starts no task until it is resumed
-            return True, None
-        pending = [t for t in c.tasks if t.state != wanted]
-        if not c.tasks or pending:
-            return False, f"waiting for every task to be {wanted} ({len(c.tasks) - len(pending)} of {len(c.tasks)})"
-        return True, None
-
+def _check(ctx: ApplyContext, op: decoded.Operation, a: _Attempt) -> Check:
+    """The read-back's check of a connector whose write was answered (or lost)."""
+    assert isinstance(op.request, connector_ops.WriteConnector)
+    check = connector_watch.declared(op.request)
+    if a.changed is not None and op.request.state != "stopped":
+        check = _after_restart(ctx, op.name, a, check)
+    elif a.restarted:
+        check = connector_restart.after_failed_restart(
+            check,
+            restarted_at=a.written_at,
+            clock=ctx.deadline.clock,
+            remaining=ctx.deadline.remaining,
+            last_round_s=2 * connector_watch.MAX_POLL_S,
+        )
+    if a.lost:
+        until = ctx.deadline.clock() + LOST_GRACE_S
+        check = connector_watch.as_sent(op.request, a.config, check, until=until, clock=ctx.deadline.clock)
     return check
-
-
-def _as_sent(
-    w: connector_ops.WriteConnector,
-    config: Mapping[str, str],
-    check: Check,
-    *,
-    until: float,
-    clock: Callable[[], float],
-) -> Check:
-    """``check`` of a write whose answer was lost: Connect must also hold the config sent, and a connector still
-    not listed at ``until`` was not created."""
-
-    def lost(c: state.ConnectorState | None) -> tuple[bool, str | None]:
-        if c is None:
-            return (True, "Kafka Connect does not list it") if clock() > until else (False, "not listed by Connect yet")
-        if not connect_secrets.same_config(w.name, config, c.config, ()):
-            return True, "Kafka Connect holds another config"
-        return check(c)
-
-    return lost
-
-
-def _read_back(
-    ctx: ApplyContext, sent: Mapping[str, tuple[decoded.Operation, _Attempt]]
-) -> tuple[dict[str, str], set[str]]:
-    checks = {}
-    until = ctx.deadline.clock() + LOST_GRACE_S
-    for name, (op, a) in sent.items():
-        assert isinstance(op.request, connector_ops.WriteConnector)
-        checks[name] = _declared(op.request)
-        if a.changed is not None and op.request.state != "stopped":
-            checks[name] = _after_restart(ctx, name, a, checks[name])
-        elif a.restarted:
-            checks[name] = connector_restart.after_failed_restart(
-                checks[name],
-                restarted_at=a.written_at,
-                clock=ctx.deadline.clock,
-                remaining=ctx.deadline.remaining,
-                last_round_s=2 * MAX_POLL_S,
-            )
-        if a.lost:
-            checks[name] = _as_sent(op.request, a.config, checks[name], until=until, clock=ctx.deadline.clock)
-    return _poll(ctx, checks, what="connectors")
 
 
 def _after_restart(ctx: ApplyContext, name: str, a: _Attempt, check: Check) -> Check:
@@ -345,44 +305,8 @@ def _after_restart(ctx: ApplyContext, name: str, a: _Attempt, check: Check) -> C
         written_at=a.written_at,
         clock=ctx.deadline.clock,
         remaining=ctx.deadline.remaining,
-        last_round_s=2 * MAX_POLL_S,
+        last_round_s=2 * connector_watch.MAX_POLL_S,
     )
-
-
-def _poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> tuple[dict[str, str], set[str]]:
-    """Read every connector (one request a round) until each check settles or the deadline passes; the problems,
-    and the connectors still pending when the last read failed (Connect unreadable: nobody can tell)."""
-    started, poll = ctx.deadline.clock(), FIRST_POLL_S
-    unread: set[str] = set()
-    pending, problems, last = dict(checks), {}, {}
-    while pending:
-        try:
-            found = _port(ctx).read_connectors(deadline=_deadline(ctx))
-        except errors.ReconcilerError as exc:
-            found, last = None, {name: f"could not be read back: {exc}" for name in pending}
-        for name, check in list(pending.items()):
-            if found is None:
-                break
-            settled, why = check(found.get(name))
-            if settled:
-                del pending[name]
-                if why is not None:
-                    problems[name] = why
-            else:
-                last[name] = why or "not as declared yet"
-        elapsed = ctx.deadline.clock() - started
-        text = f"{what}: {len(checks) - len(pending)} of {len(checks)} in their declared state after {elapsed:.0f}s"
-        ctx.emit(ApplyEvent(EventKind.VERIFYING, total=len(checks), done=len(checks) - len(pending), message=text))
-        if not pending:
-            break
-        if ctx.deadline.remaining() <= poll:
-            for name in pending:
-                problems[name] = f"not as declared when the apply's deadline came: {last.get(name)}"
-            unread = set(pending) if found is None else set()
-            break
-        ctx.pacer.sleep(poll)
-        poll = min(MAX_POLL_S, poll * 1.5)
-    return problems, unread
 
 
 RUNNERS = {plans.Phase.CONNECTOR_DELETE: run_delete, plans.Phase.CONNECTOR: run_write}

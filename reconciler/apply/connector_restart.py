@@ -10,8 +10,17 @@ So a connector whose config was written is converged only when, besides its decl
 * its task configs (``GET /connectors/{name}/tasks``, one request a poll round until seen, none afterwards) carry
   the new value of every key the write changed that they hold: Connect has reconfigured it. Connectors whose task
   configs hold none of those keys give no such evidence; the wait then counts from the write;
-* and ``SETTLE_S`` has passed since, every status read in between free of FAILED: the window in which Connect
+* and a quiet window has passed since, every status read in between free of FAILED: the window in which Connect
   restarts the tasks on the new configs. A task that fails later than that is shown by the next plan.
+
+The window is ``window(lag)``: twice the time Connect took from the write's answer to the new task configs seen
+(``lag``), at least ``MIN_SETTLE_S`` and at most ``SETTLE_S``. Restarting the tasks on the new configs is one more
+pass through the same herder and status topic as generating them was, so it is slow when that was: measured on a
+4.3.1 worker, a FileStream task that fails at its start reported FAILED 0.3 s after its new task configs showed,
+which had taken 0.3-0.5 s after the write (docs/apply.md). The lag is known only when a look found the old task
+configs first; new ones at the first look (a connector written early among many, looked at once every write was
+answered) had them for an unknown time before it, and the window, counted from that look, is ``MIN_SETTLE_S``.
+Connectors whose task configs give no evidence wait ``SETTLE_S`` from the write.
 
 The window is cut short when the apply's deadline comes first (then the state read last is believed); task configs
 not seen by then leave the connector not converged. Secret keys
@@ -32,8 +41,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from reconciler.base import errors
 from reconciler.model import state
 
-SETTLE_S = 3.0
-# (settled, problem) of one connector, as connector_phases.Check.
+SETTLE_S = 3.0  # the longest quiet window, and the one after a restart of what FAILED
+MIN_SETTLE_S = 1.0  # the shortest quiet window after new task configs are seen
+# (settled, problem) of one connector, as connector_watch.Check.
 Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]
 
 
@@ -53,11 +63,17 @@ def runs_new(task_configs: Sequence[Mapping[str, str]], changed: Mapping[str, st
     return all(changed[k] == v for k, v in held)
 
 
+def window(lag_s: float) -> float:
+    """The quiet window after new task configs are seen ``lag_s`` after the write (see the module docstring)."""
+    return min(SETTLE_S, max(MIN_SETTLE_S, 2.0 * lag_s))
+
+
 @dataclasses.dataclass
 class _Since:
-    """When the evidence was seen (``None``: not yet)."""
+    """When the evidence was seen (``None``: not yet), and the quiet window that follows it."""
 
     at: float | None = None
+    window: float = SETTLE_S
 
 
 def after_restart(
@@ -73,7 +89,7 @@ def after_restart(
     """``check`` of a connector whose config was written: failed at once as ``check`` says, converged only once its
     tasks run the new config (see the module's docstring). ``task_configs`` reads them (one request); a failed
     read counts as not seen yet. Within ``last_round_s`` of the deadline the window is cut short."""
-    since = _Since()
+    since, looks = _Since(), [0]
 
     def restarted(c: state.ConnectorState | None) -> tuple[bool, str | None]:
         settled, why = check(c)
@@ -85,12 +101,16 @@ def after_restart(
                 seen = runs_new(task_configs(), changed)
             except errors.ReconcilerError:
                 seen = False
-            if seen or (seen is None and now >= written_at + SETTLE_S):
-                since.at = now if seen else written_at
+            looks[0] += 1
+            if seen:  # the lag is known only if an earlier look found the old task configs
+                since.at, since.window = now, window(now - written_at if looks[0] > 1 else 0.0)
+            elif seen is None and now >= written_at + SETTLE_S:
+                since.at = written_at
             else:
                 return False, "waiting for Connect to generate the task configs of the new config"
-        if since.at is not None and now < since.at + SETTLE_S and remaining() > last_round_s:
-            return False, f"waiting {SETTLE_S:.0f}s for the tasks restarted on the new config to report their state"
+        if since.at is not None and now < since.at + since.window and remaining() > last_round_s:
+            wait = f"{since.window:.1f}s"
+            return False, f"waiting {wait} for the tasks restarted on the new config to report their state"
         return settled, why
 
     return restarted

@@ -19,9 +19,9 @@ while a person reads the plan at the prompt) is checked before reuse, as urllib3
 the worker closed it), and replaced; a request that still fails on a reused connection before any answer came is
 sent once more on a fresh one where that cannot apply a write twice: a read, or a write that failed while being
 sent (a worker that closed the connection did not read it).
-A ``409 Conflict`` (a rebalance in progress) is retried with a short back-off until the deadline, but not one saying
-the connector already exists (a create's answer, final). Error messages name the method, path and Connect's
-message, never a header or a body sent (a connector config holds secrets).
+The client sends and answers (``exchange``: the status and decoded JSON); what an answer means, and which answers
+are sent again (409 during a rebalance, 429, 5xx), is the port's (``reconciler.connect.port``). Error messages name
+the method, path and Connect's message, never a header or a body sent (a connector config holds secrets).
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ DEFAULT_REQUEST_TIMEOUT_S = 30.0
 FAILOVER_S = 10.0  # connecting, and a read's first answer, from a URL not heard from while another URL is left
 _UNRESPONSIVE: set[str] = set()  # URLs that accepted and sent nothing within FAILOVER_S: tried last from then on
 _HEARD: set[str] = set()  # URLs that answered in this process
-CONFLICT_BACKOFF_S = (0.25, 0.5, 1.0, 2.0)
 
 
 class ConnectError(errors.ReconcilerError):
@@ -100,24 +99,9 @@ class ConnectClient:
         self.request_counts: collections.Counter[str] = collections.Counter()
 
     # ---------------------------------------------------------------------------------------- requests
-    def request(self, method: str, path: str, body: Any = None, *, deadline: float, what: str | None = None) -> Any:
-        """Send one request (retrying 409 until ``deadline``); the decoded JSON answer (``None`` for none)."""
-        attempt = 0
-        while True:
-            status, answer = self._send(method, path, body, deadline=deadline)
-            if status == 409 and not _exists(answer) and time.monotonic() + CONFLICT_BACKOFF_S[0] < deadline:
-                pause = CONFLICT_BACKOFF_S[min(attempt, len(CONFLICT_BACKOFF_S) - 1)]
-                time.sleep(max(0.0, min(pause, deadline - time.monotonic())))
-                attempt += 1
-                continue
-            if 200 <= status < 300:
-                return answer
-            raise ConnectError(f"{what or f'{method} {_path_only(path)}'}: {_message(status, answer)}", status=status)
-
     def exchange(self, method: str, path: str, body: Any = None, *, deadline: float) -> tuple[int, Any]:
-        """One request bounded, counted and failed over as ``request`` sends it, without its 409 retry or status
-        check: the HTTP status and decoded answer, for a REST API that answers its errors in the body (the Schema
-        Registry port, ``reconciler.registry.http``). The errors raised name the client's ``service``."""
+        """One request, bounded, counted and failed over: the HTTP status and decoded answer (``ConnectError`` only
+        when no answer came). The errors raised name the client's ``service``."""
         return self._send(method, path, body, deadline=deadline)
 
     def _send(self, method: str, path: str, body: Any, *, deadline: float) -> tuple[int, Any]:
@@ -159,7 +143,7 @@ class ConnectClient:
                 _HEARD.add(url)
                 _UNRESPONSIVE.discard(url)
                 return answer
-        where = f"{method} {_path_only(path)}"
+        where = f"{method} {path_only(path)}"
         if last is None:
             raise ConnectError(
                 f"{where}: the deadline passed before {self.service} answered", answer_lost=lost, sent=sent
@@ -262,11 +246,6 @@ def _dropped(sock: socket.socket) -> bool:
     return bool(readable)
 
 
-def _exists(answer: Any) -> bool:
-    """Whether a 409 says the connector already exists (a create's conflict, final) rather than a rebalance."""
-    return isinstance(answer, dict) and "already exists" in str(answer.get("message", ""))
-
-
 class _NotConnected(Exception):
     """No connection could be made (refused, timed out, TLS): the request was not sent."""
 
@@ -291,7 +270,7 @@ def _api(path: str) -> str:
     return "/" + "/".join(parts)
 
 
-def _path_only(path: str) -> str:
+def path_only(path: str) -> str:
     return urllib.parse.unquote(urllib.parse.urlsplit(path).path)
 
 
@@ -305,7 +284,7 @@ def _reason(exc: BaseException) -> str:
     return type(exc).__name__ if not str(exc) else str(exc)[:200]
 
 
-def _message(status: int, answer: Any) -> str:
+def answer_message(status: int, answer: Any) -> str:
     if isinstance(answer, dict) and isinstance(answer.get("message"), str):
         return f"HTTP {status}: {answer['message'].splitlines()[0][:300]}"
     return f"HTTP {status}"

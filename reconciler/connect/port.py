@@ -7,28 +7,51 @@ offsets Connect keeps only for the connectors it deletes (``offsets``, KIP-875).
 /connectors/{name}/config``), a state change (pause, resume, stop), a restart of what FAILED (KIP-745's
 ``onlyFailed``), a delete and an offsets reset (KIP-875). Every call takes the command's deadline; every request is
 counted. Error messages from Connect are scrubbed of the secret values the call sent.
+
+Every request is built by ``reconciler.connect.requests`` and sent through a ``Transport`` (the HTTP client
+``reconciler.connect.http.ConnectClient``, or the in-memory fake worker of the tests). An answer asking to come back
+later (409 during a rebalance, 429, 502-504; a 500 up to ``SERVER_ERROR_RETRIES`` times, Connect also answers 500 to
+what will not go away) is sent again after a back-off within the deadline; writes are paced by a
+``reconciler.connect.pace.WritePace`` (how many outstanding at a time), which such answers shrink.
 """
 
 from __future__ import annotations
 
 import json
 import time
-import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from reconciler.base import scrubbing
-from reconciler.connect import secrets
-from reconciler.connect.http import ConnectClient, ConnectError
+from reconciler.connect import http, pace, secrets
+from reconciler.connect import requests as rq
+from reconciler.connect.http import ConnectError
 from reconciler.model import connector_offsets, state
 
-STATE_PATHS = {"running": "resume", "paused": "pause", "stopped": "stop"}
+SERVER_ERROR_RETRIES = 2
+
+
+class Transport(Protocol):
+    """Sends one request by its deadline: the HTTP status and decoded JSON answer (``ConnectError`` only when no
+    answer came); counts what it sent (``ConnectClient``, or the tests' fake worker)."""
+
+    urls: tuple[str, ...]
+    request_count: int
+    request_timeout_s: float  # the bound of one request (a plan's --timeout lowers it)
+
+    @property
+    def request_counts(self) -> Mapping[str, int]: ...
+
+    def exchange(self, method: str, path: str, body: Any = None, *, deadline: float) -> tuple[int, Any]: ...
+
+    def close(self) -> None: ...
 
 
 class ConnectPort(Protocol):
     """What plan and apply call on a Kafka Connect cluster (``RestConnectPort``; tests may record calls)."""
 
     url: str
+    pace: pace.WritePace
 
     @property
     def request_count(self) -> int: ...
@@ -95,11 +118,12 @@ class ConnectPort(Protocol):
 
 
 class RestConnectPort:
-    """``ConnectPort`` over Kafka Connect's REST API (``ConnectClient``)."""
+    """``ConnectPort`` over Kafka Connect's REST API, through ``transport`` (``ConnectClient`` on the wire)."""
 
-    def __init__(self, client: ConnectClient) -> None:
+    def __init__(self, client: Transport, *, write_pace: pace.WritePace | None = None) -> None:
         self.client = client
         self.url = client.urls[0]
+        self.pace = write_pace or pace.WritePace()
 
     @property
     def request_count(self) -> int:
@@ -112,12 +136,40 @@ class RestConnectPort:
     def close(self) -> None:
         self.client.close()
 
+    def _send(self, request: rq.Request, *, deadline: float, what: str | None = None, patient: bool = True) -> Any:
+        """The answer to ``request``; sent again after a back-off while the worker asks to come back later and the
+        deadline allows (a write holds a pace slot while outstanding, and such an answer shrinks the pace). Not
+        ``patient``: no second try (a read-back's read, asked again next round anyway)."""
+        attempt = server_errors = 0
+        while True:
+            if request.is_write:
+                with self.pace.slot():
+                    status, answer = self.client.exchange(request.method, request.path, request.body, deadline=deadline)
+            else:
+                status, answer = self.client.exchange(request.method, request.path, request.body, deadline=deadline)
+            again = status in pace.RETRIED and not (status == 409 and _exists(answer))
+            if status == 500:
+                server_errors += 1
+                again = server_errors <= SERVER_ERROR_RETRIES
+            if again and patient and time.monotonic() + self.pace.backoff(0) < deadline:  # a try left: sent again
+                if request.is_write:
+                    self.pace.refused(status)
+                time.sleep(
+                    max(0.0, min(self.pace.backoff(attempt), deadline - time.monotonic() - self.pace.backoff(0)))
+                )
+                attempt += 1
+                continue
+            if request.is_write:
+                self.pace.answered()
+            if 200 <= status < 300:
+                return answer
+            where = what or f"{request.method} {http.path_only(request.path)}"
+            raise ConnectError(f"{where}: {http.answer_message(status, answer)}", status=status)
+
     # ------------------------------------------------------------------------------------------- reads
     def read(self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None) -> state.ConnectState:
         connectors = self.read_connectors(deadline=deadline, secret_keys=secret_keys)
-        found = self.client.request(
-            "GET", "/connector-plugins?connectorsOnly=true", deadline=deadline, what="listing connector plugins"
-        )
+        found = self._send(rq.list_plugins(), deadline=deadline, what="listing connector plugins")
         listed = [p for p in found or [] if isinstance(p, dict) and "class" in p]
         plugins = tuple(sorted({str(p["class"]) for p in listed}))
         versions: dict[str, set[str]] = {}
@@ -134,9 +186,7 @@ class RestConnectPort:
     def read_connectors(
         self, *, deadline: float, secret_keys: Mapping[str, Iterable[str]] | None = None
     ) -> dict[str, state.ConnectorState]:
-        found = self.client.request(
-            "GET", "/connectors?expand=info&expand=status", deadline=deadline, what="reading the connectors"
-        )
+        found = self._send(rq.list_connectors(), deadline=deadline, what="reading the connectors")
         keys = secret_keys or {}
         return {
             str(name): connector_state(str(name), entry, keys.get(str(name), ()))
@@ -147,11 +197,8 @@ class RestConnectPort:
         self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
     ) -> tuple[tuple[str, str], ...]:
         hidden = _secret_values(config, secret_keys)
-        plugin = _quote(config["connector.class"])
         try:
-            found = self.client.request(
-                "PUT", f"/connector-plugins/{plugin}/config/validate", {**config, "name": name}, deadline=deadline
-            )
+            found = self._send(rq.validate(config, name=name), deadline=deadline)
         except ConnectError as exc:
             raise _scrubbed(exc, hidden) from None
         out: list[tuple[str, str]] = []
@@ -171,9 +218,12 @@ class RestConnectPort:
         deadline: float,
         secret_keys: Iterable[str] = (),
     ) -> None:
-        body = {"name": name, "config": dict(config), "initial_state": initial_state.upper()}
         try:
-            self.client.request("POST", "/connectors", body, deadline=deadline, what=f"creating connector {name}")
+            self._send(
+                rq.create(name, config, initial_state=initial_state),
+                deadline=deadline,
+                what=f"creating connector {name}",
+            )
         except ConnectError as exc:
             if exc.status == 409 and "already exists" in str(exc):
                 self.put_config(name, config, deadline=deadline, secret_keys=secret_keys)  # an earlier try did it
@@ -184,46 +234,40 @@ class RestConnectPort:
         self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
     ) -> None:
         try:
-            self.client.request(
-                "PUT", f"/connectors/{_quote(name)}/config", dict(config), deadline=deadline, what=f"configuring {name}"
-            )
+            self._send(rq.put_config(name, config), deadline=deadline, what=f"configuring {name}")
         except ConnectError as exc:
             raise _scrubbed(exc, _secret_values(config, secret_keys)) from None
 
     def set_state(self, name: str, target: str, *, deadline: float) -> None:
-        path = f"/connectors/{_quote(name)}/{STATE_PATHS[target]}"
-        self.client.request("PUT", path, deadline=deadline, what=f"setting connector {name} {target}")
+        self._send(rq.set_state(name, target), deadline=deadline, what=f"setting connector {name} {target}")
 
     def delete(self, name: str, *, deadline: float) -> None:
         try:
-            self.client.request("DELETE", f"/connectors/{_quote(name)}", deadline=deadline, what=f"deleting {name}")
+            self._send(rq.delete(name), deadline=deadline, what=f"deleting {name}")
         except ConnectError as exc:
             if exc.status != 404:  # already gone: what the delete wanted
                 raise
 
     def reset_offsets(self, name: str, *, deadline: float) -> None:
-        path = f"/connectors/{_quote(name)}/offsets"
-        self.client.request("DELETE", path, deadline=deadline, what=f"resetting the offsets of {name}")
+        self._send(rq.reset_offsets(name), deadline=deadline, what=f"resetting the offsets of {name}")
 
     def restart_failed(self, name: str, *, deadline: float) -> None:
-        path = f"/connectors/{_quote(name)}/restart?includeTasks=true&onlyFailed=true"
-        self.client.request("POST", path, deadline=deadline, what=f"restarting what failed of {name}")
+        self._send(rq.restart(name), deadline=deadline, what=f"restarting what failed of {name}")
 
     def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
         return tuple(f"{p} -> {o}" for p, o in self.offset_pairs(name, deadline=deadline))
 
     def offset_pairs(self, name: str, *, deadline: float) -> tuple[tuple[str, str], ...]:
-        path = f"/connectors/{_quote(name)}/offsets"
-        found = self.client.request("GET", path, deadline=deadline, what=f"reading the offsets of {name}")
+        found = self._send(rq.get_offsets(name), deadline=deadline, what=f"reading the offsets of {name}")
         entries = (found or {}).get("offsets", []) if isinstance(found, dict) else []
         return tuple((_compact(e.get("partition")), _compact(e.get("offset"))) for e in entries if isinstance(e, dict))
 
     def alter_offsets(self, name: str, offsets: tuple[tuple[str, str], ...], *, deadline: float) -> None:
-        path, what = f"/connectors/{_quote(name)}/offsets", f"altering the offsets of {name}"
+        request, what = rq.alter_offsets(name, connector_offsets.body(offsets)), f"altering the offsets of {name}"
         pause = 0.1
         while True:  # the stop is answered before every worker sees the connector STOPPED: retried within deadline
             try:
-                self.client.request("PATCH", path, connector_offsets.body(offsets), deadline=deadline, what=what)
+                self._send(request, deadline=deadline, what=what)
                 return
             except ConnectError as exc:
                 if exc.status != 400 or "STOPPED" not in str(exc) or time.monotonic() + pause >= deadline:
@@ -232,8 +276,8 @@ class RestConnectPort:
             pause = min(1.0, pause * 2)
 
     def task_configs(self, name: str, *, deadline: float) -> tuple[Mapping[str, str], ...]:
-        path = f"/connectors/{_quote(name)}/tasks"
-        found = self.client.request("GET", path, deadline=deadline, what=f"reading the task configs of {name}")
+        what = f"reading the task configs of {name}"  # read each round until seen: an error answer is "not yet"
+        found = self._send(rq.task_configs(name), deadline=deadline, what=what, patient=False)
         entries = found if isinstance(found, list) else []
         return tuple(
             {str(k): str(v) for k, v in (e.get("config") or {}).items()}
@@ -277,8 +321,9 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(", ", ": "))
 
 
-def _quote(name: str) -> str:
-    return urllib.parse.quote(name, safe="")
+def _exists(answer: Any) -> bool:
+    """Whether a 409 says the connector already exists (a create's conflict, final) rather than a rebalance."""
+    return isinstance(answer, dict) and "already exists" in str(answer.get("message", ""))
 
 
 def _secret_values(config: Mapping[str, str], keys: Iterable[str]) -> list[str]:

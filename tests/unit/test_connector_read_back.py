@@ -1,17 +1,17 @@
 """Apply's read-back of a connector written as declared: when a connector counts as settled in its declared state.
 
-Plain data: ``connector_phases``' check of one written connector against the states Connect reports.
+Plain data: ``connector_watch.declared``, the check of one written connector against the states Connect reports.
 """
 
 from __future__ import annotations
 
-from reconciler.apply import connector_phases
+from reconciler.apply import connector_watch
 from reconciler.apply.connector_ops import WriteConnector
 from reconciler.model import state as s
 
 
-def _check(state: str) -> connector_phases.Check:
-    return connector_phases._declared(WriteConnector("c", {"topics": "t"}, {}, state))
+def _check(state: str) -> connector_watch.Check:
+    return connector_watch.declared(WriteConnector("c", {"topics": "t"}, {}, state))
 
 
 def test_a_connector_created_paused_has_no_task_and_is_settled() -> None:

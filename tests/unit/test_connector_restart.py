@@ -108,3 +108,28 @@ def test_the_window_is_cut_short_by_the_deadline_but_old_task_configs_are_not() 
     assert check(running()) == (True, None)
     stale = checked(Reads([{"file": "/old"}]), [0.2], left=4.1)
     assert stale(running())[0] is False
+
+
+def test_the_quiet_window_is_twice_the_time_connect_took_to_show_the_new_task_configs_within_bounds() -> None:
+    assert restart.window(0.1) == restart.MIN_SETTLE_S
+    assert restart.window(0.8) == 1.6
+    assert restart.window(5.0) == restart.SETTLE_S
+    now = [0.2]  # old task configs at the first look, new ones 1.2 s after the write: a window of 2.4 s
+    check = checked(Reads([{"file": "/old"}], [{"file": "/new"}]), now)
+    assert check(running())[0] is False
+    now[0] = 1.2
+    assert check(running()) == (False, "waiting 2.4s for the tasks restarted on the new config to report their state")
+    now[0] = 1.2 + 2.3
+    assert check(running())[0] is False
+    now[0] = 1.2 + 2.4
+    assert check(running()) == (True, None)
+
+
+def test_new_task_configs_at_the_first_look_get_the_shortest_window_from_that_look() -> None:
+    now = [6.0]  # written at 0, first looked at 6 s (after many other writes): the configs were already new
+    check = checked(Reads([{"file": "/new"}]), now)
+    assert check(running()) == (False, "waiting 1.0s for the tasks restarted on the new config to report their state")
+    now[0] = 6.0 + restart.MIN_SETTLE_S - 0.1
+    assert check(running())[0] is False
+    now[0] = 6.0 + restart.MIN_SETTLE_S
+    assert check(running()) == (True, None)

@@ -217,12 +217,12 @@ def test_a_failed_task_of_a_connector_declared_running_is_a_restart_naming_it_wi
 
 
 def test_a_connector_failing_again_after_its_restart_is_failed_once_the_window_passed() -> None:
-    from reconciler.apply import connector_ops, connector_phases, connector_restart
+    from reconciler.apply import connector_ops, connector_restart, connector_watch
 
     now = [100.0]
     w = connector_ops.WriteConnector("a", CFG, {}, "running", restart=True)
     check = connector_restart.after_failed_restart(
-        connector_phases._declared(w), restarted_at=100.0, clock=lambda: now[0], remaining=lambda: 60.0, last_round_s=4
+        connector_watch.declared(w), restarted_at=100.0, clock=lambda: now[0], remaining=lambda: 60.0, last_round_s=4
     )
     failed = s.ConnectorState("a", CFG, "RUNNING", (s.ConnectorTask(0, "FAILED", None, "E: boom"),))
     assert check(failed)[0] is False  # the status from before the restart may still be read
