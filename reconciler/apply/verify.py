@@ -1,9 +1,9 @@
 """Convergence check after an apply: does the read-back cluster hold what each applied operation asked for?
 
 Each applied operation (``reconciler.apply.decoded``) is compared with the live resource read back afterwards, with
-the planner's value comparison for configs (``7d`` and ``604800000`` are the same retention). A config change is
-checked key by key on exactly the config operations it sent. Values the plan holds redacted (sensitive configs)
-cannot be compared and are taken on trust.
+the value comparison the planner uses for configs (``configs.same_value``: ``7d`` and ``604800000`` are the same
+retention). A config change is checked key by key on exactly the config operations it sent. Values the plan holds
+redacted (sensitive configs) cannot be compared and are taken on trust.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from collections.abc import Iterable, Mapping
 from reconciler.apply import decoded
 from reconciler.apply.apply_report import NotConverged
 from reconciler.kinds import registry
-from reconciler.model import entities, payloads, plans, state
+from reconciler.model import configs, entities, payloads, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import common
 
 
 def _configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str | None]) -> list[str]:
@@ -26,7 +25,7 @@ def _configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str 
                 out.append(f"{op.key} is still set")
         elif not isinstance(op.value, str) or op.value == plans.REDACTED:
             continue  # a sensitive value: the cluster never shows it, so it is taken on trust
-        elif not common.same_value(op.key, op.value, have.get(op.key)):
+        elif not configs.same_value(op.key, op.value, have.get(op.key)):
             out.append(f"{op.key} is {have.get(op.key)!r}, wanted {op.value!r}")
     return out
 
@@ -147,7 +146,7 @@ def behind(op: decoded.Operation, live: state.ClusterState) -> bool:
 
 
 def _same(key: str, a: str | None, b: str | None) -> bool:
-    return a == b if a is None or b is None else common.same_value(key, a, b)
+    return a == b if a is None or b is None else configs.same_value(key, a, b)
 
 
 def expected_topics(applied: Iterable[decoded.Operation]) -> dict[str, tuple[decoded.Operation, int | None]]:

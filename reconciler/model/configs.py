@@ -205,6 +205,18 @@ _CANONICAL: dict[tuple[str, type, object], str] = {}
 _CANONICAL_MAX = 65_536
 
 
+def same_value(key: str, want: str, have: str | None) -> bool:
+    """Whether a live value equals the desired canonical value, after canonicalising the live one."""
+    if have is None:
+        return False
+    if have == want:
+        return True
+    try:
+        return canonical(key, have) == want
+    except ValueError:
+        return False
+
+
 def canonical(key: str, value: object) -> str:
     """The string Kafka stores for ``value`` of config ``key``; raises ValueError for an unreadable value."""
     kind = type(value)

@@ -97,18 +97,6 @@ def shown(value: str | None, *, sensitive: bool) -> str | None:
     return plans.REDACTED if sensitive else value
 
 
-def same_value(key: str, want: str, have: str | None) -> bool:
-    """Whether a live value equals the desired canonical value, after canonicalising the live one."""
-    if have is None:
-        return False
-    if have == want:
-        return True
-    try:
-        return configs.canonical(key, have) == want
-    except ValueError:
-        return False
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConfigDiff:
     """The config writes that make one config map match (what apply sends), the map as the plan shows it before
@@ -149,7 +137,7 @@ def diff_configs(
         if have.get(key) == value:
             continue
         secret = sensitive(key)
-        if key in have and (secret or same_value(key, value, have.get(key))):
+        if key in have and (secret or configs.same_value(key, value, have.get(key))):
             continue
         ops.append(payloads.ConfigOp.set(key, plans.REDACTED if secret else value))
     kept: list[str] = []
@@ -159,7 +147,7 @@ def diff_configs(
             continue
         secret = sensitive(key)
         default = default_of(key)
-        if not secret and default is not None and same_value(key, default, have[key]):
+        if not secret and default is not None and configs.same_value(key, default, have[key]):
             continue  # removing it changes nothing: the value it falls back to is the one it has
         ops.append(payloads.ConfigOp.delete(key, shown(default, sensitive=secret)))
     return ConfigDiff(before, tuple(ops), tuple(kept))

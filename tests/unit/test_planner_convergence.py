@@ -17,7 +17,6 @@ from reconciler.model import desired as d
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
-from reconciler.planner.common import same_value
 from tests.support.builders import acl, cluster, live_topic, topic, want
 
 NAMES = ("a", "b", "c", "d")
@@ -128,7 +127,7 @@ def test_planning_after_carrying_out_a_plan_finds_nothing_more_to_do(
         for key, value in got.configs.items():
             # an undeclared key stays only when it holds exactly the value it would fall back to: no change
             fallback = got.defaults.get(key) or configs.topic_default(key)
-            assert key in wanted.configs or (fallback is not None and same_value(key, fallback, value)), key
+            assert key in wanted.configs or (fallback is not None and configs.same_value(key, fallback, value)), key
         assert got.replication_factor == wanted.replication_factor
         assert got.partitions == wanted.partitions or name in blocked
     deleting = desired.ownership.may_delete(Kind.TOPIC)
