@@ -25,6 +25,7 @@ from reconciler.registry.requests import Reference
 READ_CONCURRENCY = 8  # subjects read at a time (each read is two requests)
 
 SUBJECT_NOT_FOUND = 40401
+SCHEMA_NOT_FOUND = 40403
 VERSION_NOT_FOUND = 40402
 SUBJECT_LEVEL_NOT_SET = 40408
 SUBJECT_MODE_NOT_SET = 40409
@@ -106,6 +107,8 @@ class RegistryPort(Protocol):
     ) -> dict[str, SubjectState]: ...
 
     def referenced_by(self, subject: str, version: int, *, deadline: float) -> tuple[int, ...]: ...
+
+    def holders(self, schema_id: int, *, deadline: float) -> tuple[tuple[str, int], ...]: ...
 
     def compatibility(self, subject: str | None = None, *, deadline: float) -> str | None: ...
 
@@ -214,6 +217,12 @@ class RestRegistryPort:
         missing = (SUBJECT_NOT_FOUND, VERSION_NOT_FOUND)
         answer = self._call(rq.referenced_by(subject, version), deadline=deadline, missing=missing)
         return tuple(sorted(int(i) for i in answer or ()))
+
+    def holders(self, schema_id: int, *, deadline: float) -> tuple[tuple[str, int], ...]:
+        """The (subject, version) pairs holding schema ``schema_id`` (empty: no such schema), to name the referrer
+        ``referenced_by`` answers only by id."""
+        answer = self._call(rq.schema_versions(schema_id), deadline=deadline, missing=(404, SCHEMA_NOT_FOUND))
+        return tuple(sorted((str(h["subject"]), int(h["version"])) for h in answer or ()))
 
     def compatibility(self, subject: str | None = None, *, deadline: float) -> str | None:
         """The level set on ``subject`` (``None``: none set, Confluent's 40408), or the global level. Apicurio

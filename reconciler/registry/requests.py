@@ -101,6 +101,11 @@ def referenced_by(subject: str, version: int) -> Request:
     return Request("GET", f"/subjects/{quote(subject)}/versions/{_version(version)}/referencedby")
 
 
+def schema_versions(schema_id: int) -> Request:
+    """The subjects and versions that hold schema ``schema_id``."""
+    return Request("GET", f"/schemas/ids/{int(schema_id)}/versions")
+
+
 # ----------------------------------------------------------------------------------------------- writes
 def schema_body(schema: str, *, schema_type: str, references: Sequence[Reference] = ()) -> dict[str, Any]:
     """The body of a register or a compatibility check (``schemaType`` left out for AVRO, the API's default)."""
@@ -169,6 +174,7 @@ _PATTERNS = (
     ("/mode/{subject}", ("subject",)),
     ("/schemas/types", ()),
     ("/schemas/ids/{id}", ("id",)),
+    ("/schemas/ids/{id}/versions", ("id",)),
 )
 _MATCHERS = tuple(
     (template, re.compile("^" + re.sub(r"\{[a-z]+\}", "([^/]+)", template) + "$"), names)

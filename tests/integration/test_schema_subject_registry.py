@@ -20,6 +20,7 @@ from reconciler.model import desired, plans
 from reconciler.registry import settings
 from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryPort
+from reconciler.registry.requests import Reference
 from tests.kafka.registry import SchemaRegistryServer
 
 ID = {"name": "id", "type": "long"}
@@ -171,6 +172,23 @@ def test_an_owned_delete_is_soft_by_default_and_a_referenced_subject_is_not_dele
     )
     outcomes = plan_and_apply(port, invoice_subject, customer_subject)
     assert [o.subject for o in outcomes] == [f"{topic_prefix}customer-value", f"{topic_prefix}invoice-value"]
+    # another team's subject referencing the customer subject, outside this plan's rules: named by its subject
+    other = f"other-{topic_prefix}invoice-value"
+    refs_as_held = [Reference("shop.Customer", f"{topic_prefix}customer-value", 1)]
+    port.register(other, json.dumps(invoice) + " ", schema_type="AVRO", references=refs_as_held, deadline=later())
+    only_customer = (diff.SubjectRule(desired.NamePattern("exact", f"{topic_prefix}customer-value")),)
+    changes, _ = plan(port, rules=only_customer)
+    assert [c.reasons for c in changes] == [
+        (
+            f"subject {topic_prefix}customer-value is referenced by {other}, {topic_prefix}invoice-value: delete or "
+            "change them first",
+        )
+    ]
+    # a soft-deleted referrer still counts here (Apicurio keeps listing it): only a permanent delete releases it
+    port.delete(other, deadline=later())
+    changes, _ = plan(port, rules=only_customer)
+    assert other in changes[0].reasons[0]
+    port.delete(other, permanent=True, deadline=later())
     rules = (diff.SubjectRule(desired.NamePattern("prefix", topic_prefix)),)
     # the customer subject undeclared while the invoice still references it: blocked naming the referrer (Apicurio
     # would carry the delete out; Confluent refuses it with 42206)

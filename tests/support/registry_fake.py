@@ -295,6 +295,16 @@ def _referenced_by(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body: 
     )
 
 
+def _holders(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body: Any) -> tuple[int, Any]:
+    schema_id = int(n["id"])
+    if schema_id not in r.schemas:
+        return _error(40403, f"Schema {schema_id} not found")
+    held = [
+        (s, v.version) for s, versions in r.subjects.items() for v in versions if v.id == schema_id and not v.deleted
+    ]
+    return 200, [{"subject": s, "version": v} for s, v in sorted(held)]
+
+
 def _types(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body: Any) -> tuple[int, Any]:
     return 200, ["JSON", "PROTOBUF", "AVRO"]
 
@@ -317,4 +327,5 @@ _ROUTES = {
     "DELETE /subjects/{subject}": _delete_subject,
     "GET /schemas/types": _types,
     "GET /subjects/{subject}/versions/{version}/referencedby": _referenced_by,
+    "GET /schemas/ids/{id}/versions": _holders,
 }

@@ -168,6 +168,13 @@ def test_a_referenced_subject_cannot_be_deleted(port: RegistryPort) -> None:
     assert caught.value.error_code == 42206
 
 
+def test_the_subjects_holding_a_schema_id(port: RegistryPort) -> None:
+    first = port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert port.register("orders-copy", V1, schema_type="AVRO", deadline=later()) == first  # one schema, two subjects
+    assert port.holders(first, deadline=later()) == (("orders-copy", 1), ("orders-value", 1))
+    assert port.holders(first + 100, deadline=later()) == ()  # 40403: no such schema
+
+
 def test_read_subjects_takes_two_requests_a_subject(port: RegistryPort, fake: FakeRegistry) -> None:
     for n in range(20):
         port.register(f"s{n:02}-value", V1, schema_type="AVRO", deadline=later())

@@ -316,3 +316,35 @@ def test_the_compatibility_checks_run_concurrently_within_their_bound() -> None:
     evidence = dryrun.read_evidence(changes, live, registry=port, deadline=later(), concurrency=3)
     assert fake.most == 3
     assert sorted(evidence.answers) == names and all(not a[0].compatible for a in evidence.answers.values())
+
+
+def test_a_referrer_outside_the_plan_is_named_by_its_subject(port: RestRegistryPort) -> None:
+    port.register("customer-value", V1, schema_type="AVRO", deadline=later())
+    invoice = json.dumps({"type": "record", "name": "Invoice", "fields": [{"name": "c", "type": "shop.Order"}]})
+    refs = (Reference("shop.Order", "customer-value", 1),)
+    port.register("billing/invoice-value", invoice, schema_type="AVRO", references=refs, deadline=later())
+    rules = (diff.SubjectRule(desired.NamePattern("exact", "customer-value")),)  # the referrer is another team's
+    changes, _, _ = plan(port, rules=rules, may_delete=True)
+    assert [(c.action, c.reasons) for c in changes] == [
+        (
+            plans.Action.BLOCKED,
+            ("subject customer-value is referenced by billing/invoice-value: delete or change them first",),
+        )
+    ]
+
+
+class _OrphanReferrer(FakeRegistry):
+    """Answers ``referencedby`` with the id of a schema no subject holds (Apicurio 2.4 after a permanent delete)."""
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        if request.path.endswith("/referencedby"):
+            return 200, [99]
+        return super().exchange(request, deadline=deadline)
+
+
+def test_a_referring_schema_no_subject_holds_does_not_block_a_delete() -> None:
+    port = RestRegistryPort(_OrphanReferrer())
+    port.register("customer-value", V1, schema_type="AVRO", deadline=later())
+    rules = (diff.SubjectRule(desired.NamePattern("exact", "customer-value")),)
+    changes, _, _ = plan(port, rules=rules, may_delete=True)
+    assert [(c.subject, c.action) for c in changes] == [("customer-value", plans.Action.DELETE)]

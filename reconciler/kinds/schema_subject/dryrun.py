@@ -134,13 +134,16 @@ def blocked_by_verdict(change: SubjectChange, verdict: Verdict) -> SubjectChange
 def _referrers(
     subject: str, live: views.LiveSubjects, *, registry: registry_port.RegistryPort, deadline: float
 ) -> tuple[str, ...]:
-    """Who references any version of ``subject``: subject names where the referring schema is a subject read for
-    the plan, else ``schema id N``."""
+    """Who references any version of ``subject``, by subject name: every subject holding a referring schema (one
+    schema id may be held by several subjects, so each is asked through ``holders``), else the subject read for the
+    plan whose latest version it is. A referring schema no subject holds any more is no referrer: Apicurio 2.4 keeps
+    answering the id of a permanently deleted referrer (measured), and nothing registered under a subject uses it."""
     by_id = {s.latest.id: name for name, s in live.subjects.items() if s.latest is not None}
     found: set[str] = set()
     for version in registry.versions(subject, deadline=deadline):
         for schema_id in registry.referenced_by(subject, version, deadline=deadline):
-            found.add(by_id.get(schema_id, f"schema id {schema_id}"))
+            names = {s for s, _ in registry.holders(schema_id, deadline=deadline)}
+            found |= names or ({by_id[schema_id]} if schema_id in by_id else set())
     return tuple(sorted(found))
 
 
