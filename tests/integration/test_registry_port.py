@@ -163,3 +163,18 @@ def test_credentials_never_appear_in_errors_or_counts(schema_registry: SchemaReg
     with pytest.raises(RegistryError) as lost:
         RestRegistryPort(unreachable).latest("x", deadline=later())
     assert "the Schema Registry could not be reached" in str(lost.value) and password not in str(lost.value)
+
+
+def test_a_second_soft_delete_and_a_delete_of_no_subject_here(port: RegistryPort, topic_prefix: str) -> None:
+    """Apicurio answers a second soft delete with 400 and no registry code (Confluent: 40404); a delete of a subject
+    never registered is 40401 on both, soft or permanent. A kind must read the subject list, not parse this error."""
+    subject = f"{topic_prefix}twice-value"
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    assert port.delete(subject, deadline=later()) == (1,)
+    with pytest.raises(RegistryError) as again:
+        port.delete(subject, deadline=later())
+    assert (again.value.status, again.value.error_code) == (400, 0)
+    for permanent in (False, True):
+        with pytest.raises(RegistryError) as missing:
+            port.delete(f"{topic_prefix}nobody-value", permanent=permanent, deadline=later())
+        assert (missing.value.status, missing.value.error_code) == (404, 40401)

@@ -5,7 +5,9 @@ them with the same ``requests.route`` the port's counts use, so a path the build
 Bodies are round-tripped through JSON, as on the wire. It answers where Confluent and Apicurio differ as Confluent
 does (docs/schema-registry.md): ``/mode`` is served, a 409 carries ``error_code`` 409, the global level starts at
 BACKWARD, ``GET /config/{subject}`` with nothing set is 40408 (unless ``defaultToGlobal=true``), soft-deleted
-versions and subjects are hidden unless ``deleted=true``, and a permanent delete needs a soft delete first (40405).
+versions and subjects are hidden unless ``deleted=true``, a permanent delete needs a soft delete first (40405), a
+second soft delete is 40404, and ``IMPORT`` mode is refused (42205) where a schema was ever registered unless
+``force=true``.
 
 Compatibility is decided by a deliberately small rule, enough to exercise the port, not Avro's resolution rules:
 for two Avro records, BACKWARD refuses a field added without a default or a field whose type changed, FORWARD a
@@ -252,6 +254,10 @@ def _put_mode(r: FakeRegistry, n: dict[str, str], q: dict[str, str], body: Any) 
     mode = (body or {}).get("mode")
     if mode not in rq.MODES:
         return _error(42204, "Invalid mode. Valid values are READWRITE, READONLY, IMPORT.")
+    # IMPORT only where no schema was ever registered (soft-deleted ones count), unless force=true
+    held = [r.subjects.get(n["subject"], [])] if "subject" in n else list(r.subjects.values())
+    if mode == "IMPORT" and q.get("force") != "true" and any(held):
+        return _error(42205, "Cannot import since found existing subjects")
     if "subject" in n:
         r.modes[n["subject"]] = mode
     else:

@@ -244,3 +244,46 @@ def test_a_registry_address_error_names_the_registry_not_kafka_connect() -> None
         HttpTransport(["ftp://x"])
     with pytest.raises(errors.ConfigError, match=r"^the Schema Registry has no REST URL$"):
         HttpTransport([])
+
+
+# ------------------------------------------------------------------ Confluent's documented answers, at the HTTP level
+def test_a_second_soft_delete_and_a_delete_of_no_subject_are_refused_with_their_codes(port: RegistryPort) -> None:
+    """Confluent: a soft delete of a soft-deleted subject is 40404 (a permanent one is then what is left to do), a
+    delete of a subject never registered 40401, soft or permanent; the port raises both, codes kept."""
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert port.delete("orders-value", deadline=later()) == (1,)
+    assert port.versions("orders-value", deadline=later()) == ()  # 40401 once soft-deleted (Apicurio lists them)
+    with pytest.raises(RegistryError) as again:
+        port.delete("orders-value", deadline=later())
+    assert (again.value.status, again.value.error_code) == (404, 40404)
+    assert "was soft deleted" in str(again.value)
+    for permanent in (False, True):
+        with pytest.raises(RegistryError) as missing:
+            port.delete("nobody-value", permanent=permanent, deadline=later())
+        assert (missing.value.status, missing.value.error_code) == (404, 40401)
+
+
+def test_the_global_mode_applies_where_a_subject_sets_none(port: RegistryPort) -> None:
+    """Confluent: a subject without a mode of its own follows the global mode; its own mode wins over it."""
+    port.set_mode("READONLY", deadline=later())
+    with pytest.raises(RegistryError) as refused:
+        port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    assert (refused.value.status, refused.value.error_code) == (422, 42205)
+    port.set_mode("READWRITE", "orders-value", deadline=later())
+    assert port.register("orders-value", V1, schema_type="AVRO", deadline=later()) == 1
+    assert (port.mode(deadline=later()), port.mode("orders-value", deadline=later())) == ("READONLY", "READWRITE")
+
+
+def test_import_mode_is_refused_where_a_schema_was_ever_registered(port: RegistryPort) -> None:
+    """Confluent: IMPORT only on a subject (or, globally, a registry) that never held a schema, soft-deleted ones
+    included, unless ``force=true`` (which the port never sends): 42205."""
+    port.set_mode("IMPORT", "fresh-value", deadline=later())
+    assert port.mode("fresh-value", deadline=later()) == "IMPORT"
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    port.delete("orders-value", deadline=later())
+    for subject in ("orders-value", None):
+        with pytest.raises(RegistryError) as refused:
+            port.set_mode("IMPORT", subject, deadline=later())
+        assert (refused.value.status, refused.value.error_code) == (422, 42205)
+        assert "Cannot import since found existing subjects" in str(refused.value)
+    assert port.mode(deadline=later()) == "READWRITE"
