@@ -17,7 +17,10 @@ topic change will do, from the evidence in ``ClusterState.impact`` when it was r
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Callable, Mapping
 
+from reconciler.kinds import registry
 from reconciler.model import desired, plans, state
 from reconciler.model import entities as model_entities
 from reconciler.model.kinds import Kind
@@ -87,28 +90,29 @@ def plan(
     )
 
 
+# kind -> its planner: adds the changes and unmanaged entries of that kind to the context
+PLANNERS: Mapping[Kind, Callable[[common.Context], None]] = {
+    Kind.TOPIC: topics.plan_topics,
+    Kind.ACL: acls.plan_acls,
+    Kind.QUOTA: quotas.plan_quotas,
+    Kind.SCRAM_USER: scram.plan_scram,
+    Kind.BROKER_CONFIG: brokers.plan_broker_configs,
+    **{kind: functools.partial(entities.plan_entities, kind=kind) for kind in model_entities.ENTITY_KINDS},
+    Kind.CONNECTOR: connectors.plan_connectors,
+}
+
+
 def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_users: bool) -> None:
     """Run each kind's planner into ``ctx``, then the lints, the blast-radius check and the blocking guards."""
+    # A password rotation asked for plans SCRAM users even where the manifests declare none.
+    wanted = kinds | ({Kind.SCRAM_USER} if rotate_scram_users else frozenset())
     # A kind the cluster's version cannot manage: its declared resources are blocked, its planner not run.
-    blocked = unsupported.unsupported_kinds(ctx, kinds | ({Kind.SCRAM_USER} if rotate_scram_users else frozenset()))
+    blocked = unsupported.unsupported_kinds(ctx, wanted)
     for kind, reason in sorted(blocked.items()):
         unsupported.block_kind(ctx, kind, reason)
-    planned = kinds - blocked.keys()
-    if Kind.TOPIC in planned:
-        topics.plan_topics(ctx)
-    if Kind.ACL in planned:
-        acls.plan_acls(ctx)
-    if Kind.QUOTA in planned:
-        quotas.plan_quotas(ctx)
-    if Kind.SCRAM_USER not in blocked and (Kind.SCRAM_USER in kinds or rotate_scram_users):
-        scram.plan_scram(ctx)
-    if Kind.BROKER_CONFIG in planned:
-        brokers.plan_broker_configs(ctx)
-    for kind in model_entities.ENTITY_KINDS:
-        if kind in planned:
-            entities.plan_entities(ctx, kind)
-    if Kind.CONNECTOR in planned:
-        connectors.plan_connectors(ctx)
+    for kind in registry.KINDS:  # in Kind order
+        if kind in wanted and kind not in blocked:
+            PLANNERS[kind](ctx)
     lint.lint(ctx)
     blast.check(ctx)
     guards.block_at_errors(ctx.changes, ctx.warnings)
