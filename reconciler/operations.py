@@ -189,6 +189,7 @@ def compute_plan(
     usage evidence through the same connection.
     """
     window = in_use_window_ms(request.in_use_window)
+    loaded = connect_evidence.placed_load(loaded, target)
     with contextlib.ExitStack() as stack:
         adapter: KafkaAdapter | None = None
         if live_state is not None:
@@ -353,13 +354,12 @@ def apply(
 def read_snapshot_state(
     *, target: Target, wanted: manifests.LoadResult | None = None
 ) -> tuple[state.ClusterState, int]:
-    """The live state ``snapshot --out`` writes and the number of admin requests it took.
-
-    With manifests, only what they need (and the usage and impact evidence of the topics a plan would change); without,
-    every kind the cluster supports, and every connector of the Kafka Connect cluster the target names.
-    """
+    """The live state ``snapshot --out`` writes and the admin requests it took: with manifests, only what they need
+    (and the usage and impact evidence of the topics a plan would change); without, every kind the cluster supports,
+    and every connector of each Kafka Connect cluster the target names."""
     with target.connect() as adapter:
         if wanted is not None:
+            wanted = connect_evidence.placed_load(wanted, target)
             live = with_evidence(adapter, wanted.desired, read_live(adapter, wanted.desired))
             live = connect_evidence.with_connectors(live, wanted.desired, target)  # digests only, never a secret
         else:

@@ -18,6 +18,7 @@ from reconciler.adopt.output import Document, ManifestFile
 from reconciler.connect import evidence
 from reconciler.connect import secrets as connect_secrets
 from reconciler.manifests.connectors import VERSION
+from reconciler.model import connect_clusters as clusters
 from reconciler.model import connector_offsets, state
 from reconciler.model.kinds import Kind, Manifest
 
@@ -34,7 +35,9 @@ def variable(name: str, key: str) -> str:
     return re.sub(r"[^A-Z0-9_]", "_", f"CONNECTOR_{name}_{key}".upper())
 
 
-def document(c: state.ConnectorState, report: AdoptionReport) -> Document | None:
+def document(c: state.ConnectorState, report: AdoptionReport, *, several: bool = False) -> Document | None:
+    """The Connector document of live connector ``c`` (``several``: keyed ``<cluster>/<name>``, the document names
+    its cluster with ``connectCluster``); ``None`` (with a note) when it cannot be declared."""
     address = Kind.CONNECTOR.address(c.name)
     tasks = c.config.get("tasks.max", "1")
     if not c.class_name or not tasks.isdigit() or int(tasks) < 1:
@@ -54,6 +57,9 @@ def document(c: state.ConnectorState, report: AdoptionReport) -> Document | None
     if hidden:
         spec["secrets"] = {k: {"env": variable(c.name, k)} for k in hidden}
         report.variables += [variable(c.name, k) for k in hidden]
+    if several:
+        cluster, name = clusters.split(c.name)
+        return Document(Manifest.CONNECTOR, name, {"connectCluster": cluster, **spec})
     return Document(Manifest.CONNECTOR, c.name, spec)
 
 
@@ -61,7 +67,11 @@ def add(files: list[ManifestFile], report: AdoptionReport, live: state.ClusterSt
     """Append ``connectors.yaml`` (when the Connect cluster was read and has connectors) and count them."""
     if live.connect is None:
         return
-    docs = [d for c in sorted(live.connect.connectors.values(), key=lambda c: c.name) if (d := document(c, report))]
+    several = bool(live.connect.clusters)
+    for cluster, reason in sorted(live.connect.unreachable.items()):
+        report.note(f"connect cluster {cluster}", f"could not be read ({reason}): its connectors are not imported")
+    connectors = sorted(live.connect.connectors.values(), key=lambda c: c.name)
+    docs = [d for c in connectors if (d := document(c, report, several=several))]
     report.counts["connectors"] = len(docs)
     if docs:
         files.append(ManifestFile("connectors.yaml", docs))

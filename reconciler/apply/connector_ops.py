@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from reconciler.model import payloads, plans, shown, state
+from reconciler.model import connect_clusters, payloads, plans, shown, state
 
 
 def _cannot(message: str) -> Exception:
@@ -45,6 +45,7 @@ def write(c: plans.Change) -> WriteConnector:
     """The ``CONNECTOR`` phase's operation: a create or an update to the declared config and state."""
     if c.action is plans.Action.DELETE:
         raise _cannot(f"{c.address}: a connector delete belongs to the connector delete phase")
+    _check_name(c)
     after = c.after
     if not isinstance(after, payloads.ConnectorPayload):
         raise _cannot(f"{c.address}: the plan does not describe the connector")
@@ -70,4 +71,12 @@ def delete(c: plans.Change) -> DeleteConnector:
     """The ``CONNECTOR_DELETE`` phase's operation."""
     if c.action is not plans.Action.DELETE:
         raise _cannot(f"{c.address}: only deletes belong to the connector delete phase")
+    _check_name(c)
     return DeleteConnector(c.name)
+
+
+def _check_name(c: plans.Change) -> None:
+    """A plan file's connector key, checked as the manifest's name and connectCluster are."""
+    problem = connect_clusters.key_problem(c.name)
+    if problem is not None:
+        raise _cannot(f"{c.address}: {problem}")

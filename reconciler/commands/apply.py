@@ -42,8 +42,19 @@ if TYPE_CHECKING:
     from reconciler.apply.decoded import Operations
     from reconciler.apply.events import EventSink
     from reconciler.apply.lock import LockRequest
+    from reconciler.connect.port import ConnectPort
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.model import plans
+
+
+def _connect_port(target: operations.Target | None, p: plans.Plan) -> ConnectPort | None:
+    """The port of the Kafka Connect clusters the plan's changes write to (with several: only those its connector
+    keys name); ``None`` when it writes none."""
+    from reconciler.connect import evidence
+    from reconciler.kinds import registry
+
+    written = {c.name.partition("/")[0] for c in p.actionable if registry.writes_through([c], "connect")}
+    return evidence.port_of(target, only=written) if target is not None and written else None
 
 
 def run_and_report(
@@ -69,11 +80,8 @@ def run_and_report(
     of the whole command, planning included). ``lock``: the cluster's apply lock (``None``: not taken). Ctrl-C while
     it runs: ``run_interruptible``."""
     from reconciler import operations
-    from reconciler.connect import evidence
-    from reconciler.kinds import registry
 
-    changes_connectors = target is not None and registry.writes_through(p.actionable, "connect")
-    connect = evidence.port_of(target) if target is not None and changes_connectors else None
+    connect = _connect_port(target, p)
     from reconciler.base import terminal
     from reconciler.commands import apply_display
 
@@ -328,9 +336,11 @@ def apply(
     output.use_color(no_color)
     with output.errors_to_exit():
         from reconciler import operations
+        from reconciler.connect import evidence
 
         loaded = output.load(paths, environment) if paths else None
         target = _target(loaded, cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config)
+        loaded = None if loaded is None else evidence.placed_load(loaded, target)
         p, checked, left = _planned(
             plan_file=plan_file,
             loaded=loaded,

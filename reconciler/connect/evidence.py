@@ -14,18 +14,23 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from reconciler.connect import http, plugins, settings
 from reconciler.connect import secrets as connect_secrets
+from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import ConnectPort, RestConnectPort
 from reconciler.connection import secrets as secret_refs
-from reconciler.manifests.profiles import ClusterProfile
+from reconciler.manifests.profiles import ClusterProfile, ConnectProfile
+from reconciler.model import connect_clusters as clusters
 from reconciler.model import connector_offsets, desired, state
 from reconciler.model.kinds import Kind
+
+if TYPE_CHECKING:
+    from reconciler.manifests import LoadResult
 
 MAX_PARALLEL_VALIDATES = 8  # validate requests in flight at once (the worker validates each on its own thread)
 
@@ -43,10 +48,42 @@ class Target(Protocol):
     def profiles(self) -> Mapping[str, ClusterProfile]: ...
 
 
-def port_of(target: Target) -> RestConnectPort | None:
-    """The Kafka Connect cluster of the profile ``target`` uses (its ``connect:``), else ``KAFKA_CONNECT_URL``'s."""
+def connect_profiles(target: Target) -> dict[str, ConnectProfile]:
+    """The Kafka Connect clusters of the profile ``target`` uses (its ``connect:``), else ``KAFKA_CONNECT_URL``'s."""
     named = target.bootstrap_server is not None or target.command_config is not None
-    return settings.port_of(cluster=target.cluster, profiles=target.profiles, explicit=named)
+    return settings.profiles_for(cluster=target.cluster, profiles=target.profiles, explicit=named)
+
+
+def port_of(target: Target, *, only: Collection[str] | None = None) -> RestConnectPort | MultiConnectPort | None:
+    """The port of the Kafka Connect clusters ``target``'s profile names (``only``: those of them named there, as
+    the clusters an apply writes to; a port over several keeps their connectors' keys ``<cluster>/<name>``)."""
+    found = connect_profiles(target)
+    if only is not None and len(found) > 1:
+        found = {name: p for name, p in found.items() if name in only}
+        if len(found) == 1:  # still keyed <cluster>/<name>, as the plan's connectors are
+            name, profile = next(iter(found.items()))
+            return settings.port_for(profile, cluster=name)
+    return settings.ports_for(found)
+
+
+def placed(wanted: desired.DesiredState, target: Target) -> desired.DesiredState:
+    """``wanted`` with each connector on its Connect cluster (``clusters.place``; ``ValidationFailed`` at the
+    manifest's line when it names one the profile does not have, or none of several)."""
+    if not wanted.connectors:
+        return wanted
+    return clusters.place(wanted, tuple(connect_profiles(target)))
+
+
+def placed_load(loaded: LoadResult, target: Target) -> LoadResult:
+    """``loaded`` (``manifests.LoadResult``) with its connectors ``placed`` for ``target``."""
+    return dataclasses.replace(loaded, desired=placed(loaded.desired, target))
+
+
+def bound_requests(port: ConnectPort, seconds: float) -> None:
+    """No request of ``port`` (of each of its Connect clusters) waits longer than ``seconds``."""
+    for one in port.ports.values() if isinstance(port, MultiConnectPort) else (port,):
+        if isinstance(one, RestConnectPort):
+            one.client.request_timeout_s = min(one.client.request_timeout_s, seconds)
 
 
 def with_connectors(
@@ -66,7 +103,7 @@ def with_connectors(
     if port is None:
         return live
     if request_bound_s is not None:
-        port.client.request_timeout_s = min(port.client.request_timeout_s, request_bound_s)
+        bound_requests(port, request_bound_s)
     deadline = time.monotonic() + (http.DEFAULT_REQUEST_TIMEOUT_S * 4 if deadline_s is None else deadline_s)
     return dataclasses.replace(live, connect=read_for_plan(port, wanted, deadline=deadline))
 
@@ -124,15 +161,16 @@ def read_for_plan(
     digests, values, validation = secret_digests(wanted, environ)
     checked: list[tuple[str, dict[str, str], frozenset[str]]] = []
     for name, want in sorted(wanted.connectors.items()):
-        if name in validation:
-            continue
+        if name in validation or clusters.cluster_of(name) in found.unreachable:
+            continue  # a Connect cluster not read: the plan blocks its connectors
         have = found.connectors.get(name)
         full = {**want.config, **values[name]}
         if have is not None and connect_secrets.same_config(name, full, have.config, want.secrets):
             continue
-        if found.plugins is not None and not plugins.known_class(want.class_name, found.plugins):
+        on = found.for_connector(name)
+        if on.plugins is not None and not plugins.known_class(want.class_name, on.plugins):
             continue  # the plan blocks it with the classes the workers have
-        if plugins.missing_version(want, found) is not None:
+        if plugins.missing_version(want, on) is not None:
             continue  # the plan blocks it with the versions the workers have
         checked.append((name, full, frozenset(want.secrets)))
 

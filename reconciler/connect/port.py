@@ -26,6 +26,7 @@ from reconciler.base import scrubbing
 from reconciler.connect import http, pace, secrets
 from reconciler.connect import requests as rq
 from reconciler.connect.http import ConnectError
+from reconciler.model import connect_clusters as clusters
 from reconciler.model import connector_offsets, state
 
 SERVER_ERROR_RETRIES = 2
@@ -118,12 +119,23 @@ class ConnectPort(Protocol):
 
 
 class RestConnectPort:
-    """``ConnectPort`` over Kafka Connect's REST API, through ``transport`` (``ConnectClient`` on the wire)."""
+    """``ConnectPort`` over Kafka Connect's REST API of one Connect cluster, through ``transport`` (``ConnectClient``
+    on the wire).
 
-    def __init__(self, client: Transport, *, write_pace: pace.WritePace | None = None) -> None:
+    ``cluster`` is its name when the Cluster profile has several (``reconciler.model.connect_clusters``): connectors
+    are then keyed ``<cluster>/<name>`` in what it reads, and a write's key is turned back into the Connect name."""
+
+    def __init__(
+        self, client: Transport, *, write_pace: pace.WritePace | None = None, cluster: str | None = None
+    ) -> None:
         self.client = client
         self.url = client.urls[0]
         self.pace = write_pace or pace.WritePace()
+        self.cluster = cluster
+
+    def _name(self, key: str) -> str:
+        """The Connect name of connector ``key`` (the key itself on the only Connect cluster)."""
+        return key if self.cluster is None else clusters.name_of(key)
 
     @property
     def request_count(self) -> int:
@@ -188,17 +200,18 @@ class RestConnectPort:
     ) -> dict[str, state.ConnectorState]:
         found = self._send(rq.list_connectors(), deadline=deadline, what="reading the connectors")
         keys = secret_keys or {}
-        return {
-            str(name): connector_state(str(name), entry, keys.get(str(name), ()))
-            for name, entry in sorted((found or {}).items())
-        }
+        out = {}
+        for name, entry in sorted((found or {}).items()):
+            key = clusters.key(self.cluster, str(name))
+            out[key] = connector_state(key, entry, keys.get(key, ()))
+        return out
 
     def validate(
         self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
     ) -> tuple[tuple[str, str], ...]:
         hidden = _secret_values(config, secret_keys)
         try:
-            found = self._send(rq.validate(config, name=name), deadline=deadline)
+            found = self._send(rq.validate(config, name=self._name(name)), deadline=deadline)
         except ConnectError as exc:
             raise _scrubbed(exc, hidden) from None
         out: list[tuple[str, str]] = []
@@ -220,7 +233,7 @@ class RestConnectPort:
     ) -> None:
         try:
             self._send(
-                rq.create(name, config, initial_state=initial_state),
+                rq.create(self._name(name), config, initial_state=initial_state),
                 deadline=deadline,
                 what=f"creating connector {name}",
             )
@@ -234,36 +247,39 @@ class RestConnectPort:
         self, name: str, config: Mapping[str, str], *, deadline: float, secret_keys: Iterable[str] = ()
     ) -> None:
         try:
-            self._send(rq.put_config(name, config), deadline=deadline, what=f"configuring {name}")
+            self._send(rq.put_config(self._name(name), config), deadline=deadline, what=f"configuring {name}")
         except ConnectError as exc:
             raise _scrubbed(exc, _secret_values(config, secret_keys)) from None
 
     def set_state(self, name: str, target: str, *, deadline: float) -> None:
-        self._send(rq.set_state(name, target), deadline=deadline, what=f"setting connector {name} {target}")
+        self._send(rq.set_state(self._name(name), target), deadline=deadline, what=f"setting connector {name} {target}")
 
     def delete(self, name: str, *, deadline: float) -> None:
         try:
-            self._send(rq.delete(name), deadline=deadline, what=f"deleting {name}")
+            self._send(rq.delete(self._name(name)), deadline=deadline, what=f"deleting {name}")
         except ConnectError as exc:
             if exc.status != 404:  # already gone: what the delete wanted
                 raise
 
     def reset_offsets(self, name: str, *, deadline: float) -> None:
-        self._send(rq.reset_offsets(name), deadline=deadline, what=f"resetting the offsets of {name}")
+        self._send(rq.reset_offsets(self._name(name)), deadline=deadline, what=f"resetting the offsets of {name}")
 
     def restart_failed(self, name: str, *, deadline: float) -> None:
-        self._send(rq.restart(name), deadline=deadline, what=f"restarting what failed of {name}")
+        self._send(rq.restart(self._name(name)), deadline=deadline, what=f"restarting what failed of {name}")
 
     def offsets(self, name: str, *, deadline: float) -> tuple[str, ...]:
         return tuple(f"{p} -> {o}" for p, o in self.offset_pairs(name, deadline=deadline))
 
     def offset_pairs(self, name: str, *, deadline: float) -> tuple[tuple[str, str], ...]:
-        found = self._send(rq.get_offsets(name), deadline=deadline, what=f"reading the offsets of {name}")
+        found = self._send(rq.get_offsets(self._name(name)), deadline=deadline, what=f"reading the offsets of {name}")
         entries = (found or {}).get("offsets", []) if isinstance(found, dict) else []
         return tuple((_compact(e.get("partition")), _compact(e.get("offset"))) for e in entries if isinstance(e, dict))
 
     def alter_offsets(self, name: str, offsets: tuple[tuple[str, str], ...], *, deadline: float) -> None:
-        request, what = rq.alter_offsets(name, connector_offsets.body(offsets)), f"altering the offsets of {name}"
+        request, what = (
+            rq.alter_offsets(self._name(name), connector_offsets.body(offsets)),
+            f"altering the offsets of {name}",
+        )
         pause = 0.1
         while True:  # the stop is answered before every worker sees the connector STOPPED: retried within deadline
             try:
@@ -277,7 +293,7 @@ class RestConnectPort:
 
     def task_configs(self, name: str, *, deadline: float) -> tuple[Mapping[str, str], ...]:
         what = f"reading the task configs of {name}"  # read each round until seen: an error answer is "not yet"
-        found = self._send(rq.task_configs(name), deadline=deadline, what=what, patient=False)
+        found = self._send(rq.task_configs(self._name(name)), deadline=deadline, what=what, patient=False)
         entries = found if isinstance(found, list) else []
         return tuple(
             {str(k): str(v) for k, v in (e.get("config") or {}).items()}

@@ -1,4 +1,5 @@
-"""The Kafka Connect client of a Cluster profile: its ``connect`` section's URLs, TLS and basic auth, secrets resolved.
+"""The Kafka Connect clients of a Cluster profile: its ``connect`` section's clusters (URLs, TLS, basic auth), secrets
+resolved.
 
 TLS is built by ``reconciler.kafka.tls`` from the same settings type the brokers use, so a Connect cluster takes the
 same trust and key stores (PEM, PKCS12, JKS). Secrets are resolved here, when the client is made, and held as
@@ -13,13 +14,35 @@ from collections.abc import Mapping
 
 from reconciler.base import errors
 from reconciler.connect.http import DEFAULT_REQUEST_TIMEOUT_S, ConnectClient
+from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import RestConnectPort
 from reconciler.connection import secrets
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.manifests.profiles import ClusterProfile, ConnectProfile
+from reconciler.model import connect_clusters as clusters
 from reconciler.model.desired import SecretRef
 
 CONNECT_URL_ENV = "KAFKA_CONNECT_URL"  # comma-separated REST URLs, when no Cluster profile names a Connect cluster
+
+
+def profiles_for(
+    *,
+    cluster: str | None,
+    profiles: Mapping[str, ClusterProfile],
+    explicit: bool,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, ConnectProfile]:
+    """The Connect clusters, by name, of the profile a command uses (``--cluster``, else the only one unless flags
+    name another cluster: ``explicit``), else ``KAFKA_CONNECT_URL``'s (the cluster ``default``); empty when neither
+    names one."""
+    chosen = profiles.get(cluster) if cluster else None
+    if chosen is None and cluster is None and not explicit and len(profiles) == 1:
+        chosen = next(iter(profiles.values()))
+    if chosen is not None and chosen.connect_clusters:
+        return dict(chosen.connect_clusters)
+    urls = (os.environ if environ is None else environ).get(CONNECT_URL_ENV, "")
+    found = tuple(u.strip() for u in urls.split(",") if u.strip())
+    return {clusters.DEFAULT: ConnectProfile(urls=found)} if found else {}
 
 
 def profile_for(
@@ -29,16 +52,9 @@ def profile_for(
     explicit: bool,
     environ: Mapping[str, str] | None = None,
 ) -> ConnectProfile | None:
-    """The Connect cluster of the profile a command uses (``--cluster``, else the only one unless flags name another
-    cluster: ``explicit``), else ``KAFKA_CONNECT_URL``; ``None`` when neither names one."""
-    chosen = profiles.get(cluster) if cluster else None
-    if chosen is None and cluster is None and not explicit and len(profiles) == 1:
-        chosen = next(iter(profiles.values()))
-    if chosen is not None and chosen.connect is not None:
-        return chosen.connect
-    urls = (os.environ if environ is None else environ).get(CONNECT_URL_ENV, "")
-    found = tuple(u.strip() for u in urls.split(",") if u.strip())
-    return ConnectProfile(urls=found) if found else None
+    """The only Connect cluster ``profiles_for`` finds (``None``: none, or several)."""
+    found = profiles_for(cluster=cluster, profiles=profiles, explicit=explicit, environ=environ)
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _secret(ref: SecretRef | None, what: str, environ: Mapping[str, str] | None) -> Secret | None:
@@ -78,10 +94,12 @@ def port_for(
     *,
     environ: Mapping[str, str] | None = None,
     request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+    cluster: str | None = None,
 ) -> RestConnectPort:
-    """A ``RestConnectPort`` for the profile's Connect cluster."""
+    """A ``RestConnectPort`` for one Connect cluster (``cluster``: its name when the profile has several)."""
     if (profile.username is None) != (profile.password is None):
-        raise errors.ConfigError("the Connect cluster's basic auth needs both username and passwordFrom")
+        where = "the Connect cluster's" if cluster is None else f"Connect cluster {cluster}:"
+        raise errors.ConfigError(f"{where} basic auth needs both username and passwordFrom")
     client = ConnectClient(
         profile.urls,
         username=profile.username,
@@ -89,10 +107,31 @@ def port_for(
         ssl_context=ssl_context(profile, environ),
         request_timeout_s=request_timeout_s,
     )
-    return RestConnectPort(client)
+    return RestConnectPort(client, cluster=cluster)
 
 
-def port_of(*, cluster: str | None, profiles: Mapping[str, ClusterProfile], explicit: bool) -> RestConnectPort | None:
-    """``port_for`` the Connect cluster ``profile_for`` finds; ``None`` when none is named."""
-    found = profile_for(cluster=cluster, profiles=profiles, explicit=explicit)
-    return None if found is None else port_for(found)
+def ports_for(
+    found: Mapping[str, ConnectProfile],
+    *,
+    environ: Mapping[str, str] | None = None,
+    request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+) -> RestConnectPort | MultiConnectPort | None:
+    """The port of a profile's Connect clusters: one cluster's ``RestConnectPort``, a ``MultiConnectPort`` over
+    several (each keying its connectors ``<cluster>/<name>``), ``None`` for none."""
+    if not found:
+        return None
+    if len(found) == 1:
+        return port_for(next(iter(found.values())), environ=environ, request_timeout_s=request_timeout_s)
+    return MultiConnectPort(
+        {
+            name: port_for(p, environ=environ, request_timeout_s=request_timeout_s, cluster=name)
+            for name, p in found.items()
+        }
+    )
+
+
+def port_of(
+    *, cluster: str | None, profiles: Mapping[str, ClusterProfile], explicit: bool
+) -> RestConnectPort | MultiConnectPort | None:
+    """``ports_for`` the Connect clusters ``profiles_for`` finds; ``None`` when none is named."""
+    return ports_for(profiles_for(cluster=cluster, profiles=profiles, explicit=explicit))

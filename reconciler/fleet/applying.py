@@ -203,12 +203,13 @@ def connect_port(
     if not registry.writes_through(p.actionable, "connect"):
         return None
     chosen = None if loaded is None or cluster.profile is None else loaded.profiles.get(cluster.profile)
-    if chosen is None or chosen.connect is None:
+    if chosen is None or len(chosen.connect_clusters) != 1:
         raise errors.ConfigError(
             f"cluster {cluster.name}: the plan changes connectors, but its Cluster profile "
-            f"({cluster.profile or 'none'}) names no Kafka Connect cluster (connect:) to apply them through"
+            f"({cluster.profile or 'none'}) names no Kafka Connect cluster (connect:), or several (fleet applies "
+            "the connectors of a profile with one), to apply them through"
         )
-    return connect_settings.port_for(chosen.connect)
+    return connect_settings.port_for(next(iter(chosen.connect_clusters.values())))
 
 
 def _apply_one(

@@ -127,9 +127,16 @@ def read_connect(
     timeout) nor past the run's deadline (at least 1 s, as the Kafka reads). A Connect cluster that cannot be read
     raises ``ConnectError`` naming it."""
     chosen = task.profiles.get(task.profile) if task.profile else None
-    if chosen is None or chosen.connect is None or Kind.CONNECTOR not in wanted.needs():
+    if chosen is None or not chosen.connect_clusters or Kind.CONNECTOR not in wanted.needs():
         return live
-    profile = chosen.connect
+    if len(chosen.connect_clusters) > 1:
+        raise connect_http.ConnectError(
+            f"Cluster profile {task.profile} names several Kafka Connect clusters "
+            f"({', '.join(chosen.connect_clusters)}); fleet plans the connectors of a profile with one only "
+            "(plan and apply handle several)",
+            status=400,
+        )
+    profile = next(iter(chosen.connect_clusters.values()))
     port = connect_settings.port_for(profile, request_timeout_s=request_bound_s)
     bound = connect_http.DEFAULT_REQUEST_TIMEOUT_S * 4
     if task.deadline_at is not None:

@@ -37,6 +37,25 @@ def summary(result: manifests.LoadResult) -> str:
     )
 
 
+def connect_placement(result: manifests.LoadResult) -> list[errors.Diagnostic]:
+    """The errors of placing the connectors on the Connect clusters of each Cluster profile that names some
+    (``connectCluster`` unknown there, or missing where it has several), each naming the profile when several
+    profiles name Connect clusters; none when no profile names one (``KAFKA_CONNECT_URL`` is the plan's to read)."""
+    if not result.desired.connectors:
+        return []
+    from reconciler.model import connect_clusters
+
+    named = {name: tuple(p.connect_clusters) for name, p in sorted(result.profiles.items()) if p.connect_clusters}
+    out: list[errors.Diagnostic] = []
+    for name, clusters in named.items():
+        try:
+            connect_clusters.place(result.desired, clusters)
+        except errors.ValidationFailed as exc:
+            suffix = f" (Cluster profile {name})" if len(named) > 1 else ""
+            out += [dataclasses.replace(d, message=d.message + suffix) for d in exc.diagnostics]
+    return out
+
+
 def validate(
     paths: Sequence[Path], *, environment: str | None = None, tree: bool = False, roots: Sequence[Path] = ()
 ) -> Validation:
@@ -74,7 +93,8 @@ def validate(
         except errors.ValidationFailed as exc:
             found, line = exc.diagnostics, None
         else:
-            found, line = result.diagnostics, summary(result)
+            placement = connect_placement(result)
+            found, line = result.diagnostics + placement, None if placement else summary(result)
         for d in found:
             if d.format() not in seen:  # a base error shows once, not once per environment
                 seen.add(d.format())

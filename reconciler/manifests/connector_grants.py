@@ -61,6 +61,7 @@ def derive(
     problem was reported through ``error``. ``workers`` maps a ConnectWorker document that failed its model to
     ``None`` (its own errors are reported; nothing is derived from it)."""
     spec: connector_spec.ConnectorSpec = doc.spec
+    plain = connectors.connect_name(doc)
     if spec.worker is None:
         for field, value in (("type", spec.type), ("aclTopics", spec.acl_topics)):
             if value is not None:
@@ -94,7 +95,7 @@ def derive(
     refs, paths = found
     if kind == "sink":
         out = roles.bindings(worker, roles.TOPIC, refs, (roles.READ, roles.DESCRIBE))
-        out += roles.bindings(worker, roles.GROUP, [f"{worker.sink_group_prefix}{doc.name}"], (roles.READ,))
+        out += roles.bindings(worker, roles.GROUP, [f"{worker.sink_group_prefix}{plain}"], (roles.READ,))
     else:
         creates = any(key.startswith("topic.creation.") for key in spec.config)
         ops = (roles.WRITE, roles.DESCRIBE, *((AclOperation.CREATE,) if creates else ()))
@@ -104,7 +105,7 @@ def derive(
         for path, ref in zip(paths, refs, strict=True)
         if (isinstance(ref, str) or ref.name is not None) and (name := roles.resource(ref)[1]) != "*"
     ]
-    origin = f"Connector {doc.name} via ConnectWorker {spec.worker}"
+    origin = f"Connector {plain} via ConnectWorker {spec.worker}"
     return Derived(bindings=out, topics=literal, origin=origin, kind=kind)
 
 
@@ -115,6 +116,7 @@ def _listed(spec: connector_spec.ConnectorSpec) -> tuple[list[fields.RefField], 
 
 def _sink_topics(doc: loader.Document, error: Error) -> tuple[list[fields.RefField], list[Path]] | None:
     spec: connector_spec.ConnectorSpec = doc.spec
+    plain = connectors.connect_name(doc)
     named = spec.config.get("topics")
     if named is not None:
         if spec.acl_topics is not None:
@@ -142,12 +144,17 @@ def _sink_topics(doc: loader.Document, error: Error) -> tuple[list[fields.RefFie
             hint="list them in aclTopics: [name, {prefix: x}]",
         )
         return None
-    error(doc, WORKER, f"sink connector {doc.name!r} names no topics (config.topics) to grant its worker")
+    error(
+        doc,
+        WORKER,
+        f"sink connector {plain!r} names no topics (config.topics) to grant its worker",
+    )
     return None
 
 
 def _source_topics(doc: loader.Document, error: Error) -> tuple[list[fields.RefField], list[Path]] | None:
     spec: connector_spec.ConnectorSpec = doc.spec
+    plain = connectors.connect_name(doc)
     if spec.acl_topics is not None:
         return _listed(spec)
     named = spec.config.get("topic")
@@ -156,7 +163,7 @@ def _source_topics(doc: loader.Document, error: Error) -> tuple[list[fields.RefF
     error(
         doc,
         WORKER,
-        f"the topics source connector {doc.name!r} writes are not named by a config key Connect defines, so the "
+        f"the topics source connector {plain!r} writes are not named by a config key Connect defines, so the "
         "ACLs of its worker cannot be derived",
         hint="list them in aclTopics: [name, {prefix: x}] (e.g. the topic.prefix of a change-data-capture source)",
     )

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from reconciler.manifests.fields import INT32_MAX, Flag, Name, RefField, SecretRefSpec, Strict
+from reconciler.manifests.fields import INT32_MAX, ConnectClusterName, Flag, Name, RefField, SecretRefSpec, Strict
 
 Scalar = str | int | float | bool
 
@@ -27,7 +27,7 @@ class OffsetSpec(Strict):
 
 
 class ConnectorSpec(Strict):
-    """``Connector`` spec: a Kafka Connect connector on the Connect cluster of the Cluster profile, optionally run
+    """``Connector`` spec: a Kafka Connect connector on a Connect cluster of the Cluster profile, optionally run
     under a ``ConnectWorker`` grant whose principal gets the ACLs it needs."""
 
     class_name: str = Field(min_length=1, alias="class", description="connector.class (a class or an alias).")
@@ -38,6 +38,12 @@ class ConnectorSpec(Strict):
         description="connector.plugin.version (KIP-891, Kafka Connect 4.1+): the version of the connector plugin to "
         "run, when the workers have several; a version they do not have blocks the connector with the versions they "
         "have. A version range ([1.0,2.0)) is passed to Connect as written.",
+    )
+    connect_cluster: ConnectClusterName | None = Field(
+        default=None,
+        description="The Kafka Connect cluster it runs on, by its name under connect.clusters of the Cluster profile; "
+        "optional when the profile has one Connect cluster (the single form's is named default), required when it "
+        "has several.",
     )
     state: Literal["running", "paused", "stopped"] = Field(default="running", description="The connector's state.")
     config: dict[str, str | int | float | bool] = Field(

@@ -17,6 +17,7 @@ from typing import Any
 
 from reconciler.manifests import connector_spec, loader, profiles, topics
 from reconciler.model import connector_offsets, desired
+from reconciler.model.connect_clusters import name_problem as name_problem  # the rule lives with the keys
 
 RESERVED = {
     "connector.class": "class",
@@ -28,7 +29,6 @@ RESERVED = {
 VERSION = "connector.plugin.version"  # KIP-891
 SECRET_KEY = re.compile(r"(password|secret|token|credential|jaas\.config|api\.key|apikey|private\.key)", re.I)
 PLACEHOLDER = re.compile(r"^\$\{[A-Za-z0-9_.-]+:.*\}$", re.S)
-UNADDRESSABLE = re.compile(r"[/\\%{}\x00-\x1f\x7f-\x9f]")  # see name_problem
 
 Error = Callable[..., None]
 
@@ -45,35 +45,16 @@ def looks_secret(key: str) -> bool:
     return SECRET_KEY.search(key) is not None
 
 
-def name_problem(name: str) -> str | None:
-    """Why Kafka Connect could not address a connector named ``name`` in its REST paths, or ``None``.
-
-    Measured on a 4.3.1 worker: a name holding ``/``, ``\\`` or ``%`` is created by ``POST /connectors``, but
-    every request on ``/connectors/<name, percent-encoded>`` answers 400, so the connector can never be read,
-    changed or deleted; a name holding ``{`` or ``}`` answers 500 to its create (the connector is created, the
-    answer's location cannot be built); Connect trims a name's leading and trailing whitespace, so the connector is
-    created under another name; ISO control characters are refused."""
-    found = sorted(set(UNADDRESSABLE.findall(name)))
-    if found:
-        shown = " ".join(repr(c)[1:-1] for c in found)
-        if set(found) & set("/\\%"):
-            why = "Kafka Connect answers 400 to every request on a connector so named: it could be created, never "
-            why += "read, changed or deleted"
-        elif set(found) & set("{}"):
-            why = "Kafka Connect answers 500 to the create of a connector so named (after creating it)"
-        else:
-            why = "Kafka Connect refuses control characters in a connector name"
-        return f"connector name {name!r} holds {shown}: {why}"
-    if name != name.strip():
-        return f"connector name {name!r} starts or ends with whitespace, which Kafka Connect trims from the name"
-    return None
+def connect_name(doc: loader.Document) -> str:
+    """The name Kafka Connect knows a Connector document's connector by (its ``metadata.name``)."""
+    return str(doc.model.metadata.name)
 
 
 def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None:
     """The connector ``doc`` declares; ``None`` (after reporting through ``error``) when a key is misplaced."""
     spec: connector_spec.ConnectorSpec = doc.spec
     ok = True
-    unaddressable = name_problem(doc.name)
+    unaddressable = name_problem(connect_name(doc))
     if unaddressable is not None:
         error(doc, ("metadata", "name"), unaddressable)
         ok = False
@@ -117,7 +98,9 @@ def build(doc: loader.Document, error: Error) -> desired.DesiredConnector | None
     if not ok:
         return None
     return desired.DesiredConnector(
-        name=doc.name,
+        name=doc.name,  # its key: cluster/name when connectCluster is written (connect.clusters.place keys it)
+        cluster=spec.connect_cluster,
+        cluster_source=None if spec.connect_cluster is None else _at(doc, ("spec", "connectCluster")),
         config=config,
         state=spec.state,
         secrets=secrets,

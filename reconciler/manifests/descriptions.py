@@ -142,7 +142,16 @@ FIELDS: dict[str, dict[str, str]] = {
         "timeout": "Bound of one request: 500ms, 30s, 2m (default 30s); the command's deadline bounds it too.",
     },
     "ConnectSpec": {
-        "urls": "REST URLs of the Connect workers (http(s)://host:port), tried in order.",
+        "urls": "REST URLs of the Connect workers (http(s)://host:port), tried in order: the one Connect cluster, "
+        "named default.",
+        "tls": "Certificates and stores for https URLs (the same formats as for brokers).",
+        "username": "HTTP basic auth user name.",
+        "passwordFrom": "HTTP basic auth password. " + _SECRET,
+        "clusters": "Several Kafka Connect clusters by name, each with urls, tls, username, passwordFrom (instead of "
+        "those here); a Connector names its own with connectCluster.",
+    },
+    "ConnectClusterSpec": {
+        "urls": "REST URLs of this Connect cluster's workers (http(s)://host:port), tried in order.",
         "tls": "Certificates and stores for https URLs (the same formats as for brokers).",
         "username": "HTTP basic auth user name.",
         "passwordFrom": "HTTP basic auth password. " + _SECRET,

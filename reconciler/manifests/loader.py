@@ -183,6 +183,11 @@ def identity(raw: yamlio.RawDocument, diags: list[errors.Diagnostic]) -> tuple[s
     if isinstance(name, bool) or not isinstance(name, (str, int)) or name == "":
         diags.append(raw.diagnostic(("metadata",), "missing metadata.name", hint="every document needs a name"))
         return None
+    if kind == Manifest.CONNECTOR:  # one name may run on several Connect clusters: one connector on each
+        spec = data.get("spec")
+        cluster = spec.get("connectCluster") if isinstance(spec, dict) else None
+        if isinstance(cluster, str) and cluster:
+            return kind, f"{cluster}/{name}"
     return kind, str(name)
 
 

@@ -19,6 +19,9 @@ from pydantic import (
 )
 
 from reconciler.manifests import rules
+from reconciler.manifests.connection_specs import ConnectClusterSpec as ConnectClusterSpec
+from reconciler.manifests.connection_specs import ConnectSpec as ConnectSpec
+from reconciler.manifests.connection_specs import TlsSpec as TlsSpec
 from reconciler.manifests.connector_spec import ConnectorSpec
 from reconciler.manifests.fields import (
     INT32_MAX,
@@ -35,7 +38,6 @@ from reconciler.manifests.fields import (
     ResourceType,
     SaslMechanism,
     SecurityProtocol,
-    StoreType,
     Strict,
 )
 from reconciler.manifests.fields import RefField as RefField  # defined there (the Connector kind uses it too)
@@ -226,15 +228,6 @@ class ClientMetricsSpec(Strict):
     match: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
 
 
-class ConnectSpec(Strict):
-    """The Kafka Connect cluster of a ``Cluster`` profile: REST URLs (tried in order), TLS, basic auth."""
-
-    urls: Annotated[list[Name], Field(min_length=1)]
-    tls: TlsSpec | None = None
-    username: Name | None = None
-    password_from: SecretRefSpec | None = None
-
-
 class SchemaRegistrySpec(Strict):
     """The Schema Registry of a ``Cluster`` profile: its URL (or URLs, tried in order), TLS, basic auth and the bound
     of one request."""
@@ -248,23 +241,6 @@ class SchemaRegistrySpec(Strict):
 
 
 # ------------------------------------------------------------------------------ cluster profiles
-class TlsSpec(Strict):
-    """TLS files of a ``Cluster`` profile (paths relative to the manifest's directory)."""
-
-    ca_file: Name | None = None
-    cert_file: Name | None = None
-    key_file: Name | None = None
-    key_password_from: SecretRefSpec | None = None
-    truststore: Name | None = None
-    truststore_type: StoreType | None = None
-    truststore_password_from: SecretRefSpec | None = None
-    keystore: Name | None = None
-    keystore_type: StoreType | None = None
-    keystore_password_from: SecretRefSpec | None = None
-    endpoint_identification: bool = True
-    principal_mapping_rules: Name | None = None
-
-
 class OAuthSpec(Strict):
     """OAUTHBEARER client credentials of a ``Cluster`` profile, as in the Java client's JAAS line."""
 

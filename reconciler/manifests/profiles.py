@@ -8,6 +8,7 @@ references (``SecretRef``); nothing here reads an environment variable or a secr
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 
 from reconciler.base import errors
@@ -67,7 +68,8 @@ class ClusterProfile:
     oauth_scope: str | None = None
     command_config: Path | None = None
     source: str | None = None
-    connect: ConnectProfile | None = None  # the cluster's Kafka Connect workers, if the profile names them
+    # The cluster's Kafka Connect clusters by name (the single form's is ``default``); empty: the profile names none.
+    connect_clusters: Mapping[str, ConnectProfile] = dataclasses.field(default_factory=dict)
     schema_registry: registry_profile.RegistryProfile | None = None  # the cluster's Schema Registry, if named
 
 
@@ -176,20 +178,36 @@ def build_profile(doc: loader.Document, diags: list[errors.Diagnostic]) -> Clust
         if spec.command_config is None
         else _resolve(spec.command_config, directory_of(doc, ("spec", "commandConfig"))),
         source=f"{doc.raw.file}:{doc.raw.line}:{doc.raw.column}",
-        connect=None if spec.connect is None else connect_profile(doc, spec.connect),
+        connect_clusters={} if spec.connect is None else connect_clusters(doc, spec.connect),
         schema_registry=None if spec.schema_registry is None else registry_profile.build(doc, spec.schema_registry),
     )
 
 
-def connect_profile(doc: loader.Document, spec: models.ConnectSpec) -> ConnectProfile:
-    """The Kafka Connect part of a ``Cluster`` profile, paths resolved against the manifest's directory."""
+def connect_clusters(doc: loader.Document, spec: models.ConnectSpec) -> dict[str, ConnectProfile]:
+    """The Kafka Connect clusters of a ``Cluster`` profile by name: the single form is the cluster ``default``."""
+    from reconciler.model import connect_clusters as clusters
+
+    if not spec.clusters:
+        single = models.ConnectClusterSpec(
+            urls=spec.urls or [], tls=spec.tls, username=spec.username, password_from=spec.password_from
+        )
+        return {clusters.DEFAULT: connect_profile(doc, single, ("spec", "connect"))}
+    return {
+        name: connect_profile(doc, one, ("spec", "connect", "clusters", name)) for name, one in spec.clusters.items()
+    }
+
+
+def connect_profile(
+    doc: loader.Document, spec: models.ConnectClusterSpec, at: tuple[str, ...] = ("spec", "connect")
+) -> ConnectProfile:
+    """One Kafka Connect cluster of a ``Cluster`` profile, paths resolved against the manifest's directory."""
     tls = spec.tls or models.TlsSpec()
 
-    def path_of(value: str | None, *at: str) -> Path | None:
-        return None if value is None else _resolve(value, directory_of(doc, ("spec", "connect", "tls", *at)))
+    def path_of(value: str | None, *field: str) -> Path | None:
+        return None if value is None else _resolve(value, directory_of(doc, (*at, "tls", *field)))
 
-    def ref_of(value: models.SecretRefSpec | None, *at: str) -> desired.SecretRef | None:
-        return None if value is None else secret_ref(value, doc, ("spec", "connect", *at, "file"))
+    def ref_of(value: models.SecretRefSpec | None, *field: str) -> desired.SecretRef | None:
+        return None if value is None else secret_ref(value, doc, (*at, *field, "file"))
 
     return ConnectProfile(
         urls=tuple(spec.urls),

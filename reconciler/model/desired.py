@@ -108,7 +108,10 @@ class DesiredConnector:
     ``offsets`` are the positions declared (KIP-875): ``(partition, offset)`` pairs as canonical JSON texts (an offset
     ``null`` resets that partition); ``config`` then holds their digest under ``connector_offsets.RECORD_KEY``.
     ``positions`` gives the declaration of each config key (a validate error is shown there). ``acl_type``
-    (``source``/``sink``) is what its ACLs were derived as when it names a ConnectWorker grant, else ``None``."""
+    (``source``/``sink``) is what its ACLs were derived as when it names a ConnectWorker grant, else ``None``.
+    ``name`` is the connector's key (``reconciler.model.connect_clusters``): its Connect name, prefixed with
+    ``cluster/`` when the manifest names a Connect cluster (``connectCluster``), and once placed when the profile
+    has several."""
 
     name: str
     config: Mapping[str, str]
@@ -119,6 +122,8 @@ class DesiredConnector:
     positions: Mapping[str, Source] = dataclasses.field(default_factory=dict)
     acl_type: str | None = None
     offsets: tuple[tuple[str, str], ...] = ()
+    cluster: str | None = None  # the Connect cluster its manifest names (connectCluster); None: not named
+    cluster_source: Source | None = None  # where connectCluster is written
 
     @property
     def class_name(self) -> str:
@@ -166,7 +171,10 @@ class Ownership:
     connectors: tuple[NamePattern, ...] = ()  # Kafka Connect connectors managed by name
 
     def owns_connector(self, name: str) -> bool:
-        return any(p.matches(name) for p in self.connectors)
+        """Whether a rule matches the connector's key or its Connect name (``<cluster>/<name>`` keys: a rule may
+        name a Connect cluster, ``prefix: sinks/``, or match names on every one)."""
+        plain = name.rpartition("/")[2]
+        return any(p.matches(name) or p.matches(plain) for p in self.connectors)
 
     def owns_topic(self, name: str) -> bool:
         return any(p.matches(name) for p in self.topics)

@@ -188,6 +188,15 @@ class ConnectorState:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ConnectCluster:
+    """One Kafka Connect cluster of several: where it was read and the connector plugins its workers have."""
+
+    url: str
+    plugins: tuple[str, ...] | None = None
+    plugin_versions: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ConnectState:
     """What one plan read from the Kafka Connect cluster of the Cluster profile.
 
@@ -212,6 +221,20 @@ class ConnectState:
     # A declared connector whose declared offsets the plan alters: the offsets Connect holds for it now, as
     # canonical ``(partition, offset)`` JSON texts (``GET /connectors/{name}/offsets``, read only for those).
     current_offsets: Mapping[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
+    # Several Connect clusters (``reconciler.model.connect_clusters``): each one read, by name (its connectors are keyed
+    # ``<cluster>/<name>`` in ``connectors``); empty for the only one. ``unreachable``: each one that could not be
+    # read, with why (its connectors are not in ``connectors``: not planned, never taken for deleted).
+    clusters: Mapping[str, ConnectCluster] = dataclasses.field(default_factory=dict)
+    unreachable: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def for_connector(self, key: str) -> ConnectState:
+        """This state with the plugins of the Connect cluster connector ``key`` runs on (itself for the only one)."""
+        if not self.clusters:
+            return self
+        cluster = self.clusters.get(key.partition("/")[0])
+        if cluster is None:
+            return dataclasses.replace(self, plugins=None, plugin_versions={})
+        return dataclasses.replace(self, plugins=cluster.plugins, plugin_versions=cluster.plugin_versions)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

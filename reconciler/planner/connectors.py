@@ -7,6 +7,9 @@ configs as strings and replaces the whole config on a PUT, so a live key the man
 removed. A secret is compared by digest and shown only as changed. A field error from the validate endpoint, an
 unknown class, a plugin version (``version:``, KIP-891) the workers do not have, or a secret that cannot be read is
 an error at the manifest's line that blocks that connector only.
+With several Connect clusters (``reconciler.model.connect_clusters``) connectors are keyed ``<cluster>/<name>``, each
+checked against the plugins of its own cluster; a cluster that could not be read blocks only the connectors
+declared on it (its live ones are not known, so none is deleted) and the others are planned.
 A connector declared running whose connector or task Connect reports FAILED differs from its declaration: it is
 planned as a ``restart`` naming what failed with the first line of its trace (apply restarts only what failed);
 on a connector declared paused or stopped, or one not declared, FAILED is a warning. Connect's status carries no
@@ -22,6 +25,7 @@ from collections.abc import Mapping
 from reconciler.connect import plugins
 from reconciler.connect import secrets as connect_secrets
 from reconciler.model import configs, desired, payloads, plans, shown, state
+from reconciler.model import connect_clusters as clusters
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
@@ -48,8 +52,9 @@ def reset_note(want: desired.DesiredConnector) -> str:
         "; Connect shows no offsets of a connector that does not exist, so how many records that is is not known "
         "before the apply (none if Connect kept no offsets under this name)"
     )
+    name = clusters.name_of(want.name)
     if any(key in want.config for key in SINK_KEYS):
-        group = want.config.get("consumer.override.group.id", f"connect-{want.name}")
+        group = want.config.get("consumer.override.group.id", f"connect-{name}")
         start = want.config.get("consumer.override.auto.offset.reset", "earliest")
         return (
             f"resetOffsetsOnCreate: created stopped, then the offsets consumer group {group} committed are deleted "
@@ -57,7 +62,7 @@ def reset_note(want: desired.DesiredConnector) -> str:
             f"delivered before its deletion are delivered again" + unknown
         )
     return (
-        f"resetOffsetsOnCreate: created stopped, then the source offsets Connect kept under the name {want.name} "
+        f"resetOffsetsOnCreate: created stopped, then the source offsets Connect kept under the name {name} "
         "are deleted before it starts: it reads its input again from the start, so records it wrote before its "
         "deletion are written to its topics again" + unknown
     )
@@ -139,6 +144,7 @@ def _blockers(
 ) -> None:
     """Error-level findings at the manifest's lines: unknown class, unreadable secret, validate field errors."""
     address = Kind.CONNECTOR.address(want.name)
+    live = live.for_connector(want.name)
 
     def at(key: str) -> str:
         where = want.positions.get(key) or want.source
@@ -209,7 +215,18 @@ def plan_connectors(ctx: common.Context) -> None:
             )
         return
     for name in sorted(ctx.desired.connectors):
+        cluster = clusters.cluster_of(name)
+        if cluster is not None and cluster in live.unreachable:
+            _unreachable(ctx, ctx.desired.connectors[name], cluster)
+            continue
         _plan_one(ctx, ctx.desired.connectors[name], live)
+    for cluster, reason in sorted(live.unreachable.items()):
+        ctx.warn(
+            f"Kafka Connect cluster {cluster} could not be read ({reason}): its connectors are not planned (those "
+            "declared on it are blocked; none of its live connectors is changed or deleted); the other Connect "
+            "clusters are",
+            code="connect-cluster-unreachable",
+        )
     for name, c in sorted(live.connectors.items()):
         owned = name in ctx.desired.connectors or (
             ctx.manages_undeclared(Kind.CONNECTOR) and ctx.desired.ownership.owns_connector(name)
@@ -234,6 +251,21 @@ def plan_connectors(ctx: common.Context) -> None:
                 fingerprint=views.fingerprint_of(model_views.connector_view(c)),
             )
         )
+
+
+def _unreachable(ctx: common.Context, want: desired.DesiredConnector, cluster: str) -> None:
+    """A blocked change for a connector declared on a Connect cluster that could not be read."""
+    ctx.changes.append(
+        plans.Change(
+            address=Kind.CONNECTOR.address(want.name),
+            kind=Kind.CONNECTOR,
+            name=want.name,
+            action=plans.Action.BLOCKED,
+            phase=plans.Phase.CONNECTOR,
+            reasons=(f"Kafka Connect cluster {cluster} could not be read: this connector is not planned",),
+            source=common.source_text(want.source),
+        )
+    )
 
 
 def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.ConnectState) -> None:

@@ -56,7 +56,10 @@ class Scope:
     connectors: tuple[desired.NamePattern, ...] = ()  # connector rules (only when undeclared ones are managed)
 
     def has_connector(self, name: str) -> bool:
-        return name in self.declared.get(Kind.CONNECTOR, frozenset()) or any(p.matches(name) for p in self.connectors)
+        plain = name.rpartition("/")[2]  # a <cluster>/<name> key: a rule matches the key or the Connect name
+        return name in self.declared.get(Kind.CONNECTOR, frozenset()) or any(
+            p.matches(name) or p.matches(plain) for p in self.connectors
+        )
 
     def has_topic(self, name: str, topic: state.TopicState | None = None) -> bool:
         if name in self.declared.get(Kind.TOPIC, frozenset()):

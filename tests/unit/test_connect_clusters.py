@@ -1,0 +1,349 @@
+"""Several Kafka Connect clusters per Kafka cluster, pure: the profile's clusters, a connector placed on its cluster
+(errors at the manifest's line), keys ``<cluster>/<name>``, one read per cluster with a cluster down degrading only
+its connectors, writes sent to the connector's cluster, and snapshot sections per cluster.
+
+The Connect clusters are the shared in-memory worker (``tests.support.connect_fake``), so the real
+``RestConnectPort`` and ``MultiConnectPort`` code runs over them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reconciler import manifests
+from reconciler.apply import connector_ops, decoded
+from reconciler.base import errors
+from reconciler.connect import evidence, settings
+from reconciler.connect.http import ConnectError
+from reconciler.connect.multi import MultiConnectPort
+from reconciler.connect.port import RestConnectPort
+from reconciler.model import connect_clusters, connect_snapshot, payloads, plans, snapshotfile
+from reconciler.model import desired as d
+from reconciler.model import state as s
+from reconciler.model.kinds import Kind
+from reconciler.planner import plan
+from tests.support.connect_fake import FakeConnectWorker
+
+SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+
+
+class Reachable(FakeConnectWorker):
+    """The shared in-memory worker, which can be taken down: while ``down`` no request reaches it."""
+
+    def __init__(self, url: str, plugins: tuple[str, ...] = (SINK, SOURCE)) -> None:
+        super().__init__(plugins=plugins)
+        self.urls = (url,)
+        self.down = False
+
+    def exchange(self, method: str, path: str, body: Any = None, *, deadline: float) -> tuple[int, Any]:
+        assert deadline > time.monotonic()
+        if self.down:
+            raise ConnectError(f"{method} {path}: no Kafka Connect worker answered at {self.urls[0]}", sent=False)
+        return super().exchange(method, path, body, deadline=deadline)
+
+    def hold(self, name: str, config: dict[str, str]) -> None:
+        """A connector created on this worker directly (as another tool would)."""
+        status, _ = super().exchange("POST", "/connectors", {"name": name, "config": config}, deadline=LATER())
+        assert status == 201
+
+    def writes(self) -> list[tuple[str, str, Any]]:
+        return [(r.method, r.path, r.body) for r in self.sent if r.method != "GET"]
+
+
+def LATER() -> float:
+    return time.monotonic() + 5
+
+
+def sink(name: str, *, file: str = "/data/out.txt", cluster: str | None = None) -> d.DesiredConnector:
+    config = {"connector.class": SINK, "tasks.max": "1", "topics": "orders", "file": file}
+    return d.DesiredConnector(name=name, config=config, cluster=cluster, source=d.Source("c.yaml", 3, 1))
+
+
+def two_clusters() -> tuple[Reachable, Reachable, MultiConnectPort]:
+    sources, sinks = Reachable("http://sources:8083"), Reachable("http://sinks:8083", plugins=(SINK,))
+    port = MultiConnectPort(
+        {"sources": RestConnectPort(sources, cluster="sources"), "sinks": RestConnectPort(sinks, cluster="sinks")}
+    )
+    return sources, sinks, port
+
+
+def plan_over(wanted: d.DesiredState, connect: s.ConnectState) -> plans.Plan:
+    return plan(wanted, s.ClusterState(cluster_id="c", controller_id=1, brokers=(), connect=connect))
+
+
+# ---------------------------------------------------------------------------------------------- profile
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    return path
+
+
+CLUSTER = textwrap.dedent("""\
+    apiVersion: kafka-reconciler/v1
+    kind: Cluster
+    metadata: {name: prod}
+    spec:
+      bootstrapServers: [k:9092]
+    """)
+
+
+def test_the_single_form_is_the_cluster_named_default(tmp_path: Path) -> None:
+    loaded = manifests.load([write(tmp_path, CLUSTER + "  connect: {urls: ['http://c:8083']}\n")])
+    assert list(loaded.profiles["prod"].connect_clusters) == [connect_clusters.DEFAULT]
+    assert loaded.profiles["prod"].connect_clusters["default"].urls == ("http://c:8083",)
+
+
+def test_several_clusters_by_name(tmp_path: Path) -> None:
+    text = CLUSTER + textwrap.indent(
+        textwrap.dedent("""\
+        connect:
+          clusters:
+            sources: {urls: ['http://a:8083']}
+            sinks: {urls: ['https://b:8083'], username: u, passwordFrom: {env: SINKS_PASSWORD}}
+        """),
+        "  ",
+    )
+    found = manifests.load([write(tmp_path, text)]).profiles["prod"].connect_clusters
+    assert list(found) == ["sources", "sinks"]
+    assert found["sinks"].urls == ("https://b:8083",) and found["sinks"].username == "u"
+    assert found["sinks"].password == d.SecretRef(env="SINKS_PASSWORD")
+
+
+@pytest.mark.parametrize(
+    ("connect", "expected"),
+    [
+        ("  connect: {urls: ['http://a:8083'], clusters: {x: {urls: ['http://b:8083']}}}\n", "or clusters"),
+        ("  connect: {username: u}\n", "give urls (one Connect cluster) or clusters"),
+        ("  connect: {clusters: {'a/b': {urls: ['http://b:8083']}}}\n", "a/b"),
+    ],
+)
+def test_a_connect_section_of_neither_or_both_forms_is_an_error_at_its_line(
+    tmp_path: Path, connect: str, expected: str
+) -> None:
+    with pytest.raises(errors.ValidationFailed) as failed:
+        manifests.load([write(tmp_path, CLUSTER + connect)])
+    found = [x for x in failed.value.diagnostics if expected in x.message]
+    assert found and found[0].file is not None and found[0].file.endswith("m.yaml") and found[0].line == 6
+
+
+def test_kafka_connect_url_is_the_default_cluster() -> None:
+    found = settings.profiles_for(
+        cluster=None, profiles={}, explicit=False, environ={"KAFKA_CONNECT_URL": "http://e:1"}
+    )
+    assert list(found) == ["default"] and found["default"].urls == ("http://e:1",)
+
+
+# -------------------------------------------------------------------------------------------- placement
+CONNECTOR = """\
+    ---
+    apiVersion: kafka-reconciler/v1
+    kind: Connector
+    metadata: {{name: {name}}}
+    spec:
+      class: {cls}
+      config: {{topics: orders, file: /data/{name}.txt}}
+    {extra}"""
+
+
+def connector_text(name: str, cluster: str | None = None) -> str:
+    extra = f"  connectCluster: {cluster}\n" if cluster else ""
+    return textwrap.dedent(CONNECTOR.format(name=name, cls=SINK, extra=extra))
+
+
+def test_the_same_name_on_two_clusters_is_two_connectors(tmp_path: Path) -> None:
+    text = connector_text("mirror", "sources") + connector_text("mirror", "sinks")
+    loaded = manifests.load([write(tmp_path, text)])
+    placed = connect_clusters.place(loaded.desired, ("sources", "sinks"))
+    assert sorted(placed.connectors) == ["sinks/mirror", "sources/mirror"]
+    assert placed.connectors["sinks/mirror"].config["file"] == "/data/mirror.txt"
+
+
+def test_the_same_name_twice_on_one_cluster_is_an_error_at_the_second(tmp_path: Path) -> None:
+    text = connector_text("mirror", "sinks") + connector_text("mirror", "sinks")
+    with pytest.raises(errors.ValidationFailed) as failed:
+        manifests.load([write(tmp_path, text)])
+    assert any("declared twice" in x.message and x.line == 12 for x in failed.value.diagnostics)
+
+
+def test_an_unknown_cluster_is_an_error_at_connect_cluster_listing_the_names(tmp_path: Path) -> None:
+    loaded = manifests.load([write(tmp_path, connector_text("mirror", "sinkz"))])
+    with pytest.raises(errors.ValidationFailed) as failed:
+        connect_clusters.place(loaded.desired, ("sources", "sinks"))
+    (problem,) = failed.value.diagnostics
+    assert "'sinkz' is not in the Cluster profile (its Connect clusters: sinks, sources)" in problem.message
+    assert (problem.file, problem.line, problem.column) == (str(tmp_path / "m.yaml"), 8, 19)
+
+
+def test_no_cluster_named_with_several_is_an_error_listing_them(tmp_path: Path) -> None:
+    loaded = manifests.load([write(tmp_path, connector_text("mirror"))])
+    with pytest.raises(errors.ValidationFailed) as failed:
+        connect_clusters.place(loaded.desired, ("sources", "sinks"))
+    (problem,) = failed.value.diagnostics
+    assert "set connectCluster to one of sinks, sources" in problem.message
+    assert (problem.line, problem.column) == (2, 1)
+
+
+def test_with_one_cluster_the_key_is_the_name_whether_named_or_not(tmp_path: Path) -> None:
+    loaded = manifests.load([write(tmp_path, connector_text("a", "default") + connector_text("b"))])
+    placed = connect_clusters.place(loaded.desired, ("default",))
+    assert sorted(placed.connectors) == ["a", "b"]
+    assert connect_clusters.place(placed, ("default",)) == placed  # placing again changes nothing
+    with pytest.raises(errors.ValidationFailed):
+        connect_clusters.place(loaded.desired, ("sinks",))  # 'default' is not this profile's cluster
+
+
+# ------------------------------------------------------------------------------------------ read, plan
+def test_one_read_per_cluster_keys_each_connector_by_its_cluster() -> None:
+    sources, sinks, port = two_clusters()
+    sources.hold("mirror", {"connector.class": SOURCE, "tasks.max": "1", "file": "/a"})
+    sinks.hold("mirror", {"connector.class": SINK, "tasks.max": "1", "topics": "t", "file": "/b"})
+    before = (sources.request_count, sinks.request_count)
+    found = port.read(deadline=time.monotonic() + 5)
+    assert sorted(found.connectors) == ["sinks/mirror", "sources/mirror"]
+    assert found.connectors["sinks/mirror"].config["file"] == "/b"
+    assert found.clusters["sinks"].plugins == (SINK,) and found.clusters["sources"].plugins == (SINK, SOURCE)
+    assert (sources.request_count - before[0], sinks.request_count - before[1]) == (2, 2)
+
+
+def test_a_cluster_down_degrades_only_its_connectors() -> None:
+    sources, sinks, port = two_clusters()
+    sources.down = True
+    found = port.read(deadline=time.monotonic() + 5)
+    assert list(found.unreachable) == ["sources"] and "no Kafka Connect worker answered" in found.unreachable["sources"]
+    wanted = d.DesiredState(
+        connectors={c.name: c for c in (sink("sources/a"), sink("sinks/b"))},
+        ownership=d.Ownership(managed_kinds=frozenset({Kind.CONNECTOR}), connectors=(d.NamePattern("prefix", ""),)),
+    )
+    p = plan_over(wanted, found)
+    actions = {c.name: c.action for c in p.changes}
+    assert actions == {"sources/a": plans.Action.BLOCKED, "sinks/b": plans.Action.CREATE}
+    assert [c.address for c in p.changes if c.action is plans.Action.CREATE] == ["connector/sinks/b"]
+    assert any(w.code == "connect-cluster-unreachable" and w.severity == "warning" for w in p.warnings)
+    sinks.down = True
+    with pytest.raises(ConnectError):  # nothing read: as for one cluster
+        port.read(deadline=time.monotonic() + 5)
+
+
+def test_plugins_are_checked_per_cluster() -> None:
+    _, _, port = two_clusters()
+    found = port.read(deadline=time.monotonic() + 5)
+    source_on = d.DesiredConnector(
+        name="sinks/in", config={"connector.class": SOURCE, "tasks.max": "1", "file": "/in"}, cluster="sinks"
+    )
+    ok = d.DesiredConnector(name="sources/in", config=dict(source_on.config), cluster="sources")
+    p = plan_over(d.DesiredState(connectors={c.name: c for c in (source_on, ok)}), found)
+    errors_at = [w.address for w in p.warnings if w.code == "connector-class-unknown"]
+    assert errors_at == ["connector/sinks/in"]
+    assert {c.name: c.action for c in p.changes} == {
+        "sinks/in": plans.Action.BLOCKED,
+        "sources/in": plans.Action.CREATE,
+    }
+
+
+def test_a_write_goes_to_its_connectors_cluster_under_its_connect_name() -> None:
+    sources, sinks, port = two_clusters()
+    config = {"connector.class": SINK, "tasks.max": "1", "topics": "t", "file": "/b"}
+    port.create("sinks/mirror", config, initial_state="running", deadline=time.monotonic() + 5)
+    assert list(sinks.connectors) == ["mirror"] and sinks.connectors["mirror"].config == config
+    assert sources.connectors == {} and sources.request_count == 0
+    assert [(m, p, b["name"]) for m, p, b in sinks.writes()] == [("POST", "/connectors", "mirror")]
+    port.put_config("sinks/mirror", {**config, "file": "/c"}, deadline=time.monotonic() + 5)
+    assert sinks.writes()[-1][:2] == ("PUT", "/connectors/mirror/config")
+    assert sinks.connectors["mirror"].config["file"] == "/c"
+
+
+def test_ownership_rules_match_the_name_or_the_cluster() -> None:
+    rules = d.Ownership(connectors=(d.NamePattern("prefix", "sinks/"),))
+    assert rules.owns_connector("sinks/x") and not rules.owns_connector("sources/x")
+    assert d.Ownership(connectors=(d.NamePattern("prefix", "app-"),)).owns_connector("sinks/app-1")
+
+
+# ----------------------------------------------------------------------------------------------- snapshot
+def test_a_snapshot_holds_a_section_per_cluster_and_reads_back_the_same() -> None:
+    sources, sinks, port = two_clusters()
+    sinks.hold("mirror", {"connector.class": SINK, "tasks.max": "1", "topics": "t", "file": "/b"})
+    sources.down = True
+    found = port.read(deadline=time.monotonic() + 5)
+    section = json.loads(json.dumps(connect_snapshot.to_dict(found)))
+    assert sorted(section["clusters"]) == ["sinks"] and list(section["clusters"]["sinks"]["connectors"]) == ["mirror"]
+    assert section["unreachable"] == {"sources": found.unreachable["sources"]}
+    assert connect_snapshot.from_dict(section) == found
+    with pytest.raises(ValueError, match="at least two"):
+        connect_snapshot.from_dict({"clusters": section["clusters"]})  # one cluster's section alone is not keyed
+    sources.down = False
+    found = port.read(deadline=time.monotonic() + 5)
+    back = connect_snapshot.from_dict(json.loads(json.dumps(connect_snapshot.to_dict(found))))
+    assert back == found
+
+
+def test_a_snapshot_of_one_cluster_reads_as_before(tmp_path: Path) -> None:
+    one = s.ConnectState(
+        url="http://c:8083",
+        connectors={"a": s.ConnectorState("a", {"connector.class": SINK}, "RUNNING")},
+        plugins=(SINK,),
+    )
+    section = connect_snapshot.to_dict(one)
+    assert "clusters" not in section and list(section["connectors"]) == ["a"]
+    assert connect_snapshot.from_dict(section) == one
+    live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(), connect=one)
+    path = tmp_path / "snap.json"
+    snapshotfile.write_snapshot(live, path)
+    assert snapshotfile.read_snapshot(path).connect == one
+
+
+def test_a_plan_read_validates_nothing_on_a_cluster_down() -> None:
+    sources, sinks, port = two_clusters()
+    sources.down = True
+    wanted = d.DesiredState(connectors={c.name: c for c in (sink("sources/a"), sink("sinks/b"))})
+    found = evidence.read_for_plan(port, wanted, deadline=time.monotonic() + 5)
+    assert list(found.unreachable) == ["sources"]
+    validated = [r.body for r in sinks.sent if r.path.endswith("/config/validate")]
+    assert [body["name"] for body in validated] == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("sin ks/mirror", "not a Kafka Connect cluster name"), ("sinks/mi%rror", "answers 400"), ("a/b/c", "answers 400")],
+)
+def test_a_plan_file_key_is_checked_as_strictly_as_the_manifest(key: str, expected: str) -> None:
+    after = payloads.ConnectorPayload({"connector.class": SINK, "tasks.max": "1"}, "running", {})
+    change = plans.Change(
+        address=Kind.CONNECTOR.address(key),
+        kind=Kind.CONNECTOR,
+        name=key,
+        action=plans.Action.CREATE,
+        phase=plans.Phase.CONNECTOR,
+        after=after,
+    )
+    with pytest.raises(decoded.CannotDecode, match=expected):
+        connector_ops.write(change)
+    ok = dataclasses.replace(change, address=Kind.CONNECTOR.address("sinks/mirror"), name="sinks/mirror")
+    assert connector_ops.write(ok).name == "sinks/mirror"
+
+
+def test_the_example_places_each_connector_on_its_cluster() -> None:
+    loaded = manifests.load([Path(__file__).resolve().parents[2] / "examples" / "connect-clusters"], env={})
+    assert list(loaded.profiles["local"].connect_clusters) == ["sources", "sinks"]
+    placed = connect_clusters.place(loaded.desired, tuple(loaded.profiles["local"].connect_clusters))
+    assert sorted(placed.connectors) == ["sinks/demo-lines-out", "sources/demo-lines-in"]
+
+
+def test_validate_checks_connect_cluster_against_the_profile(tmp_path: Path) -> None:
+    from reconciler.manifests import check
+
+    profile = CLUSTER + "  connect: {clusters: {sources: {urls: ['http://a:1']}, sinks: {urls: ['http://b:1']}}}\n"
+    path = write(tmp_path, profile + connector_text("mirror", "sinkz"))
+    result = check.validate([path])
+    assert result.failed
+    [problem] = [x for x in result.diagnostics if "sinkz" in x.message]
+    assert "its Connect clusters: sinks, sources" in problem.message and problem.line == 14
+    path.write_text(profile + connector_text("mirror", "sinks"))
+    assert not check.validate([path]).failed
