@@ -101,6 +101,28 @@ def test_levels_on_this_server(port: RegistryPort, topic_prefix: str) -> None:
     assert port.compatibility(deadline=later()) == global_level
 
 
+def test_a_subject_without_a_level_reads_none_whatever_the_global_level_here(
+    port: RegistryPort, topic_prefix: str
+) -> None:
+    """Apicurio answers ``GET /config/{subject}`` for a subject with no level of its own with NONE, its own default,
+    not the global level, yet checks and registers under the global level: with the global level at BACKWARD the
+    subject reads NONE and an incompatible schema is still refused (Confluent: 40408, and the global level applies).
+    "Unset" reads as the global level only while that is NONE; a plan must not take NONE read here as "no check"."""
+    subject = f"{topic_prefix}global-value"
+    incompatible = json.dumps(ORDER_INCOMPATIBLE)
+    port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
+    port.set_compatibility("BACKWARD", deadline=later())
+    try:
+        assert port.compatibility(deadline=later()) == "BACKWARD"
+        assert port.compatibility(subject, deadline=later()) == "NONE"
+        assert not port.check(subject, incompatible, schema_type="AVRO", deadline=later()).compatible
+        with pytest.raises(RegistryError) as refused:
+            port.register(subject, incompatible, schema_type="AVRO", deadline=later())
+        assert refused.value.status == 409
+    finally:
+        port.set_compatibility("NONE", deadline=later())  # the session's registry, as the other tests expect it
+
+
 def test_mode_is_not_supported_here(port: RegistryPort) -> None:
     features = port.features(deadline=later())
     assert not features.mode  # Apicurio 2.4: /mode answers 404 "Operation not supported"
