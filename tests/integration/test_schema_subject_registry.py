@@ -306,3 +306,37 @@ def test_import_of_what_the_registry_holds_plans_nothing_and_so_does_its_snapsho
     assert [c.action for c in diff.diff(declared, live)] == [plans.Action.NOOP, plans.Action.NOOP]
     offline = snapshot.from_dict(json.loads(json.dumps(snapshot.to_dict(live))))
     assert offline is not None and diff.diff(declared, offline) == diff.diff(declared, live)
+
+
+def test_references_are_checked_in_the_plan_and_applied_referenced_first(
+    port: RegistryPort, tmp_path: Path, topic_prefix: str
+) -> None:
+    customer = {"type": "record", "name": "Customer", "namespace": "shop", "fields": [ID]}
+    invoice = {
+        "type": "record",
+        "name": "Invoice",
+        "namespace": "shop",
+        "fields": [{"name": "c", "type": "shop.Customer"}],
+    }
+    customer_name = f"{topic_prefix}customer-value"
+    plan_and_apply(port, declare(tmp_path, "customer", {"subject": customer_name}, customer))
+
+    def invoice_at(version: int) -> views.DesiredSubject:
+        refs = [{"name": "shop.Customer", "subject": customer_name, "version": version}]
+        return declare(tmp_path, "invoice", {"subject": f"{topic_prefix}invoice-value", "references": refs}, invoice)
+
+    changes, _ = plan(port, invoice_at(5))  # the customer subject is not declared here: its versions are asked
+    assert [(c.action, c.reasons) for c in changes] == [
+        (
+            plans.Action.BLOCKED,
+            (f"reference 'shop.Customer' names version 5 of subject {customer_name}, which holds versions 1",),
+        )
+    ]
+    newer = {**customer, "fields": [ID, {"name": "n", "type": "int", "default": 0}]}
+    outcomes = plan_and_apply(port, invoice_at(2), declare(tmp_path, "customer", {"subject": customer_name}, newer))
+    assert [(o.subject, o.detail) for o in outcomes] == [
+        (customer_name, "version 2"),
+        (f"{topic_prefix}invoice-value", "version 1"),
+    ]
+    held = port.latest(f"{topic_prefix}invoice-value", deadline=later())
+    assert held is not None and held.references == (Reference("shop.Customer", customer_name, 2),)

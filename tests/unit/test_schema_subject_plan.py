@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.kinds.schema_subject import diff, dryrun, impact, views
+from reconciler.kinds.schema_subject import apply, diff, dryrun, impact, views
 from reconciler.model import desired, plans
 from reconciler.model.state import TopicUsage
 from reconciler.registry import requests as rq
@@ -348,3 +348,63 @@ def test_a_referring_schema_no_subject_holds_does_not_block_a_delete() -> None:
     rules = (diff.SubjectRule(desired.NamePattern("exact", "customer-value")),)
     changes, _, _ = plan(port, rules=rules, may_delete=True)
     assert [(c.subject, c.action) for c in changes] == [("customer-value", plans.Action.DELETE)]
+
+
+INVOICE = json.dumps({"type": "record", "name": "Invoice", "fields": [{"name": "o", "type": "shop.Order"}]})
+
+
+def test_a_reference_to_a_version_the_registry_does_not_hold_is_blocked_at_the_manifest(
+    port: RestRegistryPort, fake: FakeRegistry
+) -> None:
+    port.register("other-value", V1, schema_type="AVRO", deadline=later())  # another team's: not read for the plan
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    wanted = (
+        want("invoice-value", INVOICE, references=(Reference("shop.Order", "other-value", 3),)),
+        want("box-value", INVOICE, references=(Reference("shop.Order", "orders-value", 2),)),
+    )
+    changes, _, _ = plan(port, *wanted, want())
+    assert [(c.subject, c.action, c.reasons) for c in changes] == [
+        (
+            "box-value",
+            plans.Action.BLOCKED,
+            ("reference 'shop.Order' names version 2 of subject orders-value, which holds versions up to 1",),
+        ),
+        (
+            "invoice-value",
+            plans.Action.BLOCKED,
+            ("reference 'shop.Order' names version 3 of subject other-value, which holds versions 1",),
+        ),
+        ("orders-value", plans.Action.NOOP, ()),
+    ]
+    assert changes[1].source == SOURCE
+    asked = [r.path for r in fake.requests if r.method == "GET" and r.path.startswith("/subjects/other-value")]
+    assert asked == ["/subjects/other-value/versions"]  # its versions, once; no check sent for a broken reference
+    # made without the registry, the unread subject's versions are not known: left to the registry at apply
+    live = views.read(port, ["invoice-value"], deadline=later())
+    offline, _ = dryrun.judge(diff.diff({"invoice-value": wanted[0]}, live), live, evidence=dryrun.Evidence())
+    assert [c.action for c in offline] == [plans.Action.CREATE]
+
+
+def test_a_reference_to_the_version_the_plan_registers_first_is_applied_in_order(port: RestRegistryPort) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    port.register(
+        "box-value",
+        INVOICE,
+        schema_type="AVRO",
+        references=(Reference("shop.Order", "orders-value", 1),),
+        deadline=later(),
+    )
+    box = want("box-value", INVOICE, references=(Reference("shop.Order", "orders-value", 2),))
+    changes, verdicts, live = plan(port, box, want(schema=V2_COMPATIBLE))
+    assert [(c.subject, c.action) for c in changes] == [
+        ("box-value", plans.Action.UPDATE),
+        ("orders-value", plans.Action.UPDATE),
+    ]
+    assert verdicts["box-value"].note == (
+        "it references the version of orders-value this plan registers first: checked at registration"
+    )
+    outcomes = apply.apply(changes, live, registry=port, deadline=later())
+    assert [(o.subject, o.what, o.ok, o.detail) for o in outcomes] == [
+        ("orders-value", "register", True, "version 2"),
+        ("box-value", "register", True, "version 2"),
+    ]

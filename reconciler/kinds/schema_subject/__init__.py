@@ -2,10 +2,10 @@
 
 Its pieces live here, each in a module of its own: the manifest model, the Ownership rule and the desired subject
 they build (``manifest``), the live view read from a registry (``views``), the diff (``diff``), the dry run through
-the registry's own compatibility check and the reference guard on deletes (``dryrun``), the impact of a version let
-in by a level change (``impact``), the plan payload and the attributes shown (``payload``), the text and PR-comment
-render (``render``), the ordered apply with its read-back (``apply``), the plan's scope and fingerprints
-(``scope``), the snapshot section (``snapshot``), import (``adopt``) and the fleet rows (``rows``). The kind is not
-registered yet (docs/schema-registry.md says what that takes); the stages reach a registry only through
-``reconciler.registry.port.RegistryPort``.
+the registry's own compatibility check and the reference guard on deletes (``dryrun``), the references of a new
+version (``references``), the impact of a version let in by a level change (``impact``), the plan payload and the
+attributes shown (``payload``), the text and PR-comment render (``render``), the ordered apply with its read-back
+(``apply``), the plan's scope and fingerprints (``scope``), the snapshot section (``snapshot``), import (``adopt``)
+and the fleet rows (``rows``). The kind is not registered yet (docs/schema-registry.md says what that takes); the
+stages reach a registry only through ``reconciler.registry.port.RegistryPort``.
 """

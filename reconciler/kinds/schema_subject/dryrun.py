@@ -28,7 +28,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from reconciler.kinds.schema_subject import views
+from reconciler.kinds.schema_subject import references, views
 from reconciler.kinds.schema_subject.diff import SubjectChange
 from reconciler.model import plans
 from reconciler.registry import port as registry_port
@@ -79,6 +79,7 @@ class Evidence:
 
     answers: Mapping[str, tuple[registry_port.Compatibility, ...]] = dataclasses.field(default_factory=dict)
     referrers: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    versions: Mapping[str, tuple[int, ...]] | None = None  # of the referenced subjects not read (None: not asked)
 
 
 def question(change: SubjectChange, live: views.LiveSubjects) -> Question | None:
@@ -155,12 +156,23 @@ def read_evidence(
     deadline: float,
     concurrency: int = registry_port.READ_CONCURRENCY,
 ) -> Evidence:
-    """Ask the registry each question of ``changes`` and who references each subject they delete, ``concurrency``
-    subjects at a time (the API has no bulk check); the first error stops the read."""
+    """Ask the registry the versions of the referenced subjects the plan did not read, then each question of
+    ``changes`` whose references are there, and who references each subject they delete, ``concurrency`` subjects
+    at a time (the API has no bulk check); the first error stops the read."""
     answers: dict[str, tuple[registry_port.Compatibility, ...]] = {}
     referrers: dict[str, tuple[str, ...]] = {}
+    versions: dict[str, tuple[int, ...]] = {}
+    _run(
+        [
+            functools.partial(_ask_versions, s, registry=registry, deadline=deadline, into=versions)
+            for s in references.needed(changes, live)
+        ],
+        concurrency,
+    )
     tasks: list[Callable[[], None]] = []
     for change in changes:
+        if references.problems(change, changes, live, versions=versions) or references.waits_for(change, changes, live):
+            continue  # not asked: blocked for its references, or they are registered first
         if change.action is plans.Action.DELETE:
             tasks.append(
                 functools.partial(
@@ -175,16 +187,28 @@ def read_evidence(
                     _ask_check, asked, change.register, registry=registry, deadline=deadline, into=answers
                 )
             )
-    if tasks:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(tasks)))) as pool:
-            futures = [pool.submit(task) for task in tasks]
-            try:
-                for future in futures:
-                    future.result()
-            finally:
-                for future in futures:
-                    future.cancel()
-    return Evidence(dict(sorted(answers.items())), dict(sorted(referrers.items())))
+    _run(tasks, concurrency)
+    return Evidence(dict(sorted(answers.items())), dict(sorted(referrers.items())), dict(sorted(versions.items())))
+
+
+def _run(tasks: Sequence[Callable[[], None]], concurrency: int) -> None:
+    """Run ``tasks``, ``concurrency`` at a time; the first error is raised and the tasks not started are dropped."""
+    if not tasks:
+        return
+    with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(tasks)))) as pool:
+        futures = [pool.submit(task) for task in tasks]
+        try:
+            for future in futures:
+                future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _ask_versions(
+    subject: str, *, registry: registry_port.RegistryPort, deadline: float, into: dict[str, tuple[int, ...]]
+) -> None:
+    into[subject] = registry.versions(subject, deadline=deadline)
 
 
 def _ask_referrers(
@@ -233,7 +257,15 @@ def judge(
                 change = dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,))
             out.append(change)
             continue
+        missing = references.problems(change, changes, live, versions=evidence.versions)
+        if missing:
+            out.append(dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=missing))
+            continue
+        first = references.waits_for(change, changes, live)
         verdict = judge_one(change, live, evidence=evidence)
+        if first and verdict is not None and verdict.compatible is None and not verdict.versions:
+            note = f"it references the version of {', '.join(first)} this plan registers first: checked at registration"
+            verdict = dataclasses.replace(verdict, note=note)
         if verdict is not None:
             verdicts[change.subject] = verdict
             if verdict.compatible is False:
