@@ -408,3 +408,18 @@ def test_a_reference_to_the_version_the_plan_registers_first_is_applied_in_order
         ("orders-value", "register", True, "version 2"),
         ("box-value", "register", True, "version 2"),
     ]
+
+
+def test_a_subject_the_plan_deletes_cannot_be_referenced_by_a_version_it_registers(port: RestRegistryPort) -> None:
+    port.register("legacy-value", V1, schema_type="AVRO", deadline=later())
+    rules = (diff.SubjectRule(desired.NamePattern("exact", "legacy-value")),)
+    box = want("box-value", INVOICE, references=(Reference("shop.Order", "legacy-value", 1),))
+    changes, _, _ = plan(port, box, rules=rules, may_delete=True)
+    assert [(c.subject, c.action, c.reasons) for c in changes] == [
+        ("box-value", plans.Action.CREATE, ()),
+        (
+            "legacy-value",
+            plans.Action.BLOCKED,
+            ("subject legacy-value is referenced by the new version of box-value in this plan",),
+        ),
+    ]

@@ -245,8 +245,17 @@ def judge(
     without evidence of its referrers (a plan made without the registry) is blocked: it cannot be known safe."""
     verdicts: dict[str, Verdict] = {}
     deleted = {c.subject for c in changes if c.action is plans.Action.DELETE}
+    to_reference: dict[str, set[str]] = {}  # subject -> the subjects whose new version in this plan references it
+    for c in changes:
+        for r in () if c.register is None else c.register.references:
+            to_reference.setdefault(r.subject, set()).add(c.subject)
     out: list[SubjectChange] = []
     for change in changes:
+        if change.action is plans.Action.DELETE and to_reference.get(change.subject):
+            users = ", ".join(sorted(to_reference[change.subject]))
+            why = f"subject {change.subject} is referenced by the new version of {users} in this plan"
+            out.append(dataclasses.replace(change, action=plans.Action.BLOCKED, reasons=(why,)))
+            continue
         if change.action is plans.Action.DELETE:
             found = evidence.referrers.get(change.subject)
             if found is None:
