@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from reconciler.adopt import connectors, entities, output, values
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
+from reconciler.kinds import registry
 from reconciler.manifests import rules
 from reconciler.model import configs, state
 from reconciler.model import entities as model_entities
@@ -289,7 +290,8 @@ class _Adoption:
         for kind, field in ((Kind.GROUP_CONFIG, "groups"), (Kind.CLIENT_METRICS, "clientMetrics")):
             if self.entity_names.get(kind):
                 spec[field] = [{"name": n} for n in self.entity_names[kind]]
-        unread = {k for k in Kind if k in self.live.unavailable or self._section(k) is None}
+        live = self.live
+        unread = {k for k, d in registry.KINDS.items() if k in live.unavailable or d.live_section(live) is None}
         if unread:
             spec["managedKinds"] = Flow(k.ownership_key for k in Kind if k not in unread)
         spec["delete"] = {k.ownership_key: False for k in Kind}
@@ -300,18 +302,6 @@ class _Adoption:
         self.files.append(
             ManifestFile("ownership.yaml", [Document(Manifest.OWNERSHIP, "imported", spec, comments=comments)])
         )
-
-    def _section(self, kind: Kind) -> object:
-        return {
-            Kind.TOPIC: self.live.topics,
-            Kind.ACL: self.live.acls,
-            Kind.QUOTA: self.live.quotas,
-            Kind.SCRAM_USER: self.live.scram_users,
-            Kind.BROKER_CONFIG: self.live.broker_configs,
-            Kind.GROUP_CONFIG: self.live.group_configs,
-            Kind.CLIENT_METRICS: self.live.client_metrics,
-            Kind.CONNECTOR: self.live.connect,
-        }[kind]
 
     def _unread(self, kind: Kind, what: str) -> None:
         reason = self.live.unavailable.get(kind, "not read")
