@@ -12,13 +12,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from reconciler.apply import preflight
 from reconciler.model import connect_clusters, payloads, plans, shown, state
 
 
 def _cannot(message: str) -> Exception:
-    from reconciler.apply import decoded  # decoded imports this module: its error is looked up when raised
-
-    return decoded.CannotDecode(message)
+    return preflight.CannotDecode(message)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -18,12 +18,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from reconciler.apply import bounds, connector_ops, preflight
+from reconciler.apply.preflight import CannotDecode as CannotDecode  # raised by each decoder; its home is preflight
 from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
-
-
-class CannotDecode(ValueError):
-    """A change lacks what is needed to carry it out (its data does not describe its resource)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

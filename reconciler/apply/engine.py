@@ -31,6 +31,7 @@ from reconciler.apply import (
     reassign,
     resource_phases,
     retry,
+    revealing,
     secretref,
     stopping,
     topic_phases,
@@ -210,7 +211,7 @@ def _before_writing(
     own: str | None,
     options: ApplyOptions,
     lock_refused: errors.GrantMissing | None = None,
-) -> tuple[state.ClusterState, preflight.Revealed, dict[str, Secret]]:
+) -> tuple[state.ClusterState, revealing.Revealed, dict[str, Secret]]:
     """Every check before the first write, in order; each refuses the apply (exit 1, nothing written). The plan was
     decoded before (``decoded.decode``: its shape, findings and every value, before anything was read). Returns the
     live state read, the sensitive config values and the SCRAM passwords, each read once here. ``lock_refused``
@@ -228,11 +229,11 @@ def _before_writing(
         lockout.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
     # 5. The sensitive config values it holds redacted are declared in the manifests at hand.
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
-    revealed = preflight.reveal_redacted(ops.items, reveal=reveal)
+    revealed = revealing.reveal_redacted(ops.items, reveal=reveal)
     if options.dry_run:
         return live, revealed, {}
     # 6. Every SCRAM password it sets resolves; 7. the principal holds the rights the writes and read-back need.
-    secrets = preflight.resolve_secrets(ops.items, environ=options.environ)
+    secrets = revealing.resolve_secrets(ops.items, environ=options.environ)
     throttled = options.replication_throttle is not None
     try:
         access.check_access(

@@ -1,25 +1,21 @@
-"""Checks run before the first write: plan shape, cluster identity, staleness, secrets.
+"""Checks run before the first write: plan shape, cluster identity, staleness, unset password references.
 
 Each check raises a ``ReconcilerError`` (exit code 1) with a message that names the resources
-involved; when any of them fails, nothing has been written.
+involved; when any of them fails, nothing has been written. ``CannotDecode`` is what decoding a change raises
+(``decoded``, ``connector_ops``); the secrets the writes need are read by ``revealing``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from reconciler.apply import secretref
 from reconciler.base import errors
-from reconciler.connection.settings import Secret
 from reconciler.kinds import registry
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import scope, views
-
-if TYPE_CHECKING:  # decoded imports this module
-    from reconciler.apply import decoded
 
 MAX_LISTED = 10
 
@@ -27,6 +23,10 @@ MAX_LISTED = 10
 PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
     phase: (kind.kind, declared.actions) for phase, (kind, declared) in registry.PHASES.items()
 }
+
+
+class CannotDecode(ValueError):
+    """A change lacks what is needed to carry it out (its data does not describe its resource)."""
 
 
 class ImpossiblePlan(errors.PlanFileError):
@@ -125,48 +125,6 @@ def check_scope(p: plans.Plan, read: Callable[[frozenset[Kind], Callable[[str], 
             "the cluster changed since the plan was made, in the plan's scope (what the manifests declare or the "
             f"Ownership rules own): {'; '.join(moved)}. Nothing was written; run plan again."
         )
-
-
-# (change address, config key) -> the value the plan holds redacted, as the manifests declare it.
-Revealed = dict[tuple[str, str], Secret]
-
-
-def reveal_redacted(ops: Iterable[decoded.Operation], *, reveal: secretref.Reveal | None) -> Revealed:
-    """The sensitive config values the plan holds only redacted, read once from the manifests; refuses the plan
-    (nothing written) when the manifests are not at hand or do not declare one of them."""
-    found: Revealed = {}
-    missing = []
-    for op in ops:
-        for key in op.redacted:
-            value = None if reveal is None else reveal(op.change.kind, op.change.name, key)
-            if value is None:
-                missing.append(f"{op.change.address} ({key})")
-            else:
-                found[(op.change.address, key)] = Secret(value)
-    if missing:
-        raise errors.PlanFileError(
-            "the plan sets sensitive config values it holds only redacted: "
-            f"{name_list(missing)}; apply with the manifests (PATHS) so the values can be read. Nothing was written."
-        )
-    return found
-
-
-def resolve_secrets(ops: Iterable[decoded.Operation], *, environ: Mapping[str, str] | None) -> dict[str, Secret]:
-    """Every SCRAM password the plan will set (user -> password), resolved now so that a missing one
-    stops the apply before any write."""
-    out: dict[str, Secret] = {}
-    for op in ops:
-        c = op.change
-        if c.phase is not plans.Phase.SCRAM or c.action is plans.Action.DELETE:
-            continue
-        wanted = op.scram
-        if wanted is None:
-            raise ImpossiblePlan(op.problem or f"{c.address}: the plan names no credential to set")
-        ref = secretref.ref_from_data(wanted.password)
-        if ref is None:
-            raise secretref.SecretUnavailable(f"SCRAM user {wanted.user!r}: the plan names no password reference")
-        out[wanted.user] = Secret(secretref.resolve(ref, user=wanted.user, environ=environ))
-    return out
 
 
 def unset_secrets(changes: Iterable[plans.Change], *, environ: Mapping[str, str] | None = None) -> list[str]:
