@@ -37,6 +37,7 @@ from reconciler.apply.apply_report import ApplyReport
 from reconciler.base import errors, fileio, interrupt
 from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectError
+from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import RestConnectPort
 from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
 from reconciler.fleet.apply_results import (
@@ -147,6 +148,8 @@ def _runnable(
             done(ClusterApply(item.spec.name, NOT_APPLIED, item.problem, 1))
             continue
         loaded_set = desired_sets[sources.desired_key(item.spec)]
+        if loaded_set.desired is not None:  # with its connectors on its profile's Connect clusters, as planned
+            loaded_set = sources.placed_set(item.spec, loaded_set, dict(desired_sets))
         if loaded_set.desired is None:
             done(ClusterApply(item.spec.name, REFUSED, f"manifests: {loaded_set.error}", 1))
             continue
@@ -196,20 +199,33 @@ def _refusal(exc: errors.ReconcilerError) -> str:
 
 def connect_port(
     cluster: spec.ClusterSpec, loaded: manifests.LoadResult | None, p: plans.Plan
-) -> RestConnectPort | None:
-    """The Kafka Connect cluster a plan that changes connectors is applied through: the one the cluster's Cluster
-    profile names, as ``fleet plan`` read it (``None`` when the plan changes no connector). ``ConfigError`` (the
-    cluster is refused, nothing written) when the profile names none."""
-    if not registry.writes_through(p.actionable, "connect"):
+) -> RestConnectPort | MultiConnectPort | None:
+    """The Kafka Connect clusters a plan that changes connectors is applied through: those the cluster's Cluster
+    profile names, as ``fleet plan`` read them (with several, only those its connector keys name; ``None`` when the
+    plan changes no connector). ``ConfigError`` (the cluster is refused, nothing written) when the profile names
+    none."""
+    written = {c.name.partition("/")[0] for c in p.actionable if registry.writes_through([c], "connect")}
+    if not written:
         return None
     chosen = None if loaded is None or cluster.profile is None else loaded.profiles.get(cluster.profile)
-    if chosen is None or len(chosen.connect_clusters) != 1:
+    if chosen is None or not chosen.connect_clusters:
         raise errors.ConfigError(
             f"cluster {cluster.name}: the plan changes connectors, but its Cluster profile "
-            f"({cluster.profile or 'none'}) names no Kafka Connect cluster (connect:), or several (fleet applies "
-            "the connectors of a profile with one), to apply them through"
+            f"({cluster.profile or 'none'}) names no Kafka Connect cluster (connect:) to apply them through"
         )
-    return connect_settings.port_for(next(iter(chosen.connect_clusters.values())))
+    found = dict(chosen.connect_clusters)
+    if len(found) == 1:
+        return connect_settings.port_for(next(iter(found.values())))
+    found = {name: c for name, c in found.items() if name in written}
+    if not found:
+        raise errors.ConfigError(
+            f"cluster {cluster.name}: the plan's connectors name no Kafka Connect cluster of Cluster profile "
+            f"{cluster.profile} ({', '.join(chosen.connect_clusters)})"
+        )
+    if len(found) == 1:  # still keyed <cluster>/<name>, as the plan's connectors are
+        name, profile = next(iter(found.items()))
+        return connect_settings.port_for(profile, cluster=name)
+    return connect_settings.ports_for(found)
 
 
 def _apply_one(
@@ -235,7 +251,7 @@ def _apply_one(
         timeout_s = left if timeout_s is None else min(timeout_s, left)
     if not operations.has_work(p):
         return ClusterApply(name, NO_CHANGES)
-    connect: RestConnectPort | None = None
+    connect: RestConnectPort | MultiConnectPort | None = None
     try:
         connect = connect_port(item.spec, loaded, p)
         adapter, ops = operations.prepare_apply(
@@ -257,7 +273,7 @@ def _apply_one(
         return ClusterApply(name, FAILED, f"{type(exc).__name__}: {exc}", 1, seconds=time.monotonic() - started)
     finally:
         if connect is not None:
-            connect.client.close()
+            connect.close()
     path = out_dir / name / APPLY_REPORT
     fileio.write_file(path, report.to_json())  # a report: nothing secret in it, so the umask decides
     return _applied(name, report, path=path, dry_run=dry_run, seconds=time.monotonic() - started)

@@ -97,6 +97,16 @@ def meta(connect: state.ConnectState | None) -> dict[str, Any] | None:
         doc["current_offsets"] = {n: [list(p) for p in found] for n, found in sorted(connect.current_offsets.items())}
     if connect.kept_offsets:
         doc["kept_offsets"] = {name: list(found) for name, found in sorted(connect.kept_offsets.items())}
+    if connect.clusters:  # several Connect clusters: each one's address and plugins, and those not read
+        doc["clusters"] = {
+            name: {
+                "url": c.url,
+                "plugins": None if c.plugins is None else list(c.plugins),
+                "plugin_versions": {k: list(v) for k, v in c.plugin_versions.items()},
+            }
+            for name, c in sorted(connect.clusters.items())
+        }
+        doc["unreachable"] = dict(sorted(connect.unreachable.items()))
     return doc
 
 
@@ -142,4 +152,13 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
         current_offsets={
             n: tuple((str(p), str(o)) for p, o in found) for n, found in doc.get("current_offsets", {}).items()
         },
+        clusters={
+            str(name): state.ConnectCluster(
+                url=str(c["url"]),
+                plugins=None if c.get("plugins") is None else tuple(c["plugins"]),
+                plugin_versions={k: tuple(v) for k, v in c.get("plugin_versions", {}).items()},
+            )
+            for name, c in doc.get("clusters", {}).items()
+        },
+        unreachable={str(k): str(v) for k, v in doc.get("unreachable", {}).items()},
     )

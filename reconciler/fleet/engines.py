@@ -44,7 +44,7 @@ def load(
     tasks: list[sources.ClusterTask] = []
     failed: list[planning.ClusterOutcome] = []
     for cluster in fleet.clusters:
-        loaded = desired_sets[sources.desired_key(cluster)]
+        loaded = sources.placed_set(cluster, desired_sets[sources.desired_key(cluster)], desired_sets)
         if loaded.desired is None:
             failed.append(
                 planning.ClusterOutcome(cluster=cluster.name, status=planning.STATUS_FAILED, reason=loaded.error)

@@ -27,7 +27,7 @@ from reconciler.connect import settings as connect_settings
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
-from reconciler.model import desired, snapshotfile, state
+from reconciler.model import connect_clusters, desired, snapshotfile, state
 from reconciler.model.kinds import Kind
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
@@ -83,6 +83,29 @@ def load_desired(
     return out
 
 
+def placed_set(cluster: spec.ClusterSpec, loaded: DesiredSet, sets: dict[str, DesiredSet]) -> DesiredSet:
+    """``loaded`` with its connectors on the Kafka Connect clusters of ``cluster``'s Cluster profile (keyed
+    ``<cluster>/<name>`` when it names several; ``connect_clusters.place``), kept in ``sets`` under a key of its own
+    so clusters whose profiles name the same Connect clusters share it; a placement error (an unknown or missing
+    ``connectCluster``) is that set's error. ``loaded`` itself when nothing is to place. Without ``profile``, a
+    cluster not reached by ``bootstrap`` or ``commandConfig`` (a snapshot included) takes the manifests' only
+    Cluster profile, as ``plan`` does."""
+    chosen = loaded.profiles.get(cluster.profile) if cluster.profile else None
+    if chosen is None and not cluster.profile and not cluster.bootstrap and cluster.command_config is None:
+        chosen = next(iter(loaded.profiles.values())) if len(loaded.profiles) == 1 else None
+    names = tuple(chosen.connect_clusters) if chosen is not None else ()
+    if loaded.desired is None or not loaded.desired.connectors or not names:
+        return loaded
+    key = f"{loaded.key}|connect={','.join(names)}"
+    if key not in sets:
+        try:
+            sets[key] = DesiredSet(key, connect_clusters.place(loaded.desired, names), loaded.profiles)
+        except errors.ValidationFailed as exc:
+            first = exc.diagnostics[0].format()
+            sets[key] = DesiredSet(key, None, {}, f"{len(exc.diagnostics)} error(s) in the manifests; first: {first}")
+    return sets[key]
+
+
 def make_task(cluster: spec.ClusterSpec, desired_set: DesiredSet) -> ClusterTask:
     return ClusterTask(
         name=cluster.name,
@@ -120,24 +143,18 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
 def read_connect(
     task: ClusterTask, wanted: desired.DesiredState, live: state.ClusterState, *, request_bound_s: float
 ) -> state.ClusterState:
-    """``live`` with the connectors of the Connect cluster the task's Cluster profile names (``connect:``), read as
-    ``plan`` reads them, when the manifests declare or own connectors; else ``live`` as it is (the plan then says
-    the Connect cluster was not read). ``KAFKA_CONNECT_URL`` is not used: one variable cannot name the Connect
-    cluster of every cluster of a fleet. No request waits longer than ``request_bound_s`` (the cluster's request
-    timeout) nor past the run's deadline (at least 1 s, as the Kafka reads). A Connect cluster that cannot be read
-    raises ``ConnectError`` naming it."""
+    """``live`` with the connectors of the Connect clusters the task's Cluster profile names (``connect:``), read as
+    ``plan`` reads them (several at once; one that cannot be read degrades only its connectors), when the manifests
+    declare or own connectors; else ``live`` as it is (the plan then says the Connect cluster was not read).
+    ``KAFKA_CONNECT_URL`` is not used: one variable cannot name the Connect cluster of every cluster of a fleet. No
+    request waits longer than ``request_bound_s`` (the cluster's request timeout) nor past the run's deadline (at
+    least 1 s, as the Kafka reads). Connect that cannot be read (each of its clusters) raises ``ConnectError``
+    naming it."""
     chosen = task.profiles.get(task.profile) if task.profile else None
     if chosen is None or not chosen.connect_clusters or Kind.CONNECTOR not in wanted.needs():
         return live
-    if len(chosen.connect_clusters) > 1:
-        raise connect_http.ConnectError(
-            f"Cluster profile {task.profile} names several Kafka Connect clusters "
-            f"({', '.join(chosen.connect_clusters)}); fleet plans the connectors of a profile with one only "
-            "(plan and apply handle several)",
-            status=400,
-        )
-    profile = next(iter(chosen.connect_clusters.values()))
-    port = connect_settings.port_for(profile, request_timeout_s=request_bound_s)
+    port = connect_settings.ports_for(chosen.connect_clusters, request_timeout_s=request_bound_s)
+    assert port is not None  # the profile names at least one
     bound = connect_http.DEFAULT_REQUEST_TIMEOUT_S * 4
     if task.deadline_at is not None:
         bound = max(MIN_REQUEST_TIMEOUT_MS / 1000, task.deadline_at - time.time())
@@ -149,7 +166,7 @@ def read_connect(
         what = f"the Kafka Connect cluster of Cluster profile {task.profile}"
         raise connect_http.ConnectError(f"{what} could not be read: {exc}", status=exc.status) from None
     finally:
-        port.client.close()
+        port.close()
 
 
 def within_deadline(task: ClusterTask, deadline_at: float | None) -> ClusterTask | None:

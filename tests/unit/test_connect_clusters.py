@@ -347,3 +347,67 @@ def test_validate_checks_connect_cluster_against_the_profile(tmp_path: Path) -> 
     assert "its Connect clusters: sinks, sources" in problem.message and problem.line == 14
     path.write_text(profile + connector_text("mirror", "sinks"))
     assert not check.validate([path]).failed
+
+
+# ------------------------------------------------------------------------------------------------- fleet
+def test_fleet_plans_several_connect_clusters_as_plan_does_from_the_same_snapshot(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from reconciler.cli import app
+    from reconciler.fleet import engines, load_fleet, run_fleet_plan, sources
+
+    manifests_dir = tmp_path / "manifests"
+    manifests_dir.mkdir()
+    profile = CLUSTER + "  connect: {clusters: {sources: {urls: ['http://a:1']}, sinks: {urls: ['http://b:1']}}}\n"
+    body = connector_text("mirror", "sinks") + connector_text("mirror", "sources") + connector_text("new", "sinks")
+    (manifests_dir / "m.yaml").write_text(profile + body)
+    sources_worker, sinks_worker, port = two_clusters()
+    sinks_worker.hold("mirror", {"connector.class": SINK, "tasks.max": "1", "topics": "old", "file": "/x"})
+    sources_worker.down = True  # read as a plan reads it: the sources cluster unreachable
+    connect = port.read(deadline=time.monotonic() + 5)
+    live = s.ClusterState("c-eu", 1, (s.Broker(1, "b1", 9092),), topics={}, connect=connect)
+    snapshotfile.write_snapshot(live, tmp_path / "eu.json")
+    sources.write_parquet_snapshot(live, tmp_path / "us.parquet")
+    (tmp_path / "fleet.yaml").write_text(
+        "defaults:\n  manifests: manifests\nclusters:\n"
+        "  - name: eu-1\n    snapshot: eu.json\n"
+        "  - name: us-1\n    snapshot: us.parquet\n"
+    )
+    single = tmp_path / "single.json"
+    result = CliRunner().invoke(
+        app, ["plan", str(manifests_dir), "--live-state", str(tmp_path / "eu.json"), "--out", str(single)]
+    )
+    assert result.exit_code == 0, result.output
+    expected = plans.Plan.load(single)
+    assert {c.address: c.action.value for c in expected.changes} == {
+        "connector/sinks/mirror": "update",
+        "connector/sinks/new": "create",
+        "connector/sources/mirror": "blocked",
+    }
+    run_fleet_plan(load_fleet(tmp_path / "fleet.yaml", env={}), out_dir=tmp_path / "out", env={})
+    for cluster in ("eu-1", "us-1"):
+        fleet_plan = plans.Plan.load(tmp_path / "out" / cluster / "plan.json")
+        assert [c.to_dict() for c in fleet_plan.changes] == [c.to_dict() for c in expected.changes], cluster
+        assert [w.code for w in fleet_plan.warnings] == [w.code for w in expected.warnings]
+
+    # a connector naming no Connect cluster where the profile has several: that cluster fails at load, as plan does
+    (manifests_dir / "m.yaml").write_text(profile + body + connector_text("lost"))
+    _, tasks, failed = engines.load(load_fleet(tmp_path / "fleet.yaml", env={}), env={}, progress=None)
+    assert not tasks and sorted(f.cluster for f in failed) == ["eu-1", "us-1"]
+    assert all("connector 'lost' does not name its Kafka Connect cluster" in (f.reason or "") for f in failed)
+
+
+def test_fleet_apply_opens_the_connect_clusters_its_changes_write(tmp_path: Path) -> None:
+    from reconciler.fleet import applying, spec
+
+    profile = CLUSTER + "  connect: {clusters: {sources: {urls: ['http://a:1']}, sinks: {urls: ['http://b:1']}}}\n"
+    loaded = manifests.load([write(tmp_path, profile)])
+    _, _, port = two_clusters()
+    wanted = d.DesiredState(connectors={c.name: c for c in (sink("sinks/b", cluster="sinks"),)})
+    p = plan_over(wanted, port.read(deadline=time.monotonic() + 5))
+    cluster = spec.ClusterSpec(name="eu", manifests=(tmp_path,), profile="prod")
+    one = applying.connect_port(cluster, loaded, p)
+    assert isinstance(one, RestConnectPort) and one.cluster == "sinks" and one.url == "http://b:1"
+    wanted = d.DesiredState(connectors={c.name: c for c in (sink("sinks/b"), sink("sources/a"))})
+    both = applying.connect_port(cluster, loaded, plan_over(wanted, port.read(deadline=time.monotonic() + 5)))
+    assert isinstance(both, MultiConnectPort) and sorted(both.ports) == ["sinks", "sources"]
