@@ -18,6 +18,11 @@ one after the other. Then, each figure printed as soon as it is known, nothing a
    the registry's own check (``POST /compatibility/subjects/{s}/versions/latest``): ``check cN`` (``RestRegistryPort
    .check`` from N threads sharing one port) against the same POSTs sent sequentially with urllib.
 
+3. **The SchemaSubject kind's plan stages** (``views.read``, ``diff.diff``, ``dryrun.dry_run``: what a plan of the
+   kind sends) over ``--subjects`` declared subjects without change and over ``--checks`` declared subjects with a
+   compatible new version, against the plain script of the same plan (the two GETs of each subject, then a check
+   of each changed one, sequentially), and the requests of the stages when no subject is declared or owned.
+
 ``--rtt-ms R`` measures both through ``LatencyRelay`` on 127.0.0.1, which delays every byte R/2 ms each way and a
 new connection R ms: a registry across a network (the script pays the round trip to connect on every request, the
 port once per thread).
@@ -50,6 +55,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from reconciler.kinds.schema_subject import diff, dryrun, views
+from reconciler.registry import canonical
 from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RestRegistryPort
 from tests.support.http_relay import POLL_S, Relay
@@ -115,12 +122,18 @@ def quoted(name: str) -> str:
     return urllib.parse.quote(name, safe="")
 
 
-def set_up(url: str, count: int) -> None:
-    """Register the subjects one after the other: Apicurio 2.4's in-memory storage (H2) times out locking its tables
-    under concurrent first registrations on a loaded machine (500, then 409 on a retry)."""
+def set_up(url: str, count: int, *, checks: int) -> None:
+    """Set the global level to BACKWARD (Confluent's default; Apicurio's is NONE, under which a check asks nothing
+    of the server) and register the subjects one after the other: Apicurio 2.4's in-memory storage (H2) times out
+    locking its tables under concurrent first registrations on a loaded machine (500, then 409 on a retry). The
+    first ``checks`` subjects get BACKWARD as their own level too: Apicurio reads a subject without one as NONE
+    (docs/schema-registry.md), and the kind checks nothing under NONE."""
+    call(url, "PUT", "/config", {"compatibility": "BACKWARD"})
     body = {"schema": json.dumps(V1), "schemaType": "AVRO"}
     for i in range(count):
         call(url, "POST", f"/subjects/{quoted(subject(i))}/versions", body)
+    for i in range(checks):  # Apicurio reads a subject without a level of its own as NONE: the kind would not check
+        call(url, "PUT", f"/config/{quoted(subject(i))}", {"compatibility": "BACKWARD"})
 
 
 def script_read(url: str, names: list[str]) -> int:
@@ -167,6 +180,43 @@ def port_checks(url: str, names: list[str], concurrency: int) -> int:
         return port.request_count
     finally:
         transport.close()
+
+
+def declared(count: int, schema: dict[str, Any]) -> dict[str, views.DesiredSubject]:
+    return {subject(i): views.DesiredSubject(subject(i), json.dumps(schema)) for i in range(count)}
+
+
+def kind_plan(url: str, wanted: dict[str, views.DesiredSubject]) -> int:
+    """The SchemaSubject kind's plan stages: its live read (features, global level, two requests a subject), its
+    diff and its dry run (the registry's check of each new version, ``READ_CONCURRENCY`` at a time)."""
+    transport = HttpTransport([url])
+    try:
+        port = RestRegistryPort(transport)
+        deadline = time.monotonic() + DEADLINE_S
+        live = views.read(port, wanted, deadline=deadline)
+        changes, verdicts = dryrun.dry_run(diff.diff(wanted, live), live, registry=port, deadline=deadline)
+        assert not dryrun.blocked(changes) and all(v.compatible for v in verdicts.values())
+        return port.request_count
+    finally:
+        transport.close()
+
+
+def script_plan(url: str, wanted: dict[str, views.DesiredSubject]) -> int:
+    """The plain script of the same plan: the two GETs of each subject, then a check of each changed one."""
+    sent, changed = 0, []
+    for name, want in wanted.items():
+        latest = call(url, "GET", f"/subjects/{quoted(name)}/versions/latest")
+        call(url, "GET", f"/config/{quoted(name)}")
+        sent += 2
+        if not canonical.same_schema(want.schema, latest["schema"], "AVRO"):
+            changed.append(want)
+    for want in changed:
+        body = {"schema": want.schema, "schemaType": "AVRO"}
+        assert call(url, "POST", f"/compatibility/subjects/{quoted(want.subject)}/versions/latest", body)[
+            "is_compatible"
+        ]
+        sent += 1
+    return sent
 
 
 def measure(title: str, contenders: dict[str, Callable[[], int]], runs: int, base: str) -> dict[str, Any]:
@@ -228,7 +278,7 @@ def main() -> None:
     relay = None
     try:
         began = time.perf_counter()
-        set_up(url, max(args.subjects, args.checks))
+        set_up(url, max(args.subjects, args.checks), checks=args.checks)
         if args.rtt_ms > 0:
             parts = urllib.parse.urlsplit(url)
             relay = LatencyRelay((parts.hostname or "127.0.0.1", parts.port or 80), args.rtt_ms / 1000)
@@ -245,6 +295,17 @@ def main() -> None:
         for level in check_levels:
             checks[f"check c{level}"] = lambda level=level: port_checks(url, checked, level)  # type: ignore[misc]
         figures["check"] = measure(f"{len(checked)} compatibility checks", checks, args.runs, "sequential urllib")
+        same, changed = declared(args.subjects, V1), declared(args.checks, V2)
+        print(f"the kind's plan stages with no subject declared or owned: {kind_plan(url, {})} registry requests")
+        for title, wanted in (
+            (f"{len(same)} declared subjects, no change", same),
+            (f"{len(changed)} changed", changed),
+        ):
+            plans: dict[str, Callable[[], int]] = {
+                "sequential urllib": lambda wanted=wanted: script_plan(url, wanted),  # type: ignore[misc]
+                "SchemaSubject plan stages": lambda wanted=wanted: kind_plan(url, wanted),  # type: ignore[misc]
+            }
+            figures[f"plan {title}"] = measure(f"Plan, {title}", plans, args.runs, "sequential urllib")
         if args.json:
             args.json.write_text(json.dumps(figures, indent=2))
     finally:
