@@ -3,10 +3,11 @@
 ``RestRegistryPort`` sends the requests built by ``reconciler.registry.requests`` through a ``Transport`` (the
 HTTP adapter ``reconciler.registry.http.HttpTransport``, or the in-memory fake of the tests) and reads the answers
 as Confluent documents them, tolerating where Apicurio Registry answers otherwise (docs/schema-registry.md):
-``/mode`` may be unsupported (``features``), a 409's ``error_code`` may be 0, ``GET /config/{subject}`` may fall
-back to the global level. The API has no bulk read: ``read_subjects`` reads each subject's latest version and level
-with two requests, a bounded number of subjects at a time. Every call takes the command's deadline
-(``time.monotonic()`` seconds); no request is sent after it.
+``/mode`` may be unsupported (``features``), a 409's ``error_code`` may be 0, ``GET /config/{subject}`` of a
+subject without a level may answer NONE while the registry checks under the global level. The API has no bulk
+read: ``read_subjects`` reads each subject's latest version and level with two requests, a bounded number of
+subjects at a time. Every call takes the command's deadline (``time.monotonic()`` seconds); no request is sent
+after it.
 """
 
 from __future__ import annotations
@@ -225,8 +226,9 @@ class RestRegistryPort:
         return tuple(sorted((str(h["subject"]), int(h["version"])) for h in answer or ()))
 
     def compatibility(self, subject: str | None = None, *, deadline: float) -> str | None:
-        """The level set on ``subject`` (``None``: none set, Confluent's 40408), or the global level. Apicurio
-        answers the global level for a subject with none set, so there "unset" reads as the global value."""
+        """The level set on ``subject`` (``None``: none set, Confluent's 40408), or the global level. Apicurio 2.4
+        answers NONE for a subject with none set, whatever the global level, and checks it under the global level:
+        there a NONE read may mean "unset" (the same as the global level only while that is NONE)."""
         missing = (SUBJECT_NOT_FOUND, SUBJECT_LEVEL_NOT_SET) if subject is not None else ()
         answer = self._call(rq.get_config(subject), deadline=deadline, missing=missing)
         return _level(answer) if isinstance(answer, Mapping) else None
