@@ -42,7 +42,15 @@ def _dump(value: Any, *, sort_keys: bool) -> str:
 
 
 def normalize(text: str, schema_type: str) -> str:
-    """The text to compare for ``schema_type`` (AVRO, JSON or PROTOBUF; see the module docstring)."""
+    """The text to compare for ``schema_type`` (AVRO, JSON or PROTOBUF; see the module docstring). A text nested
+    too deeply for Python's JSON reader and this module's walk is a ``SchemaTextError``, not a ``RecursionError``."""
+    try:
+        return _normalize(text, schema_type)
+    except RecursionError:
+        raise SchemaTextError("nested too deeply to read (more levels than Python's recursion limit)") from None
+
+
+def _normalize(text: str, schema_type: str) -> str:
     if schema_type == "JSON":
         return _dump(_load(text), sort_keys=True)
     if schema_type == "AVRO":
@@ -58,8 +66,11 @@ def same_schema(declared: str, registered: str, schema_type: str) -> bool:
 
 
 def avro_canonical_form(text: str) -> str:
-    """Avro's Parsing Canonical Form of an Avro schema text."""
-    return _dump(_avro(_load(text), None, strip=True), sort_keys=False)
+    """Avro's Parsing Canonical Form of an Avro schema text (too deep a text: ``SchemaTextError``, as ``normalize``)."""
+    try:
+        return _dump(_avro(_load(text), None, strip=True), sort_keys=False)
+    except RecursionError:
+        raise SchemaTextError("nested too deeply to read (more levels than Python's recursion limit)") from None
 
 
 def _fullname(name: str, namespace: str | None) -> str:

@@ -105,3 +105,17 @@ def test_bad_schema_text_says_what_is_wrong(text: str, message: str) -> None:
 def test_unknown_schema_type() -> None:
     with pytest.raises(ValueError, match="XML"):
         normalize("<a/>", "XML")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,  # too deep for the JSON reader
+        '{"type": "array", "items": ' * 900 + '"int"' + "}" * 900,  # readable JSON, too deep for the Avro walk
+    ],
+)
+def test_a_text_nested_too_deeply_is_a_schema_error_not_a_crash(text: str) -> None:
+    with pytest.raises(SchemaTextError, match="nested too deeply to read"):
+        normalize(text, "AVRO")
+    with pytest.raises(SchemaTextError, match="nested too deeply to read"):
+        avro_canonical_form(text)

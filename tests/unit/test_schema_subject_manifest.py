@@ -177,3 +177,25 @@ def test_ownership_rules_name_the_subjects_they_own_and_how_they_are_deleted() -
     ):
         with pytest.raises(pydantic.ValidationError, match=message):
             manifest.SubjectRuleSpec.model_validate(bad)
+
+
+def test_a_schema_file_that_is_not_a_file_or_too_big_or_too_deep_is_an_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "dir.avsc").mkdir()
+    found, errors = built(tmp_path, {"topic": "orders", "schemaFile": "dir.avsc"})
+    assert (found, errors) == (None, [f"spec.schemaFile: schema file {tmp_path / 'dir.avsc'} is not a regular file"])
+    with (tmp_path / "huge.avsc").open("wb") as f:
+        f.truncate(manifest.MAX_SCHEMA_BYTES + 1)  # sparse: nothing written, nothing read
+    found, errors = built(tmp_path, {"topic": "orders", "schemaFile": "huge.avsc"})
+    assert (found, errors) == (
+        None,
+        [f"spec.schemaFile: schema file {tmp_path / 'huge.avsc'} is 8.0 MiB, over the 8 MiB limit"],
+    )
+    (tmp_path / "deep.avsc").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    found, errors = built(tmp_path, {"topic": "orders", "schemaFile": "deep.avsc"})
+    assert (found, errors) == (
+        None,
+        [
+            f"spec.schemaFile: the AVRO schema in {tmp_path / 'deep.avsc'} is not valid: nested too deeply to read "
+            "(more levels than Python's recursion limit)"
+        ],
+    )

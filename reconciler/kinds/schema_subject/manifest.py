@@ -5,10 +5,11 @@ serializer's naming ``strategy:`` (``TopicNameStrategy``: ``<topic>-<part>``; ``
 schema's record name; ``TopicRecordNameStrategy``: ``<topic>-<record name>``), else ``metadata.name``. The record
 name is the Avro schema's full name, a JSON Schema's ``title``, or a Protobuf file's package and first message.
 The schema is ``schemaFile:`` (a path relative to the manifest's file) or inline ``schema:`` (text, or a YAML
-mapping for Avro and JSON Schema, written as JSON). A schema file that cannot be read, or a schema text that is
-not valid for its type, is an error at the field naming it, and names the file. The model imports nothing of the
-manifest pipeline (``reconciler.manifests`` reaches kinds, never the other way round), so it carries its own
-strict configuration, the same as every manifest model's.
+mapping for Avro and JSON Schema, written as JSON). A schema file that cannot be read (missing, not a regular
+file, over ``MAX_SCHEMA_BYTES``), or a schema text that is not valid for its type (nested too deeply included), is
+an error at the field naming it, and names the file. The model imports nothing of the manifest pipeline (the
+pipeline is to reach the kinds, not the other way round), so it carries its own strict configuration, the same as
+every manifest model's.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from reconciler.registry.requests import Reference
 Level = Literal["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"]
 Mode = Literal["READWRITE", "READONLY", "IMPORT"]
 Strategy = Literal["TopicNameStrategy", "RecordNameStrategy", "TopicRecordNameStrategy"]
+MAX_SCHEMA_BYTES = 8 * 1024 * 1024  # a schema file larger than this is refused before it is read
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 PROTO_PACKAGE = re.compile(r"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.M)
 PROTO_MESSAGE = re.compile(r"^\s*message\s+([A-Za-z_]\w*)", re.M)
@@ -196,6 +198,17 @@ def _schema_text(spec: SchemaSubjectSpec, manifest_file: Path, *, error: Error) 
     if not path.is_absolute():
         path = manifest_file.parent / path
     try:
+        if path.exists() and not path.is_file():
+            error(("spec", "schemaFile"), f"schema file {path} is not a regular file")
+            return None
+        size = path.stat().st_size
+        if size > MAX_SCHEMA_BYTES:
+            limit = MAX_SCHEMA_BYTES // 1024 // 1024
+            error(
+                ("spec", "schemaFile"),
+                f"schema file {path} is {size / 1024 / 1024:.1f} MiB, over the {limit} MiB limit",
+            )
+            return None
         return path.read_text(encoding="utf-8"), str(path)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
