@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import textwrap
 import time
 import urllib.parse
@@ -82,12 +83,23 @@ def test_the_profile_reaches_the_registry_with_its_basic_auth(
     assert gate.headers == [expected, expected] and gate.refused == 0
 
 
-def test_a_wrong_password_is_refused_and_never_shown(tmp_path: Path, gate: BasicAuthGate, topic_prefix: str) -> None:
+def test_a_wrong_password_is_refused_and_never_shown(
+    tmp_path: Path,
+    gate: BasicAuthGate,
+    topic_prefix: str,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     wrong = "not-the-Registry-pw"
     (tmp_path / "registry-password").write_text(wrong, encoding="utf-8")
+    caplog.set_level(logging.DEBUG)
     port = registry_settings.open_registry(profile(tmp_path, gate.url + API_PATH))
     with pytest.raises(RegistryError) as refused:
         port.register(f"{topic_prefix}orders-value", json.dumps(ORDER), schema_type="AVRO", deadline=later())
+    printed = capfd.readouterr()
+    token = base64.b64encode(f"svc-registry:{wrong}".encode()).decode()  # what the Authorization header carries
+    for shown in (caplog.text, printed.out, printed.err):
+        assert wrong not in shown and token not in shown
     assert refused.value.status == 401
     assert str(refused.value) == (
         f"POST /subjects/{topic_prefix}orders-value/versions: HTTP 401 (error 401): Unauthorized"
