@@ -123,6 +123,11 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
     for side in (left, right):
         for address in unread:
             side.pop(address, None)
+    # a Kafka Connect cluster one side could not read (one of several): its connectors are not known there
+    down = sorted({c for live in (before, after) if live.connect is not None for c in live.connect.unreachable})
+    for side in (left, right):
+        for address in [a for a in side for c in down if a.startswith(f"{Kind.CONNECTOR.prefix}{c}/")]:
+            del side[address]
     tree = DeepDiff(left, right, view="tree", ignore_order=False, verbose_level=2)
     found: list[Difference] = []
     for kind, levels in tree.items():
@@ -133,7 +138,11 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
             after_value = None if change == "removed" else _plain(level.t2)
             found.append(Difference(address, change, ".".join(inner), before_value, after_value))
     found.sort(key=lambda d: (d.address, d.path))
-    not_compared = (*sorted(skipped), *(f"{a} (configs not read)" for a in sorted(unread)))
+    not_compared = (
+        *sorted(skipped),
+        *(f"{a} (configs not read)" for a in sorted(unread)),
+        *(f"{Kind.CONNECTOR.prefix}{c}/* (Kafka Connect cluster {c} not read)" for c in down),
+    )
     return SnapshotDiff(tuple(found), not_compared, (before.cluster_id, after.cluster_id))
 
 

@@ -411,3 +411,21 @@ def test_fleet_apply_opens_the_connect_clusters_its_changes_write(tmp_path: Path
     wanted = d.DesiredState(connectors={c.name: c for c in (sink("sinks/b"), sink("sources/a"))})
     both = applying.connect_port(cluster, loaded, plan_over(wanted, port.read(deadline=time.monotonic() + 5)))
     assert isinstance(both, MultiConnectPort) and sorted(both.ports) == ["sinks", "sources"]
+
+
+def test_diff_of_two_snapshots_names_the_cluster_and_leaves_out_one_not_read() -> None:
+    from reconciler.model import snapshot_diff
+
+    sources, sinks, port = two_clusters()
+    sinks.hold("mirror", {"connector.class": SINK, "tasks.max": "1", "topics": "t", "file": "/b"})
+    sources.hold("mirror", {"connector.class": SOURCE, "tasks.max": "1", "file": "/a"})
+    before = s.ClusterState("c", 1, (), connect=port.read(deadline=time.monotonic() + 5))
+    port.put_config("sinks/mirror", {"connector.class": SINK, "tasks.max": "1", "topics": "t", "file": "/c"},
+                    deadline=time.monotonic() + 5)  # fmt: skip
+    sources.down = True
+    after = s.ClusterState("c", 1, (), connect=port.read(deadline=time.monotonic() + 5))
+    found = snapshot_diff.compare(before, after)
+    assert [(d.address, d.path, d.before, d.after) for d in found.differences] == [
+        ("connector/sinks/mirror", "config.file", "/b", "/c")
+    ]
+    assert "connector/sources/* (Kafka Connect cluster sources not read)" in found.not_compared
