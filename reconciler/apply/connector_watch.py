@@ -24,7 +24,7 @@ from reconciler.connect.port import ConnectPort
 from reconciler.model import state
 
 READ_PARALLEL = 8  # task-config reads of one read-back round at a time
-FIRST_POLL_S, MAX_POLL_S = 0.1, 0.5  # one request a round watches every connector
+FIRST_POLL_S, MAX_POLL_S = 0.1, 0.25  # one request a round watches every connector
 TASK_STATES = {"running": "RUNNING", "paused": "PAUSED"}
 # A read-back check of one connector: (settled, problem); settled without a problem is converged.
 Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]

@@ -217,6 +217,12 @@ def test_undeclared_connectors_are_deleted_only_where_ownership_allows(
     for n in (owned, other):
         body = {"connector.class": FILE_SINK, "topics": f"{topic_prefix}x", "file": str(tmp_path / f"{n}.txt")}
         connect_worker.rest("PUT", f"/connectors/{n}/config", body)
+    # Connect leaves a connector out of GET /connectors?expand=status until its first status is written (a
+    # NotFoundException it skips): the plan below would not see a connector created a moment ago.
+    eventually(
+        lambda: {owned, other} <= set(connect_worker.rest("GET", "/connectors?expand=status")),
+        what="both connectors listed with a status",
+    )
     ownership = f"""\
 ---
 apiVersion: kafka-reconciler/v1
