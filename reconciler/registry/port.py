@@ -7,13 +7,15 @@ as Confluent documents them, tolerating where Apicurio Registry answers otherwis
 subject without a level may answer NONE while the registry checks under the global level. The API has no bulk
 read: ``read_subjects`` reads each subject's latest version and level with two requests, a bounded number of
 subjects at a time. Every call takes the command's deadline (``time.monotonic()`` seconds); no request is sent
-after it.
+after it. An answer asking to come back later (429 of a rate limit, as Confluent Cloud answers one; 502-504) is sent
+again after a back-off within the deadline; any other answer is final (a 409 is the registry's verdict).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +26,9 @@ from reconciler.registry import requests as rq
 from reconciler.registry.requests import Reference
 
 READ_CONCURRENCY = 16  # subjects read at a time (each two requests); measured: docs/benchmarks.md, Schema Registry
+
+RETRIED = frozenset({429, 502, 503, 504})  # come back later: rate limited (Confluent Cloud), a proxy, a restart
+BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0)  # pauses before each try again, the last repeated; none past the deadline
 
 SUBJECT_NOT_FOUND = 40401
 SCHEMA_NOT_FOUND = 40403
@@ -155,10 +160,19 @@ class RestRegistryPort:
 
     def _call(self, request: rq.Request, *, deadline: float, missing: Iterable[int] = ()) -> Any:
         """The answer of a 2xx; ``None`` when the registry's ``error_code`` (or the HTTP status) is one of
-        ``missing``; else raises ``RegistryError``."""
-        with self._lock:
-            self._sent += 1
-        status, answer = self.transport.exchange(request, deadline=deadline)
+        ``missing``; else raises ``RegistryError``. An answer asking to come back later (``RETRIED``: a 429 of a
+        rate limit, a 502-504 of a proxy or a restart; the request was not carried out) is sent again after a
+        back-off while the deadline leaves time for it."""
+        attempt = 0
+        while True:
+            with self._lock:
+                self._sent += 1
+            status, answer = self.transport.exchange(request, deadline=deadline)
+            pause = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
+            if status not in RETRIED or time.monotonic() + pause >= deadline:
+                break
+            time.sleep(pause)
+            attempt += 1
         if 200 <= status < 300:
             return answer
         code = rq.error_code(answer)

@@ -287,3 +287,53 @@ def test_import_mode_is_refused_where_a_schema_was_ever_registered(port: Registr
         assert (refused.value.status, refused.value.error_code) == (422, 42205)
         assert "Cannot import since found existing subjects" in str(refused.value)
     assert port.mode(deadline=later()) == "READWRITE"
+
+
+class _Busy(FakeRegistry):
+    """Answers the first ``busy`` requests 429, as a rate-limited registry (Confluent Cloud) does, then as the fake."""
+
+    def __init__(self, busy: int, status: int = 429) -> None:
+        super().__init__()
+        self.busy = busy
+        self.status = status
+        self.refused = 0
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        if self.refused < self.busy:
+            self.refused += 1
+            return self.status, {"error_code": self.status, "message": "Too Many Requests"}
+        return super().exchange(request, deadline=deadline)
+
+
+@pytest.mark.parametrize("status", [429, 502, 503, 504])
+def test_an_answer_to_come_back_later_is_sent_again_after_a_back_off(status: int) -> None:
+    fake = _Busy(2, status)
+    port = RestRegistryPort(fake)
+    assert port.register("orders-value", V1, schema_type="AVRO", deadline=later()) == 1
+    assert (fake.refused, port.request_count, [r.endpoint for r in fake.requests]) == (
+        2,
+        3,
+        ["POST /subjects/{subject}/versions"],  # carried out once
+    )
+
+
+def test_a_rate_limit_that_lasts_past_the_deadline_is_an_error_before_it() -> None:
+    fake = _Busy(1_000)
+    port = RestRegistryPort(fake)
+    deadline = time.monotonic() + 1.5  # tries at 0, 0.1, 0.35 and 0.85 s; then 1 s more would pass the deadline
+    with pytest.raises(RegistryError) as limited:
+        port.latest("orders-value", deadline=deadline)
+    assert time.monotonic() < deadline
+    assert (limited.value.status, str(limited.value)) == (
+        429,
+        "GET /subjects/orders-value/versions/latest: HTTP 429 (error 429): Too Many Requests",
+    )
+    assert 2 <= fake.refused <= 4  # fewer under heavy load, never a try once too little time is left
+
+
+def test_an_incompatible_register_is_final_not_sent_again(port: RegistryPort, fake: FakeRegistry) -> None:
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    sent = len(fake.requests)
+    with pytest.raises(RegistryError) as refused:
+        port.register("orders-value", V2_INCOMPATIBLE, schema_type="AVRO", deadline=later())
+    assert refused.value.status == 409 and len(fake.requests) == sent + 1
