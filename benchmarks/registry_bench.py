@@ -57,8 +57,8 @@ from typing import Any
 
 from reconciler.kinds.schema_subject import diff, dryrun, views
 from reconciler.registry import canonical
-from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RestRegistryPort
+from reconciler.registry_access.http import HttpTransport
 from tests.support.http_relay import POLL_S, Relay
 
 V1 = {"type": "record", "name": "Event", "namespace": "bench", "fields": [{"name": "id", "type": "long"}]}

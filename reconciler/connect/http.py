@@ -77,7 +77,7 @@ class ConnectClient:
         cluster: str = "the Connect cluster",
     ) -> None:
         """``service`` names the server in errors ("Kafka Connect could not be reached"), ``cluster`` in its
-        configuration errors: another REST API on this client (``reconciler.registry.http``) names its own."""
+        configuration errors: another REST API on this client (``reconciler.registry_access.http``) names its own."""
         if not urls:
             raise errors.ConfigError(f"{cluster} has no REST URL")
         self.urls = tuple(u.rstrip("/") for u in urls)

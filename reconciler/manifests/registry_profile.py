@@ -3,8 +3,8 @@
 ``problems`` says, with the path of each in the document, what does not fit together in a block the model already
 validated (one URL form, http(s) URLs without credentials, both halves of basic auth, a positive timeout); ``build``
 turns it into a ``RegistryProfile``, paths resolved against the manifest's directory and secrets left as
-references. ``reconciler.registry.settings`` opens a port from it (or from ``SCHEMA_REGISTRY_URL``). It lives here,
-beside ``ConnectProfile``, because packages import ``manifests``, never the other way round.
+references. ``reconciler.registry_access.settings`` opens a port from it (or from ``SCHEMA_REGISTRY_URL``). It lives
+here, beside ``ConnectProfile``, because packages import ``manifests``, never the other way round.
 """
 
 from __future__ import annotations

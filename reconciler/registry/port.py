@@ -1,8 +1,8 @@
 """``RegistryPort``: what the tool asks of a Schema Registry (Confluent's REST API), and its implementation.
 
 ``RestRegistryPort`` sends the requests built by ``reconciler.registry.requests`` through a ``Transport`` (the
-HTTP adapter ``reconciler.registry.http.HttpTransport``, or the in-memory fake of the tests) and reads the answers
-as Confluent documents them, tolerating where Apicurio Registry answers otherwise (docs/schema-registry.md):
+HTTP adapter ``reconciler.registry_access.http.HttpTransport``, or the in-memory fake of the tests) and reads the
+answers as Confluent documents them, tolerating where Apicurio Registry answers otherwise (docs/schema-registry.md):
 ``/mode`` may be unsupported (``features``), a 409's ``error_code`` may be 0, ``GET /config/{subject}`` of a
 subject without a level may answer NONE while the registry checks under the global level. The API has no bulk
 read: ``read_subjects`` reads each subject's latest version and level with two requests, a bounded number of

@@ -12,9 +12,9 @@ import pytest
 
 from reconciler.base.secret import Secret
 from reconciler.registry.canonical import same_schema
-from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry.requests import Reference
+from reconciler.registry_access.http import HttpTransport
 from tests.kafka.registry import SchemaRegistryServer
 
 ORDER_V1 = {"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]}

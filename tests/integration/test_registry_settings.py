@@ -22,8 +22,8 @@ import pytest
 
 from reconciler import manifests
 from reconciler.manifests.registry_profile import RegistryProfile
-from reconciler.registry import settings as registry_settings
 from reconciler.registry.port import RegistryError
+from reconciler.registry_access import settings as registry_settings
 from tests.kafka.registry import API_PATH, SchemaRegistryServer
 from tests.support.http_auth import BasicAuthGate
 

@@ -17,10 +17,10 @@ import pytest
 
 from reconciler.kinds.schema_subject import adopt, apply, diff, dryrun, impact, manifest, snapshot, views
 from reconciler.model import desired, plans
-from reconciler.registry import settings
-from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryPort
 from reconciler.registry.requests import Reference
+from reconciler.registry_access import settings
+from reconciler.registry_access.http import HttpTransport
 from tests.kafka.registry import SchemaRegistryServer
 
 ID = {"name": "id", "type": "long"}

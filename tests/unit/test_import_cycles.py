@@ -107,3 +107,14 @@ def test_a_function_level_import_counts(tmp_path: Path) -> None:
 
 def test_the_connection_layers_secret_variables_are_secret_by_name() -> None:
     assert all(secret.is_secret_variable(name) for name in settings.SECRET_ENV_VARS)
+
+
+def test_the_schema_registry_data_package_imports_only_base() -> None:
+    """The kinds read the registry's requests, port and canonical form; the manifest stage reads the kinds. So
+    ``reconciler.registry`` must not reach the manifests or the Connect client (``reconciler.registry_access`` does)."""
+    reached = {b: where for (a, b), where in import_edges().items() if a == "registry"}
+    assert set(reached) <= {"base"}, reached
+    # and the manifest stage may reach the kinds without a cycle
+    edges = import_edges()
+    edges[("manifests", "kinds")].append("(hypothetical)")
+    assert cycles(edges) == []

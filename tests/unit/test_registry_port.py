@@ -13,9 +13,9 @@ import pytest
 
 from reconciler.base import errors
 from reconciler.registry import requests as rq
-from reconciler.registry.http import HttpTransport
 from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry.requests import Reference
+from reconciler.registry_access.http import HttpTransport
 from tests.support.registry_fake import FakeRegistry
 
 V1 = json.dumps({"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]})

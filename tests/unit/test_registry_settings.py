@@ -13,7 +13,7 @@ from reconciler.base import errors
 from reconciler.connect import settings as connect_settings
 from reconciler.connection import layers
 from reconciler.manifests.registry_profile import RegistryProfile
-from reconciler.registry import settings as registry_settings
+from reconciler.registry_access import settings as registry_settings
 
 H = "apiVersion: kafka-reconciler/v1\n"
 SECRET_VALUE = "s3cr3t-Registry-pw"
@@ -207,7 +207,7 @@ def test_the_password_is_in_no_repr_of_settings_port_or_transport(tmp_path: Path
 def test_a_lower_request_bound_wins_over_the_profile_timeout(tmp_path: Path) -> None:
     settings = load(tmp_path, DEV).profiles["dev"].schema_registry
     assert settings is not None
-    from reconciler.registry.http import HttpTransport
+    from reconciler.registry_access.http import HttpTransport
 
     transport = registry_settings.open_registry(settings, request_timeout_s=4.0).transport
     assert isinstance(transport, HttpTransport) and transport.request_timeout_s == 4.0

@@ -118,8 +118,8 @@ def open_registry(
 ) -> RestRegistryPort:
     """A ``RestRegistryPort`` over HTTP(S) to the registry of ``settings``, its secrets resolved now
     (``request_timeout_s``: a bound below the settings' own, e.g. a fleet's per-cluster bound)."""
-    from reconciler.registry.http import HttpTransport
     from reconciler.registry.port import RestRegistryPort
+    from reconciler.registry_access.http import HttpTransport
 
     if (settings.username is None) != (settings.password is None):
         raise errors.ConfigError(
