@@ -6,7 +6,8 @@ time, because a check may send a request of its own (the task configs of a conne
 not yet been seen to run, ``connector_restart``). Rounds come ``FIRST_POLL_S`` apart, growing to ``MAX_POLL_S``
 (one request watches every connector, so rounds are cheap), until every check settles or the apply's deadline
 comes. ``declared`` is the check of a connector written as declared, ``as_sent`` that of a write whose answer was
-lost.
+lost. With several Kafka Connect clusters a round settles the connectors of those that answered; those of one that
+did not wait for it (``multi.PartialRead``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from reconciler.apply import connector_ops
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors
+from reconciler.connect import multi
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.port import ConnectPort
 from reconciler.model import state
@@ -91,16 +93,17 @@ def poll(ctx: ApplyContext, checks: Mapping[str, Check], *, what: str) -> tuple[
     pending = dict(checks)
     problems: dict[str, str] = {}
     last: dict[str, str] = {}
+    waiting: set[str] = set()
     with ThreadPoolExecutor(max_workers=READ_PARALLEL, thread_name_prefix="connect-read") as pool:
         while pending:
-            found, last = _round(ctx, pool, pending, problems, last)
+            found, last, waiting = _round(ctx, pool, pending, problems, last)
             _progress(ctx, len(checks), len(checks) - len(pending), started=started, what=what)
             if not pending:
                 break
             if ctx.deadline.remaining() <= interval:
                 for name in pending:
                     problems[name] = f"not as declared when the apply's deadline came: {last.get(name)}"
-                unread = set(pending) if found is None else set()
+                unread = set(pending) if found is None else waiting & set(pending)
                 break
             ctx.pacer.sleep(interval)
             interval = min(MAX_POLL_S, interval * 1.5)
@@ -113,21 +116,28 @@ def _round(
     pending: dict[str, Check],
     problems: dict[str, str],
     last: dict[str, str],
-) -> tuple[Mapping[str, state.ConnectorState] | None, dict[str, str]]:
+) -> tuple[Mapping[str, state.ConnectorState] | None, dict[str, str], set[str]]:
     """One round: read every connector, run the pending checks on it (settled ones leave ``pending``, with their
-    problem); what was read (``None``: Connect could not be read) and why each one still pending is."""
+    problem); what was read (``None``: Connect could not be read), why each one still pending is, and those of a
+    Connect cluster of several that could not be read this round (their checks wait for it)."""
+    waiting: set[str] = set()
     try:
         found = _port(ctx).read_connectors(deadline=time.monotonic() + ctx.deadline.remaining())
+    except multi.PartialRead as exc:  # several Connect clusters, some not read: settle what the others show
+        found = exc.found
+        waiting = {name for name in pending if name.partition("/")[0] in exc.unread}
+        last.update({name: f"could not be read back: {exc}" for name in waiting})
     except errors.ReconcilerError as exc:
-        return None, {name: f"could not be read back: {exc}" for name in pending}
-    for name, (settled, why) in _verdicts(pool, pending, found):  # a check may read task configs: run together
+        return None, {name: f"could not be read back: {exc}" for name in pending}, waiting
+    checked = {name: check for name, check in pending.items() if name not in waiting}
+    for name, (settled, why) in _verdicts(pool, checked, found):  # a check may read task configs: run together
         if settled:
             del pending[name]
             if why is not None:
                 problems[name] = why
         else:
             last[name] = why or "not as declared yet"
-    return found, last
+    return found, last, waiting
 
 
 def _verdicts(

@@ -6,7 +6,8 @@ the command's deadline) and merges them: a plan over several clusters costs the 
 A cluster that cannot be reached degrades only its own connectors: ``read`` lists it in
 ``ConnectState.unreachable`` with why (the planner blocks its declared connectors and never takes its live ones
 for deleted), unless no cluster could be read, which raises as for one cluster. ``read_connectors`` (apply's reads)
-raises: a write's outcome is never guessed from a cluster that did not answer.
+raises when any cluster did not answer (a write's outcome is never guessed from a cluster that did not answer):
+``PartialRead``, holding what the others answered, when some did.
 """
 
 from __future__ import annotations
@@ -22,6 +23,17 @@ from reconciler.model import connect_clusters as clusters
 from reconciler.model import state
 
 T = TypeVar("T")
+
+
+class PartialRead(ConnectError):
+    """Some of several Connect clusters answered a read and others did not: ``found`` holds the connectors of those
+    that did, ``unread`` names the others (a caller that can use part of a read, as the read-back, catches it;
+    any other sees a ``ConnectError``)."""
+
+    def __init__(self, message: str, *, found: Mapping[str, state.ConnectorState], unread: frozenset[str]) -> None:
+        super().__init__(message)
+        self.found = dict(found)
+        self.unread = unread
 
 
 class MultiConnectPort:
@@ -100,10 +112,20 @@ class MultiConnectPort:
     ) -> dict[str, state.ConnectorState]:
         found = self._each(lambda _, p: p.read_connectors(deadline=deadline, secret_keys=secret_keys))
         out: dict[str, state.ConnectorState] = {}
+        failed = {name: got for name, got in found.items() if isinstance(got, ConnectError)}
         for got in found.values():
-            if isinstance(got, ConnectError):
-                raise got
-            out.update(got)
+            if not isinstance(got, ConnectError):
+                out.update(got)
+        if failed and len(failed) == len(found):
+            raise next(iter(failed.values()))
+        if failed:
+            names = ", ".join(sorted(failed))
+            first = next(iter(failed.values()))
+            raise PartialRead(
+                f"Kafka Connect cluster(s) {names} could not be read: {first}",
+                found=dict(sorted(out.items())),
+                unread=frozenset(failed),
+            )
         return dict(sorted(out.items()))
 
     def validate(

@@ -429,3 +429,47 @@ def test_diff_of_two_snapshots_names_the_cluster_and_leaves_out_one_not_read() -
         ("connector/sinks/mirror", "config.file", "/b", "/c")
     ]
     assert "connector/sources/* (Kafka Connect cluster sources not read)" in found.not_compared
+
+
+def test_a_cluster_down_during_the_apply_leaves_the_others_read_back() -> None:
+    from reconciler.apply import connector_ops, connector_phases, decoded, retry
+    from reconciler.apply.apply_report import Outcome
+    from reconciler.apply.batch import ApplyContext
+
+    class Clock:
+        now = 1000.0
+
+        def __call__(self) -> float:
+            return self.now
+
+        def sleep(self, seconds: float) -> None:
+            self.now += seconds
+
+    clock = Clock()
+    sources, sinks = Reachable("http://sources:8083"), Reachable("http://sinks:8083")
+    sources.clock = sinks.clock = clock
+    port = MultiConnectPort(
+        {"sources": RestConnectPort(sources, cluster="sources"), "sinks": RestConnectPort(sinks, cluster="sinks")}
+    )
+    wanted = d.DesiredState(connectors={c.name: c for c in (sink("sources/a"), sink("sinks/b"))})
+    connect = evidence.read_for_plan(port, wanted, deadline=time.monotonic() + 5)
+    live = s.ClusterState(cluster_id=None, controller_id=None, brokers=(), connect=connect)
+    ops = decoded.decode(plan(wanted, live)).of(Kind.CONNECTOR)
+    sources.down = True  # after the plan, before the writes
+    ctx = ApplyContext(
+        adapter=None,  # type: ignore[arg-type]  # the connector phases call only the Connect port
+        policy=retry.RetryPolicy(),
+        pacer=retry.Pacer(sleep=clock.sleep, rand=lambda: 0.0),
+        deadline=retry.Deadline(60.0, clock=clock),
+        events=lambda _event: None,
+        dry_run=False,
+        connect=port,
+    )
+    writes = [op for op in ops if isinstance(op.request, connector_ops.WriteConnector)]
+    items = {i.name: i for i in connector_phases.run_write(ctx, writes, live=live)}
+    assert items["sinks/b"].outcome is Outcome.APPLIED, items["sinks/b"].message
+    assert items["sources/a"].outcome is Outcome.NOT_SENT and "no Kafka Connect worker answered" in (
+        items["sources/a"].message or ""
+    )
+    assert clock.now < 1060.0  # sinks/b settled from the rounds that read sinks, not at the apply's deadline
+    assert sinks.connectors["b"].state == "RUNNING" and sources.connectors == {}
