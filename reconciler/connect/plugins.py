@@ -33,4 +33,6 @@ def missing_version(want: desired.DesiredConnector, live: state.ConnectState) ->
     have = live.plugin_versions.get(cls or "", ())
     if cls is None or not have or version in have:
         return None
-    return f"version {version} of connector class {cls} is not installed on the workers (they have: {', '.join(have)})"
+    cluster = want.name.partition("/")[0] if live.clusters else None
+    workers = "the workers" if cluster is None else f"the workers of Kafka Connect cluster {cluster}"
+    return f"version {version} of connector class {cls} is not installed on {workers} (they have: {', '.join(have)})"

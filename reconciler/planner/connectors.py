@@ -155,7 +155,12 @@ def _blockers(
         close = configs.suggest(want.class_name.rsplit(".", 1)[-1], list(simple))
         hint = None if close is None else simple[close]
         listed = ", ".join(live.plugins) or "none"
-        message = f"{at('connector.class')}connector class {want.class_name!r} is not installed on the workers"
+        workers = (
+            "the workers"
+            if not live.clusters
+            else f"the workers of Kafka Connect cluster {clusters.cluster_of(want.name)}"
+        )
+        message = f"{at('connector.class')}connector class {want.class_name!r} is not installed on {workers}"
         message += f"; did you mean {hint}?" if hint else f" (they have: {listed})"
         ctx.warn(message, code="connector-class-unknown", address=address, severity="error")
         return

@@ -240,12 +240,21 @@ def test_plugins_are_checked_per_cluster() -> None:
     )
     ok = d.DesiredConnector(name="sources/in", config=dict(source_on.config), cluster="sources")
     p = plan_over(d.DesiredState(connectors={c.name: c for c in (source_on, ok)}), found)
-    errors_at = [w.address for w in p.warnings if w.code == "connector-class-unknown"]
-    assert errors_at == ["connector/sinks/in"]
+    errors_at = [(w.address, w.message) for w in p.warnings if w.code == "connector-class-unknown"]
+    assert [a for a, _ in errors_at] == ["connector/sinks/in"]
+    assert (
+        f"connector class {SOURCE!r} is not installed on the workers of Kafka Connect cluster sinks" in errors_at[0][1]
+    )
     assert {c.name: c.action for c in p.changes} == {
         "sinks/in": plans.Action.BLOCKED,
         "sources/in": plans.Action.CREATE,
     }
+    versioned = d.DesiredConnector(name="sinks/v", config={**sink("sinks/v").config, "connector.plugin.version": "9.9"})
+    [missing] = [w.message for w in plan_over(d.DesiredState(connectors={"sinks/v": versioned}), found).warnings]
+    assert missing == (
+        f"version 9.9 of connector class {SINK} is not installed on the workers of Kafka Connect cluster sinks "
+        "(they have: 4.3.1)"
+    )
 
 
 def test_a_write_goes_to_its_connectors_cluster_under_its_connect_name() -> None:
