@@ -482,3 +482,26 @@ def test_a_cluster_down_during_the_apply_leaves_the_others_read_back() -> None:
     )
     assert clock.now < 1060.0  # sinks/b settled from the rounds that read sinks, not at the apply's deadline
     assert sinks.connectors["b"].state == "RUNNING" and sources.connectors == {}
+
+
+def test_a_cluster_the_plan_writes_to_that_does_not_answer_before_the_writes_refuses_the_apply() -> None:
+    from reconciler.apply import apply_plan
+    from tests.support.apply_runs import apply_options
+    from tests.support.recording import RecordingAdapter
+
+    sources, sinks, port = two_clusters()
+    topic = d.DesiredTopic("orders", 1, 1, {})
+    wanted = d.DesiredState(
+        topics={"orders": topic}, connectors={c.name: c for c in (sink("sources/a"), sink("sinks/b"))}
+    )
+    adapter = RecordingAdapter()
+    live = dataclasses.replace(
+        adapter.read_state(kinds=wanted.needs()),
+        connect=evidence.read_for_plan(port, wanted, deadline=time.monotonic() + 5),
+    )
+    p = plan(wanted, live)
+    assert {c.address for c in p.actionable} == {"topic/orders", "connector/sources/a", "connector/sinks/b"}
+    sources.down = True
+    with pytest.raises(ConnectError, match="Kafka Connect cluster\\(s\\) sources could not be read"):
+        apply_plan(p, adapter, options=apply_options(connect=port, desired=wanted))
+    assert adapter.topics == {} and sinks.connectors == {}  # nothing written: not the topic, not the other cluster
