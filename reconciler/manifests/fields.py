@@ -100,7 +100,8 @@ ConfigValue = Annotated[
 ]
 Configs = dict[str, ConfigValue]
 Name = Annotated[str, Field(min_length=1)]
-# A Kafka Connect cluster's name in the Cluster profile: letters, digits, '.', '_', '-' (no '/', which keys split on).
+# A Kafka Connect cluster's name in the Cluster profile: letters, digits, '.', '_', '-' (no '/', which keys split on);
+# model.connect_clusters.NAME, written out here so that validate without a Connector does not import that module.
 ConnectClusterName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
 
 # Integer fields are strict (``true`` and ``"3"`` are refused, not read as 1 and 3) and bounded by the type Kafka's

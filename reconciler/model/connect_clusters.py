@@ -4,9 +4,9 @@ the placement of each declared connector on the cluster it runs on.
 A Cluster profile names one Connect cluster (``connect: {urls: ...}`` or ``KAFKA_CONNECT_URL``: the cluster named
 ``default``) or several (``connect: {clusters: {<name>: {urls: ...}}}``). A connector is keyed by its Connect name
 alone when the profile has one Connect cluster, and by ``<cluster>/<name>`` when it has several, so plan files,
-addresses (``connector.sinks/jdbc-out``) and snapshots written for one cluster read the same as before. Connect
-cannot address a connector whose name holds ``/`` (``manifests.connectors.name_problem``) and a cluster name holds
-none, so a key splits back without ambiguity.
+addresses (``connector/sinks/jdbc-out``) and snapshots written for one cluster read the same as before. Connect
+cannot address a connector whose name holds ``/`` (``name_problem``, which the manifests and a plan file's keys are
+checked with) and a cluster name holds none (``NAME``), so a key splits back without ambiguity.
 
 A ``Connector`` names its cluster with ``connectCluster``: optional when the profile has one Connect cluster (it
 must then be that cluster's name), required when it has several. ``place`` checks that and keys each connector; an
@@ -26,7 +26,7 @@ DEFAULT = "default"  # the name of the Connect cluster of the single form and of
 FIELD = "connectCluster"  # the Connector manifest's field naming the Connect cluster it runs on
 SEPARATOR = "/"
 UNADDRESSABLE = re.compile(r"[/\\%{}\x00-\x1f\x7f-\x9f]")  # see name_problem
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")  # a Connect cluster's name (as manifests.fields checks it)
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")  # a Connect cluster's name: manifests.fields.ConnectClusterName
 
 
 def key(cluster: str | None, name: str) -> str:

@@ -505,3 +505,12 @@ def test_a_cluster_the_plan_writes_to_that_does_not_answer_before_the_writes_ref
     with pytest.raises(ConnectError, match="Kafka Connect cluster\\(s\\) sources could not be read"):
         apply_plan(p, adapter, options=apply_options(connect=port, desired=wanted))
     assert adapter.topics == {} and sinks.connectors == {}  # nothing written: not the topic, not the other cluster
+
+
+def test_the_profile_field_and_the_plan_file_check_one_cluster_name_pattern() -> None:
+    import typing
+
+    from reconciler.manifests import fields
+
+    [constraint] = [m for m in typing.get_args(fields.ConnectClusterName)[1:] if getattr(m, "metadata", None)]
+    assert [getattr(m, "pattern", None) for m in constraint.metadata] == [connect_clusters.NAME.pattern]
