@@ -11,7 +11,9 @@ congestion window):
 * the limit starts at ``START``; each window of ``limit`` answered writes measures writes answered per second;
   while a window beats the best rate so far by ``GAIN``, the limit grows by a quarter (at least one), up to
   ``CEILING``; a window that does not (the worker is busy all the time) goes back to the limit that reached the
-  best, and stays there;
+  best; held there, each window's rate becomes the one to beat (the worker's pace changes with its load), and
+  after ``PROBE_AFTER`` windows a step up is tried again (one window of small samples is noisy: a climb stopped by
+  one slow window would stay stopped);
 * a refusal that asks to come back later (409 during a rebalance, 429, 500, 502-504) halves the limit, down to
   ``FLOOR``; the refused request is sent again after a back-off (``backoff``), within the command's deadline.
 
@@ -27,6 +29,7 @@ from collections.abc import Callable, Iterator
 
 START, FLOOR, CEILING = 8, 1, 32
 GAIN = 1.05
+PROBE_AFTER = 2  # windows held at the best limit before a step up is tried again
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0)
 RETRIED = frozenset({409, 429, 500, 502, 503, 504})  # 409: a rebalance (not "already exists"); 429; 5xx
 
@@ -51,6 +54,7 @@ class WritePace:
         self._window_began: float | None = None
         self._in_window = 0
         self._best: tuple[float, int] | None = None  # (writes answered per second, the limit that reached it)
+        self._held = 0  # windows at the best limit since the last step up
         self._cond = threading.Condition()
 
     @contextlib.contextmanager
@@ -81,12 +85,20 @@ class WritePace:
             rate = self._in_window / max(now - self._window_began, 1e-6)
             self._window_began, self._in_window = now, 0
             if self._best is None or rate > self._best[0] * GAIN:
-                self._best = (rate, self.limit)
-                self.limit = min(self.ceiling, self.limit + max(1, self.limit // 4))
-                self.peak = max(self.peak, self.limit)
-            else:
-                self.limit = self._best[1]
+                self._best, self._held = (rate, self.limit), 0
+                self._step_up()
+            elif self.limit != self._best[1]:  # a step up that did not pay: back to the best limit
+                self.limit, self._held = self._best[1], 0
+            else:  # at the best limit: its rate now is the one to beat; after PROBE_AFTER windows, try a step up
+                self._best, self._held = (rate, self.limit), self._held + 1
+                if self._held >= PROBE_AFTER:
+                    self._held = 0
+                    self._step_up()
             self._cond.notify_all()
+
+    def _step_up(self) -> None:
+        self.limit = min(self.ceiling, self.limit + max(1, self.limit // 4))
+        self.peak = max(self.peak, self.limit)
 
     def refused(self, status: int) -> None:
         """The worker asked to come back later (``status`` in ``RETRIED``): halve the limit."""
