@@ -25,6 +25,7 @@ from reconciler.connect import evidence as connect_evidence
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import impact as planner_impact
+from reconciler.registry_access import evidence as registry_evidence
 from reconciler.target import PlanRequest as PlanRequest
 from reconciler.target import Target as Target
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from reconciler.connect.port import ConnectPort
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.kafka.port import AdminPort
+    from reconciler.registry.port import RegistryPort
 
 
 # ------------------------------------------------------------------------------------------ the single steps
@@ -202,6 +204,7 @@ def compute_plan(
             live = connect_evidence.with_connectors(
                 live, loaded.desired, target, deadline_s=deadline_s, request_bound_s=request_bound_s
             )
+            live = registry_evidence.with_subjects(live, loaded.desired, target, deadline_s=deadline_s)
             logging.getLogger("reconciler").info(
                 "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
             )
@@ -331,6 +334,7 @@ def apply(
     connect: ConnectPort | None = None,
     lock: apply_lock.LockRequest | None = None,
     ops: decoded.Operations | None = None,
+    registry: RegistryPort | None = None,
 ) -> ApplyReport:
     """Carry out ``p`` through ``adapter`` (then close it) holding its apply ``lock``; ``ops``: ``p``'s operations
     as ``prepare_apply`` returned them; the rest as ``ApplyOptions``'."""
@@ -345,6 +349,7 @@ def apply(
         settle_s=read_back_timeout_s,
         desired=None if loaded is None else loaded.desired,
         connect=connect,
+        registry=registry,
         lock=None if lock is None else lock.bound(adapter),
     )
     with adapter:
@@ -362,7 +367,9 @@ def read_snapshot_state(
             wanted = connect_evidence.placed_load(wanted, target)
             live = with_evidence(adapter, wanted.desired, read_live(adapter, wanted.desired))
             live = connect_evidence.with_connectors(live, wanted.desired, target)  # digests only, never a secret
+            live = registry_evidence.with_subjects(live, wanted.desired, target)
         else:
             kinds = frozenset(k for k in Kind if not adapter.missing_apis([k]))
             live = connect_evidence.with_all_connectors(adapter.read_state(kinds=kinds), target)
+            live = registry_evidence.with_all_subjects(live, target)
         return live, adapter.request_count

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reconciler.adopt import connectors, entities, output, values
+from reconciler.adopt import connectors, entities, output, subjects, values
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, Flow, FlowMap, ManifestFile, Variable
 from reconciler.kinds import registry
@@ -356,6 +356,7 @@ def build_adoption(
     job.add_broker_configs()
     job.add_entities()
     connectors.add(job.files, job.report, live)
+    subjects.add(job.files, job.report, live)
     job.add_ownership()
     job.report.intro = [
         f"Manifests written from the live state of cluster `{live.cluster_id}` ({len(live.brokers)} broker(s)).",
@@ -385,6 +386,6 @@ def adopt_cluster(
     existing = output.prepare_out_dir(out_dir, force=force)
     report.out_dir = out_dir
     report.files, report.leftovers = output.write_output(
-        out_dir, files, extra={"IMPORT.md": report.markdown()}, existing=existing
+        out_dir, files, extra={**report.texts, "IMPORT.md": report.markdown()}, existing=existing
     )
     return report

@@ -21,6 +21,7 @@ from reconciler.connection.settings import Secret
 
 if TYPE_CHECKING:
     from reconciler.connect.port import ConnectPort
+    from reconciler.registry.port import RegistryPort
 from reconciler.kafka.port import AdminPort, ItemResultLike
 from reconciler.model import plans
 
@@ -81,6 +82,7 @@ class ApplyContext:
     # (address, config key) -> a sensitive value the plan holds redacted, read once from the manifests
     revealed: Mapping[tuple[str, str], Secret] = dataclasses.field(default_factory=dict, repr=False)
     connect: ConnectPort | None = None  # the Kafka Connect cluster, when the plan changes connectors
+    registry: RegistryPort | None = None  # the Schema Registry, when the plan changes subjects
     # The last part of the deadline, in which nothing is written: kept for reading what a lost answer left in doubt.
     reserve_s: float = 0.0
 

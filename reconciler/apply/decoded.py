@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from reconciler.apply import bounds, connector_ops, preflight
+from reconciler.apply import bounds, connector_ops, preflight, subject_ops
 from reconciler.apply.preflight import CannotDecode as CannotDecode  # raised by each decoder; its home is preflight
 from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
@@ -89,7 +89,8 @@ class WriteScram:
 
 
 Request = CreateTopic | DeleteTopic | AddPartitions | AlterConfigs | Reassign | WriteAcl | WriteQuota | WriteScram
-AnyRequest = Request | connector_ops.WriteConnector | connector_ops.DeleteConnector  # connector_ops: connectors
+# connector_ops: connectors; subject_ops: Schema Registry subjects
+AnyRequest = Request | connector_ops.WriteConnector | connector_ops.DeleteConnector | subject_ops.WriteSubject
 R = TypeVar("R", CreateTopic, DeleteTopic, AddPartitions, AlterConfigs, Reassign, WriteAcl, WriteQuota, WriteScram)
 
 
@@ -318,6 +319,8 @@ DECODERS: Mapping[plans.Phase, Callable[[plans.Change], AnyRequest]] = {
     plans.Phase.ACL_DELETE: _acl,
     plans.Phase.CONNECTOR_DELETE: connector_ops.delete,
     plans.Phase.TOPIC_DELETE: _delete,
+    plans.Phase.SCHEMA_SUBJECT_DELETE: subject_ops.decode,
+    plans.Phase.SCHEMA_SUBJECT: subject_ops.decode,
     plans.Phase.TOPIC_CREATE: _create,
     plans.Phase.PARTITIONS: _partitions,
     plans.Phase.TOPIC_CONFIG: _configs,

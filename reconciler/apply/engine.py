@@ -34,6 +34,7 @@ from reconciler.apply import (
     revealing,
     secretref,
     stopping,
+    subject_phases,
     topic_phases,
 )
 from reconciler.apply import lock as apply_lock
@@ -46,6 +47,7 @@ from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
 from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState
+from reconciler.registry.port import RegistryPort
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
@@ -63,6 +65,7 @@ RUNNERS = {
     **dict.fromkeys((plans.Phase.GROUP_CONFIG, plans.Phase.CLIENT_METRICS), resource_phases.run_configs),
     plans.Phase.ACL_CREATE: resource_phases.run_acls,
     **connector_phases.RUNNERS,
+    **subject_phases.RUNNERS,
 }
 
 
@@ -95,6 +98,7 @@ class ApplyOptions:
     settle_s: float | None = None
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
     connect: ConnectPort | None = None  # the Kafka Connect cluster of a plan that changes connectors
+    registry: RegistryPort | None = None  # the Schema Registry of a plan that changes subjects
     timeout_given_s: float | None = None
     lock: apply_lock.Lock | None = None  # the cluster's apply lock, taken before the first read; None: no lock
     # Whether Ctrl-C asked the apply to send nothing new (``reconciler.base.interrupt``).
@@ -217,13 +221,13 @@ def _before_writing(
     live state read, the sensitive config values and the SCRAM passwords, each read once here. ``lock_refused``
     (the apply lock's right is missing) refuses last, or is named with the other missing rights."""
     # 1. Read the resources the plan touches (and, for ACLs, the bindings of the principals the guard weighs).
-    live = connector_phases.with_connect(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
+    live = subject_phases.with_ports(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
     # 2. The plan was made for this cluster.
     preflight.check_cluster(p, live)
     # 3. It is current: no resource it changes, and nothing in its scope, moved since it was made.
     if options.check_staleness:
         preflight.check_fresh(ops.changes, live)
-        preflight.check_scope(p, connector_phases.scope_reader(adapter, ops, options))
+        preflight.check_scope(p, subject_phases.scope_reader(adapter, ops, options, doc=p.scope))
     # 4. It does not take from the connection's principal a right it needs to keep managing.
     if not options.allow_self_lockout:
         lockout.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
@@ -284,6 +288,7 @@ def _context(
         throttle_rate=options.replication_throttle,
         revealed=revealed,
         connect=options.connect,
+        registry=options.registry,
         reserve_s=budget.reserve_s(deadline.total_s),  # the last part of the deadline, kept for reading back
     )
 

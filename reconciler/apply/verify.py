@@ -104,6 +104,12 @@ def _connector(_op: decoded.Operation, _live: state.ClusterState) -> list[str]:
     return []
 
 
+def _subject(_op: decoded.Operation, _live: state.ClusterState) -> list[str]:
+    """Subjects are read back in their own phase, until the registry answers what was written
+    (``reconciler.kinds.schema_subject.apply``): nothing left."""
+    return []
+
+
 CHECKS = {
     Kind.TOPIC: _topic,
     Kind.ACL: _acl,
@@ -113,6 +119,7 @@ CHECKS = {
     Kind.GROUP_CONFIG: _entity,
     Kind.CLIENT_METRICS: _entity,
     Kind.CONNECTOR: _connector,
+    Kind.SCHEMA_SUBJECT: _subject,
 }
 
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from reconciler.connect.port import ConnectPort
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.model import plans
+    from reconciler.registry.port import RegistryPort
 
 
 def _connect_port(target: operations.Target | None, p: plans.Plan) -> ConnectPort | None:
@@ -55,6 +56,18 @@ def _connect_port(target: operations.Target | None, p: plans.Plan) -> ConnectPor
 
     written = {c.name.partition("/")[0] for c in p.actionable if registry.writes_through([c], "connect")}
     return evidence.port_of(target, only=written) if target is not None and written else None
+
+
+def _registry_port(target: operations.Target | None, p: plans.Plan) -> RegistryPort | None:
+    """The Schema Registry of a plan that writes subjects or whose scope covers them (``None``: neither, or no
+    registry is named)."""
+    from reconciler.kinds import registry
+    from reconciler.model.kinds import Kind
+    from reconciler.registry_access import evidence
+
+    written = registry.writes_through(p.actionable, "registry")
+    covered = p.scope is not None and Kind.SCHEMA_SUBJECT.value in p.scope.get("kinds", ())  # read for the scope check
+    return evidence.port_of(target) if target is not None and (written or covered) else None
 
 
 def run_and_report(
@@ -82,6 +95,7 @@ def run_and_report(
     from reconciler import operations
 
     connect = _connect_port(target, p)
+    subjects = _registry_port(target, p)
     from reconciler.base import terminal
     from reconciler.commands import apply_display
 
@@ -100,6 +114,7 @@ def run_and_report(
             loaded=loaded,
             events=events,
             connect=connect,
+            registry=subjects,
             lock=None if dry_run else lock,
             ops=ops,
         )

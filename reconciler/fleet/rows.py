@@ -20,7 +20,8 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from reconciler.fleet import connector_rows
+from reconciler.fleet import connector_rows, ownership_rows
+from reconciler.kinds.schema_subject import rows as subject_rows
 from reconciler.model import desired, entities, impact, payloads, plans, snapshotfile, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
@@ -55,47 +56,11 @@ def _unsource(text: str | None) -> desired.Source | None:
     return desired.Source(file, line, column, origin)
 
 
-def _patterns(patterns: Iterable[desired.NamePattern]) -> list[list[str]]:
-    return [[p.kind, p.value] for p in patterns]
-
-
 # ------------------------------------------------------------------------------------ desired side
-def _ownership_doc(own: desired.Ownership) -> dict[str, Any]:
-    return {
-        "topics": _patterns(own.topics),
-        "principals": _patterns(own.principals),
-        "delete": {k.value: v for k, v in sorted(own.delete.items())},
-        "managed_kinds": sorted(k.value for k in own.managed_kinds),
-        "internal_topics": _patterns(own.internal_topics),
-        "quota_entities": _patterns(own.quota_entities),
-        "source": None if own.source is None else dataclasses.asdict(own.source),
-        **({"groups": _patterns(own.groups)} if own.groups else {}),
-        **({"client_metrics": _patterns(own.client_metrics)} if own.client_metrics else {}),
-        **({"connectors": _patterns(own.connectors)} if own.connectors else {}),
-        **({"max_deletes": own.max_deletes} if own.max_deletes is not None else {}),
-    }
-
-
-def _ownership(own_doc: Mapping[str, Any]) -> desired.Ownership:
-    return desired.Ownership(
-        topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("topics", [])),
-        principals=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("principals", [])),
-        delete={Kind.parse(k): bool(v) for k, v in own_doc.get("delete", {}).items()},
-        managed_kinds=frozenset(Kind.parse(k) for k in own_doc.get("managed_kinds", tuple(Kind))),
-        source=None if own_doc.get("source") is None else desired.Source(**own_doc["source"]),
-        internal_topics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("internal_topics", [])),
-        quota_entities=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("quota_entities", [])),
-        groups=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("groups", [])),
-        client_metrics=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("client_metrics", [])),
-        connectors=tuple(desired.NamePattern(k, v) for k, v in own_doc.get("connectors", [])),
-        max_deletes=own_doc.get("max_deletes"),
-    )
-
-
 def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
     """Every row of a desired state, ownership rules included."""
     own = wanted.ownership
-    yield (META_DESIRED, "", "ownership", _j(_ownership_doc(own)))
+    yield (META_DESIRED, "", "ownership", _j(ownership_rows.ownership_doc(own)))
     kind = Kind.TOPIC
     for name, topic in wanted.topics.items():
         yield (kind, name, "partitions", str(topic.partitions))
@@ -137,6 +102,7 @@ def desired_rows(wanted: desired.DesiredState) -> Iterator[Row]:
             yield (kind, broker, "@source", _source(entry.source))
     yield from _desired_entity_rows(wanted)
     yield from connector_rows.desired_rows(wanted)
+    yield from subject_rows.desired_rows(wanted.schema_subjects)
 
 
 def _declared(key: str, value: str) -> str:
@@ -184,8 +150,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
     """The desired state the rows were made from (``desired_rows`` inverse)."""
     grouped = _group(rows, frozenset({META_DESIRED, *Kind}))
     meta = grouped[META_DESIRED].get("", {})
-    own_doc = json.loads(_text(meta["ownership"])) if "ownership" in meta else {}
-    ownership = _ownership(own_doc)
+    ownership = ownership_rows.ownership(json.loads(_text(meta["ownership"])) if "ownership" in meta else {})
     topics = {
         name: desired.DesiredTopic(
             name=name,
@@ -239,6 +204,7 @@ def rebuild_desired(rows: Iterable[Row]) -> desired.DesiredState:
         client_metrics=found[Kind.CLIENT_METRICS],
         ownership=ownership,
         connectors=connector_rows.rebuild_desired(grouped[Kind.CONNECTOR]),
+        schema_subjects=subject_rows.rebuild_desired(grouped[Kind.SCHEMA_SUBJECT]),
     )
 
 
@@ -276,6 +242,7 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
         ("unavailable", dict(sorted(live.unavailable.items()))),
         ("sections", {s: getattr(live, s) is not None for s in LIVE_SECTIONS}),
         ("connect", connector_rows.meta(live.connect)),
+        ("schema_subjects", subject_rows.meta(live.schema_subjects)),
     )
     for attribute, value in meta:
         yield (META_LIVE, "", attribute, _j(value))
@@ -317,6 +284,7 @@ def live_rows(live: state.ClusterState) -> Iterator[Row]:
             for key, value in found.items():
                 yield (kind, name, CONFIG_PREFIX + key, value)
     yield from connector_rows.live_rows(live.connect)
+    yield from subject_rows.live_rows(live.schema_subjects)
 
 
 def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
@@ -373,6 +341,7 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
         else {str(n): state.TopicUsage.from_dict(u) for n, u in meta["topic_usage"].items()},
         impact=None if meta.get("impact") is None else impact.ImpactEvidence.from_dict(meta["impact"]),
         connect=connector_rows.rebuild_live(meta.get("connect"), grouped[Kind.CONNECTOR]),
+        schema_subjects=subject_rows.rebuild_live(meta.get("schema_subjects"), grouped[Kind.SCHEMA_SUBJECT]),
     )
 
 

@@ -29,6 +29,8 @@ from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
 from reconciler.model import connect_clusters, desired, snapshotfile, state
 from reconciler.model.kinds import Kind
+from reconciler.registry_access import evidence as registry_evidence
+from reconciler.registry_access import settings as registry_settings
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
 MIN_REQUEST_TIMEOUT_MS = 1000  # a read that starts just before the deadline still gets this long per request
@@ -137,7 +139,30 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
         deadline_s = left_ms / 1000  # connecting and every wait end by the run's deadline, not only each request
     with KafkaAdapter(settings, deadline_s=deadline_s) as adapter:
         live = operations.read_live(adapter, wanted)
-    return read_connect(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
+    live = read_connect(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
+    return read_subjects(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
+
+
+def read_subjects(
+    task: ClusterTask, wanted: desired.DesiredState, live: state.ClusterState, *, request_bound_s: float
+) -> state.ClusterState:
+    """``live`` with the Schema Registry subjects the manifests declare or own, read from the registry the task's
+    Cluster profile names (``schemaRegistry:``) as ``plan`` reads them; else ``live`` as it is (the plan then says the
+    registry was not read). ``SCHEMA_REGISTRY_URL`` is not used: one variable cannot name every cluster's registry.
+    The registry's dry run read with them does not cross the fleet's rows: a fleet plan leaves a new version's
+    compatibility undecided and blocks a subject's delete, saying so."""
+    chosen = task.profiles.get(task.profile) if task.profile else None
+    if chosen is None or chosen.schema_registry is None or Kind.SCHEMA_SUBJECT not in wanted.needs():
+        return live
+    port = registry_settings.open_registry(chosen.schema_registry, request_timeout_s=request_bound_s)
+    bound = registry_evidence.DEFAULT_DEADLINE_S
+    if task.deadline_at is not None:
+        bound = max(MIN_REQUEST_TIMEOUT_MS / 1000, task.deadline_at - time.time())
+    try:
+        found = registry_evidence.read_for_plan(port, wanted, deadline=time.monotonic() + bound)
+    finally:
+        registry_evidence.close(port)
+    return dataclasses.replace(live, schema_subjects=found)
 
 
 def read_connect(

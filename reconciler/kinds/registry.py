@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from reconciler.kinds import acl, broker_config, client_metrics, connector, group_config, quota, scram_user, topic
+from reconciler.kinds.schema_subject import declaration as schema_subject
 from reconciler.kinds.spec import KindSpec, PhaseSpec
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
@@ -20,6 +21,7 @@ _DECLARED = (
     group_config.DECLARATION,
     client_metrics.DECLARATION,
     connector.DECLARATION,
+    schema_subject.DECLARATION,
 )
 KINDS: Mapping[Kind, KindSpec] = {d.kind: d for d in sorted(_DECLARED, key=lambda d: list(Kind).index(d.kind))}
 PHASES: Mapping[plans.Phase, tuple[KindSpec, PhaseSpec]] = {p.phase: (d, p) for d in _DECLARED for p in d.phases}
@@ -36,5 +38,6 @@ def phase(p: plans.Phase) -> tuple[KindSpec, PhaseSpec]:
 
 
 def writes_through(changes: Iterable[plans.Change], port: str) -> bool:
-    """Whether any of ``changes`` is of a kind written through ``port`` (``"connect"``: a Kafka Connect cluster)."""
+    """Whether any of ``changes`` is of a kind written through ``port`` (``"connect"``: a Kafka Connect cluster;
+    ``"registry"``: a Schema Registry)."""
     return any(KINDS[c.kind].port == port for c in changes)

@@ -66,7 +66,7 @@ class KindSpec:
     live_view: Callable[[Any, str], Any]
     live_configs: LiveConfigs  # what the read-back compares a config write with
     declared_configs: DeclaredConfigs  # where apply finds a config value a plan holds only as ``plan.REDACTED``
-    port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked) or "connect" (REST)
+    port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked), "connect" or "registry" (REST)
 
     def phase(self, phase: plans.Phase) -> PhaseSpec | None:
         """This kind's declaration of ``phase``, if it writes in it."""

@@ -36,6 +36,7 @@ _ORDER = (
     Manifest.GROUP_CONFIG,
     Manifest.CLIENT_METRICS,
     Manifest.CONNECTOR,
+    Manifest.SCHEMA_SUBJECT,
     Manifest.CLUSTER,
 )
 
@@ -69,6 +70,7 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
         Manifest.GROUP_CONFIG: builder.entity_builder.add_group_config,
         Manifest.CLIENT_METRICS: builder.entity_builder.add_client_metrics,
         Manifest.CONNECTOR: builder.add_connector,
+        Manifest.SCHEMA_SUBJECT: builder.add_schema_subject,
         Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }

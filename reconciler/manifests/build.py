@@ -14,10 +14,11 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import entities, loader, models, profiles, roles, rules, topics, yamlio
+from reconciler.manifests import entities, loader, models, profiles, roles, rules, subjects, topics, yamlio
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
+from reconciler.model.schema_subjects import DesiredSubject
 
 WARNING = errors.Severity.WARNING
 _KIND_NAMES = {k.ownership_key: k for k in Kind}  # an Ownership document's managedKinds entry -> kind
@@ -46,6 +47,7 @@ class Builder:
         self.brokers: dict[str, desired.DesiredBrokerConfig] = {}
         self.profiles: dict[str, profiles.ClusterProfile] = {}
         self.connectors: dict[str, desired.DesiredConnector] = {}
+        self.schema_subjects: dict[str, DesiredSubject] = {}
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
@@ -293,6 +295,9 @@ class Builder:
                 self.add_binding(doc, binding, paths, derived.origin)
             self._grant_topics.extend((doc, path, name) for path, name in derived.topics)
 
+    def add_schema_subject(self, doc: loader.Document) -> None:
+        subjects.add(doc, self.schema_subjects, lambda path, message: self.error(doc, path, message))
+
     # --------------------------------------------------------------------- profiles, ownership
     def add_cluster(self, doc: loader.Document) -> None:
         profile = profiles.build_profile(doc, self.diags)
@@ -317,6 +322,7 @@ class Builder:
             groups=tuple(self._patterns(doc, "groups", spec.groups)),
             client_metrics=tuple(self._patterns(doc, "clientMetrics", spec.client_metrics)),
             connectors=tuple(self._patterns(doc, "connectors", spec.connectors)),
+            schema_subjects=tuple(r.rule() for r in spec.schema_subjects),
         )
 
     def _patterns(
@@ -375,6 +381,7 @@ class Builder:
             group_configs=self.entity_builder.group_configs,
             client_metrics=self.entity_builder.client_metrics,
             connectors=self.connectors,
+            schema_subjects=self.schema_subjects,
             ownership=dataclasses.replace(
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),

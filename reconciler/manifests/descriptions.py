@@ -193,12 +193,14 @@ FIELDS: dict[str, dict[str, str]] = {
         "clientMetrics": "Delete owned client-metrics subscriptions that are not declared (default false).",
         "connector": "Delete live Kafka Connect connectors matched by the connectors rules that are not declared "
         "(default false). Their offsets stay with Connect.",
+        "schemaSubject": "Delete Schema Registry subjects matched by the schemaSubjects rules that are not declared "
+        "(default false): a soft delete, unless the rule says permanent.",
     },
     "OwnershipSpec": {
         "topics": "Name rules of the live topics this repository manages.",
         "principals": "Name rules of the principals (User:x) whose ACLs, SCRAM users and quotas it manages.",
         "managedKinds": "Kinds managed at all: topic, acl, quota, scramUser, brokerConfig, groupConfig, "
-        "clientMetrics, connector (default: all).",
+        "clientMetrics, connector, schemaSubject (default: all).",
         "delete": "Per kind, whether undeclared managed resources are deleted (default: none).",
     },
 }

@@ -13,11 +13,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
+    BaseModel,
     Field,
     field_validator,
     model_validator,
 )
 
+from reconciler.kinds.schema_subject.manifest import SchemaSubjectSpec, SubjectRuleSpec
 from reconciler.manifests import rules
 from reconciler.manifests.connection_specs import ConnectClusterSpec as ConnectClusterSpec
 from reconciler.manifests.connection_specs import ConnectSpec as ConnectSpec
@@ -281,7 +283,9 @@ class NamePatternSpec(Strict):
         return self
 
 
-ManagedKind = Literal["topic", "acl", "quota", "scramUser", "brokerConfig", "groupConfig", "clientMetrics", "connector"]
+ManagedKind = Literal[
+    "topic", "acl", "quota", "scramUser", "brokerConfig", "groupConfig", "clientMetrics", "connector", "schemaSubject"
+]
 
 
 class DeletePolicySpec(Strict):
@@ -295,6 +299,7 @@ class DeletePolicySpec(Strict):
     group_config: Flag = False
     client_metrics: Flag = False
     connector: Flag = False
+    schema_subject: Flag = False
 
 
 class OwnershipSpec(Strict):
@@ -327,6 +332,11 @@ class OwnershipSpec(Strict):
         description="Kafka Connect connectors managed by name: an undeclared one is shown as drift, or deleted "
         "with delete.connector.",
     )
+    schema_subjects: list[SubjectRuleSpec] = Field(
+        default_factory=list,
+        description="Schema Registry subjects managed by name: an undeclared one is shown as drift, or deleted with "
+        "delete.schemaSubject (soft, unless the rule says permanent).",
+    )
     max_deletes: int | None = Field(
         default=None,
         strict=True,
@@ -337,7 +347,7 @@ class OwnershipSpec(Strict):
 
 
 # -------------------------------------------------------------------------------------- documents
-SPECS: dict[str, type[Strict]] = {
+SPECS: dict[str, type[BaseModel]] = {
     Manifest.TOPIC: TopicSpec,
     Manifest.TOPIC_DEFAULTS: TopicDefaultsSpec,
     Manifest.ACL: AclSpec,
@@ -351,13 +361,14 @@ SPECS: dict[str, type[Strict]] = {
     Manifest.GROUP_CONFIG: GroupConfigSpec,
     Manifest.CLIENT_METRICS: ClientMetricsSpec,
     Manifest.CONNECTOR: ConnectorSpec,
+    Manifest.SCHEMA_SUBJECT: SchemaSubjectSpec,
     Manifest.CLUSTER: ClusterSpec,
     Manifest.OWNERSHIP: OwnershipSpec,
 }
 GRANT_KINDS = kinds.GRANT_KINDS
 
 
-def _document_model(kind: str, spec: type[Strict]) -> type[Strict]:
+def _document_model(kind: str, spec: type[BaseModel]) -> type[Strict]:
     namespace: dict[str, Any] = {
         "__annotations__": {
             "api_version": Literal["kafka-reconciler/v1"],

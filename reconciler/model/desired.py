@@ -12,10 +12,14 @@ import dataclasses
 import fnmatch
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from reconciler.base.secret import SecretRef as SecretRef
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind
+
+if TYPE_CHECKING:
+    from reconciler.model.schema_subjects import DesiredSubject, SubjectRule
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -169,6 +173,7 @@ class Ownership:
     groups: tuple[NamePattern, ...] = ()  # group ids whose configs are managed (declared or not)
     client_metrics: tuple[NamePattern, ...] = ()  # client-metrics subscriptions managed by name
     connectors: tuple[NamePattern, ...] = ()  # Kafka Connect connectors managed by name
+    schema_subjects: tuple[SubjectRule, ...] = ()  # Schema Registry subjects managed by name (``schemaSubjects``)
 
     def owns_connector(self, name: str) -> bool:
         """Whether a rule matches the connector's key or its Connect name (``<cluster>/<name>`` keys: a rule may
@@ -212,6 +217,7 @@ class DesiredState:
     client_metrics: Mapping[str, DesiredEntityConfig] = dataclasses.field(default_factory=dict)
     ownership: Ownership = dataclasses.field(default_factory=Ownership)
     connectors: Mapping[str, DesiredConnector] = dataclasses.field(default_factory=dict)
+    schema_subjects: Mapping[str, DesiredSubject] = dataclasses.field(default_factory=dict)
 
     def needs(self) -> frozenset[Kind]:
         """The kinds the live read must cover: declared kinds plus kinds the ownership rules manage."""
@@ -224,6 +230,7 @@ class DesiredState:
             Kind.GROUP_CONFIG: bool(self.group_configs),
             Kind.CLIENT_METRICS: bool(self.client_metrics),
             Kind.CONNECTOR: bool(self.connectors),
+            Kind.SCHEMA_SUBJECT: bool(self.schema_subjects),
         }
         owned = {
             Kind.TOPIC: bool(self.ownership.topics),
@@ -234,6 +241,7 @@ class DesiredState:
             Kind.GROUP_CONFIG: bool(self.ownership.groups),
             Kind.CLIENT_METRICS: bool(self.ownership.client_metrics),
             Kind.CONNECTOR: bool(self.ownership.connectors),
+            Kind.SCHEMA_SUBJECT: bool(self.ownership.schema_subjects),
         }
         managed = self.ownership.managed_kinds
         return frozenset(k for k in Kind if present[k] or (owned[k] and k in managed))

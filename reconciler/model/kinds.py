@@ -28,6 +28,7 @@ class Manifest(str, enum.Enum):
     GROUP_CONFIG = "GroupConfig"
     CLIENT_METRICS = "ClientMetrics"
     CONNECTOR = "Connector"
+    SCHEMA_SUBJECT = "SchemaSubject"
     CLUSTER = "Cluster"
     OWNERSHIP = "Ownership"
 
@@ -56,6 +57,7 @@ class Kind(str, enum.Enum):
     GROUP_CONFIG = ("group_config", Manifest.GROUP_CONFIG.value, "groupConfig", "Group configs")
     CLIENT_METRICS = ("client_metrics", Manifest.CLIENT_METRICS.value, "clientMetrics", "Client-metrics subscriptions")
     CONNECTOR = ("connector", Manifest.CONNECTOR.value, "connector", "Connectors")
+    SCHEMA_SUBJECT = ("schema_subject", Manifest.SCHEMA_SUBJECT.value, "schemaSubject", "Schema Registry subjects")
 
     def __new__(cls, value: str, manifest: str, ownership_key: str, heading: str) -> Kind:
         member = str.__new__(cls, value)

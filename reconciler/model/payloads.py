@@ -21,6 +21,7 @@ from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayl
 from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError as PayloadError
 from reconciler.model.payload_errors import fields as _fields
+from reconciler.model.schema_subject_payload import SubjectPayload as SubjectPayload
 
 # A config key's attribute name in a change's ``attributes`` (the display of a diff): ``configs.retention.ms``.
 CONFIG_ATTRIBUTE_PREFIX = "configs."
@@ -343,6 +344,7 @@ Payload = (
     | BrokerConfigPayload
     | EntityConfigPayload
     | ConnectorPayload
+    | SubjectPayload
     | Unreadable
 )
 
@@ -354,6 +356,7 @@ PAYLOAD_TYPES = (
     BrokerConfigPayload,
     EntityConfigPayload,
     ConnectorPayload,
+    SubjectPayload,
     Unreadable,
 )
 TYPES: Mapping[Kind, Any] = {
@@ -365,6 +368,7 @@ TYPES: Mapping[Kind, Any] = {
     Kind.GROUP_CONFIG: EntityConfigPayload,
     Kind.CLIENT_METRICS: EntityConfigPayload,
     Kind.CONNECTOR: ConnectorPayload,
+    Kind.SCHEMA_SUBJECT: SubjectPayload,
 }
 
 

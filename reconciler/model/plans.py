@@ -54,6 +54,8 @@ class Phase(enum.IntEnum):
     ACL_DELETE = 10
     CONNECTOR_DELETE = 15  # before the topics a connector used
     TOPIC_DELETE = 20
+    SCHEMA_SUBJECT_DELETE = 25  # after the topics it served (referrers before the subjects they reference)
+    SCHEMA_SUBJECT = 27  # levels and new versions: before the topics and connectors that use them
     TOPIC_CREATE = 30
     PARTITIONS = 40
     TOPIC_CONFIG = 50

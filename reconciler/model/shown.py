@@ -16,7 +16,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from reconciler.model import configs, connector_defaults, connector_offsets, deletion, payloads
+from reconciler.model import configs, connector_defaults, connector_offsets, deletion, payloads, schema_subject_payload
+from reconciler.model.schema_subject_payload import SubjectPayload
+from reconciler.registry import canonical
 
 REDACTED = "(sensitive value)"
 MASKED = "(masked by Kafka Connect)"  # a live connector value the worker answered masked (connect.secrets.MASKED)
@@ -239,6 +241,42 @@ def _secrets_shown(attributes: Sequence[AttributeChange]) -> frozenset[str]:
     )
 
 
+def _schema_text(schema: str | None, schema_type: str | None) -> str | None:
+    if schema is None or schema_type is None:
+        return None
+    try:
+        return canonical.normalize(schema, schema_type)
+    except ValueError:
+        return schema
+
+
+def subject_attributes(before: SubjectPayload | None, after: SubjectPayload | None) -> tuple[AttributeChange, ...]:
+    """What a subject change shows, derived from its payloads: the schema (canonical text) when a new version is
+    written, its type and references when they change, the level and mode written, and how a delete deletes."""
+    if after is None:
+        how = "permanent" if before is not None and before.permanent else "soft"
+        return (AttributeChange("delete", None, how),)
+    out: list[AttributeChange] = []
+    if schema_subject_payload.new_version(before, after):
+        was = before if before is not None else SubjectPayload()
+        out.append(
+            AttributeChange(
+                "schema", _schema_text(was.schema, was.schema_type), _schema_text(after.schema, after.schema_type)
+            )
+        )
+        if was.schema_type != after.schema_type:
+            out.append(AttributeChange("schemaType", was.schema_type, after.schema_type))
+        if was.references != after.references:
+            shown = [[f"{r.name} = {r.subject} v{r.version}" for r in p.references] for p in (was, after)]
+            out.append(AttributeChange("references", shown[0], shown[1]))
+    for key in ("compatibility", "mode"):
+        held = None if before is None else getattr(before, key)
+        wanted = getattr(after, key)
+        if wanted is not None and wanted != held:
+            out.append(AttributeChange(key, held, wanted))
+    return tuple(out)
+
+
 def derive(
     before: payloads.Payload | None,
     after: payloads.Payload | None,
@@ -261,6 +299,13 @@ def derive(
             before if isinstance(before, payloads.ConnectorPayload) else None,
             None if deleting or not isinstance(after, payloads.ConnectorPayload) else after,
             secrets_changed=_secrets_shown(stored),
+        )
+    if isinstance(before, schema_subject_payload.SubjectPayload) or isinstance(
+        after, schema_subject_payload.SubjectPayload
+    ):
+        return subject_attributes(
+            before if isinstance(before, schema_subject_payload.SubjectPayload) else None,
+            None if deleting or not isinstance(after, schema_subject_payload.SubjectPayload) else after,
         )
     if isinstance(before, payloads.ScramPayload) or isinstance(after, payloads.ScramPayload):
         live = before if isinstance(before, payloads.ScramPayload) else None

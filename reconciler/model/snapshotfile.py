@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reconciler.base import errors, fileio
-from reconciler.model import connect_snapshot, state
+from reconciler.model import connect_snapshot, schema_subject_snapshot, state
 from reconciler.model import impact as impact_mod
 
 SNAPSHOT_FORMAT = "kafka-reconciler/snapshot"
@@ -81,6 +81,11 @@ def to_json_dict(live: state.ClusterState) -> dict[str, Any]:
             if found is not None
         },
         **({} if live.connect is None else {"connect": connect_snapshot.to_dict(live.connect)}),
+        **(
+            {}
+            if live.schema_subjects is None
+            else {schema_subject_snapshot.SECTION: schema_subject_snapshot.to_dict(live.schema_subjects)}
+        ),
         **({} if not live.unread_entities else {"unread_entities": _unread_doc(live.unread_entities)}),
         **({} if not live.entity_defaults else {"entity_defaults": _unread_doc(live.entity_defaults)}),
     }
@@ -142,6 +147,7 @@ def _cluster_state(doc: Mapping[str, Any]) -> state.ClusterState:
         group_configs=_entities(doc.get("group_configs")),
         client_metrics=_entities(doc.get("client_metrics")),
         connect=connect_snapshot.from_dict(doc.get("connect")),
+        schema_subjects=schema_subject_snapshot.from_dict(doc.get(schema_subject_snapshot.SECTION)),
         unread_entities=unread_entities(doc.get("unread_entities")),
         entity_defaults=_entities(doc.get("entity_defaults")) or {},
     )

@@ -12,10 +12,13 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reconciler.model import identities
 from reconciler.model import impact as impact_mod
+
+if TYPE_CHECKING:
+    from reconciler.model.schema_subjects import LiveSubjects
 
 # The key of cluster-wide dynamic broker defaults in ``ClusterState.broker_configs``;
 # per-broker dynamic configs use the broker id as a string.
@@ -282,6 +285,8 @@ class ClusterState:
     impact: impact_mod.ImpactEvidence | None = None
     # The Kafka Connect cluster's connectors (None: not read, no connector declared or owned).
     connect: ConnectState | None = None
+    # The Schema Registry subjects read (None: not read, no subject declared or owned).
+    schema_subjects: LiveSubjects | None = None
 
 
 def canonical_json(value: Any) -> bytes:

@@ -35,6 +35,7 @@ from reconciler.planner import (
     impact,
     lint,
     quotas,
+    schema_subjects,
     scope,
     scram,
     topics,
@@ -99,6 +100,7 @@ PLANNERS: Mapping[Kind, Callable[[common.Context], None]] = {
     Kind.BROKER_CONFIG: brokers.plan_broker_configs,
     **{kind: functools.partial(entities.plan_entities, kind=kind) for kind in model_entities.ENTITY_KINDS},
     Kind.CONNECTOR: connectors.plan_connectors,
+    Kind.SCHEMA_SUBJECT: schema_subjects.plan_subjects,
 }
 
 

@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reconciler.model import desired, state
+from reconciler.model import desired, schema_subjects, state
 from reconciler.model import entities as model_entities
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
@@ -54,6 +54,12 @@ class Scope:
         return name in self.declared.get(kind, frozenset()) or any(p.matches(name) for p in self.entities.get(kind, ()))
 
     connectors: tuple[desired.NamePattern, ...] = ()  # connector rules (only when undeclared ones are managed)
+    subjects: tuple[desired.NamePattern, ...] = ()  # Schema Registry subject rules (likewise)
+
+    def has_subject(self, name: str) -> bool:
+        return name in self.declared.get(Kind.SCHEMA_SUBJECT, frozenset()) or any(
+            p.matches(name) for p in self.subjects
+        )
 
     def has_connector(self, name: str) -> bool:
         plain = name.rpartition("/")[2]  # a <cluster>/<name> key: a rule matches the key or the Connect name
@@ -104,6 +110,7 @@ class Scope:
                 else {}
             ),
             **({"connectors": [list(p) for p in _patterns(self.connectors)]} if self.connectors else {}),
+            **({"schema_subjects": [list(p) for p in _patterns(self.subjects)]} if self.subjects else {}),
         }
 
     @classmethod
@@ -117,6 +124,7 @@ class Scope:
             internal_topics=_rules(tuple(p) for p in doc.get("internal_topics", ())),
             entities={Kind.parse(k): _rules(tuple(p) for p in v) for k, v in dict(doc.get("entities", {})).items()},
             connectors=_rules(tuple(p) for p in doc.get("connectors", ())),
+            subjects=_rules(tuple(p) for p in doc.get("schema_subjects", ())),
         )
 
 
@@ -134,6 +142,7 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
         internal_topics=own.internal_topics,
         entities={k: model_entities.rules(own, k) for k in model_entities.ENTITY_KINDS if k in managed},
         connectors=own.connectors if Kind.CONNECTOR in managed else (),
+        subjects=tuple(r.pattern for r in own.schema_subjects) if Kind.SCHEMA_SUBJECT in managed else (),
     )
     declared = {
         Kind.TOPIC: frozenset(n for n in wanted.topics if not rules.has_topic(n)),
@@ -146,6 +155,7 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
             for k in model_entities.ENTITY_KINDS
         },
         Kind.CONNECTOR: frozenset(n for n in wanted.connectors if not rules.has_connector(n)),
+        Kind.SCHEMA_SUBJECT: frozenset(n for n in wanted.schema_subjects if not rules.has_subject(n)),
     }
     return dataclasses.replace(rules, declared={k: v for k, v in declared.items() if k in kinds and v})
 
@@ -171,6 +181,12 @@ def scoped(live: state.ClusterState, scope: Scope) -> state.ClusterState:
         else dataclasses.replace(
             live.connect, connectors={n: c for n, c in live.connect.connectors.items() if scope.has_connector(n)}
         ),
+        schema_subjects=None
+        if live.schema_subjects is None
+        else dataclasses.replace(
+            live.schema_subjects,
+            subjects={n: s for n, s in live.schema_subjects.subjects.items() if scope.has_subject(n)},
+        ),
     )
 
 
@@ -189,6 +205,9 @@ def counts(live: state.ClusterState, scope: Scope) -> dict[str, int | None]:
         Kind.BROKER_CONFIG: None if live.broker_configs is None else [c for c in live.broker_configs.values() if c],
         **{k: _present(model_entities.live_section(live, k)) for k in model_entities.ENTITY_KINDS},
         Kind.CONNECTOR: None if live.connect is None else live.connect.connectors,
+        Kind.SCHEMA_SUBJECT: None
+        if live.schema_subjects is None
+        else [s for s in live.schema_subjects.subjects.values() if schema_subjects.subject_view(s) is not None],
     }
     return {k.value: None if sections[k] is None else len(sections[k]) for k in sorted(scope.kinds)}
 

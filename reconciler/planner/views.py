@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reconciler.kinds import registry
-from reconciler.model import entities, state
+from reconciler.model import entities, schema_subjects, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 
@@ -148,4 +148,13 @@ def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:
             doc.append(None if section is None else [(n, sorted(c.items())) for n, c in sorted(section.items()) if c])
     if Kind.CONNECTOR in wanted:
         doc.append(_connector_rows(live.connect))
+    if Kind.SCHEMA_SUBJECT in wanted:
+        doc.append(_subject_rows(live.schema_subjects))
     return hashlib.sha256(state.canonical_json(doc)).hexdigest()[:16]
+
+
+def _subject_rows(subjects: schema_subjects.LiveSubjects | None) -> Any:
+    """The subjects' part of ``live_fingerprint``: the global level and each subject's view."""
+    if subjects is None:
+        return None
+    return [subjects.global_level, [(n, schema_subjects.subject_view(s)) for n, s in sorted(subjects.subjects.items())]]

@@ -79,6 +79,12 @@ def group_lines(
             symbol, text = values.attribute_line(attr)
             if change.action is plans.Action.CREATE:
                 symbol = "+"
+            shown = values.schema_lines(change) if attr.name == "schema" else None
+            if shown is not None:  # a subject's new version: the unified diff of its canonical schema text
+                lines.append("    " + style(symbol, f"{symbol} {shown[0]}"))
+                marks = {"+": "+", "-": "-"}
+                lines.extend("    " + style(marks.get(line.strip()[:1], "dim"), line) for line in shown[1:])
+                continue
             lines.append("    " + style(symbol, f"{symbol} {text}"))
         if change.action is plans.Action.BLOCKED and change.reasons in stated_blocks:
             lines.append("    " + style("!", f"blocked: {stated_blocks[change.reasons]}"))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from reconciler.kinds.schema_subject.dryrun import Evidence
 from reconciler.model import desired as d
 from reconciler.model import plans
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
+from reconciler.model.schema_subjects import DesiredSubject, LiveSubject, LiveSubjects
 from reconciler.planner import PlanOptions, plan
+from reconciler.registry.port import Compatibility, Features, SchemaVersion
 from tests.support.builders import acl
 
 BROKERS = (
@@ -84,6 +87,36 @@ def desired_state() -> d.DesiredState:
         client_metrics=subscriptions,
         ownership=ownership,
         connectors=connectors(),
+        schema_subjects={"payments.orders-value": _order_subject()},
+    )
+
+
+ORDER_V1 = '{"type": "record", "name": "Order", "namespace": "payments", "fields": [{"name": "id", "type": "string"}]}'
+ORDER_V2 = (
+    '{"type": "record", "name": "Order", "namespace": "payments", "fields": [{"name": "id", "type": "string"}, '
+    '{"name": "amount", "type": "long", "default": 0}]}'
+)
+
+
+def _order_subject() -> DesiredSubject:
+    return DesiredSubject(
+        "payments.orders-value",
+        ORDER_V2,
+        topics=("payments.orders",),
+        schema_origin="schemas/order.avsc",
+        source=_src(120),
+    )
+
+
+def subjects_state() -> LiveSubjects:
+    """The registry as read for the plan: the order subject's version 1 under BACKWARD, and the registry's own check
+    of the declared schema against it (compatible)."""
+    held = SchemaVersion("payments.orders-value", 1, 11, ORDER_V1)
+    return LiveSubjects(
+        {"payments.orders-value": LiveSubject("payments.orders-value", held, "BACKWARD")},
+        Features(mode=False, schema_types=("AVRO", "JSON", "PROTOBUF")),
+        "BACKWARD",
+        evidence=Evidence(answers={"payments.orders-value": (Compatibility(True, 1),)}),
     )
 
 
@@ -197,6 +230,7 @@ def live_state() -> s.ClusterState:
         # The evidence of use read for the topic the plan deletes: no group, last written 40 days before the plan.
         topic_usage={"payments.legacy": s.TopicUsage((1520, 1498), 1_791_544_000_000, (), 1_795_000_000_000)},
         connect=connect_state(),
+        schema_subjects=subjects_state(),
     )
 
 

@@ -12,14 +12,22 @@ import dataclasses
 from collections.abc import Callable, Mapping
 
 from reconciler.connect import port as connect_port
+from reconciler.kinds.schema_subject import dryrun
 from reconciler.model import desired as d
+from reconciler.model import schema_subjects as subjects
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
+from reconciler.registry.port import Features, SchemaVersion
 
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 BINDING = s.AclBinding("TOPIC", "PREFIXED", "orders", "User:app", "*", "READ", "ALLOW")
 OTHER_BINDING = s.AclBinding("GROUP", "LITERAL", "billing", "User:app", "*", "READ", "ALLOW")
 ENTITY = s.QuotaEntity.of(user="app")
+ORDER_V1 = '{"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"}]}'
+ORDER_V2 = (
+    '{"type": "record", "name": "Order", "fields": [{"name": "id", "type": "string"}, '
+    '{"name": "note", "type": ["null", "string"], "default": null}]}'
+)
 WANTED = d.DesiredState(
     topics={"orders": d.DesiredTopic("orders", 3, 1, {"retention.ms": "3600000"})},
     acls={BINDING: d.Source("m.yaml", 3, 1)},
@@ -29,6 +37,11 @@ WANTED = d.DesiredState(
     group_configs={"billing": d.DesiredEntityConfig("billing", {"consumer.session.timeout.ms": "50000"})},
     client_metrics={"producers": d.DesiredEntityConfig("producers", {"metrics": "org.apache.kafka.producer."})},
     connectors={"sink": d.DesiredConnector("sink", {"connector.class": SINK, "tasks.max": "1", "topics": "orders"})},
+    schema_subjects={
+        "orders-value": subjects.DesiredSubject(
+            "orders-value", ORDER_V2, compatibility="BACKWARD", topics=("orders",), source=d.Source("m.yaml", 9, 1)
+        )
+    },
 )
 LIVE = s.ClusterState(
     cluster_id="c-1",
@@ -45,6 +58,17 @@ LIVE = s.ClusterState(
         url="http://c:8083",
         connectors={"sink": s.ConnectorState("sink", {"connector.class": SINK, "tasks.max": "2"}, "RUNNING")},
         plugins=(SINK,),
+    ),
+    schema_subjects=subjects.LiveSubjects(
+        {
+            "orders-value": subjects.LiveSubject(
+                "orders-value", SchemaVersion("orders-value", 1, 1, ORDER_V1), "BACKWARD"
+            )
+        },
+        Features(mode=False, schema_types=("AVRO", "JSON", "PROTOBUF")),
+        "BACKWARD",
+        # as read with the registry: who references the subject (nobody), what it answers of the new version
+        evidence=dryrun.Evidence(referrers={"orders-value": ()}),
     ),
 )
 
@@ -95,4 +119,5 @@ SECRET_BEARING: Mapping[Kind, Callable[[str], Planted] | None] = {
     Kind.GROUP_CONFIG: None,  # group and client-metrics configs have no sensitive key
     Kind.CLIENT_METRICS: None,
     Kind.CONNECTOR: plant_connector,
+    Kind.SCHEMA_SUBJECT: None,  # a subject holds no secret (the registry's basic auth is the Cluster profile's)
 }

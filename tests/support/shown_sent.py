@@ -5,6 +5,7 @@ reassignment's replicas, a connector's whole config and state, and the resource 
 
 from __future__ import annotations
 
+import json
 import traceback
 from typing import Any
 
@@ -17,7 +18,7 @@ from reconciler.model.kinds import Kind
 def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
     """The request ``op`` would send, encoded by the adapter's own encoders, and its content keyed as the plan shows
     it (attribute name -> value)."""
-    from reconciler.apply import connector_ops, decoded
+    from reconciler.apply import connector_ops, decoded, subject_ops
     from reconciler.kafka import encoders, results
 
     r = op.request
@@ -53,6 +54,8 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
         return _connector_sent(r)
     if isinstance(r, connector_ops.DeleteConnector):
         return None, {"resource": Kind.CONNECTOR.address(r.name)}
+    if isinstance(r, subject_ops.WriteSubject):
+        return _subject_sent(op.change, r)
     if isinstance(r, decoded.Reassign):
         moves = {(op.name, p): t for p, t in r.targets.items()}
         req = encoders.alter_partition_reassignments(moves, list(moves), timeout_ms=1)
@@ -98,6 +101,48 @@ def _connector_sent(r: Any) -> tuple[Any, dict[str, Any]]:
     content: dict[str, Any] = {f"config.{k}": v for k, v in r.config.items()}
     content |= {f"config.{k}": plans.REDACTED for k in r.secrets}
     content["state"] = r.state
+    return None, content
+
+
+def _subject_sent(c: plans.Change, r: Any) -> tuple[Any, dict[str, Any]]:
+    """No Kafka request (the registry's REST API takes it), and the content of the requests a subject write sends
+    (built by the port's own request builders) as the plan shows it: the new version's schema (canonical text), its
+    type and references where they change, the level and mode written, how a delete deletes, and the subject each
+    request is for."""
+    from reconciler.registry import canonical
+    from reconciler.registry import requests as rq
+
+    w = r.change
+    sent: list[Any] = []
+    content: dict[str, Any] = {}
+    before = c.before if isinstance(c.before, payloads.SubjectPayload) else payloads.SubjectPayload()
+    if w.level is not None:
+        sent.append(rq.put_config(w.level[1], w.subject))
+        content["compatibility"] = sent[-1].body["compatibility"]
+    if w.mode is not None:
+        sent.append(rq.put_mode(w.mode[1], w.subject))
+        content["mode"] = sent[-1].body["mode"]
+    if w.register is not None:
+        d = w.register
+        sent.append(rq.register(w.subject, d.schema, schema_type=d.schema_type, references=d.references))
+        body = sent[-1].body
+        kind = body.get("schemaType", "AVRO")
+        try:
+            content["schema"] = canonical.normalize(body["schema"], kind)
+        except ValueError:
+            content["schema"] = body["schema"]
+        refs = tuple(rq.Reference(x["name"], x["subject"], x["version"]) for x in body.get("references", []))
+        if kind != before.schema_type:
+            content["schemaType"] = kind
+        if refs != before.references:
+            content["references"] = [f"{x.name} = {x.subject} v{x.version}" for x in refs]
+    if c.action is plans.Action.DELETE:
+        sent.append(rq.delete_subject(w.subject, permanent=w.permanent))
+        content["delete"] = "permanent" if "permanent=true" in sent[-1].path else "soft"
+    subjects = {rq.route(s.path.partition("?")[0])[1].get("subject") for s in sent}
+    if len(subjects) == 1:
+        content["resource"] = Kind.SCHEMA_SUBJECT.address(str(subjects.pop()))
+    json.dumps([s.body for s in sent])  # what goes on the wire: JSON bodies (no Kafka request)
     return None, content
 
 

@@ -8,6 +8,7 @@ from reconciler import planner
 from reconciler.kinds import registry
 from reconciler.model import desired as d
 from reconciler.model import plans
+from reconciler.model.schema_subjects import SubjectRule
 from reconciler.planner import blast
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE
@@ -20,6 +21,7 @@ OWN_ALL = d.Ownership(
     groups=EVERYTHING,
     client_metrics=EVERYTHING,
     connectors=EVERYTHING,
+    schema_subjects=(SubjectRule(EVERYTHING[0]),),
     delete=dict.fromkeys(registry.KINDS, True),
     max_deletes=0,
 )

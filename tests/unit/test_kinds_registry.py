@@ -14,7 +14,9 @@ from reconciler.apply import access, preflight, verify
 from reconciler.kinds import registry, spec
 from reconciler.model import desired, payloads, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
+from reconciler.model.schema_subjects import LiveSubjects
 from reconciler.planner import views
+from reconciler.registry.port import Features
 
 EMPTY_LIVE = state.ClusterState(cluster_id="c", controller_id=1, brokers=())
 READ_LIVE = dataclasses.replace(
@@ -27,6 +29,7 @@ READ_LIVE = dataclasses.replace(
     group_configs={},
     client_metrics={},
     connect=state.ConnectState(url="http://c:8083", connectors={}),
+    schema_subjects=LiveSubjects({}, Features(mode=False, schema_types=("AVRO",))),
 )
 
 
@@ -42,7 +45,7 @@ def test_a_declaration_has_every_member(kind: Kind) -> None:
         value = getattr(declared, field.name)
         assert value is not None and value != () and value != "", f"{kind} lacks {field.name}"
     assert declared.payload is payloads.TYPES[kind]
-    assert declared.port in ("kafka", "connect")
+    assert declared.port in ("kafka", "connect", "registry")
     assert declared.live_section(EMPTY_LIVE) is None  # not read
     assert declared.live_section(READ_LIVE) is not None  # read, empty
     assert isinstance(declared.desired_section(desired.DesiredState()), Mapping)

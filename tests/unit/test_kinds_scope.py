@@ -14,6 +14,7 @@ from reconciler.kinds import registry
 from reconciler.model import desired as d
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
+from reconciler.model.schema_subjects import SubjectRule
 from reconciler.planner import scope
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE, WANTED
@@ -28,6 +29,7 @@ OWNED = dataclasses.replace(
         groups=EVERYTHING,
         client_metrics=EVERYTHING,
         connectors=EVERYTHING,
+        schema_subjects=(SubjectRule(EVERYTHING[0]),),
     ),
 )
 
@@ -38,6 +40,9 @@ def _without(live: s.ClusterState, kind: Kind) -> s.ClusterState:
     if section == "connect":
         assert live.connect is not None
         return dataclasses.replace(live, connect=dataclasses.replace(live.connect, connectors={}))
+    if section == "schema_subjects":
+        assert live.schema_subjects is not None
+        return dataclasses.replace(live, schema_subjects=dataclasses.replace(live.schema_subjects, subjects={}))
     emptied: Any = frozenset() if section == "acls" else {}
     return dataclasses.replace(live, **{section: emptied})
 

@@ -21,7 +21,7 @@ from reconciler.model.kinds import Kind
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-YAML_FILES = sorted(p for d in ("platform", "environments") for p in (EXAMPLES / d).rglob("*.y*ml"))
+YAML_FILES = sorted(p for d in ("platform", "environments", "schema-registry") for p in (EXAMPLES / d).rglob("*.y*ml"))
 
 
 def test_platform_example_loads_for_a_single_node_broker() -> None:
@@ -49,6 +49,14 @@ def test_environment_example(environment: str | None, partitions: int, replicati
     events = result.desired.topics["checkout.events"]
     assert (events.partitions, events.replication_factor) == (partitions, replication)
     assert ("checkout.scratch" in result.desired.topics) == (environment == "dev")
+
+
+def test_schema_registry_example_declares_a_subject_from_its_schema_file() -> None:
+    result = manifests.load([EXAMPLES / "schema-registry"], env={})
+    [subject] = result.desired.schema_subjects.values()
+    assert subject.subject == "orders.created-value"  # TopicNameStrategy: <topic>-value
+    assert subject.compatibility == "BACKWARD" and subject.topics == ("orders.created",)
+    assert subject.schema == (EXAMPLES / "schema-registry" / "schemas" / "order-created.avsc").read_text()
 
 
 def test_generator_output_loads(tmp_path: Path) -> None:

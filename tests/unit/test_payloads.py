@@ -13,6 +13,7 @@ from reconciler.apply import decoded
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding, QuotaEntity
+from reconciler.registry.requests import Reference
 from tests.golden import big
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -60,6 +61,12 @@ EXAMPLES: dict[Kind, list[payloads.Payload]] = {
             reset_offsets=True,
         ),
         payloads.ConnectorPayload({"connector.class": "X"}, "failed", {"db.password": plans.REDACTED}),
+    ],
+    Kind.SCHEMA_SUBJECT: [
+        payloads.SubjectPayload("AVRO", '{"type": "string"}', (), "BACKWARD", None, 3),
+        payloads.SubjectPayload("PROTOBUF", 'syntax = "proto3";', (Reference("a.proto", "a", 1),), None, "READONLY"),
+        payloads.SubjectPayload("JSON", '{"type": "object"}', (), None, None, 2, permanent=True),
+        payloads.SubjectPayload(compatibility="FULL"),
     ],
 }
 

@@ -89,11 +89,11 @@ CASES: dict[str, tuple[Callable[[Doc], str], str]] = {
     ),
     "a key twice in one object": (
         _shadowed_address,
-        "refused: the plan file holds the key 'address' twice in one object (changes[4])",
+        "refused: the plan file holds the key 'address' twice in one object (changes[5])",
     ),
     "an unknown field in a change": (
         _unknown_field,
-        "malformed plan file: changes[4] (topic/payments.orders): unknown field(s) 'approved_by'",
+        "malformed plan file: changes[5] (topic/payments.orders): unknown field(s) 'approved_by'",
     ),
     "a no-op showing attribute lines": (
         _noop_with_lines,
@@ -101,11 +101,11 @@ CASES: dict[str, tuple[Callable[[Doc], str], str]] = {
     ),
     "a change without its phase": (
         _missing_phase,
-        "malformed plan file: changes[4] (topic/payments.orders): the change lacks the field(s) 'phase'",
+        "malformed plan file: changes[5] (topic/payments.orders): the change lacks the field(s) 'phase'",
     ),
     "a phase that does not exist": (
         _unknown_phase,
-        "malformed plan file: changes[4] (topic/payments.orders): phase 'TOPIC_RENAME' is not one of ACL_DELETE",
+        "malformed plan file: changes[5] (topic/payments.orders): phase 'TOPIC_RENAME' is not one of ACL_DELETE",
     ),
 }
 

@@ -57,7 +57,7 @@ def test_text_ends_with_the_summary_line_and_colour_only_adds_escape_codes() -> 
     result = example_plan()
     plain = render_text(result, color=False)
     coloured = render_text(result, color=True)
-    assert plain.splitlines()[-1] == "Plan: 6 to create, 8 to update, 5 to delete, 3 blocked."
+    assert plain.splitlines()[-1] == "Plan: 6 to create, 9 to update, 5 to delete, 3 blocked."
     assert "\x1b[" not in plain and "\x1b[" in coloured
     assert ANSI.sub("", coloured) == plain
 
@@ -101,7 +101,7 @@ def test_markdown_opens_with_what_apply_will_not_do_then_the_summary_and_keeps_m
     assert lines[5] == "- 1 topic: Kafka cannot remove partitions: the topic has 6, the manifests declare 4"
     assert lines[6].startswith("- 2 connectors: error: [connector-invalid] ")  # each reason with its count
     assert lines[6].endswith("did you mean org.apache.kafka.connect.mirror.MirrorSourceConnector? (1)")
-    assert lines[8] == "**Plan: 6 to create, 8 to update, 5 to delete, 3 blocked.**"
+    assert lines[8] == "**Plan: 6 to create, 9 to update, 5 to delete, 3 blocked.**"
     # Blocked changes, deletions and warnings are outside any <details> block.
     first_details = out.index("<details>")
     for heading in ("#### Errors and warnings", "#### Blocked", "#### Deletions"):

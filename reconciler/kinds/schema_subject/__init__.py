@@ -6,6 +6,7 @@ the registry's own compatibility check and the reference guard on deletes (``dry
 version (``references``), the impact of a version let in by a level change (``impact``), the plan payload and the
 attributes shown (``payload``), the text and PR-comment render (``render``), the ordered apply with its read-back
 (``apply``), the plan's scope and fingerprints (``scope``), the snapshot section (``snapshot``), import (``adopt``)
-and the fleet rows (``rows``). The kind is not registered yet (docs/schema-registry.md says what that takes); the
-stages reach a registry only through ``reconciler.registry.port.RegistryPort``.
+and the fleet rows (``rows``). Its declaration is ``declaration``
+(docs/schema-registry.md lists where each stage calls into this package); the stages reach a registry only through
+``reconciler.registry.port.RegistryPort``.
 """

@@ -16,15 +16,8 @@ from collections.abc import Iterable, Mapping
 
 from reconciler.kinds.schema_subject import views
 from reconciler.model import desired, plans
+from reconciler.model.schema_subjects import SubjectRule as SubjectRule
 from reconciler.registry import canonical
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class SubjectRule:
-    """An Ownership ``schemaSubjects`` rule: the subjects it owns, and whether their deletes are permanent."""
-
-    pattern: desired.NamePattern
-    permanent: bool = False
 
 
 def owning_rule(rules: Iterable[SubjectRule], subject: str) -> SubjectRule | None:

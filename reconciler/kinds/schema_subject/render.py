@@ -42,7 +42,23 @@ def _diff(
     )
 
 
-def _notes(change: SubjectChange, verdict: Verdict | None, finding: Finding | None) -> list[str]:
+def schema_lines(
+    before: payload.SubjectPayload | None,
+    after: payload.SubjectPayload | None,
+    *,
+    max_lines: int = schema_diff.DEFAULT_MAX_LINES,
+) -> list[str]:
+    """A new (or deleted) version in a plan's text: ``schema: new version (after version N)``, then the unified
+    diff of the canonical schema text (cut at ``max_lines``, saying how many lines were left out)."""
+    version = "" if before is None or before.version is None else f" (after version {before.version})"
+    head = f"schema: new version{version}" if after is not None else f"schema: version {version.strip(' ()')} deleted"
+    found = _diff(before, after, max_lines=max_lines)
+    if found is None or not found.changed:
+        return [head]
+    return [head, *("    " + line for line in found.text().split("\n"))]
+
+
+def notes(change: SubjectChange, verdict: Verdict | None, finding: Finding | None) -> list[str]:
     lines = [f"blocked: {r}" for r in change.reasons]
     if verdict is not None and verdict.compatible is True and verdict.note is None:
         lines.append(f"dry run: the registry finds it compatible under {verdict.level}")
@@ -70,7 +86,7 @@ def text_lines(
             lines.append(f"{INDENT}new version{version}")
         else:
             lines.append(f"{INDENT}{a.name}: {a.before if a.before is not None else '(none)'} -> {a.after}")
-    lines += [INDENT + n for n in _notes(change, verdict, finding)]
+    lines += [INDENT + n for n in notes(change, verdict, finding)]
     found = _diff(before, after, max_lines=max_lines)
     if found is not None and found.changed:
         lines += [INDENT + "  " + line for line in found.text().split("\n")]
@@ -93,7 +109,7 @@ def markdown(
         for a in payload.attributes(before, after)
         if a.name not in ("schema",)
     ]
-    body = [head, *(f"  - {s}" for s in [*shown, *_notes(change, verdict, finding)])]
+    body = [head, *(f"  - {s}" for s in [*shown, *notes(change, verdict, finding)])]
     found = _diff(before, after, max_lines=max_lines)
     if found is not None and found.changed:
         block = schema_diff.markdown(found).replace("\n", "\n  ")

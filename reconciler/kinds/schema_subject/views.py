@@ -1,71 +1,25 @@
 """The desired and live views of a Schema Registry subject: what a manifest declares (``DesiredSubject``) and
-what the registry holds (``LiveSubject``, read through ``RegistryPort.read_subjects`` and ``features``)."""
+what the registry holds (``LiveSubject``, read through ``RegistryPort.read_subjects`` and ``features``). The
+types are the model's (``reconciler.model.schema_subjects``), so the states can hold them."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-from reconciler.model import desired
+from reconciler.model import schema_subjects
+from reconciler.model.schema_subjects import DesiredSubject as DesiredSubject
+from reconciler.model.schema_subjects import LiveSubject as LiveSubject
+from reconciler.model.schema_subjects import LiveSubjects as LiveSubjects
 from reconciler.registry import port as registry_port
-from reconciler.registry.requests import Reference
 
-LEVELS = (
-    "NONE",
-    "BACKWARD",
-    "BACKWARD_TRANSITIVE",
-    "FORWARD",
-    "FORWARD_TRANSITIVE",
-    "FULL",
-    "FULL_TRANSITIVE",
-)
-MODES = ("READWRITE", "READONLY", "IMPORT")
-SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
+LEVELS = schema_subjects.LEVELS
+MODES = schema_subjects.MODES
+SCHEMA_TYPES = schema_subjects.SCHEMA_TYPES
 
 
 def transitive(level: str | None) -> bool:
     """Whether ``level`` checks a new schema against every version (``*_TRANSITIVE``), not only the latest."""
     return level is not None and level.endswith("_TRANSITIVE")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class DesiredSubject:
-    """A declared subject: its schema (the text to register), references, and the level and mode it manages
-    (``None``: not managed). ``topics`` are the topics whose records it describes (its ``topic:``, or the topic
-    a TopicNameStrategy name is derived from), for the impact of an incompatible change. ``schema_origin`` names
-    where the schema text came from (the schema file's path, or the manifest for an inline schema)."""
-
-    subject: str
-    schema: str
-    schema_type: str = "AVRO"
-    references: tuple[Reference, ...] = ()
-    compatibility: str | None = None
-    mode: str | None = None
-    topics: tuple[str, ...] = ()
-    schema_origin: str = ""
-    source: desired.Source | None = None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class LiveSubject:
-    """A subject as the registry answers it: its latest version (``None``: none left) and its own level and mode
-    (``None``: none set on the subject, or ``/mode`` unsupported)."""
-
-    subject: str
-    latest: registry_port.SchemaVersion | None
-    compatibility: str | None = None
-    mode: str | None = None
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class LiveSubjects:
-    """The subjects read for one plan, with what the registry supports and its global level (the level a subject
-    with none of its own is checked under)."""
-
-    subjects: Mapping[str, LiveSubject]
-    features: registry_port.Features
-    global_level: str | None = None
-    requests: int = 0  # the registry requests the read took
 
 
 def read(

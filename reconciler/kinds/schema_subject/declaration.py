@@ -1,0 +1,27 @@
+"""The ``SchemaSubject`` kind's declaration: written through the Schema Registry's REST API (port ``registry``),
+which Kafka's ACLs do not govern. Levels, modes and new versions are written before the topics and connectors that
+use them (``SCHEMA_SUBJECT``); deletes after the topics they served (``SCHEMA_SUBJECT_DELETE``)."""
+
+from __future__ import annotations
+
+from reconciler.kinds.spec import KindSpec, PhaseSpec, no_declared_configs, no_live_configs
+from reconciler.model import payloads, plans, schema_subjects
+from reconciler.model.kinds import Kind
+
+DECLARATION = KindSpec(
+    kind=Kind.SCHEMA_SUBJECT,
+    payload=payloads.SubjectPayload,
+    phases=(
+        PhaseSpec(plans.Phase.SCHEMA_SUBJECT_DELETE, frozenset({plans.Action.DELETE}), None),
+        PhaseSpec(plans.Phase.SCHEMA_SUBJECT, frozenset({plans.Action.CREATE, plans.Action.UPDATE}), None),
+    ),
+    live_section=lambda live: None if live.schema_subjects is None else live.schema_subjects.subjects,
+    desired_section=lambda wanted: wanted.schema_subjects,
+    declared=lambda wanted: ((Kind.SCHEMA_SUBJECT.address(n), n, s.source) for n, s in wanted.schema_subjects.items()),
+    snapshot_section="schema_subjects",
+    owned_by_rules=lambda own: bool(own.schema_subjects),
+    port="registry",
+    live_view=lambda subjects, name: schema_subjects.subject_view(subjects.get(name)),
+    live_configs=no_live_configs,
+    declared_configs=no_declared_configs,
+)

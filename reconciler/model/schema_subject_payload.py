@@ -1,0 +1,97 @@
+"""A Schema Registry subject change's typed ``before``/``after`` payload (``SubjectPayload``) and its JSON form, in
+the model beside the other kinds' payloads so plan files decode it and ``shown`` derives its attributes from it
+(``subject_attributes``); the kind's ``payload`` module builds it from a diff and reads the change back from it.
+
+``before`` is the subject as the registry holds it (its latest version's number, type, text and references, its own
+level and mode; for a delete, ``permanent`` says whether the delete removes it for good); ``after`` is what the plan
+leaves (``None`` for a delete). ``SubjectPayload.from_dict`` checks every value as strictly as the manifest field it
+came from and raises ``PayloadError`` naming what does not fit."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from reconciler.model.payload_errors import PayloadError, fields
+from reconciler.model.schema_subjects import LEVELS, MODES, SCHEMA_TYPES
+from reconciler.registry import canonical
+from reconciler.registry.requests import Reference
+
+_FIELDS = ("schema_type", "schema", "references", "compatibility", "mode", "version", "permanent")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SubjectPayload:
+    """One side of a subject change (see the module docstring)."""
+
+    schema_type: str | None = None  # None: no version (a subject with a level or mode only)
+    schema: str | None = None
+    references: tuple[Reference, ...] = ()
+    compatibility: str | None = None
+    mode: str | None = None
+    version: int | None = None  # the registry's latest version (before only)
+    permanent: bool = False  # a delete's before only
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.schema is not None:
+            out["schema_type"] = self.schema_type
+            out["schema"] = self.schema
+            out["references"] = [r.as_json() for r in self.references]
+        for key in ("compatibility", "mode", "version"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.permanent:
+            out["permanent"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> SubjectPayload:
+        d = fields(data, _FIELDS)
+        schema, schema_type = d.get("schema"), d.get("schema_type")
+        if (schema is None) != (schema_type is None):
+            raise PayloadError("the subject's schema and schema_type come together")
+        if schema is not None and not isinstance(schema, str):
+            raise PayloadError("the subject's schema is not text")
+        if schema_type is not None and schema_type not in SCHEMA_TYPES:
+            raise PayloadError(f"the subject's schema_type {schema_type!r} is not one of AVRO, JSON, PROTOBUF")
+        refs = d.get("references", [])
+        if not isinstance(refs, list):
+            raise PayloadError("the subject's references are not a list")
+        references = tuple(_reference(r) for r in refs)
+        level, mode, version = d.get("compatibility"), d.get("mode"), d.get("version")
+        if level is not None and level not in LEVELS:
+            raise PayloadError(f"the subject's compatibility {level!r} is not a level the registry knows")
+        if mode is not None and mode not in MODES:
+            raise PayloadError(f"the subject's mode {mode!r} is not READWRITE, READONLY or IMPORT")
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
+            raise PayloadError(f"the subject's version {version!r} is not a whole number >= 1")
+        permanent = d.get("permanent", False)
+        if not isinstance(permanent, bool):
+            raise PayloadError("the subject's permanent is not true or false")
+        return cls(schema_type, schema, references, level, mode, version, permanent)
+
+
+def _reference(r: Any) -> Reference:
+    d = fields(r, ("name", "subject", "version"))
+    name, subject, version = d.get("name"), d.get("subject"), d.get("version")
+    if not isinstance(name, str) or not name or not isinstance(subject, str) or not subject:
+        raise PayloadError("a reference is not {name, subject, version}")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise PayloadError(f"the reference {name!r} has no whole version >= 1")
+    return Reference(name, subject, version)
+
+
+def new_version(before: SubjectPayload | None, after: SubjectPayload) -> bool:
+    """Whether ``after`` writes a new version over ``before``: its schema differs after canonicalisation, or its type
+    or references do."""
+    if after.schema is None or after.schema_type is None:
+        return False
+    if before is None or before.schema is None or before.schema_type != after.schema_type:
+        return True
+    if before.references != after.references:
+        return True
+    try:
+        return not canonical.same_schema(after.schema, before.schema, after.schema_type)
+    except ValueError:
+        return True

@@ -1,0 +1,97 @@
+"""The ``SchemaSubject`` kind through the CLI, as a user runs it, against a real broker and a real registry (Apicurio
+Registry 2.4.2.Final, reached through ``SCHEMA_REGISTRY_URL``): ``validate`` a subject whose schema is a file beside
+the manifest; an incompatible schema is blocked at the manifest's file:line with the registry's verdict (``plan
+--detailed-exitcode`` exits 2; ``apply`` writes nothing and exits 3, as for any blocked change); ``plan`` shows a
+compatible new version with its schema diff and the registry's verdict; ``apply`` registers it, and the next plan
+shows no changes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from reconciler.registry_access import settings
+from tests.kafka.cluster import KafkaCluster
+from tests.kafka.registry import SchemaRegistryServer
+from tests.support.live import cli
+
+ID = {"name": "id", "type": "long"}
+V1 = {"type": "record", "name": "Order", "namespace": "shop", "fields": [ID]}
+COMPATIBLE = {**V1, "fields": [ID, {"name": "note", "type": "string", "default": ""}]}
+INCOMPATIBLE = {**V1, "fields": [ID, {"name": "amount", "type": "double"}]}  # a new field without a default
+
+
+def _manifests(folder: Path, topic: str, schema: Mapping[str, object]) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "orders.avsc").write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+    (folder / "subjects.yaml").write_text(
+        "apiVersion: kafka-reconciler/v1\n"
+        "kind: SchemaSubject\n"
+        "metadata:\n"
+        "  name: orders-value\n"
+        "spec:\n"
+        f"  topic: {topic}\n"
+        "  schemaFile: orders.avsc\n"
+        "  compatibility: BACKWARD\n"
+        "---\n"
+        "apiVersion: kafka-reconciler/v1\n"
+        "kind: SchemaSubject\n"
+        "metadata:\n"
+        "  name: orders-key\n"
+        "spec:\n"
+        f"  topic: {topic}\n"
+        "  part: key\n"
+        '  schema: {"type": "string"}\n',
+        encoding="utf-8",
+    )
+    return folder
+
+
+def test_validate_plan_block_apply_and_no_change_through_the_cli(
+    kafka_single: KafkaCluster, schema_registry: SchemaRegistryServer, tmp_path: Path, topic_prefix: str
+) -> None:
+    topic = f"{topic_prefix}orders"
+    subject = f"{topic}-value"
+    env = {settings.REGISTRY_URL_ENV: schema_registry.api_url}
+    found = settings.from_environment(env)
+    assert found is not None
+    port = settings.open_registry(found)
+    deadline = time.monotonic() + 60
+    port.set_compatibility("BACKWARD", subject, deadline=deadline)
+    port.register(subject, json.dumps(V1), schema_type="AVRO", deadline=deadline)
+    # declared too and already as declared: in the plan's scope, never changed (apply's scope check reads it again)
+    port.register(f"{topic}-key", '"string"', schema_type="AVRO", deadline=deadline)
+    target = ["--bootstrap-server", kafka_single.bootstrap]
+
+    folder = _manifests(tmp_path / "m", topic, INCOMPATIBLE)
+    assert cli(["validate", str(folder)], env=env).returncode == 0
+    blocked = cli(["plan", str(folder), *target, "--detailed-exitcode"], env=env)
+    assert blocked.returncode == 2, blocked.stderr
+    assert f"! schema_subject/{subject}" in blocked.stdout
+    assert "blocked:" in blocked.stdout and "incompatible" in blocked.stdout.lower()
+    assert f"declared at {folder / 'subjects.yaml'}:1:1" in blocked.stdout  # the manifest's file:line:column
+    refused = cli(["apply", str(folder), *target, "--auto-approve"], env=env)
+    assert refused.returncode == 3, refused.stdout + refused.stderr  # as for any blocked change: not carried out
+    assert port.versions(subject, deadline=time.monotonic() + 60) == (1,)  # nothing was registered
+
+    _manifests(folder, topic, COMPATIBLE)
+    shown = cli(["plan", str(folder), *target, "--detailed-exitcode"], env=env)
+    assert shown.returncode == 2, shown.stderr
+    assert f"~ schema_subject/{subject}" in shown.stdout
+    assert "schema: new version (after version 1)" in shown.stdout
+    assert '+      "name": "note",' in shown.stdout  # the unified diff of the canonical schema text
+    assert "dry run: the registry finds it compatible under BACKWARD" in shown.stdout
+
+    applied = cli(["apply", str(folder), *target, "--auto-approve"], env=env)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    latest = port.latest(subject, deadline=time.monotonic() + 60)
+    assert latest is not None and latest.version == 2 and json.loads(latest.schema) == COMPATIBLE
+
+    again = cli(["plan", str(folder), *target, "--detailed-exitcode"], env=env)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "schema_subject/" not in again.stdout
+    nothing = cli(["apply", str(folder), *target, "--auto-approve"], env=env)
+    assert nothing.returncode == 0, nothing.stdout + nothing.stderr
+    assert port.versions(subject, deadline=time.monotonic() + 60) == (1, 2)
