@@ -18,9 +18,10 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from reconciler.model import configs, entities, payloads, state
+from reconciler.model import configs, entities, payloads, schema_subject_snapshot, state
 from reconciler.model.kinds import Kind
 
+REGISTRY = "schema_registry"  # the entry of the registry's global level
 _SECTIONS = (
     "brokers",
     "topics",
@@ -31,6 +32,7 @@ _SECTIONS = (
     "group_configs",
     "client_metrics",
     "connect",
+    "schema_subjects",
 )
 
 
@@ -89,6 +91,7 @@ def resources(live: state.ClusterState) -> dict[str, Any]:
     for name, c in ({} if live.connect is None else live.connect.connectors).items():
         # the config as read (a secret only as its digest: shown changed, never shown) and the target state
         out[Kind.CONNECTOR.address(name)] = {"config": dict(c.config), "state": c.state}
+    out |= schema_subject_snapshot.resources(live.schema_subjects)  # and the registry's global level
     return out
 
 
@@ -106,7 +109,13 @@ def _prefix(section: str) -> str:
         "group_configs": Kind.GROUP_CONFIG,
         "client_metrics": Kind.CLIENT_METRICS,
         "connect": Kind.CONNECTOR,
+        "schema_subjects": Kind.SCHEMA_SUBJECT,
     }[section].prefix
+
+
+def _of_section(address: str, section: str) -> bool:
+    """Whether ``address`` is of ``section`` (the registry's global level is of the subjects' section)."""
+    return address.startswith(_prefix(section)) or (section == "schema_subjects" and address == REGISTRY)
 
 
 def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDiff:
@@ -115,7 +124,7 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
     left, right = resources(before), resources(after)
     for section in skipped:  # read on one side only: comparing would report every resource as added or removed
         for side in (left, right):
-            for address in [a for a in side if a.startswith(_prefix(section))]:
+            for address in [a for a in side if _of_section(a, section)]:
                 del side[address]
     # an entity whose configs one side could not read (no right to describe it) is not known there either
     unread = {k.address(n) for live in (before, after) for k in entities.ENTITY_KINDS

@@ -93,3 +93,33 @@ def test_a_bad_snapshot_is_one_error_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert f"{bad}:2:3: invalid JSON" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_subject_with_a_new_version_differs_by_its_version_and_the_schema_lines_that_changed() -> None:
+    from reconciler.model import snapshot_diff
+    from reconciler.registry.port import SchemaVersion
+
+    before = live_state()
+    assert before.schema_subjects is not None
+    held = before.schema_subjects.subjects["payments.orders-value"]
+    assert held.latest is not None
+    v2 = json.loads(held.latest.schema)
+    v2["fields"].append({"name": "amount", "type": "long", "default": 0})
+    newer = SchemaVersion(held.subject, 2, 12, json.dumps(v2))
+    after = dataclasses.replace(
+        before,
+        schema_subjects=dataclasses.replace(
+            before.schema_subjects,
+            subjects={held.subject: dataclasses.replace(held, latest=newer, compatibility="FULL")},
+        ),
+    )
+    found = snapshot_diff.compare(before, after)
+    assert found.addresses == ["schema_subject/payments.orders-value"]
+    changed = {d.path: (d.before, d.after) for d in found.differences}
+    assert (
+        changed["version"] == (1, 2) and changed["id"] == (11, 12) and changed["compatibility"] == ("BACKWARD", "FULL")
+    )
+    assert any(p.startswith("schema") and '"amount"' in str(a) for p, (_b, a) in changed.items())
+    # the registry read on one side only: its subjects are not compared, and the diff says so
+    unread = snapshot_diff.compare(before, dataclasses.replace(after, schema_subjects=None))
+    assert unread.differences == () and "schema_subjects" in unread.not_compared
