@@ -95,3 +95,38 @@ def test_validate_plan_block_apply_and_no_change_through_the_cli(
     nothing = cli(["apply", str(folder), *target, "--auto-approve"], env=env)
     assert nothing.returncode == 0, nothing.stdout + nothing.stderr
     assert port.versions(subject, deadline=time.monotonic() + 60) == (1, 2)
+
+
+def test_a_saved_plan_applies_and_a_snapshot_plans_offline_through_the_cli(
+    kafka_single: KafkaCluster, schema_registry: SchemaRegistryServer, tmp_path: Path, topic_prefix: str
+) -> None:
+    """``plan --out`` then ``apply --plan`` registers the version the saved plan holds; ``snapshot --out`` keeps the
+    subjects, and a plan from it (``--live-state``, no registry) shows the same new version, its compatibility not
+    checked (the registry was not asked), and sends nothing."""
+    topic = f"{topic_prefix}orders"
+    subject = f"{topic}-value"
+    env = {settings.REGISTRY_URL_ENV: schema_registry.api_url}
+    found = settings.from_environment(env)
+    assert found is not None
+    port = settings.open_registry(found)
+    port.set_compatibility("BACKWARD", subject, deadline=time.monotonic() + 60)
+    port.register(subject, json.dumps(V1), schema_type="AVRO", deadline=time.monotonic() + 60)
+    port.register(f"{topic}-key", '"string"', schema_type="AVRO", deadline=time.monotonic() + 60)
+    folder = _manifests(tmp_path / "m", topic, COMPATIBLE)
+    target = ["--bootstrap-server", kafka_single.bootstrap]
+
+    snap = tmp_path / "snap.json"
+    taken = cli(["snapshot", "--out", str(snap), *target, str(folder)], env=env)
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert subject in json.loads(snap.read_text())["schema_subjects"]["subjects"]
+    offline = cli(["plan", str(folder), "--live-state", str(snap)])  # no registry named
+    assert offline.returncode == 0, offline.stdout + offline.stderr
+    assert f"~ schema_subject/{subject}" in offline.stdout and "schema: new version (after version 1)" in offline.stdout
+    assert "not checked: the registry was not asked" in offline.stdout
+
+    saved = tmp_path / "plan.json"
+    planned = cli(["plan", str(folder), *target, "--out", str(saved)], env=env)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    applied = cli(["apply", "--plan", str(saved), *target], env=env)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert port.versions(subject, deadline=time.monotonic() + 60) == (1, 2)
