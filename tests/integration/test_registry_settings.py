@@ -4,7 +4,8 @@ That server checks credentials only through an OpenID Connect server, which cann
 checked at the HTTP level: ``tests/support/http_auth.BasicAuthGate`` stands in front of the real server, answers
 401 as Confluent's registry does to a request without the profile's credentials, and forwards the others. The tests
 assert what the registry holds afterwards, the exact ``Authorization`` header sent, and that the password appears
-in no error, ``repr`` or count.
+in no error, ``repr``, count or output; ``plan --cluster prod`` reaches the brokers and the registry of that one
+profile through the CLI.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from reconciler import manifests
 from reconciler.manifests.registry_profile import RegistryProfile
 from reconciler.registry.port import RegistryError
 from reconciler.registry_access import settings as registry_settings
+from tests.kafka.cluster import KafkaCluster
 from tests.kafka.registry import API_PATH, SchemaRegistryServer
 from tests.support.http_auth import BasicAuthGate
+from tests.support.live import cli
 
 PASSWORD = "s3cret-Registry-pw"
 ORDER = {"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]}
@@ -116,3 +119,50 @@ def test_the_environment_variable_reaches_the_registry_without_auth(schema_regis
     assert found is not None
     port = registry_settings.open_registry(found)
     assert "AVRO" in port.features(deadline=later()).schema_types
+
+
+def test_cluster_prod_plans_with_the_brokers_and_the_registry_of_its_profile(
+    kafka_single: KafkaCluster, gate: BasicAuthGate, tmp_path: Path, topic_prefix: str
+) -> None:
+    """``plan --cluster prod`` through the CLI: prod's brokers and prod's registry (basic auth from its
+    ``passwordFrom``) are read; the dev profile's unreachable ones are not; the password is printed nowhere."""
+    subject = f"{topic_prefix}orders-value"
+    (tmp_path / "clusters.yaml").write_text(
+        textwrap.dedent(
+            f"""\
+            apiVersion: kafka-reconciler/v1
+            kind: Cluster
+            metadata: {{name: prod}}
+            spec:
+              bootstrapServers: ["{kafka_single.bootstrap}"]
+              schemaRegistry:
+                url: {gate.url + API_PATH}
+                username: svc-registry
+                passwordFrom: {{env: REGISTRY_PASSWORD}}
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: Cluster
+            metadata: {{name: dev}}
+            spec:
+              bootstrapServers: ["127.0.0.1:9"]
+              schemaRegistry: {{url: "http://127.0.0.1:9"}}
+            ---
+            apiVersion: kafka-reconciler/v1
+            kind: SchemaSubject
+            metadata: {{name: orders}}
+            spec:
+              subject: {subject}
+              schema: {json.dumps(ORDER)}
+            """
+        ),
+        encoding="utf-8",
+    )
+    shown = cli(
+        ["plan", str(tmp_path), "--cluster", "prod", "--detailed-exitcode"], env={"REGISTRY_PASSWORD": PASSWORD}
+    )
+    assert shown.returncode == 2, shown.stdout + shown.stderr
+    assert f"+ schema_subject/{subject}" in shown.stdout
+    assert gate.refused == 0 and len(gate.headers) >= 3  # features, the global level, the subject: all with auth
+    token = base64.b64encode(f"svc-registry:{PASSWORD}".encode()).decode()
+    for text in (shown.stdout, shown.stderr):
+        assert PASSWORD not in text and token not in text
