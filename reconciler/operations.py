@@ -22,8 +22,9 @@ from reconciler import manifests, planner
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
-from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, snapshotfile, state
+from reconciler.model import configs, defaults, desired, entities, payloads, plan_compare, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
+from reconciler.model.schema_subject_payload import new_version
 from reconciler.planner import impact as planner_impact
 from reconciler.registry_access import evidence as registry_evidence
 from reconciler.target import PlanRequest as PlanRequest
@@ -145,7 +146,10 @@ def with_evidence(
     with collector.paused():
         first = first if first is not None else planner.plan(wanted, live, assess_impact=False)
     if live.topic_usage is None:
-        used = sorted({c.name for c in first.changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP})
+        used = sorted(
+            {c.name for c in first.changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP}
+            | set(_served_by_level_changes(first.changes, wanted))
+        )
         if used:
             live = dataclasses.replace(live, topic_usage=adapter.read_topic_usage(used))
     if live.impact is None:
@@ -156,6 +160,20 @@ def with_evidence(
 
 
 _USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)
+
+
+def _served_by_level_changes(changes: Sequence[plans.Change], wanted: desired.DesiredState) -> list[str]:
+    """The topics served by the Schema Registry subjects a plan gives a new version together with a change of
+    level: the groups reading them are what an incompatible-by-design version's impact names."""
+    out: list[str] = []
+    for c in changes:
+        before, after, subject = c.before, c.after, wanted.schema_subjects.get(c.name)
+        if subject is None or not isinstance(after, payloads.SubjectPayload):
+            continue
+        if isinstance(before, payloads.SubjectPayload) and before.compatibility != after.compatibility:
+            out += subject.topics if new_version(before, after) else ()
+    return out
+
 
 # ------------------------------------------------------------------------------------- the commands' flows
 

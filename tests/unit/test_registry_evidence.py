@@ -10,7 +10,7 @@ import json
 import pytest
 
 from reconciler.kinds.schema_subject import dryrun
-from reconciler.model import desired, state
+from reconciler.model import desired, plans, state
 from reconciler.model.schema_subjects import DesiredSubject
 from reconciler.registry import port as registry_port
 from reconciler.registry_access import evidence, settings
@@ -47,3 +47,33 @@ def test_declared_subjects_are_read_with_the_registrys_check(monkeypatch: pytest
     assert isinstance(found.evidence, dryrun.Evidence) and found.evidence.answers[subject][0].compatible is False
     assert any(r.path.startswith("/compatibility/subjects/orders-value") for r in fake.requests)
     assert isinstance(live, state.ClusterState)
+
+
+def test_a_version_let_in_by_a_level_change_names_the_groups_of_the_topics_it_serves() -> None:
+    """The plan reads the usage of the topics a subject serves when it registers a new version together with a
+    change of level: the impact of a version the held level refuses names who reads those topics."""
+    from reconciler import operations
+    from reconciler.registry.port import Compatibility
+    from tests.support.kind_samples import ORDER_V2
+    from tests.support.recording import RecordingAdapter
+
+    assert LIVE.schema_subjects is not None
+    refused = dryrun.Evidence(
+        answers={"orders-value": (Compatibility(False, 1, ("READER_FIELD_MISSING_DEFAULT_VALUE",)),)}
+    )
+    live = dataclasses.replace(LIVE, schema_subjects=dataclasses.replace(LIVE.schema_subjects, evidence=refused))
+    subject = DesiredSubject(
+        "orders-value", ORDER_V2, compatibility="NONE", topics=("audit",)
+    )  # a topic the plan does not touch
+    wanted = dataclasses.replace(WANTED, schema_subjects={"orders-value": subject})
+    adapter = RecordingAdapter(cluster_id=live.cluster_id or "c-1")
+
+    def impact_of(p: plans.Plan) -> list[str]:
+        [change] = [c for c in p.changes if c.address == "schema_subject/orders-value"]
+        return [w for w in change.warnings if w.startswith("impact:")]
+
+    without = impact_of(operations.make_plan(wanted, live))
+    assert without and "topic audit (its consumer groups were not read)" in without[0]
+    with_usage = impact_of(operations.make_plan(wanted, live, adapter=adapter))
+    assert with_usage and "topic audit (no consumer group has committed offsets on it)" in with_usage[0]
+    assert [c for c in adapter.calls if c[0] == "read_topic_usage" and "audit" in c[1]]
