@@ -11,6 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from reconciler.base.secret import Secret
+from reconciler.kinds.schema_subject import diff, dryrun, views
+from reconciler.model import plans
 from reconciler.registry.canonical import same_schema
 from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry.requests import Reference
@@ -107,7 +109,7 @@ def test_a_subject_without_a_level_reads_none_whatever_the_global_level_here(
     """Apicurio answers ``GET /config/{subject}`` for a subject with no level of its own with NONE, its own default,
     not the global level, yet checks and registers under the global level: with the global level at BACKWARD the
     subject reads NONE and an incompatible schema is still refused (Confluent: 40408, and the global level applies).
-    "Unset" reads as the global level only while that is NONE; a plan must not take NONE read here as "no check"."""
+    "Unset" reads as the global level only while that is NONE; the kind's dry run asks all the same."""
     subject = f"{topic_prefix}global-value"
     incompatible = json.dumps(ORDER_INCOMPATIBLE)
     port.register(subject, json.dumps(ORDER_V1), schema_type="AVRO", deadline=later())
@@ -116,6 +118,17 @@ def test_a_subject_without_a_level_reads_none_whatever_the_global_level_here(
         assert port.compatibility(deadline=later()) == "BACKWARD"
         assert port.compatibility(subject, deadline=later()) == "NONE"
         assert not port.check(subject, incompatible, schema_type="AVRO", deadline=later()).compatible
+        # the kind's dry run asks all the same and blocks it, as the registry will refuse it
+        wanted = {subject: views.DesiredSubject(subject, incompatible)}
+        live = views.read(port, wanted, deadline=later())
+        changes, _ = dryrun.dry_run(diff.diff(wanted, live), live, registry=port, deadline=later())
+        assert [(c.action, c.reasons[0]) for c in changes] == [
+            (
+                plans.Action.BLOCKED,
+                "the registry finds the new schema incompatible under BACKWARD (checked against version latest); "
+                "it gave no message",
+            )
+        ]
         with pytest.raises(RegistryError) as refused:
             port.register(subject, incompatible, schema_type="AVRO", deadline=later())
         assert refused.value.status == 409

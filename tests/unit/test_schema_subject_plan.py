@@ -423,3 +423,40 @@ def test_a_subject_the_plan_deletes_cannot_be_referenced_by_a_version_it_registe
             ("subject legacy-value is referenced by the new version of box-value in this plan",),
         ),
     ]
+
+
+class _ApicurioLevels(FakeRegistry):
+    """Answers ``GET /config/{subject}`` of a subject without a level of its own with NONE, as Apicurio 2.4 does,
+    while it checks and registers under the global level (BACKWARD here)."""
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        template, names, _ = rq.route(request.path)
+        if request.method == "GET" and template == "/config/{subject}" and names["subject"] not in self.levels:
+            return 200, {"compatibilityLevel": "NONE"}
+        return super().exchange(request, deadline=deadline)
+
+
+def test_a_subject_reading_none_is_still_checked_where_the_registry_holds_a_global_level() -> None:
+    """Regression: on Apicurio a subject without a level reads NONE while the registry checks it under the global
+    level; the plan took NONE at its word, asked nothing, and the incompatible version was refused only at apply."""
+    port = RestRegistryPort(_ApicurioLevels())
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    changes, verdicts, live = plan(port, want(schema=V2_INCOMPATIBLE))
+    assert (live.subjects["orders-value"].compatibility, live.global_level) == ("NONE", "BACKWARD")
+    (change,) = changes
+    assert change.action is plans.Action.BLOCKED
+    assert change.reasons == (
+        "the registry finds the new schema incompatible under BACKWARD (checked against version latest)",
+        "version 1: READER_FIELD_MISSING_DEFAULT_VALUE: amount",
+    )
+    _, verdicts, _ = plan(port, want(schema=V2_COMPATIBLE))
+    assert (verdicts["orders-value"].compatible, verdicts["orders-value"].level) == (True, "BACKWARD")
+
+
+def test_a_subject_set_to_none_is_not_blocked_by_the_global_level(port: RestRegistryPort) -> None:
+    """On Confluent a NONE read is the subject's own level: asked all the same, the registry finds it compatible."""
+    port.register("orders-value", V1, schema_type="AVRO", deadline=later())
+    port.set_compatibility("NONE", "orders-value", deadline=later())
+    changes, verdicts, _ = plan(port, want(schema=V2_INCOMPATIBLE))
+    assert [c.action for c in changes] == [plans.Action.UPDATE]
+    assert verdicts["orders-value"].compatible is True

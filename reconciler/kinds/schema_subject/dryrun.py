@@ -9,7 +9,10 @@ API takes no other, so a level changed in the same plan is taken into account by
 - the same direction (BACKWARD, FORWARD or both, FULL) as the current level: the answer is the verdict;
 - the planned level asks more than the current one (BACKWARD to FULL): an incompatible answer blocks; a compatible
   one is not proof, and the registry's refusal at apply (409) is the check left, which the plan says;
-- otherwise (FORWARD to BACKWARD, or the current level is NONE): the answer proves nothing, and the plan says so.
+- otherwise (FORWARD to BACKWARD, or the current level is NONE): the answer proves nothing, and the plan says so;
+- the subject's level reads NONE, the global level asks something and the plan leaves the level alone: asked all the
+  same (``hidden_level``: Apicurio 2.4 reads a subject without a level as NONE and checks it under the global level),
+  and a refusal blocks.
 An incompatible schema is blocked at the manifest that declares it with the registry's messages; there is no
 override but a declared level. A delete of a subject whose version another schema references is blocked naming the
 referrer (Apicurio 2.4 carries such a delete out where Confluent refuses it, 42206), unless each referrer is deleted
@@ -82,15 +85,28 @@ class Evidence:
     versions: Mapping[str, tuple[int, ...]] | None = None  # of the referenced subjects not read (None: not asked)
 
 
+def hidden_level(change: SubjectChange, live: views.LiveSubjects) -> str | None:
+    """The global level, when the subject's level reads NONE, the global level asks something and the plan leaves
+    the level alone: Apicurio 2.4 answers NONE for a subject without a level of its own and checks it under the
+    global level (docs/schema-registry.md), so the registry is asked all the same and a refusal blocks; on
+    Confluent such a NONE is the subject's own level, and the registry answers compatible."""
+    have = live.subjects.get(change.subject)
+    level = live.global_level
+    if change.level is not None or have is None or have.compatibility != "NONE" or level is None:
+        return None
+    return level if directions(level) else None
+
+
 def question(change: SubjectChange, live: views.LiveSubjects) -> Question | None:
     """What to ask the registry about ``change``'s new version (``None``: nothing: no version held, or neither the
-    current nor the planned level asks anything)."""
+    current nor the planned level asks anything, nor a level the registry may hold behind a NONE read)."""
     if change.register is None or change.action is not plans.Action.UPDATE or change.before_version is None:
         return None
     current, planned = levels(change, live)
     now, then = directions(current), directions(planned)
     if not now and not then:
-        return None
+        hidden = hidden_level(change, live)
+        return None if hidden is None else Question(change.subject, views.transitive(hidden))
     return Question(change.subject, views.transitive(planned if then else current))
 
 
@@ -101,7 +117,9 @@ def judge_one(change: SubjectChange, live: views.LiveSubjects, *, evidence: Evid
     current, planned = levels(change, live)
     now, then = directions(current), directions(planned)
     if not now and not then:
-        return Verdict(change.subject, True, planned, note=f"level {planned}: not checked")
+        return _behind_none(change, live, evidence=evidence) or Verdict(
+            change.subject, True, planned, note=f"level {planned}: not checked"
+        )
     answers = evidence.answers.get(change.subject)
     if answers is None:
         note = "not checked: the registry was not asked (a plan made without it)"
@@ -122,6 +140,19 @@ def judge_one(change: SubjectChange, live: views.LiveSubjects, *, evidence: Evid
     else:
         note = f"the registry holds {current} and can check only under it; {planned} is checked at registration"
     return Verdict(change.subject, None, planned, checked, messages, note, breaks)
+
+
+def _behind_none(change: SubjectChange, live: views.LiveSubjects, *, evidence: Evidence) -> Verdict | None:
+    """The verdict on a subject whose level reads NONE where the registry may check under the global level
+    (``hidden_level``), from the registry's answers (``None``: it was not asked)."""
+    hidden = hidden_level(change, live)
+    answers = evidence.answers.get(change.subject) if hidden is not None else None
+    if hidden is None or not answers:
+        return None
+    refused = [a for a in answers if not a.compatible]
+    messages = tuple(m for a in refused for m in a.messages)
+    note = f"the subject's level reads NONE; the registry checked it under the level it holds (global: {hidden})"
+    return Verdict(change.subject, not refused, hidden, tuple(a.version for a in answers), messages, note)
 
 
 def blocked_by_verdict(change: SubjectChange, verdict: Verdict) -> SubjectChange:
