@@ -127,12 +127,12 @@ def set_up(url: str, count: int, *, checks: int) -> None:
     of the server) and register the subjects one after the other: Apicurio 2.4's in-memory storage (H2) times out
     locking its tables under concurrent first registrations on a loaded machine (500, then 409 on a retry). The
     first ``checks`` subjects get BACKWARD as their own level too: Apicurio reads a subject without one as NONE
-    (docs/schema-registry.md), and the kind checks nothing under NONE."""
+    (docs/schema-registry.md), and the figures in docs/benchmarks.md were taken with these levels."""
     call(url, "PUT", "/config", {"compatibility": "BACKWARD"})
     body = {"schema": json.dumps(V1), "schemaType": "AVRO"}
     for i in range(count):
         call(url, "POST", f"/subjects/{quoted(subject(i))}/versions", body)
-    for i in range(checks):  # Apicurio reads a subject without a level of its own as NONE: the kind would not check
+    for i in range(checks):  # a level of their own: read as such on both servers (Apicurio reads none as NONE)
         call(url, "PUT", f"/config/{quoted(subject(i))}", {"compatibility": "BACKWARD"})
 
 

@@ -4,7 +4,7 @@ Starts one Kafka node and an Apicurio Registry 2.4.2 from the test harness (free
 end) and writes a manifest tree per scenario: a ``Cluster`` profile naming both (``schemaRegistry.url``) and the
 ``SchemaSubject`` documents. Set-up (not measured): the global level BACKWARD, ``--subjects`` subjects registered
 (one Avro record each), the first ``--changed`` given BACKWARD as their own level (Apicurio reads a subject without
-one as NONE, under which nothing is checked). Then, nothing asserted, each printed as soon as known:
+one as NONE; see ``benchmarks.registry_bench.set_up``). Then, nothing asserted, each printed as soon as known:
 
 * the registry requests of each scenario's plan, counted by an HTTP relay in front of the registry (a run of its
   own, not timed): 500 declared subjects without change, 100 changed (a compatible new version each), and a tree
