@@ -57,6 +57,7 @@ from reconciler.fleet.apply_results import (
 )
 from reconciler.kinds import registry
 from reconciler.model import plans
+from reconciler.registry_access import evidence as registry_evidence
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
 APPLY_SUMMARY = outputs.APPLY_SUMMARY
@@ -252,8 +253,10 @@ def _apply_one(
     if not operations.has_work(p):
         return ClusterApply(name, NO_CHANGES)
     connect: RestConnectPort | MultiConnectPort | None = None
+    subjects = None
     try:
         connect = connect_port(item.spec, loaded, p)
+        subjects = sources.registry_port(item.spec, {} if loaded is None else loaded.profiles, p)
         adapter, ops = operations.prepare_apply(
             p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run
         )
@@ -264,6 +267,7 @@ def _apply_one(
             timeout_s=timeout_s,
             loaded=loaded,
             connect=connect,
+            registry=subjects,
             lock=cluster_lock,
             ops=ops,  # decoded once, by prepare_apply; each cluster's thread hands its own plan's operations on
         )
@@ -274,6 +278,8 @@ def _apply_one(
     finally:
         if connect is not None:
             connect.close()
+        if subjects is not None:
+            registry_evidence.close(subjects)
     path = out_dir / name / APPLY_REPORT
     fileio.write_file(path, report.to_json())  # a report: nothing secret in it, so the umask decides
     return _applied(name, report, path=path, dry_run=dry_run, seconds=time.monotonic() - started)

@@ -26,9 +26,11 @@ from reconciler.connect import http as connect_http
 from reconciler.connect import settings as connect_settings
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
+from reconciler.kinds import registry
 from reconciler.manifests import ClusterProfile
-from reconciler.model import connect_clusters, desired, snapshotfile, state
+from reconciler.model import connect_clusters, desired, plans, snapshotfile, state
 from reconciler.model.kinds import Kind
+from reconciler.registry import port as registry_port_mod
 from reconciler.registry_access import evidence as registry_evidence
 from reconciler.registry_access import settings as registry_settings
 
@@ -259,3 +261,23 @@ def read_parquet_snapshot(path: Path) -> list[rows.Row]:
         raise errors.SnapshotError(f"cannot read Parquet snapshot {path}: {exc}") from None
     data = [table.column(c).to_pylist() for c in PARQUET_COLUMNS]
     return list(zip(*data, strict=True))
+
+
+def registry_port(
+    cluster: spec.ClusterSpec, profiles: Mapping[str, ClusterProfile], p: plans.Plan
+) -> registry_port_mod.RegistryPort | None:
+    """The Schema Registry a fleet cluster's plan is applied through when it writes subjects or its scope covers
+    them: the one the cluster's Cluster profile names, as ``fleet plan`` read it (``None`` otherwise).
+    ``ConfigError`` (the cluster is refused, nothing written) when the plan writes subjects and the profile names
+    none."""
+    written = registry.writes_through(p.actionable, "registry")
+    covered = p.scope is not None and Kind.SCHEMA_SUBJECT.value in p.scope.get("kinds", ())
+    chosen = profiles.get(cluster.profile) if cluster.profile else None
+    if chosen is not None and chosen.schema_registry is not None and (written or covered):
+        return registry_settings.open_registry(chosen.schema_registry)
+    if written:
+        raise errors.ConfigError(
+            f"cluster {cluster.name}: the plan changes Schema Registry subjects, but its Cluster profile "
+            f"({cluster.profile or 'none'}) names no registry (schemaRegistry:) to apply them through"
+        )
+    return None

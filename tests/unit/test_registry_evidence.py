@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,31 @@ def test_a_version_let_in_by_a_level_change_names_the_groups_of_the_topics_it_se
     with_usage = impact_of(operations.make_plan(wanted, live, adapter=adapter))
     assert with_usage and "topic audit (no consumer group has committed offsets on it)" in with_usage[0]
     assert [c for c in adapter.calls if c[0] == "read_topic_usage" and "audit" in c[1]]
+
+
+def test_fleet_apply_opens_the_profiles_registry_for_subject_changes_and_refuses_without_one(tmp_path: Path) -> None:
+    from reconciler import manifests
+    from reconciler.base import errors
+    from reconciler.fleet import sources, spec
+    from tests.golden.example import example_plan
+
+    def loaded(registry: str) -> manifests.LoadResult:
+        folder = tmp_path / ("with" if registry else "without")
+        folder.mkdir(exist_ok=True)
+        (folder / "cluster.yaml").write_text(
+            "apiVersion: kafka-reconciler/v1\nkind: Cluster\nmetadata: {name: eu}\n"
+            f"spec:\n  bootstrapServers: ['127.0.0.1:9092']\n{registry}"
+        )
+        return manifests.load([folder])
+
+    planned = example_plan()  # registers a new version of payments.orders-value
+    cluster = spec.ClusterSpec(name="eu", manifests=(tmp_path,), profile="eu")
+    opened = sources.registry_port(cluster, loaded("  schemaRegistry: {url: 'http://127.0.0.1:1'}\n").profiles, planned)
+    assert opened is not None
+    evidence.close(opened)
+    with pytest.raises(errors.ConfigError, match="cluster eu: the plan changes Schema Registry subjects, but its"):
+        sources.registry_port(cluster, loaded("").profiles, planned)
+    others = dataclasses.replace(
+        planned, changes=tuple(c for c in planned.changes if c.kind.value != "schema_subject"), scope=None
+    )
+    assert sources.registry_port(cluster, loaded("").profiles, others) is None
