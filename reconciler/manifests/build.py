@@ -9,16 +9,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import entities, loader, models, profiles, roles, rules, subjects, topics, yamlio
+from reconciler.manifests import entities, loader, models, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
-from reconciler.model.schema_subjects import DesiredSubject
+
+if TYPE_CHECKING:  # the subjects' model is read with the first SchemaSubject document (add_schema_subject)
+    from reconciler.model import schema_subjects
 
 WARNING = errors.Severity.WARNING
 _KIND_NAMES = {k.ownership_key: k for k in Kind}  # an Ownership document's managedKinds entry -> kind
@@ -47,7 +49,7 @@ class Builder:
         self.brokers: dict[str, desired.DesiredBrokerConfig] = {}
         self.profiles: dict[str, profiles.ClusterProfile] = {}
         self.connectors: dict[str, desired.DesiredConnector] = {}
-        self.schema_subjects: dict[str, DesiredSubject] = {}
+        self.schema_subjects: dict[str, schema_subjects.DesiredSubject] = {}
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
@@ -296,6 +298,9 @@ class Builder:
             self._grant_topics.extend((doc, path, name) for path, name in derived.topics)
 
     def add_schema_subject(self, doc: loader.Document) -> None:
+        # Imported with the first SchemaSubject document, as the connectors' build code is.
+        from reconciler.manifests import subjects
+
         subjects.add(doc, self.schema_subjects, lambda path, message: self.error(doc, path, message))
 
     # --------------------------------------------------------------------- profiles, ownership

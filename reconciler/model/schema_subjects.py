@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reconciler.model.desired import NamePattern, Source
 from reconciler.registry import canonical
-from reconciler.registry import port as registry_port
 from reconciler.registry.requests import Reference
+
+if TYPE_CHECKING:  # annotations only: validate reads the declared subjects without the registry's port
+    from reconciler.registry import port as registry_port
 
 LEVELS = (
     "NONE",

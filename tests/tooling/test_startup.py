@@ -109,6 +109,15 @@ VALIDATE_MODULES = [
     "reconciler.base.errors",
     "reconciler.base.secret",  # SecretRef, which declared SCRAM users and connectors hold (no connection code)
     "reconciler.commands.validate",
+    # The SchemaSubject document's model, which the manifest models include, and the schema checks it makes at
+    # validate (canonical form; a reference's shape): standard library only. Its build, views and the registry's
+    # port are read only with the first SchemaSubject document.
+    "reconciler.kinds",
+    "reconciler.kinds.schema_subject",
+    "reconciler.kinds.schema_subject.manifest",
+    "reconciler.registry",
+    "reconciler.registry.canonical",
+    "reconciler.registry.requests",
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",

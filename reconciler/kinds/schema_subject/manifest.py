@@ -18,16 +18,18 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from reconciler.kinds.schema_subject import views
-from reconciler.kinds.schema_subject.diff import SubjectRule
-from reconciler.model import desired
 from reconciler.registry import canonical
 from reconciler.registry.requests import Reference
+
+if TYPE_CHECKING:  # validate loads this model without the planner's side of the kind (tests/tooling/test_startup.py)
+    from reconciler.kinds.schema_subject import views
+    from reconciler.kinds.schema_subject.diff import SubjectRule
+    from reconciler.model import desired
 
 Level = Literal["NONE", "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE"]
 Mode = Literal["READWRITE", "READONLY", "IMPORT"]
@@ -133,6 +135,9 @@ class SubjectRuleSpec(_Strict):
 
     def rule(self) -> SubjectRule:
         """The rule the diff matches subjects with."""
+        from reconciler.kinds.schema_subject.diff import SubjectRule  # start-up: see the imports above
+        from reconciler.model import desired
+
         for kind, value in (("exact", self.name), ("prefix", self.prefix), ("glob", self.glob), ("regex", self.regex)):
             if value is not None:
                 return SubjectRule(desired.NamePattern(kind, value), self.permanent)
@@ -249,6 +254,8 @@ def build(
     if CONTROL.search(subject):
         error(("spec", "subject"), f"subject name {subject!r} holds a control character")
         return None
+    from reconciler.kinds.schema_subject import views  # start-up: see the imports above
+
     refs = tuple(Reference(r.name, r.subject, r.version) for r in spec.references)
     if any(r.subject == subject for r in refs):
         error(("spec", "references"), f"subject {subject!r} references itself")
