@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from reconciler.adopt import output
 from reconciler.kinds.schema_subject import adopt, diff, manifest, snapshot, views
 from reconciler.model import plans
 from reconciler.registry.port import RestRegistryPort
@@ -103,13 +104,13 @@ def test_import_writes_documents_and_schema_files_that_plan_nothing(registry: Re
     found, notes = adopt.documents(live)
     assert notes == []
     assert [(d.name, d.schema_file) for d in found] == [
-        ("Clicks_value", "schemas/Clicks_value.proto"),
-        ("clicks-value", "schemas/clicks-value.proto"),
-        ("customer-value", "schemas/customer-value.avsc"),
+        ("Clicks_value", "subjects/Clicks_value.proto"),
+        ("clicks-value", "subjects/clicks-value.proto"),
+        ("customer-value", "subjects/customer-value.avsc"),
         ("payments-value", f"{adopt.SCHEMA_DIR}/payments-value.json"),
-        ("team_invoice-value", "schemas/team_invoice-value.avsc"),
+        ("team_invoice-value", "subjects/team_invoice-value.avsc"),
     ]
-    (tmp_path / "schemas").mkdir()
+    (tmp_path / adopt.SCHEMA_DIR).mkdir()
     declared: dict[str, views.DesiredSubject] = {}
     problems: list[str] = []
     for doc in found:
@@ -122,7 +123,7 @@ def test_import_writes_documents_and_schema_files_that_plan_nothing(registry: Re
         declared[subject.subject] = subject
     assert found[2].spec == {
         "subject": "customer-value",
-        "schemaFile": "schemas/customer-value.avsc",
+        "schemaFile": "subjects/customer-value.avsc",
         "compatibility": "FULL_TRANSITIVE",
     }
     assert found[3].spec["mode"] == "READONLY" and found[3].spec["schemaType"] == "JSON"
@@ -137,9 +138,9 @@ def test_a_case_insensitive_clash_of_file_names_is_numbered(tmp_path: Path) -> N
         port.register(subject, CUSTOMER, schema_type="AVRO", deadline=later())
     found, _ = adopt.documents(read_all(port))
     assert [d.schema_file for d in found] == [
-        "schemas/Orders-value.avsc",
-        "schemas/orders-value-2.avsc",
-        "schemas/orders_value.avsc",
+        "subjects/Orders-value.avsc",
+        "subjects/orders-value-2.avsc",
+        "subjects/orders_value.avsc",
     ]
 
 
@@ -161,3 +162,14 @@ def test_two_snapshots_differ_by_the_subjects_that_changed_and_only_those(regist
     assert (old["version"], new["version"]) == (1, 2)
     assert [line for line in new["schema"] if line not in old["schema"]] == ["  string path = 1;"]
     assert snapshot.resources(None) == {}
+
+
+def test_a_json_subject_named_like_a_kind_keeps_its_schema_apart_from_the_kinds_json_schemas() -> None:
+    """Regression: import wrote a JSON subject's schema to schemas/<subject>.json, where it also writes each kind's
+    JSON Schema for editors, so a subject named ``Topic`` and the Topic kind's schema were the same file."""
+    port = RestRegistryPort(FakeRegistry())
+    port.register("Topic", '{"type": "object"}', schema_type="JSON", deadline=later())
+    found, _ = adopt.documents(read_all(port))
+    kinds_schema = f"{output.SCHEMA_DIR}/Topic.json"
+    assert [d.schema_file for d in found] == [f"{adopt.SCHEMA_DIR}/Topic.json"]
+    assert found[0].schema_file != kinds_schema

@@ -4,7 +4,7 @@ written to a file beside the manifests, so the plan right after the import chang
 The document names the subject with ``subject:`` (the registry's name, whatever strategy made it), its
 ``schemaType`` when not AVRO, its references, and the level and mode set on the subject (a subject with none of its
 own gets none: it keeps following the registry's global level). The schema file holds the registry's text as it is
-(``schemas/<subject>.avsc``, ``.json`` or ``.proto``; a subject name's characters outside ``[A-Za-z0-9._-]`` become
+(``subjects/<subject>.avsc``, ``.json`` or ``.proto``; a subject name's characters outside ``[A-Za-z0-9._-]`` become
 ``_``, and a name taken twice gets ``-2``, ``-3``). The document's ``metadata.name`` is that file's stem.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from reconciler.kinds.schema_subject import views
 
 EXTENSIONS = {"AVRO": ".avsc", "JSON": ".json", "PROTOBUF": ".proto"}
-SCHEMA_DIR = "schemas"
+SCHEMA_DIR = "subjects"  # apart from schemas/, where import writes the kinds' JSON Schemas (a JSON subject "Topic")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
