@@ -290,7 +290,7 @@ def test_import_of_what_the_registry_holds_plans_nothing_and_so_does_its_snapsho
     # Apicurio answers the global level (NONE) for a subject with none of its own: the document names it
     assert [d.spec.get("compatibility") for d in found] == ["FULL", "NONE"]
     out = tmp_path / "imported"
-    (out / "schemas").mkdir(parents=True)
+    (out / adopt.SCHEMA_DIR).mkdir(parents=True)
     declared = {}
     problems: list[str] = []
     for doc in found:
