@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from reconciler.base import errors
 from reconciler.manifests import loader, models, registry_profile
@@ -201,7 +202,24 @@ def connect_profile(
     doc: loader.Document, spec: models.ConnectClusterSpec, at: tuple[str, ...] = ("spec", "connect")
 ) -> ConnectProfile:
     """One Kafka Connect cluster of a ``Cluster`` profile, paths resolved against the manifest's directory."""
-    tls = spec.tls or models.TlsSpec()
+    return ConnectProfile(
+        urls=tuple(spec.urls),
+        **http_endpoint(doc, spec.tls, username=spec.username, password_from=spec.password_from, at=at),
+    )
+
+
+def http_endpoint(
+    doc: loader.Document,
+    tls_spec: models.TlsSpec | None,
+    *,
+    username: str | None,
+    password_from: models.SecretRefSpec | None,
+    at: tuple[str, ...],
+) -> dict[str, Any]:
+    """The basic auth and TLS settings of an HTTP service a ``Cluster`` profile names at ``at`` (a Kafka Connect
+    cluster, the Schema Registry), as the keyword arguments ``ConnectProfile`` and ``RegistryProfile`` share: paths
+    resolved against the manifest's directory, passwords left as references."""
+    tls = tls_spec or models.TlsSpec()
 
     def path_of(value: str | None, *field: str) -> Path | None:
         return None if value is None else _resolve(value, directory_of(doc, (*at, "tls", *field)))
@@ -209,19 +227,18 @@ def connect_profile(
     def ref_of(value: models.SecretRefSpec | None, *field: str) -> desired.SecretRef | None:
         return None if value is None else secret_ref(value, doc, (*at, *field, "file"))
 
-    return ConnectProfile(
-        urls=tuple(spec.urls),
-        username=spec.username,
-        password=ref_of(spec.password_from, "passwordFrom"),
-        ssl_cafile=path_of(tls.ca_file, "caFile"),
-        ssl_certfile=path_of(tls.cert_file, "certFile"),
-        ssl_keyfile=path_of(tls.key_file, "keyFile"),
-        ssl_key_password=ref_of(tls.key_password_from, "tls", "keyPasswordFrom"),
-        ssl_truststore_location=path_of(tls.truststore, "truststore"),
-        ssl_truststore_type=tls.truststore_type,
-        ssl_truststore_password=ref_of(tls.truststore_password_from, "tls", "truststorePasswordFrom"),
-        ssl_keystore_location=path_of(tls.keystore, "keystore"),
-        ssl_keystore_type=tls.keystore_type,
-        ssl_keystore_password=ref_of(tls.keystore_password_from, "tls", "keystorePasswordFrom"),
-        ssl_check_hostname=tls.endpoint_identification,
-    )
+    return {
+        "username": username,
+        "password": ref_of(password_from, "passwordFrom"),
+        "ssl_cafile": path_of(tls.ca_file, "caFile"),
+        "ssl_certfile": path_of(tls.cert_file, "certFile"),
+        "ssl_keyfile": path_of(tls.key_file, "keyFile"),
+        "ssl_key_password": ref_of(tls.key_password_from, "tls", "keyPasswordFrom"),
+        "ssl_truststore_location": path_of(tls.truststore, "truststore"),
+        "ssl_truststore_type": tls.truststore_type,
+        "ssl_truststore_password": ref_of(tls.truststore_password_from, "tls", "truststorePasswordFrom"),
+        "ssl_keystore_location": path_of(tls.keystore, "keystore"),
+        "ssl_keystore_type": tls.keystore_type,
+        "ssl_keystore_password": ref_of(tls.keystore_password_from, "tls", "keystorePasswordFrom"),
+        "ssl_check_hostname": tls.endpoint_identification,
+    }

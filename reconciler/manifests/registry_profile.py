@@ -115,34 +115,11 @@ def build(doc: loader.Document, spec: models.SchemaRegistrySpec) -> RegistryProf
     the block's own position would make the loader read every position of the file)."""
     from reconciler.manifests import profiles  # it imports this module
 
-    tls = spec.tls or models.TlsSpec()
     at = ("spec", "schemaRegistry")
-
-    def path_of(value: str | None, *key: str) -> Path | None:
-        if value is None:
-            return None
-        candidate = Path(value).expanduser()  # as the profile's other paths: relative to the manifest's directory
-        return candidate if candidate.is_absolute() else profiles.directory_of(doc, (*at, "tls", *key)) / candidate
-
-    def ref_of(value: models.SecretRefSpec | None, *key: str) -> SecretRef | None:
-        return None if value is None else profiles.secret_ref(value, doc, (*at, *key, "file"))
-
     urls = [spec.url] if spec.url is not None else list(spec.urls or ())
     return RegistryProfile(
         urls=tuple(u.strip().rstrip("/") for u in urls),
         source=f"Cluster profile {doc.name!r} ({doc.raw.file}:{doc.raw.line}:{doc.raw.column}) schemaRegistry",
-        username=spec.username,
-        password=ref_of(spec.password_from, "passwordFrom"),
-        ssl_cafile=path_of(tls.ca_file, "caFile"),
-        ssl_certfile=path_of(tls.cert_file, "certFile"),
-        ssl_keyfile=path_of(tls.key_file, "keyFile"),
-        ssl_key_password=ref_of(tls.key_password_from, "tls", "keyPasswordFrom"),
-        ssl_truststore_location=path_of(tls.truststore, "truststore"),
-        ssl_truststore_type=tls.truststore_type,
-        ssl_truststore_password=ref_of(tls.truststore_password_from, "tls", "truststorePasswordFrom"),
-        ssl_keystore_location=path_of(tls.keystore, "keystore"),
-        ssl_keystore_type=tls.keystore_type,
-        ssl_keystore_password=ref_of(tls.keystore_password_from, "tls", "keystorePasswordFrom"),
-        ssl_check_hostname=tls.endpoint_identification,
+        **profiles.http_endpoint(doc, spec.tls, username=spec.username, password_from=spec.password_from, at=at),
         request_timeout_s=DEFAULT_TIMEOUT_S if spec.timeout is None else parse_timeout(spec.timeout),
     )
