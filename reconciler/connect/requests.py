@@ -10,10 +10,11 @@ cannot disagree about a path.
 from __future__ import annotations
 
 import dataclasses
-import re
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any
+
+from reconciler.base.paths import Routes
 
 STATE_ACTIONS = {"running": "resume", "paused": "pause", "stopped": "stop"}
 INITIAL_STATES = ("RUNNING", "PAUSED", "STOPPED")
@@ -127,25 +128,6 @@ _PATTERNS = (
     ("/connector-plugins", ()),
     ("/connector-plugins/{name}/config/validate", ("name",)),
 )
-_MATCHERS = tuple(
-    (template, re.compile("^" + re.sub(r"\{[a-z]+\}", "([^/]+)", template) + "$"), names)
-    for template, names in _PATTERNS
-)
-
-
-def route(path: str) -> tuple[str, dict[str, str], list[tuple[str, str]]]:
-    """The template a path matches, its decoded names and its query pairs (``("?", {}, [...])``: unknown path)."""
-    parts = urllib.parse.urlsplit(path)
-    query = urllib.parse.parse_qsl(parts.query)
-    for template, matcher, names in _MATCHERS:
-        found = matcher.match(parts.path)
-        if found:
-            values = {n: urllib.parse.unquote(v) for n, v in zip(names, found.groups(), strict=True)}
-            return template, values, query
-    return "?", {}, query
-
-
-def endpoint(method: str, path: str) -> str:
-    """``PUT /connectors/{name}/config``: what a request calls, without names (for counts)."""
-    template, _, _ = route(path)
-    return f"{method} {template if template != '?' else urllib.parse.urlsplit(path).path}"
+_ROUTES = Routes(_PATTERNS)
+route = _ROUTES.route  # the template a path matches, its decoded names and its query pairs ("?": unknown path)
+endpoint = _ROUTES.endpoint  # "PUT /connectors/{name}/config": what a request calls, without names (for counts)

@@ -9,10 +9,11 @@ fake (``tests/support/registry_fake.py``) routes by it, so the port and the fake
 from __future__ import annotations
 
 import dataclasses
-import re
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from reconciler.base.paths import Routes
 
 SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
 LEVELS = (
@@ -176,28 +177,18 @@ _PATTERNS = (
     ("/schemas/ids/{id}", ("id",)),
     ("/schemas/ids/{id}/versions", ("id",)),
 )
-_MATCHERS = tuple(
-    (template, re.compile("^" + re.sub(r"\{[a-z]+\}", "([^/]+)", template) + "$"), names)
-    for template, names in _PATTERNS
-)
+_ROUTES = Routes(_PATTERNS)
 
 
 def route(path: str) -> tuple[str, dict[str, str], dict[str, str]]:
     """The template a path matches, its decoded names and its query (``("?", {}, {})`` for an unknown path)."""
-    parts = urllib.parse.urlsplit(path)
-    query = dict(urllib.parse.parse_qsl(parts.query))
-    for template, matcher, names in _MATCHERS:
-        found = matcher.match(parts.path)
-        if found:
-            values = {n: urllib.parse.unquote(v) for n, v in zip(names, found.groups(), strict=True)}
-            return template, values, query
-    return "?", {}, query
+    template, values, query = _ROUTES.route(path)
+    return template, values, dict(query)
 
 
 def endpoint(method: str, path: str) -> str:
     """``GET /subjects/{subject}/versions/{version}``: what a request calls, without names (for counts)."""
-    template, _, _ = route(path)
-    return f"{method} {template if template != '?' else urllib.parse.urlsplit(path).path}"
+    return _ROUTES.endpoint(method, path)
 
 
 def error_code(answer: Any) -> int:

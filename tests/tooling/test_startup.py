@@ -118,6 +118,7 @@ VALIDATE_MODULES = [
     "reconciler.registry",
     "reconciler.registry.canonical",
     "reconciler.registry.requests",
+    "reconciler.base.paths",  # the requests' path templates read back (standard library only)
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",
