@@ -122,6 +122,31 @@ class FakeRegistry:
         return None
 
 
+class InflightCounting(FakeRegistry):
+    """A fake that records how many requests are in flight at once (``most``); while ``all_in`` is clear, each
+    request waits until three are in (a test sets it to let requests through at once)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inflight = 0
+        self.most = 0
+        self.gate = threading.Lock()
+        self.all_in = threading.Event()
+
+    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
+        with self.gate:
+            self.inflight += 1
+            self.most = max(self.most, self.inflight)
+            if self.inflight == 3:
+                self.all_in.set()
+        self.all_in.wait(timeout=30)  # the first three meet here; a bound of 3 lets no fourth in meanwhile
+        try:
+            return super().exchange(request, deadline=deadline)
+        finally:
+            with self.gate:
+                self.inflight -= 1
+
+
 def _fields(text: str) -> dict[str, dict[str, Any]] | None:
     parsed = json.loads(text)
     if not isinstance(parsed, dict) or parsed.get("type") != "record":

@@ -5,7 +5,6 @@ deletes, bounded concurrent reads, deadlines, and error texts."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from typing import Any
 
@@ -16,7 +15,7 @@ from reconciler.registry import requests as rq
 from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry.requests import Reference
 from reconciler.registry_access.http import HttpTransport
-from tests.support.registry_fake import FakeRegistry
+from tests.support.registry_fake import FakeRegistry, InflightCounting
 
 V1 = json.dumps({"type": "record", "name": "Order", "namespace": "shop", "fields": [{"name": "id", "type": "long"}]})
 V2_COMPATIBLE = json.dumps(
@@ -188,32 +187,8 @@ def test_read_subjects_takes_two_requests_a_subject(port: RegistryPort, fake: Fa
     assert port.read_subjects([], deadline=later()) == {}
 
 
-class _Counting(FakeRegistry):
-    """Records how many requests are in flight at once (each holds on for a moment)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.inflight = 0
-        self.most = 0
-        self.gate = threading.Lock()
-        self.all_in = threading.Event()
-
-    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
-        with self.gate:
-            self.inflight += 1
-            self.most = max(self.most, self.inflight)
-            if self.inflight == 3:
-                self.all_in.set()
-        self.all_in.wait(timeout=30)  # the first three meet here; a bound of 3 lets no fourth in meanwhile
-        try:
-            return super().exchange(request, deadline=deadline)
-        finally:
-            with self.gate:
-                self.inflight -= 1
-
-
 def test_read_subjects_runs_concurrently_within_its_bound() -> None:
-    fake = _Counting()
+    fake = InflightCounting()
     fake.all_in.set()
     port = RestRegistryPort(fake)
     for n in range(12):

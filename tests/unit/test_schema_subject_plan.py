@@ -6,7 +6,6 @@ at all when no subject is declared or owned."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from typing import Any
 
@@ -18,7 +17,7 @@ from reconciler.model.state import TopicUsage
 from reconciler.registry import requests as rq
 from reconciler.registry.port import Features, RestRegistryPort
 from reconciler.registry.requests import Reference
-from tests.support.registry_fake import FakeRegistry
+from tests.support.registry_fake import FakeRegistry, InflightCounting
 
 
 def record(*fields: dict[str, Any]) -> str:
@@ -278,32 +277,8 @@ def test_reading_500_subjects_takes_two_requests_a_subject_and_three_more(
     assert live.requests == len(fake.requests) - sent == 2 * 500 + 3  # features (2), the global level
 
 
-class _Counting(FakeRegistry):
-    """Records how many requests are in flight at once; while ``hold`` is clear, each waits until three are in."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.inflight = 0
-        self.most = 0
-        self.gate = threading.Lock()
-        self.all_in = threading.Event()
-
-    def exchange(self, request: rq.Request, *, deadline: float) -> tuple[int, Any]:
-        with self.gate:
-            self.inflight += 1
-            self.most = max(self.most, self.inflight)
-            if self.inflight == 3:
-                self.all_in.set()
-        self.all_in.wait(timeout=30)  # the first three meet here; a bound of 3 lets no fourth in meanwhile
-        try:
-            return super().exchange(request, deadline=deadline)
-        finally:
-            with self.gate:
-                self.inflight -= 1
-
-
 def test_the_compatibility_checks_run_concurrently_within_their_bound() -> None:
-    fake = _Counting()
+    fake = InflightCounting()
     fake.all_in.set()
     port = RestRegistryPort(fake)
     names = [f"s{n:02}-value" for n in range(12)]
