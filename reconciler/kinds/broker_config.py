@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, declared_configs_in, live_configs_in
+from reconciler.kinds.spec import KindSpec, Part, PhaseSpec, Right, declared_configs_in, live_configs_in
 from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
@@ -25,4 +25,11 @@ DECLARATION = KindSpec(
     live_view=lambda brokers, name: views.broker_config_view(name, brokers.get(name)),
     live_configs=live_configs_in(lambda live: live.broker_configs),
     declared_configs=declared_configs_in(lambda wanted: wanted.broker_configs),
+    # -- the planner's parts
+    plan=Part("reconciler.planner.brokers:plan_broker_configs"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )

@@ -3,7 +3,7 @@ whose writes and reads Kafka authorizes on the cluster."""
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, declared_configs_in, live_configs_in
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, Part, PhaseSpec, Right, declared_configs_in, live_configs_in
 from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
@@ -26,4 +26,11 @@ DECLARATION = KindSpec(
     live_view=views.entity_in,
     live_configs=live_configs_in(lambda live: live.client_metrics),
     declared_configs=declared_configs_in(lambda wanted: wanted.client_metrics),
+    # -- the planner's parts
+    plan=Part("reconciler.planner.entities:plan_client_metrics"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )

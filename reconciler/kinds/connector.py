@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec, no_declared_configs, no_live_configs
+from reconciler.kinds.spec import KindSpec, Part, PhaseSpec, no_declared_configs, no_live_configs
 from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
@@ -22,4 +22,11 @@ DECLARATION = KindSpec(
     live_view=lambda connectors, name: views.connector_view(connectors.get(name)),
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
+    # -- the planner's parts
+    plan=Part("reconciler.planner.connectors:plan_connectors"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )

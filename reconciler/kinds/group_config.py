@@ -5,7 +5,7 @@ rights on the group, not on the cluster."""
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, declared_configs_in, live_configs_in
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, Part, PhaseSpec, Right, declared_configs_in, live_configs_in
 from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
@@ -28,4 +28,11 @@ DECLARATION = KindSpec(
     live_view=views.entity_in,
     live_configs=live_configs_in(lambda live: live.group_configs),
     declared_configs=declared_configs_in(lambda wanted: wanted.group_configs),
+    # -- the planner's parts
+    plan=Part("reconciler.planner.entities:plan_group_configs"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )

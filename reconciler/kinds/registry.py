@@ -1,28 +1,33 @@
-"""The registry of resource kinds: one declaration per kind (``reconciler.kinds.<kind>.DECLARATION``), in
+"""The registry of resource kinds: one declaration per kind (``DECLARATION`` in each module ``MODULES`` names), in
 ``Kind`` order. The stages reach a kind only through here: ``spec(kind)`` for one kind, ``KINDS`` to iterate,
-``phase(phase)`` for the kind and declaration of an apply phase, ``writes_through`` for the ports a plan needs."""
+``phase(phase)`` for the kind and declaration of an apply phase, ``writes_through`` for the ports a plan needs.
+
+The declarations are named, not imported by name, as plug-ins are: a kind's own package may then use the stage
+frameworks (its parts, ``reconciler.kinds.spec.Part``) without a loop between the stages and the kinds. Adding a kind
+is adding its module to ``MODULES``."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping
 
-from reconciler.kinds import acl, broker_config, client_metrics, connector, group_config, quota, scram_user, topic
-from reconciler.kinds.schema_subject import declaration as schema_subject
 from reconciler.kinds.spec import KindSpec, PhaseSpec
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
 
-_DECLARED = (
-    topic.DECLARATION,
-    acl.DECLARATION,
-    quota.DECLARATION,
-    scram_user.DECLARATION,
-    broker_config.DECLARATION,
-    group_config.DECLARATION,
-    client_metrics.DECLARATION,
-    connector.DECLARATION,
-    schema_subject.DECLARATION,
+# The modules that declare the kinds (each holds ``DECLARATION``).
+MODULES = (
+    "reconciler.kinds.topic",
+    "reconciler.kinds.acl",
+    "reconciler.kinds.quota",
+    "reconciler.kinds.scram_user",
+    "reconciler.kinds.broker_config",
+    "reconciler.kinds.group_config",
+    "reconciler.kinds.client_metrics",
+    "reconciler.kinds.connector",
+    "reconciler.kinds.schema_subject.declaration",
 )
+_DECLARED: tuple[KindSpec, ...] = tuple(importlib.import_module(m).DECLARATION for m in MODULES)
 KINDS: Mapping[Kind, KindSpec] = {d.kind: d for d in sorted(_DECLARED, key=lambda d: list(Kind).index(d.kind))}
 PHASES: Mapping[plans.Phase, tuple[KindSpec, PhaseSpec]] = {p.phase: (d, p) for d in _DECLARED for p in d.phases}
 

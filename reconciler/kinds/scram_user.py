@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, PhaseSpec, Right, no_declared_configs, no_live_configs
+from reconciler.kinds.spec import ALL_ACTIONS, KindSpec, Part, PhaseSpec, Right, no_declared_configs, no_live_configs
 from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
@@ -18,4 +18,11 @@ DECLARATION = KindSpec(
     live_view=lambda users, name: views.scram_view(name, users.get(name)),
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
+    # -- the planner's parts
+    plan=Part("reconciler.planner.scram:plan_scram"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )

@@ -5,17 +5,25 @@ A kind declares, in a module of its own under ``reconciler.kinds``, its payload 
 are kept in the live state, the desired state and a snapshot, and which ownership rules manage its undeclared
 resources. ``reconciler.kinds.registry`` lists the declarations; the stages iterate it instead of branching on the
 kind, and a unit test fails when a kind lacks a member or a stage's per-kind table lacks a kind.
+
+The code a stage runs for a kind (its planner, the decoder and runner of each apply phase, its snapshot section, its
+fleet rows, its import) is a ``Part``: named by where it lives, ``"package.module:attribute"``, and imported the
+first time a stage asks for it. So a kind's code may use the stage frameworks (``reconciler.planner.common``,
+``reconciler.apply.batch``) while the stages reach it only through the registry, and a command imports only the
+parts it runs (``validate`` none of apply's). ``tests/unit/test_kinds_registry.py`` resolves every part.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
 
+T = TypeVar("T")
 CLUSTER_NAME = "kafka-cluster"  # the one resource name of Kafka's CLUSTER resource type
 # A declared resource: its address, its change name and where the manifests declare it.
 Declared = tuple[str, str, desired.Source | None]
@@ -24,6 +32,19 @@ ConfigSection = Mapping[str, Mapping[str, str | None]]  # name -> the configs se
 LiveConfigs = Callable[[state.ClusterState, str], Mapping[str, str | None] | None]
 # The configs the manifests declare on one resource (``None``: not declared, or the kind has no configs).
 DeclaredConfigs = Callable[[desired.DesiredState, str], Mapping[str, str] | None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Part(Generic[T]):
+    """A piece of a kind's code, named ``"package.module:attribute"`` and imported when first asked for (see the
+    module docstring)."""
+
+    where: str
+
+    def get(self) -> T:
+        """The named attribute, its module imported on first use (then Python's module cache answers)."""
+        module, _, attribute = self.where.partition(":")
+        return cast(T, getattr(importlib.import_module(module), attribute))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,7 +71,7 @@ class PhaseSpec:
     read_back: tuple[Right, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class KindSpec:
     """Everything the stages need of one resource kind (see the module docstring)."""
 
@@ -67,6 +88,13 @@ class KindSpec:
     live_configs: LiveConfigs  # what the read-back compares a config write with
     declared_configs: DeclaredConfigs  # where apply finds a config value a plan holds only as ``plan.REDACTED``
     port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked), "connect" or "registry" (REST)
+    # -- the planner's parts
+    plan: Part[Callable[[Any], None]]  # adds the changes and unmanaged entries of this kind to a planner Context
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 
     def phase(self, phase: plans.Phase) -> PhaseSpec | None:
         """This kind's declaration of ``phase``, if it writes in it."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec, Right, declared_configs_in
+from reconciler.kinds.spec import KindSpec, Part, PhaseSpec, Right, declared_configs_in
 from reconciler.model import payloads, plans, state, views
 from reconciler.model.kinds import Kind
 
@@ -40,4 +40,11 @@ DECLARATION = KindSpec(
     live_view=lambda topics, name: views.topic_view(topics.get(name)),
     live_configs=_live_configs,
     declared_configs=declared_configs_in(lambda wanted: wanted.topics),
+    # -- the planner's parts
+    plan=Part("reconciler.planner.topics:plan_topics"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )

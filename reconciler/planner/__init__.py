@@ -17,30 +17,11 @@ topic change will do, from the evidence in ``ClusterState.impact`` when it was r
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Callable, Mapping
 
 from reconciler.kinds import registry
 from reconciler.model import desired, plans, state
-from reconciler.model import entities as model_entities
 from reconciler.model.kinds import Kind
-from reconciler.planner import (
-    acls,
-    blast,
-    brokers,
-    common,
-    connectors,
-    entities,
-    guards,
-    impact,
-    lint,
-    quotas,
-    schema_subjects,
-    scope,
-    scram,
-    topics,
-    unsupported,
-)
+from reconciler.planner import blast, common, guards, impact, lint, scope, unsupported
 from reconciler.planner.common import PlanOptions
 from reconciler.planner.views import fingerprint_of, live_fingerprint, live_view
 
@@ -91,19 +72,6 @@ def plan(
     )
 
 
-# kind -> its planner: adds the changes and unmanaged entries of that kind to the context
-PLANNERS: Mapping[Kind, Callable[[common.Context], None]] = {
-    Kind.TOPIC: topics.plan_topics,
-    Kind.ACL: acls.plan_acls,
-    Kind.QUOTA: quotas.plan_quotas,
-    Kind.SCRAM_USER: scram.plan_scram,
-    Kind.BROKER_CONFIG: brokers.plan_broker_configs,
-    **{kind: functools.partial(entities.plan_entities, kind=kind) for kind in model_entities.ENTITY_KINDS},
-    Kind.CONNECTOR: connectors.plan_connectors,
-    Kind.SCHEMA_SUBJECT: schema_subjects.plan_subjects,
-}
-
-
 def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_users: bool) -> None:
     """Run each kind's planner into ``ctx``, then the lints, the blast-radius check and the blocking guards."""
     # A password rotation asked for plans SCRAM users even where the manifests declare none.
@@ -114,7 +82,7 @@ def _run_planners(ctx: common.Context, *, kinds: frozenset[Kind], rotate_scram_u
         unsupported.block_kind(ctx, kind, reason)
     for kind in registry.KINDS:  # in Kind order
         if kind in wanted and kind not in blocked:
-            PLANNERS[kind](ctx)
+            registry.spec(kind).plan.get()(ctx)
     lint.lint(ctx)
     blast.check(ctx)
     guards.block_at_errors(ctx.changes, ctx.warnings)

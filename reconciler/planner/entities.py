@@ -151,3 +151,13 @@ def _plan_one(
             source=source,
         )
     )
+
+
+def plan_group_configs(ctx: common.Context) -> None:
+    """The group configs' planner (the ``GroupConfig`` kind's ``plan`` part)."""
+    plan_entities(ctx, Kind.GROUP_CONFIG)
+
+
+def plan_client_metrics(ctx: common.Context) -> None:
+    """The client-metrics subscriptions' planner (the ``ClientMetrics`` kind's ``plan`` part)."""
+    plan_entities(ctx, Kind.CLIENT_METRICS)

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 
 import pytest
 
-from reconciler import planner
 from reconciler.apply import access, preflight, verify
 from reconciler.kinds import registry, spec
 from reconciler.model import desired, payloads, plans, snapshotfile, state
@@ -68,7 +67,7 @@ def test_every_phase_is_declared_by_exactly_one_kind() -> None:
 @pytest.mark.parametrize("kind", list(Kind), ids=str)
 def test_every_stage_table_covers_every_kind(kind: Kind) -> None:
     assert kind in verify.CHECKS
-    assert kind in planner.PLANNERS
+    assert callable(registry.spec(kind).plan.get())
     views.live_view(READ_LIVE, kind=kind, name="absent")  # raises ValueError for a kind it does not know
     for p in registry.spec(kind).phases:
         if registry.spec(kind).port == "kafka":
@@ -104,3 +103,27 @@ def test_every_declared_resource_is_named_as_its_changes_are() -> None:
             assert address == kind.address(name)
             seen.add(kind)
     assert seen >= {Kind.TOPIC, Kind.ACL, Kind.QUOTA, Kind.SCRAM_USER}
+
+
+def _parts(declared: object) -> list[tuple[str, spec.Part[object]]]:
+    """Every ``Part`` a declaration names, its own and its phases'."""
+    found = []
+    for field in dataclasses.fields(declared):  # type: ignore[arg-type]
+        value = getattr(declared, field.name)
+        if isinstance(value, spec.Part):
+            found.append((field.name, value))
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, spec.PhaseSpec):
+                    found.extend((f"{item.phase.name}.{name}", part) for name, part in _parts(item))
+    return found
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_every_part_a_declaration_names_is_there(kind: Kind) -> None:
+    """A part is named by a string; a misspelt module or attribute fails here, not in the first command that runs
+    it."""
+    found = _parts(registry.spec(kind))
+    assert found, f"{kind} names no part"
+    for name, part in found:
+        assert callable(part.get()) or part.get() is not None, f"{kind}.{name}: {part.where}"

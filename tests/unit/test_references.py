@@ -23,6 +23,9 @@ PATH = re.compile(
     r"(?<![\w./-])(?:tests|docs|benchmarks|scripts|examples|schemas|reconciler)/[\w./-]*\.(?:py|md|json|ya?ml|txt|toml|sh)\b"
 )
 
+# A kind's part (``reconciler.kinds.spec.Part``): the attribute it names is used.
+PART = re.compile(r"reconciler(?:\.\w+)+:\w+")
+
 # Public members called by a framework rather than by this code base, with who calls them.
 CALLED_BY_FRAMEWORKS = {
     "display_type_rich": "typer's help rendering (commands/plain_help.py overrides it)",
@@ -81,6 +84,8 @@ def uses(repo_sources: Sources) -> Counter[str]:
                 used[node.name.rsplit(".", 1)[-1]] += 1
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
                 used[node.value] += 1
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and PART.fullmatch(node.value):
+                used[node.value.rsplit(":", 1)[-1]] += 1  # a kind's part, named "module:attribute"
     return used
 
 

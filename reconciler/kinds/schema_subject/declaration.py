@@ -4,7 +4,7 @@ use them (``SCHEMA_SUBJECT``); deletes after the topics they served (``SCHEMA_SU
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, PhaseSpec, no_declared_configs, no_live_configs
+from reconciler.kinds.spec import KindSpec, Part, PhaseSpec, no_declared_configs, no_live_configs
 from reconciler.model import payloads, plans, schema_subjects
 from reconciler.model.kinds import Kind
 
@@ -24,4 +24,11 @@ DECLARATION = KindSpec(
     live_view=lambda subjects, name: schema_subjects.subject_view(subjects.get(name)),
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
+    # -- the planner's parts
+    plan=Part("reconciler.planner.schema_subjects:plan_subjects"),
+    # -- apply's parts
+    # -- the snapshot's and the renders' parts
+    # -- fleet's and import's parts
+    # -- the manifests' parts
+    # -- the ports' parts
 )
