@@ -8,7 +8,8 @@ plugin list travel in the live metadata row ``connect``, with the field errors C
 and the offsets Connect keeps for the connectors a plan deletes, when the cluster was read live (a snapshot holds
 neither). The digests of the declared secrets are not rows: they are
 resolved where the cluster is planned, as a single-cluster offline plan resolves them
-(``reconciler.connect.evidence.offline``).
+(``reconciler.connect.evidence.offline``). ``ROWS`` is the kind's ``FleetRows`` (its declaration's ``rows``), with the
+Ownership rules that name connectors.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from reconciler.fleet.ownership_rows import patterns, unpatterns
+from reconciler.kinds.spec import FleetRows
 from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
 from reconciler.model.payloads import CONFIG_ATTRIBUTE_PREFIX
@@ -162,3 +165,14 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
         },
         unreachable={str(k): str(v) for k, v in doc.get("unreachable", {}).items()},
     )
+
+
+ROWS = FleetRows(
+    desired_rows=desired_rows,
+    rebuild_desired=lambda wanted, section: dataclasses.replace(wanted, connectors=rebuild_desired(section)),
+    live_rows=lambda live: live_rows(live.connect),
+    rebuild_live=lambda live, section, doc: dataclasses.replace(live, connect=rebuild_live(doc, section)),
+    meta=("connect", lambda live: meta(live.connect)),
+    rules=lambda own: {"connectors": patterns(own.connectors)} if own.connectors else {},
+    rebuild_rules=lambda own, doc: dataclasses.replace(own, connectors=unpatterns(doc.get("connectors", []))),
+)

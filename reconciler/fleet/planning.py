@@ -128,7 +128,7 @@ def differing_attributes(joined: Iterable[Joined]) -> dict[tuple[str, str], list
     when it is declared.
     """
     out: dict[tuple[str, str], list[str]] = {}
-    optional = rows.DESIRED_OPTIONAL
+    optional = rows.optional_attributes()
     meta = rows.META_KINDS
     compared = [j for j in joined if j[0] not in meta and not j[2].startswith("@")]
     declared = {(j[0], j[1]) for j in compared if j[3]}

@@ -27,6 +27,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
+    rows=Part("reconciler.fleet.connector_rows:ROWS"),
     # -- the manifests' parts
     # -- the ports' parts
 )

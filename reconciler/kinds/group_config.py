@@ -33,6 +33,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
+    rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),
     # -- the manifests' parts
     # -- the ports' parts
 )

@@ -93,6 +93,7 @@ class KindSpec:
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
+    rows: Part[FleetRows]  # its resources and Ownership rules in the fleet row model (``reconciler.fleet.rows``)
     # -- the manifests' parts
     # -- the ports' parts
 
@@ -133,3 +134,39 @@ def declared_configs_in(section: Callable[[desired.DesiredState], Mapping[str, A
         return declared
 
     return configs
+
+
+# -- fleet's and import's parts
+Row = tuple[str, str, str, str | None]  # (kind, name, attribute, value): one fleet row of one cluster
+RowSection = Mapping[str, Mapping[str, str | None]]  # one kind's rows: name -> attribute -> value
+
+
+def _no_rules(own: desired.Ownership) -> Mapping[str, Any]:
+    return {}
+
+
+def _same_rules(own: desired.Ownership, doc: Mapping[str, Any]) -> desired.Ownership:
+    return own
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class FleetRows:
+    """A kind in the fleet row model (``reconciler.fleet.rows``): its declared and live resources as rows, and back.
+
+    A side's rows and its rebuild are exact inverses. Attributes named ``@...`` travel but are
+    not compared when the two sides are joined; ``optional`` ones are compared only when declared."""
+
+    desired_rows: Callable[[desired.DesiredState], Iterable[Row]]  # the rows of its declared resources
+    # ``wanted`` with its declared resources rebuilt from their rows
+    rebuild_desired: Callable[[desired.DesiredState, RowSection], desired.DesiredState]
+    live_rows: Callable[[state.ClusterState], Iterable[Row]]  # the rows of its live resources
+    # ``live`` with its section rebuilt from its rows and its metadata (``meta``'s value; ``None`` for a kind without
+    # one); called only when its section was read
+    rebuild_live: Callable[[state.ClusterState, RowSection, Any], state.ClusterState]
+    # its own live metadata row: (attribute, its JSON value, ``None`` when the section was not read); without one, the
+    # ``sections`` metadata row says whether it was read
+    meta: tuple[str, Callable[[state.ClusterState], Any]] | None = None
+    optional: frozenset[str] = frozenset()  # attributes a declaration may leave out (the cluster always has one)
+    # its Ownership rules as the desired rows' ``ownership`` metadata (JSON fields), and the rules those fields give
+    rules: Callable[[desired.Ownership], Mapping[str, Any]] = _no_rules
+    rebuild_rules: Callable[[desired.Ownership, Mapping[str, Any]], desired.Ownership] = _same_rules

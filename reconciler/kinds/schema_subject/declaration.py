@@ -29,6 +29,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
+    rows=Part("reconciler.kinds.schema_subject.rows:FLEET_ROWS"),
     # -- the manifests' parts
     # -- the ports' parts
 )

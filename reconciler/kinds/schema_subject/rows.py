@@ -6,17 +6,21 @@ kind's diff sees no change: ``schema`` is the canonical text (``canonical.normal
 equal), ``schemaType``, ``references`` (canonical JSON), and ``compatibility`` and ``mode`` where declared (on the
 live side: where set on the subject). The rest travels in ``@`` rows: the schema text as written or held
 (``@schema``), the declaration's topics, schema origin and source, the live version and id. The registry's
-features and global level are the live metadata (``meta``); ``None`` when the registry was not read.
+features and global level are the live metadata (``meta``); ``None`` when the registry was not read. ``FLEET_ROWS`` is
+the kind's ``FleetRows`` (its declaration's ``rows``), with the Ownership rules that name subjects.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reconciler.kinds.schema_subject import views
+from reconciler.kinds.spec import FleetRows
 from reconciler.model import desired
+from reconciler.model.schema_subjects import SubjectRule
 from reconciler.registry import canonical
 from reconciler.registry.port import Features, SchemaVersion
 from reconciler.registry.requests import Reference
@@ -134,3 +138,27 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> views.LiveS
         features=Features(mode=bool(features["mode"]), schema_types=tuple(features["schemaTypes"])),
         global_level=doc.get("globalLevel"),
     )
+
+
+def _rules(own: desired.Ownership) -> dict[str, Any]:
+    if not own.schema_subjects:
+        return {}
+    return {"schema_subjects": [[r.pattern.kind, r.pattern.value, r.permanent] for r in own.schema_subjects]}
+
+
+def _rebuild_rules(own: desired.Ownership, doc: Mapping[str, Any]) -> desired.Ownership:
+    found = doc.get("schema_subjects", [])
+    return dataclasses.replace(
+        own, schema_subjects=tuple(SubjectRule(desired.NamePattern(k, v), bool(p)) for k, v, p in found)
+    )
+
+
+FLEET_ROWS = FleetRows(
+    desired_rows=lambda wanted: desired_rows(wanted.schema_subjects),
+    rebuild_desired=lambda wanted, section: dataclasses.replace(wanted, schema_subjects=rebuild_desired(section)),
+    live_rows=lambda live: live_rows(live.schema_subjects),
+    rebuild_live=lambda live, section, doc: dataclasses.replace(live, schema_subjects=rebuild_live(doc, section)),
+    meta=("schema_subjects", lambda live: meta(live.schema_subjects)),
+    rules=_rules,
+    rebuild_rules=_rebuild_rules,
+)
