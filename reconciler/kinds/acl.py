@@ -27,6 +27,7 @@ DECLARATION = KindSpec(
     declared_configs=no_declared_configs,
     # -- the planner's parts
     plan=Part("reconciler.planner.acls:plan_acls"),
+    fingerprint_rows=Part("reconciler.planner.views:acl_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

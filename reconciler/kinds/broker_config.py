@@ -27,6 +27,7 @@ DECLARATION = KindSpec(
     declared_configs=declared_configs_in(lambda wanted: wanted.broker_configs),
     # -- the planner's parts
     plan=Part("reconciler.planner.brokers:plan_broker_configs"),
+    fingerprint_rows=Part("reconciler.planner.views:broker_config_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -28,6 +28,7 @@ DECLARATION = KindSpec(
     declared_configs=declared_configs_in(lambda wanted: wanted.client_metrics),
     # -- the planner's parts
     plan=Part("reconciler.planner.entities:plan_client_metrics"),
+    fingerprint_rows=Part("reconciler.planner.views:client_metrics_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -24,6 +24,7 @@ DECLARATION = KindSpec(
     declared_configs=no_declared_configs,
     # -- the planner's parts
     plan=Part("reconciler.planner.connectors:plan_connectors"),
+    fingerprint_rows=Part("reconciler.planner.views:connector_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -30,6 +30,7 @@ DECLARATION = KindSpec(
     declared_configs=declared_configs_in(lambda wanted: wanted.group_configs),
     # -- the planner's parts
     plan=Part("reconciler.planner.entities:plan_group_configs"),
+    fingerprint_rows=Part("reconciler.planner.views:group_config_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -26,6 +26,7 @@ DECLARATION = KindSpec(
     declared_configs=no_declared_configs,
     # -- the planner's parts
     plan=Part("reconciler.planner.quotas:plan_quotas"),
+    fingerprint_rows=Part("reconciler.planner.views:quota_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -20,6 +20,7 @@ DECLARATION = KindSpec(
     declared_configs=no_declared_configs,
     # -- the planner's parts
     plan=Part("reconciler.planner.scram:plan_scram"),
+    fingerprint_rows=Part("reconciler.planner.views:scram_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -90,6 +90,8 @@ class KindSpec:
     port: str = "kafka"  # the port that writes it: "kafka" (the wire, ACL-checked), "connect" or "registry" (REST)
     # -- the planner's parts
     plan: Part[Callable[[Any], None]]  # adds the changes and unmanaged entries of this kind to a planner Context
+    # its live section as plain values in a fixed order (``None`` when not read): its part of a live fingerprint
+    fingerprint_rows: Part[Callable[[state.ClusterState], Any]]
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -42,6 +42,7 @@ DECLARATION = KindSpec(
     declared_configs=declared_configs_in(lambda wanted: wanted.topics),
     # -- the planner's parts
     plan=Part("reconciler.planner.topics:plan_topics"),
+    fingerprint_rows=Part("reconciler.planner.views:topic_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

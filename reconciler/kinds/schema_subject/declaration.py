@@ -25,7 +25,8 @@ DECLARATION = KindSpec(
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
     # -- the planner's parts
-    plan=Part("reconciler.planner.schema_subjects:plan_subjects"),
+    plan=Part("reconciler.kinds.schema_subject.plan:plan_subjects"),
+    fingerprint_rows=Part("reconciler.kinds.schema_subject.plan:fingerprint_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

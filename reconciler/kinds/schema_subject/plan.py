@@ -1,5 +1,6 @@
-"""Schema Registry subject changes: the kind's diff (``reconciler.kinds.schema_subject.diff``) judged by the
-registry's own compatibility check read with the live subjects (``dryrun.judge``), as plan changes.
+"""The planner's parts of the ``SchemaSubject`` kind: its changes (``plan_subjects``: the kind's diff, ``diff``,
+judged by the registry's own compatibility check read with the live subjects, ``dryrun.judge``, as plan changes) and
+its part of a plan's live fingerprint (``fingerprint_rows``).
 
 A new version or a change of level or mode is an update in the ``SCHEMA_SUBJECT`` phase (a subject the registry
 does not hold is a create); a delete of an undeclared owned subject is in ``SCHEMA_SUBJECT_DELETE``. An
@@ -10,17 +11,34 @@ and blocks deletes (their referrers were not read)."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
+from typing import Any, Protocol
 
 from reconciler.kinds.schema_subject import diff, dryrun, impact, payload
 from reconciler.kinds.schema_subject.render import notes
-from reconciler.model import plans, schema_subjects
+from reconciler.model import desired, plans, schema_subjects, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import common, views
 
 KIND = Kind.SCHEMA_SUBJECT
 
 
-def plan_subjects(ctx: common.Context) -> None:
+class Planning(Protocol):
+    """What the subjects' planner uses of a planning run, ``reconciler.planner.common.Context``. Named here rather
+    than imported: ``reconciler.manifests`` still imports this package, and the planner imports the manifests through
+    ``reconciler.connect``, so an import of the planner would close a package loop."""
+
+    desired: desired.DesiredState
+    live: state.ClusterState
+    changes: list[plans.Change]
+    unchanged: Counter[Kind]
+
+    def manages_undeclared(self, kind: Kind) -> bool: ...
+    def may_delete(self, kind: Kind) -> bool: ...
+    def keep_unmanaged(self, *, kind: Kind, name: str, address: str) -> None: ...
+    def unreadable(self, kind: Kind, message: str, *, code: str) -> None: ...
+
+
+def plan_subjects(ctx: Planning) -> None:
     """Add the subject changes and unmanaged subjects to ``ctx``."""
     live = ctx.live.schema_subjects
     if live is None:
@@ -47,7 +65,7 @@ def plan_subjects(ctx: common.Context) -> None:
 
 
 def _add(
-    ctx: common.Context,
+    ctx: Planning,
     change: diff.SubjectChange,
     live: schema_subjects.LiveSubjects,
     verdict: dryrun.Verdict | None,
@@ -74,7 +92,22 @@ def _add(
             after=after,
             reasons=change.reasons if blocked else (),
             warnings=tuple(said),
-            fingerprint=views.fingerprint_of(schema_subjects.subject_view(live.subjects.get(change.subject))),
-            source=common.source_text(change.source),
+            fingerprint=_fingerprint(schema_subjects.subject_view(live.subjects.get(change.subject))),
+            source=None if change.source is None else str(change.source),
         )
     )
+
+
+def _fingerprint(view: Any) -> str | None:
+    """A change's fingerprint, as ``reconciler.planner.views.fingerprint_of`` makes it: ``None`` for an absent
+    subject."""
+    return None if view is None else state.fingerprint(view)
+
+
+def fingerprint_rows(live: state.ClusterState) -> Any:
+    """The subjects' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``): the global level and
+    each subject's view; ``None`` when the registry was not read."""
+    subjects = live.schema_subjects
+    if subjects is None:
+        return None
+    return [subjects.global_level, [(n, schema_subjects.subject_view(s)) for n, s in sorted(subjects.subjects.items())]]
