@@ -10,83 +10,25 @@ payload in a plan file that does not have its kind's shape (a plan edited by han
 from __future__ import annotations
 
 import dataclasses
-import enum
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from reconciler.base.secret import Secret
 from reconciler.model import configs, state
+from reconciler.model.attributes import AttributeChange, Writing
+from reconciler.model.config_payload import CONFIG_ATTRIBUTE_PREFIX as CONFIG_ATTRIBUTE_PREFIX
+from reconciler.model.config_payload import BrokerConfigPayload as BrokerConfigPayload
+from reconciler.model.config_payload import ConfigAction as ConfigAction
+from reconciler.model.config_payload import ConfigOp as ConfigOp
+from reconciler.model.config_payload import EntityConfigPayload as EntityConfigPayload
+from reconciler.model.config_payload import config_attribute as config_attribute
+from reconciler.model.config_payload import config_ops_of, config_values, ops_shown
 from reconciler.model.connector_payload import CONNECTOR_STATES as CONNECTOR_STATES
 from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayload
 from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError as PayloadError
 from reconciler.model.payload_errors import fields as _fields
 from reconciler.model.schema_subject_payload import SubjectPayload as SubjectPayload
-
-# A config key's attribute name in a change's ``attributes`` (the display of a diff): ``configs.retention.ms``.
-CONFIG_ATTRIBUTE_PREFIX = "configs."
-
-
-def config_attribute(key: str) -> str:
-    """The attribute name that shows config ``key`` in a plan: ``configs.<key>``."""
-    return CONFIG_ATTRIBUTE_PREFIX + key
-
-
-class ConfigAction(str, enum.Enum):
-    """What an incremental config change does to one key."""
-
-    SET = "set"
-    DELETE = "delete"  # remove the override: the key falls back to its default
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class ConfigOp:
-    """One config write of a change, the one type every stage uses: set ``key`` to ``value`` (``plan.REDACTED`` for a
-    sensitive value, which apply reads from the manifests, or a ``Secret`` once read), or delete it (``value`` is
-    ``None``: the key falls back to its default, ``default`` when known, which is shown and never sent).
-
-    The planner builds these; the plan shows them (``plans.config_attributes``), apply sends exactly these and the
-    read-back verifies exactly these: a config change carries its writes once."""
-
-    key: str
-    action: ConfigAction
-    value: str | Secret | None = None  # a ``Secret`` only inside apply, once a redacted value was read
-    default: str | None = None
-
-    @classmethod
-    def set(cls, key: str, value: str | Secret) -> ConfigOp:
-        return cls(key, ConfigAction.SET, value)
-
-    @classmethod
-    def delete(cls, key: str, default: str | None = None) -> ConfigOp:
-        return cls(key, ConfigAction.DELETE, None, default)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"key": self.key, "op": self.action.value, "value": self.value}
-        if self.default is not None:
-            out["default"] = self.default
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Any) -> ConfigOp:
-        d = _fields(data, ("key", "op", "value", "default"))
-        key, op, value, default = d.get("key"), d.get("op"), d.get("value"), d.get("default")
-        if not isinstance(key, str) or op not in ("set", "delete"):
-            raise PayloadError("a config operation is not {key, op: set|delete, value}")
-        if (op == "set") != isinstance(value, str):
-            raise PayloadError(f"the config operation on {key} has a value that does not fit '{op}'")
-        if default is not None and (op != "delete" or not isinstance(default, str)):
-            raise PayloadError(f"the config operation on {key} has a default, which only a delete shows, as text")
-        return cls(key, ConfigAction(op), value, default)
-
-
-def _config_ops(value: Any) -> tuple[ConfigOp, ...]:
-    if not isinstance(value, list):
-        raise PayloadError("the change's config_ops are not a list")
-    ops = tuple(ConfigOp.from_dict(v) for v in value)
-    if len({op.key for op in ops}) != len(ops):
-        raise PayloadError("the change's config_ops name a key twice")
-    return ops
 
 
 def _int(value: Any, field: str) -> int:
@@ -99,12 +41,6 @@ def _text(value: Any, field: str) -> str:
     if not isinstance(value, str):
         raise PayloadError(f"the change's {field} is not text")
     return value
-
-
-def _configs(value: Any) -> dict[str, str | None]:
-    if not isinstance(value, Mapping) or not all(isinstance(v, str) or v is None for v in value.values()):
-        raise PayloadError("the change's configs are not an object of text values")
-    return {str(k): v for k, v in value.items()}
 
 
 def _assignment(value: Any) -> tuple[tuple[int, ...], ...]:
@@ -155,11 +91,25 @@ class TopicPayload:
             replication_factor=(
                 None if d.get("replication_factor") is None else _int(d["replication_factor"], "replication_factor")
             ),
-            configs=None if d.get("configs") is None else _configs(d["configs"]),
+            configs=None if d.get("configs") is None else config_values(d["configs"]),
             assignment=None if d.get("assignment") is None else _assignment(d["assignment"]),
             usage=d.get("usage"),
-            config_ops=None if d.get("config_ops") is None else _config_ops(d["config_ops"]),
+            config_ops=None if d.get("config_ops") is None else config_ops_of(d["config_ops"]),
         )
+
+    @classmethod
+    def shown(
+        cls, before: TopicPayload | None, after: TopicPayload | None, writing: Writing
+    ) -> tuple[AttributeChange, ...] | None:
+        """What a topic change shows: a reassignment the replicas it moves, partitions added the new count, a
+        creation the topic it creates, a config change its config writes; a deletion nothing derived."""
+        if writing.reassigning and before is not None and after is not None:
+            return reassign_attributes(before, after)
+        if writing.resizing and before is not None and after is not None:
+            return (AttributeChange("partitions", before.partitions, after.partitions),)
+        if writing.creating_topic and after is not None and before is None:
+            return create_attributes(after)
+        return ops_shown(before, after)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -184,6 +134,13 @@ class AclPayload:
         except ValueError as exc:
             raise PayloadError(str(exc)) from None
 
+    @classmethod
+    def shown(
+        cls, before: AclPayload | None, after: AclPayload | None, writing: Writing
+    ) -> tuple[AttributeChange, ...] | None:
+        """An ACL change shows its binding, which its address names: nothing is derived."""
+        return None
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class QuotaPayload:
@@ -205,6 +162,15 @@ class QuotaPayload:
         ):
             raise PayloadError("the change's quota values are not an object of numbers")
         return cls(_quota_entity(d.get("entity")), {str(k): v for k, v in values.items()})
+
+    @classmethod
+    def shown(
+        cls, before: QuotaPayload | None, after: QuotaPayload | None, writing: Writing
+    ) -> tuple[AttributeChange, ...] | None:
+        """What a quota change shows: the values it sets and removes (``quota_attributes``)."""
+        had = before.values if before is not None else {}
+        wants = after.values if after is not None and not writing.deleting else {}
+        return quota_attributes(had, wants)
 
 
 def _quota_entity(value: Any) -> state.QuotaEntity:
@@ -260,69 +226,12 @@ class ScramPayload:
             rotation=None if d.get("rotation") is None else _text(d["rotation"], "rotation"),
         )
 
-
-def _configs_and_ops(configs: Mapping[str, str | None] | None, ops: tuple[ConfigOp, ...] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {} if configs is None else {"configs": dict(configs)}
-    if ops is not None:
-        out["config_ops"] = [op.to_dict() for op in ops]
-    return out
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class BrokerConfigPayload:
-    """The dynamic configs of one broker or of the cluster default (``before``), or the writes a change makes, key by
-    key (``config_ops``, its ``after``)."""
-
-    configs: Mapping[str, str | None] | None = None
-    config_ops: tuple[ConfigOp, ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _configs_and_ops(self.configs, self.config_ops)
-
     @classmethod
-    def from_dict(cls, data: Any) -> BrokerConfigPayload:
-        d = _fields(data, ("configs", "config_ops"))
-        if d.get("configs") is None and d.get("config_ops") is None:
-            raise PayloadError("the change has no 'configs' or 'config_ops' field")
-        ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
-        return cls(None if d.get("configs") is None else _configs(d["configs"]), config_ops=ops)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class EntityConfigPayload:
-    """The configs set on a group (by id) or a client-metrics subscription (by name) (``before``), or the writes a
-    change makes (``config_ops``, its ``after``). Decoding checks each value a set writes as strictly as the
-    manifest field it came from: a catalogued key gets a value of its type and range, in Kafka's canonical form."""
-
-    configs: Mapping[str, str | None] | None = None
-    config_ops: tuple[ConfigOp, ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _configs_and_ops(self.configs, self.config_ops)
-
-    @classmethod
-    def from_dict(cls, data: Any) -> EntityConfigPayload:
-        d = _fields(data, ("configs", "config_ops"))
-        if d.get("configs") is None and d.get("config_ops") is None:
-            raise PayloadError("the change has no 'configs' or 'config_ops' field")
-        ops = None if d.get("config_ops") is None else _config_ops(d["config_ops"])
-        for op in ops or ():
-            _check_entity_value(op)
-        return cls(None if d.get("configs") is None else _configs(d["configs"]), config_ops=ops)
-
-
-def _check_entity_value(op: ConfigOp) -> None:
-    """A set of a catalogued group or client-metrics key must write a value the manifests could have produced."""
-    spec = configs.GROUP_CONFIGS.get(op.key) or configs.CLIENT_METRICS_CONFIGS.get(op.key)
-    if spec is None:
-        raise PayloadError(f"the config operation names {op.key!r}, which is not a group or client-metrics config")
-    if op.value is None:
-        return
-    problems = configs.validate_config(spec, op.value)
-    if not problems and configs.canonical(op.key, op.value) != op.value:
-        problems = [f"{op.key}: {op.value!r} is not in Kafka's form ({configs.canonical(op.key, op.value)!r})"]
-    if problems:
-        raise PayloadError(f"the config operation on {op.key} is not valid: {'; '.join(problems)}")
+    def shown(
+        cls, before: ScramPayload | None, after: ScramPayload | None, writing: Writing
+    ) -> tuple[AttributeChange, ...] | None:
+        """What a SCRAM change shows (``scram_attributes``)."""
+        return scram_attributes(before, None if writing.deleting else after)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -334,6 +243,68 @@ class Unreadable:
 
     def to_dict(self) -> Any:
         return self.raw
+
+    @classmethod
+    def shown(cls, before: Any, after: Any, writing: Writing) -> tuple[AttributeChange, ...] | None:
+        """Nothing is derived from data a plan file holds unreadable."""
+        return None
+
+
+def quota_attributes(before: Mapping[str, float], after: Mapping[str, float]) -> tuple[AttributeChange, ...]:
+    """What a quota change shows: each key whose value differs (numerically), set, changed or removed."""
+    out = []
+    for key in sorted(before.keys() | after.keys()):
+        new, old = after.get(key), before.get(key)
+        if new is not None and old is not None and math.isclose(new, old, rel_tol=1e-9, abs_tol=1e-9):
+            continue
+        out.append(AttributeChange(key, old, new))
+    return tuple(out)
+
+
+def create_attributes(topic: TopicPayload) -> tuple[AttributeChange, ...]:
+    """What a topic creation shows: partitions, replication factor, each config, and the assignment when given."""
+    out = [
+        AttributeChange("partitions", None, topic.partitions),
+        AttributeChange("replication_factor", None, topic.replication_factor),
+    ]
+    for key, value in (topic.configs or {}).items():
+        out.append(AttributeChange(config_attribute(key), None, value, sensitive=configs.is_sensitive(key)))
+    if topic.assignment is not None:
+        out.append(AttributeChange("assignment", None, [list(r) for r in topic.assignment]))
+    return tuple(out)
+
+
+def _iterations(n: int | None) -> dict[str, int] | None:
+    return None if n is None else {"iterations": n}
+
+
+def scram_attributes(before: ScramPayload | None, after: ScramPayload | None) -> tuple[AttributeChange, ...]:
+    """What a SCRAM change shows: each credential it sets whose iterations differ from the live ones, each live
+    credential it removes (every one when ``after`` is ``None``, a deletion), and the password reference it sets."""
+    had = dict(before.credentials) if before is not None else {}
+    wants = dict(after.credentials) if after is not None else {}
+    out = [
+        AttributeChange(f"credentials.{mech}", _iterations(had.get(mech)), _iterations(n))
+        for mech, n in wants.items()
+        if had.get(mech) != n
+    ]
+    out += [AttributeChange(f"credentials.{mech}", _iterations(had[mech]), None) for mech in sorted(had.keys() - wants)]
+    if after is not None:
+        out.append(AttributeChange("password", None, after.password))
+    return tuple(out)
+
+
+def reassign_attributes(before: TopicPayload, after: TopicPayload) -> tuple[AttributeChange, ...]:
+    """What a reassignment shows: the replication factor, if it changes, and each partition whose replicas move."""
+    out = []
+    if before.replication_factor != after.replication_factor:
+        out.append(AttributeChange("replication_factor", before.replication_factor, after.replication_factor))
+    have = before.assignment or ()
+    for p, replicas in enumerate(after.assignment or ()):
+        current = list(have[p]) if p < len(have) else None
+        if current != list(replicas):
+            out.append(AttributeChange(f"assignment.{p}", current, list(replicas)))
+    return tuple(out)
 
 
 Payload = (

@@ -1,6 +1,6 @@
-"""A Schema Registry subject change's typed ``before``/``after`` payload (``SubjectPayload``) and its JSON form, in
-the model beside the other kinds' payloads so plan files decode it and ``shown`` derives its attributes from it
-(``subject_attributes``); the kind's ``payload`` module builds it from a diff and reads the change back from it.
+"""A Schema Registry subject change's typed ``before``/``after`` payload (``SubjectPayload``), its JSON form, and
+what a subject change shows, derived from it (``subject_attributes``, ``SubjectPayload.shown``); the kind's
+``payload`` module builds it from a diff and reads the change back from it.
 
 ``before`` is the subject as the registry holds it (its latest version's number, type, text and references, its own
 level and mode; for a delete, ``permanent`` says whether the delete removes it for good); ``after`` is what the plan
@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from reconciler.model.attributes import AttributeChange, Writing
 from reconciler.model.payload_errors import PayloadError, fields
 from reconciler.model.schema_subjects import LEVELS, MODES, SCHEMA_TYPES
 from reconciler.registry import canonical
@@ -71,6 +72,13 @@ class SubjectPayload:
             raise PayloadError("the subject's permanent is not true or false")
         return cls(schema_type, schema, references, level, mode, version, permanent)
 
+    @classmethod
+    def shown(
+        cls, before: SubjectPayload | None, after: SubjectPayload | None, writing: Writing
+    ) -> tuple[AttributeChange, ...] | None:
+        """What a subject change shows (``subject_attributes``)."""
+        return subject_attributes(before, None if writing.deleting else after)
+
 
 def _reference(r: Any) -> Reference:
     d = fields(r, ("name", "subject", "version"))
@@ -95,3 +103,39 @@ def new_version(before: SubjectPayload | None, after: SubjectPayload) -> bool:
         return not canonical.same_schema(after.schema, before.schema, after.schema_type)
     except ValueError:
         return True
+
+
+def _schema_text(schema: str | None, schema_type: str | None) -> str | None:
+    if schema is None or schema_type is None:
+        return None
+    try:
+        return canonical.normalize(schema, schema_type)
+    except ValueError:
+        return schema
+
+
+def subject_attributes(before: SubjectPayload | None, after: SubjectPayload | None) -> tuple[AttributeChange, ...]:
+    """What a subject change shows, derived from its payloads: the schema (canonical text) when a new version is
+    written, its type and references when they change, the level and mode written, and how a delete deletes."""
+    if after is None:
+        how = "permanent" if before is not None and before.permanent else "soft"
+        return (AttributeChange("delete", None, how),)
+    out: list[AttributeChange] = []
+    if new_version(before, after):
+        was = before if before is not None else SubjectPayload()
+        out.append(
+            AttributeChange(
+                "schema", _schema_text(was.schema, was.schema_type), _schema_text(after.schema, after.schema_type)
+            )
+        )
+        if was.schema_type != after.schema_type:
+            out.append(AttributeChange("schemaType", was.schema_type, after.schema_type))
+        if was.references != after.references:
+            shown = [[f"{r.name} = {r.subject} v{r.version}" for r in p.references] for p in (was, after)]
+            out.append(AttributeChange("references", shown[0], shown[1]))
+    for key in ("compatibility", "mode"):
+        held = None if before is None else getattr(before, key)
+        wanted = getattr(after, key)
+        if wanted is not None and wanted != held:
+            out.append(AttributeChange(key, held, wanted))
+    return tuple(out)

@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from reconciler.apply import decoded
-from reconciler.model import payloads, plans
+from reconciler.model import attributes, payloads, plans, shown
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding, QuotaEntity
 from reconciler.registry.requests import Reference
@@ -129,3 +130,31 @@ def test_a_payload_of_the_wrong_shape_is_kept_as_written_and_apply_names_the_pro
     )
     refused = decoded.operation(dataclasses.replace(change, after=found))
     assert refused.request is None and refused.problem == f"{kind.address('x')}: {found.problem}"
+
+
+@dataclasses.dataclass(frozen=True)
+class _NewKindPayload:
+    """A payload type no module of the model names: what a new kind's payload is to ``shown.derive``."""
+
+    size: int
+
+    @classmethod
+    def shown(
+        cls, before: _NewKindPayload | None, after: _NewKindPayload | None, writing: attributes.Writing
+    ) -> tuple[attributes.AttributeChange, ...] | None:
+        if writing.deleting:
+            return (attributes.AttributeChange("size", None if before is None else before.size, None),)
+        return (attributes.AttributeChange("size", None if before is None else before.size, after and after.size),)
+
+
+def _derive(before: Any, after: Any, *, deleting: bool = False) -> tuple[attributes.AttributeChange, ...] | None:
+    return shown.derive(before, after, creating_topic=False, resizing=False, deleting=deleting)
+
+
+def test_what_a_change_shows_is_derived_by_its_payload_type_whatever_its_kind() -> None:
+    """``shown.derive`` asks the payload's own type (``shown``), so a new kind's payload is derived without a case
+    for it; a side of another type counts as absent, and a side the plan file holds unreadable derives nothing."""
+    assert _derive(_NewKindPayload(1), _NewKindPayload(2)) == (attributes.AttributeChange("size", 1, 2),)
+    assert _derive(_NewKindPayload(1), None, deleting=True) == (attributes.AttributeChange("size", 1, None),)
+    assert _derive(payloads.ScramPayload({}), _NewKindPayload(3)) == (attributes.AttributeChange("size", None, 3),)
+    assert _derive(payloads.Unreadable({"size": "big"}, "not a number"), _NewKindPayload(3)) is None

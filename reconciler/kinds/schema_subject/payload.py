@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from reconciler.kinds.schema_subject import views
 from reconciler.kinds.schema_subject.diff import SubjectChange
-from reconciler.model import desired, plans, shown
+from reconciler.model import desired, plans
+from reconciler.model.attributes import AttributeChange
 from reconciler.model.schema_subject_payload import SubjectPayload as SubjectPayload
-from reconciler.model.schema_subject_payload import new_version
-from reconciler.model.shown import AttributeChange
+from reconciler.model.schema_subject_payload import new_version, subject_attributes
 
 
 def payloads_of(change: SubjectChange, live: views.LiveSubjects) -> tuple[SubjectPayload | None, SubjectPayload | None]:
@@ -89,5 +89,5 @@ def change_of(
 
 
 def attributes(before: SubjectPayload | None, after: SubjectPayload | None) -> tuple[AttributeChange, ...]:
-    """What a subject change shows, derived from its payloads (``shown.subject_attributes``)."""
-    return shown.subject_attributes(before, after)
+    """What a subject change shows, derived from its payloads (``subject_attributes``)."""
+    return subject_attributes(before, after)
