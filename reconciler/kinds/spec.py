@@ -32,6 +32,8 @@ ConfigSection = Mapping[str, Mapping[str, str | None]]  # name -> the configs se
 LiveConfigs = Callable[[state.ClusterState, str], Mapping[str, str | None] | None]
 # The configs the manifests declare on one resource (``None``: not declared, or the kind has no configs).
 DeclaredConfigs = Callable[[desired.DesiredState, str], Mapping[str, str] | None]
+# The lines one attribute of a change shows in the text plan, the first in place of its one line (``None``: that line).
+AttributeLines = Callable[[plans.Change, plans.AttributeChange], list[str] | None]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -94,6 +96,11 @@ class KindSpec:
     fingerprint_rows: Part[Callable[[state.ClusterState], Any]]
     # -- apply's parts
     # -- the snapshot's and the renders' parts
+    # the text plan's lines of one attribute of a change of this kind, when it shows as more than its one line (a
+    # subject's new version: the unified diff of its schema text); ``None``: its one line (``render.values``)
+    attribute_lines: Part[AttributeLines] = dataclasses.field(
+        default_factory=lambda: Part("reconciler.kinds.spec:one_line")
+    )
     # -- fleet's and import's parts
     rows: Part[FleetRows]  # its resources and Ownership rules in the fleet row model (``reconciler.fleet.rows``)
     # -- the manifests' parts
@@ -105,6 +112,10 @@ class KindSpec:
 
 
 ALL_ACTIONS = frozenset({plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE})
+
+
+def one_line(change: plans.Change, attribute: plans.AttributeChange) -> None:
+    """``attribute_lines`` of a kind whose attributes each show as one line."""
 
 
 def no_live_configs(live: state.ClusterState, name: str) -> None:

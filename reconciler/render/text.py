@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from reconciler.base.terminal import count
+from reconciler.kinds import registry
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
 from reconciler.render import repeats, values
@@ -75,12 +76,13 @@ def group_lines(
     for change in changes:
         if implied_phases or not implied:
             lines.append("    " + style("dim", f"# {change.phase.label}"))
+        more_lines = registry.spec(change.kind).attribute_lines.get() if change.attributes else None
         for attr in change.attributes:
             symbol, text = values.attribute_line(attr)
             if change.action is plans.Action.CREATE:
                 symbol = "+"
-            shown = values.schema_lines(change) if attr.name == "schema" else None
-            if shown is not None:  # a subject's new version: the unified diff of its canonical schema text
+            shown = None if more_lines is None else more_lines(change, attr)
+            if shown is not None:  # e.g. a subject's new version: the unified diff of its canonical schema text
                 lines.append("    " + style(symbol, f"{symbol} {shown[0]}"))
                 marks = {"+": "+", "-": "-"}
                 lines.extend("    " + style(marks.get(line.strip()[:1], "dim"), line) for line in shown[1:])

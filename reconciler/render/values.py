@@ -62,19 +62,6 @@ def attribute_line(attr: plans.AttributeChange) -> tuple[str, str]:
     return "~", f"{attr.name}: {show(attr, attr.before)} -> {show(attr, attr.after)}"
 
 
-def schema_lines(change: plans.Change) -> list[str] | None:
-    """A Schema Registry subject's new version: ``schema: new version (after version N)`` and the unified diff of
-    the canonical schema text (``reconciler.kinds.schema_subject.render.schema_lines``); ``None`` for any other
-    change."""
-    if not isinstance(change.after, payloads.SubjectPayload) and not isinstance(change.before, payloads.SubjectPayload):
-        return None
-    from reconciler.kinds.schema_subject import render as subject_render
-
-    before = change.before if isinstance(change.before, payloads.SubjectPayload) else None
-    after = change.after if isinstance(change.after, payloads.SubjectPayload) else None
-    return subject_render.schema_lines(before, after)
-
-
 def strongest(changes: list[plans.Change]) -> plans.Action:
     """The action shown for an address with several changes: blocked > delete > create > update."""
     return max((c.action for c in changes), key=lambda a: a.rank)

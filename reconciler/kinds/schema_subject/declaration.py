@@ -29,6 +29,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.kinds.schema_subject.plan:fingerprint_rows"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
+    attribute_lines=Part("reconciler.kinds.schema_subject.render:attribute_lines"),
     # -- fleet's and import's parts
     rows=Part("reconciler.kinds.schema_subject.rows:FLEET_ROWS"),
     # -- the manifests' parts

@@ -14,6 +14,7 @@ from reconciler.kinds.schema_subject import payload
 from reconciler.kinds.schema_subject.diff import SubjectChange
 from reconciler.kinds.schema_subject.dryrun import Verdict
 from reconciler.kinds.schema_subject.impact import Finding
+from reconciler.model import plans
 from reconciler.registry import schema_diff
 
 INDENT = "    "
@@ -56,6 +57,17 @@ def schema_lines(
     if found is None or not found.changed:
         return [head]
     return [head, *("    " + line for line in found.text().split("\n"))]
+
+
+def attribute_lines(change: plans.Change, attribute: plans.AttributeChange) -> list[str] | None:
+    """The plan's lines of a subject change's ``schema`` attribute (``schema_lines``: its new version and the diff of
+    the canonical schema text); ``None`` for its other attributes, which show as one line (the declaration's
+    ``attribute_lines``)."""
+    before = change.before if isinstance(change.before, payload.SubjectPayload) else None
+    after = change.after if isinstance(change.after, payload.SubjectPayload) else None
+    if attribute.name != "schema" or (before is None and after is None):
+        return None
+    return schema_lines(before, after)
 
 
 def notes(change: SubjectChange, verdict: Verdict | None, finding: Finding | None) -> list[str]:
