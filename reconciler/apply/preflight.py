@@ -119,7 +119,8 @@ def check_scope(p: plans.Plan, read: Callable[[frozenset[Kind], Callable[[str], 
     if p.scope is None:
         return
     covered = scope.Scope.from_dict(p.scope)
-    moved = scope.changed(read(covered.kinds, covered.has_topic), p.scope)
+    in_scope = covered.contains(Kind.TOPIC)
+    moved = scope.changed(read(covered.kinds, lambda name: in_scope(name, None)), p.scope)
     if moved:
         raise errors.StalePlan(
             "the cluster changed since the plan was made, in the plan's scope (what the manifests declare or the "

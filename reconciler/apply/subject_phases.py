@@ -54,9 +54,9 @@ def with_subjects(
     names = {op.name for op in mine}
     if covered is not None and scoped:
         names |= covered.declared.get(Kind.SCHEMA_SUBJECT, frozenset())
-        if covered.subjects:
+        if covered.owns_undeclared(Kind.SCHEMA_SUBJECT):
             listed = views.listed(options.registry, deadline=time.monotonic() + DEFAULT_DEADLINE_S)
-            names |= {s for s in listed if covered.has_subject(s)}
+            names |= {s for s in listed if covered.has(Kind.SCHEMA_SUBJECT, s)}
     modes = {op.name for op in mine if op.change.after is not None and getattr(op.change.after, "mode", None)}
     limit = DEFAULT_DEADLINE_S if options.deadline_s is None else options.deadline_s
     found = views.read(options.registry, names, modes=modes, deadline=time.monotonic() + limit)

@@ -28,6 +28,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.acls:plan_acls"),
     fingerprint_rows=Part("reconciler.planner.views:acl_rows"),
+    scope=Part("reconciler.planner.acls:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

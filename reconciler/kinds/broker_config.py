@@ -28,6 +28,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.brokers:plan_broker_configs"),
     fingerprint_rows=Part("reconciler.planner.views:broker_config_rows"),
+    scope=Part("reconciler.planner.brokers:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

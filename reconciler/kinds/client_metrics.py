@@ -29,6 +29,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.entities:plan_client_metrics"),
     fingerprint_rows=Part("reconciler.planner.views:client_metrics_rows"),
+    scope=Part("reconciler.planner.entities:CLIENT_METRICS_SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -25,6 +25,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.connectors:plan_connectors"),
     fingerprint_rows=Part("reconciler.planner.views:connector_rows"),
+    scope=Part("reconciler.planner.connectors:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

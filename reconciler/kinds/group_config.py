@@ -31,6 +31,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.entities:plan_group_configs"),
     fingerprint_rows=Part("reconciler.planner.views:group_config_rows"),
+    scope=Part("reconciler.planner.entities:GROUP_CONFIG_SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

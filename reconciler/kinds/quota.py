@@ -27,6 +27,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.quotas:plan_quotas"),
     fingerprint_rows=Part("reconciler.planner.views:quota_rows"),
+    scope=Part("reconciler.planner.quotas:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -21,6 +21,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.scram:plan_scram"),
     fingerprint_rows=Part("reconciler.planner.views:scram_rows"),
+    scope=Part("reconciler.planner.scram:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

@@ -49,6 +49,36 @@ class Part(Generic[T]):
         return cast(T, getattr(importlib.import_module(module), attribute))
 
 
+# A kind's Ownership rules a saved plan's scope records, by ``RuleSet.key``.
+Rules = Mapping[str, tuple[desired.NamePattern, ...]]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Ownership rules of a kind that a saved plan's scope records (``reconciler.planner.scope``), under ``key`` of the
+    scope document: a list of ``[rule kind, value]`` pairs, or (``by_kind``) an object of such lists by kind. Recorded
+    when the kind's undeclared resources are managed, or ``always``."""
+
+    key: str
+    rules: Callable[[desired.Ownership], tuple[desired.NamePattern, ...]]
+    by_kind: bool = False
+    always: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class KindScope:
+    """Which live resources of a kind a saved plan depends on (``reconciler.planner.scope``): the declared ones and
+    those its recorded rules own. A resource is named by its key in the kind's live and desired sections (a name, an
+    ACL binding, a quota entity); ``name`` gives the key's change name."""
+
+    rule_sets: tuple[RuleSet, ...] = ()
+    name: Callable[[Any], str] = str
+    owns: Callable[[Rules, Any, Any], bool]  # whether the rules own the resource (its key, its live value or ``None``)
+    # ``live`` with only the resources of this kind ``keep(key, value)`` accepts (a section not read stays ``None``)
+    keep: Callable[[state.ClusterState, Callable[[Any, Any], bool]], state.ClusterState]
+    count: Callable[[state.ClusterState], int | None]  # its resources present in ``live`` (``None``: not read)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Right:
     """An ACL operation on a Kafka resource type: on the change's own resource (``TOPIC``, ``GROUP``: the change's
@@ -94,6 +124,7 @@ class KindSpec:
     plan: Part[Callable[[Any], None]]  # adds the changes and unmanaged entries of this kind to a planner Context
     # its live section as plain values in a fixed order (``None`` when not read): its part of a live fingerprint
     fingerprint_rows: Part[Callable[[state.ClusterState], Any]]
+    scope: Part[KindScope]  # which of its live resources a saved plan depends on (``reconciler.planner.scope``)
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # the text plan's lines of one attribute of a change of this kind, when it shows as more than its one line (a

@@ -43,6 +43,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.planner.topics:plan_topics"),
     fingerprint_rows=Part("reconciler.planner.views:topic_rows"),
+    scope=Part("reconciler.planner.topics:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts

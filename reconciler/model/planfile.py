@@ -251,6 +251,7 @@ _SCOPE_FIELDS: dict[str, Callable[[Any, str], None]] = {
     "internal_topics": _rules,
     "entities": _rules_by_kind,  # group configs and client-metrics subscriptions owned by name
     "connectors": _rules,
+    "schema_subjects": _rules,  # Schema Registry subjects owned by name
     "fingerprints": _fingerprints,
     "counts": _counts,
 }

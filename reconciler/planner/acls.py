@@ -7,9 +7,12 @@ a grant which a new binding gives back in another form (literal ``orders`` repla
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
+from typing import Any
 
+from reconciler.kinds import spec
 from reconciler.model import payloads, plans, state
 from reconciler.model import views as model_views
 from reconciler.model.acl_names import AclOperation as Op
@@ -190,3 +193,19 @@ def _access_gap_notes(
             address=d.address,
         )
     return notes
+
+
+def _keep_acls(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    if live.acls is None:
+        return live
+    return dataclasses.replace(live, acls=frozenset(b for b in live.acls if keep(b, None)))
+
+
+# The ACLs' part of a plan's scope (``reconciler.planner.scope``): the bindings of the principals the rules own.
+SCOPE = spec.KindScope(
+    rule_sets=(spec.RuleSet("principals", lambda own: own.principals, by_kind=True),),
+    name=model_views.acl_name,
+    owns=lambda rules, binding, _: any(p.matches(binding.principal) for p in rules.get("principals", ())),
+    keep=_keep_acls,
+    count=lambda live: None if live.acls is None else len(live.acls),
+)

@@ -8,8 +8,11 @@ delete policy allows it for ``broker_config``, and listed as unmanaged otherwise
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from reconciler.kinds import spec
 from reconciler.model import payloads, plans, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
@@ -92,3 +95,17 @@ def _undeclared_kept(broker: str, *, kept: Sequence[str]) -> plans.Unmanaged:
         reason=f"dynamic config(s) set on the {label} but not declared: {', '.join(kept)}; "
         "resets are disabled for broker configs",
     )
+
+
+def _keep_brokers(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    if live.broker_configs is None:
+        return live
+    return dataclasses.replace(live, broker_configs={b: c for b, c in live.broker_configs.items() if keep(b, c)})
+
+
+# The dynamic broker configs' part of a plan's scope (``reconciler.planner.scope``): the declared ones only.
+SCOPE = spec.KindScope(
+    owns=lambda rules, broker, configs: False,
+    keep=_keep_brokers,
+    count=lambda live: None if live.broker_configs is None else sum(1 for c in live.broker_configs.values() if c),
+)

@@ -20,10 +20,13 @@ what the connector then reads again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from reconciler.connect import plugins
 from reconciler.connect import secrets as connect_secrets
+from reconciler.kinds import spec
 from reconciler.model import configs, desired, payloads, plans, shown, state
 from reconciler.model import connect_clusters as clusters
 from reconciler.model import views as model_views
@@ -315,3 +318,24 @@ def _plan_one(ctx: common.Context, want: desired.DesiredConnector, live: state.C
         )
     )
     _blockers(ctx, want, live, config_changes=any(a.name.startswith(CONFIG) for a in attrs))
+
+
+def _owns_connector(rules: spec.Rules, name: str, _: Any) -> bool:
+    plain = name.rpartition("/")[2]  # a <cluster>/<name> key: a rule matches the key or the Connect name
+    return any(p.matches(name) or p.matches(plain) for p in rules.get("connectors", ()))
+
+
+def _keep_connectors(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    if live.connect is None:
+        return live
+    kept = {n: c for n, c in live.connect.connectors.items() if keep(n, c)}
+    return dataclasses.replace(live, connect=dataclasses.replace(live.connect, connectors=kept))
+
+
+# The connectors' part of a plan's scope (``reconciler.planner.scope``).
+SCOPE = spec.KindScope(
+    rule_sets=(spec.RuleSet("connectors", lambda own: own.connectors),),
+    owns=_owns_connector,
+    keep=_keep_connectors,
+    count=lambda live: None if live.connect is None else len(live.connect.connectors),
+)

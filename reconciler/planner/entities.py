@@ -15,9 +15,12 @@ it is granted, or the plan made again).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from reconciler.model import desired, entities, payloads, plans
+from reconciler.kinds import spec
+from reconciler.model import desired, entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -161,3 +164,30 @@ def plan_group_configs(ctx: common.Context) -> None:
 def plan_client_metrics(ctx: common.Context) -> None:
     """The client-metrics subscriptions' planner (the ``ClientMetrics`` kind's ``plan`` part)."""
     plan_entities(ctx, Kind.CLIENT_METRICS)
+
+
+def _scope_of(kind: Kind) -> spec.KindScope:
+    """The part of a plan's scope of entity kind ``kind``: the entities its Ownership rules name, by name."""
+    found = entities.ENTITIES[kind]
+
+    def keep_entities(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+        section = found.live_of(live)
+        if section is None:
+            return live
+        kept: dict[str, Any] = {found.section: {n: c for n, c in section.items() if keep(n, c)}}
+        return dataclasses.replace(live, **kept)
+
+    def count(live: state.ClusterState) -> int | None:
+        section = found.live_of(live)
+        return None if section is None else sum(1 for c in section.values() if c)
+
+    return spec.KindScope(
+        rule_sets=(spec.RuleSet("entities", found.rules_of, by_kind=True),),
+        owns=lambda rules, name, _: any(p.matches(name) for p in rules.get("entities", ())),
+        keep=keep_entities,
+        count=count,
+    )
+
+
+GROUP_CONFIG_SCOPE = _scope_of(Kind.GROUP_CONFIG)
+CLIENT_METRICS_SCOPE = _scope_of(Kind.CLIENT_METRICS)

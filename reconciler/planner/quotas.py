@@ -8,8 +8,11 @@ only when declared. A declared entity with no values (``values: {}``) has every 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from reconciler.kinds import spec
 from reconciler.model import desired, payloads, plans, shown, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
@@ -104,3 +107,30 @@ def _delete(
         fingerprint=views.fingerprint_of(model_views.quota_view(entity, values)),
         source=source,
     )
+
+
+def _owns_quota(rules: spec.Rules, entity: state.QuotaEntity, _: Any) -> bool:
+    """Whether the rules own a quota entity: a user entity by the principal rules, any entity by the entity rules."""
+    user = dict(entity.parts).get("user")
+    if user is not None and any(p.matches(f"User:{user}") for p in rules.get("principals", ())):
+        return True
+    return any(p.matches(model_views.quota_name(entity)) for p in rules.get("quota_entities", ()))
+
+
+def _keep_quotas(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    if live.quotas is None:
+        return live
+    return dataclasses.replace(live, quotas={e: v for e, v in live.quotas.items() if keep(e, v)})
+
+
+# The quotas' part of a plan's scope (``reconciler.planner.scope``).
+SCOPE = spec.KindScope(
+    rule_sets=(
+        spec.RuleSet("principals", lambda own: own.principals, by_kind=True),
+        spec.RuleSet("quota_entities", lambda own: own.quota_entities),
+    ),
+    name=model_views.quota_name,
+    owns=_owns_quota,
+    keep=_keep_quotas,
+    count=lambda live: None if live.quotas is None else sum(1 for v in live.quotas.values() if v),
+)

@@ -14,117 +14,106 @@ Resources outside the scope (another team's topics, ACLs of principals the manif
 stale. ``Scope`` is stored in the plan file (``scope``), with the fingerprint of the scoped live state
 (``scope.fingerprint``) and the count per kind; apply reads the same kinds again, filters them the same way and
 compares (``reconciler.apply.preflight.check_scope``).
+
+Each kind says its part (``KindSpec.scope``, a ``reconciler.kinds.spec.KindScope``): the Ownership rules recorded for
+it and under which key of the document, whether those rules own a live resource, and how to keep only the resources
+in scope and count them. This module iterates the registry and names no kind.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from reconciler.model import desired, schema_subjects, state
-from reconciler.model import entities as model_entities
-from reconciler.model import views as model_views
+from reconciler.kinds import registry, spec
+from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import guards, views
+from reconciler.planner import views
+
+# A scope document's first rule keys, written even when they hold no rule, in this order (the format's first fields,
+# kept byte for byte); every other key a kind's ``RuleSet`` names is written only when it holds a rule.
+_WRITTEN_EMPTY = ("topics", "principals", "quota_entities", "internal_topics")
 
 
-def _patterns(items: Iterable[desired.NamePattern]) -> tuple[tuple[str, str], ...]:
-    return tuple((p.kind, p.value) for p in items)
+def _patterns(items: Iterable[desired.NamePattern]) -> list[list[str]]:
+    return [[p.kind, p.value] for p in items]
 
 
-def _rules(pairs: Iterable[tuple[str, str]]) -> tuple[desired.NamePattern, ...]:
-    return tuple(desired.NamePattern(kind, value) for kind, value in pairs)
+def _rules(pairs: Iterable[Iterable[str]]) -> tuple[desired.NamePattern, ...]:
+    return tuple(desired.NamePattern(kind, value) for kind, value in (tuple(p) for p in pairs))
+
+
+def _part(kind: Kind) -> spec.KindScope:
+    return registry.spec(kind).scope.get()
+
+
+def _rule_sets() -> list[tuple[Kind, spec.RuleSet]]:
+    """Every kind's recorded rule sets, in registry order."""
+    return [(kind, rule_set) for kind in registry.KINDS for rule_set in _part(kind).rule_sets]
+
+
+def _keys() -> dict[str, bool]:
+    """Every key a kind records rules under (in registry order) -> whether it holds them by kind."""
+    return {rule_set.key: rule_set.by_kind for _, rule_set in _rule_sets()}
+
+
+def _sorted(value: Any) -> Any:
+    """A by-kind object of rules with its kinds in name order; a list of rules as it is."""
+    return dict(sorted(value.items())) if isinstance(value, dict) else value
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Scope:
-    """What a plan covers: its kinds, the declared names per kind, and the ownership rules of managed kinds."""
+    """What a plan covers: its kinds, the declared names per kind, and the recorded ownership rules per kind (by
+    ``RuleSet.key``)."""
 
     kinds: frozenset[Kind]
     declared: Mapping[Kind, frozenset[str]]  # Change.name of each declared resource
-    topics: tuple[desired.NamePattern, ...] = ()  # topic rules (only when undeclared topics are managed)
-    principals: Mapping[Kind, tuple[desired.NamePattern, ...]] = dataclasses.field(default_factory=dict)
-    quota_entities: tuple[desired.NamePattern, ...] = ()
-    internal_topics: tuple[desired.NamePattern, ...] = ()
-    entities: Mapping[Kind, tuple[desired.NamePattern, ...]] = dataclasses.field(default_factory=dict)
+    rules: Mapping[Kind, spec.Rules] = dataclasses.field(default_factory=dict)
 
-    def has_entity(self, kind: Kind, name: str) -> bool:
-        """Whether a group config or client-metrics subscription is declared or owned by the rules."""
-        return name in self.declared.get(kind, frozenset()) or any(p.matches(name) for p in self.entities.get(kind, ()))
+    def has(self, kind: Kind, key: Any, value: Any = None) -> bool:
+        """Whether the resource of ``kind`` with section key ``key`` (a name, an ACL binding, a quota entity) and live
+        value ``value`` (``None``: not read, or declared) is declared or owned by the rules."""
+        return self.contains(kind)(key, value)
 
-    connectors: tuple[desired.NamePattern, ...] = ()  # connector rules (only when undeclared ones are managed)
-    subjects: tuple[desired.NamePattern, ...] = ()  # Schema Registry subject rules (likewise)
+    def contains(self, kind: Kind) -> Callable[[Any, Any], bool]:
+        """``has`` for the resources of ``kind``, asked once per resource of a section."""
+        part, names, rules = _part(kind), self.declared.get(kind, frozenset()), self.rules.get(kind, {})
+        return lambda key, value: part.name(key) in names or part.owns(rules, key, value)
 
-    def has_subject(self, name: str) -> bool:
-        return name in self.declared.get(Kind.SCHEMA_SUBJECT, frozenset()) or any(
-            p.matches(name) for p in self.subjects
-        )
-
-    def has_connector(self, name: str) -> bool:
-        plain = name.rpartition("/")[2]  # a <cluster>/<name> key: a rule matches the key or the Connect name
-        return name in self.declared.get(Kind.CONNECTOR, frozenset()) or any(
-            p.matches(name) or p.matches(plain) for p in self.connectors
-        )
-
-    def has_topic(self, name: str, topic: state.TopicState | None = None) -> bool:
-        if name in self.declared.get(Kind.TOPIC, frozenset()):
-            return True
-        if not any(p.matches(name) for p in self.topics):
-            return False
-        return not (guards.is_internal(name, topic) or any(p.matches(name) for p in self.internal_topics))
-
-    def _owns_principal(self, kind: Kind, principal: str) -> bool:
-        return any(p.matches(principal) for p in self.principals.get(kind, ()))
-
-    def has_acl(self, binding: state.AclBinding) -> bool:
-        return model_views.acl_name(binding) in self.declared.get(Kind.ACL, frozenset()) or self._owns_principal(
-            Kind.ACL, binding.principal
-        )
-
-    def has_quota(self, entity: state.QuotaEntity) -> bool:
-        name = model_views.quota_name(entity)
-        if name in self.declared.get(Kind.QUOTA, frozenset()):
-            return True
-        user = dict(entity.parts).get("user")
-        if user is not None and self._owns_principal(Kind.QUOTA, f"User:{user}"):
-            return True
-        return any(p.matches(name) for p in self.quota_entities)
-
-    def has_scram(self, user: str) -> bool:
-        return user in self.declared.get(Kind.SCRAM_USER, frozenset()) or self._owns_principal(
-            Kind.SCRAM_USER, f"User:{user}"
-        )
+    def owns_undeclared(self, kind: Kind) -> bool:
+        """Whether a rule recorded for ``kind`` may own undeclared resources of it (not only the declared ones are in
+        scope)."""
+        recorded = self.rules.get(kind, {})
+        return any(recorded.get(r.key) for r in _part(kind).rule_sets if not r.always)
 
     def to_dict(self) -> dict[str, Any]:
+        written: dict[str, Any] = {key: {} if by_kind else [] for key, by_kind in _keys().items()}
+        for kind, rule_set in _rule_sets():
+            found = _patterns(self.rules.get(kind, {}).get(rule_set.key, ()))
+            if rule_set.by_kind and found:
+                written[rule_set.key][kind.value] = found
+            elif not rule_set.by_kind:
+                written[rule_set.key] += found
         return {
             "kinds": sorted(k.value for k in self.kinds),
             "declared": {k.value: sorted(v) for k, v in sorted(self.declared.items()) if v},
-            "topics": [list(p) for p in _patterns(self.topics)],
-            "principals": {k.value: [list(p) for p in _patterns(v)] for k, v in sorted(self.principals.items()) if v},
-            "quota_entities": [list(p) for p in _patterns(self.quota_entities)],
-            "internal_topics": [list(p) for p in _patterns(self.internal_topics)],
-            **(
-                {"entities": {k.value: [list(p) for p in _patterns(v)] for k, v in sorted(self.entities.items()) if v}}
-                if any(self.entities.values())
-                else {}
-            ),
-            **({"connectors": [list(p) for p in _patterns(self.connectors)]} if self.connectors else {}),
-            **({"schema_subjects": [list(p) for p in _patterns(self.subjects)]} if self.subjects else {}),
+            **{key: _sorted(written.get(key, [])) for key in _WRITTEN_EMPTY},
+            **{key: _sorted(value) for key, value in written.items() if key not in _WRITTEN_EMPTY and value},
         }
 
     @classmethod
     def from_dict(cls, doc: Mapping[str, Any]) -> Scope:
+        rules: dict[Kind, dict[str, tuple[desired.NamePattern, ...]]] = {}
+        for kind, rule_set in _rule_sets():
+            found = doc.get(rule_set.key, {} if rule_set.by_kind else ())
+            pairs = dict(found).get(kind.value, ()) if rule_set.by_kind else found
+            rules.setdefault(kind, {})[rule_set.key] = _rules(pairs)
         return cls(
             kinds=frozenset(Kind.parse(k) for k in doc.get("kinds", ())),
             declared={Kind.parse(k): frozenset(str(n) for n in v) for k, v in dict(doc.get("declared", {})).items()},
-            topics=_rules(tuple(p) for p in doc.get("topics", ())),
-            principals={Kind.parse(k): _rules(tuple(p) for p in v) for k, v in dict(doc.get("principals", {})).items()},
-            quota_entities=_rules(tuple(p) for p in doc.get("quota_entities", ())),
-            internal_topics=_rules(tuple(p) for p in doc.get("internal_topics", ())),
-            entities={Kind.parse(k): _rules(tuple(p) for p in v) for k, v in dict(doc.get("entities", {})).items()},
-            connectors=_rules(tuple(p) for p in doc.get("connectors", ())),
-            subjects=_rules(tuple(p) for p in doc.get("schema_subjects", ())),
+            rules=rules,
         )
 
 
@@ -133,87 +122,31 @@ def of(wanted: desired.DesiredState, kinds: frozenset[Kind]) -> Scope:
     listed again, so a repository of 100,000 topics under one prefix rule stores one rule, not 100,000 names."""
     own = wanted.ownership
     managed = own.managed_kinds & kinds
-    rules = Scope(
-        kinds=kinds,
-        declared={},
-        topics=own.topics if Kind.TOPIC in managed else (),
-        principals={k: own.principals for k in (Kind.ACL, Kind.QUOTA, Kind.SCRAM_USER) if k in managed},
-        quota_entities=own.quota_entities if Kind.QUOTA in managed else (),
-        internal_topics=own.internal_topics,
-        entities={k: model_entities.rules(own, k) for k in model_entities.ENTITY_KINDS if k in managed},
-        connectors=own.connectors if Kind.CONNECTOR in managed else (),
-        subjects=tuple(r.pattern for r in own.schema_subjects) if Kind.SCHEMA_SUBJECT in managed else (),
-    )
-    declared = {
-        Kind.TOPIC: frozenset(n for n in wanted.topics if not rules.has_topic(n)),
-        Kind.ACL: frozenset(model_views.acl_name(b) for b in wanted.acls if not rules.has_acl(b)),
-        Kind.QUOTA: frozenset(model_views.quota_name(e) for e in wanted.quotas if not rules.has_quota(e)),
-        Kind.SCRAM_USER: frozenset(u for u in wanted.scram_users if not rules.has_scram(u)),
-        Kind.BROKER_CONFIG: frozenset(wanted.broker_configs),
-        **{
-            k: frozenset(n for n in model_entities.desired_section(wanted, k) if not rules.has_entity(k, n))
-            for k in model_entities.ENTITY_KINDS
-        },
-        Kind.CONNECTOR: frozenset(n for n in wanted.connectors if not rules.has_connector(n)),
-        Kind.SCHEMA_SUBJECT: frozenset(n for n in wanted.schema_subjects if not rules.has_subject(n)),
-    }
-    return dataclasses.replace(rules, declared={k: v for k, v in declared.items() if k in kinds and v})
+    rules: dict[Kind, spec.Rules] = {}
+    for kind, rule_set in _rule_sets():
+        if rule_set.always or kind in managed:
+            rules[kind] = {**rules.get(kind, {}), rule_set.key: rule_set.rules(own)}
+    declared: dict[Kind, frozenset[str]] = {}
+    for kind, declaration in registry.KINDS.items():
+        if kind not in kinds:
+            continue
+        part, owned = _part(kind), rules.get(kind, {})
+        names = frozenset(part.name(k) for k in declaration.desired_section(wanted) if not part.owns(owned, k, None))
+        if names:
+            declared[kind] = names
+    return Scope(kinds=kinds, declared=declared, rules=rules)
 
 
 def scoped(live: state.ClusterState, scope: Scope) -> state.ClusterState:
     """``live`` with only the resources in ``scope`` (sections not read stay ``None``)."""
-    declared_brokers = scope.declared.get(Kind.BROKER_CONFIG, frozenset())
-    return dataclasses.replace(
-        live,
-        topics=None if live.topics is None else {n: t for n, t in live.topics.items() if scope.has_topic(n, t)},
-        acls=None if live.acls is None else frozenset(b for b in live.acls if scope.has_acl(b)),
-        quotas=None if live.quotas is None else {e: v for e, v in live.quotas.items() if scope.has_quota(e)},
-        scram_users=None
-        if live.scram_users is None
-        else {u: c for u, c in live.scram_users.items() if scope.has_scram(u)},
-        broker_configs=None
-        if live.broker_configs is None
-        else {b: c for b, c in live.broker_configs.items() if b in declared_brokers},
-        group_configs=_entities_in(live, scope, Kind.GROUP_CONFIG),
-        client_metrics=_entities_in(live, scope, Kind.CLIENT_METRICS),
-        connect=None
-        if live.connect is None
-        else dataclasses.replace(
-            live.connect, connectors={n: c for n, c in live.connect.connectors.items() if scope.has_connector(n)}
-        ),
-        schema_subjects=None
-        if live.schema_subjects is None
-        else dataclasses.replace(
-            live.schema_subjects,
-            subjects={n: s for n, s in live.schema_subjects.subjects.items() if scope.has_subject(n)},
-        ),
-    )
-
-
-def _entities_in(live: state.ClusterState, scope: Scope, kind: Kind) -> model_entities.Section | None:
-    section = model_entities.live_section(live, kind)
-    return None if section is None else {n: c for n, c in section.items() if scope.has_entity(kind, n)}
+    for kind in registry.KINDS:
+        live = _part(kind).keep(live, scope.contains(kind))
+    return live
 
 
 def counts(live: state.ClusterState, scope: Scope) -> dict[str, int | None]:
     """Resources in scope per kind (``None`` for a section not read), to say what moved when the fingerprint differs."""
-    sections: dict[Kind, Any] = {
-        Kind.TOPIC: live.topics,
-        Kind.ACL: live.acls,
-        Kind.QUOTA: None if live.quotas is None else [v for v in live.quotas.values() if v],
-        Kind.SCRAM_USER: None if live.scram_users is None else [c for c in live.scram_users.values() if c],
-        Kind.BROKER_CONFIG: None if live.broker_configs is None else [c for c in live.broker_configs.values() if c],
-        **{k: _present(model_entities.live_section(live, k)) for k in model_entities.ENTITY_KINDS},
-        Kind.CONNECTOR: None if live.connect is None else live.connect.connectors,
-        Kind.SCHEMA_SUBJECT: None
-        if live.schema_subjects is None
-        else [s for s in live.schema_subjects.subjects.values() if schema_subjects.subject_view(s) is not None],
-    }
-    return {k.value: None if sections[k] is None else len(sections[k]) for k in sorted(scope.kinds)}
-
-
-def _present(section: model_entities.Section | None) -> list[Any] | None:
-    return None if section is None else [c for c in section.values() if c]
+    return {k.value: _part(k).count(live) for k in sorted(scope.kinds)}
 
 
 def fingerprint(live: state.ClusterState, scope: Scope) -> tuple[dict[str, str], dict[str, int | None]]:

@@ -10,6 +10,11 @@ Plans show the password's reference (``env:NAME``), never a password.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from reconciler.kinds import spec
 from reconciler.model import desired, payloads, plans, shown, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
@@ -119,3 +124,18 @@ def _declared(ctx: common.Context, want: desired.DesiredScramUser, creds: tuple[
             source=common.source_text(want.source),
         )
     )
+
+
+def _keep_users(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    if live.scram_users is None:
+        return live
+    return dataclasses.replace(live, scram_users={u: c for u, c in live.scram_users.items() if keep(u, c)})
+
+
+# The SCRAM users' part of a plan's scope (``reconciler.planner.scope``): the users whose principal the rules own.
+SCOPE = spec.KindScope(
+    rule_sets=(spec.RuleSet("principals", lambda own: own.principals, by_kind=True),),
+    owns=lambda rules, user, _: any(p.matches(f"User:{user}") for p in rules.get("principals", ())),
+    keep=_keep_users,
+    count=lambda live: None if live.scram_users is None else sum(1 for c in live.scram_users.values() if c),
+)

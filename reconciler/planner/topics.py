@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from reconciler.kinds import spec
 from reconciler.model import configs, deletion, desired, payloads, plans, shown, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
@@ -359,3 +360,29 @@ def _target(
         "rack-aware target assignment, existing replicas kept where possible"
     )
     return target, why
+
+
+def _owns_topic(rules: spec.Rules, name: str, topic: state.TopicState | None) -> bool:
+    """Whether the topic rules own ``name``: internal topics (the broker's flag, a tool's name, the Ownership
+    internal-topic rules) excepted, as the planner excepts them."""
+    if not any(p.matches(name) for p in rules.get("topics", ())):
+        return False
+    return not (guards.is_internal(name, topic) or any(p.matches(name) for p in rules.get("internal_topics", ())))
+
+
+def _keep_topics(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    if live.topics is None:
+        return live
+    return dataclasses.replace(live, topics={n: t for n, t in live.topics.items() if keep(n, t)})
+
+
+# The topics' part of a plan's scope (``reconciler.planner.scope``).
+SCOPE = spec.KindScope(
+    rule_sets=(
+        spec.RuleSet("topics", lambda own: own.topics),
+        spec.RuleSet("internal_topics", lambda own: own.internal_topics, always=True),
+    ),
+    owns=_owns_topic,
+    keep=_keep_topics,
+    count=lambda live: None if live.topics is None else len(live.topics),
+)

@@ -27,6 +27,7 @@ DECLARATION = KindSpec(
     # -- the planner's parts
     plan=Part("reconciler.kinds.schema_subject.plan:plan_subjects"),
     fingerprint_rows=Part("reconciler.kinds.schema_subject.plan:fingerprint_rows"),
+    scope=Part("reconciler.kinds.schema_subject.plan:SCOPE"),
     # -- apply's parts
     # -- the snapshot's and the renders' parts
     attribute_lines=Part("reconciler.kinds.schema_subject.render:attribute_lines"),

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, Protocol
 
+from reconciler.kinds import spec
 from reconciler.kinds.schema_subject import diff, dryrun, impact, payload
 from reconciler.kinds.schema_subject.render import notes
 from reconciler.model import desired, plans, schema_subjects, state
@@ -111,3 +113,27 @@ def fingerprint_rows(live: state.ClusterState) -> Any:
     if subjects is None:
         return None
     return [subjects.global_level, [(n, schema_subjects.subject_view(s)) for n, s in sorted(subjects.subjects.items())]]
+
+
+def _keep_subjects(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
+    subjects = live.schema_subjects
+    if subjects is None:
+        return live
+    kept = {n: s for n, s in subjects.subjects.items() if keep(n, s)}
+    return dataclasses.replace(live, schema_subjects=dataclasses.replace(subjects, subjects=kept))
+
+
+def _count(live: state.ClusterState) -> int | None:
+    subjects = live.schema_subjects
+    if subjects is None:
+        return None
+    return sum(1 for s in subjects.subjects.values() if schema_subjects.subject_view(s) is not None)
+
+
+# The subjects' part of a plan's scope (``reconciler.planner.scope``): the subjects the Ownership rules own by name.
+SCOPE = spec.KindScope(
+    rule_sets=(spec.RuleSet("schema_subjects", lambda own: tuple(r.pattern for r in own.schema_subjects)),),
+    owns=lambda rules, name, _: any(p.matches(name) for p in rules.get("schema_subjects", ())),
+    keep=_keep_subjects,
+    count=_count,
+)
