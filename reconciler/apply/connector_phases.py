@@ -48,7 +48,7 @@ from reconciler.connect.http import ConnectError
 from reconciler.connect.port import ConnectPort
 from reconciler.connection import secrets as secret_refs
 from reconciler.kafka.port import AdminPort
-from reconciler.model import desired, payloads, plans, state
+from reconciler.model import desired, payloads, state
 from reconciler.model.kinds import Kind
 
 DEFAULT_DEADLINE_S = 300.0  # as engine.DEFAULT_DEADLINE_S: the bound of the read before the writes
@@ -307,6 +307,3 @@ def _after_restart(ctx: ApplyContext, name: str, a: _Attempt, check: Check) -> C
         remaining=ctx.deadline.remaining,
         last_round_s=2 * connector_watch.MAX_POLL_S,
     )
-
-
-RUNNERS = {plans.Phase.CONNECTOR_DELETE: run_delete, plans.Phase.CONNECTOR: run_write}

@@ -3,22 +3,26 @@
 ``decode(plan)`` refuses a plan that cannot be carried out as written (phases holding the wrong kind or action, a
 change listed twice, error-level findings, change data that does not describe its resource), naming every such
 change, and returns the ``Operations``: per change, the write it asks for, typed (``CreateTopic``, ``DeleteTopic``,
-``AddPartitions``, ``AlterConfigs``, ``Reassign``, ``WriteAcl``, ``WriteQuota``, ``WriteScram``), built from the
-change's typed payloads (``reconciler.model.payloads``). Everything after reads these operations: the checks before
-writing, the phase runners that turn them into requests, and the read-back that verifies them. No later stage goes
-back to a change's payload, and none parses the attribute names a plan shows. The operations are a value handed
-from stage to stage (load or prepare -> ``apply_plan``); nothing here keeps them between calls.
+``AddPartitions``, ``AlterConfigs``, ``Reassign``, ``WriteAcl``, ``WriteQuota``, ``WriteScram``, and the writes of
+the kinds with a port of their own), built from the change's typed payloads (``reconciler.model.payloads``) by the
+decoder its phase's declaration names (``PhaseSpec.decode``: for the Kafka kinds, the decoders below). Everything
+after reads these operations: the checks before writing, the phase runners that turn them into requests, and the
+read-back that verifies them. No later stage goes back to a change's payload, and none parses the attribute names a
+plan shows. The operations are a value handed from stage to stage (load or prepare -> ``apply_plan``); nothing here
+keeps them between calls.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from reconciler.apply import bounds, connector_ops, preflight, subject_ops
 from reconciler.apply.preflight import CannotDecode as CannotDecode  # raised by each decoder; its home is preflight
+from reconciler.kinds import registry
 from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 
@@ -210,7 +214,7 @@ def _topic(c: plans.Change, *, before: bool = False) -> payloads.TopicPayload:
     return _payload(c, c.before if before else c.after, payloads.TopicPayload) or payloads.TopicPayload()
 
 
-def _create(c: plans.Change) -> CreateTopic:
+def create_topic(c: plans.Change) -> CreateTopic:
     after = _topic(c)
     if not after.assignment and (after.partitions is None or after.replication_factor is None):
         raise CannotDecode(f"{c.address}: the plan gives no partition count or replication factor")
@@ -225,7 +229,7 @@ def _create(c: plans.Change) -> CreateTopic:
     return CreateTopic(after.partitions, after.replication_factor, after.assignment or None, configs)
 
 
-def _partitions(c: plans.Change) -> AddPartitions:
+def add_partitions(c: plans.Change) -> AddPartitions:
     after = _topic(c)
     if after.partitions is None:
         raise CannotDecode(f"{c.address}: the plan gives no partition count")
@@ -235,26 +239,39 @@ def _partitions(c: plans.Change) -> AddPartitions:
     return AddPartitions(after.partitions, _topic(c, before=True).partitions, after.assignment or None)
 
 
-_CONFIG_RESOURCE = {Kind.BROKER_CONFIG: "BROKER", **entities.RESOURCE_TYPES}
-
-
-def _configs(c: plans.Change) -> AlterConfigs:
-    if c.kind in _CONFIG_RESOURCE:
-        after = c.after
-        if isinstance(after, payloads.Unreadable):
-            raise CannotDecode(f"{c.address}: {after.problem}")
-        wanted = payloads.TYPES[c.kind]
-        ops = after.config_ops if isinstance(after, wanted) else None
-    else:
-        ops = _topic(c).config_ops
+def _alter(c: plans.Change, resource_type: str, ops: tuple[payloads.ConfigOp, ...] | None) -> AlterConfigs:
     if not ops:
         raise CannotDecode(f"{c.address}: the config change lists no config operations")
-    resource_type = _CONFIG_RESOURCE.get(c.kind, "TOPIC")
     bounds.config_ops(resource_type, c.name, ops)
     return AlterConfigs(resource_type, ops)
 
 
-def _reassign(c: plans.Change) -> Reassign:
+def _config_ops(c: plans.Change, of: type[Any]) -> tuple[payloads.ConfigOp, ...] | None:
+    """The config operations of a change whose ``after`` is an ``of`` (``None`` when it is not one)."""
+    ops: tuple[payloads.ConfigOp, ...] | None = c.after.config_ops if isinstance(c.after, of) else None
+    return ops
+
+
+def alter_topic_configs(c: plans.Change) -> AlterConfigs:
+    """A topic's config change: IncrementalAlterConfigs of its ``TOPIC`` resource."""
+    return _alter(c, "TOPIC", _topic(c).config_ops)
+
+
+def alter_broker_configs(c: plans.Change) -> AlterConfigs:
+    """A broker's (or the cluster default's) config change: IncrementalAlterConfigs of its ``BROKER`` resource."""
+    return _alter(c, "BROKER", _config_ops(c, payloads.BrokerConfigPayload))
+
+
+def alter_entity_configs(c: plans.Change) -> AlterConfigs:
+    """A config entity's change (a group's, a client-metrics subscription's: ``reconciler.model.entities``):
+    IncrementalAlterConfigs of the entity's resource type."""
+    resource_type = entities.RESOURCE_TYPES.get(c.kind)
+    if resource_type is None:
+        raise CannotDecode(f"{c.address}: the change's data is not a config entity's description")
+    return _alter(c, resource_type, _config_ops(c, payloads.TYPES[c.kind]))
+
+
+def reassign(c: plans.Change) -> Reassign:
     before = _topic(c, before=True).assignment or ()
     wants = _topic(c)
     after = wants.assignment or ()
@@ -267,7 +284,7 @@ def _reassign(c: plans.Change) -> Reassign:
     return Reassign(targets, len(after))
 
 
-def _acl(c: plans.Change) -> WriteAcl:
+def write_acl(c: plans.Change) -> WriteAcl:
     found = _payload(c, c.before if c.action is plans.Action.DELETE else c.after, payloads.AclPayload)
     if found is None:
         raise CannotDecode(f"{c.address}: the plan does not describe the binding")
@@ -277,7 +294,7 @@ def _acl(c: plans.Change) -> WriteAcl:
     return WriteAcl(found.binding)
 
 
-def _quota(c: plans.Change) -> WriteQuota:
+def write_quota(c: plans.Change) -> WriteQuota:
     had = _payload(c, c.before, payloads.QuotaPayload)
     wants = None if c.action is plans.Action.DELETE else _payload(c, c.after, payloads.QuotaPayload)
     entities = {p.entity for p in (had, wants) if p is not None}
@@ -296,7 +313,7 @@ def _quota(c: plans.Change) -> WriteQuota:
     return WriteQuota(entity, values)
 
 
-def _scram(c: plans.Change) -> WriteScram:
+def write_scram(c: plans.Change) -> WriteScram:
     had = _payload(c, c.before, payloads.ScramPayload)
     wants = _payload(c, c.after, payloads.ScramPayload)
     before = {} if had is None else dict(had.credentials)
@@ -310,29 +327,16 @@ def _scram(c: plans.Change) -> WriteScram:
     )
 
 
-def _delete(c: plans.Change) -> DeleteTopic:
+def delete_topic(c: plans.Change) -> DeleteTopic:
     bounds.topic_name(c.name)
     return DeleteTopic()
 
 
-DECODERS: Mapping[plans.Phase, Callable[[plans.Change], AnyRequest]] = {
-    plans.Phase.ACL_DELETE: _acl,
-    plans.Phase.CONNECTOR_DELETE: connector_ops.delete,
-    plans.Phase.TOPIC_DELETE: _delete,
-    plans.Phase.SCHEMA_SUBJECT_DELETE: subject_ops.decode,
-    plans.Phase.SCHEMA_SUBJECT: subject_ops.decode,
-    plans.Phase.TOPIC_CREATE: _create,
-    plans.Phase.PARTITIONS: _partitions,
-    plans.Phase.TOPIC_CONFIG: _configs,
-    plans.Phase.REASSIGN: _reassign,
-    plans.Phase.QUOTA: _quota,
-    plans.Phase.SCRAM: _scram,
-    plans.Phase.BROKER_CONFIG: _configs,
-    plans.Phase.GROUP_CONFIG: _configs,
-    plans.Phase.CLIENT_METRICS: _configs,
-    plans.Phase.ACL_CREATE: _acl,
-    plans.Phase.CONNECTOR: connector_ops.write,
-}
+@functools.cache
+def _decoder(phase: plans.Phase) -> Callable[[plans.Change], AnyRequest]:
+    """The decoder the declaration of ``phase`` names (``PhaseSpec.decode``), looked up once per phase."""
+    decode: Callable[[plans.Change], AnyRequest] = registry.phase(phase)[1].decode.get()
+    return decode
 
 
 def operation(c: plans.Change) -> Operation:
@@ -341,7 +345,7 @@ def operation(c: plans.Change) -> Operation:
     if unreadable:
         return Operation(change=c, problem=f"{c.address}: {unreadable[0].problem}")
     try:
-        return Operation(change=c, request=DECODERS[c.phase](c))
+        return Operation(change=c, request=_decoder(c.phase)(c))
     except CannotDecode as exc:
         return Operation(change=c, problem=str(exc))
     except bounds.Refused as exc:  # a value the manifests would refuse: the change's field and why

@@ -15,11 +15,11 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from reconciler.apply import (
     access,
     budget,
-    connector_phases,
     decoded,
     deps,
     guard,
@@ -28,14 +28,11 @@ from reconciler.apply import (
     outcomes,
     preflight,
     readback,
-    reassign,
-    resource_phases,
     retry,
     revealing,
     secretref,
     stopping,
     subject_phases,
-    topic_phases,
 )
 from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
@@ -45,6 +42,7 @@ from reconciler.base import errors, interrupt, scrubbing
 from reconciler.connect.port import ConnectPort
 from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
+from reconciler.kinds import registry
 from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState
 from reconciler.registry.port import RegistryPort
@@ -52,21 +50,13 @@ from reconciler.registry.port import RegistryPort
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
 
-RUNNERS = {
-    plans.Phase.ACL_DELETE: resource_phases.run_acls,
-    plans.Phase.TOPIC_DELETE: topic_phases.run_delete,
-    plans.Phase.TOPIC_CREATE: topic_phases.run_create,
-    plans.Phase.PARTITIONS: topic_phases.run_partitions,
-    plans.Phase.TOPIC_CONFIG: resource_phases.run_configs,
-    plans.Phase.REASSIGN: reassign.run_reassign,
-    plans.Phase.QUOTA: resource_phases.run_quotas,
-    plans.Phase.SCRAM: resource_phases.run_scram,
-    plans.Phase.BROKER_CONFIG: resource_phases.run_configs,
-    **dict.fromkeys((plans.Phase.GROUP_CONFIG, plans.Phase.CLIENT_METRICS), resource_phases.run_configs),
-    plans.Phase.ACL_CREATE: resource_phases.run_acls,
-    **connector_phases.RUNNERS,
-    **subject_phases.RUNNERS,
-}
+
+class Runner(Protocol):
+    """A phase's runner (``PhaseSpec.run`` of the kind writing in it): one outcome per operation it is given."""
+
+    def __call__(
+        self, ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState
+    ) -> list[ItemOutcome]: ...
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -334,7 +324,8 @@ def _run_phase(
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
     try:  # the time limit, before or while it sends: ``budget``
-        return budget.run_phase(ctx, phase, send, lambda: RUNNERS[phase](ctx, send, live=live))
+        run = _runner(phase)
+        return budget.run_phase(ctx, phase, send, lambda: run(ctx, send, live=live))
     except errors.ReconcilerError as exc:
         name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
         return [outcomes.failed(op.change, error_name=name, message=str(exc), dry_run=ctx.dry_run) for op in send]
@@ -347,6 +338,12 @@ def _run_phase(
         return [
             outcomes.failed(op.change, error_name="INTERNAL_ERROR", message=message, dry_run=ctx.dry_run) for op in send
         ]
+
+
+def _runner(phase: plans.Phase) -> Runner:
+    """The runner the declaration of ``phase`` names (imported the first time a plan holds the phase)."""
+    run: Runner = registry.phase(phase)[1].run.get()
+    return run
 
 
 def _secret_values(ctx: ApplyContext) -> list[str]:

@@ -20,7 +20,7 @@ from reconciler.base import errors
 from reconciler.kafka.port import AdminPort
 from reconciler.kinds.schema_subject import apply as subject_apply
 from reconciler.kinds.schema_subject import views
-from reconciler.model import plans, state
+from reconciler.model import state
 from reconciler.model.kinds import Kind
 from reconciler.planner import scope
 from reconciler.registry.port import RegistryPort
@@ -116,6 +116,3 @@ def scope_reader(
     return lambda kinds, wanted: with_ports(
         adapter.read_state(kinds=kinds, topic_filter=wanted), ops, options, covered=covered
     )
-
-
-RUNNERS = {plans.Phase.SCHEMA_SUBJECT_DELETE: run, plans.Phase.SCHEMA_SUBJECT: run}

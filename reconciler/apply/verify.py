@@ -3,12 +3,14 @@
 Each applied operation (``reconciler.apply.decoded``) is compared with the live resource read back afterwards, with
 the value comparison the planner uses for configs (``configs.same_value``: ``7d`` and ``604800000`` are the same
 retention). A config change is checked key by key on exactly the config operations it sent. Values the plan holds
-redacted (sensitive configs) cannot be compared and are taken on trust.
+redacted (sensitive configs) cannot be compared and are taken on trust. Each kind's check is the part its
+declaration names (``KindSpec.check_applied``): for the Kafka kinds, the checks below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 
 from reconciler.apply import decoded
 from reconciler.apply.apply_report import NotConverged
@@ -43,7 +45,7 @@ def _created(create: decoded.CreateTopic, topic: state.TopicState) -> list[str]:
     return problems + _configs_mismatch((payloads.ConfigOp.set(k, v) for k, v in create.configs.items()), topic.configs)
 
 
-def _topic(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+def topic_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     topic = (live.topics or {}).get(op.name)
     request = op.request
     if isinstance(request, decoded.DeleteTopic):
@@ -64,21 +66,21 @@ def _topic(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _acl(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+def acl_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     present = live.acls is not None and op.want(decoded.WriteAcl).binding in live.acls
     if op.change.action is plans.Action.DELETE:
         return ["the binding still exists"] if present else []
     return [] if present else ["the binding does not exist"]
 
 
-def _quota(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+def quota_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     wanted = op.want(decoded.WriteQuota)
     have = dict((live.quotas or {}).get(wanted.entity, {}))
     want = {k: v for k, v in wanted.values.items() if v is not None}
     return [] if have == want else [f"values are {have}, wanted {want}"]
 
 
-def _scram(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+def scram_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     wanted = op.want(decoded.WriteScram)
     creds = {cr.mechanism: cr.iterations for cr in (live.scram_users or {}).get(wanted.user, ())}
     problems = [f"the {m} credential still exists" for m in wanted.deletions if m in creds]
@@ -90,44 +92,33 @@ def _scram(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     return problems
 
 
-def _broker(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+def broker_config_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     return _configs_mismatch(op.want(decoded.AlterConfigs).ops, (live.broker_configs or {}).get(op.name, {}))
 
 
-def _entity(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+def entity_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
     section = entities.live_section(live, op.change.kind) or {}
     return _configs_mismatch(op.want(decoded.AlterConfigs).ops, section.get(op.name, {}))
 
 
-def _connector(_op: decoded.Operation, _live: state.ClusterState) -> list[str]:
-    """Connectors are read back in their own phase, until each task runs (``connector_phases``): nothing left."""
+def read_back_in_its_phase(_op: decoded.Operation, _live: state.ClusterState) -> list[str]:
+    """The check of a kind whose phase reads each write back itself before it ends (connectors, until each task
+    runs; subjects, until the registry answers what was written): nothing is left to compare here."""
     return []
 
 
-def _subject(_op: decoded.Operation, _live: state.ClusterState) -> list[str]:
-    """Subjects are read back in their own phase, until the registry answers what was written
-    (``reconciler.kinds.schema_subject.apply``): nothing left."""
-    return []
-
-
-CHECKS = {
-    Kind.TOPIC: _topic,
-    Kind.ACL: _acl,
-    Kind.QUOTA: _quota,
-    Kind.SCRAM_USER: _scram,
-    Kind.BROKER_CONFIG: _broker,
-    Kind.GROUP_CONFIG: _entity,
-    Kind.CLIENT_METRICS: _entity,
-    Kind.CONNECTOR: _connector,
-    Kind.SCHEMA_SUBJECT: _subject,
-}
+@functools.cache
+def _check(kind: Kind) -> Callable[[decoded.Operation, state.ClusterState], list[str]]:
+    """The check the declaration of ``kind`` names (``KindSpec.check_applied``), looked up once per kind."""
+    check: Callable[[decoded.Operation, state.ClusterState], list[str]] = registry.spec(kind).check_applied.get()
+    return check
 
 
 def not_converged(applied: Iterable[decoded.Operation], live: state.ClusterState) -> list[NotConverged]:
     """One entry per applied operation whose resource does not hold what it asked for."""
     out = []
     for op in applied:
-        problems = CHECKS[op.change.kind](op, live)
+        problems = _check(op.change.kind)(op, live)
         if problems:
             out.append(NotConverged(op.address, f"{op.change.phase.label}: " + "; ".join(problems)))
     return out

@@ -2,18 +2,45 @@
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, Part, PhaseSpec, Right, no_declared_configs, no_live_configs
+from reconciler.kinds.spec import (
+    KindSpec,
+    Part,
+    PhaseDecoder,
+    PhaseRunner,
+    PhaseSpec,
+    Right,
+    no_declared_configs,
+    no_live_configs,
+)
 from reconciler.model import payloads, plans, views
 from reconciler.model.kinds import Kind
 
 _READ_BACK = (Right("CLUSTER", "DESCRIBE"),)  # DescribeAcls
+_DECODE: Part[PhaseDecoder] = Part(
+    "reconciler.apply.decoded:write_acl"
+)  # a binding to create or delete, as its phase says
+_RUN: Part[PhaseRunner] = Part("reconciler.apply.resource_phases:run_acls")
 
 DECLARATION = KindSpec(
     kind=Kind.ACL,
     payload=payloads.AclPayload,
     phases=(
-        PhaseSpec(plans.Phase.ACL_DELETE, frozenset({plans.Action.DELETE}), Right("CLUSTER", "ALTER"), _READ_BACK),
-        PhaseSpec(plans.Phase.ACL_CREATE, frozenset({plans.Action.CREATE}), Right("CLUSTER", "ALTER"), _READ_BACK),
+        PhaseSpec(
+            plans.Phase.ACL_DELETE,
+            frozenset({plans.Action.DELETE}),
+            Right("CLUSTER", "ALTER"),
+            _READ_BACK,
+            decode=_DECODE,
+            run=_RUN,
+        ),
+        PhaseSpec(
+            plans.Phase.ACL_CREATE,
+            frozenset({plans.Action.CREATE}),
+            Right("CLUSTER", "ALTER"),
+            _READ_BACK,
+            decode=_DECODE,
+            run=_RUN,
+        ),
     ),
     live_section=lambda live: live.acls,
     desired_section=lambda wanted: wanted.acls,
@@ -30,6 +57,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:acl_rows"),
     scope=Part("reconciler.planner.acls:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:acl_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:ACLS"),

@@ -15,6 +15,8 @@ DECLARATION = KindSpec(
             frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
             Right("CLUSTER", "ALTER_CONFIGS"),
             (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
+            decode=Part("reconciler.apply.decoded:alter_broker_configs"),
+            run=Part("reconciler.apply.resource_phases:run_configs"),
         ),
     ),
     live_section=lambda live: live.broker_configs,
@@ -30,6 +32,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:broker_config_rows"),
     scope=Part("reconciler.planner.brokers:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:broker_config_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:BROKER_CONFIGS"),

@@ -16,6 +16,8 @@ DECLARATION = KindSpec(
             ALL_ACTIONS,
             Right("CLUSTER", "ALTER_CONFIGS"),
             (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
+            decode=Part("reconciler.apply.decoded:alter_entity_configs"),
+            run=Part("reconciler.apply.resource_phases:run_configs"),
         ),
     ),
     live_section=lambda live: live.client_metrics,
@@ -31,6 +33,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:client_metrics_rows"),
     scope=Part("reconciler.planner.entities:CLIENT_METRICS_SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:CLIENT_METRICS"),

@@ -10,8 +10,20 @@ DECLARATION = KindSpec(
     kind=Kind.CONNECTOR,
     payload=payloads.ConnectorPayload,
     phases=(
-        PhaseSpec(plans.Phase.CONNECTOR_DELETE, frozenset({plans.Action.DELETE}), None),
-        PhaseSpec(plans.Phase.CONNECTOR, frozenset({plans.Action.CREATE, plans.Action.UPDATE}), None),
+        PhaseSpec(
+            plans.Phase.CONNECTOR_DELETE,
+            frozenset({plans.Action.DELETE}),
+            None,
+            decode=Part("reconciler.apply.connector_ops:delete"),
+            run=Part("reconciler.apply.connector_phases:run_delete"),
+        ),
+        PhaseSpec(
+            plans.Phase.CONNECTOR,
+            frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
+            None,
+            decode=Part("reconciler.apply.connector_ops:write"),
+            run=Part("reconciler.apply.connector_phases:run_write"),
+        ),
     ),
     live_section=lambda live: None if live.connect is None else live.connect.connectors,
     desired_section=lambda wanted: wanted.connectors,
@@ -27,6 +39,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:connector_rows"),
     scope=Part("reconciler.planner.connectors:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.connector_rows:ROWS"),

@@ -18,6 +18,8 @@ DECLARATION = KindSpec(
             ALL_ACTIONS,
             Right("GROUP", "ALTER_CONFIGS"),
             (Right("GROUP", "DESCRIBE_CONFIGS"),),
+            decode=Part("reconciler.apply.decoded:alter_entity_configs"),
+            run=Part("reconciler.apply.resource_phases:run_configs"),
         ),
     ),
     live_section=lambda live: live.group_configs,
@@ -33,6 +35,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:group_config_rows"),
     scope=Part("reconciler.planner.entities:GROUP_CONFIG_SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),

@@ -11,7 +11,12 @@ DECLARATION = KindSpec(
     payload=payloads.QuotaPayload,
     phases=(
         PhaseSpec(
-            plans.Phase.QUOTA, ALL_ACTIONS, Right("CLUSTER", "ALTER_CONFIGS"), (Right("CLUSTER", "DESCRIBE_CONFIGS"),)
+            plans.Phase.QUOTA,
+            ALL_ACTIONS,
+            Right("CLUSTER", "ALTER_CONFIGS"),
+            (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
+            decode=Part("reconciler.apply.decoded:write_quota"),
+            run=Part("reconciler.apply.resource_phases:run_quotas"),
         ),
     ),
     live_section=lambda live: live.quotas,
@@ -29,6 +34,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:quota_rows"),
     scope=Part("reconciler.planner.quotas:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:quota_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:QUOTAS"),

@@ -9,7 +9,16 @@ from reconciler.model.kinds import Kind
 DECLARATION = KindSpec(
     kind=Kind.SCRAM_USER,
     payload=payloads.ScramPayload,
-    phases=(PhaseSpec(plans.Phase.SCRAM, ALL_ACTIONS, Right("CLUSTER", "ALTER"), (Right("CLUSTER", "DESCRIBE"),)),),
+    phases=(
+        PhaseSpec(
+            plans.Phase.SCRAM,
+            ALL_ACTIONS,
+            Right("CLUSTER", "ALTER"),
+            (Right("CLUSTER", "DESCRIBE"),),
+            decode=Part("reconciler.apply.decoded:write_scram"),
+            run=Part("reconciler.apply.resource_phases:run_scram"),
+        ),
+    ),
     live_section=lambda live: live.scram_users,
     desired_section=lambda wanted: wanted.scram_users,
     declared=lambda wanted: ((Kind.SCRAM_USER.address(n), n, u.source) for n, u in wanted.scram_users.items()),
@@ -23,6 +32,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:scram_rows"),
     scope=Part("reconciler.planner.scram:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:scram_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:SCRAM_USERS"),

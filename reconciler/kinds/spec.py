@@ -34,6 +34,9 @@ LiveConfigs = Callable[[state.ClusterState, str], Mapping[str, str | None] | Non
 DeclaredConfigs = Callable[[desired.DesiredState, str], Mapping[str, str] | None]
 # The lines one attribute of a change shows in the text plan, the first in place of its one line (``None``: that line).
 AttributeLines = Callable[[plans.Change, plans.AttributeChange], list[str] | None]
+# An apply phase's parts (``PhaseSpec``): the decoder of one change, and the runner of the phase's operations.
+PhaseDecoder = Callable[[plans.Change], Any]
+PhaseRunner = Callable[..., list[Any]]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -95,12 +98,19 @@ class Right:
 @dataclasses.dataclass(frozen=True, slots=True)
 class PhaseSpec:
     """One apply phase of a kind: the actions its changes may carry, the right the write needs (``None``: the
-    port has no Kafka ACL, as Kafka Connect's REST API), and what reading it back needs besides."""
+    port has no Kafka ACL, as Kafka Connect's REST API), and what reading it back needs besides; then, keyword-only,
+    the parts apply runs for it: ``decode`` turns one of its changes into the typed write apply carries out
+    (``reconciler.apply.decoded``: it raises ``CannotDecode`` for a change that cannot be carried out as written),
+    ``run`` carries out the phase's operations, ``run(ctx, operations, *, live) -> outcomes`` (one per operation,
+    ``reconciler.apply.engine``)."""
 
     phase: plans.Phase
     actions: frozenset[plans.Action]
     write: Right | None
     read_back: tuple[Right, ...] = ()
+    _: dataclasses.KW_ONLY
+    decode: Part[PhaseDecoder]
+    run: Part[PhaseRunner]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +136,9 @@ class KindSpec:
     fingerprint_rows: Part[Callable[[state.ClusterState], Any]]
     scope: Part[KindScope]  # which of its live resources a saved plan depends on (``reconciler.planner.scope``)
     # -- apply's parts
+    # what an applied operation (``reconciler.apply.decoded.Operation``) of this kind still lacks in the live state
+    # read back after the phases (``reconciler.apply.verify``): one sentence per difference, none when it converged
+    check_applied: Part[Callable[[Any, state.ClusterState], list[str]]]
     # -- the snapshot's and the renders' parts
     # the text plan's lines of one attribute of a change of this kind, when it shows as more than its one line (a
     # subject's new version: the unified diff of its schema text); ``None``: its one line (``render.values``)

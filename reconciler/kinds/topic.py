@@ -23,13 +23,45 @@ DECLARATION = KindSpec(
     kind=Kind.TOPIC,
     payload=payloads.TopicPayload,
     phases=(
-        PhaseSpec(plans.Phase.TOPIC_DELETE, frozenset({plans.Action.DELETE}), Right("TOPIC", "DELETE")),
-        # CREATE on the cluster allows it as well (``apply.access``)
-        PhaseSpec(plans.Phase.TOPIC_CREATE, frozenset({plans.Action.CREATE}), Right("TOPIC", "CREATE"), _READ_BACK),
-        PhaseSpec(plans.Phase.PARTITIONS, _UPDATE, Right("TOPIC", "ALTER"), _READ_BACK),
-        PhaseSpec(plans.Phase.TOPIC_CONFIG, _UPDATE, Right("TOPIC", "ALTER_CONFIGS"), _READ_BACK),
         PhaseSpec(
-            plans.Phase.REASSIGN, _UPDATE, Right("CLUSTER", "ALTER"), (*_READ_BACK, Right("CLUSTER", "DESCRIBE"))
+            plans.Phase.TOPIC_DELETE,
+            frozenset({plans.Action.DELETE}),
+            Right("TOPIC", "DELETE"),
+            decode=Part("reconciler.apply.decoded:delete_topic"),
+            run=Part("reconciler.apply.topic_phases:run_delete"),
+        ),
+        # CREATE on the cluster allows it as well (``apply.access``)
+        PhaseSpec(
+            plans.Phase.TOPIC_CREATE,
+            frozenset({plans.Action.CREATE}),
+            Right("TOPIC", "CREATE"),
+            _READ_BACK,
+            decode=Part("reconciler.apply.decoded:create_topic"),
+            run=Part("reconciler.apply.topic_phases:run_create"),
+        ),
+        PhaseSpec(
+            plans.Phase.PARTITIONS,
+            _UPDATE,
+            Right("TOPIC", "ALTER"),
+            _READ_BACK,
+            decode=Part("reconciler.apply.decoded:add_partitions"),
+            run=Part("reconciler.apply.topic_phases:run_partitions"),
+        ),
+        PhaseSpec(
+            plans.Phase.TOPIC_CONFIG,
+            _UPDATE,
+            Right("TOPIC", "ALTER_CONFIGS"),
+            _READ_BACK,
+            decode=Part("reconciler.apply.decoded:alter_topic_configs"),
+            run=Part("reconciler.apply.resource_phases:run_configs"),
+        ),
+        PhaseSpec(
+            plans.Phase.REASSIGN,
+            _UPDATE,
+            Right("CLUSTER", "ALTER"),
+            (*_READ_BACK, Right("CLUSTER", "DESCRIBE")),
+            decode=Part("reconciler.apply.decoded:reassign"),
+            run=Part("reconciler.apply.reassign:run_reassign"),
         ),
     ),
     live_section=lambda live: live.topics,
@@ -45,6 +77,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.planner.views:topic_rows"),
     scope=Part("reconciler.planner.topics:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:topic_applied"),
     # -- the snapshot's and the renders' parts
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:TOPICS"),

@@ -4,16 +4,34 @@ use them (``SCHEMA_SUBJECT``); deletes after the topics they served (``SCHEMA_SU
 
 from __future__ import annotations
 
-from reconciler.kinds.spec import KindSpec, Part, PhaseSpec, no_declared_configs, no_live_configs
+from reconciler.kinds.spec import (
+    KindSpec,
+    Part,
+    PhaseDecoder,
+    PhaseRunner,
+    PhaseSpec,
+    no_declared_configs,
+    no_live_configs,
+)
 from reconciler.model import payloads, plans, schema_subjects
 from reconciler.model.kinds import Kind
+
+# both phases: the subject write a change describes, carried out by the kind's ordered apply
+_DECODE: Part[PhaseDecoder] = Part("reconciler.apply.subject_ops:decode")
+_RUN: Part[PhaseRunner] = Part("reconciler.apply.subject_phases:run")
 
 DECLARATION = KindSpec(
     kind=Kind.SCHEMA_SUBJECT,
     payload=payloads.SubjectPayload,
     phases=(
-        PhaseSpec(plans.Phase.SCHEMA_SUBJECT_DELETE, frozenset({plans.Action.DELETE}), None),
-        PhaseSpec(plans.Phase.SCHEMA_SUBJECT, frozenset({plans.Action.CREATE, plans.Action.UPDATE}), None),
+        PhaseSpec(plans.Phase.SCHEMA_SUBJECT_DELETE, frozenset({plans.Action.DELETE}), None, decode=_DECODE, run=_RUN),
+        PhaseSpec(
+            plans.Phase.SCHEMA_SUBJECT,
+            frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
+            None,
+            decode=_DECODE,
+            run=_RUN,
+        ),
     ),
     live_section=lambda live: None if live.schema_subjects is None else live.schema_subjects.subjects,
     desired_section=lambda wanted: wanted.schema_subjects,
@@ -29,6 +47,7 @@ DECLARATION = KindSpec(
     fingerprint_rows=Part("reconciler.kinds.schema_subject.plan:fingerprint_rows"),
     scope=Part("reconciler.kinds.schema_subject.plan:SCOPE"),
     # -- apply's parts
+    check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts
     attribute_lines=Part("reconciler.kinds.schema_subject.render:attribute_lines"),
     # -- fleet's and import's parts
