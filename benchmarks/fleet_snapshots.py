@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 from reconciler import operations  # noqa: E402
 from reconciler.fleet import sources  # noqa: E402
 from reconciler.model import desired as d  # noqa: E402
-from reconciler.model import snapshotfile  # noqa: E402
 from reconciler.model import state as s  # noqa: E402
+from reconciler.snapshot import files  # noqa: E402
 
 CONFIGS = (
     ("retention.ms", ("604800000", "86400000", "259200000")),
@@ -140,7 +140,7 @@ def generate(*, cache: Path, clusters: int, topics: int, configs: int, acls: int
         if k not in wanted:
             wanted[k] = operations.load_manifests([root / "manifests" / f"set-{k}"], env={}).desired
         live = live_state(wanted[k], cluster=c)
-        snapshotfile.write_snapshot(live, json_path)
+        files.write_snapshot(live, json_path)
         sources.write_parquet_snapshot(live, parquet_path)
         made += 1
     for n in (*SIZES, clusters):

@@ -39,8 +39,8 @@ from typer.testing import CliRunner
 from reconciler.cli import app
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.model import snapshotfile
 from reconciler.model.kinds import Kind
+from reconciler.snapshot import files
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.kinds import sasl_node
 from tests.support.fuzz_edges import (
@@ -125,7 +125,7 @@ def cluster_state(cluster: KafkaCluster) -> dict[str, Any]:
     )
     with KafkaAdapter(settings_) as adapter:
         live = adapter.read_state(kinds=frozenset(Kind))
-    doc = snapshotfile.to_json_dict(live)
+    doc = files.to_json_dict(live)
     return {k: doc.get(k) for k in ("topics", "acls", "quotas", "scram_users", "broker_configs")}
 
 

@@ -41,7 +41,8 @@ FLOOR = "import json, kafka, kafka.admin; state = json.load(open({path!r}))"
 def snapshot(files: Path, out: Path) -> int:
     """A snapshot of the cluster the manifests in ``files`` describe; returns its size in bytes."""
     from reconciler import manifests
-    from reconciler.model import snapshotfile, state
+    from reconciler.model import state
+    from reconciler.snapshot import files as snapshot_files
 
     wanted = manifests.load([files], env={}).desired
     topics = {}
@@ -59,7 +60,7 @@ def snapshot(files: Path, out: Path) -> int:
         broker_configs={},
         cluster_configs={},
     )
-    snapshotfile.write_snapshot(live, out)
+    snapshot_files.write_snapshot(live, out)
     return out.stat().st_size
 
 

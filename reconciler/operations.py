@@ -22,11 +22,12 @@ from reconciler import manifests, planner
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
-from reconciler.model import configs, defaults, desired, entities, payloads, plan_compare, plans, snapshotfile, state
+from reconciler.model import configs, defaults, desired, entities, payloads, plan_compare, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.model.schema_subject_payload import new_version
 from reconciler.planner import impact as planner_impact
 from reconciler.registry_access import evidence as registry_evidence
+from reconciler.snapshot import files
 from reconciler.target import PlanRequest as PlanRequest
 from reconciler.target import Target as Target
 
@@ -213,7 +214,7 @@ def compute_plan(
     with contextlib.ExitStack() as stack:
         adapter: KafkaAdapter | None = None
         if live_state is not None:
-            live = connect_evidence.offline(snapshotfile.read_snapshot(live_state), loaded.desired)
+            live = connect_evidence.offline(files.read_snapshot(live_state), loaded.desired)
         else:
             adapter = stack.enter_context(
                 target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)

@@ -28,8 +28,9 @@ def snapshot(
     with output.errors_to_exit():
         from reconciler import operations
         from reconciler.base import terminal
-        from reconciler.model import entities, snapshotfile
+        from reconciler.model import entities
         from reconciler.model.kinds import Kind
+        from reconciler.snapshot import files
 
         loaded = operations.load_manifests(paths, environment=environment) if paths else None
         target = operations.Target(
@@ -39,7 +40,7 @@ def snapshot(
             profiles=loaded.profiles if loaded is not None else {},
         )
         live, requests = operations.read_snapshot_state(target=target, wanted=loaded)
-        snapshotfile.write_snapshot(live, out_file)
+        files.write_snapshot(live, out_file)
         n = terminal.count
         acls = "ACLs not read" if live.acls is None else n(len(live.acls), "ACL")
         output.say(

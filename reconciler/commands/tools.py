@@ -56,10 +56,11 @@ def diff_cmd(
     import json
 
     from reconciler.base import errors
-    from reconciler.model import snapshot_diff, snapshotfile
+    from reconciler.snapshot import diff as snapshot_diff
+    from reconciler.snapshot import files
 
     try:
-        before, after = snapshotfile.read_snapshot(snapshot_a), snapshotfile.read_snapshot(snapshot_b)
+        before, after = files.read_snapshot(snapshot_a), files.read_snapshot(snapshot_b)
     except errors.ReconcilerError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from None

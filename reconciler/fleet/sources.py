@@ -28,11 +28,12 @@ from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
 from reconciler.kinds import registry
 from reconciler.manifests import ClusterProfile
-from reconciler.model import connect_clusters, desired, plans, snapshotfile, state
+from reconciler.model import connect_clusters, desired, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.registry import port as registry_port_mod
 from reconciler.registry_access import evidence as registry_evidence
 from reconciler.registry_access import settings as registry_settings
+from reconciler.snapshot import files
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
 MIN_REQUEST_TIMEOUT_MS = 1000  # a read that starts just before the deadline still gets this long per request
@@ -211,7 +212,7 @@ def read_live_rows(task: ClusterTask, wanted: desired.DesiredState) -> list[rows
         if task.snapshot is not None and task.snapshot.endswith(".parquet"):
             return read_parquet_snapshot(Path(task.snapshot))
         if task.snapshot is not None:
-            return list(rows.live_rows(snapshotfile.read_snapshot(Path(task.snapshot))))
+            return list(rows.live_rows(files.read_snapshot(Path(task.snapshot))))
         return list(rows.live_rows(_read_over_the_wire(task, wanted)))
     except errors.ReconcilerError as exc:
         return rows.error_rows(str(exc) or type(exc).__name__)

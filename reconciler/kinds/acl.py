@@ -59,6 +59,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:acl_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:ACLS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:ACLS"),
     # -- the manifests' parts

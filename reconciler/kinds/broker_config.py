@@ -34,6 +34,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:broker_config_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:BROKER_CONFIGS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:BROKER_CONFIGS"),
     # -- the manifests' parts

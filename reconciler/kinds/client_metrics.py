@@ -35,6 +35,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:CLIENT_METRICS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:CLIENT_METRICS"),
     # -- the manifests' parts

@@ -41,6 +41,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:CONNECT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.connector_rows:ROWS"),
     # -- the manifests' parts

@@ -37,6 +37,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:GROUP_CONFIGS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),
     # -- the manifests' parts

@@ -36,6 +36,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:quota_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:QUOTAS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:QUOTAS"),
     # -- the manifests' parts

@@ -34,6 +34,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:scram_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:SCRAM_USERS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:SCRAM_USERS"),
     # -- the manifests' parts

@@ -145,6 +145,7 @@ class KindSpec:
     attribute_lines: Part[AttributeLines] = dataclasses.field(
         default_factory=lambda: Part("reconciler.kinds.spec:one_line")
     )
+    snapshot: Part[SnapshotSection]  # its section of a snapshot file and its resources as ``diff A B`` compares them
     # -- fleet's and import's parts
     rows: Part[FleetRows]  # its resources and Ownership rules in the fleet row model (``reconciler.fleet.rows``)
     # -- the manifests' parts
@@ -227,3 +228,32 @@ class FleetRows:
     # its Ownership rules as the desired rows' ``ownership`` metadata (JSON fields), and the rules those fields give
     rules: Callable[[desired.Ownership], Mapping[str, Any]] = _no_rules
     rebuild_rules: Callable[[desired.Ownership, Mapping[str, Any]], desired.Ownership] = _same_rules
+
+
+# -- the snapshot's and the renders' parts
+
+
+def no_unread_parts(live: state.ClusterState) -> Mapping[str, tuple[str, str]]:
+    """``SnapshotSection.unread_parts`` of a kind whose section is read whole or not at all."""
+    return {}
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class SnapshotSection:
+    """A kind's section of a snapshot document (``reconciler.snapshot``): the keys it writes and reads, where they
+    stand in the document, and its resources as ``kafka-reconciler diff A B`` compares them."""
+
+    # where its keys stand among a document's (``reconciler.snapshot.files``): the order snapshot files have always
+    # had; a document is read by key, so a new kind's section may stand anywhere
+    order: int
+    write: Callable[[state.ClusterState], Mapping[str, Any]]  # its keys in a document and their JSON data
+    # the ``ClusterState`` fields its keys in a document give (a malformed one raises ``KeyError``, ``TypeError``,
+    # ``ValueError`` or ``reconciler.base.errors.SnapshotError``)
+    read: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+    # for ``diff A B``: one entry per resource (its address, or another name of the kind's own), plain nested data;
+    # nothing when the section was not read
+    resources: Callable[[state.ClusterState], Mapping[str, Any]]
+    summary: Callable[[Any], str] | None = None  # an added or removed resource briefly (``None``: its data as shown)
+    # parts of a read section that were not read (one Kafka Connect cluster of several): name -> (the start of the
+    # addresses it holds, what ``diff A B`` says of it)
+    unread_parts: Callable[[state.ClusterState], Mapping[str, tuple[str, str]]] = no_unread_parts

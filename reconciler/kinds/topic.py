@@ -79,6 +79,7 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:topic_applied"),
     # -- the snapshot's and the renders' parts
+    snapshot=Part("reconciler.snapshot.sections:TOPICS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:TOPICS"),
     # -- the manifests' parts

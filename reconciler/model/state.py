@@ -2,7 +2,7 @@
 
 These types are the contract between the wire adapter (``reconciler.kafka.adapter``), which fills
 them, the planner, which compares them with the desired state, and snapshot files
-(``reconciler.model.snapshotfile``), which store them. Names of Kafka enums are kept as Kafka spells
+(``reconciler.snapshot.files``), which store them. Names of Kafka enums are kept as Kafka spells
 them (``READ``, ``ALLOW``, ``PREFIXED``).
 """
 

@@ -17,11 +17,12 @@ from kafka.admin import ConfigResource, UserScramCredentialUpsertion
 from reconciler.base import errors
 from reconciler.connection.settings import ConnectionSettings
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.model import snapshotfile, state
+from reconciler.model import state
 from reconciler.model.capabilities import API_SINCE, explain_unsupported, kind_unsupported
 from reconciler.model.entities import ENTITY_KINDS
 from reconciler.model.kinds import Kind
 from reconciler.model.payloads import ConfigOp
+from reconciler.snapshot import files
 from tests.kafka.cluster import KafkaCluster
 from tests.kafka.dist import selected_release
 from tests.support.integration import closed_port
@@ -189,10 +190,10 @@ def test_snapshot_round_trip_of_a_real_read(kafka_single: KafkaCluster, topic_pr
     with KafkaAdapter(kafka_single.connection_settings()) as adapter:
         live = adapter.read_state(kinds=ALL_KINDS)
     path = tmp_path / "snapshot.json"
-    snapshotfile.write_snapshot(live, path)
-    again = snapshotfile.read_snapshot(path)
+    files.write_snapshot(live, path)
+    again = files.read_snapshot(path)
     assert again == live
-    assert snapshotfile.to_json_dict(again) == snapshotfile.to_json_dict(live)
+    assert files.to_json_dict(again) == files.to_json_dict(live)
     assert again.topics is not None and again.topics[f"{topic_prefix}snap"].configs == {"segment.ms": "3600000"}
     assert path.stat().st_mode & 0o077 == 0
 

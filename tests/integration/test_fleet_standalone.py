@@ -21,7 +21,7 @@ from kafka.admin import KafkaAdminClient, NewTopic
 
 from reconciler.fleet import load_fleet, run_fleet_plan, sources
 from reconciler.fleet import spark as spark_engine
-from reconciler.model import snapshotfile
+from reconciler.snapshot import files
 from tests.kafka.cluster import KafkaCluster
 from tests.spark import events
 from tests.spark.standalone import StandaloneCluster, standalone_cluster
@@ -60,7 +60,7 @@ def fleet_with_snapshots(root: Path, *, prefix: str, live: KafkaCluster) -> Path
         if i % 2:
             sources.write_parquet_snapshot(state, path)
         else:
-            snapshotfile.write_snapshot(state, path)
+            files.write_snapshot(state, path)
         lines.append(f"  - {{name: snap-{i}, manifests: platform, snapshot: {path.name}}}")
     fleet_file.write_text("\n".join(lines) + "\n")
     return fleet_file

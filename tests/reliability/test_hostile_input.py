@@ -23,8 +23,9 @@ from reconciler.apply.batch import Result
 from reconciler.cli import app
 from reconciler.kafka import codes, wire
 from reconciler.kafka.adapter import KafkaAdapter
-from reconciler.model import plans, snapshotfile, state
+from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
+from reconciler.snapshot import files
 from tests.kafka.cluster import KafkaCluster
 from tests.support.fuzz_edges import ALL_STRATEGIES, check_edge_case
 from tests.support.fuzzing import Case, check_case
@@ -85,7 +86,7 @@ INVALID: dict[str, str | bytes] = {
 
 def sasl_state(cluster: KafkaCluster) -> dict[str, Any]:
     with KafkaAdapter(connection(cluster)) as adapter:
-        doc = snapshotfile.to_json_dict(adapter.read_state(kinds=frozenset(Kind)))
+        doc = files.to_json_dict(adapter.read_state(kinds=frozenset(Kind)))
     return {k: doc.get(k) for k in ("topics", "acls", "quotas", "scram_users", "broker_configs")}
 
 

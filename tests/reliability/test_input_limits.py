@@ -14,7 +14,7 @@ import pytest
 from reconciler.base import errors, fileio
 from reconciler.manifests import fullyaml, yamlio
 from reconciler.manifests.depth import too_deep
-from reconciler.model import snapshotfile
+from reconciler.snapshot import files
 from tests.support.live import cli
 
 HEADER = "apiVersion: kafka-reconciler/v1\nkind: Topic\nmetadata: {name: orders}\nspec:\n  partitions: 3\n"
@@ -135,7 +135,7 @@ def test_snapshot_files_past_the_json_limits_are_refused(tmp_path: Path) -> None
     path = tmp_path / "live.json"
     path.write_text('{"topics": ' + "1" * 5_000 + "}", encoding="utf-8")
     with pytest.raises(errors.SnapshotError, match="refused: the snapshot holds a number of 5000 digits"):
-        snapshotfile.read_snapshot(path)
+        files.read_snapshot(path)
 
 
 # --------------------------------------------------------------------------- work, not only bytes

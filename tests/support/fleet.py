@@ -14,10 +14,10 @@ from reconciler.connect import evidence as connect_evidence
 from reconciler.connect import secrets as connect_secrets
 from reconciler.fleet import sources
 from reconciler.model import desired as d
-from reconciler.model import snapshotfile
 from reconciler.model import state as s
 from reconciler.model.capabilities import API_SINCE
 from reconciler.model.kinds import Kind
+from reconciler.snapshot import files
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "platform"
 
@@ -275,7 +275,7 @@ def write_snapshot(live: s.ClusterState, path: Path) -> Path:
     if path.suffix == ".parquet":
         sources.write_parquet_snapshot(live, path)
     else:
-        snapshotfile.write_snapshot(live, path)
+        files.write_snapshot(live, path)
     return path
 
 
@@ -291,7 +291,7 @@ def fleet_inputs(
         desired_sets[key] = sources.DesiredSet(key, wanted, {})
         tasks.append(sources.ClusterTask(name=name, desired_key=key, snapshot=str(path)))
         expected[name] = planner.plan(
-            wanted, offline(wanted, snapshotfile.read_snapshot(path) if path.suffix == ".json" else live)
+            wanted, offline(wanted, files.read_snapshot(path) if path.suffix == ".json" else live)
         ).to_json()
     return tasks, desired_sets, expected
 
@@ -302,7 +302,7 @@ def fleet_dir(tmp_path: Path) -> Path:
     shutil.copytree(EXAMPLES, tmp_path / "manifests")
     eu = live_from(tmp_path / "manifests", drop="orders.shipped", extra_topic="orders.legacy", retention="1000")
     us = live_from(tmp_path / "manifests", drop="payments.settled", extra_topic="payments.old", retention="2000")
-    snapshotfile.write_snapshot(eu, tmp_path / "eu.json")
+    files.write_snapshot(eu, tmp_path / "eu.json")
     sources.write_parquet_snapshot(us, tmp_path / "us.parquet")
     (tmp_path / "fleet.yaml").write_text(
         "defaults:\n"

@@ -19,7 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.model import snapshotfile, state
+from reconciler.model import state
+from reconciler.snapshot import files
 
 runner = CliRunner()
 ESC = "\x1b["
@@ -48,7 +49,7 @@ def saved_plan(tmp_path: Path) -> Path:
     (manifests / "all.yaml").write_text(MANIFESTS, encoding="utf-8")
     snap = tmp_path / "live.json"
     live = state.ClusterState("c1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={}, scram_users={})
-    snapshotfile.write_snapshot(live, snap)
+    files.write_snapshot(live, snap)
     out = tmp_path / "plan.json"
     result = runner.invoke(app, ["plan", str(manifests), "--live-state", str(snap), "--out", str(out)])
     assert result.exit_code == 0, result.output

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from reconciler.fleet import load_fleet, local, planning, rows, run_fleet_plan, sources
 from reconciler.fleet import spark as spark_engine
 from reconciler.model import desired as d
-from reconciler.model import snapshotfile
 from reconciler.model import state as s
+from reconciler.snapshot import files
 from tests.support.fleet import fleet_inputs, fleets
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -64,7 +64,7 @@ def test_spark_plans_each_cluster_like_the_local_engine_and_the_planner(
 def test_unreadable_cluster_is_reported_and_the_others_are_planned(spark: Any, tmp_path: Path) -> None:
     wanted = d.DesiredState(topics={"orders": d.DesiredTopic("orders", 1, 1)})
     live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(s.Broker(1, "b1", 9092),), topics={})
-    snapshotfile.write_snapshot(live, tmp_path / "ok.json")
+    files.write_snapshot(live, tmp_path / "ok.json")
     desired_sets = {"m": sources.DesiredSet("m", wanted, {})}
     tasks = [
         sources.ClusterTask(name="ok", desired_key="m", snapshot=str(tmp_path / "ok.json")),
@@ -171,7 +171,7 @@ def test_the_spark_engine_plans_without_pandas_or_numpy(fleet_dir: Path, tmp_pat
 def test_read_concurrency_and_deadline_on_spark(spark: Any, tmp_path: Path) -> None:
     wanted = d.DesiredState(topics={"orders": d.DesiredTopic("orders", 1, 1)})
     live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(s.Broker(1, "b1", 9092),), topics={})
-    snapshotfile.write_snapshot(live, tmp_path / "c.json")
+    files.write_snapshot(live, tmp_path / "c.json")
     desired_sets = {"m": sources.DesiredSet("m", wanted, {})}
     tasks = [sources.ClusterTask(name=f"c{i}", desired_key="m", snapshot=str(tmp_path / "c.json")) for i in range(4)]
     progress: list[tuple[int, int]] = []

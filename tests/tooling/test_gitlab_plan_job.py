@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from reconciler.model import snapshotfile, state
+from reconciler.model import state
+from reconciler.snapshot import files
 from tests.support.fake_gitlab import FakeGitLab
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +48,7 @@ def test_a_plan_refused_for_its_deletes_is_the_merge_request_note(gl: FakeGitLab
     (work / "kafka" / "ownership.yaml").write_text(OWNED, encoding="utf-8")
     doomed = {f"orders.t{i:02d}": state.TopicState(f"orders.t{i:02d}", ((1,),)) for i in range(12)}
     live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics=doomed)
-    snapshotfile.write_snapshot(live, work / "live.json")
+    files.write_snapshot(live, work / "live.json")
     script = tmp_path / "plan.sh"
     script.write_text(_plan_script(), encoding="utf-8")
     bash = shutil.which("bash")

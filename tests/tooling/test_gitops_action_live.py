@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.model import snapshotfile, state
+from reconciler.model import state
+from reconciler.snapshot import files
 from tests.support.action import run_script
 from tests.support.fake_github import FakeGitHub
 from tests.support.manifest_texts import DEFAULTS, topic_documents, topic_text
@@ -88,7 +89,7 @@ def test_plan_comment_follows_a_failing_then_fixed_plan(gh: FakeGitHub, tmp_path
     topic = work / "kafka" / "topics.yaml"
     topic.write_text(topic_text("6"), encoding="utf-8")
     live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={})
-    snapshotfile.write_snapshot(live, work / "live.json")
+    files.write_snapshot(live, work / "live.json")
 
     first = _step(work, gh, tmp_path, cluster="prod-eu")
     assert first.returncode == 0, first.stdout + first.stderr
@@ -136,7 +137,7 @@ def test_a_plan_refused_for_mass_deletes_reaches_the_comment_with_its_findings(g
     (work / "kafka" / "ownership.yaml").write_text(OWNED, encoding="utf-8")
     doomed = {f"orders.t{i:02d}": state.TopicState(f"orders.t{i:02d}", ((1,),)) for i in range(25)}
     live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics=doomed)
-    snapshotfile.write_snapshot(live, work / "live.json")
+    files.write_snapshot(live, work / "live.json")
 
     refused = _step(work, gh, tmp_path, cluster="prod-eu")
     assert refused.returncode == 1, refused.stdout + refused.stderr
@@ -177,7 +178,7 @@ def test_blocked_changes_open_the_comment_and_fail_the_check_unless_the_workflow
     )
     (work / "kafka" / "acls.yaml").write_text(READERS + bindings, encoding="utf-8")
     live = state.ClusterState("c-1", 1, (state.Broker(1, "127.0.0.1", 9092, None),), topics={}, acls=frozenset())
-    snapshotfile.write_snapshot(live, work / "live.json")
+    files.write_snapshot(live, work / "live.json")
 
     failed = _step(work, gh, tmp_path, cluster="prod-eu")
     assert failed.returncode == 1, failed.stdout + failed.stderr

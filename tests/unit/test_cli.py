@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.model import snapshotfile, state
+from reconciler.model import state
+from reconciler.snapshot import files
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
@@ -42,7 +43,7 @@ def _snapshot(tmp_path: Path, *, topics: dict[str, state.TopicState]) -> Path:
         topics=topics,
     )
     path = tmp_path / "live.json"
-    snapshotfile.write_snapshot(live, path)
+    files.write_snapshot(live, path)
     return path
 
 

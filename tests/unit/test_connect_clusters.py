@@ -24,11 +24,12 @@ from reconciler.connect import evidence, settings
 from reconciler.connect.http import ConnectError
 from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import RestConnectPort
-from reconciler.model import connect_clusters, connect_snapshot, payloads, plans, snapshotfile
+from reconciler.model import connect_clusters, connect_snapshot, payloads, plans
 from reconciler.model import desired as d
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
+from reconciler.snapshot import files
 from tests.support.connect_fake import FakeConnectWorker
 
 SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
@@ -304,8 +305,8 @@ def test_a_snapshot_of_one_cluster_reads_as_before(tmp_path: Path) -> None:
     assert connect_snapshot.from_dict(section) == one
     live = s.ClusterState(cluster_id="c", controller_id=1, brokers=(), connect=one)
     path = tmp_path / "snap.json"
-    snapshotfile.write_snapshot(live, path)
-    assert snapshotfile.read_snapshot(path).connect == one
+    files.write_snapshot(live, path)
+    assert files.read_snapshot(path).connect == one
 
 
 def test_a_plan_read_validates_nothing_on_a_cluster_down() -> None:
@@ -375,7 +376,7 @@ def test_fleet_plans_several_connect_clusters_as_plan_does_from_the_same_snapsho
     sources_worker.down = True  # read as a plan reads it: the sources cluster unreachable
     connect = port.read(deadline=time.monotonic() + 5)
     live = s.ClusterState("c-eu", 1, (s.Broker(1, "b1", 9092),), topics={}, connect=connect)
-    snapshotfile.write_snapshot(live, tmp_path / "eu.json")
+    files.write_snapshot(live, tmp_path / "eu.json")
     sources.write_parquet_snapshot(live, tmp_path / "us.parquet")
     (tmp_path / "fleet.yaml").write_text(
         "defaults:\n  manifests: manifests\nclusters:\n"
@@ -423,7 +424,7 @@ def test_fleet_apply_opens_the_connect_clusters_its_changes_write(tmp_path: Path
 
 
 def test_diff_of_two_snapshots_names_the_cluster_and_leaves_out_one_not_read() -> None:
-    from reconciler.model import snapshot_diff
+    from reconciler.snapshot import diff as snapshot_diff
 
     sources, sinks, port = two_clusters()
     sinks.hold("mirror", {"connector.class": SINK, "tasks.max": "1", "topics": "t", "file": "/b"})

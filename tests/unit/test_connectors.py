@@ -388,15 +388,15 @@ def test_names_connect_addresses_are_accepted(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------ snapshots
 def test_a_snapshot_keeps_the_connectors_and_an_offline_plan_equals_the_live_one(tmp_path: Path) -> None:
-    from reconciler.model import snapshotfile
+    from reconciler.snapshot import files
 
     held = {**CFG, "db.password": secrets.digest("a", "db.password", "hunter2")}
     task = s.ConnectorTask(0, "FAILED", "w:8083", "E: boom")
     have = live(s.ConnectorState("a", held, "RUNNING", (task,), "sink"), s.ConnectorState("b", CFG, "PAUSED", ()))
     path = tmp_path / "snap.json"
-    snapshotfile.write_snapshot(have, path)
+    files.write_snapshot(have, path)
     assert "hunter2" not in path.read_text()
-    again = snapshotfile.read_snapshot(path)
+    again = files.read_snapshot(path)
     assert again.connect is not None and have.connect is not None
     assert again.connect.connectors == have.connect.connectors and again.connect.plugins == have.connect.plugins
     wanted = want(d.DesiredConnector("a", {**CFG, "batch.size": "2"}), d.DesiredConnector("b", CFG))
@@ -422,21 +422,21 @@ def test_an_offline_plan_compares_secrets_by_digest_as_a_live_plan_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from reconciler.connect import evidence
-    from reconciler.model import snapshotfile
+    from reconciler.snapshot import files
 
     monkeypatch.setenv("DB_PW", "hunter2")
     held = {**CFG, "db.password": secrets.digest("a", "db.password", "hunter2")}
     path = tmp_path / "snap.json"
-    snapshotfile.write_snapshot(live(s.ConnectorState("a", held, "RUNNING", RUNNING)), path)
+    files.write_snapshot(live(s.ConnectorState("a", held, "RUNNING", RUNNING)), path)
     wanted = want(d.DesiredConnector("a", CFG, secrets={"db.password": d.SecretRef(env="DB_PW")}))
-    assert not plan(wanted, evidence.offline(snapshotfile.read_snapshot(path), wanted)).changes
+    assert not plan(wanted, evidence.offline(files.read_snapshot(path), wanted)).changes
     monkeypatch.setenv("DB_PW", "changed")
-    [change] = plan(wanted, evidence.offline(snapshotfile.read_snapshot(path), wanted)).changes
+    [change] = plan(wanted, evidence.offline(files.read_snapshot(path), wanted)).changes
     assert change.action is plans.Action.UPDATE and [a.name for a in change.attributes] == ["config.db.password"]
 
 
 def test_diff_of_two_snapshots_names_the_connector_that_changed() -> None:
-    from reconciler.model import snapshot_diff
+    from reconciler.snapshot import diff as snapshot_diff
 
     before = live(s.ConnectorState("a", CFG, "RUNNING", RUNNING), s.ConnectorState("b", CFG, "RUNNING", RUNNING))
     after = live(
@@ -663,11 +663,11 @@ def test_a_version_the_workers_do_not_have_blocks_its_connector_listing_theirs(
 def test_plugin_versions_survive_a_snapshot_and_an_import_declares_the_version(tmp_path: Path) -> None:
     from reconciler.adopt import connectors as adopt_connectors
     from reconciler.adopt.adoption_report import AdoptionReport
-    from reconciler.model import snapshotfile
+    from reconciler.snapshot import files
 
     have = versioned("4.3.1")
-    snapshotfile.write_snapshot(have, tmp_path / "snap.json")
-    again = snapshotfile.read_snapshot(tmp_path / "snap.json").connect
+    files.write_snapshot(have, tmp_path / "snap.json")
+    again = files.read_snapshot(tmp_path / "snap.json").connect
     assert again is not None and again.plugin_versions == {SINK: ("3.9.0", "4.3.1")}
     report = AdoptionReport(title="Import", out_dir=Path("out"))
     doc = adopt_connectors.document(

@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 from reconciler.cli import app
 from reconciler.connect import secrets as connect_secrets
 from reconciler.fleet import load_fleet, rows, run_fleet_plan, sources
-from reconciler.model import plans, snapshotfile
+from reconciler.model import plans
 from reconciler.model import state as s
+from reconciler.snapshot import files
 
 SECRET = "hunter2-fleet"
 
@@ -92,7 +93,7 @@ def _fleet(tmp_path: Path) -> Path:
         ),
     )
     live = s.ClusterState("c-eu", 1, (s.Broker(1, "b1", 9092),), topics={}, connect=connect)
-    snapshotfile.write_snapshot(live, tmp_path / "eu.json")
+    files.write_snapshot(live, tmp_path / "eu.json")
     sources.write_parquet_snapshot(live, tmp_path / "us.parquet")
     (tmp_path / "fleet.yaml").write_text(
         "defaults:\n  manifests: manifests\nclusters:\n"

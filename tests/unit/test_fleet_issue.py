@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from reconciler.fleet import load_fleet, run_fleet_plan
-from reconciler.model import snapshotfile
 from reconciler.model import state as s
+from reconciler.snapshot import files
 from tests.support.fake_github import FakeGitHub
 
 REPO = "acme/kafka"
@@ -33,7 +33,7 @@ def calm_fleet(root: Path, *, with_missing: bool) -> Path:
         brokers=(s.Broker(1, "b1", 9092, None),),
         topics={"calm.events": s.TopicState(name="calm.events", assignment=((1,), (1,), (1,)))},
     )
-    snapshotfile.write_snapshot(calm, root / "calm.json")
+    files.write_snapshot(calm, root / "calm.json")
     missing = "  - {name: ap-1, manifests: calm, snapshot: ap.json}\n" if with_missing else ""
     (root / "calm.yaml").write_text(f"clusters:\n  - {{name: calm-1, manifests: calm, snapshot: calm.json}}\n{missing}")
     return root / "calm.yaml"

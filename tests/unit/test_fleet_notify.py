@@ -19,7 +19,7 @@ from reconciler.cli import app
 from reconciler.fleet import history, load_fleet, notify, run_fleet_plan
 from reconciler.fleet import spark as spark_engine
 from reconciler.fleet.runner import FleetRunFailed
-from reconciler.model import snapshotfile
+from reconciler.snapshot import files
 from tests.support.fake_webhook import FakeWebhook
 from tests.support.fleet import live_from
 
@@ -31,7 +31,7 @@ def test_new_drift_resolved_drift_and_quiet_nights(fleet_dir: Path) -> None:
         first = run_fleet_plan(fleet, out_dir=out, env={}, webhook=hook.url)
         quiet = run_fleet_plan(fleet, out_dir=out, env={}, webhook=hook.url)  # the same drift: nothing to tell
         eu = live_from(fleet_dir / "manifests", drop="payments.settled", extra_topic="orders.legacy", retention="1000")
-        snapshotfile.write_snapshot(eu, fleet_dir / "eu.json")  # orders.shipped is back, payments.settled gone
+        files.write_snapshot(eu, fleet_dir / "eu.json")  # orders.shipped is back, payments.settled gone
         changed = run_fleet_plan(fleet, out_dir=out, env={}, webhook=hook.url)
         bodies = hook.bodies()
         paths = {path for path, _ in hook.posts}

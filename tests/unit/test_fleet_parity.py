@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from reconciler import planner
 from reconciler.fleet import local, planning, rows, sources
 from reconciler.model import desired as d
-from reconciler.model import snapshotfile
 from reconciler.model import state as s
+from reconciler.snapshot import files
 from tests.support.fleet import cluster_pairs, fleet_inputs, fleets, offline, write_snapshot
 
 RELAXED = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -31,7 +31,7 @@ def test_rows_rebuild_states_that_plan_identically(pair: tuple[d.DesiredState, s
     wanted, live = pair
     rebuilt_desired = rows.rebuild_desired(rows.desired_rows(wanted))
     rebuilt_live = rows.rebuild_live(reversed(list(rows.live_rows(live))))  # row order must not matter
-    assert snapshotfile.to_json_dict(rebuilt_live) == snapshotfile.to_json_dict(live)
+    assert files.to_json_dict(rebuilt_live) == files.to_json_dict(live)
     assert rebuilt_desired == wanted
     assert planner.plan(rebuilt_desired, offline(rebuilt_desired, rebuilt_live)).to_json() == _reference(wanted, live)
 
@@ -86,9 +86,7 @@ def test_parquet_snapshot_keeps_null_values_and_every_section(tmp_path: Path) ->
         broker_configs={s.CLUSTER_DEFAULT: {}},
     )
     path = write_snapshot(live, tmp_path / "c.parquet")
-    assert snapshotfile.to_json_dict(
-        rows.rebuild_live(sources.read_parquet_snapshot(path))
-    ) == snapshotfile.to_json_dict(live)
+    assert files.to_json_dict(rows.rebuild_live(sources.read_parquet_snapshot(path))) == files.to_json_dict(live)
 
 
 def test_unreadable_snapshot_becomes_an_error_row_not_an_exception(tmp_path: Path) -> None:

@@ -13,14 +13,14 @@ import json
 from pathlib import Path
 
 from reconciler.fleet import load_fleet, run_fleet_plan
-from reconciler.model import snapshotfile
+from reconciler.snapshot import files
 from tests.support.fleet import live_from
 
 
 def changed_by_the_apply(fleet_dir: Path) -> None:
     """eu-1's snapshot after the apply: orders.shipped created, the retention set (something else drifted since)."""
     live = live_from(fleet_dir / "manifests", drop="payments.settled", extra_topic="orders.legacy", retention="1000")
-    snapshotfile.write_snapshot(live, fleet_dir / "eu.json")
+    files.write_snapshot(live, fleet_dir / "eu.json")
 
 
 def test_a_cluster_applied_since_the_run_is_planned_again(fleet_dir: Path) -> None:

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 
 from reconciler import operations
 from reconciler.fleet import FleetEvent, load_fleet, run_fleet_plan, sources
-from reconciler.model import plans, snapshotfile
+from reconciler.model import plans
+from reconciler.snapshot import files
 
 
 def single_cluster_plan(fleet_dir: Path, snapshot: Path) -> str:
@@ -25,7 +26,7 @@ def single_cluster_plan(fleet_dir: Path, snapshot: Path) -> str:
 
         live = rows.rebuild_live(sources.read_parquet_snapshot(snapshot))
     else:
-        live = snapshotfile.read_snapshot(snapshot)
+        live = files.read_snapshot(snapshot)
     return operations.make_plan(wanted, live).to_json()
 
 

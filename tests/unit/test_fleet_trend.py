@@ -16,7 +16,7 @@ from reconciler.base import errors
 from reconciler.fleet import history, load_fleet, report_trend, run_fleet_plan
 from reconciler.fleet import spark as spark_engine
 from reconciler.fleet.runner import FleetRunFailed
-from reconciler.model import snapshotfile
+from reconciler.snapshot import files
 from tests.support.fleet import live_from
 
 
@@ -37,7 +37,7 @@ def test_after_a_failed_run_the_next_is_compared_with_the_last_successful_run(
         with pytest.raises(FleetRunFailed) as failed:
             run_fleet_plan(fleet, out_dir=out, env={}, engine="spark")
     eu = live_from(fleet_dir / "manifests", drop="payments.settled", extra_topic="orders.legacy", retention="1000")
-    snapshotfile.write_snapshot(eu, fleet_dir / "eu.json")  # orders.shipped is back, payments.settled gone
+    files.write_snapshot(eu, fleet_dir / "eu.json")  # orders.shipped is back, payments.settled gone
     run_fleet_plan(fleet, out_dir=out, env={})
 
     trend = history.trend(out)

@@ -13,10 +13,11 @@ from types import SimpleNamespace
 
 from reconciler.fleet import rows as fleet_rows
 from reconciler.kafka import entities as kafka_entities
-from reconciler.model import desired, snapshotfile, state
+from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from reconciler.render.text import render_text
+from reconciler.snapshot import files
 from tests.support.builders import cluster, rows
 
 KAFKA_44 = {"Metadata": 13, "DescribeConfigs": 4, "IncrementalAlterConfigs": 1, "ListConfigResources": 1}
@@ -71,8 +72,8 @@ def test_a_reset_names_the_brokers_value_and_a_key_already_at_it_is_in_sync(tmp_
     assert rows(plan(wanted(), live("5000"))) == []
     # a snapshot and the fleet rows keep the fallbacks, so offline and fleet plans say the same
     path = tmp_path / "snap.json"
-    snapshotfile.write_snapshot(live("6000"), path)
-    again = snapshotfile.read_snapshot(path)
+    files.write_snapshot(live("6000"), path)
+    again = files.read_snapshot(path)
     assert again.entity_defaults == live("6000").entity_defaults
     assert plan(wanted(), again).to_json() == result.to_json()
     assert fleet_rows.rebuild_live(fleet_rows.live_rows(live("6000"))).entity_defaults == again.entity_defaults

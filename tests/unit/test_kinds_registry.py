@@ -5,17 +5,20 @@ not taught the new kind fails here."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 
 import pytest
 
 from reconciler.apply import access, preflight
 from reconciler.kinds import registry, spec
-from reconciler.model import desired, payloads, plans, snapshotfile, state
+from reconciler.model import desired, payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.model.schema_subjects import LiveSubjects
 from reconciler.planner import views
 from reconciler.registry.port import Features
+from reconciler.snapshot import files
+from tests.golden import example
 
 EMPTY_LIVE = state.ClusterState(cluster_id="c", controller_id=1, brokers=())
 READ_LIVE = dataclasses.replace(
@@ -29,6 +32,13 @@ READ_LIVE = dataclasses.replace(
     client_metrics={},
     connect=state.ConnectState(url="http://c:8083", connectors={}),
     schema_subjects=LiveSubjects({}, Features(mode=False, schema_types=("AVRO",))),
+)
+_EXAMPLE = example.live_state()
+assert _EXAMPLE.connect is not None
+# every kind read, each with resources (without what one plan's manifests give and no snapshot stores: the Connect
+# validate answers and secret digests)
+FULL_LIVE = dataclasses.replace(
+    _EXAMPLE, connect=dataclasses.replace(_EXAMPLE.connect, validation={}, secret_digests={})
 )
 
 
@@ -48,7 +58,7 @@ def test_a_declaration_has_every_member(kind: Kind) -> None:
     assert declared.live_section(EMPTY_LIVE) is None  # not read
     assert declared.live_section(READ_LIVE) is not None  # read, empty
     assert isinstance(declared.desired_section(desired.DesiredState()), Mapping)
-    assert declared.snapshot_section in snapshotfile.to_json_dict(READ_LIVE)
+    assert declared.snapshot_section in files.to_json_dict(READ_LIVE)
     assert declared.owned_by_rules(desired.Ownership()) is False
     for p in declared.phases:
         assert p.actions and p.actions <= {plans.Action.CREATE, plans.Action.UPDATE, plans.Action.DELETE}
@@ -62,6 +72,19 @@ def test_every_phase_is_declared_by_exactly_one_kind() -> None:
     declared = [p.phase for d in registry.KINDS.values() for p in d.phases]
     assert sorted(declared) == sorted(plans.Phase)
     assert set(preflight.PHASE_CONTENTS) == set(plans.Phase)
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_a_kinds_snapshot_section_holds_its_key_and_reads_back_what_it_wrote(kind: Kind) -> None:
+    declared = registry.spec(kind)
+    section = declared.snapshot.get()
+    for live in (READ_LIVE, FULL_LIVE):
+        written = json.loads(json.dumps(section.write(live)))
+        assert declared.snapshot_section in written
+        fields = section.read(written)
+        assert fields and all(getattr(live, name) == value for name, value in fields.items()), fields
+    assert section.resources(EMPTY_LIVE) == {}  # not read: nothing to compare
+    assert len(section.resources(FULL_LIVE)) >= len(declared.live_section(FULL_LIVE)) > 0  # each one read is compared
 
 
 @pytest.mark.parametrize("kind", list(Kind), ids=str)

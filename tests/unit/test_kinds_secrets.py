@@ -21,8 +21,8 @@ from reconciler.commands.options import PlanFormat
 from reconciler.fleet import rows
 from reconciler.gitops import publish
 from reconciler.kinds import registry
-from reconciler.model import snapshotfile
 from reconciler.model.kinds import Kind
+from reconciler.snapshot import files
 from tests.support.fleet import offline
 from tests.support.kind_samples import SECRET_BEARING
 
@@ -60,7 +60,7 @@ def outputs(
         "plan file": (tmp_path / "plan.json").read_text(encoding="utf-8"),
         "show": output.render_plan(decoded.load(tmp_path / "plan.json"), PlanFormat.text),
         "PR comment": publish.plan_comment_body(markdown, cluster="prod"),
-        "snapshot": json.dumps(snapshotfile.to_json_dict(live)),
+        "snapshot": json.dumps(files.to_json_dict(live)),
         "import output": "\n".join(f.read_text(encoding="utf-8") for f in sorted(out_dir.rglob("*")) if f.is_file()),
         "fleet rows": repr([*rows.desired_rows(wanted), *rows.live_rows(live)]),
     }, names

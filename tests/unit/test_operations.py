@@ -14,7 +14,8 @@ import pytest
 from reconciler import manifests, operations
 from reconciler.apply.apply_report import Outcome
 from reconciler.base import errors
-from reconciler.model import plan_compare, plans, snapshotfile, state
+from reconciler.model import plan_compare, plans, state
+from reconciler.snapshot import files
 from tests.support.recording import RecordingAdapter
 
 TOPICS = """\
@@ -57,7 +58,7 @@ def loaded(tmp_path: Path) -> manifests.LoadResult:
 
 def snapshot(tmp_path: Path, live: state.ClusterState) -> Path:
     path = tmp_path / "live.json"
-    snapshotfile.write_snapshot(live, path)
+    files.write_snapshot(live, path)
     return path
 
 

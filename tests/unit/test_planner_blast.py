@@ -14,8 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.model import plans, snapshotfile, state
+from reconciler.model import plans, state
 from reconciler.planner import PlanOptions, blast, plan
+from reconciler.snapshot import files
 from tests.support.builders import acl, cluster, live_topic, want
 
 runner = CliRunner()
@@ -94,7 +95,7 @@ def _setup(tmp_path: Path, *, n: int, ownership: str = OWNERSHIP) -> tuple[Path,
         topics={t.name: t for t in (live_topic(f"orders.t{i:03d}", 6, 1, broker_ids=1) for i in range(n))},
     )
     snap = tmp_path / "live.json"
-    snapshotfile.write_snapshot(live, snap)
+    files.write_snapshot(live, snap)
     return manifests, snap
 
 

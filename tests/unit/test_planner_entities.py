@@ -18,10 +18,11 @@ from reconciler import manifests
 from reconciler.adopt import from_live
 from reconciler.apply import decoded
 from reconciler.fleet import rows as fleet_rows
-from reconciler.model import desired, payloads, plans, snapshotfile, state
+from reconciler.model import desired, payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from reconciler.planner import scope as planner_scope
+from reconciler.snapshot import files
 from tests.support.builders import attrs, cluster, only, rows, topic
 from tests.support.fuzzing import reseal
 
@@ -214,10 +215,10 @@ def test_a_hand_edited_value_is_refused_at_decode_naming_the_change(op: dict[str
 
 def test_snapshot_round_trip_keeps_both_sections() -> None:
     before = live({"orders": dict(GROUP)}, {"producers": dict(SUBSCRIPTION)})
-    again = snapshotfile.from_json_dict(json.loads(json.dumps(snapshotfile.to_json_dict(before))))
+    again = files.from_json_dict(json.loads(json.dumps(files.to_json_dict(before))))
     assert again.group_configs == before.group_configs
     assert again.client_metrics == before.client_metrics
-    unread = snapshotfile.from_json_dict(snapshotfile.to_json_dict(dataclasses.replace(before, group_configs=None)))
+    unread = files.from_json_dict(files.to_json_dict(dataclasses.replace(before, group_configs=None)))
     assert unread.group_configs is None
 
 

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from reconciler import planner
 from reconciler.model import impact as im
-from reconciler.model import plans, snapshotfile
+from reconciler.model import plans
 from reconciler.model import state as s
 from reconciler.planner import impact, plan
+from reconciler.snapshot import files
 from tests.support.builders import cluster, live_topic, topic, want
 
 NOW = 1_795_000_000_000
@@ -336,7 +337,7 @@ def test_summary_line_and_plan_file_round_trip() -> None:
 def test_snapshot_carries_the_evidence() -> None:
     ev = evidence("orders", part(0, 3, 1, size=10), retention_ms=DAY)
     live = dataclasses.replace(cluster(topics=[live_topic("orders", 1)]), impact=ev)
-    assert snapshotfile.from_json_dict(json.loads(json.dumps(snapshotfile.to_json_dict(live)))).impact == ev
+    assert files.from_json_dict(json.loads(json.dumps(files.to_json_dict(live)))).impact == ev
 
 
 def test_human_bytes() -> None:

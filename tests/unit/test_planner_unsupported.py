@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 
 from reconciler.apply import ApplyOptions, Outcome, apply_plan
 from reconciler.cli import app
-from reconciler.model import capabilities, desired, plans, snapshotfile, state
+from reconciler.model import capabilities, desired, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
+from reconciler.snapshot import files
 from tests.support.builders import acl, cluster, scram_user, topic, want
 from tests.support.recording import RecordingAdapter
 
@@ -168,7 +169,7 @@ def test_apply_writes_what_the_cluster_supports_and_reports_the_rest_blocked() -
 
 def test_plan_command_shows_the_kind_as_unsupported_and_exits_as_documented(tmp_path: Path) -> None:
     snapshot = tmp_path / "live.json"
-    snapshotfile.write_snapshot(kafka_25_live(), snapshot)
+    files.write_snapshot(kafka_25_live(), snapshot)
     manifests = tmp_path / "m"
     manifests.mkdir()
     (manifests / "quota.yaml").write_text(

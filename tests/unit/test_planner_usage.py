@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.model import payloads, plans, snapshotfile
+from reconciler.model import payloads, plans
 from reconciler.model import state as s
 from reconciler.planner import PlanOptions, plan
+from reconciler.snapshot import files
 from tests.support.builders import cluster, live_topic, want
 
 NOW = 1_795_000_000_000
@@ -104,8 +105,8 @@ def test_a_delete_without_evidence_says_usage_was_not_checked() -> None:
 def test_a_snapshot_keeps_the_evidence_so_an_offline_plan_shows_the_same(tmp_path: Path) -> None:
     usage = s.TopicUsage((3, 4), NOW - HOUR, ("billing",), NOW)
     live = dataclasses.replace(cluster(topics=[live_topic("team-old")]), topic_usage={"team-old": usage})
-    snapshotfile.write_snapshot(live, tmp_path / "live.json")
-    again = snapshotfile.read_snapshot(tmp_path / "live.json")
+    files.write_snapshot(live, tmp_path / "live.json")
+    again = files.read_snapshot(tmp_path / "live.json")
     assert again.topic_usage == {"team-old": usage}
     wanted = want(own_topics=["team-"], delete=["topic"])
     assert plan(wanted, again).to_json() == plan(wanted, live).to_json()

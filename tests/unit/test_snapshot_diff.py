@@ -9,7 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from reconciler.cli import app
-from reconciler.model import snapshotfile, state
+from reconciler.model import state
+from reconciler.snapshot import files
 from tests.golden.example import live_state
 
 runner = CliRunner()
@@ -17,7 +18,7 @@ runner = CliRunner()
 
 def _write(tmp_path: Path, name: str, live: state.ClusterState) -> Path:
     path = tmp_path / name
-    snapshotfile.write_snapshot(live, path)
+    files.write_snapshot(live, path)
     return path
 
 
@@ -96,8 +97,8 @@ def test_a_bad_snapshot_is_one_error_line(tmp_path: Path) -> None:
 
 
 def test_a_subject_with_a_new_version_differs_by_its_version_and_the_schema_lines_that_changed() -> None:
-    from reconciler.model import snapshot_diff
     from reconciler.registry.port import SchemaVersion
+    from reconciler.snapshot import diff as snapshot_diff
 
     before = live_state()
     assert before.schema_subjects is not None

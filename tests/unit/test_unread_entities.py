@@ -24,10 +24,12 @@ from reconciler.kafka import config_results
 from reconciler.kafka import entities as kafka_entities
 from reconciler.kafka import read as kafka_read
 from reconciler.kafka.results import RequestFailed
-from reconciler.model import desired, snapshot_diff, snapshotfile, state
+from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import plan
 from reconciler.render.text import render_text
+from reconciler.snapshot import diff as snapshot_diff
+from reconciler.snapshot import files
 from tests.support.builders import cluster, rows
 
 GRANT = "grant DESCRIBE_CONFIGS on GROUP {name} to User:carol"
@@ -93,8 +95,8 @@ def test_without_deletes_an_owned_unread_group_is_still_blocked_not_listed_as_un
 def test_the_snapshot_file_and_fleet_rows_keep_what_was_not_read(tmp_path: Path) -> None:
     before = snapshot_state()
     path = tmp_path / "snap.json"
-    snapshotfile.write_snapshot(before, path)
-    again = snapshotfile.read_snapshot(path)
+    files.write_snapshot(before, path)
+    again = files.read_snapshot(path)
     assert again.unread_entities == before.unread_entities
     assert again.group_configs == before.group_configs
     assert fleet_rows.rebuild_live(fleet_rows.live_rows(before)).unread_entities == before.unread_entities
@@ -102,10 +104,10 @@ def test_the_snapshot_file_and_fleet_rows_keep_what_was_not_read(tmp_path: Path)
     assert plan(wanted(), again).to_json() == plan(wanted(), before).to_json()
     # a snapshot of a cluster where everything was read has no such section
     clean = dataclasses.replace(before, unread_entities={})
-    assert "unread_entities" not in snapshotfile.to_json_dict(clean)
-    bad = {**snapshotfile.to_json_dict(before), "unread_entities": {"group_config": {"x": 3}}}
+    assert "unread_entities" not in files.to_json_dict(clean)
+    bad = {**files.to_json_dict(before), "unread_entities": {"group_config": {"x": 3}}}
     with pytest.raises(errors.SnapshotError, match="malformed snapshot"):
-        snapshotfile.from_json_dict(json.loads(json.dumps(bad)))
+        files.from_json_dict(json.loads(json.dumps(bad)))
 
 
 def test_import_writes_the_readable_groups_and_names_the_ones_it_skipped(tmp_path: Path) -> None:

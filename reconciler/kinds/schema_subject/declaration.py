@@ -50,6 +50,7 @@ DECLARATION = KindSpec(
     check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts
     attribute_lines=Part("reconciler.kinds.schema_subject.render:attribute_lines"),
+    snapshot=Part("reconciler.kinds.schema_subject.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.kinds.schema_subject.rows:FLEET_ROWS"),
     # -- the manifests' parts

@@ -5,9 +5,10 @@ flattened to one entry per resource (``topic/orders``, ``acl/...``, ``broker/1``
 data, and DeepDiff compares the two trees: it reports every added, removed or changed leaf with its path, however
 deep (a config, one partition's replica list, a broker's rack), which is the nested comparison it is made for. The
 planner never uses it; a snapshot diff is an occasional, human-sized job where exact paths matter more than speed.
-Sections one snapshot did not read (``acls: null``), and group configs it could not read (``unread_entities``), are
-not compared, and say so. Sensitive values are never in a
-snapshot, so never in a diff.
+Sections one snapshot did not read (``acls: null``), group configs it could not read (``unread_entities``) and a
+Kafka Connect cluster it could not reach are not compared, and say so. Each kind's entries come from its
+declaration's ``snapshot`` part (``SnapshotSection.resources``), for every kind of the registry. Sensitive values are
+never in a snapshot, so never in a diff.
 """
 
 from __future__ import annotations
@@ -18,22 +19,9 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from reconciler.model import configs, entities, payloads, schema_subject_snapshot, state
-from reconciler.model.kinds import Kind
-
-REGISTRY = "schema_registry"  # the entry of the registry's global level
-_SECTIONS = (
-    "brokers",
-    "topics",
-    "acls",
-    "quotas",
-    "scram_users",
-    "broker_configs",
-    "group_configs",
-    "client_metrics",
-    "connect",
-    "schema_subjects",
-)
+from reconciler.kinds import registry
+from reconciler.kinds.spec import KindSpec
+from reconciler.model import configs, payloads, state
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -63,79 +51,36 @@ class SnapshotDiff:
         return sorted({d.address for d in self.differences})
 
 
-def resources(live: state.ClusterState) -> dict[str, Any]:
-    """One entry per resource address, plain nested data; a section that was not read is left out."""
+def _frame(live: state.ClusterState) -> dict[str, Any]:
+    """The cluster and its brokers: in every snapshot."""
     out: dict[str, Any] = {"cluster": {"cluster_id": live.cluster_id, "controller_id": live.controller_id}}
     out["cluster"]["configs"] = dict(live.cluster_configs)
     for b in live.brokers:
         out[f"broker/{b.id}"] = {"host": b.host, "port": b.port, "rack": b.rack}
-    for name, t in (live.topics or {}).items():
-        out[Kind.TOPIC.address(name)] = {
-            "partitions": t.partitions,
-            "replication_factor": t.replication_factor,
-            "assignment": {str(p): list(r) for p, r in enumerate(t.assignment)},
-            "configs": dict(t.configs),
-            "internal": t.internal,
-        }
-    for acl in live.acls or ():
-        out[acl.address] = acl.to_dict()
-    for entity, quota in (live.quotas or {}).items():
-        out[entity.address] = dict(quota)
-    for user, creds in (live.scram_users or {}).items():
-        out[Kind.SCRAM_USER.address(user)] = {c.mechanism: {"iterations": c.iterations} for c in creds}
-    for broker, values in (live.broker_configs or {}).items():
-        out[Kind.BROKER_CONFIG.address(broker)] = dict(values)
-    for kind in entities.ENTITY_KINDS:
-        for name, found in (entities.live_section(live, kind) or {}).items():
-            out[kind.address(name)] = dict(found)
-    for name, c in ({} if live.connect is None else live.connect.connectors).items():
-        # the config as read (a secret only as its digest: shown changed, never shown) and the target state
-        out[Kind.CONNECTOR.address(name)] = {"config": dict(c.config), "state": c.state}
-    out |= schema_subject_snapshot.resources(live.schema_subjects)  # and the registry's global level
     return out
-
-
-def _unread(live: state.ClusterState) -> set[str]:
-    return {s for s in _SECTIONS if s != "brokers" and getattr(live, s) is None}
-
-
-def _prefix(section: str) -> str:
-    return {
-        "topics": Kind.TOPIC,
-        "acls": Kind.ACL,
-        "quotas": Kind.QUOTA,
-        "scram_users": Kind.SCRAM_USER,
-        "broker_configs": Kind.BROKER_CONFIG,
-        "group_configs": Kind.GROUP_CONFIG,
-        "client_metrics": Kind.CLIENT_METRICS,
-        "connect": Kind.CONNECTOR,
-        "schema_subjects": Kind.SCHEMA_SUBJECT,
-    }[section].prefix
-
-
-def _of_section(address: str, section: str) -> bool:
-    """Whether ``address`` is of ``section`` (the registry's global level is of the subjects' section)."""
-    return address.startswith(_prefix(section)) or (section == "schema_subjects" and address == REGISTRY)
 
 
 def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDiff:
     """The differences from ``before`` to ``after``."""
-    skipped = _unread(before) | _unread(after)
-    left, right = resources(before), resources(after)
-    for section in skipped:  # read on one side only: comparing would report every resource as added or removed
-        for side in (left, right):
-            for address in [a for a in side if _of_section(a, section)]:
-                del side[address]
+    left, right = _frame(before), _frame(after)
+    skipped: set[str] = set()
+    partly: list[tuple[str, str]] = []  # (the start of its addresses, what it says) of a part read on one side only
+    for declared in registry.KINDS.values():
+        section = declared.snapshot.get()
+        # a part one side could not read (one Kafka Connect cluster of several): its resources are not known there
+        parts = {**section.unread_parts(before), **section.unread_parts(after)}
+        partly.extend(parts[name] for name in sorted(parts))
+        if declared.live_section(before) is None or declared.live_section(after) is None:
+            # read on one side only: comparing would report every resource as added or removed
+            skipped.add(declared.snapshot_section)
+            continue
+        left |= section.resources(before)
+        right |= section.resources(after)
     # an entity whose configs one side could not read (no right to describe it) is not known there either
-    unread = {k.address(n) for live in (before, after) for k in entities.ENTITY_KINDS
+    unread = {k.address(n) for live in (before, after) for k in registry.KINDS
               for n in live.unread_entities.get(k.value, {})}  # fmt: skip
     for side in (left, right):
-        for address in unread:
-            side.pop(address, None)
-    # a Kafka Connect cluster one side could not read (one of several): its connectors are not known there
-    down = sorted({c for live in (before, after) if live.connect is not None for c in live.connect.unreachable})
-    for side in (left, right):
-        for address in [a for a in side for c in down if a.startswith(f"{Kind.CONNECTOR.prefix}{c}/")]:
+        for address in [a for a in side if a in unread or any(a.startswith(start) for start, _ in partly)]:
             del side[address]
     tree = DeepDiff(left, right, view="tree", ignore_order=False, verbose_level=2)
     found: list[Difference] = []
@@ -150,7 +95,7 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
     not_compared = (
         *sorted(skipped),
         *(f"{a} (configs not read)" for a in sorted(unread)),
-        *(f"{Kind.CONNECTOR.prefix}{c}/* (Kafka Connect cluster {c} not read)" for c in down),
+        *(says for _, says in partly),
     )
     return SnapshotDiff(tuple(found), not_compared, (before.cluster_id, after.cluster_id))
 
@@ -171,13 +116,19 @@ def _show(path: str, value: Any) -> str:
     return str(value)
 
 
+def _kind_of(address: str) -> KindSpec | None:
+    """The declaration of the kind whose resource ``address`` is (``None``: the cluster, a broker)."""
+    return next((d for d in registry.KINDS.values() if address.startswith(d.kind.prefix)), None)
+
+
 def _summary(address: str, value: Any) -> str:
-    """What an added or removed resource was, briefly: the address already says everything for an ACL."""
-    if address.startswith(Kind.ACL.prefix) or not value:
+    """What an added or removed resource was, briefly (as its kind's section says it, or its data)."""
+    if not value:
         return ""
-    if address.startswith(Kind.TOPIC.prefix):
-        return f"  ({value['partitions']} partitions, replication factor {value['replication_factor']})"
-    return f"  {_show('', value)}"
+    declared = _kind_of(address)
+    summary = None if declared is None else declared.snapshot.get().summary
+    brief = _show("", value) if summary is None else summary(value)
+    return f"  {brief}" if brief else ""
 
 
 def text_lines(diff: SnapshotDiff) -> Iterable[str]:
