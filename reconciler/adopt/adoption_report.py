@@ -26,7 +26,7 @@ class AdoptionReport:
     leftovers: list[Path] = dataclasses.field(default_factory=list)
     intro: list[str] = dataclasses.field(default_factory=list)
     next_steps: list[str] = dataclasses.field(default_factory=list)
-    # text files written beside the manifests (relative path -> text): the schema files of imported subjects
+    # text files written beside the manifests (relative path -> text): what a kind's documents read from a file
     texts: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def note(self, resource: str, message: str, *, severity: str = "warning") -> None:

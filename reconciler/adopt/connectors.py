@@ -5,7 +5,7 @@ the plan right after an import shows no change for it. A secret is never read in
 digest): it becomes ``secrets: {key: {env: CONNECTOR_<NAME>_<KEY>}}``, listed among the variables to set before a
 plan (until then the plan shows it as changed). A connector whose state is not one a manifest declares (FAILED,
 UNASSIGNED) is imported as running, with a note. The live connectors are read when the import is pointed at a
-Kafka Connect cluster (``KAFKA_CONNECT_URL``).
+Kafka Connect cluster (``KAFKA_CONNECT_URL``). ``add`` is the kind's ``adopt`` part.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from reconciler.adopt.adoption_report import AdoptionReport
+from reconciler.adopt.job import Job
 from reconciler.adopt.output import Document, ManifestFile
 from reconciler.connect import evidence
 from reconciler.connect import secrets as connect_secrets
@@ -63,8 +64,9 @@ def document(c: state.ConnectorState, report: AdoptionReport, *, several: bool =
     return Document(Manifest.CONNECTOR, c.name, spec)
 
 
-def add(files: list[ManifestFile], report: AdoptionReport, live: state.ClusterState) -> None:
+def add(job: Job) -> None:
     """Append ``connectors.yaml`` (when the Connect cluster was read and has connectors) and count them."""
+    files, report, live = job.files, job.report, job.live
     if live.connect is None:
         return
     several = bool(live.connect.clusters)

@@ -3,7 +3,9 @@
 Each live entity becomes one document that the loader reads back to exactly the live configs, so the plan right
 after an import is empty: a group's keys with readable values (``50s``), a subscription's ``metrics`` and ``match``
 split back into a list and a map. Whatever the manifest language cannot hold (a key this version's catalogue does
-not know, a selector that is not one of Kafka's) is left out with a note, as for the other kinds.
+not know, a selector that is not one of Kafka's) is left out with a note, as for the other kinds. ``add_group_configs``
+and ``add_client_metrics`` are the two kinds' ``adopt`` parts; the names imported are the Ownership document's
+``groups`` and ``clientMetrics``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from reconciler.adopt import values
-from reconciler.adopt.output import Document, Flow
+from reconciler.adopt.job import Job
+from reconciler.adopt.output import Document, Flow, ManifestFile
 from reconciler.model import catalogue, configs, entities
 from reconciler.model.kinds import Kind, Manifest
 
@@ -83,3 +86,29 @@ def unread_notes(kind: Kind, unread: Mapping[str, str], note: Note) -> None:
         return
     for name in sorted(unread):
         note(kind.address(name), f"not imported, its configs could not be read: {unread[name]}")
+
+
+def _add(
+    job: Job, kind: Kind, make: Callable[[entities.Section, Note], list[Document]], *, path: str, rules: str
+) -> None:
+    """The documents of ``kind`` (``make``) in ``path``, their names under the Ownership document's ``rules``."""
+    section = entities.live_section(job.live, kind)
+    if section is None:
+        job.unread(kind, entities.LABELS[kind])
+        return
+    unread_notes(kind, job.live.unread_entities.get(kind.value, {}), job.report.note)
+    docs = make(section, lambda address, message: job.report.note(address, message))
+    job.owned[rules] = [d.name for d in docs]
+    job.report.counts[entities.LABELS[kind]] = len(docs)
+    if docs:
+        job.files.append(ManifestFile(path, docs))
+
+
+def add_group_configs(job: Job) -> None:
+    """``groups.yaml``: the ``GroupConfig`` documents (``group_documents``)."""
+    _add(job, Kind.GROUP_CONFIG, group_documents, path="groups.yaml", rules="groups")
+
+
+def add_client_metrics(job: Job) -> None:
+    """``client-metrics.yaml``: the ``ClientMetrics`` documents (``client_metrics_documents``)."""
+    _add(job, Kind.CLIENT_METRICS, client_metrics_documents, path="client-metrics.yaml", rules="clientMetrics")

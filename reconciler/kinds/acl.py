@@ -62,6 +62,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:ACLS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:ACLS"),
+    adopt=Part("reconciler.adopt.kafka_documents:add_acls"),
     # -- the manifests' parts
     # -- the ports' parts
 )

@@ -37,6 +37,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:BROKER_CONFIGS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:BROKER_CONFIGS"),
+    adopt=Part("reconciler.adopt.kafka_documents:add_broker_configs"),
     # -- the manifests' parts
     # -- the ports' parts
 )

@@ -38,6 +38,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:CLIENT_METRICS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:CLIENT_METRICS"),
+    adopt=Part("reconciler.adopt.entities:add_client_metrics"),
     # -- the manifests' parts
     # -- the ports' parts
 )

@@ -44,6 +44,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:CONNECT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.connector_rows:ROWS"),
+    adopt=Part("reconciler.adopt.connectors:add"),
     # -- the manifests' parts
     # -- the ports' parts
 )

@@ -40,6 +40,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:GROUP_CONFIGS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),
+    adopt=Part("reconciler.adopt.entities:add_group_configs"),
     # -- the manifests' parts
     # -- the ports' parts
 )

@@ -39,6 +39,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:QUOTAS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:QUOTAS"),
+    adopt=Part("reconciler.adopt.kafka_documents:add_quotas"),
     # -- the manifests' parts
     # -- the ports' parts
 )

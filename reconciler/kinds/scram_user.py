@@ -37,6 +37,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:SCRAM_USERS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:SCRAM_USERS"),
+    adopt=Part("reconciler.adopt.kafka_documents:add_scram_users"),
     # -- the manifests' parts
     # -- the ports' parts
 )

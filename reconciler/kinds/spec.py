@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from reconciler.model import desired, plans, state
 from reconciler.model.kinds import Kind
@@ -148,6 +148,9 @@ class KindSpec:
     snapshot: Part[SnapshotSection]  # its section of a snapshot file and its resources as ``diff A B`` compares them
     # -- fleet's and import's parts
     rows: Part[FleetRows]  # its resources and Ownership rules in the fleet row model (``reconciler.fleet.rows``)
+    # adds the documents of its live resources to an import (a ``reconciler.adopt.job.Job``; ``ImportJob`` is what a
+    # kind's own package may use of it), with notes on what it left out and how many it wrote
+    adopt: Part[Callable[[Any], None]]
     # -- the manifests' parts
     # -- the ports' parts
 
@@ -228,6 +231,23 @@ class FleetRows:
     # its Ownership rules as the desired rows' ``ownership`` metadata (JSON fields), and the rules those fields give
     rules: Callable[[desired.Ownership], Mapping[str, Any]] = _no_rules
     rebuild_rules: Callable[[desired.Ownership, Mapping[str, Any]], desired.Ownership] = _same_rules
+
+
+class ImportJob(Protocol):
+    """An import in progress as a kind's own package sees it (``reconciler.adopt.job.Job``): the live state read, and
+    where its documents, notes and counts go."""
+
+    @property
+    def live(self) -> state.ClusterState: ...
+
+    def note(self, resource: str, message: str, *, severity: str = "warning") -> None: ...
+
+    def count(self, what: str, n: int) -> None: ...
+
+    # a manifest file of (manifest kind, name, spec) documents and the texts (relative path -> text) they read
+    def write(
+        self, path: str, documents: Iterable[tuple[str, str, Mapping[str, Any]]], *, texts: Mapping[str, str]
+    ) -> None: ...
 
 
 # -- the snapshot's and the renders' parts

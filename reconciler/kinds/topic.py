@@ -82,6 +82,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.snapshot.sections:TOPICS"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:TOPICS"),
+    adopt=Part("reconciler.adopt.kafka_documents:add_topics"),
     # -- the manifests' parts
     # -- the ports' parts
 )

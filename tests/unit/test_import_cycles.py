@@ -104,7 +104,6 @@ STILL_REACHING_INTO_A_KIND = {
     ("manifests", "kinds.schema_subject"),
     ("registry_access", "kinds.schema_subject"),
     ("apply", "kinds.schema_subject"),
-    ("adopt", "kinds.schema_subject"),
 }
 
 

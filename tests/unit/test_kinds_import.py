@@ -9,7 +9,9 @@ from pathlib import Path
 
 from reconciler import manifests, planner
 from reconciler.adopt import from_live
-from reconciler.kinds import registry
+from reconciler.adopt.job import Job
+from reconciler.kinds import registry, spec
+from reconciler.model.kinds import Kind
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE
 
@@ -24,3 +26,17 @@ def test_an_imported_cluster_plans_no_change_for_any_kind(tmp_path: Path) -> Non
     p = planner.plan(loaded.desired, offline(loaded.desired, LIVE))
     assert [c.address for c in p.actionable] == []
     assert [u.address for u in p.unmanaged] == []
+
+
+def test_a_kind_writes_its_documents_through_what_the_import_job_offers_every_kind() -> None:
+    """A kind's own package sees the import as ``spec.ImportJob`` (typed here: mypy checks that ``Job`` offers it);
+    what it writes there lands in the import's files and report like any stage module's documents."""
+    job = Job(LIVE, include_tool_topics=False)
+    seen: spec.ImportJob = job
+    registry.spec(Kind.SCHEMA_SUBJECT).adopt.get()(seen)
+    assert LIVE.schema_subjects is not None
+    subjects = [s for s, found in LIVE.schema_subjects.subjects.items() if found.latest is not None]
+    (written,) = job.files
+    assert [d.spec["subject"] for d in written.documents] == sorted(subjects)
+    assert sorted(job.report.texts) == sorted(d.spec["schemaFile"] for d in written.documents)
+    assert job.report.counts == {"schema subjects": len(subjects)}

@@ -5,7 +5,8 @@ The document names the subject with ``subject:`` (the registry's name, whatever 
 ``schemaType`` when not AVRO, its references, and the level and mode set on the subject (a subject with none of its
 own gets none: it keeps following the registry's global level). The schema file holds the registry's text as it is
 (``subjects/<subject>.avsc``, ``.json`` or ``.proto``; a subject name's characters outside ``[A-Za-z0-9._-]`` become
-``_``, and a name taken twice gets ``-2``, ``-3``). The document's ``metadata.name`` is that file's stem.
+``_``, and a name taken twice gets ``-2``, ``-3``). The document's ``metadata.name`` is that file's stem. ``add``, the
+kind's ``adopt`` part, writes them all to ``schema-subjects.yaml``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import re
 from typing import Any
 
 from reconciler.kinds.schema_subject import views
+from reconciler.kinds.spec import ImportJob
+from reconciler.model.kinds import Kind, Manifest
 
 EXTENSIONS = {"AVRO": ".avsc", "JSON": ".json", "PROTOBUF": ".proto"}
+FILE = "schema-subjects.yaml"
 SCHEMA_DIR = "subjects"  # apart from schemas/, where import writes the kinds' JSON Schemas (a JSON subject "Topic")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -65,3 +69,17 @@ def documents(live: views.LiveSubjects) -> tuple[list[Imported], list[tuple[str,
             spec["mode"] = s.mode
         found.append(Imported(stem, spec, path, latest.schema))
     return found, notes
+
+
+def add(job: ImportJob) -> None:
+    """``schema-subjects.yaml`` and each subject's schema file (when the registry was read and holds subjects)."""
+    live = job.live.schema_subjects
+    if live is None:
+        return
+    found, notes = documents(live)
+    for subject, note in notes:
+        job.note(Kind.SCHEMA_SUBJECT.address(subject), note)
+    job.count("schema subjects", len(found))
+    if found:
+        docs = [(Manifest.SCHEMA_SUBJECT.value, i.name, i.spec) for i in found]
+        job.write(FILE, docs, texts={i.schema_file: i.schema for i in found})

@@ -53,6 +53,7 @@ DECLARATION = KindSpec(
     snapshot=Part("reconciler.kinds.schema_subject.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.kinds.schema_subject.rows:FLEET_ROWS"),
+    adopt=Part("reconciler.kinds.schema_subject.adopt:add"),
     # -- the manifests' parts
     # -- the ports' parts
 )
