@@ -82,7 +82,9 @@ def compare(before: state.ClusterState, after: state.ClusterState) -> SnapshotDi
     for side in (left, right):
         for address in [a for a in side if a in unread or any(a.startswith(start) for start, _ in partly)]:
             del side[address]
-    tree = DeepDiff(left, right, view="tree", ignore_order=False, verbose_level=2)
+    # threshold_to_diff_deeper=0: compare down to each leaf however few keys two objects share (by default DeepDiff
+    # reports an object sharing under a third of its keys as one changed value, and the whole tree as a root change)
+    tree = DeepDiff(left, right, view="tree", ignore_order=False, verbose_level=2, threshold_to_diff_deeper=0)
     found: list[Difference] = []
     for kind, levels in tree.items():
         change = "added" if "added" in kind else "removed" if "removed" in kind else "changed"

@@ -10,8 +10,10 @@ from typer.testing import CliRunner
 
 from reconciler.cli import app
 from reconciler.model import state
+from reconciler.snapshot import diff as snapshot_diff
 from reconciler.snapshot import files
 from tests.golden.example import live_state
+from tests.support.builders import cluster, live_topic
 
 runner = CliRunner()
 
@@ -98,7 +100,6 @@ def test_a_bad_snapshot_is_one_error_line(tmp_path: Path) -> None:
 
 def test_a_subject_with_a_new_version_differs_by_its_version_and_the_schema_lines_that_changed() -> None:
     from reconciler.registry.port import SchemaVersion
-    from reconciler.snapshot import diff as snapshot_diff
 
     before = live_state()
     assert before.schema_subjects is not None
@@ -124,3 +125,28 @@ def test_a_subject_with_a_new_version_differs_by_its_version_and_the_schema_line
     # the registry read on one side only: its subjects are not compared, and the diff says so
     unread = snapshot_diff.compare(before, dataclasses.replace(after, schema_subjects=None))
     assert unread.differences == () and "schema_subjects" in unread.not_compared
+
+
+def test_snapshots_sharing_few_resources_list_each_one_added_and_removed(tmp_path: Path) -> None:
+    """Every topic replaced (a cluster rebuilt under new names): each is listed, not one error about the whole."""
+    a = _write(tmp_path, "a.json", cluster(topics=[live_topic(f"orders.v1-{i}", partitions=3) for i in range(10)]))
+    b = _write(tmp_path, "b.json", cluster(topics=[live_topic(f"orders.v2-{i}", partitions=3) for i in range(10)]))
+    result = runner.invoke(app, ["diff", str(a), str(b), "--detailed-exitcode"])
+    assert result.exit_code == 2, result.output
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith(("+", "-"))] == [
+        *(f"- topic/orders.v1-{i}  (3 partitions, replication factor 3)" for i in range(10)),
+        *(f"+ topic/orders.v2-{i}  (3 partitions, replication factor 3)" for i in range(10)),
+    ]
+    assert lines[-1] == "20 resources differ."
+
+
+def test_a_resource_whose_configs_were_all_replaced_differs_by_each_config() -> None:
+    before = cluster(topics=[live_topic("orders", partitions=3, configs={"retention.ms": "86400000"})])
+    after = cluster(topics=[live_topic("orders", partitions=3, configs={"cleanup.policy": "compact"})])
+    lines = list(snapshot_diff.text_lines(snapshot_diff.compare(before, after)))
+    assert lines[:3] == [
+        "~ topic/orders",
+        "    + configs.cleanup.policy: compact",
+        "    - configs.retention.ms: 86400000 (1d)",
+    ]
