@@ -33,10 +33,10 @@ from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.connect import evidence as connect_evidence
 from reconciler.connect.port import RestConnectPort
+from reconciler.kinds.schema_subject import evidence as registry_evidence
 from reconciler.model import plans
 from reconciler.planner import plan
 from reconciler.registry.port import RestRegistryPort
-from reconciler.registry_access import evidence as registry_evidence
 from tests.support import kind_samples
 from tests.support.connect_fake import FakeConnectWorker
 from tests.support.recording import RecordingAdapter
@@ -77,9 +77,11 @@ def _setting() -> tuple[plans.Plan, RecordingAdapter, ApplyOptions]:
     read = dataclasses.replace(
         adapter.read_state(kinds=wanted.needs()),
         connect=connect_evidence.read_for_plan(connect, wanted, deadline=deadline, environ=ENVIRON),
-        schema_subjects=registry_evidence.read_for_plan(registry, wanted, deadline=deadline),
+        schema_subjects=registry_evidence.subjects_for_plan(registry, wanted, deadline=deadline),
     )
-    options = ApplyOptions(connect=connect, registry=registry, desired=wanted, environ=ENVIRON, settle_s=5.0)
+    options = ApplyOptions(
+        ports={"connect": connect, "registry": registry}, desired=wanted, environ=ENVIRON, settle_s=5.0
+    )
     return plan(wanted, read), adapter, options
 
 

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from reconciler import operations
+from reconciler import operations, ports
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.connect import evidence
 from reconciler.connect.http import ConnectClient
@@ -124,9 +124,9 @@ def idle_plan(url: str, cluster_id: str | None, directory: Path, count: int, run
         counts.append(port.request_count)
         assert not p.actionable, "set-up: the idle connectors should plan no change"
     none = RestConnectPort(ConnectClient([url]))
-    with mock.patch.object(evidence, "port_of", lambda _target: none):
+    with mock.patch.object(evidence, "port_of", lambda _target, **_kw: none):
         empty = s.ClusterState(cluster_id=None, controller_id=None, brokers=())
-        evidence.with_connectors(empty, d.DesiredState(), operations.Target(profiles={}))
+        ports.with_live(empty, d.DesiredState(), operations.Target(profiles={}))
     print(
         f"no-change plan over {count} connectors, {runs} runs: REST requests {counts} (each run), "
         f"connector read + plan median {statistics.median(times):.3f}s (min {min(times):.3f}s)"
@@ -186,7 +186,9 @@ def ours(
         p = plan(want, live)
         apply_began = time.perf_counter()
         report = apply_plan(
-            p, adapter, options=ApplyOptions(deadline_s=600, connect=port, desired=want, check_staleness=False)
+            p,
+            adapter,
+            options=ApplyOptions(deadline_s=600, ports={"connect": port}, desired=want, check_staleness=False),
         )
     took = time.perf_counter() - began
     assert report.exit_code == 0, report.items

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reconciler import manifests, planner
+from reconciler import ports as rest_ports
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
@@ -26,7 +27,6 @@ from reconciler.model import configs, defaults, desired, entities, payloads, pla
 from reconciler.model.kinds import Kind
 from reconciler.model.schema_subject_payload import new_version
 from reconciler.planner import impact as planner_impact
-from reconciler.registry_access import evidence as registry_evidence
 from reconciler.snapshot import files
 from reconciler.target import PlanRequest as PlanRequest
 from reconciler.target import Target as Target
@@ -35,10 +35,8 @@ if TYPE_CHECKING:
     from reconciler.apply import lock as apply_lock
     from reconciler.apply.apply_report import ApplyReport
     from reconciler.apply.events import EventSink
-    from reconciler.connect.port import ConnectPort
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.kafka.port import AdminPort
-    from reconciler.registry.port import RegistryPort
 
 
 # ------------------------------------------------------------------------------------------ the single steps
@@ -220,10 +218,9 @@ def compute_plan(
                 target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)
             )
             live = read_live(adapter, loaded.desired)
-            live = connect_evidence.with_connectors(
+            live = rest_ports.with_live(
                 live, loaded.desired, target, deadline_s=deadline_s, request_bound_s=request_bound_s
             )
-            live = registry_evidence.with_subjects(live, loaded.desired, target, deadline_s=deadline_s)
             logging.getLogger("reconciler").info(
                 "read the live state of %s in %d admin requests", adapter.settings.describe(), adapter.request_count
             )
@@ -350,13 +347,13 @@ def apply(
     read_back_timeout_s: float | None = None,
     loaded: manifests.LoadResult | None = None,
     events: EventSink | None = None,
-    connect: ConnectPort | None = None,
     lock: apply_lock.LockRequest | None = None,
     ops: decoded.Operations | None = None,
-    registry: RegistryPort | None = None,
+    ports: Mapping[str, Any] | None = None,
 ) -> ApplyReport:
     """Carry out ``p`` through ``adapter`` (then close it) holding its apply ``lock``; ``ops``: ``p``'s operations
-    as ``prepare_apply`` returned them; the rest as ``ApplyOptions``'."""
+    as ``prepare_apply`` returned them; ``ports``: the REST ports it writes through (``reconciler.ports.to_apply``:
+    the caller closes them); the rest as ``ApplyOptions``'."""
     from reconciler import apply as apply_mod
 
     options = apply_mod.ApplyOptions(
@@ -367,8 +364,7 @@ def apply(
         replication_throttle=replication_throttle,
         settle_s=read_back_timeout_s,
         desired=None if loaded is None else loaded.desired,
-        connect=connect,
-        registry=registry,
+        ports={} if ports is None else ports,
         lock=None if lock is None else lock.bound(adapter),
     )
     with adapter:
@@ -380,15 +376,13 @@ def read_snapshot_state(
 ) -> tuple[state.ClusterState, int]:
     """The live state ``snapshot --out`` writes and the admin requests it took: with manifests, only what they need
     (and the usage and impact evidence of the topics a plan would change); without, every kind the cluster supports,
-    and every connector of each Kafka Connect cluster the target names."""
+    and every resource each REST port the target names holds (``reconciler.ports.with_every``)."""
     with target.connect() as adapter:
         if wanted is not None:
             wanted = connect_evidence.placed_load(wanted, target)
             live = with_evidence(adapter, wanted.desired, read_live(adapter, wanted.desired))
-            live = connect_evidence.with_connectors(live, wanted.desired, target)  # digests only, never a secret
-            live = registry_evidence.with_subjects(live, wanted.desired, target)
+            live = rest_ports.with_live(live, wanted.desired, target)  # connectors' secrets: digests only
         else:
             kinds = frozenset(k for k in Kind if not adapter.missing_apis([k]))
-            live = connect_evidence.with_all_connectors(adapter.read_state(kinds=kinds), target)
-            live = registry_evidence.with_all_subjects(live, target)
+            live = rest_ports.with_every(adapter.read_state(kinds=kinds), target)
         return live, adapter.request_count

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
+from reconciler import ports as rest_ports
 from reconciler.apply import retry
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink
 from reconciler.base import answers, errors, interrupt
 from reconciler.connection.settings import Secret
-
-if TYPE_CHECKING:
-    from reconciler.connect.port import ConnectPort
-    from reconciler.registry.port import RegistryPort
 from reconciler.kafka.port import AdminPort, ItemResultLike
+from reconciler.kinds import registry
 from reconciler.model import plans
+from reconciler.model.kinds import Kind
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
@@ -81,8 +80,8 @@ class ApplyContext:
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     # (address, config key) -> a sensitive value the plan holds redacted, read once from the manifests
     revealed: Mapping[tuple[str, str], Secret] = dataclasses.field(default_factory=dict, repr=False)
-    connect: ConnectPort | None = None  # the Kafka Connect cluster, when the plan changes connectors
-    registry: RegistryPort | None = None  # the Schema Registry, when the plan changes subjects
+    # The REST ports the command opened, by name (``reconciler.ports``): those the plan's changes are written through.
+    ports: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     # The last part of the deadline, in which nothing is written: kept for reading what a lost answer left in doubt.
     reserve_s: float = 0.0
 
@@ -97,14 +96,17 @@ class ApplyContext:
     def emit(self, event: ApplyEvent) -> None:
         self.events(event)
 
+    def port(self, kind: Kind) -> Any:
+        """The port ``kind`` is written through, as the command opened it (``None``: it opened none)."""
+        return self.ports.get(registry.spec(kind).port)
+
     def sent(self) -> tuple[int, dict[str, int]]:
-        """The requests sent so far, in all and per API: the Kafka adapter's, and the Kafka Connect cluster's REST
-        requests (``GET /connectors``, ...) when the apply has one."""
+        """The requests sent so far, in all and per API: the Kafka adapter's, and the REST requests of the ports
+        whose requests count (``reconciler.ports.sent``: Kafka Connect's ``GET /connectors``, ...)."""
         counts = dict(self.adapter.request_counts)
-        if self.connect is None:
-            return self.adapter.request_count, counts
-        counts.update(self.connect.request_counts)
-        return self.adapter.request_count + self.connect.request_count, counts
+        total, by_api = rest_ports.sent(self.ports)
+        counts.update(by_api)
+        return self.adapter.request_count + total, counts
 
     def answering(self, phase: plans.Phase, total: int, run: Callable[[], R]) -> R:
         """``run()``, with an ``ANSWERED`` event of ``phase`` as each of its write requests is answered: how many of

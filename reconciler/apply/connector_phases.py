@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from reconciler.apply import (
     connector_ops,
@@ -47,7 +47,6 @@ from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.http import ConnectError
 from reconciler.connect.port import ConnectPort
 from reconciler.connection import secrets as secret_refs
-from reconciler.kafka.port import AdminPort
 from reconciler.model import desired, payloads, state
 from reconciler.model.kinds import Kind
 
@@ -83,33 +82,24 @@ def with_connectors(
     return dataclasses.replace(live, connect=state.ConnectState(url=connect.url, connectors=found))
 
 
-class Options(Protocol):
-    """What ``with_connect`` reads of the apply's options (``engine.ApplyOptions``)."""
-
-    @property
-    def connect(self) -> ConnectPort | None: ...
-    @property
-    def desired(self) -> desired.DesiredState | None: ...
-    @property
-    def deadline_s(self) -> float | None: ...
-
-
-def with_connect(live: state.ClusterState, ops: decoded.Operations, options: Options) -> state.ClusterState:
-    """``live`` with the Connect cluster's connectors when the plan covers connectors (one request): the read the
-    checks before writing (staleness, scope) and the writes compare with."""
+def read_to_apply(
+    live: state.ClusterState,
+    ops: decoded.Operations,
+    *,
+    port: ConnectPort | None,
+    wanted: desired.DesiredState | None,
+    deadline_s: float | None,
+    covered: object = None,
+) -> state.ClusterState:
+    """``live`` with the Connect cluster's connectors when the plan changes connectors or a Connect cluster was
+    opened (one request): the read the checks before writing (staleness, scope) and the writes compare with (the
+    connector kind's ``read_to_apply``; ``covered``, the plan's scope, adds nothing: every connector is read)."""
     mine = ops.of(Kind.CONNECTOR)
-    if not mine and options.connect is None:
+    if not mine and port is None:
         return live
-    keys = secret_keys(mine, options.desired)
-    limit = DEFAULT_DEADLINE_S if options.deadline_s is None else options.deadline_s
-    return with_connectors(live, options.connect, keys=keys, deadline=time.monotonic() + limit)
-
-
-def scope_reader(
-    adapter: AdminPort, ops: decoded.Operations, options: Options
-) -> Callable[[frozenset[Kind], Callable[[str], bool]], state.ClusterState]:
-    """``preflight.check_scope``'s read: the Kafka adapter's, with the connectors."""
-    return lambda kinds, wanted: with_connect(adapter.read_state(kinds=kinds, topic_filter=wanted), ops, options)
+    keys = secret_keys(mine, wanted)
+    limit = DEFAULT_DEADLINE_S if deadline_s is None else deadline_s
+    return with_connectors(live, port, keys=keys, deadline=time.monotonic() + limit)
 
 
 def _deadline(ctx: ApplyContext) -> float:
@@ -117,9 +107,9 @@ def _deadline(ctx: ApplyContext) -> float:
 
 
 def _port(ctx: ApplyContext) -> ConnectPort:
-    if ctx.connect is None:
+    port: ConnectPort | None = ctx.port(Kind.CONNECTOR)
+    if port is None:
         raise errors.ConfigError("no Kafka Connect cluster is configured (connect: in the Cluster profile)")
-    port: ConnectPort = ctx.connect
     return port
 
 

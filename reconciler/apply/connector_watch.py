@@ -24,6 +24,7 @@ from reconciler.connect import multi
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.port import ConnectPort
 from reconciler.model import state
+from reconciler.model.kinds import Kind
 
 READ_PARALLEL = 8  # task-config reads of one read-back round at a time
 FIRST_POLL_S, MAX_POLL_S = 0.1, 0.25  # one request a round watches every connector
@@ -33,9 +34,9 @@ Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]
 
 
 def _port(ctx: ApplyContext) -> ConnectPort:
-    if ctx.connect is None:
+    port: ConnectPort | None = ctx.port(Kind.CONNECTOR)
+    if port is None:
         raise errors.ConfigError("no Kafka Connect cluster is configured (connect: in the Cluster profile)")
-    port: ConnectPort = ctx.connect
     return port
 
 

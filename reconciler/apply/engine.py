@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from reconciler.apply import (
     access,
@@ -26,26 +26,24 @@ from reconciler.apply import (
     lockout,
     lost,
     outcomes,
+    port_reads,
     preflight,
     readback,
     retry,
     revealing,
     secretref,
     stopping,
-    subject_phases,
 )
 from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome, PhaseReport
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind, EventSink, discard
 from reconciler.base import errors, interrupt, scrubbing
-from reconciler.connect.port import ConnectPort
 from reconciler.connection.settings import Secret
 from reconciler.kafka.port import AdminPort
 from reconciler.kinds import registry
 from reconciler.model import plans, state
 from reconciler.model.desired import DesiredState
-from reconciler.registry.port import RegistryPort
 
 DEFAULT_DEADLINE_S = 300.0
 DEADLINE_PER_UNIT_S = 0.03
@@ -87,8 +85,8 @@ class ApplyOptions:
     environ: Mapping[str, str] | None = dataclasses.field(default=None, repr=False)
     settle_s: float | None = None
     desired: DesiredState | None = dataclasses.field(default=None, repr=False)
-    connect: ConnectPort | None = None  # the Kafka Connect cluster of a plan that changes connectors
-    registry: RegistryPort | None = None  # the Schema Registry of a plan that changes subjects
+    # The REST ports the plan's changes are written through, by name (``reconciler.ports.to_apply``).
+    ports: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     timeout_given_s: float | None = None
     lock: apply_lock.Lock | None = None  # the cluster's apply lock, taken before the first read; None: no lock
     # Whether Ctrl-C asked the apply to send nothing new (``reconciler.base.interrupt``).
@@ -211,13 +209,13 @@ def _before_writing(
     live state read, the sensitive config values and the SCRAM passwords, each read once here. ``lock_refused``
     (the apply lock's right is missing) refuses last, or is named with the other missing rights."""
     # 1. Read the resources the plan touches (and, for ACLs, the bindings of the principals the guard weighs).
-    live = subject_phases.with_ports(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
+    live = port_reads.with_ports(_read(adapter, ops, principals=(own, guard.ANY_PRINCIPAL)), ops, options)
     # 2. The plan was made for this cluster.
     preflight.check_cluster(p, live)
     # 3. It is current: no resource it changes, and nothing in its scope, moved since it was made.
     if options.check_staleness:
         preflight.check_fresh(ops.changes, live)
-        preflight.check_scope(p, subject_phases.scope_reader(adapter, ops, options, doc=p.scope))
+        preflight.check_scope(p, port_reads.scope_reader(adapter, ops, options, doc=p.scope))
     # 4. It does not take from the connection's principal a right it needs to keep managing.
     if not options.allow_self_lockout:
         lockout.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
@@ -277,8 +275,7 @@ def _context(
         environ=options.environ,
         throttle_rate=options.replication_throttle,
         revealed=revealed,
-        connect=options.connect,
-        registry=options.registry,
+        ports=options.ports,
         reserve_s=budget.reserve_s(deadline.total_s),  # the last part of the deadline, kept for reading back
     )
 

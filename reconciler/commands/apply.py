@@ -42,32 +42,8 @@ if TYPE_CHECKING:
     from reconciler.apply.decoded import Operations
     from reconciler.apply.events import EventSink
     from reconciler.apply.lock import LockRequest
-    from reconciler.connect.port import ConnectPort
     from reconciler.kafka.adapter import KafkaAdapter
     from reconciler.model import plans
-    from reconciler.registry.port import RegistryPort
-
-
-def _connect_port(target: operations.Target | None, p: plans.Plan) -> ConnectPort | None:
-    """The port of the Kafka Connect clusters the plan's changes write to (with several: only those its connector
-    keys name); ``None`` when it writes none."""
-    from reconciler.connect import evidence
-    from reconciler.kinds import registry
-
-    written = {c.name.partition("/")[0] for c in p.actionable if registry.writes_through([c], "connect")}
-    return evidence.port_of(target, only=written) if target is not None and written else None
-
-
-def _registry_port(target: operations.Target | None, p: plans.Plan) -> RegistryPort | None:
-    """The Schema Registry of a plan that writes subjects or whose scope covers them (``None``: neither, or no
-    registry is named)."""
-    from reconciler.kinds import registry
-    from reconciler.model.kinds import Kind
-    from reconciler.registry_access import evidence
-
-    written = registry.writes_through(p.actionable, "registry")
-    covered = p.scope is not None and Kind.SCHEMA_SUBJECT.value in p.scope.get("kinds", ())  # read for the scope check
-    return evidence.port_of(target) if target is not None and (written or covered) else None
 
 
 def run_and_report(
@@ -88,17 +64,15 @@ def run_and_report(
     ops: Operations | None = None,
 ) -> ApplyReport:
     """Apply ``p`` (or dry-run it) with progress on stderr, then print the report on ``console`` (JSON: stdout);
-    ``ops``: its operations as ``operations.prepare_apply`` returned them. ``target`` names the Kafka Connect cluster
-    of a plan that changes connectors. ``timeout`` is what is left for the apply of ``timeout_given`` (the --timeout
-    of the whole command, planning included). ``lock``: the cluster's apply lock (``None``: not taken). Ctrl-C while
-    it runs: ``run_interruptible``."""
-    from reconciler import operations
-
-    connect = _connect_port(target, p)
-    subjects = _registry_port(target, p)
+    ``ops``: its operations as ``operations.prepare_apply`` returned them. ``target`` names the REST ports (Kafka
+    Connect, a Schema Registry) of a plan that writes through them (``reconciler.ports.to_apply``). ``timeout`` is
+    what is left for the apply of ``timeout_given`` (the --timeout of the whole command, planning included).
+    ``lock``: the cluster's apply lock (``None``: not taken). Ctrl-C while it runs: ``run_interruptible``."""
+    from reconciler import operations, ports
     from reconciler.base import terminal
     from reconciler.commands import apply_display
 
+    opened = {} if target is None else ports.to_apply(target, p)  # the REST ports the plan writes through
     _say_target(p, adapter, dry_run=dry_run, unlocked=lock is not None and lock.skip and not dry_run, fmt=fmt)
 
     def run(events: EventSink | None) -> ApplyReport:
@@ -113,13 +87,15 @@ def run_and_report(
             read_back_timeout_s=read_back_timeout,
             loaded=loaded,
             events=events,
-            connect=connect,
-            registry=subjects,
+            ports=opened,
             lock=None if dry_run else lock,
             ops=ops,
         )
 
-    report = run_interruptible(run, progress=fmt is ApplyFormat.text and bool(p.actionable))
+    try:
+        report = run_interruptible(run, progress=fmt is ApplyFormat.text and bool(p.actionable))
+    finally:
+        ports.close(opened)
     if fmt is ApplyFormat.json:
         output.echo(report.to_json())
     elif terminal.is_tty(console.file):

@@ -86,35 +86,30 @@ def bound_requests(port: ConnectPort, seconds: float) -> None:
             one.client.request_timeout_s = min(one.client.request_timeout_s, seconds)
 
 
-def with_connectors(
-    live: state.ClusterState,
-    wanted: desired.DesiredState,
-    target: Target,
-    *,
-    deadline_s: float | None = None,
-    request_bound_s: float | None = None,
+def read_into(
+    port: ConnectPort, live: state.ClusterState, wanted: desired.DesiredState, *, deadline: float
 ) -> state.ClusterState:
-    """``live`` with the Connect cluster's connectors when the plan covers connectors and ``target`` names a Connect
-    cluster (else unchanged: the planner says the connectors could not be planned). No request waits past
-    ``deadline_s`` from now (default: four request timeouts), nor longer than ``request_bound_s`` (plan --timeout)."""
-    if Kind.CONNECTOR not in wanted.needs():
-        return live
-    port = port_of(target)
-    if port is None:
-        return live
-    if request_bound_s is not None:
-        bound_requests(port, request_bound_s)
-    deadline = time.monotonic() + (http.DEFAULT_REQUEST_TIMEOUT_S * 4 if deadline_s is None else deadline_s)
+    """``live`` with the connectors a plan of ``wanted`` compares with (``read_for_plan``): the connector kind's
+    ``read_for_plan`` over the port ``reconciler.ports`` opened. A plan that covers no connector does not open it."""
     return dataclasses.replace(live, connect=read_for_plan(port, wanted, deadline=deadline))
+
+
+def read_every(port: ConnectPort, live: state.ClusterState, *, deadline: float) -> state.ClusterState:
+    """``live`` with every connector and the plugins of the Connect clusters of ``port`` (secrets kept as digests):
+    what ``snapshot`` and ``import`` read without manifests."""
+    return dataclasses.replace(live, connect=port.read(deadline=deadline))
 
 
 def with_all_connectors(live: state.ClusterState, target: Target) -> state.ClusterState:
     """``live`` with every connector and the plugins of the Connect cluster ``target`` names (unchanged when it
-    names none): what ``snapshot`` and ``import`` read without manifests. Secrets are kept as digests."""
+    names none): what ``import`` reads of connectors without manifests. Secrets are kept as digests."""
     port = port_of(target)
     if port is None:
         return live
-    return dataclasses.replace(live, connect=port.read(deadline=time.monotonic() + http.DEFAULT_REQUEST_TIMEOUT_S * 2))
+    try:
+        return read_every(port, live, deadline=time.monotonic() + http.DEFAULT_REQUEST_TIMEOUT_S * 2)
+    finally:
+        port.close()
 
 
 def secret_digests(

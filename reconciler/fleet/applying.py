@@ -7,9 +7,9 @@ run did not write (left behind, copied in, re-planned since) or a run other than
 (``run_id``) is never applied. Each cluster is then applied as ``apply --plan`` does it, through
 ``operations.prepare_apply`` and ``operations.apply``: the plan must be for this cluster and not
 stale (the live state it was made against is checked first), the connection must have the rights
-the changes need, the self-lockout guard holds, and the apply has its deadline. Connector changes go
-through the Kafka Connect cluster the cluster's Cluster profile names (``connect:``), the one
-``fleet plan`` read.
+the changes need, the self-lockout guard holds, and the apply has its deadline. Changes written through a
+REST port (Kafka Connect, a Schema Registry) go through the service the cluster's Cluster profile
+names, the one ``fleet plan`` read (``reconciler.ports``).
 
 Clusters run on a small thread pool (``concurrency``); a cluster that fails, is refused or is down
 never stops the others. Connections come from ``fleet.yaml`` (bootstrap, commandConfig, profile of
@@ -32,13 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import manifests, operations
+from reconciler import ports as rest_ports
 from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.base import errors, fileio, interrupt
-from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectError
-from reconciler.connect.multi import MultiConnectPort
-from reconciler.connect.port import RestConnectPort
 from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
 from reconciler.fleet.apply_results import (
     APPLIED,
@@ -55,9 +53,7 @@ from reconciler.fleet.apply_results import (
     ClusterApply,
     FleetApplyResult,
 )
-from reconciler.kinds import registry
 from reconciler.model import plans
-from reconciler.registry_access import evidence as registry_evidence
 
 APPLY_FORMAT = "kafka-reconciler/fleet-apply"
 APPLY_SUMMARY = outputs.APPLY_SUMMARY
@@ -198,35 +194,13 @@ def _refusal(exc: errors.ReconcilerError) -> str:
     return UNREACHABLE if down else REFUSED
 
 
-def connect_port(
-    cluster: spec.ClusterSpec, loaded: manifests.LoadResult | None, p: plans.Plan
-) -> RestConnectPort | MultiConnectPort | None:
-    """The Kafka Connect clusters a plan that changes connectors is applied through: those the cluster's Cluster
-    profile names, as ``fleet plan`` read them (with several, only those its connector keys name; ``None`` when the
-    plan changes no connector). ``ConfigError`` (the cluster is refused, nothing written) when the profile names
-    none."""
-    written = {c.name.partition("/")[0] for c in p.actionable if registry.writes_through([c], "connect")}
-    if not written:
-        return None
+def ports_of(cluster: spec.ClusterSpec, loaded: manifests.LoadResult | None, p: plans.Plan) -> dict[str, Any]:
+    """The REST ports a cluster's plan is applied through, by name: those the cluster's Cluster profile names, as
+    ``fleet plan`` read them (``reconciler.ports.to_apply_in_profile``; Kafka Connect: with several Connect clusters,
+    only those its connector keys name). ``ConfigError`` (the cluster is refused, nothing written) when the plan
+    writes through a port the profile does not name."""
     chosen = None if loaded is None or cluster.profile is None else loaded.profiles.get(cluster.profile)
-    if chosen is None or not chosen.connect_clusters:
-        raise errors.ConfigError(
-            f"cluster {cluster.name}: the plan changes connectors, but its Cluster profile "
-            f"({cluster.profile or 'none'}) names no Kafka Connect cluster (connect:) to apply them through"
-        )
-    found = dict(chosen.connect_clusters)
-    if len(found) == 1:
-        return connect_settings.port_for(next(iter(found.values())))
-    found = {name: c for name, c in found.items() if name in written}
-    if not found:
-        raise errors.ConfigError(
-            f"cluster {cluster.name}: the plan's connectors name no Kafka Connect cluster of Cluster profile "
-            f"{cluster.profile} ({', '.join(chosen.connect_clusters)})"
-        )
-    if len(found) == 1:  # still keyed <cluster>/<name>, as the plan's connectors are
-        name, profile = next(iter(found.items()))
-        return connect_settings.port_for(profile, cluster=name)
-    return connect_settings.ports_for(found)
+    return rest_ports.to_apply_in_profile(p, cluster=cluster.name, profile=chosen, profile_name=cluster.profile)
 
 
 def _apply_one(
@@ -252,11 +226,9 @@ def _apply_one(
         timeout_s = left if timeout_s is None else min(timeout_s, left)
     if not operations.has_work(p):
         return ClusterApply(name, NO_CHANGES)
-    connect: RestConnectPort | MultiConnectPort | None = None
-    subjects = None
+    opened: dict[str, Any] = {}
     try:
-        connect = connect_port(item.spec, loaded, p)
-        subjects = sources.registry_port(item.spec, {} if loaded is None else loaded.profiles, p)
+        opened = ports_of(item.spec, loaded, p)
         adapter, ops = operations.prepare_apply(
             p, target=_target(item.spec, loaded), timeout_s=timeout_s, dry_run=dry_run
         )
@@ -266,8 +238,7 @@ def _apply_one(
             dry_run=dry_run,
             timeout_s=timeout_s,
             loaded=loaded,
-            connect=connect,
-            registry=subjects,
+            ports=opened,
             lock=cluster_lock,
             ops=ops,  # decoded once, by prepare_apply; each cluster's thread hands its own plan's operations on
         )
@@ -276,10 +247,7 @@ def _apply_one(
     except Exception as exc:  # one cluster's surprise never stops the others
         return ClusterApply(name, FAILED, f"{type(exc).__name__}: {exc}", 1, seconds=time.monotonic() - started)
     finally:
-        if connect is not None:
-            connect.close()
-        if subjects is not None:
-            registry_evidence.close(subjects)
+        rest_ports.close(opened)
     path = out_dir / name / APPLY_REPORT
     fileio.write_file(path, report.to_json())  # a report: nothing secret in it, so the umask decides
     return _applied(name, report, path=path, dry_run=dry_run, seconds=time.monotonic() - started)

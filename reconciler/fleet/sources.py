@@ -3,11 +3,11 @@
 ``load_desired`` loads each distinct manifest set (paths + environment) once, however many clusters
 share it. ``read_live_rows`` turns one ``ClusterTask`` into live rows: from a JSON snapshot, a Parquet
 snapshot (the row model stored by ``write_parquet_snapshot``), or the cluster itself through
-``KafkaAdapter``, with its Kafka Connect cluster when the cluster's Cluster profile names one and the
-manifests declare or own connectors (``read_connect``: one read of every connector and the plugins, the
-validate endpoint for each declared connector whose config differs, as ``plan`` does). It never raises
-for a cluster that cannot be read: it returns the error row with the reason (a Connect cluster that
-cannot be read included), so one cluster down does not stop the fleet. Tasks hold no secret: connection secrets
+``KafkaAdapter``, with what the REST ports its Cluster profile names hold of the kinds the manifests
+declare or own (``read_ports``: Kafka Connect's connectors and plugins with the validate endpoint's answers,
+the Schema Registry's subjects, as ``plan`` reads them). It never raises for a cluster that cannot be read:
+it returns the error row with the reason (a port that cannot be read included), so one cluster down does
+not stop the fleet. Tasks hold no secret: connection secrets
 are resolved where the task runs (on Spark, in the executor) from the environment or secret files.
 """
 
@@ -20,19 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from reconciler import operations
+from reconciler import ports as rest_ports
 from reconciler.base import errors
-from reconciler.connect import evidence as connect_evidence
-from reconciler.connect import http as connect_http
-from reconciler.connect import settings as connect_settings
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
-from reconciler.kinds import registry
 from reconciler.manifests import ClusterProfile
-from reconciler.model import connect_clusters, desired, plans, state
-from reconciler.model.kinds import Kind
-from reconciler.registry import port as registry_port_mod
-from reconciler.registry_access import evidence as registry_evidence
-from reconciler.registry_access import settings as registry_settings
+from reconciler.model import connect_clusters, desired, state
 from reconciler.snapshot import files
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
@@ -142,59 +135,31 @@ def _read_over_the_wire(task: ClusterTask, wanted: desired.DesiredState) -> stat
         deadline_s = left_ms / 1000  # connecting and every wait end by the run's deadline, not only each request
     with KafkaAdapter(settings, deadline_s=deadline_s) as adapter:
         live = operations.read_live(adapter, wanted)
-    live = read_connect(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
-    return read_subjects(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
+    return read_ports(task, wanted, live, request_bound_s=settings.request_timeout_ms / 1000)
 
 
-def read_subjects(
+def read_ports(
     task: ClusterTask, wanted: desired.DesiredState, live: state.ClusterState, *, request_bound_s: float
 ) -> state.ClusterState:
-    """``live`` with the Schema Registry subjects the manifests declare or own, read from the registry the task's
-    Cluster profile names (``schemaRegistry:``) as ``plan`` reads them; else ``live`` as it is (the plan then says the
-    registry was not read). ``SCHEMA_REGISTRY_URL`` is not used: one variable cannot name every cluster's registry.
-    The registry's dry run read with them does not cross the fleet's rows: a fleet plan leaves a new version's
-    compatibility undecided and blocks a subject's delete, saying so."""
+    """``live`` with what the REST ports the task's Cluster profile names hold of the kinds the manifests declare or
+    own, read as ``plan`` reads them (``reconciler.ports.in_profile``: Kafka Connect's clusters several at once, one
+    that cannot be read degrading only its connectors; the Schema Registry's subjects); else ``live`` as it is (the
+    plan then says the port was not read). The services' environment variables (``KAFKA_CONNECT_URL``,
+    ``SCHEMA_REGISTRY_URL``) are not used: one variable cannot name every cluster's. No request waits longer than
+    ``request_bound_s`` (the cluster's request timeout) nor past the run's deadline (at least 1 s, as the Kafka
+    reads). A port that cannot be read raises, naming the profile. The registry's dry run read with the subjects does
+    not cross the fleet's rows: a fleet plan leaves a new version's compatibility undecided and blocks a subject's
+    delete, saying so."""
     chosen = task.profiles.get(task.profile) if task.profile else None
-    if chosen is None or chosen.schema_registry is None or Kind.SCHEMA_SUBJECT not in wanted.needs():
-        return live
-    port = registry_settings.open_registry(chosen.schema_registry, request_timeout_s=request_bound_s)
-    bound = registry_evidence.DEFAULT_DEADLINE_S
-    if task.deadline_at is not None:
-        bound = max(MIN_REQUEST_TIMEOUT_MS / 1000, task.deadline_at - time.time())
-    try:
-        found = registry_evidence.read_for_plan(port, wanted, deadline=time.monotonic() + bound)
-    finally:
-        registry_evidence.close(port)
-    return dataclasses.replace(live, schema_subjects=found)
-
-
-def read_connect(
-    task: ClusterTask, wanted: desired.DesiredState, live: state.ClusterState, *, request_bound_s: float
-) -> state.ClusterState:
-    """``live`` with the connectors of the Connect clusters the task's Cluster profile names (``connect:``), read as
-    ``plan`` reads them (several at once; one that cannot be read degrades only its connectors), when the manifests
-    declare or own connectors; else ``live`` as it is (the plan then says the Connect cluster was not read).
-    ``KAFKA_CONNECT_URL`` is not used: one variable cannot name the Connect cluster of every cluster of a fleet. No
-    request waits longer than ``request_bound_s`` (the cluster's request timeout) nor past the run's deadline (at
-    least 1 s, as the Kafka reads). Connect that cannot be read (each of its clusters) raises ``ConnectError``
-    naming it."""
-    chosen = task.profiles.get(task.profile) if task.profile else None
-    if chosen is None or not chosen.connect_clusters or Kind.CONNECTOR not in wanted.needs():
-        return live
-    port = connect_settings.ports_for(chosen.connect_clusters, request_timeout_s=request_bound_s)
-    assert port is not None  # the profile names at least one
-    bound = connect_http.DEFAULT_REQUEST_TIMEOUT_S * 4
-    if task.deadline_at is not None:
-        bound = max(MIN_REQUEST_TIMEOUT_MS / 1000, task.deadline_at - time.time())
-    try:
-        return dataclasses.replace(
-            live, connect=connect_evidence.read_for_plan(port, wanted, deadline=time.monotonic() + bound)
-        )
-    except connect_http.ConnectError as exc:
-        what = f"the Kafka Connect cluster of Cluster profile {task.profile}"
-        raise connect_http.ConnectError(f"{what} could not be read: {exc}", status=exc.status) from None
-    finally:
-        port.close()
+    return rest_ports.in_profile(
+        live,
+        wanted,
+        profile=chosen,
+        profile_name=task.profile,
+        request_timeout_s=request_bound_s,
+        deadline_at=task.deadline_at,
+        min_bound_s=MIN_REQUEST_TIMEOUT_MS / 1000,
+    )
 
 
 def within_deadline(task: ClusterTask, deadline_at: float | None) -> ClusterTask | None:
@@ -262,23 +227,3 @@ def read_parquet_snapshot(path: Path) -> list[rows.Row]:
         raise errors.SnapshotError(f"cannot read Parquet snapshot {path}: {exc}") from None
     data = [table.column(c).to_pylist() for c in PARQUET_COLUMNS]
     return list(zip(*data, strict=True))
-
-
-def registry_port(
-    cluster: spec.ClusterSpec, profiles: Mapping[str, ClusterProfile], p: plans.Plan
-) -> registry_port_mod.RegistryPort | None:
-    """The Schema Registry a fleet cluster's plan is applied through when it writes subjects or its scope covers
-    them: the one the cluster's Cluster profile names, as ``fleet plan`` read it (``None`` otherwise).
-    ``ConfigError`` (the cluster is refused, nothing written) when the plan writes subjects and the profile names
-    none."""
-    written = registry.writes_through(p.actionable, "registry")
-    covered = p.scope is not None and Kind.SCHEMA_SUBJECT.value in p.scope.get("kinds", ())
-    chosen = profiles.get(cluster.profile) if cluster.profile else None
-    if chosen is not None and chosen.schema_registry is not None and (written or covered):
-        return registry_settings.open_registry(chosen.schema_registry)
-    if written:
-        raise errors.ConfigError(
-            f"cluster {cluster.name}: the plan changes Schema Registry subjects, but its Cluster profile "
-            f"({cluster.profile or 'none'}) names no registry (schemaRegistry:) to apply them through"
-        )
-    return None

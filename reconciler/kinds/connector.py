@@ -47,4 +47,7 @@ DECLARATION = KindSpec(
     adopt=Part("reconciler.adopt.connectors:add"),
     # -- the manifests' parts
     # -- the ports' parts
+    read_for_plan=Part("reconciler.connect.evidence:read_into"),
+    read_every=Part("reconciler.connect.evidence:read_every"),
+    read_to_apply=Part("reconciler.apply.connector_phases:read_to_apply"),
 )

@@ -37,6 +37,17 @@ AttributeLines = Callable[[plans.Change, plans.AttributeChange], list[str] | Non
 # An apply phase's parts (``PhaseSpec``): the decoder of one change, and the runner of the phase's operations.
 PhaseDecoder = Callable[[plans.Change], Any]
 PhaseRunner = Callable[..., list[Any]]
+# (port, live, wanted, *, deadline) -> ``live`` with the kind's resources a plan of ``wanted`` covers, and the
+# evidence the planner weighs, read over the kind's port by ``deadline`` (``time.monotonic()``).
+ReadForPlan = Callable[..., state.ClusterState]
+# (port, live, *, deadline) -> ``live`` with every resource of the kind the port holds.
+ReadEvery = Callable[..., state.ClusterState]
+# (live, ops, *, port, wanted, deadline_s, covered) -> ``live`` with the kind's resources the plan's operations
+# ``ops`` change (and, with ``covered``, the plan's scope), read over ``port`` (``None``: the command opened none;
+# ``ConfigError`` when the plan writes through it), no wait longer than ``deadline_s``.
+ReadToApply = Callable[..., state.ClusterState]
+# The members a kind has exactly when it is written through a REST port.
+PORT_PARTS = ("read_for_plan", "read_every", "read_to_apply")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -153,6 +164,11 @@ class KindSpec:
     adopt: Part[Callable[[Any], None]]
     # -- the manifests' parts
     # -- the ports' parts
+    # A kind written through a REST port (``port`` other than "kafka"; ``reconciler.ports``) reads its resources
+    # over it; a Kafka kind has none of these (the Kafka adapter's ``read_state`` reads it).
+    read_for_plan: Part[ReadForPlan] | None = None  # its resources a plan of the manifests compares with
+    read_every: Part[ReadEvery] | None = None  # every resource of it the port holds (snapshot, import)
+    read_to_apply: Part[ReadToApply] | None = None  # what apply's checks and writes compare with, before writing
 
     def phase(self, phase: plans.Phase) -> PhaseSpec | None:
         """This kind's declaration of ``phase``, if it writes in it."""

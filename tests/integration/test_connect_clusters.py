@@ -77,7 +77,7 @@ def apply_of(
 ) -> ApplyReport:
     written = {c.name.partition("/")[0] for c in p.actionable if c.kind is Kind.CONNECTOR}
     port = evidence.port_of(target, only=written)
-    options = ApplyOptions(deadline_s=120, connect=port, desired=loaded.desired)
+    options = ApplyOptions(deadline_s=120, ports={"connect": port}, desired=loaded.desired)
     with KafkaAdapter(cluster.connection_settings()) as adapter:
         return apply_plan(p, adapter, options=options)
 

@@ -126,7 +126,7 @@ def converge(
     plan = operations.compute_plan(loaded, target=target, request=request or operations.PlanRequest(), deadline_s=90)
     profile = connect_settings.profile_for(cluster="test", profiles=loaded.profiles, explicit=False)
     port = connect_settings.port_for(profile) if profile is not None and loaded.desired.connectors else None
-    options = ApplyOptions(deadline_s=90, connect=port, desired=loaded.desired)
+    options = ApplyOptions(deadline_s=90, ports={"connect": port}, desired=loaded.desired)
     with KafkaAdapter(cluster.connection_settings()) as adapter:
         return plan, apply_plan(plan, adapter, options=options)
 

@@ -53,7 +53,7 @@ def apply_of(cluster: KafkaCluster, loaded: manifests.LoadResult, p: plans.Plan,
     profile = connect_settings.profile_for(cluster="test", profiles=loaded.profiles, explicit=False)
     assert profile is not None
     port = connect_settings.port_for(profile)
-    options = ApplyOptions(deadline_s=90, connect=port, desired=loaded.desired, **kw)  # type: ignore[arg-type]
+    options = ApplyOptions(deadline_s=90, ports={"connect": port}, desired=loaded.desired, **kw)  # type: ignore[arg-type]
     with KafkaAdapter(cluster.connection_settings()) as adapter:
         return apply_plan(p, adapter, options=options)
 

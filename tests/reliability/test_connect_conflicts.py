@@ -84,7 +84,9 @@ def apply_through(
     port = RestConnectPort(ConnectClient([relay.url]))
     began = time.monotonic()
     with KafkaAdapter(cluster.connection_settings()) as adapter:
-        report = apply_plan(p, adapter, options=ApplyOptions(deadline_s=deadline_s, connect=port, desired=wanted))
+        report = apply_plan(
+            p, adapter, options=ApplyOptions(deadline_s=deadline_s, ports={"connect": port}, desired=wanted)
+        )
     return report, port, time.monotonic() - began
 
 

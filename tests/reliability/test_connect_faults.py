@@ -94,7 +94,9 @@ def apply_with(
     port: RestConnectPort, cluster: KafkaCluster, p: plans.Plan, wanted: d.DesiredState, deadline_s: float
 ) -> ApplyReport:
     with KafkaAdapter(cluster.connection_settings()) as adapter:
-        return apply_plan(p, adapter, options=ApplyOptions(deadline_s=deadline_s, connect=port, desired=wanted))
+        return apply_plan(
+            p, adapter, options=ApplyOptions(deadline_s=deadline_s, ports={"connect": port}, desired=wanted)
+        )
 
 
 def running(worker: ConnectWorker, names: list[str]) -> bool:
@@ -234,7 +236,7 @@ def port_of(loaded: manifests.LoadResult) -> RestConnectPort:
 def apply_manifests(
     cluster: KafkaCluster, loaded: manifests.LoadResult, p: plans.Plan, port: RestConnectPort
 ) -> ApplyReport:
-    options = ApplyOptions(deadline_s=APPLY_DEADLINE_S, connect=port, desired=loaded.desired)
+    options = ApplyOptions(deadline_s=APPLY_DEADLINE_S, ports={"connect": port}, desired=loaded.desired)
     with KafkaAdapter(cluster.connection_settings()) as adapter:
         return apply_plan(p, adapter, options=options)
 

@@ -416,10 +416,10 @@ def test_fleet_apply_opens_the_connect_clusters_its_changes_write(tmp_path: Path
     wanted = d.DesiredState(connectors={c.name: c for c in (sink("sinks/b", cluster="sinks"),)})
     p = plan_over(wanted, port.read(deadline=time.monotonic() + 5))
     cluster = spec.ClusterSpec(name="eu", manifests=(tmp_path,), profile="prod")
-    one = applying.connect_port(cluster, loaded, p)
+    one = applying.ports_of(cluster, loaded, p)["connect"]
     assert isinstance(one, RestConnectPort) and one.cluster == "sinks" and one.url == "http://b:1"
     wanted = d.DesiredState(connectors={c.name: c for c in (sink("sinks/b"), sink("sources/a"))})
-    both = applying.connect_port(cluster, loaded, plan_over(wanted, port.read(deadline=time.monotonic() + 5)))
+    both = applying.ports_of(cluster, loaded, plan_over(wanted, port.read(deadline=time.monotonic() + 5)))["connect"]
     assert isinstance(both, MultiConnectPort) and sorted(both.ports) == ["sinks", "sources"]
 
 
@@ -473,7 +473,7 @@ def test_a_cluster_down_during_the_apply_leaves_the_others_read_back() -> None:
         deadline=retry.Deadline(60.0, clock=clock),
         events=lambda _event: None,
         dry_run=False,
-        connect=port,
+        ports={"connect": port},
     )
     writes = [op for op in ops if isinstance(op.request, connector_ops.WriteConnector)]
     items = {i.name: i for i in connector_phases.run_write(ctx, writes, live=live)}
@@ -504,7 +504,7 @@ def test_a_cluster_the_plan_writes_to_that_does_not_answer_before_the_writes_ref
     assert {c.address for c in p.actionable} == {"topic/orders", "connector/sources/a", "connector/sinks/b"}
     sources.down = True
     with pytest.raises(ConnectError, match="Kafka Connect cluster\\(s\\) sources could not be read"):
-        apply_plan(p, adapter, options=apply_options(connect=port, desired=wanted))
+        apply_plan(p, adapter, options=apply_options(ports={"connect": port}, desired=wanted))
     assert adapter.topics == {} and sinks.connectors == {}  # nothing written: not the topic, not the other cluster
 
 

@@ -90,7 +90,7 @@ class World:
             deadline=retry.Deadline(deadline_s, clock=self.clock),
             events=self.events.append,
             dry_run=False,
-            connect=self.port,
+            ports={"connect": self.port},
         )
         deletes = [op for op in ops if isinstance(op.request, connector_ops.DeleteConnector)]
         writes = [op for op in ops if isinstance(op.request, connector_ops.WriteConnector)]

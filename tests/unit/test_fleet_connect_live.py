@@ -120,7 +120,7 @@ def test_a_live_read_uses_only_the_cluster_profiles_connect_cluster(
     loaded = _loaded(tmp_path, connect=False)
     live = s.ClusterState("c-eu", 1, (s.Broker(1, "b1", 9092),), topics={})
     task = sources.ClusterTask(name="eu", desired_key="k", profile="eu", profiles=loaded.profiles)
-    assert sources.read_connect(task, loaded.desired, live, request_bound_s=1.0) is live
+    assert sources.read_ports(task, loaded.desired, live, request_bound_s=1.0) is live
     p = _outcome(loaded.desired, live).plan()
     assert p is not None and not p.changes
     [unread] = [w for w in p.warnings if w.code == "connectors-unreadable"]
@@ -131,11 +131,11 @@ def test_fleet_apply_refuses_connector_changes_when_the_profile_names_no_connect
     planned = _outcome(_loaded(tmp_path).desired, _live()).plan()
     assert planned is not None and planned.actionable
     cluster = spec.ClusterSpec(name="eu", manifests=(tmp_path / "m",), profile="eu")
-    assert applying.connect_port(cluster, _loaded(tmp_path), planned) is not None
+    assert "connect" in applying.ports_of(cluster, _loaded(tmp_path), planned)
     with pytest.raises(errors.ConfigError, match="cluster eu: the plan changes connectors, but its Cluster profile"):
-        applying.connect_port(cluster, _loaded(tmp_path, connect=False), planned)
+        applying.ports_of(cluster, _loaded(tmp_path, connect=False), planned)
     unchanged = dataclasses.replace(planned, changes=tuple(c for c in planned.changes if c.kind.value != "connector"))
-    assert applying.connect_port(cluster, _loaded(tmp_path, connect=False), unchanged) is None
+    assert applying.ports_of(cluster, _loaded(tmp_path, connect=False), unchanged) == {}
 
 
 def test_a_connect_cluster_down_at_apply_time_is_unreachable_and_a_refusal_by_connect_is_refused() -> None:

@@ -1,6 +1,7 @@
-"""The plan's live read of the Schema Registry (``reconciler.registry_access.evidence``): nothing is opened or asked
-when no subject is declared or owned, whatever registry the command names; declared subjects are read with the
-registry's own check of their new versions."""
+"""The plan's live read of the Schema Registry (``reconciler.ports.with_live`` running the subjects' part,
+``reconciler.kinds.schema_subject.evidence``): nothing is opened or asked when no subject is declared or owned,
+whatever registry the command names; declared subjects are read with the registry's own check of their new
+versions."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from reconciler import ports
 from reconciler.kinds.schema_subject import dryrun
 from reconciler.model import desired, plans, state
 from reconciler.model.schema_subjects import DesiredSubject
 from reconciler.registry import port as registry_port
-from reconciler.registry_access import evidence, settings
+from reconciler.registry_access import opening, settings
 from reconciler.target import Target
 from tests.support.kind_samples import LIVE, WANTED
 from tests.support.registry_fake import FakeRegistry
@@ -24,6 +26,7 @@ V1 = {"type": "record", "name": "Order", "fields": [{"name": "id", "type": "stri
 
 def test_no_subject_declared_or_owned_opens_no_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(settings.REGISTRY_URL_ENV, "http://registry.invalid:8081")
+    monkeypatch.delenv("KAFKA_CONNECT_URL", raising=False)
 
     def refuse(*_a: object, **_k: object) -> registry_port.RegistryPort:
         raise AssertionError("the registry was opened")
@@ -31,7 +34,7 @@ def test_no_subject_declared_or_owned_opens_no_registry(monkeypatch: pytest.Monk
     monkeypatch.setattr(settings, "open_registry", refuse)
     live = dataclasses.replace(LIVE, schema_subjects=None)
     wanted = dataclasses.replace(WANTED, schema_subjects={})
-    assert evidence.with_subjects(live, wanted, Target()) is live
+    assert ports.with_live(live, wanted, Target()) is live
 
 
 def test_declared_subjects_are_read_with_the_registrys_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,10 +42,10 @@ def test_declared_subjects_are_read_with_the_registrys_check(monkeypatch: pytest
     port = registry_port.RestRegistryPort(fake)
     subject = "orders-value"
     port.register(subject, json.dumps(V1), schema_type="AVRO", deadline=1e12)
-    monkeypatch.setattr(evidence, "port_of", lambda target, environ=None: port)
+    monkeypatch.setattr(opening, "named_by", lambda target, **_kw: port)
     v2 = {**V1, "fields": [*V1["fields"], {"name": "note", "type": "string"}]}  # no default: BACKWARD refuses it
     wanted = desired.DesiredState(schema_subjects={subject: DesiredSubject(subject, json.dumps(v2))})
-    live = evidence.with_subjects(dataclasses.replace(LIVE, schema_subjects=None), wanted, Target())
+    live = ports.with_live(dataclasses.replace(LIVE, schema_subjects=None), wanted, Target())
     found = live.schema_subjects
     assert found is not None and found.subjects[subject].latest is not None
     assert isinstance(found.evidence, dryrun.Evidence) and found.evidence.answers[subject][0].compatible is False
@@ -83,7 +86,7 @@ def test_a_version_let_in_by_a_level_change_names_the_groups_of_the_topics_it_se
 def test_fleet_apply_opens_the_profiles_registry_for_subject_changes_and_refuses_without_one(tmp_path: Path) -> None:
     from reconciler import manifests
     from reconciler.base import errors
-    from reconciler.fleet import sources, spec
+    from reconciler.fleet import applying, spec
     from tests.golden.example import example_plan
 
     def loaded(registry: str) -> manifests.LoadResult:
@@ -95,14 +98,15 @@ def test_fleet_apply_opens_the_profiles_registry_for_subject_changes_and_refuses
         )
         return manifests.load([folder])
 
-    planned = example_plan()  # registers a new version of payments.orders-value
+    example = example_plan()  # registers a new version of payments.orders-value (and changes connectors)
+    planned = dataclasses.replace(example, changes=tuple(c for c in example.changes if c.kind.value != "connector"))
     cluster = spec.ClusterSpec(name="eu", manifests=(tmp_path,), profile="eu")
-    opened = sources.registry_port(cluster, loaded("  schemaRegistry: {url: 'http://127.0.0.1:1'}\n").profiles, planned)
-    assert opened is not None
-    evidence.close(opened)
+    opened = applying.ports_of(cluster, loaded("  schemaRegistry: {url: 'http://127.0.0.1:1'}\n"), planned)
+    assert list(opened) == ["registry"]
+    ports.close(opened)
     with pytest.raises(errors.ConfigError, match="cluster eu: the plan changes Schema Registry subjects, but its"):
-        sources.registry_port(cluster, loaded("").profiles, planned)
+        applying.ports_of(cluster, loaded(""), planned)
     others = dataclasses.replace(
         planned, changes=tuple(c for c in planned.changes if c.kind.value != "schema_subject"), scope=None
     )
-    assert sources.registry_port(cluster, loaded("").profiles, others) is None
+    assert applying.ports_of(cluster, loaded(""), others) == {}

@@ -56,4 +56,7 @@ DECLARATION = KindSpec(
     adopt=Part("reconciler.kinds.schema_subject.adopt:add"),
     # -- the manifests' parts
     # -- the ports' parts
+    read_for_plan=Part("reconciler.kinds.schema_subject.evidence:read_for_plan"),
+    read_every=Part("reconciler.kinds.schema_subject.evidence:read_every"),
+    read_to_apply=Part("reconciler.apply.subject_phases:read_to_apply"),
 )

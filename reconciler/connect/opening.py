@@ -1,0 +1,71 @@
+"""How a command opens its Kafka Connect port (``reconciler.ports`` names these): from its target (the Cluster
+profile's ``connect:``, else ``KAFKA_CONNECT_URL``) or, for a fleet's cluster, from its Cluster profile only; and
+how it is closed. A port opened to apply a plan's connector changes covers only the Connect clusters their keys
+(``<cluster>/<name>``) name, when the profile names several."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reconciler.base import errors
+from reconciler.connect import evidence, http, settings
+from reconciler.connect.multi import MultiConnectPort
+from reconciler.connect.port import RestConnectPort
+from reconciler.manifests.profiles import ClusterProfile
+from reconciler.model import plans
+
+Opened = RestConnectPort | MultiConnectPort
+
+
+def _clusters(writes: Sequence[plans.Change]) -> set[str]:
+    """The Connect clusters the keys of connector changes name (``<cluster>/<name>``; the whole key otherwise)."""
+    return {c.name.partition("/")[0] for c in writes}
+
+
+def named_by(
+    target: evidence.Target, *, request_bound_s: float | None = None, writes: Sequence[plans.Change] = ()
+) -> Opened | None:
+    """The port of the Kafka Connect clusters ``target`` names (``evidence.port_of``; with ``writes``, only those
+    their keys name); no request waits longer than ``request_bound_s``. ``None`` when none is named."""
+    port = evidence.port_of(target, only=_clusters(writes) if writes else None)
+    if port is not None and request_bound_s is not None:
+        evidence.bound_requests(port, request_bound_s)
+    return port
+
+
+def in_profile(
+    profile: ClusterProfile, *, request_timeout_s: float | None = None, writes: Sequence[plans.Change] = ()
+) -> Opened | None:
+    """The port of the Kafka Connect clusters ``profile`` names (``None``: it names none); with ``writes`` and several
+    clusters, only those their keys name (``ConfigError`` when they name none of them)."""
+    found = dict(profile.connect_clusters)
+    if not found:
+        return None
+    bound = http.DEFAULT_REQUEST_TIMEOUT_S if request_timeout_s is None else request_timeout_s
+    if writes and len(found) > 1:
+        only = _clusters(writes)
+        found = {name: c for name, c in found.items() if name in only}
+        if not found:
+            raise errors.ConfigError(
+                f"the plan's connectors name no Kafka Connect cluster of Cluster profile {profile.name} "
+                f"({', '.join(profile.connect_clusters)})"
+            )
+        if len(found) == 1:  # still keyed <cluster>/<name>, as the plan's connectors are
+            name, one = next(iter(found.items()))
+            return settings.port_for(one, cluster=name, request_timeout_s=bound)
+    return settings.ports_for(found, request_timeout_s=bound)
+
+
+def close(port: Opened) -> None:
+    """Close the connections of an opened port."""
+    port.close()
+
+
+def unreadable(exc: errors.ReconcilerError, profile: str | None) -> errors.ReconcilerError:
+    """What a fleet cluster's row says when Kafka Connect (every Connect cluster of Cluster profile ``profile``)
+    could not be read."""
+    if not isinstance(exc, http.ConnectError):
+        return exc
+    return http.ConnectError(
+        f"the Kafka Connect cluster of Cluster profile {profile} could not be read: {exc}", status=exc.status
+    )

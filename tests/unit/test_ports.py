@@ -1,0 +1,99 @@
+"""The REST ports registry (``reconciler.ports``): every port a kind is written through is declared, and a command
+opens a port only when its plan needs it (written through it, or, for a port read for the scope check, its scope
+covering a kind of it), by name; what it opened is closed when a later port cannot be opened."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from reconciler import ports
+from reconciler.base import errors
+from reconciler.kinds import registry
+from reconciler.model import plans
+from reconciler.model.kinds import Kind
+from reconciler.target import Target
+from tests.golden.example import example_plan
+
+
+@dataclasses.dataclass
+class Opened:
+    """A port as the recording opener returns it: which one, the changes it was opened to write, whether closed."""
+
+    name: str
+    writes: tuple[str, ...]
+    closed: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Given:
+    """A part that is already at hand (in place of a ``Part`` naming a module)."""
+
+    value: Callable[..., Any]
+
+    def get(self) -> Callable[..., Any]:
+        return self.value
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[Opened]:
+    """Every port a command opens, in order: each declared port opened and closed by recording functions."""
+    seen: list[Opened] = []
+
+    def recording(name: str) -> ports.PortSpec:
+        def named_by(target: Target, *, writes: Any = (), **_kw: object) -> Opened:
+            if name == "registry" and target.cluster == "refuse":
+                raise errors.ConfigError("the registry's settings are wrong")
+            seen.append(Opened(name, tuple(c.address for c in writes)))
+            return seen[-1]
+
+        def close(port: Opened) -> None:
+            port.closed = True
+
+        return dataclasses.replace(ports.PORTS[name], named_by=Given(named_by), close=Given(close))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ports, "PORTS", {name: recording(name) for name in ports.PORTS})
+    return seen
+
+
+def plan_of(kinds: set[Kind], *, scope: set[Kind] | None = None) -> plans.Plan:
+    """The example plan with only the changes of ``kinds``, and a scope covering ``scope`` (none when not given)."""
+    example = example_plan()
+    changes = tuple(c for c in example.changes if c.kind in kinds)
+    covered = None if scope is None else {**(example.scope or {}), "kinds": sorted(k.value for k in scope)}
+    return dataclasses.replace(example, changes=changes, scope=covered)
+
+
+def test_every_port_a_kind_names_is_declared_and_has_a_kind() -> None:
+    named = {d.port for d in registry.KINDS.values()}
+    assert named - {ports.WIRE} == set(ports.PORTS)
+    for name in ports.PORTS:
+        assert ports.kinds_of(name), f"no kind is written through port {name}"
+
+
+def test_a_plan_opens_only_the_ports_its_changes_are_written_through(opened: list[Opened]) -> None:
+    assert ports.to_apply(Target(), plan_of({Kind.TOPIC, Kind.ACL})) == {}
+    assert opened == []
+    found = ports.to_apply(Target(), plan_of({Kind.TOPIC, Kind.CONNECTOR}))
+    assert list(found) == ["connect"] and opened[0].writes and all(a.startswith("connector/") for a in opened[0].writes)
+    found = ports.to_apply(Target(), plan_of({Kind.CONNECTOR, Kind.SCHEMA_SUBJECT}))
+    assert list(found) == ["connect", "registry"]
+    assert all(a.startswith("schema_subject/") for a in found["registry"].writes)
+
+
+def test_a_scope_covering_subjects_opens_the_registry_but_a_scope_covering_connectors_not_connect(
+    opened: list[Opened],
+) -> None:
+    """apply reads every subject in a plan's scope again (the scope check); connectors it reads only with a port
+    opened for writing them."""
+    found = ports.to_apply(Target(), plan_of({Kind.TOPIC}, scope={Kind.TOPIC, Kind.SCHEMA_SUBJECT, Kind.CONNECTOR}))
+    assert list(found) == ["registry"] and found["registry"].writes == ()
+
+
+def test_a_port_that_cannot_be_opened_closes_the_ones_opened_before(opened: list[Opened]) -> None:
+    with pytest.raises(errors.ConfigError, match="the registry's settings are wrong"):
+        ports.to_apply(Target(cluster="refuse"), plan_of({Kind.CONNECTOR, Kind.SCHEMA_SUBJECT}))
+    assert [(o.name, o.closed) for o in opened] == [("connect", True)]
