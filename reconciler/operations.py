@@ -23,9 +23,9 @@ from reconciler import ports as rest_ports
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
-from reconciler.model import configs, defaults, desired, entities, payloads, plan_compare, plans, state
+from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.model.schema_subject_payload import new_version
+from reconciler.model.schema_subject_payload import SubjectPayload, new_version
 from reconciler.planner import impact as planner_impact
 from reconciler.snapshot import files
 from reconciler.target import PlanRequest as PlanRequest
@@ -167,9 +167,9 @@ def _served_by_level_changes(changes: Sequence[plans.Change], wanted: desired.De
     out: list[str] = []
     for c in changes:
         before, after, subject = c.before, c.after, wanted.schema_subjects.get(c.name)
-        if subject is None or not isinstance(after, payloads.SubjectPayload):
+        if subject is None or not isinstance(after, SubjectPayload):
             continue
-        if isinstance(before, payloads.SubjectPayload) and before.compatibility != after.compatibility:
+        if isinstance(before, SubjectPayload) and before.compatibility != after.compatibility:
             out += subject.topics if new_version(before, after) else ()
     return out
 

@@ -14,8 +14,10 @@ from typing import Any
 from reconciler.base.secret import Secret
 from reconciler.model import configs
 from reconciler.model.attributes import REDACTED, AttributeChange, Writing
+from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError
 from reconciler.model.payload_errors import fields as _fields
+from reconciler.model.payload_types import of_kind
 
 # A config key's attribute name in a change's ``attributes`` (the display of a diff): ``configs.retention.ms``.
 CONFIG_ATTRIBUTE_PREFIX = "configs."
@@ -96,6 +98,7 @@ def _configs_and_ops(configs: Mapping[str, str | None] | None, ops: tuple[Config
     return out
 
 
+@of_kind(Kind.BROKER_CONFIG)
 @dataclasses.dataclass(frozen=True, slots=True)
 class BrokerConfigPayload:
     """The dynamic configs of one broker or of the cluster default (``before``), or the writes a change makes, key by
@@ -123,6 +126,7 @@ class BrokerConfigPayload:
         return ops_shown(before, after)
 
 
+@of_kind(Kind.GROUP_CONFIG, Kind.CLIENT_METRICS)
 @dataclasses.dataclass(frozen=True, slots=True)
 class EntityConfigPayload:
     """The configs set on a group (by id) or a client-metrics subscription (by name) (``before``), or the writes a

@@ -15,7 +15,9 @@ from typing import Any
 
 from reconciler.model import connector_defaults, connector_offsets
 from reconciler.model.attributes import MASKED, REDACTED, AttributeChange, Writing
+from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError, fields
+from reconciler.model.payload_types import of_kind
 
 CONNECTOR_STATES = ("running", "paused", "stopped", "failed", "unassigned", "restarting")  # Connect's, lower-case
 _FAILED = re.compile(r"^(connector|task \d+)(: [^\n]*)?$")  # a failed part, with its trace's first line
@@ -24,6 +26,7 @@ _SECRET_REF = re.compile(
 )
 
 
+@of_kind(Kind.CONNECTOR)
 @dataclasses.dataclass(frozen=True, slots=True)
 class ConnectorPayload:
     """A Kafka Connect connector: ``config`` as Connect's strings (``connector.class`` and ``tasks.max`` included)

@@ -28,7 +28,9 @@ from reconciler.model.connector_payload import ConnectorPayload as ConnectorPayl
 from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError as PayloadError
 from reconciler.model.payload_errors import fields as _fields
-from reconciler.model.schema_subject_payload import SubjectPayload as SubjectPayload
+from reconciler.model.payload_types import CLASSES, of_kind, type_of
+from reconciler.model.payload_types import TYPES as TYPES
+from reconciler.model.payload_types import Payload as Payload
 
 
 def _int(value: Any, field: str) -> int:
@@ -49,6 +51,7 @@ def _assignment(value: Any) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(_int(b, "assignment") for b in r) for r in value)
 
 
+@of_kind(Kind.TOPIC)
 @dataclasses.dataclass(frozen=True, slots=True)
 class TopicPayload:
     """A topic, or the part of it one phase changes; a field is ``None`` when that phase does not involve it.
@@ -112,6 +115,7 @@ class TopicPayload:
         return ops_shown(before, after)
 
 
+@of_kind(Kind.ACL)
 @dataclasses.dataclass(frozen=True, slots=True)
 class AclPayload:
     """One ACL binding."""
@@ -142,6 +146,7 @@ class AclPayload:
         return None
 
 
+@of_kind(Kind.QUOTA)
 @dataclasses.dataclass(frozen=True, slots=True)
 class QuotaPayload:
     """The quota values of one entity (``producer_byte_rate`` -> bytes per second), with the entity itself, typed:
@@ -190,6 +195,7 @@ def _quota_entity(value: Any) -> state.QuotaEntity:
     return state.QuotaEntity(tuple(sorted(parts, key=lambda part: part[0])))
 
 
+@of_kind(Kind.SCRAM_USER)
 @dataclasses.dataclass(frozen=True, slots=True)
 class ScramPayload:
     """A user's SCRAM credentials (mechanism -> iterations); ``password`` describes the secret's reference
@@ -307,48 +313,12 @@ def reassign_attributes(before: TopicPayload, after: TopicPayload) -> tuple[Attr
     return tuple(out)
 
 
-Payload = (
-    TopicPayload
-    | AclPayload
-    | QuotaPayload
-    | ScramPayload
-    | BrokerConfigPayload
-    | EntityConfigPayload
-    | ConnectorPayload
-    | SubjectPayload
-    | Unreadable
-)
-
-PAYLOAD_TYPES = (
-    TopicPayload,
-    AclPayload,
-    QuotaPayload,
-    ScramPayload,
-    BrokerConfigPayload,
-    EntityConfigPayload,
-    ConnectorPayload,
-    SubjectPayload,
-    Unreadable,
-)
-TYPES: Mapping[Kind, Any] = {
-    Kind.TOPIC: TopicPayload,
-    Kind.ACL: AclPayload,
-    Kind.QUOTA: QuotaPayload,
-    Kind.SCRAM_USER: ScramPayload,
-    Kind.BROKER_CONFIG: BrokerConfigPayload,
-    Kind.GROUP_CONFIG: EntityConfigPayload,
-    Kind.CLIENT_METRICS: EntityConfigPayload,
-    Kind.CONNECTOR: ConnectorPayload,
-    Kind.SCHEMA_SUBJECT: SubjectPayload,
-}
-
-
 def decode(kind: Kind, data: Any) -> Payload | None:
     """The payload of ``kind`` that ``data`` (from a plan file) describes; ``Unreadable`` when it does not fit."""
     if data is None:
         return None
     try:
-        payload: Payload = TYPES[kind].from_dict(data)
+        payload: Payload = type_of(kind).from_dict(data)
     except PayloadError as exc:  # only a payload of the wrong shape; anything else is a bug, and stays one
         return Unreadable(data, str(exc))
     return payload
@@ -356,8 +326,9 @@ def decode(kind: Kind, data: Any) -> Payload | None:
 
 def coerce(kind: Kind, value: Any) -> Payload | None:
     """``value`` when it is a payload already, else the payload of ``kind`` it describes as plan-file data."""
-    if value is None or isinstance(value, PAYLOAD_TYPES):
-        return value
+    if value is None or type(value) in CLASSES or isinstance(value, Unreadable):
+        payload: Payload | None = value
+        return payload
     return decode(kind, value)
 
 

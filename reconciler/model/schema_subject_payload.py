@@ -13,7 +13,9 @@ import dataclasses
 from typing import Any
 
 from reconciler.model.attributes import AttributeChange, Writing
+from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError, fields
+from reconciler.model.payload_types import of_kind
 from reconciler.model.schema_subjects import LEVELS, MODES, SCHEMA_TYPES
 from reconciler.registry import canonical
 from reconciler.registry.requests import Reference
@@ -21,6 +23,7 @@ from reconciler.registry.requests import Reference
 _FIELDS = ("schema_type", "schema", "references", "compatibility", "mode", "version", "permanent")
 
 
+@of_kind(Kind.SCHEMA_SUBJECT)
 @dataclasses.dataclass(frozen=True, slots=True)
 class SubjectPayload:
     """One side of a subject change (see the module docstring)."""

@@ -10,6 +10,7 @@ import traceback
 from typing import Any
 
 from reconciler.base import errors
+from reconciler.kinds.schema_subject.payload import SubjectPayload
 from reconciler.model import payloads, plans, state
 from reconciler.model.acl_names import AclOperation, AclPatternType, AclPermission, AclResourceType
 from reconciler.model.kinds import Kind
@@ -115,7 +116,7 @@ def _subject_sent(c: plans.Change, r: Any) -> tuple[Any, dict[str, Any]]:
     w = r.change
     sent: list[Any] = []
     content: dict[str, Any] = {}
-    before = c.before if isinstance(c.before, payloads.SubjectPayload) else payloads.SubjectPayload()
+    before = c.before if isinstance(c.before, SubjectPayload) else SubjectPayload()
     if w.level is not None:
         sent.append(rq.put_config(w.level[1], w.subject))
         content["compatibility"] = sent[-1].body["compatibility"]

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reconciler.apply import decoded
-from reconciler.model import attributes, payloads, plans, shown
+from reconciler.kinds.schema_subject.payload import SubjectPayload
+from reconciler.model import attributes, payload_types, payloads, plans, shown
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding, QuotaEntity
 from reconciler.registry.requests import Reference
@@ -64,10 +67,10 @@ EXAMPLES: dict[Kind, list[payloads.Payload]] = {
         payloads.ConnectorPayload({"connector.class": "X"}, "failed", {"db.password": plans.REDACTED}),
     ],
     Kind.SCHEMA_SUBJECT: [
-        payloads.SubjectPayload("AVRO", '{"type": "string"}', (), "BACKWARD", None, 3),
-        payloads.SubjectPayload("PROTOBUF", 'syntax = "proto3";', (Reference("a.proto", "a", 1),), None, "READONLY"),
-        payloads.SubjectPayload("JSON", '{"type": "object"}', (), None, None, 2, permanent=True),
-        payloads.SubjectPayload(compatibility="FULL"),
+        SubjectPayload("AVRO", '{"type": "string"}', (), "BACKWARD", None, 3),
+        SubjectPayload("PROTOBUF", 'syntax = "proto3";', (Reference("a.proto", "a", 1),), None, "READONLY"),
+        SubjectPayload("JSON", '{"type": "object"}', (), None, None, 2, permanent=True),
+        SubjectPayload(compatibility="FULL"),
     ],
 }
 
@@ -158,3 +161,35 @@ def test_what_a_change_shows_is_derived_by_its_payload_type_whatever_its_kind() 
     assert _derive(_NewKindPayload(1), None, deleting=True) == (attributes.AttributeChange("size", 1, None),)
     assert _derive(payloads.ScramPayload({}), _NewKindPayload(3)) == (attributes.AttributeChange("size", None, 3),)
     assert _derive(payloads.Unreadable({"size": "big"}, "not a number"), _NewKindPayload(3)) is None
+
+
+# Every module that reads a plan file (a saved plan, a fleet cluster's plan) or a plan's JSON; the commands (show,
+# apply, the gitops ones) read theirs through ``apply.decoded.load``.
+PLAN_READERS = (
+    "reconciler.apply.decoded",
+    "reconciler.fleet.planning",
+    "reconciler.fleet.applying",
+    "reconciler.fleet.retry",
+    "reconciler.operations",
+)
+
+
+@pytest.mark.parametrize("module", PLAN_READERS)
+def test_every_module_that_reads_a_plan_file_has_every_kinds_payload_type_registered(module: str) -> None:
+    """A kind's payload type registers when its module is imported (``payload_types.of_kind``): in a fresh
+    interpreter that imports only a module reading plan files, a change of every kind decodes to its kind's type."""
+    check = (
+        f"import {module}\n"
+        "from reconciler.model import payloads\n"
+        "from reconciler.model.kinds import Kind\n"
+        "missing = sorted(str(k) for k in Kind if k not in payloads.TYPES)\n"
+        "assert not missing, missing\n"
+    )
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_kind_has_one_payload_type() -> None:
+    with pytest.raises(ValueError, match="the topic kind's payload type is TopicPayload, not _NewKindPayload"):
+        payload_types.of_kind(Kind.TOPIC)(_NewKindPayload)
+    assert payloads.TYPES[Kind.TOPIC] is payloads.TopicPayload

@@ -13,7 +13,7 @@ from reconciler.kinds.spec import (
     no_declared_configs,
     no_live_configs,
 )
-from reconciler.model import payloads, plans, schema_subjects
+from reconciler.model import plans, schema_subject_payload, schema_subjects
 from reconciler.model.kinds import Kind
 
 # both phases: the subject write a change describes, carried out by the kind's ordered apply
@@ -22,7 +22,7 @@ _RUN: Part[PhaseRunner] = Part("reconciler.apply.subject_phases:run")
 
 DECLARATION = KindSpec(
     kind=Kind.SCHEMA_SUBJECT,
-    payload=payloads.SubjectPayload,
+    payload=schema_subject_payload.SubjectPayload,
     phases=(
         PhaseSpec(plans.Phase.SCHEMA_SUBJECT_DELETE, frozenset({plans.Action.DELETE}), None, decode=_DECODE, run=_RUN),
         PhaseSpec(
