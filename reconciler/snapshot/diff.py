@@ -19,6 +19,7 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
+from reconciler.base import terminal
 from reconciler.kinds import registry
 from reconciler.kinds.spec import KindSpec
 from reconciler.model import configs, payloads, state
@@ -159,4 +160,4 @@ def text_lines(diff: SnapshotDiff) -> Iterable[str]:
     for section in diff.not_compared:
         yield f"not compared: {section} (not read in both snapshots)"
     n = len(by_address)
-    yield "No differences." if not n else f"{n} resource{'' if n == 1 else 's'} differ."
+    yield "No differences." if not n else f"{terminal.count(n, 'resource')} {'differs' if n == 1 else 'differ'}."

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from reconciler.base import terminal
 from reconciler.kinds.spec import SnapshotSection
 from reconciler.model import connect_snapshot, entities, snapshotfile, state
 from reconciler.model.kinds import Kind
@@ -84,7 +85,9 @@ TOPICS = SnapshotSection(
     write=_write_topics,
     read=lambda doc: {"topics": _topics(doc.get("topics"))},
     resources=_topic_resources,
-    summary=lambda topic: f"({topic['partitions']} partitions, replication factor {topic['replication_factor']})",
+    summary=lambda topic: (
+        f"({terminal.count(topic['partitions'], 'partition')}, replication factor {topic['replication_factor']})"
+    ),
 )
 
 

@@ -150,3 +150,11 @@ def test_a_resource_whose_configs_were_all_replaced_differs_by_each_config() -> 
         "    + configs.cleanup.policy: compact",
         "    - configs.retention.ms: 86400000 (1d)",
     ]
+
+
+def test_one_resource_of_one_partition_is_counted_in_the_singular() -> None:
+    before = cluster(topics=[live_topic("orders", partitions=3)])
+    after = cluster(topics=[live_topic("orders", partitions=3), live_topic("audit", partitions=1)])
+    lines = list(snapshot_diff.text_lines(snapshot_diff.compare(before, after)))
+    assert lines[0] == "+ topic/audit  (1 partition, replication factor 3)"
+    assert lines[-1] == "1 resource differs."
