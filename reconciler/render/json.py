@@ -20,17 +20,17 @@ def _hidden(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _redact_configs(payload: payloads.Payload | None) -> payloads.Payload | None:
-    if isinstance(payload, payloads.TopicPayload) and payload.configs is not None:
-        return dataclasses.replace(payload, configs=_hidden(payload.configs))
-    if (
-        isinstance(payload, (payloads.BrokerConfigPayload, payloads.EntityConfigPayload))
-        and payload.configs is not None
-    ):
-        return dataclasses.replace(payload, configs=_hidden(payload.configs))
+    """``payload`` with each sensitive value of the ``configs`` it holds (a topic's, a broker's, a group's or a
+    client-metrics subscription's: any payload type with that field) replaced by ``plan.REDACTED``."""
     if isinstance(payload, payloads.Unreadable):  # a plan file's data kept as written: redacted all the same
         raw = payload.raw
         if isinstance(raw, dict) and isinstance(raw.get("configs"), dict):
             return dataclasses.replace(payload, raw={**raw, "configs": _hidden(raw["configs"])})
+        return payload
+    held = getattr(payload, "configs", None)
+    if isinstance(held, Mapping) and dataclasses.is_dataclass(payload) and not isinstance(payload, type):
+        redacted: payloads.Payload = dataclasses.replace(payload, configs=_hidden(held))
+        return redacted
     return payload
 
 

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from reconciler.kinds import registry
 from reconciler.model import impact as im
 from reconciler.model import payloads, plans
 from reconciler.model.kinds import Kind
@@ -184,3 +185,22 @@ def test_markdown_details_state_a_warning_shared_by_many_resources_once() -> Non
     details = render_markdown(_plan(deletes)).split("<details>", 1)[1]
     assert details.count(note) == 1 and f"- warning for 30 of these: {note}" in details
     assert "    warning: in use by group g" in details  # a warning of one resource stays with it
+
+
+_HOLDING_CONFIGS = sorted(
+    {kind for kind in Kind if "configs" in {f.name for f in dataclasses.fields(payloads.TYPES[kind])}},
+    key=list(Kind).index,
+)
+
+
+@pytest.mark.parametrize("kind", _HOLDING_CONFIGS, ids=str)
+def test_the_json_render_hides_a_sensitive_config_value_of_every_kind_whose_payload_holds_configs(kind: Kind) -> None:
+    """A hand-made plan's payload holding a secret config value in clear is redacted by the JSON render whatever its
+    kind: the render reads the payload's ``configs`` field, not a list of the kinds that have one."""
+    held = payloads.TYPES[kind](configs={"ssl.keystore.password": SECRET, "retention.ms": "1000"})
+    phase = registry.spec(kind).phases[0].phase
+    change = plans.Change(
+        address=kind.address("x"), kind=kind, name="x", action=plans.Action.NOOP, phase=phase, before=held
+    )
+    rendered = json.loads(render_json(_plan([change])))["changes"][0]["before"]["configs"]
+    assert rendered == {"ssl.keystore.password": plans.REDACTED, "retention.ms": "1000"}
