@@ -23,9 +23,9 @@ from reconciler import ports as rest_ports
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.connect import evidence as connect_evidence
+from reconciler.kinds import registry
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.model.schema_subject_payload import SubjectPayload, new_version
 from reconciler.planner import impact as planner_impact
 from reconciler.snapshot import files
 from reconciler.target import PlanRequest as PlanRequest
@@ -134,8 +134,10 @@ def make_plan(
 def with_evidence(
     adapter: AdminPort, wanted: desired.DesiredState, live: state.ClusterState, *, first: plans.Plan | None = None
 ) -> state.ClusterState:
-    """``live`` with the usage evidence of the topics a plan deletes or adds partitions to, and the impact evidence
-    of the topics it changes (``live`` unchanged when it changes none, or already carries the evidence).
+    """``live`` with the usage evidence of the topics a plan's changes need (each kind's ``usage_topics``: the topics
+    it deletes or adds partitions to, those served by a subject given a new version with a change of level), and the
+    impact evidence of the topics it changes (``live`` unchanged when it changes none, or already carries the
+    evidence).
 
     The topics come from a first plan (``first``, else planned here); the evidence is read for exactly those, in
     batched requests.
@@ -145,10 +147,8 @@ def with_evidence(
     with collector.paused():
         first = first if first is not None else planner.plan(wanted, live, assess_impact=False)
     if live.topic_usage is None:
-        used = sorted(
-            {c.name for c in first.changes if c.phase in _USAGE_PHASES and c.action is not plans.Action.NOOP}
-            | set(_served_by_level_changes(first.changes, wanted))
-        )
+        needs = {kind: declared.usage_topics.get() for kind, declared in registry.KINDS.items()}
+        used = sorted({t for c in first.changes for t in needs[c.kind](c, wanted)})
         if used:
             live = dataclasses.replace(live, topic_usage=adapter.read_topic_usage(used))
     if live.impact is None:
@@ -156,22 +156,6 @@ def with_evidence(
         if request:
             live = dataclasses.replace(live, impact=adapter.read_impact_evidence(request))
     return live
-
-
-_USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)
-
-
-def _served_by_level_changes(changes: Sequence[plans.Change], wanted: desired.DesiredState) -> list[str]:
-    """The topics served by the Schema Registry subjects a plan gives a new version together with a change of
-    level: the groups reading them are what an incompatible-by-design version's impact names."""
-    out: list[str] = []
-    for c in changes:
-        before, after, subject = c.before, c.after, wanted.schema_subjects.get(c.name)
-        if subject is None or not isinstance(after, SubjectPayload):
-            continue
-        if isinstance(before, SubjectPayload) and before.compatibility != after.compatibility:
-            out += subject.topics if new_version(before, after) else ()
-    return out
 
 
 # ------------------------------------------------------------------------------------- the commands' flows

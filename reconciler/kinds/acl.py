@@ -56,6 +56,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.acls:plan_acls"),
     fingerprint_rows=Part("reconciler.planner.views:acl_rows"),
     scope=Part("reconciler.planner.acls:SCOPE"),
+    label="ACLs",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:acl_applied"),
     # -- the snapshot's and the renders' parts

@@ -31,6 +31,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.brokers:plan_broker_configs"),
     fingerprint_rows=Part("reconciler.planner.views:broker_config_rows"),
     scope=Part("reconciler.planner.brokers:SCOPE"),
+    label="dynamic broker configs",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:broker_config_applied"),
     # -- the snapshot's and the renders' parts

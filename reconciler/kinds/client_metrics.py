@@ -32,6 +32,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.entities:plan_client_metrics"),
     fingerprint_rows=Part("reconciler.planner.views:client_metrics_rows"),
     scope=Part("reconciler.planner.entities:CLIENT_METRICS_SCOPE"),
+    label="client-metrics subscriptions",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts

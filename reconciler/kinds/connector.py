@@ -38,6 +38,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.connectors:plan_connectors"),
     fingerprint_rows=Part("reconciler.planner.views:connector_rows"),
     scope=Part("reconciler.planner.connectors:SCOPE"),
+    label="connectors",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts

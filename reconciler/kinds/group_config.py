@@ -34,6 +34,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.entities:plan_group_configs"),
     fingerprint_rows=Part("reconciler.planner.views:group_config_rows"),
     scope=Part("reconciler.planner.entities:GROUP_CONFIG_SCOPE"),
+    label="group configs",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts

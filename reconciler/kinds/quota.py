@@ -33,6 +33,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.quotas:plan_quotas"),
     fingerprint_rows=Part("reconciler.planner.views:quota_rows"),
     scope=Part("reconciler.planner.quotas:SCOPE"),
+    label="client quotas",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:quota_applied"),
     # -- the snapshot's and the renders' parts

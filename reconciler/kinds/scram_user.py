@@ -31,6 +31,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.scram:plan_scram"),
     fingerprint_rows=Part("reconciler.planner.views:scram_rows"),
     scope=Part("reconciler.planner.scram:SCOPE"),
+    label="SCRAM users",
+    usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:scram_applied"),
     # -- the snapshot's and the renders' parts

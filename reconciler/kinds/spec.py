@@ -146,6 +146,9 @@ class KindSpec:
     # its live section as plain values in a fixed order (``None`` when not read): its part of a live fingerprint
     fingerprint_rows: Part[Callable[[state.ClusterState], Any]]
     scope: Part[KindScope]  # which of its live resources a saved plan depends on (``reconciler.planner.scope``)
+    label: str  # its resources in a sentence ("client quotas", "dynamic broker configs")
+    # the topics whose usage evidence (consumer groups, latest records) a change of this kind needs read before planning
+    usage_topics: Part[Callable[[plans.Change, desired.DesiredState], Iterable[str]]]
     # -- apply's parts
     # what an applied operation (``reconciler.apply.decoded.Operation``) of this kind still lacks in the live state
     # read back after the phases (``reconciler.apply.verify``): one sentence per difference, none when it converged
@@ -188,6 +191,11 @@ def no_live_configs(live: state.ClusterState, name: str) -> None:
 
 def no_declared_configs(wanted: desired.DesiredState, name: str) -> None:
     """``declared_configs`` of a kind without configs."""
+
+
+def no_usage_topics(change: plans.Change, wanted: desired.DesiredState) -> tuple[str, ...]:
+    """``usage_topics`` of a kind whose changes need no topic's usage."""
+    return ()
 
 
 def live_configs_in(section: Callable[[state.ClusterState], ConfigSection | None]) -> LiveConfigs:

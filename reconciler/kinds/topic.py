@@ -76,6 +76,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.planner.topics:plan_topics"),
     fingerprint_rows=Part("reconciler.planner.views:topic_rows"),
     scope=Part("reconciler.planner.topics:SCOPE"),
+    label="topics",
+    usage_topics=Part("reconciler.planner.topics:usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:topic_applied"),
     # -- the snapshot's and the renders' parts

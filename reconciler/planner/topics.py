@@ -386,3 +386,12 @@ SCOPE = spec.KindScope(
     keep=_keep_topics,
     count=lambda live: None if live.topics is None else len(live.topics),
 )
+
+
+_USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)
+
+
+def usage_topics(change: plans.Change, wanted: desired.DesiredState) -> tuple[str, ...]:
+    """The topic a delete or a partition increase changes: its usage evidence decides whether a delete of a topic in
+    use is blocked, and what adding partitions does to keyed producers."""
+    return (change.name,) if change.phase in _USAGE_PHASES and change.action is not plans.Action.NOOP else ()

@@ -18,24 +18,13 @@ from reconciler.model import plans as plan
 from reconciler.model.kinds import Kind
 from reconciler.planner import common
 
-_PHASE = {
-    Kind.TOPIC: plan.Phase.TOPIC_CREATE,
-    Kind.ACL: plan.Phase.ACL_CREATE,
-    Kind.QUOTA: plan.Phase.QUOTA,
-    Kind.SCRAM_USER: plan.Phase.SCRAM,
-    Kind.BROKER_CONFIG: plan.Phase.BROKER_CONFIG,
-    Kind.GROUP_CONFIG: plan.Phase.GROUP_CONFIG,
-    Kind.CLIENT_METRICS: plan.Phase.CLIENT_METRICS,
-}
-_LABEL = {
-    Kind.TOPIC: "topics",
-    Kind.ACL: "ACLs",
-    Kind.QUOTA: "client quotas",
-    Kind.SCRAM_USER: "SCRAM users",
-    Kind.BROKER_CONFIG: "dynamic broker configs",
-    Kind.GROUP_CONFIG: "group configs",
-    Kind.CLIENT_METRICS: "client-metrics subscriptions",
-}
+
+def _phase(kind: Kind) -> plan.Phase:
+    """The phase a blocked change of a declared resource of ``kind`` is listed in: where the kind creates, else
+    updates, its resources."""
+    phases = registry.spec(kind).phases
+    writes = [p.phase for p in phases if plan.Action.CREATE in p.actions]
+    return (writes or [p.phase for p in phases if plan.Action.UPDATE in p.actions])[0]
 
 
 def unsupported_kinds(ctx: common.Context, kinds: Iterable[Kind]) -> dict[Kind, str]:
@@ -59,10 +48,10 @@ def block_kind(ctx: common.Context, kind: Kind, reason: str) -> None:
                 kind=kind,
                 name=name,
                 action=plan.Action.BLOCKED,
-                phase=_PHASE[kind],
-                reasons=(f"{_LABEL[kind]} are {reason}; nothing of this kind is read or written",),
+                phase=_phase(kind),
+                reasons=(f"{registry.spec(kind).label} are {reason}; nothing of this kind is read or written",),
                 source=source,
             )
         )
     what = f"{len(declared)} declared resource(s) blocked" if declared else "undeclared ones are not looked at"
-    ctx.warn(f"{_LABEL[kind]}: {reason}; {what}", code="kind-unsupported")
+    ctx.warn(f"{registry.spec(kind).label}: {reason}; {what}", code="kind-unsupported")

@@ -46,6 +46,8 @@ DECLARATION = KindSpec(
     plan=Part("reconciler.kinds.schema_subject.plan:plan_subjects"),
     fingerprint_rows=Part("reconciler.kinds.schema_subject.plan:fingerprint_rows"),
     scope=Part("reconciler.kinds.schema_subject.plan:SCOPE"),
+    label="Schema Registry subjects",
+    usage_topics=Part("reconciler.kinds.schema_subject.impact:usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 
 from reconciler.kinds.schema_subject.diff import SubjectChange
 from reconciler.kinds.schema_subject.dryrun import Verdict
-from reconciler.model import state
+from reconciler.model import desired, plans, state
+from reconciler.model.schema_subject_payload import SubjectPayload, new_version
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -71,3 +72,14 @@ def topics_to_read(changes: list[SubjectChange], verdicts: Mapping[str, Verdict]
             }
         )
     )
+
+
+def usage_topics(change: plans.Change, wanted: desired.DesiredState) -> tuple[str, ...]:
+    """The topics served by a subject the plan gives a new version together with a change of level: the groups
+    reading them are what the finding of a version incompatible by design names (read before planning)."""
+    before, after, subject = change.before, change.after, wanted.schema_subjects.get(change.name)
+    if subject is None or not isinstance(after, SubjectPayload) or not isinstance(before, SubjectPayload):
+        return ()
+    if before.compatibility == after.compatibility or not new_version(before, after):
+        return ()
+    return tuple(subject.topics)
