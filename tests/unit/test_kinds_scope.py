@@ -13,7 +13,7 @@ import pytest
 from reconciler import planner
 from reconciler.kinds import registry
 from reconciler.model import desired as d
-from reconciler.model import plans
+from reconciler.model import planfile, plans
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
 from reconciler.model.schema_subjects import SubjectRule
@@ -60,3 +60,16 @@ def test_a_saved_plan_goes_stale_when_the_resources_of_any_kind_go(kind: Kind) -
     assert scope.changed(live, doc) == []
     assert registry.spec(kind).live_section(_without(live, kind)) in ({}, frozenset())
     assert scope.changed(_without(live, kind), doc) == [f"{kind.heading}: 1 -> 0 in scope"]
+
+
+RULE_SETS = [(kind, r.key) for kind, declared in registry.KINDS.items() for r in declared.scope.get().rule_sets]
+
+
+@pytest.mark.parametrize(("kind", "key"), RULE_SETS, ids=lambda v: str(v))
+def test_a_plan_file_holds_the_rules_every_kind_records(kind: Kind, key: str) -> None:
+    """Each ownership rule a kind records in a plan's scope is written, loaded from the plan file and read back under
+    its kind. Regression: the subjects' rules were written, but a plan holding them could not be loaded."""
+    rule = (d.NamePattern("prefix", "team-"),)
+    doc = scope.Scope(kinds=frozenset({kind}), declared={}, rules={kind: {key: rule}}).to_dict()
+    assert planfile.scope_section(doc) == doc
+    assert scope.Scope.from_dict(doc).rules[kind][key] == rule
