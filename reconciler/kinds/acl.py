@@ -66,5 +66,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:ACLS"),
     adopt=Part("reconciler.adopt.kafka_documents:add_acls"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:ACL"),
     # -- the ports' parts
 )

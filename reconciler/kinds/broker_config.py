@@ -41,5 +41,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:BROKER_CONFIGS"),
     adopt=Part("reconciler.adopt.kafka_documents:add_broker_configs"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:BROKER_CONFIG"),
     # -- the ports' parts
 )

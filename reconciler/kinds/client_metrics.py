@@ -42,5 +42,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:CLIENT_METRICS"),
     adopt=Part("reconciler.adopt.entities:add_client_metrics"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:CLIENT_METRICS"),
     # -- the ports' parts
 )

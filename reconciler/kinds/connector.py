@@ -48,6 +48,7 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.connector_rows:ROWS"),
     adopt=Part("reconciler.adopt.connectors:add"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:CONNECTOR"),
     # -- the ports' parts
     read_for_plan=Part("reconciler.connect.evidence:read_into"),
     read_every=Part("reconciler.connect.evidence:read_every"),

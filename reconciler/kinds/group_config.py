@@ -44,5 +44,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),
     adopt=Part("reconciler.adopt.entities:add_group_configs"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:GROUP_CONFIG"),
     # -- the ports' parts
 )

@@ -43,5 +43,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:QUOTAS"),
     adopt=Part("reconciler.adopt.kafka_documents:add_quotas"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:QUOTA"),
     # -- the ports' parts
 )

@@ -41,5 +41,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:SCRAM_USERS"),
     adopt=Part("reconciler.adopt.kafka_documents:add_scram_users"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:SCRAM_USER"),
     # -- the ports' parts
 )

@@ -166,6 +166,8 @@ class KindSpec:
     # kind's own package may use of it), with notes on what it left out and how many it wrote
     adopt: Part[Callable[[Any], None]]
     # -- the manifests' parts
+    # its manifest documents' model, build, Ownership rule fields and delete hover (``manifests.parts.ManifestPart``)
+    manifest: Part[Any]
     # -- the ports' parts
     # A kind written through a REST port (``port`` other than "kafka"; ``reconciler.ports``) reads its resources
     # over it; a Kafka kind has none of these (the Kafka adapter's ``read_state`` reads it).

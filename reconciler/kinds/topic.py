@@ -86,5 +86,6 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.fleet.kafka_rows:TOPICS"),
     adopt=Part("reconciler.adopt.kafka_documents:add_topics"),
     # -- the manifests' parts
+    manifest=Part("reconciler.manifests.parts:TOPIC"),
     # -- the ports' parts
 )

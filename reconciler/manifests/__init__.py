@@ -5,7 +5,8 @@ envelope and apply environment overlays -> validate against the kind's model (``
 desired state with Kafka's rules and cross-document checks (``build``). Every problem is collected as a
 positioned ``Diagnostic``; any error raises ``errors.ValidationFailed`` carrying all of them. Kind-specific
 rules have a module per kind: ``topics`` (defaults layering and Kafka's topic rules), ``roles`` (role grants
-expanded to ACLs) and ``profiles`` (the ``Cluster`` kind as connection profiles).
+expanded to ACLs) and ``profiles`` (the ``Cluster`` kind as connection profiles). A resource kind's document is
+added by the kind's manifest part (``parts.of``), which its declaration names.
 """
 
 from __future__ import annotations
@@ -16,27 +17,26 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from reconciler.base import errors, secret
-from reconciler.manifests import build, loader, models, yamlio
+from reconciler.manifests import build, loader, models, parts, yamlio
 from reconciler.manifests.profiles import ClusterProfile
 from reconciler.model import desired
-from reconciler.model.kinds import Manifest
+from reconciler.model.kinds import Kind, Manifest
 
 __all__ = ["ClusterProfile", "LoadResult", "load"]
 
-# Build order: defaults and ownership before the documents that use them.
-_ORDER = (
+# Build order: defaults and ownership before the documents that use them, the grants after the Acl documents (their
+# bindings are not warned about as declared twice) and before the Connectors (which read the ConnectWorkers); then
+# the other kinds, in ``Kind`` order, and the profiles.
+_FIRST = (
     Manifest.TOPIC_DEFAULTS,
     Manifest.OWNERSHIP,
     Manifest.TOPIC,
     Manifest.ACL,
     *models.GRANT_KINDS,
-    Manifest.CLIENT_QUOTA,
-    Manifest.SCRAM_USER,
-    Manifest.BROKER_CONFIG,
-    Manifest.GROUP_CONFIG,
-    Manifest.CLIENT_METRICS,
-    Manifest.CONNECTOR,
-    Manifest.SCHEMA_SUBJECT,
+)
+_ORDER = (
+    *_FIRST,
+    *(kind.manifest for kind in Kind if kind.manifest not in _FIRST),
     Manifest.CLUSTER,
 )
 
@@ -59,18 +59,10 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
     files = loader.discover([Path(p) for p in paths], environment=environment, diags=diags)
     documents, order = _read(files, env=os.environ if env is None else env, diags=diags)
     builder = build.Builder(diags)
+    # The documents that declare no kind's resources; a kind's document is added by its manifest part (``parts``).
     handlers: dict[str, Callable[[loader.Document], None]] = {
         Manifest.TOPIC_DEFAULTS: builder.topic_builder.add_defaults,
         Manifest.OWNERSHIP: builder.add_ownership,
-        Manifest.TOPIC: builder.topic_builder.add_topic,
-        Manifest.ACL: builder.add_acl,
-        Manifest.CLIENT_QUOTA: builder.add_quota,
-        Manifest.SCRAM_USER: builder.add_scram,
-        Manifest.BROKER_CONFIG: builder.add_broker_config,
-        Manifest.GROUP_CONFIG: builder.entity_builder.add_group_config,
-        Manifest.CLIENT_METRICS: builder.entity_builder.add_client_metrics,
-        Manifest.CONNECTOR: builder.add_connector,
-        Manifest.SCHEMA_SUBJECT: builder.add_schema_subject,
         Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }
@@ -87,8 +79,10 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
             doc = loader.validate(raw, ident[0], ident[1], diags)
             if doc is None:
                 builder.check_failed_document(raw, ident[0], ident[1])
-            else:
+            elif kind in handlers:
                 handlers[kind](doc)
+            else:
+                parts.of(kind).build(builder, doc)
     builder.topic_builder.check_collisions()
     builder.check_grant_topics()
     diags.sort(key=lambda d: (d.file or "", d.line or 0, d.column or 0))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pydantic
 
@@ -18,9 +18,6 @@ from reconciler.manifests import entities, loader, models, profiles, roles, rule
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
-
-if TYPE_CHECKING:  # the subjects' model is read with the first SchemaSubject document (add_schema_subject)
-    from reconciler.model import schema_subjects
 
 WARNING = errors.Severity.WARNING
 _KIND_NAMES = {k.ownership_key: k for k in Kind}  # an Ownership document's managedKinds entry -> kind
@@ -49,7 +46,7 @@ class Builder:
         self.brokers: dict[str, desired.DesiredBrokerConfig] = {}
         self.profiles: dict[str, profiles.ClusterProfile] = {}
         self.connectors: dict[str, desired.DesiredConnector] = {}
-        self.schema_subjects: dict[str, schema_subjects.DesiredSubject] = {}
+        self._sections: dict[str, dict[Any, Any]] = {}  # desired-state field -> what a kind's own part declared
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
@@ -60,6 +57,11 @@ class Builder:
     @property
     def topics(self) -> dict[str, desired.DesiredTopic]:
         return self.topic_builder.topics
+
+    def section(self, field: str) -> dict[Any, Any]:
+        """The resources declared so far into the desired state's ``field``, by a kind's own manifest part (the
+        kinds this module builds itself keep theirs in attributes of their own)."""
+        return self._sections.setdefault(field, {})
 
     # -------------------------------------------------------------------------------- helpers
     def error(self, doc: loader.Document, path: Iterable[str | int], message: str, **kw: Any) -> None:
@@ -297,12 +299,6 @@ class Builder:
                 self.add_binding(doc, binding, paths, derived.origin)
             self._grant_topics.extend((doc, path, name) for path, name in derived.topics)
 
-    def add_schema_subject(self, doc: loader.Document) -> None:
-        # Imported with the first SchemaSubject document, as the connectors' build code is.
-        from reconciler.manifests import subjects
-
-        subjects.add(doc, self.schema_subjects, lambda path, message: self.error(doc, path, message))
-
     # --------------------------------------------------------------------- profiles, ownership
     def add_cluster(self, doc: loader.Document) -> None:
         profile = profiles.build_profile(doc, self.diags)
@@ -327,8 +323,15 @@ class Builder:
             groups=tuple(self._patterns(doc, "groups", spec.groups)),
             client_metrics=tuple(self._patterns(doc, "clientMetrics", spec.client_metrics)),
             connectors=tuple(self._patterns(doc, "connectors", spec.connectors)),
-            schema_subjects=tuple(r.rule() for r in spec.schema_subjects),
+            **self._kinds_rules(spec),
         )
+
+    @staticmethod
+    def _kinds_rules(spec: models.OwnershipSpec) -> dict[str, Any]:
+        """The rules of the fields a kind's own manifest part adds to the Ownership spec (``parts.ManifestPart``),
+        by ``desired.Ownership`` field (the same name)."""
+        added = (name for name in type(spec).model_fields if name not in models.OwnershipSpec.model_fields)
+        return {name: tuple(rule.rule() for rule in getattr(spec, name)) for name in added}
 
     def _patterns(
         self, doc: loader.Document, field: str, specs: list[models.NamePatternSpec]
@@ -376,6 +379,9 @@ class Builder:
                 f"client-id first, as plans print them (client-id=x,user=y){hint}",
             )
 
+    def _declared(self) -> dict[str, Any]:
+        return dict(self._sections)
+
     def result(self) -> desired.DesiredState:
         return desired.DesiredState(
             topics=self.topics,
@@ -386,7 +392,7 @@ class Builder:
             group_configs=self.entity_builder.group_configs,
             client_metrics=self.entity_builder.client_metrics,
             connectors=self.connectors,
-            schema_subjects=self.schema_subjects,
+            **self._declared(),
             ownership=dataclasses.replace(
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),

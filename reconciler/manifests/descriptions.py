@@ -3,15 +3,27 @@ generated JSON Schemas (``reconciler.manifests.schema``), by model and YAML key.
 
 A field whose model declares its own ``description`` keeps it; a test checks that every property of every schema
 has one, so a new field needs its line here (or in its model). Plain text, no markup: editors show it as is.
+What belongs to a kind (its ``delete`` flag, the kinds a Schema Registry holds) is read from the kinds' declarations
+through the registry: only the schema generation reads this module.
 """
 
 from __future__ import annotations
+
+from reconciler.kinds import registry
+from reconciler.manifests import parts
+from reconciler.model.kinds import Kind
 
 _WHO = "Principal granted the rights: User:<name>."
 _HOST = "Host the principal connects from: * (default) or an IP address."
 _REFS = "Topic references: {name: x} for one topic, {prefix: x} for every topic starting with x."
 _SECRET = "Where to read it: {env: VARIABLE} or {file: path} (relative to the manifest's directory)."
 _STORE = "Store type: PEM, PKCS12 or JKS (default: from the file name)."
+
+
+def _written_through(port: str) -> str:
+    """The manifest kinds of the kinds written through ``port`` (``"registry"``: a Schema Registry)."""
+    return ", ".join(d.kind.manifest for d in registry.KINDS.values() if d.port == port)
+
 
 FIELDS: dict[str, dict[str, str]] = {
     "Metadata": {
@@ -131,7 +143,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "oauth": "OAUTHBEARER client credentials: token endpoint, client id, secret, scope.",
         "commandConfig": "A Kafka CLI client properties file (as --command-config).",
         "connect": "The cluster's Kafka Connect workers (REST URLs, TLS, basic auth), where Connector documents run.",
-        "schemaRegistry": "The cluster's Schema Registry (URL, TLS, basic auth), where SchemaSubject documents live.",
+        "schemaRegistry": "The cluster's Schema Registry (URL, TLS, basic auth), where "
+        f"{_written_through('registry')} documents live.",
     },
     "SchemaRegistrySpec": {
         "url": "REST URL of the registry (http(s)://host:port[/path]); or urls.",
@@ -182,25 +195,12 @@ FIELDS: dict[str, dict[str, str]] = {
         "glob": "Names matching this shell pattern (*, ?, [...]).",
         "regex": "Names this regular expression (Python syntax) matches in full.",
     },
-    "DeletePolicySpec": {
-        "topic": "Delete live topics inside the ownership rules that are not declared (default false).",
-        "acl": "Delete live ACL bindings of owned principals that are not declared (default false).",
-        "quota": "Delete owned client quotas that are not declared (default false).",
-        "scramUser": "Delete SCRAM users of owned principals that are not declared (default false).",
-        "brokerConfig": "Reset dynamic broker configs of declared entries that are not declared (default false).",
-        "groupConfig": "Remove the configs of owned groups that are not declared, and reset undeclared keys of "
-        "declared groups (default false).",
-        "clientMetrics": "Delete owned client-metrics subscriptions that are not declared (default false).",
-        "connector": "Delete live Kafka Connect connectors matched by the connectors rules that are not declared "
-        "(default false). Their offsets stay with Connect.",
-        "schemaSubject": "Delete Schema Registry subjects matched by the schemaSubjects rules that are not declared "
-        "(default false): a soft delete, unless the rule says permanent.",
-    },
+    # -- the manifests' parts: each kind's delete flag, as its declaration describes it
+    "DeletePolicySpec": {kind.ownership_key: part.delete_hover for kind, part in parts.declared()},
     "OwnershipSpec": {
         "topics": "Name rules of the live topics this repository manages.",
         "principals": "Name rules of the principals (User:x) whose ACLs, SCRAM users and quotas it manages.",
-        "managedKinds": "Kinds managed at all: topic, acl, quota, scramUser, brokerConfig, groupConfig, "
-        "clientMetrics, connector, schemaSubject (default: all).",
+        "managedKinds": f"Kinds managed at all: {', '.join(k.ownership_key for k in Kind)} (default: all).",
         "delete": "Per kind, whether undeclared managed resources are deleted (default: none).",
     },
 }

@@ -231,7 +231,7 @@ def validate(raw: yamlio.RawDocument, kind: str, name: str, diags: list[errors.D
         diags.append(raw.diagnostic(("spec", secret_field), message, hint=hint, key=True))
         data = {**data, "spec": {k: v for k, v in spec.items() if k != secret_field}}
     try:
-        model = models.DOCUMENTS[kind].model_validate(data)
+        model = models.document_model(kind, data).model_validate(data)
     except pydantic.ValidationError as exc:
         diags.extend(_diagnostics(raw, kind, data, exc))
         return None

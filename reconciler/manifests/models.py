@@ -8,7 +8,7 @@ Field names are snake_case in Python and camelCase in YAML.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -19,7 +19,6 @@ from pydantic import (
     model_validator,
 )
 
-from reconciler.kinds.schema_subject.manifest import SchemaSubjectSpec, SubjectRuleSpec
 from reconciler.manifests import rules
 from reconciler.manifests.connection_specs import ConnectClusterSpec as ConnectClusterSpec
 from reconciler.manifests.connection_specs import ConnectSpec as ConnectSpec
@@ -45,6 +44,11 @@ from reconciler.manifests.fields import (
 from reconciler.manifests.fields import RefField as RefField  # defined there (the Connector kind uses it too)
 from reconciler.manifests.fields import ResourceRef as ResourceRef
 from reconciler.manifests.fields import SecretRefSpec as SecretRefSpec  # defined there; used as models.SecretRefSpec
+from reconciler.manifests.ownership import DeletePolicySpec as DeletePolicySpec
+from reconciler.manifests.ownership import ManagedKind as ManagedKind
+from reconciler.manifests.ownership import NamePatternSpec as NamePatternSpec
+from reconciler.manifests.ownership import OwnershipSpec as OwnershipSpec
+from reconciler.manifests.ownership import ownership_spec
 from reconciler.model import kinds
 from reconciler.model.acl_names import AclPatternType, AclPermission
 from reconciler.model.kinds import Manifest
@@ -267,86 +271,9 @@ class ClusterSpec(Strict):
     schema_registry: SchemaRegistrySpec | None = None
 
 
-# ------------------------------------------------------------------------------------ ownership
-class NamePatternSpec(Strict):
-    """One name rule: exactly one of ``name``, ``prefix``, ``glob`` (fnmatch) or ``regex`` (full match)."""
-
-    name: Name | None = None
-    prefix: Name | None = None
-    glob: Name | None = None
-    regex: Name | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> NamePatternSpec:
-        if sum(v is not None for v in (self.name, self.prefix, self.glob, self.regex)) != 1:
-            raise ValueError("give exactly one of name, prefix, glob or regex")
-        return self
-
-
-ManagedKind = Literal[
-    "topic", "acl", "quota", "scramUser", "brokerConfig", "groupConfig", "clientMetrics", "connector", "schemaSubject"
-]
-
-
-class DeletePolicySpec(Strict):
-    """Per kind, whether undeclared live resources matched by the ownership rules are deleted (default no)."""
-
-    topic: Flag = False
-    acl: Flag = False
-    quota: Flag = False
-    scram_user: Flag = False
-    broker_config: Flag = False
-    group_config: Flag = False
-    client_metrics: Flag = False
-    connector: Flag = False
-    schema_subject: Flag = False
-
-
-class OwnershipSpec(Strict):
-    """``Ownership`` spec: what this repository manages and may delete."""
-
-    topics: list[NamePatternSpec] = Field(default_factory=list)
-    principals: list[NamePatternSpec] = Field(default_factory=list)
-    managed_kinds: list[ManagedKind] | None = None
-    delete: DeletePolicySpec = Field(default_factory=DeletePolicySpec)
-    quota_entities: list[NamePatternSpec] = Field(
-        default_factory=list,
-        description="Client-quota entities managed by name, whatever their kind: user=<default>, client-id=batch, "
-        "client-id=<default>, ip=10.0.0.1, ip=<default>, client-id=x,user=y (a name may also be user=y,client-id=x; a "
-        "prefix, glob or regex lists client-id first).",
-    )
-    groups: list[NamePatternSpec] = Field(
-        default_factory=list,
-        description="Name rules of the group ids whose dynamic group configs this repository manages.",
-    )
-    client_metrics: list[NamePatternSpec] = Field(
-        default_factory=list,
-        description="Name rules of the client-metrics subscriptions this repository manages.",
-    )
-    internal_topics: list[NamePatternSpec] = Field(
-        default_factory=list,
-        description="More topic names to treat as internal (e.g. Kafka Connect storage topics with custom names).",
-    )
-    connectors: list[NamePatternSpec] = Field(
-        default_factory=list,
-        description="Kafka Connect connectors managed by name: an undeclared one is shown as drift, or deleted "
-        "with delete.connector.",
-    )
-    schema_subjects: list[SubjectRuleSpec] = Field(
-        default_factory=list,
-        description="Schema Registry subjects managed by name: an undeclared one is shown as drift, or deleted with "
-        "delete.schemaSubject (soft, unless the rule says permanent).",
-    )
-    max_deletes: int | None = Field(
-        default=None,
-        strict=True,
-        ge=0,
-        description="Most resources one plan may delete (default 10); a plan deleting more is refused unless a run "
-        "raises the limit with --max-deletes N.",
-    )
-
-
 # -------------------------------------------------------------------------------------- documents
+# The spec models of the documents this package validates itself (a kind's own are read from its manifest part; the
+# Ownership model with every kind's rule fields is ``ownership_spec``).
 SPECS: dict[str, type[BaseModel]] = {
     Manifest.TOPIC: TopicSpec,
     Manifest.TOPIC_DEFAULTS: TopicDefaultsSpec,
@@ -361,7 +288,6 @@ SPECS: dict[str, type[BaseModel]] = {
     Manifest.GROUP_CONFIG: GroupConfigSpec,
     Manifest.CLIENT_METRICS: ClientMetricsSpec,
     Manifest.CONNECTOR: ConnectorSpec,
-    Manifest.SCHEMA_SUBJECT: SchemaSubjectSpec,
     Manifest.CLUSTER: ClusterSpec,
     Manifest.OWNERSHIP: OwnershipSpec,
 }
@@ -382,4 +308,59 @@ def _document_model(kind: str, spec: type[BaseModel]) -> type[Strict]:
     return type(f"{kind}Document", (Strict,), namespace)
 
 
-DOCUMENTS: dict[str, type[Strict]] = {kind: _document_model(kind, spec) for kind, spec in SPECS.items()}
+def _own_keys(model: type[BaseModel]) -> frozenset[str]:
+    return frozenset(k for name, f in model.model_fields.items() for k in (name, f.alias or name))
+
+
+_OWNERSHIP_KEYS = _own_keys(OwnershipSpec)
+
+
+def _spec_model(kind: str) -> type[BaseModel]:
+    if kind == Manifest.OWNERSHIP:
+        return ownership_spec()
+    found = SPECS.get(kind)
+    if found is None:
+        from reconciler.manifests import parts
+
+        found = parts.of(kind).model
+    return found
+
+
+class _Documents(Mapping[str, type[Strict]]):
+    """Every manifest kind's document model, in ``Manifest`` order, each built when first asked for: the model of
+    a kind with a place of its own comes from its declaration (``parts.of``), read only for such a document."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, type[Strict]] = {}
+
+    def __getitem__(self, kind: str) -> type[Strict]:
+        found = self._built.get(kind)
+        if found is None:
+            if kind not in self:
+                raise KeyError(kind)
+            found = self._built[kind] = _document_model(kind, _spec_model(kind))
+        return found
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in _MANIFESTS
+
+    def __iter__(self) -> Iterator[str]:
+        return (m.value for m in Manifest)
+
+    def __len__(self) -> int:
+        return len(Manifest)
+
+
+_MANIFESTS = frozenset(m.value for m in Manifest)
+DOCUMENTS: Mapping[str, type[Strict]] = _Documents()
+_LIGHT_OWNERSHIP = _document_model(Manifest.OWNERSHIP, OwnershipSpec)
+
+
+def document_model(kind: str, data: Any) -> type[Strict]:
+    """The model to validate document ``data`` of ``kind`` with: ``DOCUMENTS[kind]``, except for an Ownership
+    document that names only this package's own rule fields, which needs no kind's declaration."""
+    if kind == Manifest.OWNERSHIP:
+        spec = data.get("spec") if isinstance(data, dict) else None
+        if isinstance(spec, dict) and set(spec) <= _OWNERSHIP_KEYS:
+            return _LIGHT_OWNERSHIP
+    return DOCUMENTS[kind]

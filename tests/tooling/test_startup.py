@@ -109,16 +109,6 @@ VALIDATE_MODULES = [
     "reconciler.base.errors",
     "reconciler.base.secret",  # SecretRef, which declared SCRAM users and connectors hold (no connection code)
     "reconciler.commands.validate",
-    # The SchemaSubject document's model, which the manifest models include, and the schema checks it makes at
-    # validate (canonical form; a reference's shape): standard library only. Its build, views and the registry's
-    # port are read only with the first SchemaSubject document.
-    "reconciler.kinds",
-    "reconciler.kinds.schema_subject",
-    "reconciler.kinds.schema_subject.manifest",
-    "reconciler.registry",
-    "reconciler.registry.canonical",
-    "reconciler.registry.requests",
-    "reconciler.base.paths",  # the requests' path templates read back (standard library only)
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",
@@ -129,6 +119,8 @@ VALIDATE_MODULES = [
     "reconciler.manifests.fields",
     "reconciler.manifests.loader",
     "reconciler.manifests.models",
+    "reconciler.manifests.ownership",
+    "reconciler.manifests.parts",  # what the manifests need of a kind; the kinds' registry is not read (see below)
     "reconciler.manifests.plainyaml",
     "reconciler.manifests.profiles",
     "reconciler.manifests.registry_profile",  # a Cluster profile's schemaRegistry block (standard library only)
@@ -167,6 +159,28 @@ def test_validate_reads_the_connector_build_code_only_for_a_tree_with_connectors
     code, modules, stdout = run_cli("validate", str(EXAMPLES.parent / "connect"))
     assert code == 0 and "2 connectors" in stdout
     assert imported(modules, CONNECTOR_BUILD) == sorted(CONNECTOR_BUILD)
+
+
+# What only a SchemaSubject document needs: the kinds' registry, which names the kind's model and build, its manifest
+# part and the schema checks it makes (canonical form).
+SUBJECT_BUILD = (
+    "reconciler.kinds.registry",
+    "reconciler.kinds.schema_subject.documents",
+    "reconciler.kinds.schema_subject.manifest",
+    "reconciler.registry.canonical",
+)
+
+
+def test_validate_reads_the_kinds_registry_only_for_a_tree_with_schema_subjects() -> None:
+    """A kind with a place of its own is reached through the registry, which imports every kind's declaration (and
+    the plan model they name): only a tree with such a document pays for it."""
+    code, modules, _ = run_cli("validate", str(EXAMPLES))
+    assert code == 0
+    assert imported(modules, SUBJECT_BUILD) == []
+    code, modules, stdout = run_cli("validate", str(EXAMPLES.parent / "schema-registry"))
+    assert code == 0 and stdout.startswith("valid: ")
+    assert imported(modules, SUBJECT_BUILD) == sorted(SUBJECT_BUILD)
+    assert imported(modules, (*HEAVY, *NOT_FOR_VALIDATE)) == []
 
 
 def test_version_works_as_module_and_script() -> None:

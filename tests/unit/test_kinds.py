@@ -13,7 +13,7 @@ from reconciler.model.kinds import Kind
 
 
 def test_each_kind_names_a_manifest_kind_and_an_ownership_key() -> None:
-    assert {k.manifest for k in Kind} <= set(models.SPECS)
+    assert {k.manifest for k in Kind} <= set(models.DOCUMENTS)
     assert [k.ownership_key for k in Kind] == list(typing.get_args(models.ManagedKind))
     assert {k.value for k in Kind} == set(models.DeletePolicySpec.model_fields)
 

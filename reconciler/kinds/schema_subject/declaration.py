@@ -57,6 +57,7 @@ DECLARATION = KindSpec(
     rows=Part("reconciler.kinds.schema_subject.rows:FLEET_ROWS"),
     adopt=Part("reconciler.kinds.schema_subject.adopt:add"),
     # -- the manifests' parts
+    manifest=Part("reconciler.kinds.schema_subject.documents:MANIFEST"),
     # -- the ports' parts
     read_for_plan=Part("reconciler.kinds.schema_subject.evidence:read_for_plan"),
     read_every=Part("reconciler.kinds.schema_subject.evidence:read_every"),

@@ -7,9 +7,9 @@ name is the Avro schema's full name, a JSON Schema's ``title``, or a Protobuf fi
 The schema is ``schemaFile:`` (a path relative to the manifest's file) or inline ``schema:`` (text, or a YAML
 mapping for Avro and JSON Schema, written as JSON). A schema file that cannot be read (missing, not a regular
 file, over ``MAX_SCHEMA_BYTES``), or a schema text that is not valid for its type (nested too deeply included), is
-an error at the field naming it, and names the file. The model imports nothing of the manifest pipeline (the
-pipeline is to reach the kinds, not the other way round), so it carries its own strict configuration, the same as
-every manifest model's.
+an error at the field naming it, and names the file. The manifests reach this model through the kind's manifest
+part (``documents.MANIFEST``); the model itself imports nothing of the manifest pipeline, so it carries its own
+strict configuration, the same as every manifest model's.
 """
 
 from __future__ import annotations

@@ -1,0 +1,59 @@
+"""``SchemaSubject`` documents into the desired state: the kind's manifest part (``MANIFEST``), which its declaration
+names and the manifests read with the first SchemaSubject document (or Ownership ``schemaSubjects`` rule).
+
+Each document's subject is built by the kind's manifest model (``manifest.build``: the schema read from its file
+beside the manifest, or inline, checked for its type; the subject's name by its naming strategy) into the desired
+state's ``schema_subjects``; a subject declared twice is an error at the second document, naming the first. An
+Ownership document's ``schemaSubjects`` rules (``manifest.SubjectRuleSpec``) fill ``desired.Ownership``'s field of
+the same name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from reconciler.kinds.schema_subject import manifest
+from reconciler.manifests import build, loader
+from reconciler.manifests.parts import ManifestPart
+
+SECTION = "schema_subjects"  # the desired state's field of the subjects declared, and of Ownership's rules
+
+
+def add(builder: build.Builder, doc: loader.Document) -> None:
+    """Build ``doc``'s subject into the desired state, reporting each problem at its place in ``doc``."""
+    found = builder.section(SECTION)
+    subject = manifest.build(
+        doc.name,
+        doc.spec,
+        manifest_file=doc.raw.directory / Path(doc.raw.file).name,
+        error=lambda path, message: builder.error(doc, path, message),
+        source=build.source(doc),
+    )
+    if subject is None:
+        return
+    first = found.get(subject.subject)
+    if first is not None:
+        message = f"subject {subject.subject!r} is declared twice (first at {first.source})"
+        builder.error(doc, ("metadata", "name"), message)
+        return
+    found[subject.subject] = subject
+
+
+MANIFEST = ManifestPart(
+    model=manifest.SchemaSubjectSpec,
+    build=add,
+    delete_hover="Delete Schema Registry subjects matched by the schemaSubjects rules that are not declared "
+    "(default false): a soft delete, unless the rule says permanent.",
+    ownership={
+        SECTION: (
+            list[manifest.SubjectRuleSpec],
+            Field(
+                default_factory=list,
+                description="Schema Registry subjects managed by name: an undeclared one is shown as drift, or "
+                "deleted with delete.schemaSubject (soft, unless the rule says permanent).",
+            ),
+        )
+    },
+)

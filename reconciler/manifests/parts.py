@@ -1,0 +1,151 @@
+"""What the manifests need of a resource kind (``ManifestPart``), and where they find it (``of``).
+
+A kind's declaration names its manifest part (``KindSpec.manifest``, a ``Part``): the model of its documents'
+``spec``, how a validated document is added to the desired state, the Ownership rule fields it adds and the hover
+text of its ``delete`` flag. A kind with a place of its own in ``reconciler.kinds`` keeps its part there; the manifests
+reach it through the registry, and only when a document needs it (``of``), so ``validate`` on a tree without such a
+document never reads the registry and the declarations' plan and apply code it imports.
+
+The older kinds are still built by this package's own code (``build.Builder``): their parts are the records here,
+which their declarations name, and which ``of`` answers without the registry (``BUILT_IN``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from reconciler.manifests import models
+from reconciler.manifests.connector_spec import ConnectorSpec
+from reconciler.model.kinds import Kind, Manifest
+
+if TYPE_CHECKING:
+    from reconciler.manifests import build, loader
+
+Build = Callable[["build.Builder", "loader.Document"], None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ManifestPart:
+    """A kind's manifest documents (``kind.manifest``), as the manifests validate and build them."""
+
+    model: type[Any]  # the model of a document's ``spec`` (a pydantic model, strict, camelCase YAML keys)
+    build: Build  # adds one validated document to the builder (its errors through ``builder.error``)
+    delete_hover: str  # what its Ownership ``delete.<ownership_key>`` flag means, as an editor shows it
+    # The fields it adds to an Ownership document's spec: name -> (annotation, pydantic ``Field``). The name is also
+    # the ``desired.Ownership`` field it fills, from its rules' ``rule()``.
+    ownership: Mapping[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
+
+
+def _add_topic(builder: build.Builder, doc: loader.Document) -> None:
+    builder.topic_builder.add_topic(doc)
+
+
+def _add_group_config(builder: build.Builder, doc: loader.Document) -> None:
+    builder.entity_builder.add_group_config(doc)
+
+
+def _add_client_metrics(builder: build.Builder, doc: loader.Document) -> None:
+    builder.entity_builder.add_client_metrics(doc)
+
+
+def _add_acl(builder: build.Builder, doc: loader.Document) -> None:
+    builder.add_acl(doc)
+
+
+def _add_quota(builder: build.Builder, doc: loader.Document) -> None:
+    builder.add_quota(doc)
+
+
+def _add_scram(builder: build.Builder, doc: loader.Document) -> None:
+    builder.add_scram(doc)
+
+
+def _add_broker_config(builder: build.Builder, doc: loader.Document) -> None:
+    builder.add_broker_config(doc)
+
+
+def _add_connector(builder: build.Builder, doc: loader.Document) -> None:
+    builder.add_connector(doc)
+
+
+TOPIC = ManifestPart(
+    model=models.TopicSpec,
+    build=_add_topic,
+    delete_hover="Delete live topics inside the ownership rules that are not declared (default false).",
+)
+ACL = ManifestPart(
+    model=models.AclSpec,
+    build=_add_acl,
+    delete_hover="Delete live ACL bindings of owned principals that are not declared (default false).",
+)
+QUOTA = ManifestPart(
+    model=models.ClientQuotaSpec,
+    build=_add_quota,
+    delete_hover="Delete owned client quotas that are not declared (default false).",
+)
+SCRAM_USER = ManifestPart(
+    model=models.ScramUserSpec,
+    build=_add_scram,
+    delete_hover="Delete SCRAM users of owned principals that are not declared (default false).",
+)
+BROKER_CONFIG = ManifestPart(
+    model=models.BrokerConfigSpec,
+    build=_add_broker_config,
+    delete_hover="Reset dynamic broker configs of declared entries that are not declared (default false).",
+)
+GROUP_CONFIG = ManifestPart(
+    model=models.GroupConfigSpec,
+    build=_add_group_config,
+    delete_hover="Remove the configs of owned groups that are not declared, and reset undeclared keys of declared "
+    "groups (default false).",
+)
+CLIENT_METRICS = ManifestPart(
+    model=models.ClientMetricsSpec,
+    build=_add_client_metrics,
+    delete_hover="Delete owned client-metrics subscriptions that are not declared (default false).",
+)
+CONNECTOR = ManifestPart(
+    model=ConnectorSpec,
+    build=_add_connector,
+    delete_hover="Delete live Kafka Connect connectors matched by the connectors rules that are not declared "
+    "(default false). Their offsets stay with Connect.",
+)
+# The kinds this package builds itself, by manifest kind (their declarations name these records).
+BUILT_IN: Mapping[str, ManifestPart] = {
+    Manifest.TOPIC: TOPIC,
+    Manifest.ACL: ACL,
+    Manifest.CLIENT_QUOTA: QUOTA,
+    Manifest.SCRAM_USER: SCRAM_USER,
+    Manifest.BROKER_CONFIG: BROKER_CONFIG,
+    Manifest.GROUP_CONFIG: GROUP_CONFIG,
+    Manifest.CLIENT_METRICS: CLIENT_METRICS,
+    Manifest.CONNECTOR: CONNECTOR,
+}
+_KINDS = {k.manifest: k for k in Kind}
+
+
+def of(manifest: str) -> ManifestPart:
+    """The manifest part of the kind declared by ``manifest`` documents; read from its declaration, through the
+    registry, unless this package builds the kind itself."""
+    found = BUILT_IN.get(manifest)
+    if found is None:
+        from reconciler.kinds import registry  # only with a document (or rule) of such a kind: see the docstring
+
+        found = registry.spec(_KINDS[manifest]).manifest.get()
+    return found
+
+
+def declared() -> Iterator[tuple[Kind, ManifestPart]]:
+    """Every kind's manifest part, from its declaration, in ``Kind`` order."""
+    from reconciler.kinds import registry
+
+    for kind, spec in registry.KINDS.items():
+        yield kind, spec.manifest.get()
+
+
+def ownership_fields() -> Iterator[tuple[str, tuple[Any, Any]]]:
+    """The Ownership fields the kinds add, in ``Kind`` order (the declarations of kinds not built here are read)."""
+    for manifest in _KINDS:
+        yield from of(manifest).ownership.items()
