@@ -22,7 +22,6 @@ from reconciler import manifests, planner
 from reconciler import ports as rest_ports
 from reconciler.apply import decoded
 from reconciler.base import collector, errors
-from reconciler.connect import evidence as connect_evidence
 from reconciler.kinds import registry
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, state
 from reconciler.model.kinds import Kind
@@ -192,11 +191,11 @@ def compute_plan(
     usage evidence through the same connection.
     """
     window = in_use_window_ms(request.in_use_window)
-    loaded = connect_evidence.placed_load(loaded, target)
+    loaded = rest_ports.placed_load(loaded, target)
     with contextlib.ExitStack() as stack:
         adapter: KafkaAdapter | None = None
         if live_state is not None:
-            live = connect_evidence.offline(files.read_snapshot(live_state), loaded.desired)
+            live = rest_ports.offline(files.read_snapshot(live_state), loaded.desired)
         else:
             adapter = stack.enter_context(
                 target.connect(timeout_s=connect_timeout_s, request_bound_s=request_bound_s, deadline_s=deadline_s)
@@ -363,7 +362,7 @@ def read_snapshot_state(
     and every resource each REST port the target names holds (``reconciler.ports.with_every``)."""
     with target.connect() as adapter:
         if wanted is not None:
-            wanted = connect_evidence.placed_load(wanted, target)
+            wanted = rest_ports.placed_load(wanted, target)
             live = with_evidence(adapter, wanted.desired, read_live(adapter, wanted.desired))
             live = rest_ports.with_live(live, wanted.desired, target)  # connectors' secrets: digests only
         else:

@@ -3,14 +3,16 @@
 
 A port's declaration (``PortSpec``) says how a command opens it (from its target, the manifests' Cluster profile
 or the service's environment variable; a fleet's cluster from its Cluster profile only), how long a read of it may
-take when the command gives no bound, and how to close it. What is read over a port is its kinds' business: each
-kind written through it names its reads (``KindSpec.read_for_plan``, ``read_every``, ``read_to_apply``).
+take when the command gives no bound, how to close it, and how the manifests' resources are placed on the services
+a target names. What is read over a port is its kinds' business: each kind written through it names its reads
+(``KindSpec.read_for_plan``, ``read_every``, ``read_to_apply``, ``read_offline``).
 
-The stages reach the ports only through here: ``with_live`` (the plan's and ``snapshot``'s live read: for each port
-the wanted kinds need, that port opened, its kinds read, the port closed), ``with_every`` (every resource of each
-port, as ``snapshot`` and ``import`` read without manifests), ``in_profile`` (a fleet cluster's read), ``to_apply``
-and ``to_apply_in_profile`` (the ports a plan is applied through, by name) and ``close``. Like the kinds' parts,
-a port's code is named, not imported, so ``validate`` imports no HTTP client."""
+The stages reach the ports only through here: ``placed`` (the manifests' resources on the services a target
+names), ``offline`` (what a plan from a snapshot adds without asking a port), ``with_live`` (the plan's and
+``snapshot``'s live read: for each port the wanted kinds need, that port opened, its kinds read, the port closed),
+``with_every`` (every resource of each port, as ``snapshot`` and ``import`` read without manifests), ``in_profile``
+(a fleet cluster's read), ``to_apply`` and ``to_apply_in_profile`` (the ports a plan is applied through, by name)
+and ``close``. Like the kinds' parts, a port's code is named, not imported, so ``validate`` imports no HTTP client."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from reconciler.kinds.spec import KindSpec, Part
 from reconciler.model import desired, plans, state
 
 if TYPE_CHECKING:
+    from reconciler import manifests
     from reconciler.manifests.profiles import ClusterProfile
     from reconciler.target import Target
 
@@ -55,6 +58,10 @@ class PortSpec:
     close: Part[Callable[[Any], None]]  # closes an opened port's connections
     # the error a fleet cluster's row reports when a read of the port of Cluster profile ``name`` failed
     unreadable: Part[Callable[[errors.ReconcilerError, str | None], errors.ReconcilerError]]
+    # the wanted state with each resource of its kinds on the service of the port it names among those the target
+    # names (Kafka Connect: a connector on its Connect cluster, keyed ``<cluster>/<name>`` with several);
+    # ``None``: one service serves them all, nothing to place
+    place: Part[Callable[[desired.DesiredState, Target], desired.DesiredState]] | None
 
 
 PORTS: Mapping[str, PortSpec] = {
@@ -72,6 +79,7 @@ PORTS: Mapping[str, PortSpec] = {
             in_profile=Part("reconciler.connect.opening:in_profile"),
             close=Part("reconciler.connect.opening:close"),
             unreadable=Part("reconciler.connect.opening:unreadable"),
+            place=Part("reconciler.connect.evidence:placed"),
         ),
         PortSpec(
             name="registry",
@@ -85,6 +93,7 @@ PORTS: Mapping[str, PortSpec] = {
             in_profile=Part("reconciler.registry_access.opening:in_profile"),
             close=Part("reconciler.registry_access.opening:close"),
             unreadable=Part("reconciler.registry_access.opening:unreadable"),
+            place=None,
         ),
     )
 }
@@ -104,6 +113,29 @@ def close(opened: Mapping[str, Any]) -> None:
     """Close every port of ``opened`` (by name, as ``to_apply`` returns them)."""
     for name, port in opened.items():
         PORTS[name].close.get()(port)
+
+
+def placed(wanted: desired.DesiredState, target: Target) -> desired.DesiredState:
+    """``wanted`` with the resources of each port's kinds on the services ``target`` names (``PortSpec.place``):
+    ``ValidationFailed`` at the manifest's line for a resource naming a service the target's profile lacks."""
+    for port in PORTS.values():
+        if port.place is not None:
+            wanted = port.place.get()(wanted, target)
+    return wanted
+
+
+def placed_load(loaded: manifests.LoadResult, target: Target) -> manifests.LoadResult:
+    """``loaded`` with its desired state ``placed`` for ``target``."""
+    return dataclasses.replace(loaded, desired=placed(loaded.desired, target))
+
+
+def offline(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
+    """``live`` read from a snapshot (or a fleet's rows), with what each REST kind adds to it without asking its port
+    (``KindSpec.read_offline``: the connectors' secret digests), so an offline plan compares as a live one does."""
+    for declared in registry.KINDS.values():
+        if declared.read_offline is not None:
+            live = declared.read_offline.get()(live, wanted)
+    return live
 
 
 def with_live(

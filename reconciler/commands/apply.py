@@ -326,12 +326,11 @@ def apply(
     output.setup_logging(verbose)
     output.use_color(no_color)
     with output.errors_to_exit():
-        from reconciler import operations
-        from reconciler.connect import evidence
+        from reconciler import operations, ports
 
         loaded = output.load(paths, environment) if paths else None
         target = _target(loaded, cluster=cluster, bootstrap_server=bootstrap_server, command_config=command_config)
-        loaded = None if loaded is None else evidence.placed_load(loaded, target)
+        loaded = None if loaded is None else ports.placed_load(loaded, target)
         p, checked, left = _planned(
             plan_file=plan_file,
             loaded=loaded,

@@ -53,4 +53,5 @@ DECLARATION = KindSpec(
     read_for_plan=Part("reconciler.connect.evidence:read_into"),
     read_every=Part("reconciler.connect.evidence:read_every"),
     read_to_apply=Part("reconciler.apply.connector_phases:read_to_apply"),
+    read_offline=Part("reconciler.connect.evidence:offline"),
 )

@@ -46,8 +46,11 @@ ReadEvery = Callable[..., state.ClusterState]
 # ``ops`` change (and, with ``covered``, the plan's scope), read over ``port`` (``None``: the command opened none;
 # ``ConfigError`` when the plan writes through it), no wait longer than ``deadline_s``.
 ReadToApply = Callable[..., state.ClusterState]
+# (live, wanted) -> ``live`` read from a snapshot, with what the kind adds without asking its port (the connectors'
+# secret digests, resolved from the manifests' references), so an offline plan compares as a live one does.
+ReadOffline = Callable[[state.ClusterState, desired.DesiredState], state.ClusterState]
 # The members a kind has exactly when it is written through a REST port.
-PORT_PARTS = ("read_for_plan", "read_every", "read_to_apply")
+PORT_PARTS = ("read_for_plan", "read_every", "read_to_apply", "read_offline")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -174,6 +177,7 @@ class KindSpec:
     read_for_plan: Part[ReadForPlan] | None = None  # its resources a plan of the manifests compares with
     read_every: Part[ReadEvery] | None = None  # every resource of it the port holds (snapshot, import)
     read_to_apply: Part[ReadToApply] | None = None  # what apply's checks and writes compare with, before writing
+    read_offline: Part[ReadOffline] | None = None  # what a plan from a snapshot adds to it without asking the port
 
     def phase(self, phase: plans.Phase) -> PhaseSpec | None:
         """This kind's declaration of ``phase``, if it writes in it."""

@@ -97,3 +97,17 @@ def test_a_port_that_cannot_be_opened_closes_the_ones_opened_before(opened: list
     with pytest.raises(errors.ConfigError, match="the registry's settings are wrong"):
         ports.to_apply(Target(cluster="refuse"), plan_of({Kind.CONNECTOR, Kind.SCHEMA_SUBJECT}))
     assert [(o.name, o.closed) for o in opened] == [("connect", True)]
+
+
+def test_a_plan_from_a_snapshot_compares_connector_secrets_as_a_live_plan_does() -> None:
+    """``ports.offline`` runs each REST kind's ``read_offline``: the connectors' secret digests are resolved from the
+    manifests' references (no request), so a connector whose secret is unchanged plans nothing offline."""
+    from reconciler.connect import evidence
+    from tests.support.kind_samples import LIVE, WANTED
+
+    assert LIVE.connect is not None and WANTED.connectors
+    bare = dataclasses.replace(LIVE, connect=dataclasses.replace(LIVE.connect, secret_digests={}))
+    found = ports.offline(bare, WANTED)
+    assert found.connect is not None
+    assert found.connect.secret_digests == evidence.offline(bare, WANTED).connect.secret_digests  # type: ignore[union-attr]
+    assert found.connect.secret_digests and found.schema_subjects == bare.schema_subjects

@@ -62,4 +62,5 @@ DECLARATION = KindSpec(
     read_for_plan=Part("reconciler.kinds.schema_subject.evidence:read_for_plan"),
     read_every=Part("reconciler.kinds.schema_subject.evidence:read_every"),
     read_to_apply=Part("reconciler.apply.subject_phases:read_to_apply"),
+    read_offline=Part("reconciler.kinds.schema_subject.evidence:read_offline"),
 )

@@ -1,6 +1,7 @@
 """What a plan reads of the Schema Registry: the subjects it covers and the registry's own dry run of their changes
 (the kind's ``read_for_plan``, run over the registry ``reconciler.ports`` opened), and every subject the registry
-lists (``read_every``: ``snapshot`` and ``import`` without manifests).
+lists (``read_every``: ``snapshot`` and ``import`` without manifests); from a snapshot, nothing more
+(``read_offline``).
 
 Nothing is asked when no subject is declared or owned (``DesiredState.needs``: the port is not even opened).
 Otherwise the subjects read are the declared ones and, when an Ownership ``schemaSubjects`` rule exists, the listed
@@ -36,6 +37,12 @@ def read_for_plan(
 ) -> state.ClusterState:
     """``live`` with the subjects a plan of ``wanted`` covers (``subjects_for_plan``)."""
     return dataclasses.replace(live, schema_subjects=subjects_for_plan(registry, wanted, deadline=deadline))
+
+
+def read_offline(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
+    """``live`` read from a snapshot as it is: a snapshot holds the subjects as read, not the registry's dry run (the
+    plan leaves a new version's compatibility undecided and blocks a delete, saying so)."""
+    return live
 
 
 def read_every(registry: RegistryPort, live: state.ClusterState, *, deadline: float) -> state.ClusterState:
