@@ -9,7 +9,7 @@ and the offsets Connect keeps for the connectors a plan deletes, when the cluste
 neither). The digests of the declared secrets are not rows: they are
 resolved where the cluster is planned, as a single-cluster offline plan resolves them
 (``reconciler.connect.evidence.offline``). ``ROWS`` is the kind's ``FleetRows`` (its declaration's ``rows``), with the
-Ownership rules that name connectors.
+Ownership rules that name connectors, that resolution, and the digests as the desired-side rows the drift compares.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from reconciler.connect import evidence
 from reconciler.fleet.ownership_rows import patterns, unpatterns
 from reconciler.kinds.spec import FleetRows
 from reconciler.model import desired, state
@@ -167,6 +168,13 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> state.Conne
     )
 
 
+def _digest_rows(live: state.ClusterState) -> Iterator[Row]:
+    """Each declared secret's digest, resolved where the cluster is planned, as a desired-side config row."""
+    for name, found in (live.connect.secret_digests if live.connect is not None else {}).items():
+        for key, value in found.items():
+            yield (KIND, name, CONFIG_PREFIX + key, value)
+
+
 ROWS = FleetRows(
     desired_rows=desired_rows,
     rebuild_desired=lambda wanted, section: dataclasses.replace(wanted, connectors=rebuild_desired(section)),
@@ -175,4 +183,6 @@ ROWS = FleetRows(
     meta=("connect", lambda live: meta(live.connect)),
     rules=lambda own: {"connectors": patterns(own.connectors)} if own.connectors else {},
     rebuild_rules=lambda own, doc: dataclasses.replace(own, connectors=unpatterns(doc.get("connectors", []))),
+    resolve=lambda live, wanted: evidence.offline(live, wanted),
+    resolved_rows=_digest_rows,
 )

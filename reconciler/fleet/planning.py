@@ -21,8 +21,7 @@ from typing import Any
 
 from reconciler import planner
 from reconciler.base import collector
-from reconciler.connect import evidence as connect_evidence
-from reconciler.fleet import connector_rows, rows
+from reconciler.fleet import rows
 from reconciler.model import plans, state
 
 # (kind, name, attribute, desired present, desired value, live present, live value)
@@ -165,22 +164,16 @@ def split(joined: Sequence[Joined]) -> tuple[list[rows.Row], list[rows.Row]]:
     return want, have
 
 
-def _with_secret_digests(
-    joined: Sequence[Joined],
-    want_rows: Sequence[rows.Row],
-    live_rows: Sequence[rows.Row],
-    connect: state.ConnectState | None,
+def _with_resolved(
+    joined: Sequence[Joined], want_rows: Sequence[rows.Row], live_rows: Sequence[rows.Row], live: state.ClusterState
 ) -> Sequence[Joined]:
-    """``joined`` with each declared connector secret on the desired side as its digest (the desired rows hold only
-    its reference), so the drift records compare secrets by digest as the plan does; an unresolvable one differs."""
-    if connect is None or not any(connect.secret_digests.values()):
+    """``joined`` with the desired-side rows of what the kinds resolved where the cluster is planned (each declared
+    connector secret as its digest: the desired rows hold only its reference), so the drift records compare as the
+    plan does; an unresolvable secret differs."""
+    extra = rows.resolved_rows(live)
+    if not extra:
         return joined
-    secret = [
-        (connector_rows.KIND, name, connector_rows.CONFIG_PREFIX + key, value)
-        for name, found in connect.secret_digests.items()
-        for key, value in found.items()
-    ]
-    return hash_join([*want_rows, *secret], live_rows)
+    return hash_join([*want_rows, *extra], live_rows)
 
 
 def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
@@ -190,11 +183,11 @@ def plan_joined(cluster: str, joined: Sequence[Joined]) -> ClusterOutcome:
         if kind == rows.ERROR:
             return ClusterOutcome(cluster=cluster, status=STATUS_UNREADABLE, reason=value or "unknown error")
     wanted = rows.rebuild_desired(want_rows)
-    # The declared connector secrets are digested here, where the cluster is planned (no value is ever a row).
-    live = connect_evidence.offline(rows.rebuild_live(live_rows), wanted)
+    # What the rows never hold (a declared connector secret's digest) is resolved here, where the cluster is planned.
+    live = rows.resolve(rows.rebuild_live(live_rows), wanted)
     with collector.paused():
         result = planner.plan(wanted, live)
-    differing = differing_attributes(_with_secret_digests(joined, want_rows, live_rows, live.connect))
+    differing = differing_attributes(_with_resolved(joined, want_rows, live_rows, live))
     doc = result.to_json_dict()
     return ClusterOutcome(
         cluster=cluster,

@@ -194,6 +194,18 @@ def rebuild_live(rows: Iterable[Row]) -> state.ClusterState:
     return live
 
 
+def resolve(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
+    """``live`` rebuilt from rows with what each kind resolves where the cluster is planned (``FleetRows.resolve``)."""
+    for kind in _kinds():
+        live = kind.resolve(live, wanted)
+    return live
+
+
+def resolved_rows(live: state.ClusterState) -> list[Row]:
+    """The desired-side rows of what ``resolve`` added to ``live`` (``FleetRows.resolved_rows``)."""
+    return [row for kind in _kinds() for row in kind.resolved_rows(live)]
+
+
 def error_rows(reason: str) -> list[Row]:
     """The single row that stands for a cluster whose live state could not be read."""
     return [(ERROR, "", "reason", reason)]

@@ -240,6 +240,14 @@ def _same_rules(own: desired.Ownership, doc: Mapping[str, Any]) -> desired.Owner
     return own
 
 
+def _nothing_resolved(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
+    return live
+
+
+def _no_rows(live: state.ClusterState) -> Iterable[Row]:
+    return ()
+
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class FleetRows:
     """A kind in the fleet row model (``reconciler.fleet.rows``): its declared and live resources as rows, and back.
@@ -261,6 +269,12 @@ class FleetRows:
     # its Ownership rules as the desired rows' ``ownership`` metadata (JSON fields), and the rules those fields give
     rules: Callable[[desired.Ownership], Mapping[str, Any]] = _no_rules
     rebuild_rules: Callable[[desired.Ownership, Mapping[str, Any]], desired.Ownership] = _same_rules
+    # ``live`` rebuilt from rows with what the kind resolves where the cluster is planned, as an offline plan does (a
+    # connector's declared secrets: their digests; rows never hold a secret)
+    resolve: Callable[[state.ClusterState, desired.DesiredState], state.ClusterState] = _nothing_resolved
+    # the desired-side rows of what ``resolve`` added, joined with the live rows so that the drift compares as the
+    # plan does (a declared secret by its digest)
+    resolved_rows: Callable[[state.ClusterState], Iterable[Row]] = _no_rows
 
 
 class ImportJob(Protocol):
