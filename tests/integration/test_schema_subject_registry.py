@@ -1,9 +1,9 @@
 """The ``SchemaSubject`` kind's plan, dry run and apply against a real registry: Apicurio Registry 2.4.2.Final
 (its Confluent-compatible API), built and started by the harness. Each test writes a manifest's spec and its schema
 file to disk, builds the declared subject from them, reads the registry, plans, dry-runs and applies through the
-kind's own modules, then asserts what the registry holds. Where Apicurio answers otherwise than Confluent
-(docs/schema-registry.md: global level NONE, no /mode, a referenced subject's delete carried out) the test says
-so; the unit tests cover Confluent's answers."""
+kind's own modules (an import also through the import command's path), then asserts what the registry holds. Where
+Apicurio answers otherwise than Confluent (docs/schema-registry.md: global level NONE, no /mode, a referenced
+subject's delete carried out) the test says so; the unit tests cover Confluent's answers."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+from reconciler import manifests
+from reconciler.adopt import from_live
 from reconciler.kinds.schema_subject import adopt, apply, diff, dryrun, impact, manifest, snapshot, views
-from reconciler.model import desired, plans
+from reconciler.model import desired, plans, state
 from reconciler.registry.port import RegistryPort
 from reconciler.registry.requests import Reference
 from reconciler.registry_access import settings
@@ -306,6 +308,14 @@ def test_import_of_what_the_registry_holds_plans_nothing_and_so_does_its_snapsho
     assert [c.action for c in diff.diff(declared, live)] == [plans.Action.NOOP, plans.Action.NOOP]
     offline = snapshot.from_dict(json.loads(json.dumps(snapshot.to_dict(live))))
     assert offline is not None and diff.diff(declared, offline) == diff.diff(declared, live)
+    # the import command's own path (each kind's import part on one job): manifests that load and change nothing
+    imported = state.ClusterState(cluster_id=None, controller_id=None, brokers=(), schema_subjects=live)
+    report = from_live.adopt_cluster(imported, out_dir=tmp_path / "import", force=False)
+    assert report.counts["schema subjects"] == 2
+    loaded = manifests.load([tmp_path / "import"], env={})
+    assert loaded.diagnostics == []
+    assert sorted(loaded.desired.schema_subjects) == sorted(names)
+    assert [c.action for c in diff.diff(loaded.desired.schema_subjects, live)] == [plans.Action.NOOP] * 2
 
 
 def test_references_are_checked_in_the_plan_and_applied_referenced_first(
