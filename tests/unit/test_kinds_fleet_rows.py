@@ -1,17 +1,20 @@
 """Fleet rows carry every registered kind there and back: the desired and live sections of one resource of each
 kind (``tests/support/kind_samples.py``) rebuilt from their rows equal the originals, kind by kind over the
-registry, and plan the same. A kind the sample holds no resource of fails here, so a new kind is checked as soon as
-it is registered."""
+registry, and plan the same; so do the Ownership rules that own each kind. A kind the sample holds no resource (or
+rule) of fails here, so a new kind is checked as soon as it is registered."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
 from reconciler import planner
 from reconciler.fleet import rows
 from reconciler.kinds import registry
-from reconciler.model import plans
+from reconciler.model import desired, plans
 from reconciler.model.kinds import Kind
+from reconciler.model.schema_subjects import SubjectRule
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE, SENSITIVE_BROKER_KEY, WANTED, plant_broker_config
 
@@ -25,6 +28,38 @@ def test_every_kind_crosses_the_fleet_rows_whole(kind: Kind) -> None:
     again = rows.rebuild_live(rows.live_rows(LIVE))
     assert declared.desired_section(back) == declared.desired_section(WANTED)
     assert declared.live_section(again) == declared.live_section(LIVE)
+
+
+def _rule(value: str) -> tuple[desired.NamePattern, ...]:
+    return (desired.NamePattern("prefix", value),)
+
+
+# Ownership rules that own every kind rules can own (broker configs are managed only where declared), and the rest
+OWNING = desired.Ownership(
+    topics=_rule("t-"),
+    principals=_rule("User:p-"),
+    delete={Kind.TOPIC: True, Kind.SCHEMA_SUBJECT: True},
+    managed_kinds=frozenset(Kind) - {Kind.QUOTA},
+    source=desired.Source("ownership.yaml", 1, 1, None),
+    internal_topics=_rule("_connect-"),
+    quota_entities=_rule("client-id=q-"),
+    max_deletes=7,
+    groups=_rule("g-"),
+    client_metrics=_rule("m-"),
+    connectors=_rule("c-"),
+    schema_subjects=(SubjectRule(desired.NamePattern("prefix", "s-"), True),),
+)
+
+
+@pytest.mark.parametrize("kind", list(registry.KINDS), ids=str)
+def test_the_ownership_rules_of_every_kind_cross_the_fleet_rows_whole(kind: Kind) -> None:
+    """Each kind's rules travel in the desired rows' ownership metadata through its declaration's rows part; a kind
+    whose rules were left out would lose them in a fleet plan (its undeclared resources unmanaged, never deleted)."""
+    declared = registry.spec(kind)
+    assert declared.owned_by_rules(OWNING) or kind is Kind.BROKER_CONFIG, f"OWNING has no rule owning {kind}: add one"
+    back = rows.rebuild_desired(rows.desired_rows(dataclasses.replace(WANTED, ownership=OWNING)))
+    assert back.ownership == OWNING
+    assert declared.owned_by_rules(back.ownership) is declared.owned_by_rules(OWNING)
 
 
 def test_the_rebuilt_sample_plans_like_the_original() -> None:
