@@ -11,36 +11,20 @@ and blocks deletes (their referrers were not read)."""
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from reconciler.kinds import spec
 from reconciler.kinds.schema_subject import diff, dryrun, impact, payload
 from reconciler.kinds.schema_subject.render import notes
-from reconciler.model import desired, plans, schema_subjects, state
+from reconciler.model import plans, schema_subjects, state
 from reconciler.model.kinds import Kind
+from reconciler.planner import common, views
 
 KIND = Kind.SCHEMA_SUBJECT
 
 
-class Planning(Protocol):
-    """What the subjects' planner uses of a planning run, ``reconciler.planner.common.Context``. Named here rather
-    than imported: ``reconciler.manifests`` still imports this package, and the planner imports the manifests through
-    ``reconciler.connect``, so an import of the planner would close a package loop."""
-
-    desired: desired.DesiredState
-    live: state.ClusterState
-    changes: list[plans.Change]
-    unchanged: Counter[Kind]
-
-    def manages_undeclared(self, kind: Kind) -> bool: ...
-    def may_delete(self, kind: Kind) -> bool: ...
-    def keep_unmanaged(self, *, kind: Kind, name: str, address: str) -> None: ...
-    def unreadable(self, kind: Kind, message: str, *, code: str) -> None: ...
-
-
-def plan_subjects(ctx: Planning) -> None:
+def plan_subjects(ctx: common.Context) -> None:
     """Add the subject changes and unmanaged subjects to ``ctx``."""
     live = ctx.live.schema_subjects
     if live is None:
@@ -67,7 +51,7 @@ def plan_subjects(ctx: Planning) -> None:
 
 
 def _add(
-    ctx: Planning,
+    ctx: common.Context,
     change: diff.SubjectChange,
     live: schema_subjects.LiveSubjects,
     verdict: dryrun.Verdict | None,
@@ -94,16 +78,10 @@ def _add(
             after=after,
             reasons=change.reasons if blocked else (),
             warnings=tuple(said),
-            fingerprint=_fingerprint(schema_subjects.subject_view(live.subjects.get(change.subject))),
-            source=None if change.source is None else str(change.source),
+            fingerprint=views.fingerprint_of(schema_subjects.subject_view(live.subjects.get(change.subject))),
+            source=common.source_text(change.source),
         )
     )
-
-
-def _fingerprint(view: Any) -> str | None:
-    """A change's fingerprint, as ``reconciler.planner.views.fingerprint_of`` makes it: ``None`` for an absent
-    subject."""
-    return None if view is None else state.fingerprint(view)
 
 
 def fingerprint_rows(live: state.ClusterState) -> Any:
