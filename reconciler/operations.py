@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from reconciler import manifests, planner
 from reconciler import ports as rest_ports
-from reconciler.apply import decoded
 from reconciler.base import collector, errors
 from reconciler.kinds import registry
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, state
@@ -31,6 +30,7 @@ from reconciler.target import PlanRequest as PlanRequest
 from reconciler.target import Target as Target
 
 if TYPE_CHECKING:
+    from reconciler.apply import decoded  # imported by the apply paths only: a plan does not hold apply's modules
     from reconciler.apply import lock as apply_lock
     from reconciler.apply.apply_report import ApplyReport
     from reconciler.apply.events import EventSink
@@ -240,6 +240,8 @@ def plan_to_apply(
                 f"{', '.join(given)} shape a plan made now; a saved plan keeps the options it was made with. "
                 "Give them to plan (plan --out FILE), then apply --plan FILE"
             )
+        from reconciler.apply import decoded  # a plan's own memory: see the TYPE_CHECKING import
+
         saved, ops = decoded.load_checked(plan_file, other_version=other_version)  # refused as show refuses it
         if loaded is not None:
             fresh = compute_plan(loaded, target=target, request=saved_request(saved), **bounds)
@@ -308,7 +310,7 @@ def prepare_apply(
     them (``plan_to_apply``). Returns the (not yet connected) adapter and the plan's operations, to hand to ``apply``;
     the adapter is bounded by the apply's deadline (``--timeout``, else the default that scales with the work) plus
     ``APPLY_CONNECTION_MARGIN_S``: the apply's own deadline ends it first, the connection's is the backstop."""
-    from reconciler.apply import engine, revealing
+    from reconciler.apply import decoded, engine, revealing
 
     ops = decoded.decode(p, checked=checked)
     bound = timeout_s if timeout_s is not None else engine.default_deadline_s(p.actionable)
