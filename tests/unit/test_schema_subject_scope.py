@@ -73,3 +73,50 @@ def test_a_saved_plan_goes_stale_when_a_subject_in_its_scope_changes_and_only_th
     saved = now()
     port.delete("team-a-value", deadline=later())  # an owned one goes
     assert scope.stale(saved, now()) == ("team-a-value",)
+
+
+def test_apply_reads_the_subjects_a_saved_plan_owns_again_and_refuses_it_when_one_appeared() -> None:
+    """A saved plan whose Ownership rules own subjects, read back from its file: apply lists the registry's subjects,
+    reads every one the rules own, and refuses the plan (nothing written) when one appeared out of band; a subject
+    outside the rules appearing changes nothing. Regression: such a plan could not be loaded ("scope has unexpected
+    field(s) schema_subjects")."""
+    import pytest
+
+    from reconciler import planner
+    from reconciler.apply import apply_plan
+    from reconciler.base import errors
+    from reconciler.kinds.schema_subject import evidence
+    from reconciler.model import plans
+    from reconciler.model.schema_subjects import DesiredSubject
+    from tests.support.apply_runs import apply_options
+    from tests.support.recording import RecordingAdapter
+
+    wanted = desired.DesiredState(
+        schema_subjects={"team-a-value": DesiredSubject("team-a-value", V2)},
+        ownership=desired.Ownership(schema_subjects=RULES),
+    )
+
+    def saved_plan() -> tuple[RestRegistryPort, RecordingAdapter, plans.Plan]:
+        port = RestRegistryPort(FakeRegistry())
+        port.register("team-a-value", V1, schema_type="AVRO", deadline=later())
+        adapter = RecordingAdapter()
+        live = evidence.read_for_plan(port, adapter.read_state(kinds=wanted.needs()), wanted, deadline=later())
+        made = planner.plan(wanted, live)
+        assert [c.address for c in made.actionable] == ["schema_subject/team-a-value"]
+        return port, adapter, plans.Plan.from_json_dict(json.loads(made.to_json()))
+
+    def latest_version(port: RestRegistryPort) -> int | None:
+        held = port.read_subjects(["team-a-value"], deadline=later())["team-a-value"].latest
+        return None if held is None else held.version
+
+    port, adapter, saved = saved_plan()
+    port.register("team-b-value", V1, schema_type="AVRO", deadline=later())  # owned by the rule, out of band
+    with pytest.raises(errors.StalePlan, match="Schema Registry subjects: 1 -> 2 in scope"):
+        apply_plan(saved, adapter, options=apply_options(ports={"registry": port}, desired=wanted))
+    assert latest_version(port) == 1  # nothing registered
+
+    port, adapter, saved = saved_plan()
+    port.register("other-value", V1, schema_type="AVRO", deadline=later())  # another team's: outside the scope
+    report = apply_plan(saved, adapter, options=apply_options(ports={"registry": port}, desired=wanted))
+    assert [(i.address, i.outcome.value) for i in report.items] == [("schema_subject/team-a-value", "applied")]
+    assert latest_version(port) == 2
