@@ -14,9 +14,9 @@ from reconciler.manifests import parts
 from reconciler.model.kinds import Kind
 
 _WHO = "Principal granted the rights: User:<name>."
-_HOST = "Host the principal connects from: * (default) or an IP address."
+_HOST = parts.HOST
 _REFS = "Topic references: {name: x} for one topic, {prefix: x} for every topic starting with x."
-_SECRET = "Where to read it: {env: VARIABLE} or {file: path} (relative to the manifest's directory)."
+_SECRET = parts.SECRET
 _STORE = "Store type: PEM, PKCS12 or JKS (default: from the file name)."
 
 
@@ -30,36 +30,12 @@ FIELDS: dict[str, dict[str, str]] = {
         "name": "Name of the resource (a topic's name, a profile's name, ...).",
         "labels": "Free-form labels for people and tools; the reconciler ignores them.",
     },
-    "TopicSpec": {
-        "partitions": "Partition count, 1..2147483647. Required here or in a TopicDefaults. The tool only adds "
-        "partitions: Kafka cannot remove them.",
-        "replicationFactor": "Replicas per partition, 1..32767 and at most the number of brokers. Required here or "
-        "in a TopicDefaults.",
-        "configs": "Topic-level Kafka configs (retention.ms, cleanup.policy, ...). Durations such as 7d and sizes "
-        "such as 1GiB are converted; a key left out is reset to the broker default.",
-        "defaults": "Name of a TopicDefaults document (scope: named) whose settings apply under this topic's own.",
-        "replicaAssignment": "Broker ids of each partition's replicas: one list per partition, replicationFactor "
-        "distinct ids each; the first is the preferred leader.",
-        "allowInternal": "Let the tool create and change this topic although it is internal to Kafka or a tool "
-        "around it (__consumer_offsets, _schemas, Connect storage, Streams changelogs).",
-    },
     "TopicDefaultsSpec": {
         "scope": "named: applies to topics that say defaults: <name>. directory: applies to every topic declared in "
         "this file's directory or below it.",
         "partitions": "Default partition count for the topics it applies to.",
         "replicationFactor": "Default replication factor for the topics it applies to.",
         "configs": "Default topic configs, merged key by key under each topic's own.",
-    },
-    "AclSpec": {"bindings": "The ACL bindings of this document; each entry is one binding (or one per operation)."},
-    "AclBindingSpec": {
-        "principal": "Who the binding is for: User:<name>, or User:* for every user.",
-        "host": _HOST,
-        "operation": "The operation allowed or denied (READ, WRITE, DESCRIBE, ...). Give operation or operations.",
-        "operations": "Several operations: one binding each, otherwise identical. Give operation or operations.",
-        "permission": "ALLOW (default) or DENY.",
-        "resourceType": "TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN or USER.",
-        "resourceName": "The resource's name (* with LITERAL: every resource of the type). Optional for CLUSTER.",
-        "patternType": "LITERAL (default): the name exactly; PREFIXED: every name starting with it.",
     },
     "ResourceRef": {
         "name": "One resource by its exact name.",
@@ -97,40 +73,9 @@ FIELDS: dict[str, dict[str, str]] = {
         "sinkTopics": "Topics sink connectors read. " + _REFS,
         "sinkGroupPrefix": "Prefix of sink connectors' consumer groups (default connect-).",
     },
-    "ClientQuotaSpec": {
-        "entity": "Whom the quota applies to: user and/or clientId, or ip; default for a type's default entity.",
-    },
-    "QuotaEntitySpec": {
-        "user": "A user name, or default for every user without a quota of their own.",
-        "clientId": "A client.id, or default for every client id without a quota of its own.",
-        "ip": "An IP address, or default for every address (connection_creation_rate only).",
-    },
-    "ScramUserSpec": {
-        "mechanism": "SCRAM-SHA-256 or SCRAM-SHA-512 (default).",
-        "iterations": "Hash iterations, 4096..16384 (default 8192).",
-        "passwordFrom": "The password, read by apply. " + _SECRET,
-        "rotation": "Opaque marker: change it (a date, a ticket) to have the next apply set the password again.",
-    },
     "SecretRefSpec": {
         "env": "Name of the environment variable holding the value.",
         "file": "Path of a file holding the value (relative to the manifest's directory).",
-    },
-    "BrokerConfigSpec": {
-        "broker": "default for the cluster-wide dynamic default, or a broker id.",
-        "configs": "Dynamic broker configs; values as in topics (durations, sizes).",
-    },
-    "GroupConfigSpec": {
-        "group": "The group id, exactly (default: metadata.name); the configs apply before the group exists.",
-        "configs": "Dynamic group configs (consumer.session.timeout.ms, share.auto.offset.reset, ...); durations "
-        "as in topics. The broker bounds them by its group.*.min/max settings.",
-    },
-    "ClientMetricsSpec": {
-        "metrics": "Metric name prefixes the matching clients push (org.apache.kafka.producer.); [*] for every "
-        "metric, [] for none.",
-        "intervalMs": "How often the clients push, 100 ms..1h (default 5m); a number of ms or a duration (30s).",
-        "match": "Selector -> regular expression a client must match, all of them (client_id, client_instance_id, "
-        "client_software_name, client_software_version, client_source_address, client_source_port); {} "
-        "matches every client.",
     },
     "ClusterSpec": {
         "bootstrapServers": "host:port of the brokers: a list, or a comma-separated string.",
@@ -195,7 +140,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "glob": "Names matching this shell pattern (*, ?, [...]).",
         "regex": "Names this regular expression (Python syntax) matches in full.",
     },
-    # -- the manifests' parts: each kind's delete flag, as its declaration describes it
+    # -- the manifests' parts: the fields of each kind's models, and its delete flag, as its declaration describes them
+    **{model: dict(texts) for _, part in parts.declared() for model, texts in part.hover.items()},
     "DeletePolicySpec": {kind.ownership_key: part.delete_hover for kind, part in parts.declared()},
     "OwnershipSpec": {
         "topics": "Name rules of the live topics this repository manages.",

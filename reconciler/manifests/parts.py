@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from reconciler.manifests import build, loader
 
 Build = Callable[["build.Builder", "loader.Document"], None]
+HOST = "Host the principal connects from: * (default) or an IP address."  # hover text shared with the grants
+SECRET = "Where to read it: {env: VARIABLE} or {file: path} (relative to the manifest's directory)."
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,6 +38,9 @@ class ManifestPart:
     # The fields it adds to an Ownership document's spec: name -> (annotation, pydantic ``Field``). The name is also
     # the ``desired.Ownership`` field it fills, from its rules' ``rule()``.
     ownership: Mapping[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
+    # What each field of its models means, as an editor shows it on hover: model -> YAML key -> text, for the fields
+    # whose model gives no ``description`` of its own (``descriptions.FIELDS`` holds the other documents').
+    hover: Mapping[str, Mapping[str, str]] = dataclasses.field(default_factory=dict)
 
 
 def _add_topic(builder: build.Builder, doc: loader.Document) -> None:
@@ -74,37 +79,106 @@ TOPIC = ManifestPart(
     model=models.TopicSpec,
     build=_add_topic,
     delete_hover="Delete live topics inside the ownership rules that are not declared (default false).",
+    hover={
+        "TopicSpec": {
+            "partitions": "Partition count, 1..2147483647. Required here or in a TopicDefaults. The tool only adds "
+            "partitions: Kafka cannot remove them.",
+            "replicationFactor": "Replicas per partition, 1..32767 and at most the number of brokers. Required here or "
+            "in a TopicDefaults.",
+            "configs": "Topic-level Kafka configs (retention.ms, cleanup.policy, ...). Durations such as 7d and sizes "
+            "such as 1GiB are converted; a key left out is reset to the broker default.",
+            "defaults": "Name of a TopicDefaults document (scope: named) whose settings apply under this topic's own.",
+            "replicaAssignment": "Broker ids of each partition's replicas: one list per partition, replicationFactor "
+            "distinct ids each; the first is the preferred leader.",
+            "allowInternal": "Let the tool create and change this topic although it is internal to Kafka or a tool "
+            "around it (__consumer_offsets, _schemas, Connect storage, Streams changelogs).",
+        },
+    },
 )
 ACL = ManifestPart(
     model=models.AclSpec,
     build=_add_acl,
     delete_hover="Delete live ACL bindings of owned principals that are not declared (default false).",
+    hover={
+        "AclSpec": {"bindings": "The ACL bindings of this document; each entry is one binding (or one per operation)."},
+        "AclBindingSpec": {
+            "principal": "Who the binding is for: User:<name>, or User:* for every user.",
+            "host": HOST,
+            "operation": "The operation allowed or denied (READ, WRITE, DESCRIBE, ...). Give operation or operations.",
+            "operations": "Several operations: one binding each, otherwise identical. Give operation or operations.",
+            "permission": "ALLOW (default) or DENY.",
+            "resourceType": "TOPIC, GROUP, CLUSTER, TRANSACTIONAL_ID, DELEGATION_TOKEN or USER.",
+            "resourceName": "The resource's name (* with LITERAL: every resource of the type). Optional for CLUSTER.",
+            "patternType": "LITERAL (default): the name exactly; PREFIXED: every name starting with it.",
+        },
+    },
 )
 QUOTA = ManifestPart(
     model=models.ClientQuotaSpec,
     build=_add_quota,
     delete_hover="Delete owned client quotas that are not declared (default false).",
+    hover={
+        "ClientQuotaSpec": {
+            "entity": "Whom the quota applies to: user and/or clientId, or ip; default for a type's default entity.",
+        },
+        "QuotaEntitySpec": {
+            "user": "A user name, or default for every user without a quota of their own.",
+            "clientId": "A client.id, or default for every client id without a quota of its own.",
+            "ip": "An IP address, or default for every address (connection_creation_rate only).",
+        },
+    },
 )
 SCRAM_USER = ManifestPart(
     model=models.ScramUserSpec,
     build=_add_scram,
     delete_hover="Delete SCRAM users of owned principals that are not declared (default false).",
+    hover={
+        "ScramUserSpec": {
+            "mechanism": "SCRAM-SHA-256 or SCRAM-SHA-512 (default).",
+            "iterations": "Hash iterations, 4096..16384 (default 8192).",
+            "passwordFrom": "The password, read by apply. " + SECRET,
+            "rotation": "Opaque marker: change it (a date, a ticket) to have the next apply set the password again.",
+        },
+    },
 )
 BROKER_CONFIG = ManifestPart(
     model=models.BrokerConfigSpec,
     build=_add_broker_config,
     delete_hover="Reset dynamic broker configs of declared entries that are not declared (default false).",
+    hover={
+        "BrokerConfigSpec": {
+            "broker": "default for the cluster-wide dynamic default, or a broker id.",
+            "configs": "Dynamic broker configs; values as in topics (durations, sizes).",
+        },
+    },
 )
 GROUP_CONFIG = ManifestPart(
     model=models.GroupConfigSpec,
     build=_add_group_config,
     delete_hover="Remove the configs of owned groups that are not declared, and reset undeclared keys of declared "
     "groups (default false).",
+    hover={
+        "GroupConfigSpec": {
+            "group": "The group id, exactly (default: metadata.name); the configs apply before the group exists.",
+            "configs": "Dynamic group configs (consumer.session.timeout.ms, share.auto.offset.reset, ...); durations "
+            "as in topics. The broker bounds them by its group.*.min/max settings.",
+        },
+    },
 )
 CLIENT_METRICS = ManifestPart(
     model=models.ClientMetricsSpec,
     build=_add_client_metrics,
     delete_hover="Delete owned client-metrics subscriptions that are not declared (default false).",
+    hover={
+        "ClientMetricsSpec": {
+            "metrics": "Metric name prefixes the matching clients push (org.apache.kafka.producer.); [*] for every "
+            "metric, [] for none.",
+            "intervalMs": "How often the clients push, 100 ms..1h (default 5m); a number of ms or a duration (30s).",
+            "match": "Selector -> regular expression a client must match, all of them (client_id, client_instance_id, "
+            "client_software_name, client_software_version, client_source_address, client_source_port); {} "
+            "matches every client.",
+        },
+    },
 )
 CONNECTOR = ManifestPart(
     model=ConnectorSpec,
