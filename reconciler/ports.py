@@ -1,11 +1,11 @@
 """The REST ports a kind may be written through besides the Kafka wire, declared once (``PORTS``): Kafka Connect
 (``connect``) and the Schema Registry (``registry``), by the name each kind's declaration gives (``KindSpec.port``).
 
-A port's declaration (``PortSpec``) says how a command opens it (from its target, the manifests' Cluster profile
-or the service's environment variable; a fleet's cluster from its Cluster profile only), how long a read of it may
-take when the command gives no bound, how to close it, and how the manifests' resources are placed on the services
-a target names. What is read over a port is its kinds' business: each kind written through it names its reads
-(``KindSpec.read_for_plan``, ``read_every``, ``read_to_apply``, ``read_offline``).
+A port's declaration (``PortSpec``) says how a command opens it (from its target, the manifests' Cluster profile or the
+service's environment variable; a fleet's cluster from its Cluster profile only), how long a read of it may take when
+the command gives no bound, how to close it, how the manifests' resources are placed on the services a target names, and
+which of its errors say its service could not be reached. What is read over a port is its kinds' business: each kind
+written through it names its reads (``KindSpec.read_for_plan``, ``read_every``, ``read_to_apply``, ``read_offline``).
 
 The stages reach the ports only through here: ``placed`` (the manifests' resources on the services a target
 names), ``offline`` (what a plan from a snapshot adds without asking a port), ``with_live`` (the plan's and
@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from reconciler.base import errors
 from reconciler.kinds import registry
@@ -58,10 +58,29 @@ class PortSpec:
     close: Part[Callable[[Any], None]]  # closes an opened port's connections
     # the error a fleet cluster's row reports when a read of the port of Cluster profile ``name`` failed
     unreadable: Part[Callable[[errors.ReconcilerError, str | None], errors.ReconcilerError]]
-    # the wanted state with each resource of its kinds on the service of the port it names among those the target
-    # names (Kafka Connect: a connector on its Connect cluster, keyed ``<cluster>/<name>`` with several);
-    # ``None``: one service serves them all, nothing to place
-    place: Part[Callable[[desired.DesiredState, Target], desired.DesiredState]] | None
+    # whether an error is this port's and says its service could not be reached (``None``: not this port's error):
+    # a fleet cluster refused for it is ``unreachable``, not ``refused``
+    down: Part[Callable[[errors.ReconcilerError], bool | None]]
+    # how the manifests' resources of its kinds are placed on its services (``None``: one service serves them all)
+    placement: Part[Placement] | None
+
+
+class Placement(Protocol):
+    """How a port with several services (Kafka Connect's clusters) places the manifests' resources on them."""
+
+    def named_by(self, target: Target) -> tuple[str, ...]:
+        """The services ``target`` names (its Cluster profile's, else the environment's)."""
+        ...
+
+    def in_profile(self, profile: ClusterProfile) -> tuple[str, ...]:
+        """The services a Cluster profile names."""
+        ...
+
+    def place(self, wanted: desired.DesiredState, services: tuple[str, ...]) -> desired.DesiredState:
+        """``wanted`` with each resource of the port's kinds on its service (Kafka Connect: keyed
+        ``<cluster>/<name>`` with several clusters); ``wanted`` itself when it declares none of them or ``services``
+        is empty. ``ValidationFailed`` at the manifest's line for one naming a service not in ``services``."""
+        ...
 
 
 PORTS: Mapping[str, PortSpec] = {
@@ -79,7 +98,8 @@ PORTS: Mapping[str, PortSpec] = {
             in_profile=Part("reconciler.connect.opening:in_profile"),
             close=Part("reconciler.connect.opening:close"),
             unreadable=Part("reconciler.connect.opening:unreadable"),
-            place=Part("reconciler.connect.evidence:placed"),
+            down=Part("reconciler.connect.opening:down"),
+            placement=Part("reconciler.connect.opening:PLACEMENT"),
         ),
         PortSpec(
             name="registry",
@@ -93,7 +113,8 @@ PORTS: Mapping[str, PortSpec] = {
             in_profile=Part("reconciler.registry_access.opening:in_profile"),
             close=Part("reconciler.registry_access.opening:close"),
             unreadable=Part("reconciler.registry_access.opening:unreadable"),
-            place=None,
+            down=Part("reconciler.registry_access.opening:down"),
+            placement=None,
         ),
     )
 }
@@ -119,9 +140,37 @@ def placed(wanted: desired.DesiredState, target: Target) -> desired.DesiredState
     """``wanted`` with the resources of each port's kinds on the services ``target`` names (``PortSpec.place``):
     ``ValidationFailed`` at the manifest's line for a resource naming a service the target's profile lacks."""
     for port in PORTS.values():
-        if port.place is not None:
-            wanted = port.place.get()(wanted, target)
+        if port.placement is not None:
+            how = port.placement.get()
+            wanted = how.place(wanted, how.named_by(target))
     return wanted
+
+
+def services_in(profile: ClusterProfile | None) -> dict[str, tuple[str, ...]]:
+    """Per port that places resources, the services Cluster profile ``profile`` names (only ports naming some)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for port in PORTS.values():
+        if port.placement is not None and profile is not None and (names := port.placement.get().in_profile(profile)):
+            found[port.name] = names
+    return found
+
+
+def placed_on(wanted: desired.DesiredState, services: Mapping[str, tuple[str, ...]]) -> desired.DesiredState:
+    """``wanted`` with the resources of each port's kinds on the services ``services`` names for it (as
+    ``services_in`` gives them): a fleet cluster's ``placed``."""
+    for name, names in services.items():
+        placement = PORTS[name].placement
+        assert placement is not None  # services_in names only ports that place
+        wanted = placement.get().place(wanted, names)
+    return wanted
+
+
+def down(exc: errors.ReconcilerError) -> bool | None:
+    """Whether ``exc``, a port's error, says its service could not be reached (``None``: no port's error)."""
+    for port in PORTS.values():
+        if (found := port.down.get()(exc)) is not None:
+            return found
+    return None
 
 
 def placed_load(loaded: manifests.LoadResult, target: Target) -> manifests.LoadResult:

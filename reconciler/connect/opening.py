@@ -12,7 +12,7 @@ from reconciler.connect import evidence, http, settings
 from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import RestConnectPort
 from reconciler.manifests.profiles import ClusterProfile
-from reconciler.model import plans
+from reconciler.model import connect_clusters, desired, plans
 
 Opened = RestConnectPort | MultiConnectPort
 
@@ -54,6 +54,27 @@ def in_profile(
             name, one = next(iter(found.items()))
             return settings.port_for(one, cluster=name, request_timeout_s=bound)
     return settings.ports_for(found, request_timeout_s=bound)
+
+
+class _Placement:
+    """Connectors on the Kafka Connect clusters a target or a Cluster profile names (``ports.Placement``)."""
+
+    def named_by(self, target: evidence.Target) -> tuple[str, ...]:
+        return tuple(evidence.connect_profiles(target))
+
+    def in_profile(self, profile: ClusterProfile) -> tuple[str, ...]:
+        return tuple(profile.connect_clusters)
+
+    def place(self, wanted: desired.DesiredState, services: tuple[str, ...]) -> desired.DesiredState:
+        return connect_clusters.place(wanted, services)
+
+
+PLACEMENT = _Placement()
+
+
+def down(exc: errors.ReconcilerError) -> bool | None:
+    """Whether ``exc`` says Kafka Connect could not be reached (``None``: not Kafka Connect's error)."""
+    return exc.unreachable if isinstance(exc, http.ConnectError) else None
 
 
 def close(port: Opened) -> None:

@@ -36,7 +36,6 @@ from reconciler import ports as rest_ports
 from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ApplyReport
 from reconciler.base import errors, fileio, interrupt
-from reconciler.connect.http import ConnectError
 from reconciler.fleet import lock, outputs, planning, report_html, sources, spec, summary
 from reconciler.fleet.apply_results import (
     APPLIED,
@@ -187,10 +186,11 @@ def status_counts(clusters: Sequence[ClusterApply]) -> dict[str, int]:
 
 
 def _refusal(exc: errors.ReconcilerError) -> str:
-    """``unreachable`` for a cluster (or its Kafka Connect cluster) that could not be reached, else ``refused``."""
-    if isinstance(exc, ConnectError):
-        return UNREACHABLE if exc.unreachable else REFUSED
-    down = isinstance(exc, errors.ConnectionFailed) and not isinstance(exc, errors.AuthenticationFailed)
+    """``unreachable`` for a cluster (or the service of a REST port its plan writes through: a Kafka Connect cluster,
+    its Schema Registry) that could not be reached, else ``refused``."""
+    down = rest_ports.down(exc)
+    if down is None:
+        down = isinstance(exc, errors.ConnectionFailed) and not isinstance(exc, errors.AuthenticationFailed)
     return UNREACHABLE if down else REFUSED
 
 

@@ -25,7 +25,7 @@ from reconciler.base import errors
 from reconciler.connection import layers as connection_sources
 from reconciler.fleet import rows, spec
 from reconciler.manifests import ClusterProfile
-from reconciler.model import connect_clusters, desired, state
+from reconciler.model import desired, state
 from reconciler.snapshot import files
 
 PARQUET_COLUMNS = ("kind", "name", "attribute", "value")
@@ -82,25 +82,30 @@ def load_desired(
 
 
 def placed_set(cluster: spec.ClusterSpec, loaded: DesiredSet, sets: dict[str, DesiredSet]) -> DesiredSet:
-    """``loaded`` with its connectors on the Kafka Connect clusters of ``cluster``'s Cluster profile (keyed
-    ``<cluster>/<name>`` when it names several; ``connect_clusters.place``), kept in ``sets`` under a key of its own
-    so clusters whose profiles name the same Connect clusters share it; a placement error (an unknown or missing
-    ``connectCluster``) is that set's error. ``loaded`` itself when nothing is to place. Without ``profile``, a
-    cluster not reached by ``bootstrap`` or ``commandConfig`` (a snapshot included) takes the manifests' only
-    Cluster profile, as ``plan`` does."""
+    """``loaded`` with its resources on the services of the REST ports ``cluster``'s Cluster profile names
+    (``reconciler.ports.placed_on``: connectors on its Kafka Connect clusters, keyed ``<cluster>/<name>`` when it names
+    several), kept in ``sets`` under a key of its own so clusters whose profiles name the same services share it; a
+    placement error (an unknown or missing ``connectCluster``) is that set's error. ``loaded`` itself when nothing is to
+    place. Without ``profile``, a cluster not reached by ``bootstrap`` or ``commandConfig`` (a snapshot included) takes
+    the manifests' only Cluster profile, as ``plan`` does."""
     chosen = loaded.profiles.get(cluster.profile) if cluster.profile else None
     if chosen is None and not cluster.profile and not cluster.bootstrap and cluster.command_config is None:
         chosen = next(iter(loaded.profiles.values())) if len(loaded.profiles) == 1 else None
-    names = tuple(chosen.connect_clusters) if chosen is not None else ()
-    if loaded.desired is None or not loaded.desired.connectors or not names:
+    services = rest_ports.services_in(chosen)
+    if loaded.desired is None or not services:
         return loaded
-    key = f"{loaded.key}|connect={','.join(names)}"
-    if key not in sets:
-        try:
-            sets[key] = DesiredSet(key, connect_clusters.place(loaded.desired, names), loaded.profiles)
-        except errors.ValidationFailed as exc:
-            first = exc.diagnostics[0].format()
-            sets[key] = DesiredSet(key, None, {}, f"{len(exc.diagnostics)} error(s) in the manifests; first: {first}")
+    key = loaded.key + "".join(f"|{port}={','.join(names)}" for port, names in services.items())
+    if key in sets:
+        return sets[key]
+    try:
+        placed = rest_ports.placed_on(loaded.desired, services)
+    except errors.ValidationFailed as exc:
+        first = exc.diagnostics[0].format()
+        sets[key] = DesiredSet(key, None, {}, f"{len(exc.diagnostics)} error(s) in the manifests; first: {first}")
+        return sets[key]
+    if placed is loaded.desired:  # it declares nothing to place
+        return loaded
+    sets[key] = DesiredSet(key, placed, loaded.profiles)
     return sets[key]
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from reconciler.base import errors
 from reconciler.model import plans
-from reconciler.registry.port import RegistryPort, RestRegistryPort
+from reconciler.registry.port import RegistryError, RegistryPort, RestRegistryPort
 from reconciler.registry_access import settings
 from reconciler.registry_access.http import HttpTransport
 
@@ -49,6 +49,11 @@ def close(registry: RegistryPort) -> None:
     transport = getattr(registry, "transport", None)
     if isinstance(transport, HttpTransport):
         transport.close()
+
+
+def down(exc: errors.ReconcilerError) -> bool | None:
+    """Whether ``exc`` says the registry could not be reached: no answer came (``None``: not the registry's error)."""
+    return exc.status == 0 if isinstance(exc, RegistryError) else None
 
 
 def unreadable(exc: errors.ReconcilerError, profile: str | None) -> errors.ReconcilerError:

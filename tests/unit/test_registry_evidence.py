@@ -110,3 +110,22 @@ def test_fleet_apply_opens_the_profiles_registry_for_subject_changes_and_refuses
         planned, changes=tuple(c for c in planned.changes if c.kind.value != "schema_subject"), scope=None
     )
     assert applying.ports_of(cluster, loaded(""), others) == {}
+
+
+def test_a_registry_down_at_fleet_apply_is_unreachable_and_a_refusal_by_the_registry_is_refused() -> None:
+    """As for Kafka Connect: a fleet cluster whose plan writes subjects through a registry that does not answer is
+    ``unreachable`` (it was ``refused``, as if the registry had said no); one the registry refused stays ``refused``."""
+    import time
+
+    from reconciler.fleet import apply_results, applying
+    from reconciler.registry_access.http import HttpTransport
+
+    port = registry_port.RestRegistryPort(HttpTransport(["http://127.0.0.1:1"], request_timeout_s=2.0))
+    with pytest.raises(registry_port.RegistryError) as caught:
+        port.subjects(deadline=time.monotonic() + 5)
+    assert applying._refusal(caught.value) == apply_results.UNREACHABLE
+    fake = FakeRegistry()
+    refused = registry_port.RestRegistryPort(fake)
+    with pytest.raises(registry_port.RegistryError) as said:
+        refused.delete("absent-value", deadline=time.monotonic() + 5)
+    assert said.value.status == 404 and applying._refusal(said.value) == apply_results.REFUSED
