@@ -2,7 +2,7 @@
 
 Each check raises a ``ReconcilerError`` (exit code 1) with a message that names the resources
 involved; when any of them fails, nothing has been written. ``CannotDecode`` is what decoding a change raises
-(``decoded``, ``connector_ops``); the secrets the writes need are read by ``revealing``.
+(``decoded`` and each phase's decoder); the secrets the writes need are read by ``revealing``.
 """
 
 from __future__ import annotations

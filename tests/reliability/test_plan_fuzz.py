@@ -140,7 +140,7 @@ def test_an_operation_the_check_cannot_compare_is_refused_by_the_check_not_passe
     from reconciler.apply import decoded
 
     p = plans.Plan.from_json_dict(reseal(copy.deepcopy(APPLICABLE_PLAN)))
-    unknown = decoded.Operation(change=p.actionable[0], request=object())  # type: ignore[arg-type]
+    unknown = decoded.Operation(change=p.actionable[0], request=object())
     with pytest.raises(TypeError, match="no shown-is-sent comparison for a object operation"):
         shown_sent._sent(unknown)
 

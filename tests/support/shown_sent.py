@@ -19,8 +19,9 @@ from reconciler.model.kinds import Kind
 def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
     """The request ``op`` would send, encoded by the adapter's own encoders, and its content keyed as the plan shows
     it (attribute name -> value)."""
-    from reconciler.apply import connector_ops, decoded, subject_ops
+    from reconciler.apply import decoded, subject_ops
     from reconciler.kafka import encoders, results
+    from reconciler.kinds.connector import writes as connector_writes
 
     r = op.request
     if isinstance(r, decoded.AlterConfigs):
@@ -51,9 +52,9 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
         return req, {"partitions": r.total}
     if isinstance(r, decoded.WriteScram):
         return _scram_sent(r)
-    if isinstance(r, connector_ops.WriteConnector):
+    if isinstance(r, connector_writes.WriteConnector):
         return _connector_sent(r)
-    if isinstance(r, connector_ops.DeleteConnector):
+    if isinstance(r, connector_writes.DeleteConnector):
         return None, {"resource": Kind.CONNECTOR.address(r.name)}
     if isinstance(r, subject_ops.WriteSubject):
         return _subject_sent(op.change, r)

@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 
 from reconciler import manifests
-from reconciler.apply import connector_ops, decoded
+from reconciler.apply import decoded
 from reconciler.base import errors
 from reconciler.connect import evidence, settings
 from reconciler.connect.http import ConnectError
 from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import RestConnectPort
+from reconciler.kinds.connector import writes as connector_writes
 from reconciler.model import connect_clusters, connect_snapshot, payloads, plans
 from reconciler.model import desired as d
 from reconciler.model import state as s
@@ -334,9 +335,9 @@ def test_a_plan_file_key_is_checked_as_strictly_as_the_manifest(key: str, expect
         after=after,
     )
     with pytest.raises(decoded.CannotDecode, match=expected):
-        connector_ops.write(change)
+        connector_writes.write(change)
     ok = dataclasses.replace(change, address=Kind.CONNECTOR.address("sinks/mirror"), name="sinks/mirror")
-    assert connector_ops.write(ok).name == "sinks/mirror"
+    assert connector_writes.write(ok).name == "sinks/mirror"
 
 
 def test_the_example_places_each_connector_on_its_cluster() -> None:
@@ -442,9 +443,11 @@ def test_diff_of_two_snapshots_names_the_cluster_and_leaves_out_one_not_read() -
 
 
 def test_a_cluster_down_during_the_apply_leaves_the_others_read_back() -> None:
-    from reconciler.apply import connector_ops, connector_phases, decoded, retry
+    from reconciler.apply import decoded, retry
     from reconciler.apply.apply_report import Outcome
     from reconciler.apply.batch import ApplyContext
+    from reconciler.kinds.connector import phases as connector_phases
+    from reconciler.kinds.connector import writes as connector_writes
 
     class Clock:
         now = 1000.0
@@ -475,7 +478,7 @@ def test_a_cluster_down_during_the_apply_leaves_the_others_read_back() -> None:
         dry_run=False,
         ports={"connect": port},
     )
-    writes = [op for op in ops if isinstance(op.request, connector_ops.WriteConnector)]
+    writes = [op for op in ops if isinstance(op.request, connector_writes.WriteConnector)]
     items = {i.name: i for i in connector_phases.run_write(ctx, writes, live=live)}
     assert items["sinks/b"].outcome is Outcome.APPLIED, items["sinks/b"].message
     assert items["sources/a"].outcome is Outcome.NOT_SENT and "no Kafka Connect worker answered" in (

@@ -1,9 +1,10 @@
 """The connector phases of apply against the in-memory Connect worker: what is sent, what is read back, what is told.
 
 Each test plans manifests' connectors against ``tests.support.connect_fake.FakeConnectWorker`` (the planner and the
-plan's decode as the tool runs them), runs ``connector_phases.run_write`` or ``run_delete`` with the port on that
-worker, and asserts what the worker holds afterwards and what each item reports. Time is the test's clock: the
-worker applies a write a moment after answering it, the read-back's sleeps advance the clock, nothing waits for real.
+plan's decode as the tool runs them), runs ``reconciler.kinds.connector.phases.run_write`` or ``run_delete`` with the
+port on that worker, and asserts what the worker holds afterwards and what each item reports. Time is the test's
+clock: the worker applies a write a moment after answering it, the read-back's sleeps advance the clock, nothing waits
+for real.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import collections
 import time
 from collections.abc import Mapping
 
-from reconciler.apply import connector_ops, connector_phases, connector_restart, decoded, retry
+from reconciler.apply import decoded, retry
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent
 from reconciler.connect import evidence
 from reconciler.connect.port import RestConnectPort
+from reconciler.kinds.connector import phases as connector_phases
+from reconciler.kinds.connector import restart as connector_restart
+from reconciler.kinds.connector import writes as connector_writes
 from reconciler.model import desired as d
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
@@ -92,8 +96,8 @@ class World:
             dry_run=False,
             ports={"connect": self.port},
         )
-        deletes = [op for op in ops if isinstance(op.request, connector_ops.DeleteConnector)]
-        writes = [op for op in ops if isinstance(op.request, connector_ops.WriteConnector)]
+        deletes = [op for op in ops if isinstance(op.request, connector_writes.DeleteConnector)]
+        writes = [op for op in ops if isinstance(op.request, connector_writes.WriteConnector)]
         out = connector_phases.run_delete(ctx, deletes, live=live) if deletes else []
         return out + (connector_phases.run_write(ctx, writes, live=live) if writes else [])
 

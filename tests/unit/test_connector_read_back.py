@@ -1,12 +1,13 @@
 """Apply's read-back of a connector written as declared: when a connector counts as settled in its declared state.
 
-Plain data: ``connector_watch.declared``, the check of one written connector against the states Connect reports.
+Plain data: ``reconciler.kinds.connector.watch.declared``, the check of one written connector against the states
+Connect reports.
 """
 
 from __future__ import annotations
 
-from reconciler.apply import connector_watch
-from reconciler.apply.connector_ops import WriteConnector
+from reconciler.kinds.connector import watch as connector_watch
+from reconciler.kinds.connector.writes import WriteConnector
 from reconciler.model import state as s
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from reconciler.apply import connector_restart as restart
 from reconciler.base import errors
+from reconciler.kinds.connector import restart
 from reconciler.model import state
 
 

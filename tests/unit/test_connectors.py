@@ -20,6 +20,7 @@ from reconciler.apply import decoded
 from reconciler.base import errors
 from reconciler.connect import port as connect_port
 from reconciler.connect import secrets
+from reconciler.kinds.connector import writes as connector_writes
 from reconciler.model import desired as d
 from reconciler.model import payloads, plans
 from reconciler.model import state as s
@@ -211,16 +212,17 @@ def test_a_failed_task_of_a_connector_declared_running_is_a_restart_naming_it_wi
         p, color=False
     )
     op = decoded.operation(change)
-    assert op.request is not None and op.request.restart  # type: ignore[union-attr]
+    assert isinstance(op.request, connector_writes.WriteConnector) and op.request.restart
     again = payloads.decode(Kind.CONNECTOR, change.before.to_dict())
     assert again == change.before
 
 
 def test_a_connector_failing_again_after_its_restart_is_failed_once_the_window_passed() -> None:
-    from reconciler.apply import connector_ops, connector_restart, connector_watch
+    from reconciler.kinds.connector import restart as connector_restart
+    from reconciler.kinds.connector import watch as connector_watch
 
     now = [100.0]
-    w = connector_ops.WriteConnector("a", CFG, {}, "running", restart=True)
+    w = connector_writes.WriteConnector("a", CFG, {}, "running", restart=True)
     check = connector_restart.after_failed_restart(
         connector_watch.declared(w), restarted_at=100.0, clock=lambda: now[0], remaining=lambda: 60.0, last_round_s=4
     )
@@ -234,9 +236,8 @@ def test_a_connector_failing_again_after_its_restart_is_failed_once_the_window_p
 
 
 def test_a_restart_is_sent_only_for_what_connect_still_reports_failed() -> None:
-    from reconciler.apply import connector_ops, connector_writes
 
-    w = connector_ops.WriteConnector("a", CFG, {}, "running", restart=True)
+    w = connector_writes.WriteConnector("a", CFG, {}, "running", restart=True)
     both = s.ConnectorState("a", CFG, "FAILED", (s.ConnectorTask(0, "RUNNING"), s.ConnectorTask(1, "FAILED")))
     assert connector_writes.restarted(w, both) == ["connector", "task 1"]
     assert connector_writes.restarted(w, s.ConnectorState("a", CFG, "RUNNING", RUNNING)) == []
@@ -706,7 +707,7 @@ def test_declared_offsets_are_altered_only_when_the_declaration_changes_showing_
     assert shown_lines["offsets"] == (f'{part} -> {{"kafka_offset": 42}}', f'{part} -> {{"kafka_offset": 5}}')
     assert shown_lines[f"config.{connector_offsets.RECORD_KEY}"] == (None, record)
     op = decoded.operation(change)
-    assert op.request is not None and op.request.offsets == c.offsets  # type: ignore[union-attr]
+    assert isinstance(op.request, connector_writes.WriteConnector) and op.request.offsets == c.offsets
     assert connector_offsets.body(c.offsets) == {
         "offsets": [{"partition": {"kafka_topic": "orders", "kafka_partition": 0}, "offset": {"kafka_offset": 5}}]
     }
@@ -717,7 +718,7 @@ def test_declared_offsets_are_altered_only_when_the_declaration_changes_showing_
     [change] = plan(want(moved), applied).actionable  # a config change never implies an offsets change
     assert [a.name for a in change.attributes] == ["config.batch.size"]
     op = decoded.operation(change)
-    assert op.request is not None and op.request.offsets == ()  # type: ignore[union-attr]
+    assert isinstance(op.request, connector_writes.WriteConnector) and op.request.offsets == ()
 
 
 def test_a_record_of_offsets_no_longer_declared_is_kept_not_shown_as_removed() -> None:

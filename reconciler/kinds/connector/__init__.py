@@ -1,4 +1,8 @@
-"""The Kafka Connect connector kind: written over Connect's REST API, which Kafka's ACLs do not govern."""
+"""The Kafka Connect connector kind: written over Connect's REST API, which Kafka's ACLs do not govern.
+
+Its declaration is here; apply's parts live in this package: the write decoded from a change and the requests it
+sends (``writes``), the two phases and the read before writing (``phases``), the read-back's poll (``watch``) and its
+wait for evidence that a connector's tasks run a new config (``restart``)."""
 
 from __future__ import annotations
 
@@ -14,15 +18,15 @@ DECLARATION = KindSpec(
             plans.Phase.CONNECTOR_DELETE,
             frozenset({plans.Action.DELETE}),
             None,
-            decode=Part("reconciler.apply.connector_ops:delete"),
-            run=Part("reconciler.apply.connector_phases:run_delete"),
+            decode=Part("reconciler.kinds.connector.writes:delete"),
+            run=Part("reconciler.kinds.connector.phases:run_delete"),
         ),
         PhaseSpec(
             plans.Phase.CONNECTOR,
             frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
             None,
-            decode=Part("reconciler.apply.connector_ops:write"),
-            run=Part("reconciler.apply.connector_phases:run_write"),
+            decode=Part("reconciler.kinds.connector.writes:write"),
+            run=Part("reconciler.kinds.connector.phases:run_write"),
         ),
     ),
     live_section=lambda live: None if live.connect is None else live.connect.connectors,
@@ -52,6 +56,6 @@ DECLARATION = KindSpec(
     # -- the ports' parts
     read_for_plan=Part("reconciler.connect.evidence:read_into"),
     read_every=Part("reconciler.connect.evidence:read_every"),
-    read_to_apply=Part("reconciler.apply.connector_phases:read_to_apply"),
+    read_to_apply=Part("reconciler.kinds.connector.phases:read_to_apply"),
     read_offline=Part("reconciler.connect.evidence:offline"),
 )

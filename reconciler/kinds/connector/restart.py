@@ -43,7 +43,7 @@ from reconciler.model import state
 
 SETTLE_S = 3.0  # the longest quiet window, and the one after a restart of what FAILED
 MIN_SETTLE_S = 1.0  # the shortest quiet window after new task configs are seen
-# (settled, problem) of one connector, as connector_watch.Check.
+# (settled, problem) of one connector, as watch.Check.
 Check = Callable[[state.ConnectorState | None], tuple[bool, str | None]]
 
 

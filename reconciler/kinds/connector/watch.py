@@ -3,7 +3,7 @@
 ``poll`` reads every connector in one request a round (``GET /connectors?expand=info&expand=status``) and runs
 each pending connector's check on what it read; the checks of one round run together, ``READ_PARALLEL`` at a
 time, because a check may send a request of its own (the task configs of a connector whose new config Connect has
-not yet been seen to run, ``connector_restart``). Rounds come ``FIRST_POLL_S`` apart, growing to ``MAX_POLL_S``
+not yet been seen to run, ``restart``). Rounds come ``FIRST_POLL_S`` apart, growing to ``MAX_POLL_S``
 (one request watches every connector, so rounds are cheap), until every check settles or the apply's deadline
 comes. ``declared`` is the check of a connector written as declared, ``as_sent`` that of a write whose answer was
 lost. With several Kafka Connect clusters a round settles the connectors of those that answered; those of one that
@@ -16,13 +16,13 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from reconciler.apply import connector_ops
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors
 from reconciler.connect import multi
 from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.port import ConnectPort
+from reconciler.kinds.connector import writes
 from reconciler.model import state
 from reconciler.model.kinds import Kind
 
@@ -40,7 +40,7 @@ def _port(ctx: ApplyContext) -> ConnectPort:
     return port
 
 
-def declared(w: connector_ops.WriteConnector) -> Check:
+def declared(w: writes.WriteConnector) -> Check:
     def check(c: state.ConnectorState | None) -> tuple[bool, str | None]:
         """(settled, problem): settled with no problem is converged; a FAILED connector or task settles at once."""
         if c is None:
@@ -66,7 +66,7 @@ def declared(w: connector_ops.WriteConnector) -> Check:
 
 
 def as_sent(
-    w: connector_ops.WriteConnector,
+    w: writes.WriteConnector,
     config: Mapping[str, str],
     check: Check,
     *,

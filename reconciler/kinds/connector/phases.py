@@ -1,4 +1,5 @@
-"""The connector phases of apply: deletes (before topic deletes) and writes (after topics and ACLs), with read-back.
+"""The connector kind's apply phases (their ``run`` parts) and its read before writing (``read_to_apply``): deletes
+(before topic deletes) and writes (after topics and ACLs), with read-back.
 
 Each connector's requests depend on the live connector read before the writes, so nothing already as declared is
 sent (an identical config PUT restarts the connector): a missing connector is created in its declared state (or
@@ -12,7 +13,7 @@ just before sending, and compared by digest.
 
 The read-back is part of the phase: each round reads every connector in one request (``GET
 /connectors?expand=info&expand=status``), plus, at once and ``READ_PARALLEL`` at a time, the task configs of the
-connectors whose new config Connect has not yet been seen to run (``connector_restart``), until each one and each
+connectors whose new config Connect has not yet been seen to run (``restart``), until each one and each
 of its tasks is in the declared state, bounded by the apply's deadline, and says what it waits for. A connector or
 task that FAILED after the write is reported as failed with the first line of its trace (the apply is partial,
 exit 3).
@@ -31,15 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
-from reconciler.apply import (
-    connector_ops,
-    connector_restart,
-    connector_watch,
-    connector_writes,
-    decoded,
-    outcomes,
-    stopping,
-)
+from reconciler.apply import decoded, outcomes, stopping
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result
 from reconciler.base import errors, interrupt
@@ -47,13 +40,14 @@ from reconciler.connect import secrets as connect_secrets
 from reconciler.connect.http import ConnectError
 from reconciler.connect.port import ConnectPort
 from reconciler.connection import secrets as secret_refs
+from reconciler.kinds.connector import restart, watch, writes
 from reconciler.model import desired, payloads, state
 from reconciler.model.kinds import Kind
 
 DEFAULT_DEADLINE_S = 300.0  # as engine.DEFAULT_DEADLINE_S: the bound of the read before the writes
 LOST_GRACE_S = 5.0  # how long a create whose answer was lost may take to be listed before it counts as not done
 LOST_NOTE = "its answer was lost; Kafka Connect, read afterwards, shows it as declared"
-Check = connector_watch.Check
+Check = watch.Check
 
 
 def secret_keys(ops: Iterable[decoded.Operation], wanted: desired.DesiredState | None) -> dict[str, set[str]]:
@@ -113,7 +107,7 @@ def _port(ctx: ApplyContext) -> ConnectPort:
     return port
 
 
-def _config(ctx: ApplyContext, w: connector_ops.WriteConnector, *, masking: bool) -> dict[str, str]:
+def _config(ctx: ApplyContext, w: writes.WriteConnector, *, masking: bool) -> dict[str, str]:
     """The whole config to send: declared values and each secret resolved now (never kept or shown); on a worker
     that masks values (``masking``), with the digests of its secrets recorded (``connect.secrets.record``)."""
     out = dict(w.config)
@@ -160,7 +154,7 @@ def _attempt(
     ctx: ApplyContext, op: decoded.Operation, have: state.ConnectorState | None, *, masking: bool = False
 ) -> _Attempt:
     w = op.request
-    assert isinstance(w, connector_ops.WriteConnector)
+    assert isinstance(w, writes.WriteConnector)
     config: dict[str, str] = {}
     if not ctx.dry_run and interrupt.requested():  # nothing new is sent after Ctrl-C
         return _Attempt(False, stopping.CONNECTOR_UNSENT)
@@ -173,13 +167,13 @@ def _attempt(
             return _Attempt(not found, why)
         written = have is not None and not connect_secrets.same_config(w.name, config, have.config, w.secrets)
         deadline = time.monotonic() + ctx.writes_left()  # writes end before the part kept for the read-back
-        message = connector_writes.write_one(cast(ConnectPort, port), w, config, have, deadline=deadline)
-        changed = connector_restart.touched(config, have.config, w.secrets) if have and written else None
-        again = bool(connector_writes.restarted(w, have))
+        message = writes.write_one(cast(ConnectPort, port), w, config, have, deadline=deadline)
+        changed = restart.touched(config, have.config, w.secrets) if have and written else None
+        again = bool(writes.restarted(w, have))
         return _Attempt(True, message, config=config, changed=changed, written_at=ctx.deadline.clock(), restarted=again)
     except ConnectError as exc:
         lost = exc.answer_lost and not ctx.dry_run
-        changed = connector_restart.touched(config, have.config, w.secrets) if lost and have else None
+        changed = restart.touched(config, have.config, w.secrets) if lost and have else None
         at, sent = ctx.deadline.clock(), exc.sent or port.answered > 0  # not sent: its first request reached none
         return _Attempt(False, str(exc), lost=lost, config=config, changed=changed, written_at=at, sent=sent)
     except errors.ReconcilerError as exc:
@@ -199,7 +193,7 @@ def run_write(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: stat
             outcomes.client_check(op.change, None if a.ok else a.message) for op, a in zip(ops, answers, strict=True)
         ]
     checks = {op.name: _check(ctx, op, a) for op, a in zip(ops, answers, strict=True) if a.ok or a.lost}
-    problems, unread = connector_watch.poll(ctx, checks, what="connectors") if checks else ({}, set())
+    problems, unread = watch.poll(ctx, checks, what="connectors") if checks else ({}, set())
     sent_requests = _port(ctx).request_count - at_start
     ctx.notes.append(
         f"connectors: {sent_requests} Kafka Connect REST request(s) for {len(ops)} connector(s), read-back included"
@@ -249,7 +243,7 @@ def run_delete(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: sta
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="connect") as pool:
         failures = dict(zip((op.name for op in ops), pool.map(one, ops), strict=True))
     gone = [op for op in ops if failures[op.name] is None]
-    left = connector_watch.poll(ctx, {op.name: _gone for op in gone}, what="connector deletes")[0] if gone else {}
+    left = watch.poll(ctx, {op.name: _gone for op in gone}, what="connector deletes")[0] if gone else {}
     out = []
     for op in ops:
         why = failures[op.name] or left.get(op.name)
@@ -268,32 +262,32 @@ def _gone(c: state.ConnectorState | None) -> tuple[bool, str | None]:
 
 def _check(ctx: ApplyContext, op: decoded.Operation, a: _Attempt) -> Check:
     """The read-back's check of a connector whose write was answered (or lost)."""
-    assert isinstance(op.request, connector_ops.WriteConnector)
-    check = connector_watch.declared(op.request)
+    assert isinstance(op.request, writes.WriteConnector)
+    check = watch.declared(op.request)
     if a.changed is not None and op.request.state != "stopped":
         check = _after_restart(ctx, op.name, a, check)
     elif a.restarted:
-        check = connector_restart.after_failed_restart(
+        check = restart.after_failed_restart(
             check,
             restarted_at=a.written_at,
             clock=ctx.deadline.clock,
             remaining=ctx.deadline.remaining,
-            last_round_s=2 * connector_watch.MAX_POLL_S,
+            last_round_s=2 * watch.MAX_POLL_S,
         )
     if a.lost:
         until = ctx.deadline.clock() + LOST_GRACE_S
-        check = connector_watch.as_sent(op.request, a.config, check, until=until, clock=ctx.deadline.clock)
+        check = watch.as_sent(op.request, a.config, check, until=until, clock=ctx.deadline.clock)
     return check
 
 
 def _after_restart(ctx: ApplyContext, name: str, a: _Attempt, check: Check) -> Check:
     assert a.changed is not None
-    return connector_restart.after_restart(
+    return restart.after_restart(
         check,
         changed=a.changed,
         task_configs=lambda: _port(ctx).task_configs(name, deadline=_deadline(ctx)),
         written_at=a.written_at,
         clock=ctx.deadline.clock,
         remaining=ctx.deadline.remaining,
-        last_round_s=2 * connector_watch.MAX_POLL_S,
+        last_round_s=2 * watch.MAX_POLL_S,
     )
