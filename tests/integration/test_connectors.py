@@ -44,7 +44,7 @@ def plan_of(directory: Path) -> tuple[plans.Plan, manifests.LoadResult, int]:
     target = operations.Target(profiles=loaded.profiles)
     port = evidence.port_of(target)
     assert port is not None
-    with mock.patch.object(evidence, "port_of", lambda _target: port):
+    with mock.patch.object(evidence, "port_of", lambda _target, **_kw: port):
         p = operations.compute_plan(loaded, target=target, request=operations.PlanRequest())
     return p, loaded, port.request_count
 
