@@ -4,6 +4,7 @@ use them (``SCHEMA_SUBJECT``); deletes after the topics they served (``SCHEMA_SU
 
 from __future__ import annotations
 
+from reconciler.kinds.schema_subject import payload as subject_payload
 from reconciler.kinds.spec import (
     KindSpec,
     Part,
@@ -13,7 +14,7 @@ from reconciler.kinds.spec import (
     no_declared_configs,
     no_live_configs,
 )
-from reconciler.model import plans, schema_subject_payload, schema_subjects
+from reconciler.model import plans, schema_subjects
 from reconciler.model.kinds import Kind
 
 # both phases: the subject write a change describes, carried out by the kind's ordered apply
@@ -22,7 +23,7 @@ _RUN: Part[PhaseRunner] = Part("reconciler.apply.subject_phases:run")
 
 DECLARATION = KindSpec(
     kind=Kind.SCHEMA_SUBJECT,
-    payload=schema_subject_payload.SubjectPayload,
+    payload=subject_payload.SubjectPayload,
     phases=(
         PhaseSpec(plans.Phase.SCHEMA_SUBJECT_DELETE, frozenset({plans.Action.DELETE}), None, decode=_DECODE, run=_RUN),
         PhaseSpec(

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from reconciler.kinds.schema_subject.diff import SubjectChange
 from reconciler.kinds.schema_subject.dryrun import Verdict
+from reconciler.kinds.schema_subject.payload import SubjectPayload, new_version
 from reconciler.model import desired, plans, state
-from reconciler.model.schema_subject_payload import SubjectPayload, new_version
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
