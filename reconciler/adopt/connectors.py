@@ -16,7 +16,6 @@ from typing import Any
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.job import Job
 from reconciler.adopt.output import Document, ManifestFile
-from reconciler.connect import evidence
 from reconciler.connect import secrets as connect_secrets
 from reconciler.manifests.connectors import VERSION
 from reconciler.model import connect_clusters as clusters
@@ -24,11 +23,6 @@ from reconciler.model import connector_offsets, state
 from reconciler.model.kinds import Kind, Manifest
 
 STATES = {"RUNNING": "running", "PAUSED": "paused", "STOPPED": "stopped"}
-
-
-def read(live: state.ClusterState, target: evidence.Target) -> state.ClusterState:
-    """``live`` with every connector of the Connect cluster ``target`` names (unchanged when it names none)."""
-    return evidence.with_all_connectors(live, target)
 
 
 def variable(name: str, key: str) -> str:

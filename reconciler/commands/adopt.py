@@ -39,13 +39,14 @@ def import_cluster(
 ) -> None:
     """Write manifests describing an existing cluster, so the first plan against it shows no changes."""
     output.setup_logging(verbose)
-    from reconciler import operations
-    from reconciler.adopt import connectors, from_live
+    from reconciler import operations, ports
+    from reconciler.adopt import from_live
 
     with output.errors_to_exit():
         target = operations.Target(bootstrap_server=bootstrap_server, command_config=command_config)
         with target.connect() as adapter:
-            live = connectors.read(from_live.read_for_adoption(adapter), target)  # with KAFKA_CONNECT_URL
+            # and every resource of each REST port named (KAFKA_CONNECT_URL, SCHEMA_REGISTRY_URL)
+            live = ports.with_every(from_live.read_for_adoption(adapter), target)
         report = from_live.adopt_cluster(live, out_dir=out_dir, force=force, include_tool_topics=include_tool_topics)
     _print_adoption(report, written=out_dir / "IMPORT.md")
 

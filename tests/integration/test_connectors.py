@@ -249,7 +249,7 @@ spec:
 def test_import_writes_connectors_that_plan_with_no_change(
     connect_worker: ConnectWorker, kafka_single: KafkaCluster, topic_prefix: str, tmp_path: Path
 ) -> None:
-    from reconciler.adopt import connectors as adopt_connectors
+    from reconciler import ports
     from reconciler.adopt import from_live
     from reconciler.model import state
 
@@ -273,7 +273,7 @@ def test_import_writes_connectors_that_plan_with_no_change(
     )
     target = operations.Target(profiles={})
     with mock.patch.dict("os.environ", {"KAFKA_CONNECT_URL": connect_worker.url}):
-        live = adopt_connectors.read(state.ClusterState(cluster_id=None, controller_id=None, brokers=()), target)
+        live = ports.with_every(state.ClusterState(cluster_id=None, controller_id=None, brokers=()), target)
     report = from_live.adopt_cluster(live, out_dir=tmp_path / "imported", force=False)
     assert report.counts["connectors"] >= 3
     write(tmp_path / "profile", connect_worker, kafka_single, "")

@@ -3,7 +3,7 @@ Registry 2.4.2.Final, reached through ``SCHEMA_REGISTRY_URL``): ``validate`` a s
 the manifest; an incompatible schema is blocked at the manifest's file:line with the registry's verdict (``plan
 --detailed-exitcode`` exits 2; ``apply`` writes nothing and exits 3, as for any blocked change); ``plan`` shows a
 compatible new version with its schema diff and the registry's verdict; ``apply`` registers it, and the next plan
-shows no changes."""
+shows no changes; ``import`` writes the registry's subjects, and the plan right after shows no changes."""
 
 from __future__ import annotations
 
@@ -130,3 +130,29 @@ def test_a_saved_plan_applies_and_a_snapshot_plans_offline_through_the_cli(
     applied = cli(["apply", "--plan", str(saved), *target], env=env)
     assert applied.returncode == 0, applied.stdout + applied.stderr
     assert port.versions(subject, deadline=time.monotonic() + 60) == (1, 2)
+
+
+def test_import_writes_the_registrys_subjects_and_the_plan_right_after_changes_nothing(
+    kafka_single: KafkaCluster, schema_registry: SchemaRegistryServer, tmp_path: Path, topic_prefix: str
+) -> None:
+    """``import`` with the registry named (``SCHEMA_REGISTRY_URL``) writes ``schema-subjects.yaml`` and each schema
+    in its file, as docs/adopting.md says, and the plan of what it wrote against the same cluster and registry
+    changes nothing. Regression: ``import`` read the Kafka cluster and Kafka Connect only, and wrote no subject."""
+    subject = f"{topic_prefix}orders-value"
+    env = {settings.REGISTRY_URL_ENV: schema_registry.api_url}
+    found = settings.from_environment(env)
+    assert found is not None
+    port = settings.open_registry(found)
+    port.set_compatibility("FULL", subject, deadline=time.monotonic() + 60)
+    port.register(subject, json.dumps(V1), schema_type="AVRO", deadline=time.monotonic() + 60)
+    target = ["--bootstrap-server", kafka_single.bootstrap]
+
+    out = tmp_path / "imported"
+    imported = cli(["import", "--out", str(out), *target], env=env)
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    written = (out / "schema-subjects.yaml").read_text(encoding="utf-8")
+    assert f"subject: {subject}" in written and "compatibility: FULL" in written
+    stem = subject.replace("/", "_")
+    assert json.loads((out / "subjects" / f"{stem}.avsc").read_text(encoding="utf-8")) == V1
+    again = cli(["plan", str(out), *target, "--detailed-exitcode"], env=env)
+    assert again.returncode == 0, again.stdout + again.stderr
