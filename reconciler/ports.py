@@ -120,9 +120,9 @@ PORTS: Mapping[str, PortSpec] = {
 }
 
 
-def kinds_of(port: str, among: Iterable[KindSpec] | None = None) -> list[KindSpec]:
-    """The declarations of the kinds written through ``port`` (of ``among``: all kinds when not given)."""
-    return [d for d in (registry.KINDS.values() if among is None else among) if d.port == port]
+def kinds_of(port: str) -> list[KindSpec]:
+    """The declarations of the kinds written through ``port``, in ``Kind`` order."""
+    return [d for d in registry.KINDS.values() if d.port == port]
 
 
 def _wanted(port: PortSpec, wanted: desired.DesiredState) -> list[KindSpec]:

@@ -1,6 +1,7 @@
 """The registry of resource kinds: one declaration per kind (``DECLARATION`` in each module ``MODULES`` names), in
 ``Kind`` order. The stages reach a kind only through here: ``spec(kind)`` for one kind, ``KINDS`` to iterate,
-``phase(phase)`` for the kind and declaration of an apply phase, ``writes_through`` for the ports a plan needs.
+``phase(phase)`` for the kind and declaration of an apply phase (the ports a kind is written through are
+``reconciler.ports``').
 
 The declarations are named, not imported by name, as plug-ins are: a kind's own package may then use the stage
 frameworks (its parts, ``reconciler.kinds.spec.Part``) without a loop between the stages and the kinds. Adding a kind
@@ -9,7 +10,7 @@ is adding its module to ``MODULES``."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from reconciler.kinds.spec import KindSpec, PhaseSpec
 from reconciler.model import plans
@@ -40,9 +41,3 @@ def spec(kind: Kind) -> KindSpec:
 def phase(p: plans.Phase) -> tuple[KindSpec, PhaseSpec]:
     """The kind that writes in apply phase ``p`` and its declaration of that phase."""
     return PHASES[p]
-
-
-def writes_through(changes: Iterable[plans.Change], port: str) -> bool:
-    """Whether any of ``changes`` is of a kind written through ``port`` (``"connect"``: a Kafka Connect cluster;
-    ``"registry"``: a Schema Registry)."""
-    return any(KINDS[c.kind].port == port for c in changes)

@@ -108,8 +108,8 @@ def test_a_plan_needs_the_connect_port_exactly_when_it_changes_a_kind_written_th
         return plans.Change(address=kind.address("x"), kind=kind, name="x", action=action, phase=declared.phase)
 
     for kind in Kind:
-        assert registry.writes_through([change(kind)], "connect") is (kind is Kind.CONNECTOR)
-    assert not registry.writes_through([], "connect")
+        assert bool(ports.written([change(kind)], "connect")) is (kind is Kind.CONNECTOR)
+    assert not ports.written([], "connect")
 
 
 def test_every_declared_resource_is_named_as_its_changes_are() -> None:
