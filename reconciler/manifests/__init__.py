@@ -48,6 +48,8 @@ class LoadResult:
     desired: desired.DesiredState
     profiles: dict[str, ClusterProfile]
     diagnostics: list[errors.Diagnostic]
+    # the manifest parts of the kinds built here and of those whose documents were read, in ``Kind`` order
+    kinds: tuple[parts.ManifestPart, ...] = ()
 
 
 def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[str, str] | None = None) -> LoadResult:
@@ -66,6 +68,7 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
         Manifest.CLUSTER: builder.add_cluster,
         **{kind: builder.add_grant for kind in models.GRANT_KINDS},
     }
+    read: dict[str, parts.ManifestPart] = dict(parts.BUILT_IN)
     by_kind: dict[str, list[tuple[str, str]]] = {kind: [] for kind in _ORDER}
     for ident in order:
         by_kind[ident[0]].append(ident)
@@ -82,13 +85,15 @@ def load(paths: Sequence[Path], *, environment: str | None = None, env: Mapping[
             elif kind in handlers:
                 handlers[kind](doc)
             else:
-                parts.of(kind).build(builder, doc)
+                part = read[kind] = parts.of(kind)
+                part.build(builder, doc)
     builder.topic_builder.check_collisions()
     builder.check_grant_topics()
     diags.sort(key=lambda d: (d.file or "", d.line or 0, d.column or 0))
     if errors.errors_only(diags):
         raise errors.ValidationFailed(diags)
-    return LoadResult(desired=builder.result(), profiles=builder.profiles, diagnostics=diags)
+    kinds = tuple(read[k.manifest] for k in Kind if k.manifest in read)
+    return LoadResult(desired=builder.result(), profiles=builder.profiles, diagnostics=diags, kinds=kinds)
 
 
 def _read(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from reconciler import manifests
 from reconciler.base import collector, errors, terminal
+from reconciler.manifests import parts
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,12 +24,15 @@ class Validation:
     failed: bool
 
 
+_ALWAYS_COUNTED = (parts.TOPIC, parts.ACL, parts.QUOTA, parts.SCRAM_USER, parts.BROKER_CONFIG)  # even when none
+
+
 def summary(result: manifests.LoadResult) -> str:
     """``valid: 3 topics, 1 ACL, ...``: what valid manifests declare."""
     d, n = result.desired, terminal.count
-    more = [n(len(d.group_configs), "group config set")] if d.group_configs else []
-    more += [n(len(d.client_metrics), "client-metrics subscription")] if d.client_metrics else []
-    more += [n(len(d.connectors), "connector")] if d.connectors else []
+    # every other kind, counted when it declares something ("1 group config set", "2 schema subjects")
+    sections = ((getattr(d, part.section), part.noun) for part in result.kinds if part not in _ALWAYS_COUNTED)
+    more = [n(len(section), noun) for section, noun in sections if section]
     return (
         f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "
         f"{n(len(d.scram_users), 'SCRAM user')}, {n(len(d.broker_configs), 'broker config set')}, "

@@ -33,6 +33,8 @@ class ManifestPart:
     """A kind's manifest documents (``kind.manifest``), as the manifests validate and build them."""
 
     model: type[Any]  # the model of a document's ``spec`` (a pydantic model, strict, camelCase YAML keys)
+    section: str  # the desired state's field its documents fill
+    noun: str  # one of its resources, as ``validate``'s summary counts them ("topic": "3 topics")
     build: Build  # adds one validated document to the builder (its errors through ``builder.error``)
     delete_hover: str  # what its Ownership ``delete.<ownership_key>`` flag means, as an editor shows it
     # The fields it adds to an Ownership document's spec: name -> (annotation, pydantic ``Field``). The name is also
@@ -77,6 +79,8 @@ def _add_connector(builder: build.Builder, doc: loader.Document) -> None:
 
 TOPIC = ManifestPart(
     model=models.TopicSpec,
+    section="topics",
+    noun="topic",
     build=_add_topic,
     delete_hover="Delete live topics inside the ownership rules that are not declared (default false).",
     hover={
@@ -97,6 +101,8 @@ TOPIC = ManifestPart(
 )
 ACL = ManifestPart(
     model=models.AclSpec,
+    section="acls",
+    noun="ACL",
     build=_add_acl,
     delete_hover="Delete live ACL bindings of owned principals that are not declared (default false).",
     hover={
@@ -115,6 +121,8 @@ ACL = ManifestPart(
 )
 QUOTA = ManifestPart(
     model=models.ClientQuotaSpec,
+    section="quotas",
+    noun="quota",
     build=_add_quota,
     delete_hover="Delete owned client quotas that are not declared (default false).",
     hover={
@@ -130,6 +138,8 @@ QUOTA = ManifestPart(
 )
 SCRAM_USER = ManifestPart(
     model=models.ScramUserSpec,
+    section="scram_users",
+    noun="SCRAM user",
     build=_add_scram,
     delete_hover="Delete SCRAM users of owned principals that are not declared (default false).",
     hover={
@@ -143,6 +153,8 @@ SCRAM_USER = ManifestPart(
 )
 BROKER_CONFIG = ManifestPart(
     model=models.BrokerConfigSpec,
+    section="broker_configs",
+    noun="broker config set",
     build=_add_broker_config,
     delete_hover="Reset dynamic broker configs of declared entries that are not declared (default false).",
     hover={
@@ -154,6 +166,8 @@ BROKER_CONFIG = ManifestPart(
 )
 GROUP_CONFIG = ManifestPart(
     model=models.GroupConfigSpec,
+    section="group_configs",
+    noun="group config set",
     build=_add_group_config,
     delete_hover="Remove the configs of owned groups that are not declared, and reset undeclared keys of declared "
     "groups (default false).",
@@ -167,6 +181,8 @@ GROUP_CONFIG = ManifestPart(
 )
 CLIENT_METRICS = ManifestPart(
     model=models.ClientMetricsSpec,
+    section="client_metrics",
+    noun="client-metrics subscription",
     build=_add_client_metrics,
     delete_hover="Delete owned client-metrics subscriptions that are not declared (default false).",
     hover={
@@ -182,6 +198,8 @@ CLIENT_METRICS = ManifestPart(
 )
 CONNECTOR = ManifestPart(
     model=ConnectorSpec,
+    section="connectors",
+    noun="connector",
     build=_add_connector,
     delete_hover="Delete live Kafka Connect connectors matched by the connectors rules that are not declared "
     "(default false). Their offsets stay with Connect.",

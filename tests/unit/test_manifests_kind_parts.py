@@ -12,7 +12,7 @@ import pytest
 from reconciler import manifests
 from reconciler.base import errors
 from reconciler.kinds import registry
-from reconciler.manifests import models, ownership, parts
+from reconciler.manifests import check, models, ownership, parts
 from reconciler.model import desired
 from reconciler.model.kinds import Kind
 
@@ -103,3 +103,22 @@ def test_a_kinds_own_document_gets_the_hints_of_every_document(tmp_path: Path) -
         ("a.yaml", 6, 3, "unknown field 'compatibilty'", "did you mean compatibility?"),
         ("b.yaml", 2, 7, "unknown kind 'SchemaSubjects'", "did you mean SchemaSubject?"),
     ]
+
+
+def test_validate_counts_what_a_kinds_own_documents_declare(tmp_path: Path) -> None:
+    """Regression: the summary of a tree of subjects said only "0 topics, ..., 0 cluster profiles"."""
+    result = _load(tmp_path, {"s.yaml": SUBJECT % ("a", "orders-value") + "---\n" + SUBJECT % ("b", "payments-value")})
+    assert check.summary(result) == (
+        "valid: 0 topics, 0 ACLs, 0 quotas, 0 SCRAM users, 0 broker config sets, 2 schema subjects, 0 cluster profiles"
+    )
+
+
+def test_validate_counts_the_optional_kinds_only_when_declared(tmp_path: Path) -> None:
+    topic = H + "kind: Topic\nmetadata: {name: orders}\nspec: {partitions: 1, replicationFactor: 1}\n"
+    group = H + "kind: GroupConfig\nmetadata: {name: g}\nspec:\n  configs: {consumer.session.timeout.ms: 45000}\n"
+    assert check.summary(_load(tmp_path, {"t.yaml": topic})) == (
+        "valid: 1 topic, 0 ACLs, 0 quotas, 0 SCRAM users, 0 broker config sets, 0 cluster profiles"
+    )
+    assert check.summary(_load(tmp_path, {"g.yaml": group})) == (
+        "valid: 1 topic, 0 ACLs, 0 quotas, 0 SCRAM users, 0 broker config sets, 1 group config set, 0 cluster profiles"
+    )

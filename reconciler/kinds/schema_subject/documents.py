@@ -43,6 +43,8 @@ def add(builder: build.Builder, doc: loader.Document) -> None:
 
 MANIFEST = ManifestPart(
     model=manifest.SchemaSubjectSpec,
+    section=SECTION,
+    noun="schema subject",
     build=add,
     delete_hover="Delete Schema Registry subjects matched by the schemaSubjects rules that are not declared "
     "(default false): a soft delete, unless the rule says permanent.",
