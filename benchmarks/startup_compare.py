@@ -1,5 +1,8 @@
 """Start-up of two versions of the CLI side by side: ``--help`` and ``validate examples/platform``, interleaved.
 
+``--examples NAME`` (repeatable) validates those trees of ``examples/`` instead (``schema-registry``: a tree whose
+documents are built through a kind's declaration).
+
 Each version is a source tree of the ``reconciler`` package (``git archive <commit> reconciler | tar -x -C DIR``),
 imported by this virtualenv's interpreter with the editable-install finder removed from ``sys.meta_path``, so both
 run on the same libraries. Prints median (min-max) wall seconds and the ratios to ``python -c pass`` and to
@@ -9,6 +12,7 @@ disturb far less than wall time; then, for CPU, the median and maximum of each r
 command against the floor measured just before it). Asserts nothing.
 
     .venv/bin/python -m benchmarks.startup_compare before=/tmp/before after=/tmp/after --runs 15
+    .venv/bin/python -m benchmarks.startup_compare before=/tmp/before after=/tmp/after --examples schema-registry
 """
 
 from __future__ import annotations
@@ -34,13 +38,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("trees", nargs="+", help="LABEL=DIR: a directory holding a reconciler/ package")
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--examples", action="append", help="a tree of examples/ to validate (default: platform)")
     args = parser.parse_args()
     py = sys.executable
-    examples = str(REPO / "examples" / "platform")
+    trees = [
+        ("validate" + ("" if not args.examples else f" {n}"), str(REPO / "examples" / n))
+        for n in args.examples or ["platform"]
+    ]
     commands: dict[str, list[str]] = {"python -c pass": [py, "-c", "pass"], FLOOR: [py, "-c", "import typer, pydantic"]}
     for item in args.trees:
         label, _, root = item.partition("=")
-        for name, argv in (("--help", ["--help"]), ("validate", ["validate", examples])):
+        for name, argv in (("--help", ["--help"]), *((what, ["validate", tree]) for what, tree in trees)):
             commands[f"{label} {name}"] = [py, "-c", WRAP.format(root=root, args=argv)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # caches as in a user's install
     for argv in commands.values():  # one untimed run each: byte-code caches written
