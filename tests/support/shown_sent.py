@@ -19,9 +19,10 @@ from reconciler.model.kinds import Kind
 def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
     """The request ``op`` would send, encoded by the adapter's own encoders, and its content keyed as the plan shows
     it (attribute name -> value)."""
-    from reconciler.apply import decoded, subject_ops
+    from reconciler.apply import decoded
     from reconciler.kafka import encoders, results
     from reconciler.kinds.connector import writes as connector_writes
+    from reconciler.kinds.schema_subject import apply as subject_apply
 
     r = op.request
     if isinstance(r, decoded.AlterConfigs):
@@ -56,7 +57,7 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
         return _connector_sent(r)
     if isinstance(r, connector_writes.DeleteConnector):
         return None, {"resource": Kind.CONNECTOR.address(r.name)}
-    if isinstance(r, subject_ops.WriteSubject):
+    if isinstance(r, subject_apply.WriteSubject):
         return _subject_sent(op.change, r)
     if isinstance(r, decoded.Reassign):
         moves = {(op.name, p): t for p, t in r.targets.items()}

@@ -6,9 +6,9 @@ state (``documents``), the live view read from a registry (``views``), the diff 
 (``plan``), the dry run through the registry's own compatibility check and the reference guard on deletes
 (``dryrun``), the references of a new version (``references``), the impact of a version let in by a level change
 (``impact``), the plan payload and the attributes shown (``payload``), the text and PR-comment render (``render``),
-the ordered apply with its read-back (``apply``), the plan's and ``snapshot``'s read over the registry
-(``evidence``), the plan's scope and fingerprints (``scope``), the snapshot
-section (``snapshot``), import (``adopt``) and the fleet rows (``rows``). Its declaration is ``declaration``
-(docs/schema-registry.md lists where each stage calls into this package); the stages reach a registry only through
-``reconciler.registry.port.RegistryPort``.
+apply's parts: the decode, the read before writing and the ordered writes with their read-back (``apply``), the
+plan's and ``snapshot``'s read over the registry (``evidence``), the plan's scope and fingerprints (``scope``), the
+snapshot section (``snapshot``), import (``adopt``) and the fleet rows (``rows``). Its declaration is
+``declaration`` (docs/schema-registry.md lists where each stage calls into this package); the stages reach a
+registry only through ``reconciler.registry.port.RegistryPort``.
 """

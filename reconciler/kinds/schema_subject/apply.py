@@ -1,4 +1,11 @@
-"""The apply of a subjects plan: ordered steps through a ``RegistryPort``, each read back.
+"""The apply of a subjects plan: the parts of the kind's two phases (``SCHEMA_SUBJECT``: levels, modes and new
+versions, before the topics and connectors that use them; ``SCHEMA_SUBJECT_DELETE``: deletes, after the topics they
+served) and the ordered steps they take through a ``RegistryPort``, each read back.
+
+``decode`` turns a change into the write it asks for (``WriteSubject``), from the plan's payloads alone
+(``payload.change_of``). Before the writes, ``read_to_apply`` reads the subjects the plan changes: the live view the
+staleness check compares with the plan's fingerprints, and the state the steps are ordered by. ``run`` carries out
+one phase through the registry the command opened (``ApplyContext.port``): one outcome per change.
 
 Order: levels (and modes other than READONLY) first, so a version that needs its new level is registered under it;
 then the new versions, a subject referenced by another registered in the same plan before it; then READONLY modes;
@@ -19,14 +26,115 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from reconciler.kinds.schema_subject import views
+from reconciler.apply import decoded
+from reconciler.apply import outcomes as item_outcomes
+from reconciler.apply.apply_report import ItemOutcome
+from reconciler.apply.batch import ApplyContext, Result
+from reconciler.apply.preflight import CannotDecode
+from reconciler.base import errors
+from reconciler.kinds.schema_subject import payload, views
 from reconciler.kinds.schema_subject.diff import SubjectChange
-from reconciler.model import plans
+from reconciler.model import plans, state
+from reconciler.model.kinds import Kind
+from reconciler.planner import scope
 from reconciler.registry import canonical
 from reconciler.registry import port as registry_port
 
 READ_BACK_SECONDS = 10.0  # longest a read-back waits for the registry to answer what it was sent
 POLL_SECONDS = 0.1
+DEFAULT_DEADLINE_S = 300.0  # as engine.DEFAULT_DEADLINE_S: the bound of the read before the writes
+NO_REGISTRY = (
+    "the plan changes Schema Registry subjects, but no registry is configured (schemaRegistry: in the Cluster "
+    "profile, or SCHEMA_REGISTRY_URL); nothing was written"
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WriteSubject:
+    """A subject's level, mode or new version (``SCHEMA_SUBJECT``), or its delete (``SCHEMA_SUBJECT_DELETE``)."""
+
+    change: SubjectChange
+
+
+def decode(c: plans.Change) -> WriteSubject:
+    """The subject write ``c`` describes (both phases' ``decode``); ``CannotDecode`` when its payloads are not a
+    subject's."""
+    before, after = c.before, c.after
+    if before is not None and not isinstance(before, payload.SubjectPayload):
+        raise CannotDecode(f"{c.address}: its before is not a subject")
+    if after is not None and not isinstance(after, payload.SubjectPayload):
+        raise CannotDecode(f"{c.address}: its after is not a subject")
+    if c.action is plans.Action.DELETE and before is None:
+        raise CannotDecode(f"{c.address}: a delete of a subject the registry held no version of")
+    if c.action is not plans.Action.DELETE and after is None:
+        raise CannotDecode(f"{c.address}: a subject write without an after")
+    return WriteSubject(payload.change_of(c.name, c.action, before=before, after=after))
+
+
+def read_to_apply(
+    live: state.ClusterState,
+    ops: decoded.Operations,
+    *,
+    port: registry_port.RegistryPort | None,
+    wanted: object = None,
+    deadline_s: float | None,
+    covered: scope.Scope | None = None,
+) -> state.ClusterState:
+    """``live`` with the subjects the plan changes read from the registry (nothing when it changes none), and, for
+    the scope check (``covered``: the plan's scope, when it covers subjects), every subject in the plan's scope: the
+    declared ones and the listed ones its rules own, as the plan read them (the kind's ``read_to_apply``)."""
+    mine = ops.of(Kind.SCHEMA_SUBJECT)
+    scoped = covered is not None and Kind.SCHEMA_SUBJECT in covered.kinds
+    if not mine and not (scoped and port is not None):
+        return live
+    if port is None:
+        raise errors.ConfigError(NO_REGISTRY)
+    names = {op.name for op in mine}
+    if covered is not None and scoped:
+        names |= covered.declared.get(Kind.SCHEMA_SUBJECT, frozenset())
+        if covered.owns_undeclared(Kind.SCHEMA_SUBJECT):
+            listed = views.listed(port, deadline=time.monotonic() + DEFAULT_DEADLINE_S)
+            names |= {s for s in listed if covered.has(Kind.SCHEMA_SUBJECT, s)}
+    modes = {op.name for op in mine if op.change.after is not None and getattr(op.change.after, "mode", None)}
+    limit = DEFAULT_DEADLINE_S if deadline_s is None else deadline_s
+    found = views.read(port, names, modes=modes, deadline=time.monotonic() + limit)
+    return dataclasses.replace(live, schema_subjects=found)
+
+
+def run(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
+    """One subject phase (both phases' ``run``): the ordered writes, each read back; one outcome per change."""
+    if ctx.dry_run:  # the registry's own check ran at plan time: nothing more to ask without writing
+        return [item_outcomes.client_check(op.change, None) for op in ops]
+    registry: registry_port.RegistryPort | None = ctx.port(Kind.SCHEMA_SUBJECT)
+    if registry is None:
+        raise errors.ConfigError(NO_REGISTRY)
+    have = live.schema_subjects
+    if have is None:
+        raise errors.ConfigError("the subjects the plan changes were not read before writing; nothing was written")
+    changes = [_write(op).change for op in ops]
+    done = apply(changes, have, registry=registry, deadline=time.monotonic() + ctx.writes_left())
+    steps: dict[str, list[Outcome]] = {}
+    for o in done:
+        steps.setdefault(o.subject, []).append(o)
+    out = []
+    for op in ops:
+        mine = steps.get(op.name, [])
+        bad = [o for o in mine if not o.ok]
+        said = "; ".join(f"{o.what}: {o.detail}" for o in (bad or mine) if o.detail)
+        if bad and not any(o.sent for o in bad):
+            out.append(item_outcomes.not_sent(op.change, said))
+        elif bad:
+            out.append(item_outcomes.failed(op.change, error_name="REGISTRY_WRITE_FAILED", message=said))
+        else:
+            out.append(item_outcomes.from_result(op.change, Result(ok=True, message=said or None), dry_run=False))
+    return out
+
+
+def _write(op: decoded.Operation) -> WriteSubject:
+    """The subject write of ``op`` (``decode`` made it one for each change of these phases)."""
+    if not isinstance(op.request, WriteSubject):
+        raise CannotDecode(op.problem or f"{op.address}: not a subject write")
+    return op.request
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

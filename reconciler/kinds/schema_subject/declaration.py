@@ -18,8 +18,8 @@ from reconciler.model import plans, schema_subjects
 from reconciler.model.kinds import Kind
 
 # both phases: the subject write a change describes, carried out by the kind's ordered apply
-_DECODE: Part[PhaseDecoder] = Part("reconciler.apply.subject_ops:decode")
-_RUN: Part[PhaseRunner] = Part("reconciler.apply.subject_phases:run")
+_DECODE: Part[PhaseDecoder] = Part("reconciler.kinds.schema_subject.apply:decode")
+_RUN: Part[PhaseRunner] = Part("reconciler.kinds.schema_subject.apply:run")
 
 DECLARATION = KindSpec(
     kind=Kind.SCHEMA_SUBJECT,
@@ -62,6 +62,6 @@ DECLARATION = KindSpec(
     # -- the ports' parts
     read_for_plan=Part("reconciler.kinds.schema_subject.evidence:read_for_plan"),
     read_every=Part("reconciler.kinds.schema_subject.evidence:read_every"),
-    read_to_apply=Part("reconciler.apply.subject_phases:read_to_apply"),
+    read_to_apply=Part("reconciler.kinds.schema_subject.apply:read_to_apply"),
     read_offline=Part("reconciler.kinds.schema_subject.evidence:read_offline"),
 )
