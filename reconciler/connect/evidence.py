@@ -7,17 +7,17 @@ blocks it at the manifest's line). A connector whose config Connect already hold
 no connector change costs two requests whatever the number of connectors; the configs that changed are validated
 up to ``MAX_PARALLEL_VALIDATES`` at a time. For each connector the manifests delete, the offsets Connect keeps for
 it are read (KIP-875's ``GET /connectors/{name}/offsets``), so the plan shows what a connector created again under
-that name would resume from.
+that name would resume from. The connector kind's reads here (``read_into``, ``read_every``, ``offline``) are parts of
+its declaration, which ``reconciler.ports`` runs over the port it opened.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from reconciler.connect import http, plugins, settings
 from reconciler.connect import secrets as connect_secrets
@@ -28,9 +28,6 @@ from reconciler.manifests.profiles import ClusterProfile, ConnectProfile
 from reconciler.model import connect_clusters as clusters
 from reconciler.model import connector_offsets, desired, state
 from reconciler.model.kinds import Kind
-
-if TYPE_CHECKING:
-    from reconciler.manifests import LoadResult
 
 MAX_PARALLEL_VALIDATES = 8  # validate requests in flight at once (the worker validates each on its own thread)
 
@@ -66,19 +63,6 @@ def port_of(target: Target, *, only: Collection[str] | None = None) -> RestConne
     return settings.ports_for(found)
 
 
-def placed(wanted: desired.DesiredState, target: Target) -> desired.DesiredState:
-    """``wanted`` with each connector on its Connect cluster (``clusters.place``; ``ValidationFailed`` at the
-    manifest's line when it names one the profile does not have, or none of several)."""
-    if not wanted.connectors:
-        return wanted
-    return clusters.place(wanted, tuple(connect_profiles(target)))
-
-
-def placed_load(loaded: LoadResult, target: Target) -> LoadResult:
-    """``loaded`` (``manifests.LoadResult``) with its connectors ``placed`` for ``target``."""
-    return dataclasses.replace(loaded, desired=placed(loaded.desired, target))
-
-
 def bound_requests(port: ConnectPort, seconds: float) -> None:
     """No request of ``port`` (of each of its Connect clusters) waits longer than ``seconds``."""
     for one in port.ports.values() if isinstance(port, MultiConnectPort) else (port,):
@@ -98,18 +82,6 @@ def read_every(port: ConnectPort, live: state.ClusterState, *, deadline: float) 
     """``live`` with every connector and the plugins of the Connect clusters of ``port`` (secrets kept as digests):
     what ``snapshot`` and ``import`` read without manifests."""
     return dataclasses.replace(live, connect=port.read(deadline=deadline))
-
-
-def with_all_connectors(live: state.ClusterState, target: Target) -> state.ClusterState:
-    """``live`` with every connector and the plugins of the Connect cluster ``target`` names (unchanged when it
-    names none): what ``import`` reads of connectors without manifests. Secrets are kept as digests."""
-    port = port_of(target)
-    if port is None:
-        return live
-    try:
-        return read_every(port, live, deadline=time.monotonic() + http.DEFAULT_REQUEST_TIMEOUT_S * 2)
-    finally:
-        port.close()
 
 
 def secret_digests(

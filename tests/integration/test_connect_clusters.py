@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler import manifests, operations, planner
+from reconciler import manifests, operations, planner, ports
 from reconciler.adopt import from_live
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport, Outcome
@@ -68,7 +68,7 @@ spec:
 def plan_of(directory: Path) -> tuple[plans.Plan, manifests.LoadResult, operations.Target]:
     loaded = manifests.load([directory])
     target = operations.Target(profiles=loaded.profiles)
-    loaded = evidence.placed_load(loaded, target)
+    loaded = ports.placed_load(loaded, target)
     return operations.compute_plan(loaded, target=target, request=operations.PlanRequest()), loaded, target
 
 
@@ -108,7 +108,7 @@ def test_the_same_name_on_two_clusters_is_two_connectors_and_a_snapshot_imports_
 
     # snapshot (a section per Connect cluster) -> import -> plan against the snapshot: no change
     bare = state.ClusterState(cluster_id=None, controller_id=None, brokers=())
-    live = evidence.with_all_connectors(bare, target)
+    live = ports.with_every(bare, target)
     assert live.connect is not None and not live.connect.unreachable
     section = connect_snapshot.to_dict(live.connect)
     assert name in section["clusters"]["shared"]["connectors"] and name in section["clusters"]["own"]["connectors"]
@@ -117,7 +117,7 @@ def test_the_same_name_on_two_clusters_is_two_connectors_and_a_snapshot_imports_
     imported = (tmp_path / "imported" / "connectors.yaml").read_text()
     assert "connectCluster: own" in imported and "connectCluster: shared" in imported
     (tmp_path / "imported" / "cluster.yaml").write_text((directory / "cluster.yaml").read_text())
-    wanted = evidence.placed_load(manifests.load([tmp_path / "imported"]), target).desired
+    wanted = ports.placed_load(manifests.load([tmp_path / "imported"]), target).desired
     mine = {k: c for k, c in wanted.connectors.items() if k.endswith(f"/{name}")}
     assert sorted(mine) == [f"own/{name}", f"shared/{name}"]
     again = planner.plan(dataclasses.replace(wanted, connectors=mine), evidence.offline(live, wanted))
