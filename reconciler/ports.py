@@ -50,7 +50,6 @@ class PortSpec:
     service: str  # what a Cluster profile names to reach it, in messages ("Kafka Connect cluster (connect:)")
     read_bound_s: float  # a plan's read of it when the command gives no bound
     every_bound_s: float  # ``with_every``'s read of it
-    counted: bool  # whether its requests count in an apply report's phases (with the Kafka adapter's)
     # whether apply opens it for a plan whose scope covers its kinds without writing them (to read the scope again)
     for_scope: bool
     named_by: Part[OpenNamed]  # the port of a command's target (its Cluster profile, else the environment)
@@ -92,7 +91,6 @@ PORTS: Mapping[str, PortSpec] = {
             service="Kafka Connect cluster (connect:)",
             read_bound_s=120.0,  # four Connect request timeouts
             every_bound_s=60.0,
-            counted=True,
             for_scope=False,
             named_by=Part("reconciler.connect.opening:named_by"),
             in_profile=Part("reconciler.connect.opening:in_profile"),
@@ -107,7 +105,6 @@ PORTS: Mapping[str, PortSpec] = {
             service="registry (schemaRegistry:)",
             read_bound_s=120.0,
             every_bound_s=120.0,
-            counted=False,
             for_scope=True,
             named_by=Part("reconciler.registry_access.opening:named_by"),
             in_profile=Part("reconciler.registry_access.opening:in_profile"),
@@ -326,10 +323,11 @@ def to_apply_in_profile(
 
 
 def sent(opened: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
-    """The requests the ``counted`` ports of ``opened`` sent so far: in all and per API."""
+    """The requests the ports of ``opened`` sent so far: in all and per API (each port counts its requests per
+    endpoint, without names: Kafka Connect's ``GET /connectors``, the registry's ``POST
+    /subjects/{subject}/versions``)."""
     total, counts = 0, {}
-    for name, port in opened.items():
-        if PORTS[name].counted:
-            total += port.request_count
-            counts.update(port.request_counts)
+    for port in opened.values():
+        total += port.request_count
+        counts.update(port.request_counts)
     return total, counts

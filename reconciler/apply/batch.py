@@ -101,8 +101,9 @@ class ApplyContext:
         return self.ports.get(registry.spec(kind).port)
 
     def sent(self) -> tuple[int, dict[str, int]]:
-        """The requests sent so far, in all and per API: the Kafka adapter's, and the REST requests of the ports
-        whose requests count (``reconciler.ports.sent``: Kafka Connect's ``GET /connectors``, ...)."""
+        """The requests sent so far, in all and per API: the Kafka adapter's, and the REST requests of the ports it
+        holds (``reconciler.ports.sent``: Kafka Connect's ``GET /connectors``, the registry's ``POST
+        /subjects/{subject}/versions``, ...)."""
         counts = dict(self.adapter.request_counts)
         total, by_api = rest_ports.sent(self.ports)
         counts.update(by_api)

@@ -361,7 +361,7 @@ def _run_phases(
             continue
         ctx.emit(ApplyEvent(EventKind.PHASE_STARTED, phase=phase, total=len(batch)))
         t0 = ctx.deadline.clock()
-        at_start = ctx.sent()  # Kafka's requests and Kafka Connect's
+        at_start = ctx.sent()  # Kafka's requests and the REST ports'
         send: list[decoded.Operation] = []
         done: list[ItemOutcome] = []
         for op in batch:

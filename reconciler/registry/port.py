@@ -13,6 +13,7 @@ again after a back-off within the deadline; any other answer is final (a 409 is 
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import threading
 import time
@@ -100,6 +101,9 @@ class RegistryPort(Protocol):
     @property
     def request_count(self) -> int: ...
 
+    @property
+    def request_counts(self) -> Mapping[str, int]: ...
+
     def features(self, *, deadline: float) -> Features: ...
 
     def subjects(self, *, deadline: float, deleted: bool = False) -> tuple[str, ...]: ...
@@ -152,11 +156,18 @@ class RestRegistryPort:
     def __init__(self, transport: Transport) -> None:
         self.transport = transport
         self._sent = 0
+        self._by_endpoint: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
 
     @property
     def request_count(self) -> int:
         return self._sent
+
+    @property
+    def request_counts(self) -> Mapping[str, int]:
+        """The requests sent so far per endpoint, without names (``POST /subjects/{subject}/versions``)."""
+        with self._lock:
+            return dict(self._by_endpoint)
 
     def _call(self, request: rq.Request, *, deadline: float, missing: Iterable[int] = ()) -> Any:
         """The answer of a 2xx; ``None`` when the registry's ``error_code`` (or the HTTP status) is one of
@@ -167,6 +178,7 @@ class RestRegistryPort:
         while True:
             with self._lock:
                 self._sent += 1
+                self._by_endpoint[request.endpoint] += 1
             status, answer = self.transport.exchange(request, deadline=deadline)
             pause = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
             if status not in RETRIED or time.monotonic() + pause >= deadline:

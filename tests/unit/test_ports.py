@@ -111,3 +111,37 @@ def test_a_plan_from_a_snapshot_compares_connector_secrets_as_a_live_plan_does()
     assert found.connect is not None
     assert found.connect.secret_digests == evidence.offline(bare, WANTED).connect.secret_digests  # type: ignore[union-attr]
     assert found.connect.secret_digests and found.schema_subjects == bare.schema_subjects
+
+
+def test_an_apply_report_counts_the_registrys_requests_as_it_counts_connects() -> None:
+    """A subject phase's report names the registry's requests per endpoint (it said 0 requests: only Kafka's and
+    Kafka Connect's were counted)."""
+    import json
+    import time
+
+    from reconciler import planner
+    from reconciler.apply import apply_plan
+    from reconciler.kinds.schema_subject import evidence
+    from reconciler.model import desired
+    from reconciler.model.schema_subjects import DesiredSubject
+    from reconciler.registry.port import RestRegistryPort
+    from tests.support.apply_runs import apply_options
+    from tests.support.recording import RecordingAdapter
+    from tests.support.registry_fake import FakeRegistry
+
+    fields = [{"name": "id", "type": "long"}]
+    v1 = json.dumps({"type": "record", "name": "Order", "fields": fields})
+    v2 = json.dumps(
+        {"type": "record", "name": "Order", "fields": [*fields, {"name": "n", "type": "int", "default": 0}]}
+    )
+    port = RestRegistryPort(FakeRegistry())
+    port.register("orders-value", v1, schema_type="AVRO", deadline=time.monotonic() + 30)
+    wanted = desired.DesiredState(schema_subjects={"orders-value": DesiredSubject("orders-value", v2)})
+    adapter = RecordingAdapter()
+    live = evidence.read_for_plan(
+        port, adapter.read_state(kinds=wanted.needs()), wanted, deadline=time.monotonic() + 30
+    )
+    report = apply_plan(planner.plan(wanted, live), adapter, options=apply_options(ports={"registry": port}))
+    [phase] = [p for p in report.phases if p.phase is plans.Phase.SCHEMA_SUBJECT]
+    assert phase.requests_by_api.get("POST /subjects/{subject}/versions") == 1
+    assert phase.requests == sum(phase.requests_by_api.values()) and phase.requests >= 2  # the write and its read-back
