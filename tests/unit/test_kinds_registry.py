@@ -97,6 +97,7 @@ def test_every_stage_table_covers_every_kind(kind: Kind) -> None:
     assert callable(registry.spec(kind).plan.get())
     views.live_view(READ_LIVE, kind=kind, name="absent")  # raises ValueError for a kind it does not know
     for p in registry.spec(kind).phases:
+        assert callable(p.decode.get()) and callable(p.run.get()), f"{kind} {p.phase.name}: apply's parts"
         if registry.spec(kind).port == "kafka":
             assert p.phase in access.NEEDS
 
