@@ -13,6 +13,7 @@ import pytest
 from reconciler import ports
 from reconciler.base import errors
 from reconciler.kinds import registry
+from reconciler.kinds.spec import Part
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
 from reconciler.target import Target
@@ -72,6 +73,18 @@ def test_every_port_a_kind_names_is_declared_and_has_a_kind() -> None:
     assert named - {ports.WIRE} == set(ports.PORTS)
     for name in ports.PORTS:
         assert ports.kinds_of(name), f"no kind is written through port {name}"
+
+
+@pytest.mark.parametrize("name", list(ports.PORTS))
+def test_every_part_a_port_names_is_there(name: str) -> None:
+    """A port's parts are named by strings; a misspelt module or attribute fails here, not in the first command that
+    opens the port."""
+    declared = ports.PORTS[name]
+    found = [(f.name, getattr(declared, f.name)) for f in dataclasses.fields(declared)]
+    parts = [(field, value) for field, value in found if isinstance(value, Part)]
+    assert {field for field, _ in parts} >= {"named_by", "in_profile", "close", "unreadable", "down"}
+    for field, part in parts:
+        assert part.get() is not None, f"{name}.{field}: {part.where}"
 
 
 def test_a_plan_opens_only_the_ports_its_changes_are_written_through(opened: list[Opened]) -> None:
