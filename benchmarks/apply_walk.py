@@ -34,6 +34,7 @@ from reconciler.apply.apply_report import ApplyReport
 from reconciler.connect import evidence as connect_evidence
 from reconciler.connect.port import RestConnectPort
 from reconciler.kinds.schema_subject import evidence as registry_evidence
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.model import plans
 from reconciler.planner import plan
 from reconciler.registry.port import RestRegistryPort
@@ -74,10 +75,12 @@ def _setting() -> tuple[plans.Plan, RecordingAdapter, ApplyOptions]:
     deadline = time.monotonic() + 30
     registry.register("orders-value", kind_samples.ORDER_V1, schema_type="AVRO", deadline=deadline)
     wanted = kind_samples.WANTED
-    read = dataclasses.replace(
-        adapter.read_state(kinds=wanted.needs()),
-        connect=connect_evidence.read_for_plan(connect, wanted, deadline=deadline, environ=ENVIRON),
-        schema_subjects=registry_evidence.subjects_for_plan(registry, wanted, deadline=deadline),
+    read = subject_state.with_live_subjects(
+        dataclasses.replace(
+            adapter.read_state(kinds=wanted.needs()),
+            connect=connect_evidence.read_for_plan(connect, wanted, deadline=deadline, environ=ENVIRON),
+        ),
+        registry_evidence.subjects_for_plan(registry, wanted, deadline=deadline),
     )
     options = ApplyOptions(
         ports={"connect": connect, "registry": registry}, desired=wanted, environ=ENVIRON, settle_s=5.0

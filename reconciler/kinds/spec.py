@@ -312,7 +312,8 @@ class SnapshotSection:
     order: int
     write: Callable[[state.ClusterState], Mapping[str, Any]]  # its keys in a document and their JSON data
     # the ``ClusterState`` fields its keys in a document give (a malformed one raises ``KeyError``, ``TypeError``,
-    # ``ValueError`` or ``reconciler.base.errors.SnapshotError``)
+    # ``ValueError`` or ``reconciler.base.errors.SnapshotError``); a kind keeping its state in ``sections`` gives
+    # ``{"sections": {kind: its section}}`` (merged with the other kinds'), or nothing when not read
     read: Callable[[Mapping[str, Any]], Mapping[str, Any]]
     # for ``diff A B``: one entry per resource (its address, or another name of the kind's own), plain nested data;
     # nothing when the section was not read

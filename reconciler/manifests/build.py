@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 
 from reconciler.base import errors
-from reconciler.manifests import entities, loader, models, profiles, roles, rules, topics, yamlio
+from reconciler.manifests import entities, loader, models, parts, profiles, roles, rules, topics, yamlio
 from reconciler.model import configs, desired
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind, Manifest
@@ -46,7 +46,7 @@ class Builder:
         self.brokers: dict[str, desired.DesiredBrokerConfig] = {}
         self.profiles: dict[str, profiles.ClusterProfile] = {}
         self.connectors: dict[str, desired.DesiredConnector] = {}
-        self._sections: dict[str, dict[Any, Any]] = {}  # desired-state field -> what a kind's own part declared
+        self._sections: dict[Kind, dict[Any, Any]] = {}  # kind -> what its own part declared (``sections``)
         self.ownership = desired.Ownership()
         self._reported: set[tuple[object, ...]] = set()
         self._sources: dict[tuple[int, str | None], desired.Source] = {}  # documents stay alive while building
@@ -58,10 +58,10 @@ class Builder:
     def topics(self) -> dict[str, desired.DesiredTopic]:
         return self.topic_builder.topics
 
-    def section(self, field: str) -> dict[Any, Any]:
-        """The resources declared so far into the desired state's ``field``, by a kind's own manifest part (the
-        kinds this module builds itself keep theirs in attributes of their own)."""
-        return self._sections.setdefault(field, {})
+    def section(self, kind: Kind) -> dict[Any, Any]:
+        """The resources of ``kind`` declared so far by its own manifest part, for the desired state's ``sections``
+        (the kinds this module builds itself keep theirs in attributes of their own)."""
+        return self._sections.setdefault(kind, {})
 
     # -------------------------------------------------------------------------------- helpers
     def error(self, doc: loader.Document, path: Iterable[str | int], message: str, **kw: Any) -> None:
@@ -323,15 +323,8 @@ class Builder:
             groups=tuple(self._patterns(doc, "groups", spec.groups)),
             client_metrics=tuple(self._patterns(doc, "clientMetrics", spec.client_metrics)),
             connectors=tuple(self._patterns(doc, "connectors", spec.connectors)),
-            **self._kinds_rules(spec),
+            rules=parts.ownership_rules(spec),
         )
-
-    @staticmethod
-    def _kinds_rules(spec: models.OwnershipSpec) -> dict[str, Any]:
-        """The rules of the fields a kind's own manifest part adds to the Ownership spec (``parts.ManifestPart``),
-        by ``desired.Ownership`` field (the same name)."""
-        added = (name for name in type(spec).model_fields if name not in models.OwnershipSpec.model_fields)
-        return {name: tuple(rule.rule() for rule in getattr(spec, name)) for name in added}
 
     def _patterns(
         self, doc: loader.Document, field: str, specs: list[models.NamePatternSpec]
@@ -379,9 +372,6 @@ class Builder:
                 f"client-id first, as plans print them (client-id=x,user=y){hint}",
             )
 
-    def _declared(self) -> dict[str, Any]:
-        return dict(self._sections)
-
     def result(self) -> desired.DesiredState:
         return desired.DesiredState(
             topics=self.topics,
@@ -392,7 +382,7 @@ class Builder:
             group_configs=self.entity_builder.group_configs,
             client_metrics=self.entity_builder.client_metrics,
             connectors=self.connectors,
-            **self._declared(),
+            sections={kind: section for kind, section in self._sections.items() if section},
             ownership=dataclasses.replace(
                 self.ownership, internal_topics=(*self.ownership.internal_topics, *self._connect_topics)
             ),

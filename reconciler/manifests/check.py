@@ -31,7 +31,7 @@ def summary(result: manifests.LoadResult) -> str:
     """``valid: 3 topics, 1 ACL, ...``: what valid manifests declare."""
     d, n = result.desired, terminal.count
     # every other kind, counted when it declares something ("1 group config set", "2 schema subjects")
-    sections = ((getattr(d, part.section), part.noun) for part in result.kinds if part not in _ALWAYS_COUNTED)
+    sections = ((parts.declared_in(part, d), part.noun) for part in result.kinds if part not in _ALWAYS_COUNTED)
     more = [n(len(section), noun) for section, noun in sections if section]
     return (
         f"valid: {n(len(d.topics), 'topic')}, {n(len(d.acls), 'ACL')}, {n(len(d.quotas), 'quota')}, "

@@ -22,6 +22,7 @@ from reconciler.model.kinds import Kind, Manifest
 
 if TYPE_CHECKING:
     from reconciler.manifests import build, loader
+    from reconciler.model import desired
 
 Build = Callable[["build.Builder", "loader.Document"], None]
 HOST = "Host the principal connects from: * (default) or an IP address."  # hover text shared with the grants
@@ -33,12 +34,14 @@ class ManifestPart:
     """A kind's manifest documents (``kind.manifest``), as the manifests validate and build them."""
 
     model: type[Any]  # the model of a document's ``spec`` (a pydantic model, strict, camelCase YAML keys)
-    section: str  # the desired state's field its documents fill
+    # Where its documents go in the desired state: a field of its own (the older kinds), or its kind for a kind
+    # declared in a place of its own (``DesiredState.sections``); ``declared_in`` reads either.
+    section: str | Kind
     noun: str  # one of its resources, as ``validate``'s summary counts them ("topic": "3 topics")
     build: Build  # adds one validated document to the builder (its errors through ``builder.error``)
     delete_hover: str  # what its Ownership ``delete.<ownership_key>`` flag means, as an editor shows it
-    # The fields it adds to an Ownership document's spec: name -> (annotation, pydantic ``Field``). The name is also
-    # the ``desired.Ownership`` field it fills, from its rules' ``rule()``.
+    # The fields it adds to an Ownership document's spec: name -> (annotation, pydantic ``Field``). Its rules'
+    # ``rule()`` fill ``desired.Ownership.rules`` under its kind (``ownership_kinds``).
     ownership: Mapping[str, tuple[Any, Any]] = dataclasses.field(default_factory=dict)
     # What each field of its models means, as an editor shows it on hover: model -> YAML key -> text, for the fields
     # whose model gives no ``description`` of its own (``descriptions.FIELDS`` holds the other documents').
@@ -241,3 +244,27 @@ def ownership_fields() -> Iterator[tuple[str, tuple[Any, Any]]]:
     """The Ownership fields the kinds add, in ``Kind`` order (the declarations of kinds not built here are read)."""
     for manifest in _KINDS:
         yield from of(manifest).ownership.items()
+
+
+def ownership_rules(spec: models.OwnershipSpec) -> dict[Kind, tuple[Any, ...]]:
+    """The rules of the fields a kind's own manifest part adds to the Ownership spec (``ManifestPart.ownership``), by
+    the kind that adds them (``desired.Ownership.rules``; a kind without rules is left out)."""
+    added = [name for name in type(spec).model_fields if name not in models.OwnershipSpec.model_fields]
+    if not added:
+        return {}
+    kinds = ownership_kinds()
+    found = ((kinds[name], tuple(rule.rule() for rule in getattr(spec, name))) for name in added)
+    return {kind: rules for kind, rules in found if rules}
+
+
+def ownership_kinds() -> dict[str, Kind]:
+    """The kind each Ownership field a kind adds belongs to, by field name (``ownership_fields``' names)."""
+    return {name: kind for manifest, kind in _KINDS.items() for name in of(manifest).ownership}
+
+
+def declared_in(part: ManifestPart, wanted: desired.DesiredState) -> Mapping[Any, Any]:
+    """The resources ``wanted`` declares of the kind ``part`` builds (``ManifestPart.section``)."""
+    if isinstance(part.section, Kind):
+        return wanted.sections.get(part.section, {})
+    found: Mapping[Any, Any] = getattr(wanted, part.section)
+    return found

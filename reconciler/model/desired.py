@@ -12,14 +12,11 @@ import dataclasses
 import fnmatch
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Any
 
 from reconciler.base.secret import SecretRef as SecretRef
 from reconciler.model.identities import AclBinding, QuotaEntity
 from reconciler.model.kinds import Kind
-
-if TYPE_CHECKING:
-    from reconciler.model.schema_subjects import DesiredSubject, SubjectRule
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -159,7 +156,9 @@ class Ownership:
     match topic names; ``principals`` rules match ACL principals, SCRAM user names (as ``User:name``)
     and quota users. ``delete`` maps a kind to whether undeclared managed resources of that kind are
     deleted (default: no deletions). ``managed_kinds`` lists the kinds this repository manages at all;
-    a kind not listed is not read or diffed. Declared resources are always managed.
+    a kind not listed is not read or diffed. Declared resources are always managed. ``rules`` holds the rules of
+    kinds declared in a place of their own (``reconciler/kinds/<kind>/``), by kind, each a tuple of the rule type
+    that kind defines (absent: no rules).
     """
 
     topics: tuple[NamePattern, ...] = ()
@@ -173,7 +172,7 @@ class Ownership:
     groups: tuple[NamePattern, ...] = ()  # group ids whose configs are managed (declared or not)
     client_metrics: tuple[NamePattern, ...] = ()  # client-metrics subscriptions managed by name
     connectors: tuple[NamePattern, ...] = ()  # Kafka Connect connectors managed by name
-    schema_subjects: tuple[SubjectRule, ...] = ()  # Schema Registry subjects managed by name (``schemaSubjects``)
+    rules: Mapping[Kind, tuple[Any, ...]] = dataclasses.field(default_factory=dict)  # see the docstring
 
     def owns_connector(self, name: str) -> bool:
         """Whether a rule matches the connector's key or its Connect name (``<cluster>/<name>`` keys: a rule may
@@ -206,7 +205,9 @@ class Ownership:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DesiredState:
-    """Everything the manifests declare for one cluster, normalised and expanded."""
+    """Everything the manifests declare for one cluster, normalised and expanded. ``sections`` holds the declared
+    resources of kinds declared in a place of their own (``reconciler/kinds/<kind>/``), by kind: name -> the
+    declared type that kind defines (absent: none declared)."""
 
     topics: Mapping[str, DesiredTopic] = dataclasses.field(default_factory=dict)
     acls: Mapping[AclBinding, Source | None] = dataclasses.field(default_factory=dict)
@@ -217,7 +218,7 @@ class DesiredState:
     client_metrics: Mapping[str, DesiredEntityConfig] = dataclasses.field(default_factory=dict)
     ownership: Ownership = dataclasses.field(default_factory=Ownership)
     connectors: Mapping[str, DesiredConnector] = dataclasses.field(default_factory=dict)
-    schema_subjects: Mapping[str, DesiredSubject] = dataclasses.field(default_factory=dict)
+    sections: Mapping[Kind, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
 
     def needs(self) -> frozenset[Kind]:
         """The kinds the live read must cover: declared kinds plus kinds the ownership rules manage."""
@@ -230,7 +231,6 @@ class DesiredState:
             Kind.GROUP_CONFIG: bool(self.group_configs),
             Kind.CLIENT_METRICS: bool(self.client_metrics),
             Kind.CONNECTOR: bool(self.connectors),
-            Kind.SCHEMA_SUBJECT: bool(self.schema_subjects),
         }
         owned = {
             Kind.TOPIC: bool(self.ownership.topics),
@@ -241,7 +241,10 @@ class DesiredState:
             Kind.GROUP_CONFIG: bool(self.ownership.groups),
             Kind.CLIENT_METRICS: bool(self.ownership.client_metrics),
             Kind.CONNECTOR: bool(self.ownership.connectors),
-            Kind.SCHEMA_SUBJECT: bool(self.ownership.schema_subjects),
         }
         managed = self.ownership.managed_kinds
-        return frozenset(k for k in Kind if present[k] or (owned[k] and k in managed))
+        for kind, section in self.sections.items():
+            present[kind] = present.get(kind, False) or bool(section)
+        for kind, rules in self.ownership.rules.items():
+            owned[kind] = owned.get(kind, False) or bool(rules)
+        return frozenset(k for k in Kind if present.get(k) or (owned.get(k) and k in managed))

@@ -251,7 +251,16 @@ _SCOPE_FIELDS: dict[str, Callable[[Any, str], None]] = {
     "internal_topics": _rules,
     "entities": _rules_by_kind,  # group configs and client-metrics subscriptions owned by name
     "connectors": _rules,
-    "schema_subjects": _rules,  # Schema Registry subjects owned by name
     "fingerprints": _fingerprints,
     "counts": _counts,
 }
+
+
+def scope_rules(field: str) -> None:
+    """Let a saved plan's ``scope`` hold ``field``: a kind's Ownership rules as ``[kind, value]`` pairs (what the
+    planner's scope writes for it, ``reconciler.kinds.spec.RuleSet``). A kind declared in a place of its own registers
+    its fields when its module is imported, which ``reconciler.kinds.registry`` does for every kind; a field nobody
+    registered stays an unexpected one. ``ValueError`` for a field the scope holds already."""
+    if field in _SCOPE_FIELDS:
+        raise ValueError(f"the plan scope field {field!r} is registered already")
+    _SCOPE_FIELDS[field] = _rules

@@ -12,13 +12,11 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reconciler.model import identities
 from reconciler.model import impact as impact_mod
-
-if TYPE_CHECKING:
-    from reconciler.model.schema_subjects import LiveSubjects
+from reconciler.model.kinds import Kind
 
 # The key of cluster-wide dynamic broker defaults in ``ClusterState.broker_configs``;
 # per-broker dynamic configs use the broker id as a string.
@@ -256,6 +254,9 @@ class ClusterState:
     ``unread_entities`` maps a kind (``group_config``, ``client_metrics``) to the entities of it whose configs the
     principal may not describe, each with the refusal and the grant to ask for: they are absent from the section,
     and nothing about them is known (a plan blocks them instead of treating them as empty).
+    ``sections`` holds the live sections of kinds declared in a place of their own (``reconciler/kinds/<kind>/``),
+    by kind, each of the type that kind defines and reads through accessors of its own; a kind absent was not
+    read (like a ``None`` field).
     """
 
     cluster_id: str | None
@@ -285,8 +286,8 @@ class ClusterState:
     impact: impact_mod.ImpactEvidence | None = None
     # The Kafka Connect cluster's connectors (None: not read, no connector declared or owned).
     connect: ConnectState | None = None
-    # The Schema Registry subjects read (None: not read, no subject declared or owned).
-    schema_subjects: LiveSubjects | None = None
+    # The sections of kinds declared in a place of their own, by kind (absent: not read; see the docstring).
+    sections: Mapping[Kind, Any] = dataclasses.field(default_factory=dict)
 
 
 def canonical_json(value: Any) -> bytes:

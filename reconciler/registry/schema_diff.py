@@ -13,13 +13,13 @@ the diff (headers included) and says how many it left out (``SchemaDiff.more``; 
 ``... N more lines``), each line at most ``LINE_LIMIT`` characters, as ``reconciler.render.markdown_lists`` cuts a
 list to ``... and N more``.
 
-How a render uses it: for a ``SchemaSubject`` change that writes a new version, call
-``schema_diff(before=<the registered schema>, after=<the declared schema>, schema_type=..., version=<registered
-version>)`` with the payload's before/after; a new subject has ``before=None`` (every line added), a deleted one
-``after=None``. The text render prints ``diff.text()`` indented under the change; the markdown render (PR comment)
-puts ``markdown(diff)`` inside the change's folded details, where ``fence`` picks a code fence longer than any run of
-backticks in the schemas. ``added``/``removed`` count the changed lines for a one-line summary (``+3 -1``) when the
-comment is cut to its budget and the diff itself is left out.
+How a render uses it: for a change that registers a new schema version under a subject, call
+``schema_diff(before=<the schema the registry holds>, after=<the schema to register>, schema_type=..., version=<the
+registered version>)``; a new subject has ``before=None`` (every line added), a deleted one ``after=None``. The text
+render prints ``diff.text()`` indented under the change; the markdown render (PR comment) puts ``markdown(diff)``
+inside the change's folded details, where ``fence`` picks a code fence longer than any run of backticks in the
+schemas. ``added``/``removed`` count the changed lines for a one-line summary (``+3 -1``) when the comment is cut to
+its budget and the diff itself is left out.
 """
 
 from __future__ import annotations

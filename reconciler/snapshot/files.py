@@ -72,9 +72,12 @@ def from_json_dict(doc: Mapping[str, Any]) -> state.ClusterState:
         )
     try:
         fields: dict[str, Any] = {}
+        sections: dict[Any, Any] = {}  # the kinds' own sections (``ClusterState.sections``), merged
         for _, read in _sections():
-            fields.update(read(doc))
-        return state.ClusterState(**fields)
+            found = dict(read(doc))
+            sections.update(found.pop("sections", {}))
+            fields.update(found)
+        return state.ClusterState(**fields, sections=sections)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise errors.SnapshotError(f"malformed snapshot: {type(exc).__name__}: {exc}") from None
 

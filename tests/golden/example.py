@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from reconciler.kinds.schema_subject.dryrun import Evidence
+from reconciler.kinds.schema_subject.state import DesiredSubject, LiveSubject, LiveSubjects
 from reconciler.model import desired as d
 from reconciler.model import plans
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
-from reconciler.model.schema_subjects import DesiredSubject, LiveSubject, LiveSubjects
 from reconciler.planner import PlanOptions, plan
 from reconciler.registry.port import Compatibility, Features, SchemaVersion
 from tests.support.builders import acl
@@ -87,7 +87,7 @@ def desired_state() -> d.DesiredState:
         client_metrics=subscriptions,
         ownership=ownership,
         connectors=connectors(),
-        schema_subjects={"payments.orders-value": _order_subject()},
+        sections={Kind.SCHEMA_SUBJECT: {"payments.orders-value": _order_subject()}},
     )
 
 
@@ -230,7 +230,7 @@ def live_state() -> s.ClusterState:
         # The evidence of use read for the topic the plan deletes: no group, last written 40 days before the plan.
         topic_usage={"payments.legacy": s.TopicUsage((1520, 1498), 1_791_544_000_000, (), 1_795_000_000_000)},
         connect=connect_state(),
-        schema_subjects=subjects_state(),
+        sections={Kind.SCHEMA_SUBJECT: subjects_state()},
     )
 
 

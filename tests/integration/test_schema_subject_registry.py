@@ -18,7 +18,9 @@ import pytest
 from reconciler import manifests
 from reconciler.adopt import from_live
 from reconciler.kinds.schema_subject import adopt, apply, diff, dryrun, impact, manifest, snapshot, views
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.model import desired, plans, state
+from reconciler.model.kinds import Kind
 from reconciler.registry.port import RegistryPort
 from reconciler.registry.requests import Reference
 from reconciler.registry_access import settings
@@ -309,13 +311,15 @@ def test_import_of_what_the_registry_holds_plans_nothing_and_so_does_its_snapsho
     offline = snapshot.from_dict(json.loads(json.dumps(snapshot.to_dict(live))))
     assert offline is not None and diff.diff(declared, offline) == diff.diff(declared, live)
     # the import command's own path (each kind's import part on one job): manifests that load and change nothing
-    imported = state.ClusterState(cluster_id=None, controller_id=None, brokers=(), schema_subjects=live)
+    imported = state.ClusterState(cluster_id=None, controller_id=None, brokers=(), sections={Kind.SCHEMA_SUBJECT: live})
     report = from_live.adopt_cluster(imported, out_dir=tmp_path / "import", force=False)
     assert report.counts["schema subjects"] == 2
     loaded = manifests.load([tmp_path / "import"], env={})
     assert loaded.diagnostics == []
-    assert sorted(loaded.desired.schema_subjects) == sorted(names)
-    assert [c.action for c in diff.diff(loaded.desired.schema_subjects, live)] == [plans.Action.NOOP] * 2
+    assert sorted(subject_state.declared_subjects(loaded.desired)) == sorted(names)
+    assert [c.action for c in diff.diff(subject_state.declared_subjects(loaded.desired), live)] == [
+        plans.Action.NOOP
+    ] * 2
 
 
 def test_references_are_checked_in_the_plan_and_applied_referenced_first(

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 
 from reconciler.connect import port as connect_port
 from reconciler.kinds.schema_subject import dryrun
+from reconciler.kinds.schema_subject import state as subjects
 from reconciler.model import desired as d
-from reconciler.model import schema_subjects as subjects
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
 from reconciler.registry.port import Features, SchemaVersion
@@ -37,10 +37,12 @@ WANTED = d.DesiredState(
     group_configs={"billing": d.DesiredEntityConfig("billing", {"consumer.session.timeout.ms": "50000"})},
     client_metrics={"producers": d.DesiredEntityConfig("producers", {"metrics": "org.apache.kafka.producer."})},
     connectors={"sink": d.DesiredConnector("sink", {"connector.class": SINK, "tasks.max": "1", "topics": "orders"})},
-    schema_subjects={
-        "orders-value": subjects.DesiredSubject(
-            "orders-value", ORDER_V2, compatibility="BACKWARD", topics=("orders",), source=d.Source("m.yaml", 9, 1)
-        )
+    sections={
+        Kind.SCHEMA_SUBJECT: {
+            "orders-value": subjects.DesiredSubject(
+                "orders-value", ORDER_V2, compatibility="BACKWARD", topics=("orders",), source=d.Source("m.yaml", 9, 1)
+            )
+        }
     },
 )
 LIVE = s.ClusterState(
@@ -59,17 +61,19 @@ LIVE = s.ClusterState(
         connectors={"sink": s.ConnectorState("sink", {"connector.class": SINK, "tasks.max": "2"}, "RUNNING")},
         plugins=(SINK,),
     ),
-    schema_subjects=subjects.LiveSubjects(
-        {
-            "orders-value": subjects.LiveSubject(
-                "orders-value", SchemaVersion("orders-value", 1, 1, ORDER_V1), "BACKWARD"
-            )
-        },
-        Features(mode=False, schema_types=("AVRO", "JSON", "PROTOBUF")),
-        "BACKWARD",
-        # as read with the registry: who references the subject (nobody), what it answers of the new version
-        evidence=dryrun.Evidence(referrers={"orders-value": ()}),
-    ),
+    sections={
+        Kind.SCHEMA_SUBJECT: subjects.LiveSubjects(
+            {
+                "orders-value": subjects.LiveSubject(
+                    "orders-value", SchemaVersion("orders-value", 1, 1, ORDER_V1), "BACKWARD"
+                )
+            },
+            Features(mode=False, schema_types=("AVRO", "JSON", "PROTOBUF")),
+            "BACKWARD",
+            # as read with the registry: who references the subject (nobody), what it answers of the new version
+            evidence=dryrun.Evidence(referrers={"orders-value": ()}),
+        )
+    },
 )
 
 # A planted secret: the desired and live states carrying it, and the environment the references read it from.

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from reconciler import planner
 from reconciler.kinds import registry
+from reconciler.kinds.schema_subject.state import SubjectRule
 from reconciler.model import desired as d
 from reconciler.model import plans
-from reconciler.model.schema_subjects import SubjectRule
+from reconciler.model.kinds import Kind
 from reconciler.planner import blast
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE
@@ -21,7 +22,7 @@ OWN_ALL = d.Ownership(
     groups=EVERYTHING,
     client_metrics=EVERYTHING,
     connectors=EVERYTHING,
-    schema_subjects=(SubjectRule(EVERYTHING[0]),),
+    rules={Kind.SCHEMA_SUBJECT: (SubjectRule(EVERYTHING[0]),)},
     delete=dict.fromkeys(registry.KINDS, True),
     max_deletes=0,
 )

@@ -12,9 +12,9 @@ import pytest
 from reconciler import planner
 from reconciler.fleet import rows
 from reconciler.kinds import registry
+from reconciler.kinds.schema_subject.state import SubjectRule
 from reconciler.model import desired, plans
 from reconciler.model.kinds import Kind
-from reconciler.model.schema_subjects import SubjectRule
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE, SENSITIVE_BROKER_KEY, WANTED, plant_broker_config
 
@@ -47,7 +47,7 @@ OWNING = desired.Ownership(
     groups=_rule("g-"),
     client_metrics=_rule("m-"),
     connectors=_rule("c-"),
-    schema_subjects=(SubjectRule(desired.NamePattern("prefix", "s-"), True),),
+    rules={Kind.SCHEMA_SUBJECT: (SubjectRule(desired.NamePattern("prefix", "s-"), True),)},
 )
 
 

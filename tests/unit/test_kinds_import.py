@@ -11,6 +11,7 @@ from reconciler import manifests, planner
 from reconciler.adopt import from_live
 from reconciler.adopt.job import Job
 from reconciler.kinds import registry, spec
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.model.kinds import Kind
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE
@@ -34,8 +35,9 @@ def test_a_kind_writes_its_documents_through_what_the_import_job_offers_every_ki
     job = Job(LIVE, include_tool_topics=False)
     seen: spec.ImportJob = job
     registry.spec(Kind.SCHEMA_SUBJECT).adopt.get()(seen)
-    assert LIVE.schema_subjects is not None
-    subjects = [s for s, found in LIVE.schema_subjects.subjects.items() if found.latest is not None]
+    held = subject_state.live_subjects(LIVE)
+    assert held is not None
+    subjects = [s for s, found in held.subjects.items() if found.latest is not None]
     (written,) = job.files
     assert [d.spec["subject"] for d in written.documents] == sorted(subjects)
     assert sorted(job.report.texts) == sorted(d.spec["schemaFile"] for d in written.documents)

@@ -13,9 +13,9 @@ import pytest
 from reconciler import ports
 from reconciler.apply import access, preflight
 from reconciler.kinds import registry, spec
+from reconciler.kinds.schema_subject.state import LiveSubjects
 from reconciler.model import desired, payloads, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.model.schema_subjects import LiveSubjects
 from reconciler.planner import views
 from reconciler.registry.port import Features
 from reconciler.snapshot import files
@@ -32,7 +32,7 @@ READ_LIVE = dataclasses.replace(
     group_configs={},
     client_metrics={},
     connect=state.ConnectState(url="http://c:8083", connectors={}),
-    schema_subjects=LiveSubjects({}, Features(mode=False, schema_types=("AVRO",))),
+    sections={Kind.SCHEMA_SUBJECT: LiveSubjects({}, Features(mode=False, schema_types=("AVRO",)))},
 )
 _EXAMPLE = example.live_state()
 assert _EXAMPLE.connect is not None

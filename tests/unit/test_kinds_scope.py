@@ -12,11 +12,12 @@ import pytest
 
 from reconciler import planner
 from reconciler.kinds import registry
+from reconciler.kinds.schema_subject import state as subject_state
+from reconciler.kinds.schema_subject.state import SubjectRule
 from reconciler.model import desired as d
 from reconciler.model import planfile, plans
 from reconciler.model import state as s
 from reconciler.model.kinds import Kind
-from reconciler.model.schema_subjects import SubjectRule
 from reconciler.planner import scope
 from tests.support.fleet import offline
 from tests.support.kind_samples import LIVE, WANTED
@@ -31,7 +32,7 @@ OWNED = dataclasses.replace(
         groups=EVERYTHING,
         client_metrics=EVERYTHING,
         connectors=EVERYTHING,
-        schema_subjects=(SubjectRule(EVERYTHING[0]),),
+        rules={Kind.SCHEMA_SUBJECT: (SubjectRule(EVERYTHING[0]),)},
     ),
 )
 
@@ -43,8 +44,9 @@ def _without(live: s.ClusterState, kind: Kind) -> s.ClusterState:
         assert live.connect is not None
         return dataclasses.replace(live, connect=dataclasses.replace(live.connect, connectors={}))
     if section == "schema_subjects":
-        assert live.schema_subjects is not None
-        return dataclasses.replace(live, schema_subjects=dataclasses.replace(live.schema_subjects, subjects={}))
+        found = subject_state.live_subjects(live)
+        assert found is not None
+        return subject_state.with_live_subjects(live, dataclasses.replace(found, subjects={}))
     emptied: Any = frozenset() if section == "acls" else {}
     return dataclasses.replace(live, **{section: emptied})
 

@@ -16,6 +16,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from reconciler import manifests
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.manifests import fields, models, schema
 from reconciler.model.kinds import Kind
 
@@ -53,7 +54,7 @@ def test_environment_example(environment: str | None, partitions: int, replicati
 
 def test_schema_registry_example_declares_a_subject_from_its_schema_file() -> None:
     result = manifests.load([EXAMPLES / "schema-registry"], env={})
-    [subject] = result.desired.schema_subjects.values()
+    [subject] = subject_state.declared_subjects(result.desired).values()
     assert subject.subject == "orders.created-value"  # TopicNameStrategy: <topic>-value
     assert subject.compatibility == "BACKWARD" and subject.topics == ("orders.created",)
     assert subject.schema == (EXAMPLES / "schema-registry" / "schemas" / "order-created.avsc").read_text()

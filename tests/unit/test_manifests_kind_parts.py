@@ -3,7 +3,6 @@ rules through it (``reconciler.manifests.parts``), with the same positions, mess
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from reconciler import manifests
 from reconciler.base import errors
 from reconciler.kinds import registry
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.manifests import check, models, ownership, parts
 from reconciler.model import desired
 from reconciler.model.kinds import Kind
@@ -44,9 +44,10 @@ def test_subjects_and_their_ownership_rules_load_into_the_desired_state(tmp_path
     )
     result = _load(tmp_path, {"o.yaml": ownership, "s.yaml": SUBJECT % ("orders", "orders-value")})
     wanted = result.desired
-    assert list(wanted.schema_subjects) == ["orders-value"]
-    assert wanted.schema_subjects["orders-value"].topics == ("orders",)
-    rules = [(r.pattern, r.permanent) for r in wanted.ownership.schema_subjects]
+    declared = subject_state.declared_subjects(wanted)
+    assert list(declared) == ["orders-value"]
+    assert declared["orders-value"].topics == ("orders",)
+    rules = [(r.pattern, r.permanent) for r in subject_state.subject_rules(wanted.ownership)]
     assert rules == [(desired.NamePattern("prefix", "legacy-"), True), (desired.NamePattern("glob", "*-value"), False)]
     assert wanted.ownership.delete[Kind.SCHEMA_SUBJECT] is True
     assert wanted.ownership.delete[Kind.TOPIC] is False
@@ -54,7 +55,7 @@ def test_subjects_and_their_ownership_rules_load_into_the_desired_state(tmp_path
 
 def test_an_ownership_without_a_kinds_own_rules_manages_no_subject(tmp_path: Path) -> None:
     result = _load(tmp_path, {"o.yaml": OWNERSHIP + "  topics: [{prefix: orders}]\n"})
-    assert result.desired.ownership.schema_subjects == ()
+    assert subject_state.subject_rules(result.desired.ownership) == ()
     assert result.desired.ownership.topics == (desired.NamePattern("prefix", "orders"),)
 
 
@@ -92,7 +93,7 @@ def test_each_kind_declares_the_manifest_part_its_documents_are_validated_and_bu
     spec = ownership.ownership_spec()
     for field in part.ownership:
         assert field in spec.model_fields and field not in models.OwnershipSpec.model_fields
-        assert field in {f.name for f in dataclasses.fields(desired.Ownership)}
+        assert parts.ownership_kinds()[field] is kind  # its rules fill ``desired.Ownership.rules`` under its kind
 
 
 def test_a_kinds_own_document_gets_the_hints_of_every_document(tmp_path: Path) -> None:

@@ -123,7 +123,7 @@ def test_a_plan_from_a_snapshot_compares_connector_secrets_as_a_live_plan_does()
     found = ports.offline(bare, WANTED)
     assert found.connect is not None
     assert found.connect.secret_digests == evidence.offline(bare, WANTED).connect.secret_digests  # type: ignore[union-attr]
-    assert found.connect.secret_digests and found.schema_subjects == bare.schema_subjects
+    assert found.connect.secret_digests and found.sections == bare.sections
 
 
 def test_an_apply_report_counts_the_registrys_requests_as_it_counts_connects() -> None:
@@ -135,8 +135,8 @@ def test_an_apply_report_counts_the_registrys_requests_as_it_counts_connects() -
     from reconciler import planner
     from reconciler.apply import apply_plan
     from reconciler.kinds.schema_subject import evidence
+    from reconciler.kinds.schema_subject.state import DesiredSubject
     from reconciler.model import desired
-    from reconciler.model.schema_subjects import DesiredSubject
     from reconciler.registry.port import RestRegistryPort
     from tests.support.apply_runs import apply_options
     from tests.support.recording import RecordingAdapter
@@ -149,7 +149,7 @@ def test_an_apply_report_counts_the_registrys_requests_as_it_counts_connects() -
     )
     port = RestRegistryPort(FakeRegistry())
     port.register("orders-value", v1, schema_type="AVRO", deadline=time.monotonic() + 30)
-    wanted = desired.DesiredState(schema_subjects={"orders-value": DesiredSubject("orders-value", v2)})
+    wanted = desired.DesiredState(sections={Kind.SCHEMA_SUBJECT: {"orders-value": DesiredSubject("orders-value", v2)}})
     adapter = RecordingAdapter()
     live = evidence.read_for_plan(
         port, adapter.read_state(kinds=wanted.needs()), wanted, deadline=time.monotonic() + 30

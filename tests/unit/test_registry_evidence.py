@@ -13,8 +13,9 @@ import pytest
 
 from reconciler import ports
 from reconciler.kinds.schema_subject import dryrun
+from reconciler.kinds.schema_subject import state as subject_state
+from reconciler.kinds.schema_subject.state import DesiredSubject
 from reconciler.model import desired, plans, state
-from reconciler.model.schema_subjects import DesiredSubject
 from reconciler.registry import port as registry_port
 from reconciler.registry_access import opening, settings
 from reconciler.target import Target
@@ -32,8 +33,8 @@ def test_no_subject_declared_or_owned_opens_no_registry(monkeypatch: pytest.Monk
         raise AssertionError("the registry was opened")
 
     monkeypatch.setattr(settings, "open_registry", refuse)
-    live = dataclasses.replace(LIVE, schema_subjects=None)
-    wanted = dataclasses.replace(WANTED, schema_subjects={})
+    live = subject_state.with_live_subjects(LIVE, None)
+    wanted = subject_state.with_declared_subjects(WANTED, {})
     assert ports.with_live(live, wanted, Target()) is live
 
 
@@ -44,9 +45,11 @@ def test_declared_subjects_are_read_with_the_registrys_check(monkeypatch: pytest
     port.register(subject, json.dumps(V1), schema_type="AVRO", deadline=1e12)
     monkeypatch.setattr(opening, "named_by", lambda target, **_kw: port)
     v2 = {**V1, "fields": [*V1["fields"], {"name": "note", "type": "string"}]}  # no default: BACKWARD refuses it
-    wanted = desired.DesiredState(schema_subjects={subject: DesiredSubject(subject, json.dumps(v2))})
-    live = ports.with_live(dataclasses.replace(LIVE, schema_subjects=None), wanted, Target())
-    found = live.schema_subjects
+    wanted = subject_state.with_declared_subjects(
+        desired.DesiredState(), {subject: DesiredSubject(subject, json.dumps(v2))}
+    )
+    live = ports.with_live(subject_state.with_live_subjects(LIVE, None), wanted, Target())
+    found = subject_state.live_subjects(live)
     assert found is not None and found.subjects[subject].latest is not None
     assert isinstance(found.evidence, dryrun.Evidence) and found.evidence.answers[subject][0].compatible is False
     assert any(r.path.startswith("/compatibility/subjects/orders-value") for r in fake.requests)
@@ -61,15 +64,16 @@ def test_a_version_let_in_by_a_level_change_names_the_groups_of_the_topics_it_se
     from tests.support.kind_samples import ORDER_V2
     from tests.support.recording import RecordingAdapter
 
-    assert LIVE.schema_subjects is not None
+    held = subject_state.live_subjects(LIVE)
+    assert held is not None
     refused = dryrun.Evidence(
         answers={"orders-value": (Compatibility(False, 1, ("READER_FIELD_MISSING_DEFAULT_VALUE",)),)}
     )
-    live = dataclasses.replace(LIVE, schema_subjects=dataclasses.replace(LIVE.schema_subjects, evidence=refused))
+    live = subject_state.with_live_subjects(LIVE, dataclasses.replace(held, evidence=refused))
     subject = DesiredSubject(
         "orders-value", ORDER_V2, compatibility="NONE", topics=("audit",)
     )  # a topic the plan does not touch
-    wanted = dataclasses.replace(WANTED, schema_subjects={"orders-value": subject})
+    wanted = subject_state.with_declared_subjects(WANTED, {"orders-value": subject})
     adapter = RecordingAdapter(cluster_id=live.cluster_id or "c-1")
 
     def impact_of(p: plans.Plan) -> list[str]:

@@ -8,6 +8,7 @@ import time
 
 from reconciler.kinds.schema_subject import diff, scope, views
 from reconciler.model import desired
+from reconciler.model.kinds import Kind
 from reconciler.registry.port import RestRegistryPort
 from tests.support.registry_fake import FakeRegistry
 
@@ -86,14 +87,14 @@ def test_apply_reads_the_subjects_a_saved_plan_owns_again_and_refuses_it_when_on
     from reconciler.apply import apply_plan
     from reconciler.base import errors
     from reconciler.kinds.schema_subject import evidence
+    from reconciler.kinds.schema_subject.state import DesiredSubject
     from reconciler.model import plans
-    from reconciler.model.schema_subjects import DesiredSubject
     from tests.support.apply_runs import apply_options
     from tests.support.recording import RecordingAdapter
 
     wanted = desired.DesiredState(
-        schema_subjects={"team-a-value": DesiredSubject("team-a-value", V2)},
-        ownership=desired.Ownership(schema_subjects=RULES),
+        sections={Kind.SCHEMA_SUBJECT: {"team-a-value": DesiredSubject("team-a-value", V2)}},
+        ownership=desired.Ownership(rules={Kind.SCHEMA_SUBJECT: RULES}),
     )
 
     def saved_plan() -> tuple[RestRegistryPort, RecordingAdapter, plans.Plan]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from reconciler.cli import app
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.model import state
 from reconciler.snapshot import diff as snapshot_diff
 from reconciler.snapshot import files
@@ -102,17 +103,17 @@ def test_a_subject_with_a_new_version_differs_by_its_version_and_the_schema_line
     from reconciler.registry.port import SchemaVersion
 
     before = live_state()
-    assert before.schema_subjects is not None
-    held = before.schema_subjects.subjects["payments.orders-value"]
+    subjects = subject_state.live_subjects(before)
+    assert subjects is not None
+    held = subjects.subjects["payments.orders-value"]
     assert held.latest is not None
     v2 = json.loads(held.latest.schema)
     v2["fields"].append({"name": "amount", "type": "long", "default": 0})
     newer = SchemaVersion(held.subject, 2, 12, json.dumps(v2))
-    after = dataclasses.replace(
+    after = subject_state.with_live_subjects(
         before,
-        schema_subjects=dataclasses.replace(
-            before.schema_subjects,
-            subjects={held.subject: dataclasses.replace(held, latest=newer, compatibility="FULL")},
+        dataclasses.replace(
+            subjects, subjects={held.subject: dataclasses.replace(held, latest=newer, compatibility="FULL")}
         ),
     )
     found = snapshot_diff.compare(before, after)
@@ -123,7 +124,7 @@ def test_a_subject_with_a_new_version_differs_by_its_version_and_the_schema_line
     )
     assert any(p.startswith("schema") and '"amount"' in str(a) for p, (_b, a) in changed.items())
     # the registry read on one side only: its subjects are not compared, and the diff says so
-    unread = snapshot_diff.compare(before, dataclasses.replace(after, schema_subjects=None))
+    unread = snapshot_diff.compare(before, subject_state.with_live_subjects(after, None))
     assert unread.differences == () and "schema_subjects" in unread.not_compared
 
 

@@ -2,7 +2,8 @@
 
 Its pieces live here, each in a module of its own: the manifest model, the Ownership rule and the desired subject
 they build (``manifest``), the manifests' part that adds a document's subject and the Ownership rules to the desired
-state (``documents``), the live view read from a registry (``views``), the diff (``diff``), the planner's parts
+state (``documents``), the declared and live types and where the model's states hold them (``state``), the live view
+read from a registry (``views``), the diff (``diff``), the planner's parts
 (``plan``), the dry run through the registry's own compatibility check and the reference guard on deletes
 (``dryrun``), the references of a new version (``references``), the impact of a version let in by a level change
 (``impact``), the plan payload and the attributes shown (``payload``), the text and PR-comment render (``render``),

@@ -15,6 +15,7 @@ import dataclasses
 import re
 from typing import Any
 
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.kinds.schema_subject import views
 from reconciler.kinds.spec import ImportJob
 from reconciler.model.kinds import Kind, Manifest
@@ -73,7 +74,7 @@ def documents(live: views.LiveSubjects) -> tuple[list[Imported], list[tuple[str,
 
 def add(job: ImportJob) -> None:
     """``schema-subjects.yaml`` and each subject's schema file (when the registry was read and holds subjects)."""
-    live = job.live.schema_subjects
+    live = subject_state.live_subjects(job.live)
     if live is None:
         return
     found, notes = documents(live)

@@ -33,6 +33,7 @@ from reconciler.apply.batch import ApplyContext, Result
 from reconciler.apply.preflight import CannotDecode
 from reconciler.base import errors
 from reconciler.kinds.schema_subject import payload, views
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.kinds.schema_subject.diff import SubjectChange
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
@@ -98,7 +99,7 @@ def read_to_apply(
     modes = {op.name for op in mine if op.change.after is not None and getattr(op.change.after, "mode", None)}
     limit = DEFAULT_DEADLINE_S if deadline_s is None else deadline_s
     found = views.read(port, names, modes=modes, deadline=time.monotonic() + limit)
-    return dataclasses.replace(live, schema_subjects=found)
+    return subject_state.with_live_subjects(live, found)
 
 
 def run(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.ClusterState) -> list[ItemOutcome]:
@@ -108,7 +109,7 @@ def run(ctx: ApplyContext, ops: Sequence[decoded.Operation], *, live: state.Clus
     registry: registry_port.RegistryPort | None = ctx.port(Kind.SCHEMA_SUBJECT)
     if registry is None:
         raise errors.ConfigError(NO_REGISTRY)
-    have = live.schema_subjects
+    have = subject_state.live_subjects(live)
     if have is None:
         raise errors.ConfigError("the subjects the plan changes were not read before writing; nothing was written")
     changes = [_write(op).change for op in ops]

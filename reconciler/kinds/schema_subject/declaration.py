@@ -5,6 +5,7 @@ use them (``SCHEMA_SUBJECT``); deletes after the topics they served (``SCHEMA_SU
 from __future__ import annotations
 
 from reconciler.kinds.schema_subject import payload as subject_payload
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.kinds.spec import (
     KindSpec,
     Part,
@@ -14,7 +15,7 @@ from reconciler.kinds.spec import (
     no_declared_configs,
     no_live_configs,
 )
-from reconciler.model import plans, schema_subjects
+from reconciler.model import planfile, plans
 from reconciler.model.kinds import Kind
 
 # both phases: the subject write a change describes, carried out by the kind's ordered apply
@@ -34,13 +35,15 @@ DECLARATION = KindSpec(
             run=_RUN,
         ),
     ),
-    live_section=lambda live: None if live.schema_subjects is None else live.schema_subjects.subjects,
-    desired_section=lambda wanted: wanted.schema_subjects,
-    declared=lambda wanted: ((Kind.SCHEMA_SUBJECT.address(n), n, s.source) for n, s in wanted.schema_subjects.items()),
+    live_section=lambda live: None if (found := subject_state.live_subjects(live)) is None else found.subjects,
+    desired_section=subject_state.declared_subjects,
+    declared=lambda wanted: (
+        (Kind.SCHEMA_SUBJECT.address(n), n, s.source) for n, s in subject_state.declared_subjects(wanted).items()
+    ),
     snapshot_section="schema_subjects",
-    owned_by_rules=lambda own: bool(own.schema_subjects),
+    owned_by_rules=lambda own: bool(subject_state.subject_rules(own)),
     port="registry",
-    live_view=lambda subjects, name: schema_subjects.subject_view(subjects.get(name)),
+    live_view=lambda subjects, name: subject_state.subject_view(subjects.get(name)),
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
     # -- the planner's parts
@@ -65,3 +68,7 @@ DECLARATION = KindSpec(
     read_to_apply=Part("reconciler.kinds.schema_subject.apply:read_to_apply"),
     read_offline=Part("reconciler.kinds.schema_subject.evidence:read_offline"),
 )
+
+# A saved plan's scope records the subjects' Ownership rules under this key (``plan.SCOPE``): its strict check of a
+# plan file lets it through.
+planfile.scope_rules(subject_state.SCOPE_KEY)

@@ -15,8 +15,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 
 from reconciler.kinds.schema_subject import views
+from reconciler.kinds.schema_subject.state import SubjectRule as SubjectRule
 from reconciler.model import desired, plans
-from reconciler.model.schema_subjects import SubjectRule as SubjectRule
 from reconciler.registry import canonical
 
 

@@ -3,9 +3,9 @@ names and the manifests read with the first SchemaSubject document (or Ownership
 
 Each document's subject is built by the kind's manifest model (``manifest.build``: the schema read from its file
 beside the manifest, or inline, checked for its type; the subject's name by its naming strategy) into the desired
-state's ``schema_subjects``; a subject declared twice is an error at the second document, naming the first. An
-Ownership document's ``schemaSubjects`` rules (``manifest.SubjectRuleSpec``) fill ``desired.Ownership``'s field of
-the same name.
+state's section of the kind (``DesiredState.sections``); a subject declared twice is an error at the second document,
+naming the first. An Ownership document's ``schemaSubjects`` rules (``manifest.SubjectRuleSpec``) fill
+``desired.Ownership.rules`` under the kind.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from pydantic import Field
 from reconciler.kinds.schema_subject import manifest
 from reconciler.manifests import build, loader
 from reconciler.manifests.parts import ManifestPart
+from reconciler.model.kinds import Kind
 
-SECTION = "schema_subjects"  # the desired state's field of the subjects declared, and of Ownership's rules
+SECTION = Kind.SCHEMA_SUBJECT  # the desired state's section of the subjects declared (``DesiredState.sections``)
+RULES = "schema_subjects"  # the Ownership spec's field of the rules (``schemaSubjects``), filling ``Ownership.rules``
 
 
 def add(builder: build.Builder, doc: loader.Document) -> None:
@@ -49,7 +51,7 @@ MANIFEST = ManifestPart(
     delete_hover="Delete Schema Registry subjects matched by the schemaSubjects rules that are not declared "
     "(default false): a soft delete, unless the rule says permanent.",
     ownership={
-        SECTION: (
+        RULES: (
             list[manifest.SubjectRuleSpec],
             Field(
                 default_factory=list,

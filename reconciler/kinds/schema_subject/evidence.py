@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from reconciler.kinds.schema_subject import diff, dryrun, scope, views
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
 from reconciler.registry.port import RegistryPort
@@ -23,11 +24,13 @@ from reconciler.registry.port import RegistryPort
 def subjects_for_plan(registry: RegistryPort, wanted: desired.DesiredState, *, deadline: float) -> views.LiveSubjects:
     """The subjects a plan of ``wanted`` covers, with the registry's dry run of their changes."""
     own = wanted.ownership
-    rules = own.schema_subjects if Kind.SCHEMA_SUBJECT in own.managed_kinds else ()
-    names = scope.to_read(registry, wanted.schema_subjects, rules=rules, deadline=deadline)
-    modes = [n for n, s in wanted.schema_subjects.items() if s.mode is not None]
+    rules = subject_state.subject_rules(own) if Kind.SCHEMA_SUBJECT in own.managed_kinds else ()
+    names = scope.to_read(registry, subject_state.declared_subjects(wanted), rules=rules, deadline=deadline)
+    modes = [n for n, s in subject_state.declared_subjects(wanted).items() if s.mode is not None]
     live = views.read(registry, names, modes=modes, deadline=deadline)
-    changes = diff.diff(wanted.schema_subjects, live, rules=rules, may_delete=own.may_delete(Kind.SCHEMA_SUBJECT))
+    changes = diff.diff(
+        subject_state.declared_subjects(wanted), live, rules=rules, may_delete=own.may_delete(Kind.SCHEMA_SUBJECT)
+    )
     evidence = dryrun.read_evidence(changes, live, registry=registry, deadline=deadline)
     return dataclasses.replace(live, evidence=evidence)
 
@@ -36,7 +39,7 @@ def read_for_plan(
     registry: RegistryPort, live: state.ClusterState, wanted: desired.DesiredState, *, deadline: float
 ) -> state.ClusterState:
     """``live`` with the subjects a plan of ``wanted`` covers (``subjects_for_plan``)."""
-    return dataclasses.replace(live, schema_subjects=subjects_for_plan(registry, wanted, deadline=deadline))
+    return subject_state.with_live_subjects(live, subjects_for_plan(registry, wanted, deadline=deadline))
 
 
 def read_offline(live: state.ClusterState, wanted: desired.DesiredState) -> state.ClusterState:
@@ -48,4 +51,4 @@ def read_offline(live: state.ClusterState, wanted: desired.DesiredState) -> stat
 def read_every(registry: RegistryPort, live: state.ClusterState, *, deadline: float) -> state.ClusterState:
     """``live`` with every subject the registry lists."""
     names = views.listed(registry, deadline=deadline)
-    return dataclasses.replace(live, schema_subjects=views.read(registry, names, deadline=deadline))
+    return subject_state.with_live_subjects(live, views.read(registry, names, deadline=deadline))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.kinds.schema_subject.diff import SubjectChange
 from reconciler.kinds.schema_subject.dryrun import Verdict
 from reconciler.kinds.schema_subject.payload import SubjectPayload, new_version
@@ -77,7 +78,7 @@ def topics_to_read(changes: list[SubjectChange], verdicts: Mapping[str, Verdict]
 def usage_topics(change: plans.Change, wanted: desired.DesiredState) -> tuple[str, ...]:
     """The topics served by a subject the plan gives a new version together with a change of level: the groups
     reading them are what the finding of a version incompatible by design names (read before planning)."""
-    before, after, subject = change.before, change.after, wanted.schema_subjects.get(change.name)
+    before, after, subject = change.before, change.after, subject_state.declared_subjects(wanted).get(change.name)
     if subject is None or not isinstance(after, SubjectPayload) or not isinstance(before, SubjectPayload):
         return ()
     if before.compatibility == after.compatibility or not new_version(before, after):

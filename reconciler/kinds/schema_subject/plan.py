@@ -16,8 +16,9 @@ from typing import Any
 
 from reconciler.kinds import spec
 from reconciler.kinds.schema_subject import diff, dryrun, impact, payload
+from reconciler.kinds.schema_subject import state as schema_subjects
 from reconciler.kinds.schema_subject.render import notes
-from reconciler.model import plans, schema_subjects, state
+from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import common, views
 
@@ -26,9 +27,9 @@ KIND = Kind.SCHEMA_SUBJECT
 
 def plan_subjects(ctx: common.Context) -> None:
     """Add the subject changes and unmanaged subjects to ``ctx``."""
-    live = ctx.live.schema_subjects
+    live = schema_subjects.live_subjects(ctx.live)
     if live is None:
-        if ctx.desired.schema_subjects:
+        if schema_subjects.declared_subjects(ctx.desired):
             ctx.unreadable(
                 KIND,
                 "the Schema Registry was not read (name it under schemaRegistry: in the Cluster profile, or set "
@@ -37,16 +38,22 @@ def plan_subjects(ctx: common.Context) -> None:
             )
         return
     own = ctx.desired.ownership
-    rules = own.schema_subjects if ctx.manages_undeclared(KIND) else ()
-    changes = diff.diff(ctx.desired.schema_subjects, live, rules=rules, may_delete=ctx.may_delete(KIND))
+    rules = schema_subjects.subject_rules(own) if ctx.manages_undeclared(KIND) else ()
+    changes = diff.diff(
+        schema_subjects.declared_subjects(ctx.desired), live, rules=rules, may_delete=ctx.may_delete(KIND)
+    )
     evidence = live.evidence if isinstance(live.evidence, dryrun.Evidence) else dryrun.Evidence()
     judged, verdicts = dryrun.judge(changes, live, evidence=evidence)
     for planned, change in zip(changes, judged, strict=True):
         _add(ctx, change, live, verdicts.get(change.subject), deleting=planned.action is plans.Action.DELETE)
     for name, have in sorted(live.subjects.items()):
-        if name in ctx.desired.schema_subjects or have.latest is None:
+        if name in schema_subjects.declared_subjects(ctx.desired) or have.latest is None:
             continue
-        if ctx.manages_undeclared(KIND) and diff.owning_rule(own.schema_subjects, name) and not ctx.may_delete(KIND):
+        if (
+            ctx.manages_undeclared(KIND)
+            and diff.owning_rule(schema_subjects.subject_rules(own), name)
+            and not ctx.may_delete(KIND)
+        ):
             ctx.keep_unmanaged(kind=KIND, name=name, address=KIND.address(name))
 
 
@@ -87,22 +94,22 @@ def _add(
 def fingerprint_rows(live: state.ClusterState) -> Any:
     """The subjects' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``): the global level and
     each subject's view; ``None`` when the registry was not read."""
-    subjects = live.schema_subjects
+    subjects = schema_subjects.live_subjects(live)
     if subjects is None:
         return None
     return [subjects.global_level, [(n, schema_subjects.subject_view(s)) for n, s in sorted(subjects.subjects.items())]]
 
 
 def _keep_subjects(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
-    subjects = live.schema_subjects
+    subjects = schema_subjects.live_subjects(live)
     if subjects is None:
         return live
     kept = {n: s for n, s in subjects.subjects.items() if keep(n, s)}
-    return dataclasses.replace(live, schema_subjects=dataclasses.replace(subjects, subjects=kept))
+    return schema_subjects.with_live_subjects(live, dataclasses.replace(subjects, subjects=kept))
 
 
 def _count(live: state.ClusterState) -> int | None:
-    subjects = live.schema_subjects
+    subjects = schema_subjects.live_subjects(live)
     if subjects is None:
         return None
     return sum(1 for s in subjects.subjects.values() if schema_subjects.subject_view(s) is not None)
@@ -110,8 +117,12 @@ def _count(live: state.ClusterState) -> int | None:
 
 # The subjects' part of a plan's scope (``reconciler.planner.scope``): the subjects the Ownership rules own by name.
 SCOPE = spec.KindScope(
-    rule_sets=(spec.RuleSet("schema_subjects", lambda own: tuple(r.pattern for r in own.schema_subjects)),),
-    owns=lambda rules, name, _: any(p.matches(name) for p in rules.get("schema_subjects", ())),
+    rule_sets=(
+        spec.RuleSet(
+            schema_subjects.SCOPE_KEY, lambda own: tuple(r.pattern for r in schema_subjects.subject_rules(own))
+        ),
+    ),
+    owns=lambda rules, name, _: any(p.matches(name) for p in rules.get(schema_subjects.SCOPE_KEY, ())),
     keep=_keep_subjects,
     count=_count,
 )

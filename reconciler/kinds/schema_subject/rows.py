@@ -12,15 +12,15 @@ the kind's ``FleetRows`` (its declaration's ``rows``), with the Ownership rules 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.kinds.schema_subject import views
+from reconciler.kinds.schema_subject.state import SubjectRule
 from reconciler.kinds.spec import FleetRows
 from reconciler.model import desired
-from reconciler.model.schema_subjects import SubjectRule
 from reconciler.registry import canonical
 from reconciler.registry.port import Features, SchemaVersion
 from reconciler.registry.requests import Reference
@@ -141,24 +141,26 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> views.LiveS
 
 
 def _rules(own: desired.Ownership) -> dict[str, Any]:
-    if not own.schema_subjects:
+    if not subject_state.subject_rules(own):
         return {}
-    return {"schema_subjects": [[r.pattern.kind, r.pattern.value, r.permanent] for r in own.schema_subjects]}
+    return {
+        "schema_subjects": [[r.pattern.kind, r.pattern.value, r.permanent] for r in subject_state.subject_rules(own)]
+    }
 
 
 def _rebuild_rules(own: desired.Ownership, doc: Mapping[str, Any]) -> desired.Ownership:
     found = doc.get("schema_subjects", [])
-    return dataclasses.replace(
-        own, schema_subjects=tuple(SubjectRule(desired.NamePattern(k, v), bool(p)) for k, v, p in found)
+    return subject_state.with_subject_rules(
+        own, tuple(SubjectRule(desired.NamePattern(k, v), bool(p)) for k, v, p in found)
     )
 
 
 FLEET_ROWS = FleetRows(
-    desired_rows=lambda wanted: desired_rows(wanted.schema_subjects),
-    rebuild_desired=lambda wanted, section: dataclasses.replace(wanted, schema_subjects=rebuild_desired(section)),
-    live_rows=lambda live: live_rows(live.schema_subjects),
-    rebuild_live=lambda live, section, doc: dataclasses.replace(live, schema_subjects=rebuild_live(doc, section)),
-    meta=("schema_subjects", lambda live: meta(live.schema_subjects)),
+    desired_rows=lambda wanted: desired_rows(subject_state.declared_subjects(wanted)),
+    rebuild_desired=lambda wanted, section: subject_state.with_declared_subjects(wanted, rebuild_desired(section)),
+    live_rows=lambda live: live_rows(subject_state.live_subjects(live)),
+    rebuild_live=lambda live, section, doc: subject_state.with_live_subjects(live, rebuild_live(doc, section)),
+    meta=("schema_subjects", lambda live: meta(subject_state.live_subjects(live))),
     rules=_rules,
     rebuild_rules=_rebuild_rules,
 )

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from reconciler.base import errors
+from reconciler.kinds.schema_subject import state as views
 from reconciler.kinds.spec import SnapshotSection
-from reconciler.model import schema_subjects as views
+from reconciler.model import state
 from reconciler.model.kinds import Kind
 from reconciler.registry import schema_diff
 from reconciler.registry.port import Features, SchemaVersion
@@ -134,9 +135,19 @@ def resources(live: views.LiveSubjects | None) -> dict[str, Any]:
     return out
 
 
+def _write(live: state.ClusterState) -> dict[str, Any]:
+    found = views.live_subjects(live)
+    return {} if found is None else {SECTION: to_dict(found)}
+
+
+def _read(doc: Mapping[str, Any]) -> dict[str, Any]:
+    found = from_dict(doc.get(SECTION))
+    return {} if found is None else {"sections": {Kind.SCHEMA_SUBJECT: found}}
+
+
 SNAPSHOT = SnapshotSection(
     order=100,
-    write=lambda live: {} if live.schema_subjects is None else {SECTION: to_dict(live.schema_subjects)},
-    read=lambda doc: {"schema_subjects": from_dict(doc.get(SECTION))},
-    resources=lambda live: resources(live.schema_subjects),  # and the registry's global level
+    write=_write,
+    read=_read,
+    resources=lambda live: resources(views.live_subjects(live)),  # and the registry's global level
 )

@@ -1,15 +1,15 @@
 """The desired and live views of a Schema Registry subject: what a manifest declares (``DesiredSubject``) and
 what the registry holds (``LiveSubject``, read through ``RegistryPort.read_subjects`` and ``features``). The
-types are the model's (``reconciler.model.schema_subjects``), so the states can hold them."""
+types are the kind's own (``state``: kept light, so validate reads the declared subjects without the port)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reconciler.model import schema_subjects
-from reconciler.model.schema_subjects import DesiredSubject as DesiredSubject
-from reconciler.model.schema_subjects import LiveSubject as LiveSubject
-from reconciler.model.schema_subjects import LiveSubjects as LiveSubjects
+from reconciler.kinds.schema_subject import state as schema_subjects
+from reconciler.kinds.schema_subject.state import DesiredSubject as DesiredSubject
+from reconciler.kinds.schema_subject.state import LiveSubject as LiveSubject
+from reconciler.kinds.schema_subject.state import LiveSubjects as LiveSubjects
 from reconciler.registry import port as registry_port
 
 LEVELS = schema_subjects.LEVELS

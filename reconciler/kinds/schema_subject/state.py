@@ -1,8 +1,10 @@
 """The Schema Registry subject as the states hold it: a declared subject (``DesiredSubject``), a subject as the
-registry answers it (``LiveSubject``, ``LiveSubjects``) and an Ownership ``schemaSubjects`` rule (``SubjectRule``).
-
-They live in the model, below the kinds, so the desired and live states can hold them; the kind's own modules
-(``reconciler/kinds/schema_subject/``) build, read, diff and write them."""
+registry answers it (``LiveSubject``, ``LiveSubjects``) and an Ownership ``schemaSubjects`` rule (``SubjectRule``),
+with where each sits in the model's states: the kind's section of the live state (``live_subjects``,
+``with_live_subjects``), of the desired state (``declared_subjects``, ``with_declared_subjects``) and its rules in
+``Ownership`` (``subject_rules``, ``with_subject_rules``). The model holds them without naming them (its
+``sections``/``rules`` by kind); the kind's other modules build, read, diff and write them. Kept light (no port, no
+HTTP): validate reads the declared subjects through it."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from reconciler.model import desired, state
 from reconciler.model.desired import NamePattern, Source
+from reconciler.model.kinds import Kind
 from reconciler.registry import canonical
 from reconciler.registry.requests import Reference
 
@@ -96,3 +100,51 @@ def subject_view(found: LiveSubject | None) -> Any:
             text = latest.schema
         held = [latest.version, latest.id, latest.schema_type, [r.as_json() for r in latest.references], text]
     return [held, found.compatibility, found.mode]
+
+
+KIND = Kind.SCHEMA_SUBJECT
+SCOPE_KEY = "schema_subjects"  # a saved plan's scope field of the Ownership rules (a plan-file format key)
+
+
+def live_subjects(live: state.ClusterState) -> LiveSubjects | None:
+    """The subjects ``live`` holds (``None``: not read)."""
+    found: LiveSubjects | None = live.sections.get(KIND)
+    return found
+
+
+def with_live_subjects(live: state.ClusterState, subjects: LiveSubjects | None) -> state.ClusterState:
+    """``live`` with ``subjects`` as its subjects (``None``: not read, the section left out)."""
+    sections = {k: v for k, v in live.sections.items() if k is not KIND}
+    if subjects is not None:
+        sections[KIND] = subjects
+    return dataclasses.replace(live, sections=sections)
+
+
+def declared_subjects(wanted: desired.DesiredState) -> Mapping[str, DesiredSubject]:
+    """The subjects ``wanted`` declares, by name."""
+    found: Mapping[str, DesiredSubject] = wanted.sections.get(KIND, {})
+    return found
+
+
+def with_declared_subjects(
+    wanted: desired.DesiredState, subjects: Mapping[str, DesiredSubject]
+) -> desired.DesiredState:
+    """``wanted`` declaring ``subjects`` (none: the section left out)."""
+    sections = {k: v for k, v in wanted.sections.items() if k is not KIND}
+    if subjects:
+        sections[KIND] = subjects
+    return dataclasses.replace(wanted, sections=sections)
+
+
+def subject_rules(own: desired.Ownership) -> tuple[SubjectRule, ...]:
+    """Ownership's ``schemaSubjects`` rules."""
+    found: tuple[SubjectRule, ...] = own.rules.get(KIND, ())
+    return found
+
+
+def with_subject_rules(own: desired.Ownership, rules: tuple[SubjectRule, ...]) -> desired.Ownership:
+    """``own`` with ``rules`` as its ``schemaSubjects`` rules (none: left out)."""
+    kept = {k: v for k, v in own.rules.items() if k is not KIND}
+    if rules:
+        kept[KIND] = rules
+    return dataclasses.replace(own, rules=kept)
