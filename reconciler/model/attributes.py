@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 REDACTED = "(sensitive value)"
 MASKED = "(masked by Kafka Connect)"  # a live connector value the worker answered masked (connect.secrets.MASKED)
@@ -51,12 +51,11 @@ class AttributeChange:
         )
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Writing:
+class Writing(NamedTuple):
     """What a change writes besides its payloads, as its phase and action say: a topic creation
     (``creating_topic``), partitions added (``resizing``), a reassignment (``reassigning``), a deletion
     (``deleting``: its ``after`` writes nothing); ``stored`` are the attributes the change carries (a connector's
-    secret compared by digest is shown when they show it)."""
+    secret compared by digest is shown when they show it). A tuple: one is made for every change built."""
 
     creating_topic: bool = False
     resizing: bool = False

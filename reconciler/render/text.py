@@ -12,11 +12,13 @@ the compact form, which lists every resource.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from reconciler.base.terminal import count
 from reconciler.kinds import registry
+from reconciler.kinds.spec import AttributeLines
 from reconciler.model import plans
 from reconciler.model.kinds import Kind
 from reconciler.render import repeats, values
@@ -51,6 +53,12 @@ def header_lines(info: plans.ClusterInfo) -> list[str]:
     return [*target, f"Cluster {cluster}, controller {controller}", f"Brokers: {brokers}"]
 
 
+@functools.cache
+def _attribute_lines(kind: Kind) -> AttributeLines:
+    """The lines ``kind``'s declaration shows an attribute as (its ``attribute_lines`` part, resolved once)."""
+    return registry.spec(kind).attribute_lines.get()
+
+
 def group_lines(
     address: str,
     changes: list[plans.Change],
@@ -76,7 +84,7 @@ def group_lines(
     for change in changes:
         if implied_phases or not implied:
             lines.append("    " + style("dim", f"# {change.phase.label}"))
-        more_lines = registry.spec(change.kind).attribute_lines.get() if change.attributes else None
+        more_lines = _attribute_lines(change.kind) if change.attributes else None
         for attr in change.attributes:
             symbol, text = values.attribute_line(attr)
             if change.action is plans.Action.CREATE:
