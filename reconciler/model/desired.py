@@ -222,7 +222,7 @@ class DesiredState:
 
     def needs(self) -> frozenset[Kind]:
         """The kinds the live read must cover: declared kinds plus kinds the ownership rules manage."""
-        present = {
+        present: dict[Kind, bool] = {
             Kind.TOPIC: bool(self.topics),
             Kind.ACL: bool(self.acls),
             Kind.QUOTA: bool(self.quotas),
@@ -232,7 +232,7 @@ class DesiredState:
             Kind.CLIENT_METRICS: bool(self.client_metrics),
             Kind.CONNECTOR: bool(self.connectors),
         }
-        owned = {
+        owned: dict[Kind, bool] = {
             Kind.TOPIC: bool(self.ownership.topics),
             Kind.ACL: bool(self.ownership.principals),
             Kind.QUOTA: bool(self.ownership.principals or self.ownership.quota_entities),
@@ -243,8 +243,7 @@ class DesiredState:
             Kind.CONNECTOR: bool(self.ownership.connectors),
         }
         managed = self.ownership.managed_kinds
-        for kind, section in self.sections.items():
-            present[kind] = present.get(kind, False) or bool(section)
-        for kind, rules in self.ownership.rules.items():
-            owned[kind] = owned.get(kind, False) or bool(rules)
+        # the kinds declared in a place of their own: by their sections and rules
+        present.update((kind, bool(section)) for kind, section in self.sections.items())
+        owned.update((kind, bool(rules)) for kind, rules in self.ownership.rules.items())
         return frozenset(k for k in Kind if present.get(k) or (owned.get(k) and k in managed))

@@ -23,14 +23,12 @@ from reconciler.registry.port import RegistryPort
 
 def subjects_for_plan(registry: RegistryPort, wanted: desired.DesiredState, *, deadline: float) -> views.LiveSubjects:
     """The subjects a plan of ``wanted`` covers, with the registry's dry run of their changes."""
-    own = wanted.ownership
+    own, declared = wanted.ownership, subject_state.declared_subjects(wanted)
     rules = subject_state.subject_rules(own) if Kind.SCHEMA_SUBJECT in own.managed_kinds else ()
-    names = scope.to_read(registry, subject_state.declared_subjects(wanted), rules=rules, deadline=deadline)
-    modes = [n for n, s in subject_state.declared_subjects(wanted).items() if s.mode is not None]
+    names = scope.to_read(registry, declared, rules=rules, deadline=deadline)
+    modes = [n for n, s in declared.items() if s.mode is not None]
     live = views.read(registry, names, modes=modes, deadline=deadline)
-    changes = diff.diff(
-        subject_state.declared_subjects(wanted), live, rules=rules, may_delete=own.may_delete(Kind.SCHEMA_SUBJECT)
-    )
+    changes = diff.diff(declared, live, rules=rules, may_delete=own.may_delete(Kind.SCHEMA_SUBJECT))
     evidence = dryrun.read_evidence(changes, live, registry=registry, deadline=deadline)
     return dataclasses.replace(live, evidence=evidence)
 

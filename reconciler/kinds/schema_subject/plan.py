@@ -28,8 +28,9 @@ KIND = Kind.SCHEMA_SUBJECT
 def plan_subjects(ctx: common.Context) -> None:
     """Add the subject changes and unmanaged subjects to ``ctx``."""
     live = schema_subjects.live_subjects(ctx.live)
+    declared = schema_subjects.declared_subjects(ctx.desired)
     if live is None:
-        if schema_subjects.declared_subjects(ctx.desired):
+        if declared:
             ctx.unreadable(
                 KIND,
                 "the Schema Registry was not read (name it under schemaRegistry: in the Cluster profile, or set "
@@ -37,23 +38,17 @@ def plan_subjects(ctx: common.Context) -> None:
                 code="schema-subjects-unreadable",
             )
         return
-    own = ctx.desired.ownership
-    rules = schema_subjects.subject_rules(own) if ctx.manages_undeclared(KIND) else ()
-    changes = diff.diff(
-        schema_subjects.declared_subjects(ctx.desired), live, rules=rules, may_delete=ctx.may_delete(KIND)
-    )
+    owned = schema_subjects.subject_rules(ctx.desired.ownership)
+    rules = owned if ctx.manages_undeclared(KIND) else ()
+    changes = diff.diff(declared, live, rules=rules, may_delete=ctx.may_delete(KIND))
     evidence = live.evidence if isinstance(live.evidence, dryrun.Evidence) else dryrun.Evidence()
     judged, verdicts = dryrun.judge(changes, live, evidence=evidence)
     for planned, change in zip(changes, judged, strict=True):
         _add(ctx, change, live, verdicts.get(change.subject), deleting=planned.action is plans.Action.DELETE)
     for name, have in sorted(live.subjects.items()):
-        if name in schema_subjects.declared_subjects(ctx.desired) or have.latest is None:
+        if name in declared or have.latest is None:
             continue
-        if (
-            ctx.manages_undeclared(KIND)
-            and diff.owning_rule(schema_subjects.subject_rules(own), name)
-            and not ctx.may_delete(KIND)
-        ):
+        if ctx.manages_undeclared(KIND) and diff.owning_rule(owned, name) and not ctx.may_delete(KIND):
             ctx.keep_unmanaged(kind=KIND, name=name, address=KIND.address(name))
 
 

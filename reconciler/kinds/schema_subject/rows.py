@@ -141,11 +141,8 @@ def rebuild_live(doc: Mapping[str, Any] | None, section: Section) -> views.LiveS
 
 
 def _rules(own: desired.Ownership) -> dict[str, Any]:
-    if not subject_state.subject_rules(own):
-        return {}
-    return {
-        "schema_subjects": [[r.pattern.kind, r.pattern.value, r.permanent] for r in subject_state.subject_rules(own)]
-    }
+    rules = subject_state.subject_rules(own)
+    return {"schema_subjects": [[r.pattern.kind, r.pattern.value, r.permanent] for r in rules]} if rules else {}
 
 
 def _rebuild_rules(own: desired.Ownership, doc: Mapping[str, Any]) -> desired.Ownership:
