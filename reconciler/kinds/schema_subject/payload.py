@@ -20,14 +20,13 @@ from typing import Any
 
 from reconciler.kinds.schema_subject import views
 from reconciler.kinds.schema_subject.diff import SubjectChange
-from reconciler.kinds.schema_subject.state import LEVELS, MODES, SCHEMA_TYPES
 from reconciler.model import desired, plans
 from reconciler.model.attributes import AttributeChange, Writing
 from reconciler.model.kinds import Kind
 from reconciler.model.payload_errors import PayloadError, fields
 from reconciler.model.payload_types import of_kind
 from reconciler.registry import canonical
-from reconciler.registry.requests import Reference
+from reconciler.registry.requests import LEVELS, MODES, SCHEMA_TYPES, Reference
 
 _FIELDS = ("schema_type", "schema", "references", "compatibility", "mode", "version", "permanent")
 

@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterable, Mapping
 
 from reconciler.kinds.schema_subject import diff, views
-from reconciler.registry import canonical
 from reconciler.registry import port as registry_port
 
 GLOBAL = "(global level)"
@@ -46,19 +45,9 @@ def fingerprints(live: views.LiveSubjects, names: Iterable[str]) -> Mapping[str,
     """A fingerprint per subject of ``names`` held by ``live`` with a version or a setting, and the global level."""
     out = {GLOBAL: _digest(live.global_level)}
     for name in sorted(set(names)):
-        s = live.subjects.get(name)
-        if s is None or (s.latest is None and s.compatibility is None and s.mode is None):
-            continue
-        latest = s.latest
-        held = None
-        if latest is not None:
-            try:
-                text = canonical.normalize(latest.schema, latest.schema_type)
-            except ValueError:
-                text = latest.schema
-            refs = [r.as_json() for r in latest.references]
-            held = [latest.version, latest.id, latest.schema_type, refs, text]
-        out[name] = _digest([held, s.compatibility, s.mode])
+        view = views.subject_view(live.subjects.get(name))  # None: no version and no setting of its own
+        if view is not None:
+            out[name] = _digest(view)
     return out
 
 

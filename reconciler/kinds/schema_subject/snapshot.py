@@ -16,7 +16,7 @@ from reconciler.model import state
 from reconciler.model.kinds import Kind
 from reconciler.registry import schema_diff
 from reconciler.registry.port import Features, SchemaVersion
-from reconciler.registry.requests import Reference
+from reconciler.registry.requests import LEVELS, MODES, SCHEMA_TYPES, Reference
 
 SECTION = "schema_subjects"
 
@@ -78,8 +78,8 @@ def _latest(doc: Any, subject: str, *, where: str) -> SchemaVersion | None:
             )
         )
     schema_type = _get(doc, "schemaType", kind=str, where=where)
-    if schema_type not in views.SCHEMA_TYPES:
-        raise SnapshotError(f"{where}.schemaType: {schema_type!r} is not one of {', '.join(views.SCHEMA_TYPES)}")
+    if schema_type not in SCHEMA_TYPES:
+        raise SnapshotError(f"{where}.schemaType: {schema_type!r} is not one of {', '.join(SCHEMA_TYPES)}")
     return SchemaVersion(
         subject=subject,
         version=_get(doc, "version", kind=int, where=where),
@@ -102,14 +102,12 @@ def from_dict(doc: Any, *, where: str = SECTION) -> views.LiveSubjects | None:
     for name, s in _get(doc, "subjects", kind=Mapping, where=where).items():
         at = f"{where}.subjects[{name!r}]"
         latest = _latest(_get(s, "latest", kind=Mapping, where=at, optional=True), str(name), where=f"{at}.latest")
-        level = _level(s, "compatibility", allowed=views.LEVELS, where=at)
-        subjects[str(name)] = views.LiveSubject(
-            str(name), latest, level, _level(s, "mode", allowed=views.MODES, where=at)
-        )
+        level = _level(s, "compatibility", allowed=LEVELS, where=at)
+        subjects[str(name)] = views.LiveSubject(str(name), latest, level, _level(s, "mode", allowed=MODES, where=at))
     return views.LiveSubjects(
         subjects=subjects,
         features=Features(mode=_get(features, "mode", kind=bool, where=f"{where}.features"), schema_types=tuple(types)),
-        global_level=_level(doc, "globalLevel", allowed=views.LEVELS, where=where),
+        global_level=_level(doc, "globalLevel", allowed=LEVELS, where=where),
     )
 
 

@@ -21,18 +21,6 @@ from reconciler.registry.requests import Reference
 if TYPE_CHECKING:  # annotations only: validate reads the declared subjects without the registry's port
     from reconciler.registry import port as registry_port
 
-LEVELS = (
-    "NONE",
-    "BACKWARD",
-    "BACKWARD_TRANSITIVE",
-    "FORWARD",
-    "FORWARD_TRANSITIVE",
-    "FULL",
-    "FULL_TRANSITIVE",
-)
-MODES = ("READWRITE", "READONLY", "IMPORT")
-SCHEMA_TYPES = ("AVRO", "JSON", "PROTOBUF")
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DesiredSubject:

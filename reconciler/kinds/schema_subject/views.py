@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from reconciler.kinds.schema_subject import state as schema_subjects
 from reconciler.kinds.schema_subject.state import DesiredSubject as DesiredSubject
 from reconciler.kinds.schema_subject.state import LiveSubject as LiveSubject
 from reconciler.kinds.schema_subject.state import LiveSubjects as LiveSubjects
+from reconciler.kinds.schema_subject.state import subject_view as subject_view
 from reconciler.registry import port as registry_port
-
-LEVELS = schema_subjects.LEVELS
-MODES = schema_subjects.MODES
-SCHEMA_TYPES = schema_subjects.SCHEMA_TYPES
+from reconciler.registry.requests import LEVELS as LEVELS
+from reconciler.registry.requests import MODES as MODES
+from reconciler.registry.requests import SCHEMA_TYPES as SCHEMA_TYPES
 
 
 def transitive(level: str | None) -> bool:
