@@ -130,7 +130,8 @@ def _wanted(port: PortSpec, wanted: desired.DesiredState) -> list[KindSpec]:
 def close(opened: Mapping[str, Any]) -> None:
     """Close every port of ``opened`` (by name, as ``to_apply`` returns them)."""
     for name, port in opened.items():
-        PORTS[name].close.get()(port)
+        if port is not None:  # named, but not opened
+            PORTS[name].close.get()(port)
 
 
 def placed(wanted: desired.DesiredState, target: Target) -> desired.DesiredState:
@@ -328,6 +329,8 @@ def sent(opened: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
     /subjects/{subject}/versions``)."""
     total, counts = 0, {}
     for port in opened.values():
+        if port is None:  # named, but not opened: the target names no such service
+            continue
         total += port.request_count
         counts.update(port.request_counts)
     return total, counts

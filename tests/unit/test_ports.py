@@ -158,3 +158,24 @@ def test_an_apply_report_counts_the_registrys_requests_as_it_counts_connects() -
     [phase] = [p for p in report.phases if p.phase is plans.Phase.SCHEMA_SUBJECT]
     assert phase.requests_by_api.get("POST /subjects/{subject}/versions") == 1
     assert phase.requests == sum(phase.requests_by_api.values()) and phase.requests >= 2  # the write and its read-back
+
+
+def test_a_port_named_but_not_opened_is_counted_as_nothing_and_not_closed() -> None:
+    """An apply given ``ports={"connect": None}`` (the command opened no Connect cluster: its plan writes no
+    connector) counts and closes only what it opened. Regression: counting the requests sent raised AttributeError
+    on the ``None`` before the first phase, so such an apply of topics and ACLs failed."""
+    from reconciler import planner
+    from reconciler.apply import apply_plan
+    from reconciler.model import desired
+    from tests.support.apply_runs import apply_options
+    from tests.support.recording import RecordingAdapter
+
+    assert ports.sent({"connect": None, "registry": None}) == (0, {})
+    ports.close({"connect": None, "registry": None})  # nothing to close
+    wanted = desired.DesiredState(
+        topics={"orders": desired.DesiredTopic(name="orders", partitions=1, replication_factor=1)}
+    )
+    adapter = RecordingAdapter()
+    p = planner.plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    report = apply_plan(p, adapter, options=apply_options(ports={"connect": None}))
+    assert report.ok and [i.address for i in report.items] == ["topic/orders"] and report.converged
