@@ -29,10 +29,13 @@ from tests.support.manifest_texts import topic_documents
 from tests.support.polling import eventually
 
 
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A port bound for the whole test but never listening: connecting is refused, and nothing started meanwhile
+    (a broker of the other share) can take the port and answer."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 def wanted_topics(prefix: str, *, new: int, existing: int) -> desired.DesiredState:
@@ -84,9 +87,9 @@ def converge(cluster: KafkaCluster, wanted: desired.DesiredState) -> int:
 
 # ------------------------------------------------------------------------------------ unreachable
 @pytest.mark.parametrize("command", ["plan", "apply", "snapshot"])
-def test_unreachable_cluster_fails_plainly_with_exit_1(tmp_path: Path, command: str) -> None:
+def test_unreachable_cluster_fails_plainly_with_exit_1(tmp_path: Path, command: str, closed_port: int) -> None:
     (tmp_path / "m.yaml").write_text(topic_documents({"orders": (1, 1, {})}))
-    port = closed_port()
+    port = closed_port
     args = {
         "plan": ["plan", str(tmp_path)],
         "apply": ["apply", str(tmp_path), "--auto-approve"],

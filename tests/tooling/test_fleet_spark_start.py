@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,13 @@ from tests.support.fleet import EXAMPLES, live_from, write_snapshot
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.timeout(600)]
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A port bound for the whole test but never listening: a connection to it is refused, and no process started
+    meanwhile (a broker of the other share, another test's worker) can take it and answer Spark with its own bytes."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 @pytest.mark.parametrize(
@@ -33,15 +37,16 @@ def _closed_port() -> int:
     [
         ("nosuch://spark-master", "Master must either be yarn or start with spark, k8s, or local"),
         (
-            f"spark://127.0.0.1:{_closed_port()}",
+            "spark://127.0.0.1:{closed_port}",
             "Application has been killed. Reason: All masters are unresponsive! Giving up. (java.net.ConnectException",
         ),
     ],
     ids=["rejected-url", "no-master"],
 )
 def test_a_failed_spark_start_prints_one_line_with_the_cause_and_the_log(
-    tmp_path: Path, master: str, cause: str
+    tmp_path: Path, master: str, cause: str, closed_port: int
 ) -> None:
+    master = master.format(closed_port=closed_port)
     pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install -e '.[spark]')")
     write_snapshot(live_from(EXAMPLES, drop="orders.shipped", extra_topic="x.old", retention="1"), tmp_path / "eu.json")
     (tmp_path / "fleet.yaml").write_text(f"clusters:\n  - {{name: eu-1, manifests: {EXAMPLES}, snapshot: eu.json}}\n")
