@@ -18,14 +18,14 @@ from reconciler.model.kinds import Kind
 
 # The modules that declare the kinds (each holds ``DECLARATION``).
 MODULES = (
-    "reconciler.kinds.topic",
-    "reconciler.kinds.acl",
-    "reconciler.kinds.quota",
-    "reconciler.kinds.scram_user",
-    "reconciler.kinds.broker_config",
-    "reconciler.kinds.group_config",
-    "reconciler.kinds.client_metrics",
-    "reconciler.kinds.connector",
+    "reconciler.kinds.topic.declaration",
+    "reconciler.kinds.acl.declaration",
+    "reconciler.kinds.quota.declaration",
+    "reconciler.kinds.scram_user.declaration",
+    "reconciler.kinds.broker_config.declaration",
+    "reconciler.kinds.group_config.declaration",
+    "reconciler.kinds.client_metrics.declaration",
+    "reconciler.kinds.connector.declaration",
     "reconciler.kinds.schema_subject.declaration",
 )
 _DECLARED: tuple[KindSpec, ...] = tuple(importlib.import_module(m).DECLARATION for m in MODULES)

@@ -1,0 +1,1 @@
+"""The SCRAM user kind: credentials set and removed with AlterUserScramCredentials."""
