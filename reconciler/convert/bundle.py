@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reconciler.adopt import kafka_documents, output
+from reconciler.adopt import acl_bindings, output
 from reconciler.adopt.adoption_report import AdoptionReport
 from reconciler.adopt.output import Document, FlowMap, ManifestFile, Variable
 from reconciler.manifests import rules
@@ -180,7 +180,7 @@ class Bundle:
         ]
         for principal in sorted(self.acls):
             name = output.unique("all-users" if principal == "User:*" else output.safe_file_name(principal), taken)
-            entries = kafka_documents.acl_entries(sorted(self.acls[principal]))
+            entries = acl_bindings.acl_entries(sorted(self.acls[principal]))
             doc = Document(Manifest.ACL, name, {"bindings": entries}, comments=[f"ACLs of {principal}"])
             out.append(ManifestFile(f"acls/{name}.yaml", [doc]))
         out.append(self._ownership())

@@ -405,8 +405,8 @@ def test_a_snapshot_keeps_the_connectors_and_an_offline_plan_equals_the_live_one
 
 
 def test_import_turns_a_live_connector_into_a_document_without_its_secret() -> None:
-    from reconciler.adopt import connectors as adopt_connectors
     from reconciler.adopt.adoption_report import AdoptionReport
+    from reconciler.kinds.connector import adopt as adopt_connectors
 
     report = AdoptionReport(title="Import", out_dir=Path("out"))
     held = {**CFG, "db.password": secrets.digest("orders-sink", "db.password", "hunter2")}
@@ -662,8 +662,8 @@ def test_a_version_the_workers_do_not_have_blocks_its_connector_listing_theirs(
 
 
 def test_plugin_versions_survive_a_snapshot_and_an_import_declares_the_version(tmp_path: Path) -> None:
-    from reconciler.adopt import connectors as adopt_connectors
     from reconciler.adopt.adoption_report import AdoptionReport
+    from reconciler.kinds.connector import adopt as adopt_connectors
     from reconciler.snapshot import files
 
     have = versioned("4.3.1")

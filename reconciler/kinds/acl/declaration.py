@@ -61,10 +61,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:acl_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:ACLS"),
+    snapshot=Part("reconciler.kinds.acl.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:ACLS"),
-    adopt=Part("reconciler.adopt.kafka_documents:add_acls"),
+    adopt=Part("reconciler.kinds.acl.adopt:add_acls"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:ACL"),
     # -- the ports' parts

@@ -36,10 +36,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:broker_config_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:BROKER_CONFIGS"),
+    snapshot=Part("reconciler.kinds.broker_config.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:BROKER_CONFIGS"),
-    adopt=Part("reconciler.adopt.kafka_documents:add_broker_configs"),
+    adopt=Part("reconciler.kinds.broker_config.adopt:add_broker_configs"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:BROKER_CONFIG"),
     # -- the ports' parts

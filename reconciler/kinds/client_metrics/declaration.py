@@ -37,10 +37,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:CLIENT_METRICS"),
+    snapshot=Part("reconciler.kinds.client_metrics.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:CLIENT_METRICS"),
-    adopt=Part("reconciler.adopt.entities:add_client_metrics"),
+    adopt=Part("reconciler.kinds.client_metrics.adopt:add_client_metrics"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:CLIENT_METRICS"),
     # -- the ports' parts

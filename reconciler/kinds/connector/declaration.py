@@ -43,10 +43,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:read_back_in_its_phase"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:CONNECT"),
+    snapshot=Part("reconciler.kinds.connector.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.connector_rows:ROWS"),
-    adopt=Part("reconciler.adopt.connectors:add"),
+    adopt=Part("reconciler.kinds.connector.adopt:add"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:CONNECTOR"),
     # -- the ports' parts

@@ -39,10 +39,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:entity_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:GROUP_CONFIGS"),
+    snapshot=Part("reconciler.kinds.group_config.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),
-    adopt=Part("reconciler.adopt.entities:add_group_configs"),
+    adopt=Part("reconciler.kinds.group_config.adopt:add_group_configs"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:GROUP_CONFIG"),
     # -- the ports' parts

@@ -38,10 +38,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:quota_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:QUOTAS"),
+    snapshot=Part("reconciler.kinds.quota.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:QUOTAS"),
-    adopt=Part("reconciler.adopt.kafka_documents:add_quotas"),
+    adopt=Part("reconciler.kinds.quota.adopt:add_quotas"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:QUOTA"),
     # -- the ports' parts

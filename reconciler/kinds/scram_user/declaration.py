@@ -36,10 +36,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:scram_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:SCRAM_USERS"),
+    snapshot=Part("reconciler.kinds.scram_user.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:SCRAM_USERS"),
-    adopt=Part("reconciler.adopt.kafka_documents:add_scram_users"),
+    adopt=Part("reconciler.kinds.scram_user.adopt:add_scram_users"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:SCRAM_USER"),
     # -- the ports' parts

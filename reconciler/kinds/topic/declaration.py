@@ -81,10 +81,10 @@ DECLARATION = KindSpec(
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:topic_applied"),
     # -- the snapshot's and the renders' parts
-    snapshot=Part("reconciler.snapshot.sections:TOPICS"),
+    snapshot=Part("reconciler.kinds.topic.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
     rows=Part("reconciler.fleet.kafka_rows:TOPICS"),
-    adopt=Part("reconciler.adopt.kafka_documents:add_topics"),
+    adopt=Part("reconciler.kinds.topic.adopt:add_topics"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:TOPIC"),
     # -- the ports' parts
