@@ -1,15 +1,18 @@
 """The planner: ``plan(desired, live, *, options) -> Plan``, a pure function.
 
 No I/O, no printing, no clock, no process-wide switches (the commands pause the garbage collector around it:
-``reconciler.base.collector``): the same inputs give a byte-identical plan. Each resource kind has
-its own module (topics, acls, quotas, scram, brokers; entities for group configs and client-metrics
-subscriptions); ``unsupported`` blocks the kinds the cluster's version
-cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than the limit; an
-error-level finding about one resource blocks that resource's changes only (a global one, with no address, makes
-apply refuse the whole plan); ``views``
-defines the live view of each resource that change fingerprints (and apply's staleness check) use; ``scope`` says
-which live resources the plan depends on (declared, or owned by the Ownership rules) and fingerprints them, so apply
-refuses a saved plan when any of them changed.
+``reconciler.base.collector``): the same inputs give a byte-identical plan. Each resource kind's planner is the
+``plan`` part of its declaration, in the kind's own place (``reconciler/kinds/<kind>/plan.py``), run in ``Kind``
+order; this package keeps what the kinds' planners share and what runs across kinds: ``common`` (the run's
+``Context``, config diffs), ``entities`` (the planner the group configs and client-metrics subscriptions share),
+``guards`` (internal topics, name collisions, blocking at errors), ``usage`` (a topic deletion's usage evidence,
+which ``impact`` reads too). ``unsupported`` blocks the kinds
+the cluster's version cannot manage; ``lint`` adds cluster warnings; ``blast`` refuses a plan that deletes more than
+the limit; an error-level finding about one resource blocks that resource's changes only (a global one, with no
+address, makes apply refuse the whole plan); ``views`` defines the live view of each resource that change
+fingerprints (and apply's staleness check) use, and the live fingerprint over each kind's ``fingerprint_rows``
+part; ``scope`` says which live resources the plan depends on (declared, or owned by the Ownership rules) and
+fingerprints them, so apply refuses a saved plan when any of them changed.
 Unchanged resources are counted in ``Plan.unchanged``, not materialised as no-op changes. ``impact`` says what each
 topic change will do, from the evidence in ``ClusterState.impact`` when it was read.
 """

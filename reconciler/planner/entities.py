@@ -1,4 +1,6 @@
-"""Group configs and client-metrics subscriptions: one planner for both config-entity kinds.
+"""Group configs and client-metrics subscriptions: the planner both config-entity kinds share (``plan_entities``,
+``scope_of``); each kind's own parts call it from its place (``reconciler.kinds.group_config.plan``,
+``reconciler.kinds.client_metrics.plan``).
 
 A declared entity (a group id, a subscription name) gets its configs set; keys set live but not declared are reset
 for a subscription (it is declared whole: ``metrics``, ``interval.ms``, ``match``) and, for a group, when the delete
@@ -156,17 +158,7 @@ def _plan_one(
     )
 
 
-def plan_group_configs(ctx: common.Context) -> None:
-    """The group configs' planner (the ``GroupConfig`` kind's ``plan`` part)."""
-    plan_entities(ctx, Kind.GROUP_CONFIG)
-
-
-def plan_client_metrics(ctx: common.Context) -> None:
-    """The client-metrics subscriptions' planner (the ``ClientMetrics`` kind's ``plan`` part)."""
-    plan_entities(ctx, Kind.CLIENT_METRICS)
-
-
-def _scope_of(kind: Kind) -> spec.KindScope:
+def scope_of(kind: Kind) -> spec.KindScope:
     """The part of a plan's scope of entity kind ``kind``: the entities its Ownership rules name, by name."""
     found = entities.ENTITIES[kind]
 
@@ -187,7 +179,3 @@ def _scope_of(kind: Kind) -> spec.KindScope:
         keep=keep_entities,
         count=count,
     )
-
-
-GROUP_CONFIG_SCOPE = _scope_of(Kind.GROUP_CONFIG)
-CLIENT_METRICS_SCOPE = _scope_of(Kind.CLIENT_METRICS)

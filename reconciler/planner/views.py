@@ -4,19 +4,19 @@
 planner fingerprints it when it builds a change, and apply calls the same function on a fresh read
 to find out whether the resource moved since the plan was made. ``name`` is ``Change.name``.
 ``live_fingerprint(live, kinds=...)`` covers whole sections (every resource of the kinds read), so
-any change in those sections, owned or not, makes a saved plan stale by that check.
+any change in those sections, owned or not, makes a saved plan stale by that check; each kind's section is its
+declaration's ``fingerprint_rows`` part, in the kind's own place (``config_rows`` serves the kinds whose section
+maps names to configs).
 """
 
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reconciler.kinds import registry
 from reconciler.model import state
-from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
 
 
@@ -39,112 +39,10 @@ def fingerprint_of(view: Any) -> str | None:
     return None if view is None else state.fingerprint(view)
 
 
-class _Table:
-    """Numbers distinct values in order of first use, so repeated values are stored once."""
-
-    def __init__(self) -> None:
-        self.index: dict[Any, int] = {}
-
-    def __call__(self, value: Any) -> int:
-        found = self.index.get(value)
-        if found is None:
-            found = self.index[value] = len(self.index)
-        return found
-
-    def values(self) -> list[Any]:
-        return list(self.index)
-
-
-def _topic_rows(topics: Mapping[str, state.TopicState]) -> list[Any]:
-    """One row per topic in name order; assignments, config key sets and value lists are numbered.
-
-    A row is ``(name, internal, assignment no., key-set no., values no.)``; the numbers count
-    distinct values in order of first use, so equal states give equal rows and tables.
-    """
-    key_sets, value_lists, assignments = _Table(), _Table(), _Table()
-    getters: dict[tuple[str, ...], tuple[int, Any]] = {}
-    rows: list[Any] = []
-    append = rows.append
-    for name in sorted(topics):
-        topic = topics[name]
-        cfg = topic.configs
-        keys = tuple(cfg)
-        entry = getters.get(keys)
-        if entry is None:
-            ordered = tuple(sorted(keys))
-            getter: Any = _values_of(ordered)
-            if len(ordered) > 1:
-                getter = operator.itemgetter(*ordered)
-            entry = getters[keys] = (key_sets(ordered), getter)
-        append((name, topic.internal, assignments(topic.assignment), entry[0], value_lists(entry[1](cfg))))
-    return [rows, key_sets.values(), value_lists.values(), assignments.values()]
-
-
-def _values_of(ordered: tuple[str, ...]) -> Any:
-    return lambda cfg: tuple(cfg[k] for k in ordered)
-
-
-def topic_rows(live: state.ClusterState) -> list[Any] | None:
-    """The topics' part of ``live_fingerprint`` (``_topic_rows``)."""
-    return None if live.topics is None else _topic_rows(live.topics)
-
-
-def acl_rows(live: state.ClusterState) -> list[Any] | None:
-    """The ACLs' part of ``live_fingerprint``: every binding's fields, sorted."""
-    if live.acls is None:
-        return None
-    return sorted(
-        (b.resource_type, b.pattern_type, b.resource_name, b.principal, b.host, b.operation, b.permission)
-        for b in live.acls
-    )
-
-
-def quota_rows(live: state.ClusterState) -> list[Any] | None:
-    """The quotas' part of ``live_fingerprint``: each entity holding a value, with its values."""
-    if live.quotas is None:
-        return None
-    return [(e.parts, sorted(v.items())) for e, v in sorted(live.quotas.items(), key=lambda ev: ev[0].address) if v]
-
-
-def scram_rows(live: state.ClusterState) -> list[Any] | None:
-    """The SCRAM users' part of ``live_fingerprint``: each user's mechanisms and iterations (never a secret)."""
-    if live.scram_users is None:
-        return None
-    return [
-        (u, sorted((c.mechanism, c.iterations) for c in creds))
-        for u, creds in sorted(live.scram_users.items())
-        if creds
-    ]
-
-
-def _config_rows(section: Mapping[str, Mapping[str, str | None]] | None) -> list[Any] | None:
-    """A section of configs by name: each name holding a config, with its configs."""
+def config_rows(section: Mapping[str, Mapping[str, str | None]] | None) -> list[Any] | None:
+    """The ``fingerprint_rows`` of a kind whose live section maps each name to the configs set on it (broker, group
+    and client-metrics configs): each name holding a config, with its configs, in name order."""
     return None if section is None else [(n, sorted(c.items())) for n, c in sorted(section.items()) if c]
-
-
-def broker_config_rows(live: state.ClusterState) -> list[Any] | None:
-    """The dynamic broker configs' part of ``live_fingerprint``."""
-    return _config_rows(live.broker_configs)
-
-
-def group_config_rows(live: state.ClusterState) -> list[Any] | None:
-    """The group configs' part of ``live_fingerprint``."""
-    return _config_rows(live.group_configs)
-
-
-def client_metrics_rows(live: state.ClusterState) -> list[Any] | None:
-    """The client-metrics subscriptions' part of ``live_fingerprint``."""
-    return _config_rows(live.client_metrics)
-
-
-def connector_rows(live: state.ClusterState) -> list[Any] | None:
-    """The connectors' part of ``live_fingerprint``: each one's config and target state."""
-    if live.connect is None:
-        return None
-    return [
-        (n, sorted(c.config.items()), model_views.connector_target_state(c.state))
-        for n, c in sorted(live.connect.connectors.items())
-    ]
 
 
 def live_fingerprint(live: state.ClusterState, *, kinds: Iterable[Kind]) -> str:

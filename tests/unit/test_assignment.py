@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reconciler.kinds.topic.assignment import target_assignment
 from reconciler.model.state import Broker
-from reconciler.planner.assignment import target_assignment
 
 
 def _brokers(rack_sizes: list[int]) -> list[Broker]:

@@ -10,11 +10,11 @@ import pytest
 from reconciler import manifests
 from reconciler.base import errors
 from reconciler.connection import layers
+from reconciler.kinds.quota.plan import owned_entity
 from reconciler.manifests import yamlio
 from reconciler.model import desired
 from reconciler.model.kinds import Kind
 from reconciler.model.state import AclBinding, QuotaEntity
-from reconciler.planner.quotas import owned_entity
 
 H = "apiVersion: kafka-reconciler/v1\n"
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from reconciler.kinds.topic.plan import is_internal
 from reconciler.model import payloads, plans
 from reconciler.model.desired import DesiredTopic
 from reconciler.model.kinds import Kind
 from reconciler.model.state import TopicState
 from reconciler.planner import live_view, plan
-from reconciler.planner.topics import is_internal
 from reconciler.planner.views import fingerprint_of
 from tests.support.builders import Row, attrs, brokers, cluster, live_topic, only, rows, topic, want
 

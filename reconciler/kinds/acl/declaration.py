@@ -53,9 +53,9 @@ DECLARATION = KindSpec(
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
     # -- the planner's parts
-    plan=Part("reconciler.planner.acls:plan_acls"),
-    fingerprint_rows=Part("reconciler.planner.views:acl_rows"),
-    scope=Part("reconciler.planner.acls:SCOPE"),
+    plan=Part("reconciler.kinds.acl.plan:plan_acls"),
+    fingerprint_rows=Part("reconciler.kinds.acl.plan:acl_rows"),
+    scope=Part("reconciler.kinds.acl.plan:SCOPE"),
     label="ACLs",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

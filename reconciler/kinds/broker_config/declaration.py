@@ -28,9 +28,9 @@ DECLARATION = KindSpec(
     live_configs=live_configs_in(lambda live: live.broker_configs),
     declared_configs=declared_configs_in(lambda wanted: wanted.broker_configs),
     # -- the planner's parts
-    plan=Part("reconciler.planner.brokers:plan_broker_configs"),
-    fingerprint_rows=Part("reconciler.planner.views:broker_config_rows"),
-    scope=Part("reconciler.planner.brokers:SCOPE"),
+    plan=Part("reconciler.kinds.broker_config.plan:plan_broker_configs"),
+    fingerprint_rows=Part("reconciler.kinds.broker_config.plan:broker_config_rows"),
+    scope=Part("reconciler.kinds.broker_config.plan:SCOPE"),
     label="dynamic broker configs",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

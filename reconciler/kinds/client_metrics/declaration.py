@@ -29,9 +29,9 @@ DECLARATION = KindSpec(
     live_configs=live_configs_in(lambda live: live.client_metrics),
     declared_configs=declared_configs_in(lambda wanted: wanted.client_metrics),
     # -- the planner's parts
-    plan=Part("reconciler.planner.entities:plan_client_metrics"),
-    fingerprint_rows=Part("reconciler.planner.views:client_metrics_rows"),
-    scope=Part("reconciler.planner.entities:CLIENT_METRICS_SCOPE"),
+    plan=Part("reconciler.kinds.client_metrics.plan:plan_client_metrics"),
+    fingerprint_rows=Part("reconciler.kinds.client_metrics.plan:client_metrics_rows"),
+    scope=Part("reconciler.kinds.client_metrics.plan:CLIENT_METRICS_SCOPE"),
     label="client-metrics subscriptions",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

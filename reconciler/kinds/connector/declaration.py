@@ -35,9 +35,9 @@ DECLARATION = KindSpec(
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
     # -- the planner's parts
-    plan=Part("reconciler.planner.connectors:plan_connectors"),
-    fingerprint_rows=Part("reconciler.planner.views:connector_rows"),
-    scope=Part("reconciler.planner.connectors:SCOPE"),
+    plan=Part("reconciler.kinds.connector.plan:plan_connectors"),
+    fingerprint_rows=Part("reconciler.kinds.connector.plan:connector_rows"),
+    scope=Part("reconciler.kinds.connector.plan:SCOPE"),
     label="connectors",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

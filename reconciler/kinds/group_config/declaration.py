@@ -31,9 +31,9 @@ DECLARATION = KindSpec(
     live_configs=live_configs_in(lambda live: live.group_configs),
     declared_configs=declared_configs_in(lambda wanted: wanted.group_configs),
     # -- the planner's parts
-    plan=Part("reconciler.planner.entities:plan_group_configs"),
-    fingerprint_rows=Part("reconciler.planner.views:group_config_rows"),
-    scope=Part("reconciler.planner.entities:GROUP_CONFIG_SCOPE"),
+    plan=Part("reconciler.kinds.group_config.plan:plan_group_configs"),
+    fingerprint_rows=Part("reconciler.kinds.group_config.plan:group_config_rows"),
+    scope=Part("reconciler.kinds.group_config.plan:GROUP_CONFIG_SCOPE"),
     label="group configs",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

@@ -30,9 +30,9 @@ DECLARATION = KindSpec(
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
     # -- the planner's parts
-    plan=Part("reconciler.planner.quotas:plan_quotas"),
-    fingerprint_rows=Part("reconciler.planner.views:quota_rows"),
-    scope=Part("reconciler.planner.quotas:SCOPE"),
+    plan=Part("reconciler.kinds.quota.plan:plan_quotas"),
+    fingerprint_rows=Part("reconciler.kinds.quota.plan:quota_rows"),
+    scope=Part("reconciler.kinds.quota.plan:SCOPE"),
     label="client quotas",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

@@ -28,9 +28,9 @@ DECLARATION = KindSpec(
     live_configs=no_live_configs,
     declared_configs=no_declared_configs,
     # -- the planner's parts
-    plan=Part("reconciler.planner.scram:plan_scram"),
-    fingerprint_rows=Part("reconciler.planner.views:scram_rows"),
-    scope=Part("reconciler.planner.scram:SCOPE"),
+    plan=Part("reconciler.kinds.scram_user.plan:plan_scram"),
+    fingerprint_rows=Part("reconciler.kinds.scram_user.plan:scram_rows"),
+    scope=Part("reconciler.kinds.scram_user.plan:SCOPE"),
     label="SCRAM users",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts

@@ -15,7 +15,7 @@ from reconciler.adopt.job import Job
 from reconciler.adopt.output import Document, ManifestFile
 from reconciler.model import configs, state
 from reconciler.model.kinds import Kind, Manifest
-from reconciler.planner import topics as planner_topics
+from reconciler.planner import guards
 
 
 def add_topics(job: Job) -> None:
@@ -29,7 +29,7 @@ def add_topics(job: Job) -> None:
         topic = found[name]
         if topic.internal or name.startswith("__"):
             continue
-        if planner_topics.is_internal(name, topic) and not job.include_tool_topics:
+        if guards.is_internal(name, topic) and not job.include_tool_topics:
             tool_topics.append(name)
             continue
         if not topic.assignment:

@@ -73,11 +73,11 @@ DECLARATION = KindSpec(
     live_configs=_live_configs,
     declared_configs=declared_configs_in(lambda wanted: wanted.topics),
     # -- the planner's parts
-    plan=Part("reconciler.planner.topics:plan_topics"),
-    fingerprint_rows=Part("reconciler.planner.views:topic_rows"),
-    scope=Part("reconciler.planner.topics:SCOPE"),
+    plan=Part("reconciler.kinds.topic.plan:plan_topics"),
+    fingerprint_rows=Part("reconciler.kinds.topic.scope:topic_rows"),
+    scope=Part("reconciler.kinds.topic.scope:SCOPE"),
     label="topics",
-    usage_topics=Part("reconciler.planner.topics:usage_topics"),
+    usage_topics=Part("reconciler.kinds.topic.plan:usage_topics"),
     # -- apply's parts
     check_applied=Part("reconciler.apply.verify:topic_applied"),
     # -- the snapshot's and the renders' parts

@@ -1,4 +1,5 @@
-"""SCRAM credential changes: create, re-set on mechanism/iteration drift or on request, delete.
+"""The SCRAM user kind's planner (its ``plan``, ``scope`` and ``fingerprint_rows`` parts): credentials created, re-set
+on mechanism/iteration drift or on request, deleted.
 
 A SCRAM password cannot be read back from Kafka (only mechanism and iteration count are), so the
 planner never reports password drift. A password is (re-)set when the credential is created or
@@ -139,3 +140,15 @@ SCOPE = spec.KindScope(
     keep=_keep_users,
     count=lambda live: None if live.scram_users is None else sum(1 for c in live.scram_users.values() if c),
 )
+
+
+def scram_rows(live: state.ClusterState) -> list[Any] | None:
+    """The SCRAM users' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``): each user's
+    mechanisms and iterations (never a secret)."""
+    if live.scram_users is None:
+        return None
+    return [
+        (u, sorted((c.mechanism, c.iterations) for c in creds))
+        for u, creds in sorted(live.scram_users.items())
+        if creds
+    ]

@@ -1,8 +1,10 @@
-"""Topic changes: create, partitions, replication factor and assignment, configs, delete.
+"""The topic kind's planner (its ``plan`` and ``usage_topics`` parts): create, partitions, replication factor and
+assignment, configs, delete.
 
 One topic can produce one change per phase (``PARTITIONS``, ``TOPIC_CONFIG``, ``REASSIGN``), all
 sharing the address ``topic/<name>`` and the fingerprint of the live topic. Unchanged topics are
-only counted, so a plan over 100,000 topics stays small.
+only counted, so a plan over 100,000 topics stays small. The topics' part of a plan's scope and of the live
+fingerprint is ``scope``; down brokers are ``outage``'s, a computed reassignment target ``assignment``'s.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler.kinds import spec
+from reconciler.kinds.topic import assignment, outage
 from reconciler.model import configs, deletion, desired, payloads, plans, shown, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
-from reconciler.planner import assignment, common, guards, outage, usage, views
+from reconciler.planner import common, guards, usage, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
 # undeclared they are never deleted, reset or listed, whatever the ownership rules say; a declared one is
@@ -360,32 +362,6 @@ def _target(
         "rack-aware target assignment, existing replicas kept where possible"
     )
     return target, why
-
-
-def _owns_topic(rules: spec.Rules, name: str, topic: state.TopicState | None) -> bool:
-    """Whether the topic rules own ``name``: internal topics (the broker's flag, a tool's name, the Ownership
-    internal-topic rules) excepted, as the planner excepts them."""
-    if not any(p.matches(name) for p in rules.get("topics", ())):
-        return False
-    return not (guards.is_internal(name, topic) or any(p.matches(name) for p in rules.get("internal_topics", ())))
-
-
-def _keep_topics(live: state.ClusterState, keep: Callable[[Any, Any], bool]) -> state.ClusterState:
-    if live.topics is None:
-        return live
-    return dataclasses.replace(live, topics={n: t for n, t in live.topics.items() if keep(n, t)})
-
-
-# The topics' part of a plan's scope (``reconciler.planner.scope``).
-SCOPE = spec.KindScope(
-    rule_sets=(
-        spec.RuleSet("topics", lambda own: own.topics),
-        spec.RuleSet("internal_topics", lambda own: own.internal_topics, always=True),
-    ),
-    owns=_owns_topic,
-    keep=_keep_topics,
-    count=lambda live: None if live.topics is None else len(live.topics),
-)
 
 
 _USAGE_PHASES = (plans.Phase.TOPIC_DELETE, plans.Phase.PARTITIONS)

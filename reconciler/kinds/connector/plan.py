@@ -1,4 +1,5 @@
-"""Kafka Connect connector changes: create, config update, state change, delete; validation, status and secrets.
+"""The connector kind's planner (its ``plan``, ``scope`` and ``fingerprint_rows`` parts): Kafka Connect connector
+changes (create, config update, state change, delete); validation, status and secrets.
 
 The live side is ``ClusterState.connect`` (one read of every connector, the plugin list, the validate endpoint's
 answers for the configs the plan changes, and the digests of the declared secrets). A connector whose config and
@@ -339,3 +340,14 @@ SCOPE = spec.KindScope(
     keep=_keep_connectors,
     count=lambda live: None if live.connect is None else len(live.connect.connectors),
 )
+
+
+def connector_rows(live: state.ClusterState) -> list[Any] | None:
+    """The connectors' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``): each one's config
+    and target state."""
+    if live.connect is None:
+        return None
+    return [
+        (n, sorted(c.config.items()), model_views.connector_target_state(c.state))
+        for n, c in sorted(live.connect.connectors.items())
+    ]

@@ -1,4 +1,5 @@
-"""Dynamic broker config changes, per declared entry (``<default>`` or a broker id).
+"""The broker config kind's planner (its ``plan``, ``scope`` and ``fingerprint_rows`` parts): dynamic broker config
+changes, per declared entry (``<default>`` or a broker id).
 
 Only declared entries are managed: an entry (the cluster default or one broker) that the manifests
 do not mention is invisible, because per-broker dynamic configs often hold listener key material
@@ -109,3 +110,8 @@ SCOPE = spec.KindScope(
     keep=_keep_brokers,
     count=lambda live: None if live.broker_configs is None else sum(1 for c in live.broker_configs.values() if c),
 )
+
+
+def broker_config_rows(live: state.ClusterState) -> list[Any] | None:
+    """The dynamic broker configs' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``)."""
+    return views.config_rows(live.broker_configs)

@@ -1,4 +1,5 @@
-"""ACL changes: the set difference of exact bindings, and access-gap detection.
+"""The ACL kind's planner (its ``plan``, ``scope`` and ``fingerprint_rows`` parts): the set difference of exact
+bindings, and access-gap detection.
 
 Apply deletes bindings in the first phase and creates them in the last, so a principal that loses
 a grant which a new binding gives back in another form (literal ``orders`` replaced by prefixed
@@ -209,3 +210,14 @@ SCOPE = spec.KindScope(
     keep=_keep_acls,
     count=lambda live: None if live.acls is None else len(live.acls),
 )
+
+
+def acl_rows(live: state.ClusterState) -> list[Any] | None:
+    """The ACLs' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``): every binding's fields,
+    sorted."""
+    if live.acls is None:
+        return None
+    return sorted(
+        (b.resource_type, b.pattern_type, b.resource_name, b.principal, b.host, b.operation, b.permission)
+        for b in live.acls
+    )

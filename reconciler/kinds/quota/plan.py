@@ -1,4 +1,5 @@
-"""Client-quota changes: per entity, per key set or remove, compared numerically.
+"""The client quota kind's planner (its ``plan``, ``scope`` and ``fingerprint_rows`` parts): per entity, per key set
+or remove, compared numerically.
 
 Ownership: an entity whose ``user`` part names a user is owned when ``User:<name>`` matches the
 principal rules; an entity of any kind is owned when its name (``user=<default>``, ``client-id=batch``,
@@ -134,3 +135,11 @@ SCOPE = spec.KindScope(
     keep=_keep_quotas,
     count=lambda live: None if live.quotas is None else sum(1 for v in live.quotas.values() if v),
 )
+
+
+def quota_rows(live: state.ClusterState) -> list[Any] | None:
+    """The quotas' part of a live fingerprint (``reconciler.planner.views.live_fingerprint``): each entity holding a
+    value, with its values."""
+    if live.quotas is None:
+        return None
+    return [(e.parts, sorted(v.items())) for e, v in sorted(live.quotas.items(), key=lambda ev: ev[0].address) if v]
