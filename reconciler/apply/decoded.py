@@ -2,14 +2,17 @@
 
 ``decode(plan)`` refuses a plan that cannot be carried out as written (phases holding the wrong kind or action, a
 change listed twice, error-level findings, change data that does not describe its resource), naming every such
-change, and returns the ``Operations``: per change, the write it asks for, typed (``CreateTopic``, ``DeleteTopic``,
-``AddPartitions``, ``AlterConfigs``, ``Reassign``, ``WriteAcl``, ``WriteQuota``, ``WriteScram``, and the writes of
-the kinds with a port of their own), built from the change's typed payloads (``reconciler.model.payloads``) by the
-decoder its phase's declaration names (``PhaseSpec.decode``: for the Kafka kinds, the decoders below). Everything
-after reads these operations: the checks before writing, the phase runners that turn them into requests, and the
-read-back that verifies them. No later stage goes back to a change's payload, and none parses the attribute names a
-plan shows. The operations are a value handed from stage to stage (load or prepare -> ``apply_plan``); nothing here
-keeps them between calls.
+change, and returns the ``Operations``: per change, the write it asks for, typed, built from the change's typed
+payloads (``reconciler.model.payloads``) by the decoder its phase's declaration names (``PhaseSpec.decode``: each
+kind's own, in its place under ``reconciler.kinds``, with the helpers below; the config entities' is shared here).
+The write records apply's framework itself looks inside are kept here, shared by the kinds that write them:
+``CreateTopic``, ``DeleteTopic``, ``AddPartitions`` (the read-back's scope and the topics every broker must list),
+``AlterConfigs`` (every config kind's write, run by ``resource_phases.run_configs``), ``WriteAcl`` (the self-lockout
+check, the targeted read), ``WriteQuota`` (the targeted read) and ``WriteScram`` (its password, resolved before the
+first write). Everything after reads these operations: the checks before writing, the phase runners that turn them
+into requests, and the read-back that verifies them. No later stage goes back to a change's payload, and none parses
+the attribute names a plan shows. The operations are a value handed from stage to stage (load or prepare ->
+``apply_plan``); nothing here keeps them between calls.
 """
 
 from __future__ import annotations
@@ -60,14 +63,6 @@ class AlterConfigs:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Reassign:
-    """Partition -> target replicas, for the partitions whose replicas change; ``partitions`` the planned count."""
-
-    targets: Mapping[int, tuple[int, ...]]
-    partitions: int
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
 class WriteAcl:
     """One ACL binding to create or delete (the change's action says which)."""
 
@@ -92,11 +87,10 @@ class WriteScram:
     password: str | None
 
 
-Request = CreateTopic | DeleteTopic | AddPartitions | AlterConfigs | Reassign | WriteAcl | WriteQuota | WriteScram
-# A kind written through a port of its own types its writes in its own place (its phases' ``decode`` part): apply's
-# framework holds them as values, and only the kind's runner looks inside.
-AnyRequest = Request | object
-R = TypeVar("R", CreateTopic, DeleteTopic, AddPartitions, AlterConfigs, Reassign, WriteAcl, WriteQuota, WriteScram)
+# A typed write: the record a kind's decoder returns (``PhaseSpec.decode``). Apply's framework holds it as a value;
+# the records above are those it also looks inside (a kind's own, as a reassignment's, lives in the kind's place).
+AnyRequest = object
+R = TypeVar("R")  # the record a phase runner or check expects (``Operation.want``)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -200,10 +194,11 @@ class Operations:
 
 
 # ------------------------------------------------------------------------------------------------ decoding
-P = TypeVar("P", payloads.TopicPayload, payloads.AclPayload, payloads.QuotaPayload, payloads.ScramPayload)
+P = TypeVar("P")  # the payload type a kind's decoder expects of a change
 
 
-def _payload(c: plans.Change, payload: payloads.Payload | None, of: type[P]) -> P | None:
+def payload_of(c: plans.Change, payload: payloads.Payload | None, of: type[P]) -> P | None:
+    """``payload`` (a ``before`` or ``after`` of ``c``) as an ``of``; ``CannotDecode`` when it is something else."""
     if payload is None or isinstance(payload, of):
         return payload
     if isinstance(payload, payloads.Unreadable):
@@ -211,126 +206,27 @@ def _payload(c: plans.Change, payload: payloads.Payload | None, of: type[P]) -> 
     raise CannotDecode(f"{c.address}: the change's data is not a {c.kind} description")
 
 
-def _topic(c: plans.Change, *, before: bool = False) -> payloads.TopicPayload:
-    return _payload(c, c.before if before else c.after, payloads.TopicPayload) or payloads.TopicPayload()
-
-
-def create_topic(c: plans.Change) -> CreateTopic:
-    after = _topic(c)
-    if not after.assignment and (after.partitions is None or after.replication_factor is None):
-        raise CannotDecode(f"{c.address}: the plan gives no partition count or replication factor")
-    configs = {k: v for k, v in (after.configs or {}).items() if v is not None}
-    bounds.topic_name(c.name)
-    if after.partitions is not None:
-        bounds.partitions(after.partitions)
-    if after.replication_factor is not None:
-        bounds.replication_factor(after.replication_factor)
-    bounds.replicas(after.assignment or ())
-    bounds.topic_configs(configs)
-    return CreateTopic(after.partitions, after.replication_factor, after.assignment or None, configs)
-
-
-def add_partitions(c: plans.Change) -> AddPartitions:
-    after = _topic(c)
-    if after.partitions is None:
-        raise CannotDecode(f"{c.address}: the plan gives no partition count")
-    bounds.topic_name(c.name)
-    bounds.partitions(after.partitions)
-    bounds.replicas(after.assignment or ())
-    return AddPartitions(after.partitions, _topic(c, before=True).partitions, after.assignment or None)
-
-
-def _alter(c: plans.Change, resource_type: str, ops: tuple[payloads.ConfigOp, ...] | None) -> AlterConfigs:
+def alter_configs(c: plans.Change, resource_type: str, ops: tuple[payloads.ConfigOp, ...] | None) -> AlterConfigs:
+    """The config write of ``c``: IncrementalAlterConfigs of its ``resource_type`` resource, exactly ``ops``."""
     if not ops:
         raise CannotDecode(f"{c.address}: the config change lists no config operations")
     bounds.config_ops(resource_type, c.name, ops)
     return AlterConfigs(resource_type, ops)
 
 
-def _config_ops(c: plans.Change, of: type[Any]) -> tuple[payloads.ConfigOp, ...] | None:
+def config_ops_in(c: plans.Change, of: type[Any]) -> tuple[payloads.ConfigOp, ...] | None:
     """The config operations of a change whose ``after`` is an ``of`` (``None`` when it is not one)."""
     ops: tuple[payloads.ConfigOp, ...] | None = c.after.config_ops if isinstance(c.after, of) else None
     return ops
 
 
-def alter_topic_configs(c: plans.Change) -> AlterConfigs:
-    """A topic's config change: IncrementalAlterConfigs of its ``TOPIC`` resource."""
-    return _alter(c, "TOPIC", _topic(c).config_ops)
-
-
-def alter_broker_configs(c: plans.Change) -> AlterConfigs:
-    """A broker's (or the cluster default's) config change: IncrementalAlterConfigs of its ``BROKER`` resource."""
-    return _alter(c, "BROKER", _config_ops(c, payloads.BrokerConfigPayload))
-
-
 def alter_entity_configs(c: plans.Change) -> AlterConfigs:
     """A config entity's change (a group's, a client-metrics subscription's: ``reconciler.model.entities``):
-    IncrementalAlterConfigs of the entity's resource type."""
+    IncrementalAlterConfigs of the entity's resource type. Both entity kinds' decoder."""
     resource_type = entities.RESOURCE_TYPES.get(c.kind)
     if resource_type is None:
         raise CannotDecode(f"{c.address}: the change's data is not a config entity's description")
-    return _alter(c, resource_type, _config_ops(c, payloads.TYPES[c.kind]))
-
-
-def reassign(c: plans.Change) -> Reassign:
-    before = _topic(c, before=True).assignment or ()
-    wants = _topic(c)
-    after = wants.assignment or ()
-    if wants.replication_factor is not None and any(len(r) != wants.replication_factor for r in after):
-        # The plan shows the replication factor; the replica lists are what is sent: they must agree.
-        raise CannotDecode(f"{c.address}: the target replicas do not all number {wants.replication_factor}")
-    targets = {p: target for p, target in enumerate(after) if p >= len(before) or before[p] != target}
-    bounds.topic_name(c.name)
-    bounds.reassignment(targets)
-    return Reassign(targets, len(after))
-
-
-def write_acl(c: plans.Change) -> WriteAcl:
-    found = _payload(c, c.before if c.action is plans.Action.DELETE else c.after, payloads.AclPayload)
-    if found is None:
-        raise CannotDecode(f"{c.address}: the plan does not describe the binding")
-    if found.binding.address != c.address:
-        raise CannotDecode(f"{c.address}: the change's binding is {found.binding.address}, not the change's address")
-    bounds.acl(found.binding)
-    return WriteAcl(found.binding)
-
-
-def write_quota(c: plans.Change) -> WriteQuota:
-    had = _payload(c, c.before, payloads.QuotaPayload)
-    wants = None if c.action is plans.Action.DELETE else _payload(c, c.after, payloads.QuotaPayload)
-    entities = {p.entity for p in (had, wants) if p is not None}
-    if len(entities) != 1:
-        raise CannotDecode(
-            f"{c.address}: the plan names {'no' if not entities else 'two'} quota entit{'y' if not entities else 'ies'}"
-        )
-    entity = entities.pop()
-    if entity.address != c.address:
-        raise CannotDecode(f"{c.address}: the change's quota entity is {entity.address}, not the change's address")
-    before = {} if had is None else dict(had.values)
-    after = {} if wants is None else dict(wants.values)
-    values: dict[str, float | None] = {k: float(v) for k, v in after.items()}
-    values.update({k: None for k in before if k not in after})
-    bounds.quota(entity, values)
-    return WriteQuota(entity, values)
-
-
-def write_scram(c: plans.Change) -> WriteScram:
-    had = _payload(c, c.before, payloads.ScramPayload)
-    wants = _payload(c, c.after, payloads.ScramPayload)
-    before = {} if had is None else dict(had.credentials)
-    after = {} if wants is None or c.action is plans.Action.DELETE else dict(wants.credentials)
-    if c.action is not plans.Action.DELETE and not after:
-        raise CannotDecode(f"{c.address}: the plan names no credential to set")
-    deletions = tuple(sorted(m for m in before if m not in after))
-    bounds.scram(c.name, after, deletions)
-    return WriteScram(
-        user=c.name, upserts=after, deletions=deletions, password=None if wants is None else wants.password
-    )
-
-
-def delete_topic(c: plans.Change) -> DeleteTopic:
-    bounds.topic_name(c.name)
-    return DeleteTopic()
+    return alter_configs(c, resource_type, config_ops_in(c, payloads.TYPES[c.kind]))
 
 
 @functools.cache

@@ -4,7 +4,8 @@ Each applied operation (``reconciler.apply.decoded``) is compared with the live 
 the value comparison the planner uses for configs (``configs.same_value``: ``7d`` and ``604800000`` are the same
 retention). A config change is checked key by key on exactly the config operations it sent. Values the plan holds
 redacted (sensitive configs) cannot be compared and are taken on trust. Each kind's check is the part its
-declaration names (``KindSpec.check_applied``): for the Kafka kinds, the checks below.
+declaration names (``KindSpec.check_applied``), in the kind's own place (``reconciler.kinds.<kind>.apply``); here
+are what they share (``configs_mismatch``), the config entities' check, and the read-back's generic parts.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from reconciler.model import configs, entities, payloads, plans, state
 from reconciler.model.kinds import Kind
 
 
-def _configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str | None]) -> list[str]:
+def configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str | None]) -> list[str]:
+    """What the configs read back (``have``) lack of the config operations written: one sentence per key."""
     out = []
     for op in want:
         if op.action is payloads.ConfigAction.DELETE or op.value is None:
@@ -32,73 +34,10 @@ def _configs_mismatch(want: Iterable[payloads.ConfigOp], have: Mapping[str, str 
     return out
 
 
-def _created(create: decoded.CreateTopic, topic: state.TopicState) -> list[str]:
-    problems = []
-    if create.assignment is not None:
-        if [list(r) for r in topic.assignment] != [list(r) for r in create.assignment]:
-            problems.append("the replica assignment differs")
-    else:
-        if topic.partitions != create.partitions:
-            problems.append(f"{topic.partitions} partition(s), wanted {create.partitions}")
-        if topic.replication_factor != create.replication_factor:
-            problems.append(f"replication factor {topic.replication_factor}, wanted {create.replication_factor}")
-    return problems + _configs_mismatch((payloads.ConfigOp.set(k, v) for k, v in create.configs.items()), topic.configs)
-
-
-def topic_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
-    topic = (live.topics or {}).get(op.name)
-    request = op.request
-    if isinstance(request, decoded.DeleteTopic):
-        return ["the topic still exists"] if topic is not None else []
-    if topic is None:
-        return ["the topic does not exist"]
-    if isinstance(request, decoded.CreateTopic):
-        return _created(request, topic)
-    if isinstance(request, decoded.AddPartitions):
-        return [] if topic.partitions >= request.total else [f"{topic.partitions} partition(s), wanted {request.total}"]
-    if isinstance(request, decoded.AlterConfigs):
-        return _configs_mismatch(request.ops, topic.configs)
-    problems = []
-    for p, target in op.want(decoded.Reassign).targets.items():
-        have = topic.assignment[p] if p < topic.partitions else ()
-        if sorted(have) != sorted(target):
-            problems.append(f"partition {p} has replicas {list(have)}, wanted {list(target)}")
-    return problems
-
-
-def acl_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
-    present = live.acls is not None and op.want(decoded.WriteAcl).binding in live.acls
-    if op.change.action is plans.Action.DELETE:
-        return ["the binding still exists"] if present else []
-    return [] if present else ["the binding does not exist"]
-
-
-def quota_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
-    wanted = op.want(decoded.WriteQuota)
-    have = dict((live.quotas or {}).get(wanted.entity, {}))
-    want = {k: v for k, v in wanted.values.items() if v is not None}
-    return [] if have == want else [f"values are {have}, wanted {want}"]
-
-
-def scram_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
-    wanted = op.want(decoded.WriteScram)
-    creds = {cr.mechanism: cr.iterations for cr in (live.scram_users or {}).get(wanted.user, ())}
-    problems = [f"the {m} credential still exists" for m in wanted.deletions if m in creds]
-    for mechanism, iterations in sorted(wanted.upserts.items()):
-        if mechanism not in creds:
-            problems.append(f"no {mechanism} credential")
-        elif creds[mechanism] != iterations:
-            problems.append(f"{mechanism} has {creds[mechanism]} iterations, wanted {iterations}")
-    return problems
-
-
-def broker_config_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
-    return _configs_mismatch(op.want(decoded.AlterConfigs).ops, (live.broker_configs or {}).get(op.name, {}))
-
-
 def entity_applied(op: decoded.Operation, live: state.ClusterState) -> list[str]:
+    """The check of a config entity's write (a group's, a client-metrics subscription's): both entity kinds'."""
     section = entities.live_section(live, op.change.kind) or {}
-    return _configs_mismatch(op.want(decoded.AlterConfigs).ops, section.get(op.name, {}))
+    return configs_mismatch(op.want(decoded.AlterConfigs).ops, section.get(op.name, {}))
 
 
 def read_back_in_its_phase(_op: decoded.Operation, _live: state.ClusterState) -> list[str]:

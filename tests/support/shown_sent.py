@@ -23,6 +23,7 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
     from reconciler.kafka import encoders, results
     from reconciler.kinds.connector import writes as connector_writes
     from reconciler.kinds.schema_subject import apply as subject_apply
+    from reconciler.kinds.topic import apply as topic_apply
 
     r = op.request
     if isinstance(r, decoded.AlterConfigs):
@@ -59,7 +60,7 @@ def _sent(op: Any) -> tuple[Any, dict[str, Any]]:
         return None, {"resource": Kind.CONNECTOR.address(r.name)}
     if isinstance(r, subject_apply.WriteSubject):
         return _subject_sent(op.change, r)
-    if isinstance(r, decoded.Reassign):
+    if isinstance(r, topic_apply.Reassign):
         moves = {(op.name, p): t for p, t in r.targets.items()}
         req = encoders.alter_partition_reassignments(moves, list(moves), timeout_ms=1)
         return req, {f"assignment.{p}": list(t) for p, t in r.targets.items()}

@@ -17,9 +17,9 @@ from reconciler.model.kinds import Kind
 
 _READ_BACK = (Right("CLUSTER", "DESCRIBE"),)  # DescribeAcls
 _DECODE: Part[PhaseDecoder] = Part(
-    "reconciler.apply.decoded:write_acl"
+    "reconciler.kinds.acl.apply:write_acl"
 )  # a binding to create or delete, as its phase says
-_RUN: Part[PhaseRunner] = Part("reconciler.apply.resource_phases:run_acls")
+_RUN: Part[PhaseRunner] = Part("reconciler.kinds.acl.apply:run_acls")
 
 DECLARATION = KindSpec(
     kind=Kind.ACL,
@@ -59,7 +59,7 @@ DECLARATION = KindSpec(
     label="ACLs",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
-    check_applied=Part("reconciler.apply.verify:acl_applied"),
+    check_applied=Part("reconciler.kinds.acl.apply:acl_applied"),
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.acl.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts

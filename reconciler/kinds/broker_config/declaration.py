@@ -15,7 +15,7 @@ DECLARATION = KindSpec(
             frozenset({plans.Action.CREATE, plans.Action.UPDATE}),
             Right("CLUSTER", "ALTER_CONFIGS"),
             (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
-            decode=Part("reconciler.apply.decoded:alter_broker_configs"),
+            decode=Part("reconciler.kinds.broker_config.apply:alter_broker_configs"),
             run=Part("reconciler.apply.resource_phases:run_configs"),
         ),
     ),
@@ -34,7 +34,7 @@ DECLARATION = KindSpec(
     label="dynamic broker configs",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
-    check_applied=Part("reconciler.apply.verify:broker_config_applied"),
+    check_applied=Part("reconciler.kinds.broker_config.apply:broker_config_applied"),
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.broker_config.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts

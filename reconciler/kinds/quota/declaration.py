@@ -15,8 +15,8 @@ DECLARATION = KindSpec(
             ALL_ACTIONS,
             Right("CLUSTER", "ALTER_CONFIGS"),
             (Right("CLUSTER", "DESCRIBE_CONFIGS"),),
-            decode=Part("reconciler.apply.decoded:write_quota"),
-            run=Part("reconciler.apply.resource_phases:run_quotas"),
+            decode=Part("reconciler.kinds.quota.apply:write_quota"),
+            run=Part("reconciler.kinds.quota.apply:run_quotas"),
         ),
     ),
     live_section=lambda live: live.quotas,
@@ -36,7 +36,7 @@ DECLARATION = KindSpec(
     label="client quotas",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
-    check_applied=Part("reconciler.apply.verify:quota_applied"),
+    check_applied=Part("reconciler.kinds.quota.apply:quota_applied"),
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.quota.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts

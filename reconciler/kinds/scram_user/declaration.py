@@ -15,8 +15,8 @@ DECLARATION = KindSpec(
             ALL_ACTIONS,
             Right("CLUSTER", "ALTER"),
             (Right("CLUSTER", "DESCRIBE"),),
-            decode=Part("reconciler.apply.decoded:write_scram"),
-            run=Part("reconciler.apply.resource_phases:run_scram"),
+            decode=Part("reconciler.kinds.scram_user.apply:write_scram"),
+            run=Part("reconciler.kinds.scram_user.apply:run_scram"),
         ),
     ),
     live_section=lambda live: live.scram_users,
@@ -34,7 +34,7 @@ DECLARATION = KindSpec(
     label="SCRAM users",
     usage_topics=Part("reconciler.kinds.spec:no_usage_topics"),
     # -- apply's parts
-    check_applied=Part("reconciler.apply.verify:scram_applied"),
+    check_applied=Part("reconciler.kinds.scram_user.apply:scram_applied"),
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.scram_user.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts

@@ -27,8 +27,8 @@ DECLARATION = KindSpec(
             plans.Phase.TOPIC_DELETE,
             frozenset({plans.Action.DELETE}),
             Right("TOPIC", "DELETE"),
-            decode=Part("reconciler.apply.decoded:delete_topic"),
-            run=Part("reconciler.apply.topic_phases:run_delete"),
+            decode=Part("reconciler.kinds.topic.apply:delete_topic"),
+            run=Part("reconciler.kinds.topic.phases:run_delete"),
         ),
         # CREATE on the cluster allows it as well (``apply.access``)
         PhaseSpec(
@@ -36,23 +36,23 @@ DECLARATION = KindSpec(
             frozenset({plans.Action.CREATE}),
             Right("TOPIC", "CREATE"),
             _READ_BACK,
-            decode=Part("reconciler.apply.decoded:create_topic"),
-            run=Part("reconciler.apply.topic_phases:run_create"),
+            decode=Part("reconciler.kinds.topic.apply:create_topic"),
+            run=Part("reconciler.kinds.topic.phases:run_create"),
         ),
         PhaseSpec(
             plans.Phase.PARTITIONS,
             _UPDATE,
             Right("TOPIC", "ALTER"),
             _READ_BACK,
-            decode=Part("reconciler.apply.decoded:add_partitions"),
-            run=Part("reconciler.apply.topic_phases:run_partitions"),
+            decode=Part("reconciler.kinds.topic.apply:add_partitions"),
+            run=Part("reconciler.kinds.topic.phases:run_partitions"),
         ),
         PhaseSpec(
             plans.Phase.TOPIC_CONFIG,
             _UPDATE,
             Right("TOPIC", "ALTER_CONFIGS"),
             _READ_BACK,
-            decode=Part("reconciler.apply.decoded:alter_topic_configs"),
+            decode=Part("reconciler.kinds.topic.apply:alter_topic_configs"),
             run=Part("reconciler.apply.resource_phases:run_configs"),
         ),
         PhaseSpec(
@@ -60,8 +60,8 @@ DECLARATION = KindSpec(
             _UPDATE,
             Right("CLUSTER", "ALTER"),
             (*_READ_BACK, Right("CLUSTER", "DESCRIBE")),
-            decode=Part("reconciler.apply.decoded:reassign"),
-            run=Part("reconciler.apply.reassign:run_reassign"),
+            decode=Part("reconciler.kinds.topic.apply:reassign"),
+            run=Part("reconciler.kinds.topic.reassign:run_reassign"),
         ),
     ),
     live_section=lambda live: live.topics,
@@ -79,7 +79,7 @@ DECLARATION = KindSpec(
     label="topics",
     usage_topics=Part("reconciler.kinds.topic.plan:usage_topics"),
     # -- apply's parts
-    check_applied=Part("reconciler.apply.verify:topic_applied"),
+    check_applied=Part("reconciler.kinds.topic.apply:topic_applied"),
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.topic.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts

@@ -1,4 +1,4 @@
-"""Phase runner for partition reassignments (replication-factor changes), with an optional throttle.
+"""The topic kind's phase runner for partition reassignments (replication-factor changes), with an optional throttle.
 
 The runner submits every partition's target replica list in one AlterPartitionReassignments
 request, then polls ListPartitionReassignments until none of them is moving or the apply deadline
@@ -17,10 +17,11 @@ from collections.abc import Iterable, Sequence
 from reconciler.apply import dryrun, outcomes
 from reconciler.apply.apply_report import ItemOutcome
 from reconciler.apply.batch import ApplyContext, Result, send_batched
-from reconciler.apply.decoded import Operation, Reassign
+from reconciler.apply.decoded import Operation
 from reconciler.apply.events import ApplyEvent, EventKind
 from reconciler.base import errors, interrupt
 from reconciler.kafka.port import ItemResultLike
+from reconciler.kinds.topic.apply import Reassign
 from reconciler.model import payloads, plans, state
 from reconciler.model.kinds import Kind
 

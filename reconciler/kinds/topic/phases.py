@@ -1,4 +1,5 @@
-"""Phase runners for topics: delete, create, add partitions, alter configs.
+"""The topic kind's phase runners: delete, create, add partitions (its config phase runs with apply's config runner,
+``reconciler.apply.resource_phases.run_configs``; its reassignments with ``reconciler.kinds.topic.reassign``).
 
 Each runner sends its phase as one batched call (the adapter splits it under the controller's limits), with
 retries of transient failures, and returns one outcome per change. Deletion is asynchronous in
