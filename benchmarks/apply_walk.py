@@ -31,8 +31,8 @@ from typing import Any
 
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport
-from reconciler.connect import evidence as connect_evidence
 from reconciler.connect.port import RestConnectPort
+from reconciler.kinds.connector import evidence as connect_evidence
 from reconciler.kinds.schema_subject import evidence as registry_evidence
 from reconciler.kinds.schema_subject import state as subject_state
 from reconciler.model import plans

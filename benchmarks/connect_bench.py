@@ -5,7 +5,7 @@ at the end). Three measurements, each printed, nothing asserted:
 
 1. ``--idle`` connectors (default 200) are created stopped (no tasks, set-up, not measured), and the manifests
    declaring exactly them are planned ``--runs`` times: the Connect REST requests and wall time of the connector
-   read (``connect.evidence.read_for_plan``: the whole connector list and the plugin list, no validate when
+   read (``kinds.connector.evidence.read_for_plan``: the whole connector list and the plugin list, no validate when
    nothing changed), and the REST requests of a plan of manifests that declare no connector (expected 0).
 2. ``--changed`` running connectors (default 100, FileStreamSink, one task each) get a new ``batch.size``, each
    contender until every connector's task runs the new config; side by side, interleaved (the order rotates from
@@ -49,10 +49,11 @@ from unittest import mock
 
 from reconciler import operations, ports
 from reconciler.apply import ApplyOptions, apply_plan
-from reconciler.connect import evidence
+from reconciler.connect import opening
 from reconciler.connect.http import ConnectClient
 from reconciler.connect.port import RestConnectPort
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds.connector import evidence
 from reconciler.model import desired as d
 from reconciler.model import state as s
 from reconciler.planner import plan
@@ -124,7 +125,7 @@ def idle_plan(url: str, cluster_id: str | None, directory: Path, count: int, run
         counts.append(port.request_count)
         assert not p.actionable, "set-up: the idle connectors should plan no change"
     none = RestConnectPort(ConnectClient([url]))
-    with mock.patch.object(evidence, "port_of", lambda _target, **_kw: none):
+    with mock.patch.object(opening, "port_of", lambda _target, **_kw: none):
         empty = s.ClusterState(cluster_id=None, controller_id=None, brokers=())
         ports.with_live(empty, d.DesiredState(), operations.Target(profiles={}))
     print(

@@ -5,16 +5,56 @@ how it is closed. A port opened to apply a plan's connector changes covers only 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
 
 from reconciler.base import errors
-from reconciler.connect import evidence, http, settings
+from reconciler.connect import http, settings
 from reconciler.connect.multi import MultiConnectPort
-from reconciler.connect.port import RestConnectPort
-from reconciler.manifests.profiles import ClusterProfile
+from reconciler.connect.port import ConnectPort, RestConnectPort
+from reconciler.manifests.profiles import ClusterProfile, ConnectProfile
 from reconciler.model import connect_clusters, desired, plans
 
 Opened = RestConnectPort | MultiConnectPort
+
+
+class Target(Protocol):
+    """What a command was pointed at (``operations.Target``): its flags and the manifests' Cluster profiles."""
+
+    @property
+    def cluster(self) -> str | None: ...
+    @property
+    def bootstrap_server(self) -> str | None: ...
+    @property
+    def command_config(self) -> Path | None: ...
+    @property
+    def profiles(self) -> Mapping[str, ClusterProfile]: ...
+
+
+def connect_profiles(target: Target) -> dict[str, ConnectProfile]:
+    """The Kafka Connect clusters of the profile ``target`` uses (its ``connect:``), else ``KAFKA_CONNECT_URL``'s."""
+    named = target.bootstrap_server is not None or target.command_config is not None
+    return settings.profiles_for(cluster=target.cluster, profiles=target.profiles, explicit=named)
+
+
+def port_of(target: Target, *, only: Collection[str] | None = None) -> Opened | None:
+    """The port of the Kafka Connect clusters ``target``'s profile names (``only``: those of them named there, as
+    the clusters an apply writes to; a port over several keeps their connectors' keys ``<cluster>/<name>``)."""
+    found = connect_profiles(target)
+    if only is not None and len(found) > 1:
+        found = {name: p for name, p in found.items() if name in only}
+        if len(found) == 1:  # still keyed <cluster>/<name>, as the plan's connectors are
+            name, profile = next(iter(found.items()))
+            return settings.port_for(profile, cluster=name)
+    return settings.ports_for(found)
+
+
+def bound_requests(port: ConnectPort, seconds: float) -> None:
+    """No request of ``port`` (of each of its Connect clusters) waits longer than ``seconds``."""
+    for one in port.ports.values() if isinstance(port, MultiConnectPort) else (port,):
+        if isinstance(one, RestConnectPort):
+            one.client.request_timeout_s = min(one.client.request_timeout_s, seconds)
 
 
 def _clusters(writes: Sequence[plans.Change]) -> set[str]:
@@ -23,13 +63,13 @@ def _clusters(writes: Sequence[plans.Change]) -> set[str]:
 
 
 def named_by(
-    target: evidence.Target, *, request_bound_s: float | None = None, writes: Sequence[plans.Change] = ()
+    target: Target, *, request_bound_s: float | None = None, writes: Sequence[plans.Change] = ()
 ) -> Opened | None:
-    """The port of the Kafka Connect clusters ``target`` names (``evidence.port_of``; with ``writes``, only those
+    """The port of the Kafka Connect clusters ``target`` names (``port_of``; with ``writes``, only those
     their keys name); no request waits longer than ``request_bound_s``. ``None`` when none is named."""
-    port = evidence.port_of(target, only=_clusters(writes) if writes else None)
+    port = port_of(target, only=_clusters(writes) if writes else None)
     if port is not None and request_bound_s is not None:
-        evidence.bound_requests(port, request_bound_s)
+        bound_requests(port, request_bound_s)
     return port
 
 
@@ -59,8 +99,8 @@ def in_profile(
 class _Placement:
     """Connectors on the Kafka Connect clusters a target or a Cluster profile names (``ports.Placement``)."""
 
-    def named_by(self, target: evidence.Target) -> tuple[str, ...]:
-        return tuple(evidence.connect_profiles(target))
+    def named_by(self, target: Target) -> tuple[str, ...]:
+        return tuple(connect_profiles(target))
 
     def in_profile(self, profile: ClusterProfile) -> tuple[str, ...]:
         return tuple(profile.connect_clusters)

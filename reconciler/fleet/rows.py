@@ -11,8 +11,9 @@ rows of the two sides are joined (declaration sources, topic defaults, password 
 ``desired_rows``/``live_rows`` and ``rebuild_desired``/``rebuild_live`` are exact inverses: the state
 rebuilt from the rows plans exactly like the original, which the fleet tests check. Each kind's rows are its
 declaration's ``rows`` part (``reconciler.kinds.spec.FleetRows``), run in ``Kind`` order; this module holds the
-metadata rows and the values every kind's rows are written with. A sensitive declared config
-value is the one thing rows do not carry (``plan.REDACTED`` in its place): the planner never reads it.
+metadata rows and the values every kind's rows are written with (``row_fields``: more that the Kafka kinds' rows
+share). A sensitive declared config value is the one thing rows do not carry (``plan.REDACTED`` in its place): the
+planner never reads it.
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ from reconciler import manifests, operations, planner, ports
 from reconciler.adopt import from_live
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport, Outcome
-from reconciler.connect import evidence
+from reconciler.connect import opening
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds.connector import evidence
 from reconciler.model import connect_snapshot, plans, state
 from reconciler.model.kinds import Kind
 from tests.kafka.cluster import KafkaCluster
@@ -76,7 +77,7 @@ def apply_of(
     cluster: KafkaCluster, loaded: manifests.LoadResult, target: operations.Target, p: plans.Plan
 ) -> ApplyReport:
     written = {c.name.partition("/")[0] for c in p.actionable if c.kind is Kind.CONNECTOR}
-    port = evidence.port_of(target, only=written)
+    port = opening.port_of(target, only=written)
     options = ApplyOptions(deadline_s=120, ports={"connect": port}, desired=loaded.desired)
     with KafkaAdapter(cluster.connection_settings()) as adapter:
         return apply_plan(p, adapter, options=options)

@@ -19,7 +19,7 @@ from kafka import KafkaConsumer, TopicPartition
 from reconciler import manifests, operations
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport, Outcome
-from reconciler.connect import evidence
+from reconciler.connect import opening
 from reconciler.connect import settings as connect_settings
 from reconciler.kafka.adapter import KafkaAdapter
 from reconciler.model import plans
@@ -42,9 +42,9 @@ def plan_of(directory: Path) -> tuple[plans.Plan, manifests.LoadResult, int]:
     """The plan of the manifests in ``directory`` and the REST requests its Connect read took."""
     loaded = manifests.load([directory])
     target = operations.Target(profiles=loaded.profiles)
-    port = evidence.port_of(target)
+    port = opening.port_of(target)
     assert port is not None
-    with mock.patch.object(evidence, "port_of", lambda _target, **_kw: port):
+    with mock.patch.object(opening, "port_of", lambda _target, **_kw: port):
         p = operations.compute_plan(loaded, target=target, request=operations.PlanRequest())
     return p, loaded, port.request_count
 

@@ -18,10 +18,10 @@ import pytest
 
 from reconciler.apply import ApplyOptions, apply_plan, budget
 from reconciler.apply.apply_report import ApplyReport, Outcome
-from reconciler.connect import evidence
 from reconciler.connect.http import ConnectClient
 from reconciler.connect.port import RestConnectPort
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds.connector import evidence
 from reconciler.model import desired as d
 from reconciler.model import plans
 from reconciler.model import state as s

@@ -26,12 +26,12 @@ from reconciler import manifests, operations
 from reconciler.apply import ApplyOptions, apply_plan
 from reconciler.apply.apply_report import ApplyReport, Outcome
 from reconciler.base import errors
-from reconciler.connect import evidence
 from reconciler.connect import http as connect_http
 from reconciler.connect import settings as connect_settings
 from reconciler.connect.http import ConnectClient, ConnectError
 from reconciler.connect.port import RestConnectPort
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds.connector import evidence
 from reconciler.model import desired as d
 from reconciler.model import plans
 from reconciler.model import state as s

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import strategies as st
 
 from reconciler import operations, planner
-from reconciler.connect import evidence as connect_evidence
 from reconciler.connect import secrets as connect_secrets
 from reconciler.fleet import sources
+from reconciler.kinds.connector import evidence as connect_evidence
 from reconciler.model import desired as d
 from reconciler.model import state as s
 from reconciler.model.capabilities import API_SINCE

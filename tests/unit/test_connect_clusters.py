@@ -20,10 +20,11 @@ import pytest
 from reconciler import manifests
 from reconciler.apply import decoded
 from reconciler.base import errors
-from reconciler.connect import evidence, settings
+from reconciler.connect import settings
 from reconciler.connect.http import ConnectError
 from reconciler.connect.multi import MultiConnectPort
 from reconciler.connect.port import RestConnectPort
+from reconciler.kinds.connector import evidence
 from reconciler.kinds.connector import writes as connector_writes
 from reconciler.model import connect_clusters, connect_snapshot, payloads, plans
 from reconciler.model import desired as d

@@ -17,8 +17,8 @@ from reconciler.apply import decoded, retry
 from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import ApplyContext
 from reconciler.apply.events import ApplyEvent
-from reconciler.connect import evidence
 from reconciler.connect.port import RestConnectPort
+from reconciler.kinds.connector import evidence
 from reconciler.kinds.connector import phases as connector_phases
 from reconciler.kinds.connector import restart as connector_restart
 from reconciler.kinds.connector import writes as connector_writes

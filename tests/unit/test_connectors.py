@@ -422,7 +422,7 @@ def test_import_turns_a_live_connector_into_a_document_without_its_secret() -> N
 def test_an_offline_plan_compares_secrets_by_digest_as_a_live_plan_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from reconciler.connect import evidence
+    from reconciler.kinds.connector import evidence
     from reconciler.snapshot import files
 
     monkeypatch.setenv("DB_PW", "hunter2")
@@ -474,7 +474,7 @@ class ValidatingPort:
 
 
 def test_changed_configs_are_validated_concurrently_each_answer_kept_for_its_connector() -> None:
-    from reconciler.connect import evidence
+    from reconciler.kinds.connector import evidence
 
     have = live(s.ConnectorState("same", CFG, "RUNNING", RUNNING)).connect
     assert have is not None
@@ -511,7 +511,7 @@ class OffsetsPort(ValidatingPort):
 
 
 def test_a_delete_shows_the_offsets_connect_keeps_read_only_for_the_connectors_deleted() -> None:
-    from reconciler.connect import evidence
+    from reconciler.kinds.connector import evidence
 
     names = ["team-a", "team-b", "team-c", "other"]
     have = live(*(s.ConnectorState(n, CFG, "RUNNING", RUNNING) for n in names)).connect

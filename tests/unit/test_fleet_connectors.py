@@ -151,7 +151,7 @@ def test_connector_rows_hold_digests_and_references_never_a_secret(tmp_path: Pat
 
 
 def test_declared_offsets_plugin_versions_and_current_offsets_cross_the_fleet_rows_unchanged() -> None:
-    from reconciler.fleet import connector_rows
+    from reconciler.kinds.connector import rows as connector_rows
     from reconciler.model import connector_offsets
     from reconciler.model import desired as d
 

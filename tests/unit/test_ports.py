@@ -115,7 +115,7 @@ def test_a_port_that_cannot_be_opened_closes_the_ones_opened_before(opened: list
 def test_a_plan_from_a_snapshot_compares_connector_secrets_as_a_live_plan_does() -> None:
     """``ports.offline`` runs each REST kind's ``read_offline``: the connectors' secret digests are resolved from the
     manifests' references (no request), so a connector whose secret is unchanged plans nothing offline."""
-    from reconciler.connect import evidence
+    from reconciler.kinds.connector import evidence
     from tests.support.kind_samples import LIVE, WANTED
 
     assert LIVE.connect is not None and WANTED.connectors

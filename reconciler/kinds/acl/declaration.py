@@ -63,7 +63,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.acl.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:ACLS"),
+    rows=Part("reconciler.kinds.acl.rows:ACLS"),
     adopt=Part("reconciler.kinds.acl.adopt:add_acls"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:ACL"),

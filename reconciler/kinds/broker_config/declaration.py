@@ -38,7 +38,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.broker_config.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:BROKER_CONFIGS"),
+    rows=Part("reconciler.kinds.broker_config.rows:BROKER_CONFIGS"),
     adopt=Part("reconciler.kinds.broker_config.adopt:add_broker_configs"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:BROKER_CONFIG"),

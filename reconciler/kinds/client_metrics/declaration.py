@@ -39,7 +39,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.client_metrics.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:CLIENT_METRICS"),
+    rows=Part("reconciler.kinds.client_metrics.rows:CLIENT_METRICS"),
     adopt=Part("reconciler.kinds.client_metrics.adopt:add_client_metrics"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:CLIENT_METRICS"),

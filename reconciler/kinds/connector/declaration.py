@@ -45,13 +45,13 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.connector.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.connector_rows:ROWS"),
+    rows=Part("reconciler.kinds.connector.rows:ROWS"),
     adopt=Part("reconciler.kinds.connector.adopt:add"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:CONNECTOR"),
     # -- the ports' parts
-    read_for_plan=Part("reconciler.connect.evidence:read_into"),
-    read_every=Part("reconciler.connect.evidence:read_every"),
+    read_for_plan=Part("reconciler.kinds.connector.evidence:read_into"),
+    read_every=Part("reconciler.kinds.connector.evidence:read_every"),
     read_to_apply=Part("reconciler.kinds.connector.phases:read_to_apply"),
-    read_offline=Part("reconciler.connect.evidence:offline"),
+    read_offline=Part("reconciler.kinds.connector.evidence:offline"),
 )

@@ -41,7 +41,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.group_config.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:GROUP_CONFIGS"),
+    rows=Part("reconciler.kinds.group_config.rows:GROUP_CONFIGS"),
     adopt=Part("reconciler.kinds.group_config.adopt:add_group_configs"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:GROUP_CONFIG"),

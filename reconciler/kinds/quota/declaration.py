@@ -40,7 +40,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.quota.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:QUOTAS"),
+    rows=Part("reconciler.kinds.quota.rows:QUOTAS"),
     adopt=Part("reconciler.kinds.quota.adopt:add_quotas"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:QUOTA"),

@@ -38,7 +38,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.scram_user.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:SCRAM_USERS"),
+    rows=Part("reconciler.kinds.scram_user.rows:SCRAM_USERS"),
     adopt=Part("reconciler.kinds.scram_user.adopt:add_scram_users"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:SCRAM_USER"),

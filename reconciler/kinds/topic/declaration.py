@@ -83,7 +83,7 @@ DECLARATION = KindSpec(
     # -- the snapshot's and the renders' parts
     snapshot=Part("reconciler.kinds.topic.snapshot:SNAPSHOT"),
     # -- fleet's and import's parts
-    rows=Part("reconciler.fleet.kafka_rows:TOPICS"),
+    rows=Part("reconciler.kinds.topic.rows:TOPICS"),
     adopt=Part("reconciler.kinds.topic.adopt:add_topics"),
     # -- the manifests' parts
     manifest=Part("reconciler.manifests.parts:TOPIC"),

@@ -7,67 +7,25 @@ blocks it at the manifest's line). A connector whose config Connect already hold
 no connector change costs two requests whatever the number of connectors; the configs that changed are validated
 up to ``MAX_PARALLEL_VALIDATES`` at a time. For each connector the manifests delete, the offsets Connect keeps for
 it are read (KIP-875's ``GET /connectors/{name}/offsets``), so the plan shows what a connector created again under
-that name would resume from. The connector kind's reads here (``read_into``, ``read_every``, ``offline``) are parts of
-its declaration, which ``reconciler.ports`` runs over the port it opened.
+that name would resume from. These are the connector kind's reads, parts of its declaration (``read_into``,
+``read_every``, ``offline``), which ``reconciler.ports`` runs over the port it opened (``reconciler.connect.opening``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Protocol
 
-from reconciler.connect import http, plugins, settings
+from reconciler.connect import http, plugins
 from reconciler.connect import secrets as connect_secrets
-from reconciler.connect.multi import MultiConnectPort
-from reconciler.connect.port import ConnectPort, RestConnectPort
+from reconciler.connect.port import ConnectPort
 from reconciler.connection import secrets as secret_refs
-from reconciler.manifests.profiles import ClusterProfile, ConnectProfile
 from reconciler.model import connect_clusters as clusters
 from reconciler.model import connector_offsets, desired, state
 from reconciler.model.kinds import Kind
 
 MAX_PARALLEL_VALIDATES = 8  # validate requests in flight at once (the worker validates each on its own thread)
-
-
-class Target(Protocol):
-    """What a command was pointed at (``operations.Target``): its flags and the manifests' Cluster profiles."""
-
-    @property
-    def cluster(self) -> str | None: ...
-    @property
-    def bootstrap_server(self) -> str | None: ...
-    @property
-    def command_config(self) -> Path | None: ...
-    @property
-    def profiles(self) -> Mapping[str, ClusterProfile]: ...
-
-
-def connect_profiles(target: Target) -> dict[str, ConnectProfile]:
-    """The Kafka Connect clusters of the profile ``target`` uses (its ``connect:``), else ``KAFKA_CONNECT_URL``'s."""
-    named = target.bootstrap_server is not None or target.command_config is not None
-    return settings.profiles_for(cluster=target.cluster, profiles=target.profiles, explicit=named)
-
-
-def port_of(target: Target, *, only: Collection[str] | None = None) -> RestConnectPort | MultiConnectPort | None:
-    """The port of the Kafka Connect clusters ``target``'s profile names (``only``: those of them named there, as
-    the clusters an apply writes to; a port over several keeps their connectors' keys ``<cluster>/<name>``)."""
-    found = connect_profiles(target)
-    if only is not None and len(found) > 1:
-        found = {name: p for name, p in found.items() if name in only}
-        if len(found) == 1:  # still keyed <cluster>/<name>, as the plan's connectors are
-            name, profile = next(iter(found.items()))
-            return settings.port_for(profile, cluster=name)
-    return settings.ports_for(found)
-
-
-def bound_requests(port: ConnectPort, seconds: float) -> None:
-    """No request of ``port`` (of each of its Connect clusters) waits longer than ``seconds``."""
-    for one in port.ports.values() if isinstance(port, MultiConnectPort) else (port,):
-        if isinstance(one, RestConnectPort):
-            one.client.request_timeout_s = min(one.client.request_timeout_s, seconds)
 
 
 def read_into(

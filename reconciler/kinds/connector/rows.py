@@ -8,7 +8,7 @@ plugin list travel in the live metadata row ``connect``, with the field errors C
 and the offsets Connect keeps for the connectors a plan deletes, when the cluster was read live (a snapshot holds
 neither). The digests of the declared secrets are not rows: they are
 resolved where the cluster is planned, as a single-cluster offline plan resolves them
-(``reconciler.connect.evidence.offline``). ``ROWS`` is the kind's ``FleetRows`` (its declaration's ``rows``), with the
+(``evidence.offline``). ``ROWS`` is the kind's ``FleetRows`` (its declaration's ``rows``), with the
 Ownership rules that name connectors, that resolution, and the digests as the desired-side rows the drift compares.
 """
 
@@ -19,8 +19,8 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from reconciler.connect import evidence
 from reconciler.fleet.ownership_rows import patterns, unpatterns
+from reconciler.kinds.connector import evidence
 from reconciler.kinds.spec import FleetRows
 from reconciler.model import desired, state
 from reconciler.model.kinds import Kind
