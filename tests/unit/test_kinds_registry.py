@@ -155,3 +155,42 @@ def test_every_part_a_declaration_names_is_there(kind: Kind) -> None:
     assert found, f"{kind} names no part"
     for name, part in found:
         assert callable(part.get()) or part.get() is not None, f"{kind}.{name}: {part.where}"
+
+
+# The parts a declaration may name outside its kind's own place: the frameworks several kinds share, each with why.
+SHARED_PARTS = {
+    "reconciler.kinds.spec:one_line": "the one-line attribute render of every kind without a multi-line attribute",
+    "reconciler.kinds.spec:no_usage_topics": "every kind whose changes need no usage evidence",
+    "reconciler.apply.resource_phases:run_configs": "the IncrementalAlterConfigs write every config kind runs",
+    "reconciler.apply.decoded:alter_entity_configs": "the decode both config-entity kinds share",
+    "reconciler.apply.verify:entity_applied": "the read-back check both config-entity kinds share",
+    "reconciler.apply.verify:read_back_in_its_phase": "the REST kinds, whose phases read their own writes back",
+}
+# The older Kafka kinds' manifest parts stay records of the manifests package (``manifests.parts.BUILT_IN``), read
+# without the registry: importing the registry costs ``validate`` 1.45x the CPU of importing the manifests
+# (docs/kinds.md).
+MANIFEST_RECORDS = "reconciler.manifests.parts:"
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_a_kinds_code_lives_in_its_own_place(kind: Kind) -> None:
+    """Every part a declaration names is in the kind's own package (``reconciler.kinds.<kind>``) or one of the shared
+    frameworks above: a kind whose code is left in a stage package fails here."""
+    declared = registry.spec(kind)
+    place = declared.__module__.rsplit(".", 1)[0] + "."
+    elsewhere = [
+        f"{name}: {part.where}"
+        for name, part in _parts(declared)
+        if not part.where.startswith(place)
+        and part.where not in SHARED_PARTS
+        and not (name == "manifest" and part.where.startswith(MANIFEST_RECORDS))
+    ]
+    assert not elsewhere, f"{kind}'s parts outside {place[:-1]}: {elsewhere}"
+
+
+def test_every_shared_part_is_still_shared() -> None:
+    """A framework part named by one kind only belongs in that kind's place."""
+    users = {
+        where: sum(where in (p.where for _, p in _parts(d)) for d in registry.KINDS.values()) for where in SHARED_PARTS
+    }
+    assert all(n >= 2 for n in users.values()), users
