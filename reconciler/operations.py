@@ -24,7 +24,6 @@ from reconciler.base import collector, errors
 from reconciler.kinds import registry
 from reconciler.model import configs, defaults, desired, entities, plan_compare, plans, state
 from reconciler.model.kinds import Kind
-from reconciler.planner import impact as planner_impact
 from reconciler.snapshot import files
 from reconciler.target import PlanRequest as PlanRequest
 from reconciler.target import Target as Target
@@ -100,7 +99,7 @@ def make_plan(
 
     With an ``adapter``, the usage and impact evidence of the topics the plan changes is read first
     (``with_evidence``), so each delete shows what it would destroy (one of a topic in use is blocked unless
-    ``allow_delete_in_use``) and each change what it will do (``reconciler.planner.impact``).
+    ``allow_delete_in_use``) and each change what it will do (each kind's ``impact`` part: ``planner.impact_parts``).
     """
     unknown = sorted(set(rotate_passwords) - set(wanted.scram_users))
     if unknown:
@@ -135,8 +134,8 @@ def with_evidence(
 ) -> state.ClusterState:
     """``live`` with the usage evidence of the topics a plan's changes need (each kind's ``usage_topics``: the topics
     it deletes or adds partitions to, those served by a subject given a new version with a change of level), and the
-    impact evidence of the topics it changes (``live`` unchanged when it changes none, or already carries the
-    evidence).
+    impact evidence its changes need (each kind's ``impact`` part's ``needs``: the topics it changes; ``live``
+    unchanged when it changes none, or already carries the evidence).
 
     The topics come from a first plan (``first``, else planned here); the evidence is read for exactly those, in
     batched requests.
@@ -151,9 +150,10 @@ def with_evidence(
         if used:
             live = dataclasses.replace(live, topic_usage=adapter.read_topic_usage(used))
     if live.impact is None:
-        request = planner_impact.needs(first.changes, wanted, live)  # the topic changes it weighs
-        if request:
-            live = dataclasses.replace(live, impact=adapter.read_impact_evidence(request))
+        for impact in planner.impact_parts():  # at most one (the topics'): the changes it weighs
+            request = impact.needs(first.changes, wanted, live)
+            if request:
+                live = dataclasses.replace(live, impact=adapter.read_impact_evidence(request))
     return live
 
 

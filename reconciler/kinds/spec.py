@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from reconciler.model import desired, plans, state
+from reconciler.model import impact as im
 from reconciler.model.kinds import Kind
 
 T = TypeVar("T")
@@ -152,6 +153,8 @@ class KindSpec:
     label: str  # its resources in a sentence ("client quotas", "dynamic broker configs")
     # the topics whose usage evidence (consumer groups, latest records) a change of this kind needs read before planning
     usage_topics: Part[Callable[[plans.Change, desired.DesiredState], Iterable[str]]]
+    # what its changes will do to data, producers and the cluster, from live evidence (``KindImpact``); default none
+    impact: Part[KindImpact] = dataclasses.field(default_factory=lambda: DEFAULT_IMPACT)
     # -- apply's parts
     # what an applied operation (``reconciler.apply.decoded.Operation``) of this kind still lacks in the live state
     # read back after the phases (``reconciler.apply.verify``): one sentence per difference, none when it converged
@@ -202,6 +205,40 @@ def no_declared_configs(wanted: desired.DesiredState, name: str) -> None:
 def no_usage_topics(change: plans.Change, wanted: desired.DesiredState) -> tuple[str, ...]:
     """``usage_topics`` of a kind whose changes need no topic's usage."""
     return ()
+
+
+# -- the planner's parts
+Changes = Sequence[plans.Change]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class KindImpact:
+    """What a kind's changes will do to data, producers and the cluster, weighed from live evidence (the topics' is
+    ``reconciler.kinds.topic.impact``). ``needs`` names the evidence a first plan's changes need read
+    (``operations.with_evidence`` asks the adapter's ``read_impact_evidence`` for it; ``None`` or an empty request:
+    nothing); ``assess`` returns the changes with an ``impact: ...`` warning per finding added, and what the plan
+    says of it all (``Plan.impact``; ``None`` when nothing was found). Both see every change of the plan, in the
+    plan's order, and leave the other kinds' changes as they are."""
+
+    needs: Callable[[Changes, desired.DesiredState, state.ClusterState], im.EvidenceRequest | None]
+    assess: Callable[
+        [Changes, desired.DesiredState, state.ClusterState], tuple[tuple[plans.Change, ...], im.PlanImpact | None]
+    ]
+
+
+def _no_evidence(changes: Changes, wanted: desired.DesiredState, live: state.ClusterState) -> None:
+    return None
+
+
+def _nothing_found(
+    changes: Changes, wanted: desired.DesiredState, live: state.ClusterState
+) -> tuple[tuple[plans.Change, ...], None]:
+    return tuple(changes), None
+
+
+# ``impact`` of a kind whose changes have no impact to weigh: no evidence, no finding (the default part)
+NO_IMPACT = KindImpact(needs=_no_evidence, assess=_nothing_found)
+DEFAULT_IMPACT: Part[KindImpact] = Part("reconciler.kinds.spec:NO_IMPACT")
 
 
 def live_configs_in(section: Callable[[state.ClusterState], ConfigSection | None]) -> LiveConfigs:

@@ -2,7 +2,7 @@
 
 ``ImpactEvidence`` is read by the adapter (``reconciler.kafka.evidence``) for the topics a first plan changes and
 stored in ``ClusterState.impact`` (and in snapshots, so an offline plan shows the same impact). The planner turns
-it into a ``PlanImpact`` (``reconciler.planner.impact``): one ``TopicImpact`` per change that has one, and the
+it into a ``PlanImpact`` (``reconciler.kinds.topic.impact``): one ``TopicImpact`` per change that has one, and the
 totals behind the plan's summary line. Byte and record figures are ``None`` when the evidence was not read.
 """
 

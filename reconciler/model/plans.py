@@ -275,7 +275,7 @@ class Plan:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     format_version: int = planfile.PLAN_FORMAT_VERSION
     unchanged: Mapping[Kind, int] = dataclasses.field(default_factory=dict)  # kind -> resources found equal
-    impact: impact_mod.PlanImpact | None = None  # what the changes will do (reconciler.planner.impact)
+    impact: impact_mod.PlanImpact | None = None  # what the changes will do (each kind's impact part)
     tool_version: str = reconciler.__version__  # the kafka-reconciler release that wrote the plan
     # What an out-of-band change may not touch for the plan to stay current: the rules, fingerprint and counts of
     # ``reconciler.planner.scope`` (plain JSON data), checked by apply before any write.

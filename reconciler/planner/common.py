@@ -23,7 +23,7 @@ class PlanOptions:
     ``rotate_scram_users`` names SCRAM users whose password is re-set even though nothing else
     changed (``--rotate-password USER``): a password cannot be read back, so the planner never
     detects password drift by itself. ``allow_delete_in_use`` and ``in_use_window_ms`` decide whether a topic
-    the usage evidence shows in use may be deleted (see ``reconciler.planner.usage``); ``max_deletes`` raises or
+    the usage evidence shows in use may be deleted (see ``reconciler.kinds.topic.usage``); ``max_deletes`` raises or
     lowers the number of deletions a plan may hold for one run (see ``reconciler.planner.blast``).
     """
 

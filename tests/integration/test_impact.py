@@ -33,9 +33,9 @@ from typer.testing import CliRunner
 from reconciler import manifests, operations
 from reconciler.cli import app
 from reconciler.kafka.adapter import KafkaAdapter
+from reconciler.kinds.topic import impact
 from reconciler.model import impact as im
 from reconciler.model import plans
-from reconciler.planner import impact
 from tests.kafka.cluster import KafkaCluster
 from tests.support.integration import acls_of, consume_and_commit, write_manifests
 from tests.support.polling import eventually

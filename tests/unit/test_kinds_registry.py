@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from reconciler import ports
+from reconciler import planner, ports
 from reconciler.apply import access, preflight
 from reconciler.kinds import registry, spec
 from reconciler.kinds.schema_subject.state import LiveSubjects
@@ -95,6 +95,8 @@ def test_a_kinds_snapshot_section_holds_its_key_and_reads_back_what_it_wrote(kin
 def test_every_stage_table_covers_every_kind(kind: Kind) -> None:
     assert callable(registry.spec(kind).check_applied.get())
     assert callable(registry.spec(kind).plan.get())
+    impact = registry.spec(kind).impact.get()
+    assert isinstance(impact, spec.KindImpact) and callable(impact.needs) and callable(impact.assess)
     views.live_view(READ_LIVE, kind=kind, name="absent")  # raises ValueError for a kind it does not know
     for p in registry.spec(kind).phases:
         assert callable(p.decode.get()) and callable(p.run.get()), f"{kind} {p.phase.name}: apply's parts"
@@ -161,6 +163,7 @@ def test_every_part_a_declaration_names_is_there(kind: Kind) -> None:
 SHARED_PARTS = {
     "reconciler.kinds.spec:one_line": "the one-line attribute render of every kind without a multi-line attribute",
     "reconciler.kinds.spec:no_usage_topics": "every kind whose changes need no usage evidence",
+    "reconciler.kinds.spec:NO_IMPACT": "every kind whose changes have no impact to weigh (the default)",
     "reconciler.apply.resource_phases:run_configs": "the IncrementalAlterConfigs write every config kind runs",
     "reconciler.apply.decoded:alter_entity_configs": "the decode both config-entity kinds share",
     "reconciler.apply.verify:entity_applied": "the read-back check both config-entity kinds share",
@@ -194,3 +197,26 @@ def test_every_shared_part_is_still_shared() -> None:
         where: sum(where in (p.where for _, p in _parts(d)) for d in registry.KINDS.values()) for where in SHARED_PARTS
     }
     assert all(n >= 2 for n in users.values()), users
+
+
+def test_the_planner_runs_the_one_declared_impact() -> None:
+    """The kinds without an impact have the default part, which reads no evidence and finds nothing; the planner and
+    ``operations.with_evidence`` run the one kind's that declares one (the topics')."""
+    declaring = [k for k, d in registry.KINDS.items() if d.impact != spec.DEFAULT_IMPACT]
+    assert declaring == [Kind.TOPIC]
+    assert planner.impact_parts() == (registry.spec(Kind.TOPIC).impact.get(),)
+    change = plans.Change(
+        address=Kind.ACL.address("x"), kind=Kind.ACL, name="x", action=plans.Action.CREATE, phase=plans.Phase.ACL_CREATE
+    )
+    assert spec.NO_IMPACT.needs([change], desired.DesiredState(), READ_LIVE) is None
+    assert spec.NO_IMPACT.assess([change], desired.DesiredState(), READ_LIVE) == ((change,), None)
+
+
+def test_two_kinds_declaring_an_impact_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Combining two kinds' findings into one ``Plan.impact`` has no design yet: a second kind declaring an impact
+    fails here, naming both, instead of one kind's findings replacing the other's."""
+    topic = registry.spec(Kind.TOPIC)
+    kinds = {**registry.KINDS, Kind.ACL: dataclasses.replace(registry.spec(Kind.ACL), impact=topic.impact)}
+    monkeypatch.setattr(registry, "KINDS", kinds)
+    with pytest.raises(ValueError, match="topic and acl each declare an impact"):
+        planner.impact_parts()

@@ -10,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reconciler import planner
+from reconciler.kinds.topic import impact
 from reconciler.model import impact as im
 from reconciler.model import plans
 from reconciler.model import state as s
-from reconciler.planner import impact, plan
+from reconciler.planner import plan
 from reconciler.snapshot import files
 from tests.support.builders import cluster, live_topic, topic, want
 

@@ -78,6 +78,7 @@ DECLARATION = KindSpec(
     scope=Part("reconciler.kinds.topic.scope:SCOPE"),
     label="topics",
     usage_topics=Part("reconciler.kinds.topic.plan:usage_topics"),
+    impact=Part("reconciler.kinds.topic.impact:IMPACT"),
     # -- apply's parts
     check_applied=Part("reconciler.kinds.topic.apply:topic_applied"),
     # -- the snapshot's and the renders' parts

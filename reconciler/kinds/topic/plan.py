@@ -13,11 +13,11 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reconciler.kinds.topic import assignment, outage
+from reconciler.kinds.topic import assignment, outage, usage
 from reconciler.model import configs, deletion, desired, payloads, plans, shown, state
 from reconciler.model import views as model_views
 from reconciler.model.kinds import Kind
-from reconciler.planner import common, guards, usage, views
+from reconciler.planner import common, guards, views
 
 # Topics run by Kafka itself or by well-known tools around it (``guards.INTERNAL_TOPIC_PATTERNS``). When
 # undeclared they are never deleted, reset or listed, whatever the ownership rules say; a declared one is

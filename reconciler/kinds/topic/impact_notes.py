@@ -1,6 +1,6 @@
 """Change impact on producers and consumers: min.insync.replicas against the in-sync replicas, per-key order on a
 partition increase, and short specific warnings for configs whose effect needs no figures (max.message.bytes,
-cleanup.policy delete -> compact, message.timestamp.type, ...). Pure; used by ``reconciler.planner.impact``.
+cleanup.policy delete -> compact, message.timestamp.type, ...). Pure; used by ``reconciler.kinds.topic.impact``.
 """
 
 from __future__ import annotations

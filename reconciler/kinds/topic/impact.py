@@ -1,14 +1,15 @@
 """Change impact: what each topic change will do to data, producers and the cluster, from the live evidence.
 
-Pure, like the rest of the planner. ``needs`` names the topics a first plan changes that need evidence (and the
-retention to ask ListOffsets about); the adapter reads it (``reconciler.kafka.evidence``) into
-``ClusterState.impact``; ``assess`` turns it into ``Plan.impact`` and one ``impact: ...`` warning per finding on
-the change it belongs to. Without evidence (offline without it in the snapshot, or not granted) the same findings
-are made with their figures unknown. Precision (docs/plan.md): record counts of a time-based shrink are exact
-(ListOffsets by timestamp against the earliest offset); bytes are estimated pro rata from partition sizes
-(DescribeLogDirs); under a size limit, the bytes over the limit per partition (from the sizes) and the records they
-hold pro rata, rounded down. Kafka deletes whole segments (and under a size limit only while the partition stays at
-or above it), so what goes at once is at most these figures, and the entries say so (``at_most``).
+The topic kind's ``impact`` part (``IMPACT``, a ``reconciler.kinds.spec.KindImpact``); pure, like the rest of the
+planner. ``needs`` names the topics a first plan changes that need evidence (and the retention to ask ListOffsets
+about); the adapter reads it (``reconciler.kafka.evidence``) into ``ClusterState.impact``; ``assess`` turns it into
+``Plan.impact`` and one ``impact: ...`` warning per finding on the change it belongs to. Without evidence (offline
+without it in the snapshot, or not granted) the same findings are made with their figures unknown. Precision
+(docs/plan.md): record counts of a time-based shrink are exact (ListOffsets by timestamp against the earliest offset);
+bytes are estimated pro rata from partition sizes (DescribeLogDirs); under a size limit, the bytes over the limit per
+partition (from the sizes) and the records they hold pro rata, rounded down. Kafka deletes whole segments (and under a
+size limit only while the partition stays at or above it), so what goes at once is at most these figures, and the
+entries say so (``at_most``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from reconciler.kinds.spec import KindImpact
+from reconciler.kinds.topic import impact_notes
+from reconciler.kinds.topic.usage import age_text
 from reconciler.model import desired, payloads, plans, state
 from reconciler.model import impact as im
-from reconciler.planner import impact_notes
-from reconciler.planner.usage import age_text
 
 RETENTION_KEYS = ("retention.ms", "retention.bytes", "local.retention.ms", "local.retention.bytes", "cleanup.policy")
 EVIDENCE_KEYS = frozenset({*RETENTION_KEYS, "min.insync.replicas", "remote.storage.enable"})
@@ -310,3 +312,6 @@ def _copies(c: plans.Change, have: state.TopicState, te: im.TopicEvidence | None
 
 
 suggested_throttle = im.suggested_throttle
+
+# The topic kind's ``impact`` part: the planner's ``assess`` and ``operations.with_evidence``'s ``needs``.
+IMPACT = KindImpact(needs=needs, assess=assess)
