@@ -16,9 +16,7 @@ covers what the apply will do, its read-back included: DESCRIBE and DESCRIBE_CON
 from __future__ import annotations
 
 import dataclasses
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from reconciler.apply import guard
 from reconciler.base import errors
@@ -199,7 +197,7 @@ def check_access(
 
         if any(judged(g) for g in missing):
             sent += 1
-            if is_super_user(adapter, principal, acls, ()):
+            if guard.is_super_user(adapter, principal, acls, ()):
                 missing = {g: a for g, a in missing.items() if not judged(g)}
     if missing:
         raise MissingAccess(refusal(missing, principal=principal, bootstrap=_bootstrap(adapter)))
@@ -231,88 +229,3 @@ def _bootstrap(adapter: AdminPort) -> str | None:
     if isinstance(servers, str):
         return servers
     return ",".join(servers) if servers else None
-
-
-def is_super_user(
-    adapter: AdminPort,
-    principal: str,
-    live_acls: Iterable[state.AclBinding] | None,
-    creates: Sequence[state.AclBinding],
-) -> bool:
-    """True when the brokers give ``principal`` every operation the tool needs where no ACL grants it.
-
-    Asks for the principal's operations on the cluster and on a topic name no binding can have been written for
-    (a fresh random name). Access the ACLs do not explain comes from ``super.users`` (or from
-    ``allow.everyone.if.no.acl.found``, which a DENY binding ends, so a plan that creates a DENY for the
-    principal is never treated this way). Without the brokers' answer or the live ACLs: False.
-    """
-    if live_acls is None:
-        return False
-    if any(b.permission == "DENY" and b.principal in (principal, guard.ANY_PRINCIPAL) for b in creates):
-        return False
-    probe = f"__kafka-reconciler-probe-{secrets.token_hex(6)}"
-    ops = adapter.authorized_operations([probe])
-    on_topic = ops.topics.get(probe)
-    if ops.cluster is None or on_topic is None:
-        return False
-    if not (set(guard.TOOL_NEEDS["CLUSTER"]) <= ops.cluster and set(guard.TOOL_NEEDS["TOPIC"]) <= on_topic):
-        return False
-    acls = list(live_acls)
-    return not any(
-        guard.is_allowed(acls, principal=principal, resource_type="TOPIC", name=probe, operation=op)
-        for op in guard.TOOL_NEEDS["TOPIC"]
-    )
-
-
-class PrincipalUnexplained(guard.SelfLockoutRisk):
-    """The brokers grant rights the ACLs of the computed principal do not explain: it is not the broker's."""
-
-
-def unexplained_rights(
-    ops: Any, *, principal: str, acls: Sequence[state.AclBinding], topics: Iterable[str]
-) -> list[str]:
-    """``"DESCRIBE on CLUSTER kafka-cluster"``-style rights the brokers grant that no ACL of ``principal`` grants."""
-    found: list[str] = []
-    probes = [("CLUSTER", CLUSTER, ops.cluster)] + [("TOPIC", t, ops.topics.get(t)) for t in sorted(set(topics))]
-    for resource_type, name, allowed in probes:
-        for op in guard.TOOL_NEEDS[resource_type]:
-            rule = {"principal": principal, "resource_type": resource_type, "name": name, "operation": op}
-            if allowed is not None and op in allowed and not guard.is_allowed(acls, **rule):
-                found.append(f"{op} on {resource_type} {name}")
-    return found
-
-
-def check_principal_explains(
-    adapter: AdminPort,
-    *,
-    principal: str,
-    live_acls: Iterable[state.AclBinding],
-    bindings: Sequence[state.AclBinding],
-    topics: Iterable[str],
-    source: str,
-) -> None:
-    """Refuse when the brokers grant this connection rights that the ACLs of ``principal`` cannot explain.
-
-    Called for a principal that is not a super user, before the self-lockout check relies on it: the rights the
-    brokers report for the cluster, the plan's topics and every topic a changed binding names must each follow
-    from an ACL of ``principal`` (or ``User:*``). If one does not, the brokers know this connection by another
-    name (a principal builder, mapping rule or token claim the tool could not read), and the check would
-    protect the wrong principal's ACLs.
-    """
-    names = set(topics) | {b.resource_name for b in bindings if b.resource_type == "TOPIC" and b.resource_name != "*"}
-    ops = adapter.authorized_operations(sorted(names))
-    unexplained = unexplained_rights(ops, principal=principal, acls=list(live_acls), topics=names)
-    if not unexplained:
-        return
-    listed = ", ".join(unexplained[:MAX_LISTED]) + (
-        f" and {len(unexplained) - MAX_LISTED} more" if len(unexplained) > MAX_LISTED else ""
-    )
-    raise PrincipalUnexplained(
-        f"refusing to apply: the brokers grant this connection {listed}, which no ACL of {principal} grants, and "
-        f"{principal} is not a super user; so the brokers do not know this connection as {principal} (computed "
-        f"from {source}; a custom principal.builder.class, ssl.principal.mapping.rules or "
-        "sasl.oauthbearer.sub.claim.name the tool could not read would do this). The self-lockout check cannot "
-        "tell which of the plan's ACL changes remove this tool's own access, so nothing was written. Let the tool "
-        "read the brokers' configuration (DESCRIBE_CONFIGS on the cluster), or re-run with "
-        "--allow-self-lockout-risk if this is intended."
-    )

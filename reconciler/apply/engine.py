@@ -23,7 +23,6 @@ from reconciler.apply import (
     decoded,
     deps,
     guard,
-    lockout,
     lost,
     outcomes,
     port_reads,
@@ -218,7 +217,7 @@ def _before_writing(
         preflight.check_scope(p, port_reads.scope_reader(adapter, ops, options, doc=p.scope))
     # 4. It does not take from the connection's principal a right it needs to keep managing.
     if not options.allow_self_lockout:
-        lockout.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
+        guard.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
     # 5. The sensitive config values it holds redacted are declared in the manifests at hand.
     reveal = None if options.desired is None else secretref.declared_values(options.desired)
     revealed = revealing.reveal_redacted(ops.items, reveal=reveal)

@@ -8,7 +8,7 @@ keyword, such as emailAddress, as ``<OID>=#<hex DER of the value>``), rewritten 
 client's: ``broker_rules`` reads them with DescribeConfigs from the broker this connection reached, taking a
 ``listener.name.<listener>.`` override for the listener whose advertised port the connection uses. When they
 cannot be read, the client settings' copy of the mapping rules and the ``sub`` claim are used, and the apply's
-consistency check (``reconciler.apply.access.check_principal_explains``) catches a principal the broker does not
+consistency check (``reconciler.apply.guard.check_principal_explains``) catches a principal the broker does not
 use.
 """
 

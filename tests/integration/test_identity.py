@@ -18,8 +18,8 @@ import pytest
 from kafka.admin import ACL, ACLOperation, ACLPermissionType, ACLResourcePatternType, NewTopic, ResourcePattern
 from kafka.admin import ResourceType as KafkaResourceType
 
-from reconciler.apply.access import MissingAccess, PrincipalUnexplained
-from reconciler.apply.guard import SelfLockoutRisk
+from reconciler.apply.access import MissingAccess
+from reconciler.apply.guard import PrincipalUnexplained, SelfLockoutRisk
 from reconciler.connection.settings import ConnectionSettings, Secret
 from reconciler.kafka import identity
 from reconciler.kafka.adapter import KafkaAdapter

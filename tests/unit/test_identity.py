@@ -12,7 +12,7 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 
-from reconciler.apply import access, guard
+from reconciler.apply import guard
 from reconciler.kafka import bootstrap, identity
 from reconciler.kafka.access import AuthorizedOperations
 from reconciler.model.state import AclBinding
@@ -77,7 +77,7 @@ def test_rights_the_acls_of_the_principal_do_not_explain() -> None:
         AclBinding("CLUSTER", "LITERAL", guard.CLUSTER_RESOURCE, "User:app", "*", op, "ALLOW")
         for op in ("DESCRIBE", "ALTER", "DESCRIBE_CONFIGS")
     ]
-    wrong = access.unexplained_rights(ops, principal="User:CN=app,OU=mapped", acls=[], topics=["orders"])
+    wrong = guard.unexplained_rights(ops, principal="User:CN=app,OU=mapped", acls=[], topics=["orders"])
     assert wrong == [
         "DESCRIBE on CLUSTER kafka-cluster",
         "ALTER on CLUSTER kafka-cluster",
@@ -85,7 +85,7 @@ def test_rights_the_acls_of_the_principal_do_not_explain() -> None:
         "DESCRIBE on TOPIC orders",
     ]
     topic = AclBinding("TOPIC", "PREFIXED", "ord", "User:*", "*", "READ", "ALLOW")
-    assert access.unexplained_rights(ops, principal="User:app", acls=[*theirs, topic], topics=["orders"]) == []
+    assert guard.unexplained_rights(ops, principal="User:app", acls=[*theirs, topic], topics=["orders"]) == []
 
 
 @pytest.mark.parametrize(
