@@ -310,13 +310,13 @@ def prepare_apply(
     them (``plan_to_apply``). Returns the (not yet connected) adapter and the plan's operations, to hand to ``apply``;
     the adapter is bounded by the apply's deadline (``--timeout``, else the default that scales with the work) plus
     ``APPLY_CONNECTION_MARGIN_S``: the apply's own deadline ends it first, the connection's is the backstop."""
-    from reconciler.apply import decoded, engine, revealing
+    from reconciler.apply import decoded, engine, secrets_at_write
 
     ops = decoded.decode(p, checked=checked)
     bound = timeout_s if timeout_s is not None else engine.default_deadline_s(p.actionable)
     adapter = target.connect(timeout_s=timeout_s, deadline_s=bound + APPLY_CONNECTION_MARGIN_S)
     if p.actionable and not dry_run:
-        revealing.resolve_secrets(ops.items, environ=None)
+        secrets_at_write.resolve_secrets(ops.items, environ=None)
     return adapter, ops
 
 

@@ -90,7 +90,7 @@ class ApplyContext:
         return max(0.0, self.deadline.remaining() - self.reserve_s)
 
     def config_value(self, address: str, key: str, value: str) -> str | Secret:
-        """``value`` as sent: a redacted one replaced by the manifests' value (``revealing.reveal_redacted``)."""
+        """``value`` as sent: a redacted one replaced by the manifests' value (``secrets_at_write.reveal_redacted``)."""
         return self.revealed[(address, key)] if value == plans.REDACTED else value
 
     def emit(self, event: ApplyEvent) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-from reconciler.apply import secretref
+from reconciler.apply import secrets_at_write
 from reconciler.model import state
 
 PRINCIPAL = re.compile(r"^[A-Za-z][A-Za-z0-9_]*:.+$")
@@ -51,13 +51,13 @@ def check_scram(
     if upsert:
         if not SCRAM_MIN_ITERATIONS <= iterations <= SCRAM_MAX_ITERATIONS:
             problems.append(f"iterations {iterations} outside {SCRAM_MIN_ITERATIONS}..{SCRAM_MAX_ITERATIONS}")
-        ref = secretref.ref_from_data(password)
+        ref = secrets_at_write.ref_from_data(password)
         if ref is None:
             problems.append("no password reference")
         else:
             try:
-                secretref.resolve(ref, user=user, environ=environ)
-            except secretref.SecretUnavailable as exc:
+                secrets_at_write.resolve(ref, user=user, environ=environ)
+            except secrets_at_write.SecretUnavailable as exc:
                 problems.append(str(exc))
     return "; ".join(problems) or None
 

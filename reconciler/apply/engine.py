@@ -29,8 +29,7 @@ from reconciler.apply import (
     preflight,
     readback,
     retry,
-    revealing,
-    secretref,
+    secrets_at_write,
     stopping,
 )
 from reconciler.apply import lock as apply_lock
@@ -202,7 +201,7 @@ def _before_writing(
     own: str | None,
     options: ApplyOptions,
     lock_refused: errors.GrantMissing | None = None,
-) -> tuple[state.ClusterState, revealing.Revealed, dict[str, Secret]]:
+) -> tuple[state.ClusterState, secrets_at_write.Revealed, dict[str, Secret]]:
     """Every check before the first write, in order; each refuses the apply (exit 1, nothing written). The plan was
     decoded before (``decoded.decode``: its shape, findings and every value, before anything was read). Returns the
     live state read, the sensitive config values and the SCRAM passwords, each read once here. ``lock_refused``
@@ -219,12 +218,12 @@ def _before_writing(
     if not options.allow_self_lockout:
         guard.check(adapter, ops, own=own, live=live, principal_given=options.principal is not None)
     # 5. The sensitive config values it holds redacted are declared in the manifests at hand.
-    reveal = None if options.desired is None else secretref.declared_values(options.desired)
-    revealed = revealing.reveal_redacted(ops.items, reveal=reveal)
+    reveal = None if options.desired is None else secrets_at_write.declared_values(options.desired)
+    revealed = secrets_at_write.reveal_redacted(ops.items, reveal=reveal)
     if options.dry_run:
         return live, revealed, {}
     # 6. Every SCRAM password it sets resolves; 7. the principal holds the rights the writes and read-back need.
-    secrets = revealing.resolve_secrets(ops.items, environ=options.environ)
+    secrets = secrets_at_write.resolve_secrets(ops.items, environ=options.environ)
     throttled = options.replication_throttle is not None
     try:
         access.check_access(

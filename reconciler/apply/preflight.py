@@ -1,19 +1,19 @@
-"""Checks run before the first write: plan shape, cluster identity, staleness, unset password references.
+"""Checks run before the first write: plan shape and findings, cluster identity, staleness.
 
 Each check raises a ``ReconcilerError`` (exit code 1) with a message that names the resources
 involved; when any of them fails, nothing has been written. ``CannotDecode`` is what decoding a change raises
-(``decoded`` and each phase's decoder); the secrets the writes need are read by ``revealing``.
+(``decoded`` and each phase's decoder); the secrets the writes need are read by
+``secrets_at_write``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from reconciler.apply import secretref
 from reconciler.base import errors
 from reconciler.kinds import registry
-from reconciler.model import payloads, plans, state
+from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import scope, views
 
@@ -126,20 +126,3 @@ def check_scope(p: plans.Plan, read: Callable[[frozenset[Kind], Callable[[str], 
             "the cluster changed since the plan was made, in the plan's scope (what the manifests declare or the "
             f"Ownership rules own): {'; '.join(moved)}. Nothing was written; run plan again."
         )
-
-
-def unset_secrets(changes: Iterable[plans.Change], *, environ: Mapping[str, str] | None = None) -> list[str]:
-    """Why apply would refuse now for each SCRAM password reference ``changes`` set that cannot be resolved (an
-    unset variable, a missing file): ``plan`` warns with these, naming the variable or file, never a value."""
-    problems: list[str] = []
-    for c in changes:
-        if c.phase is not plans.Phase.SCRAM or c.action is plans.Action.DELETE:
-            continue
-        ref = secretref.ref_from_data(c.after.password) if isinstance(c.after, payloads.ScramPayload) else None
-        if ref is None:
-            continue
-        try:
-            secretref.resolve(ref, user=c.name, environ=environ)
-        except secretref.SecretUnavailable as exc:
-            problems.append(str(exc))
-    return problems

@@ -121,9 +121,9 @@ def plan(
 
 def _warn_unset_secrets(p: plans.Plan) -> None:
     """A secret the plan sets that cannot be read here (an unset variable): apply would refuse, so say it now."""
-    from reconciler.apply import preflight
+    from reconciler.apply import secrets_at_write
 
-    for problem in preflight.unset_secrets(p.changes):
+    for problem in secrets_at_write.unset_secrets(p.changes):
         output.say(f"warning: {problem}; apply refuses this plan until it is there", err=True, style="yellow")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import decoded, deps, dryrun, preflight, retry, secretref
+from reconciler.apply import decoded, deps, dryrun, preflight, retry, secrets_at_write
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.base import errors
 from reconciler.model import payloads, plans
@@ -161,8 +161,8 @@ def test_report_json_carries_counts_and_not_converged() -> None:
 def test_secret_from_env_and_file(tmp_path: Path) -> None:
     pw = tmp_path / "pw"
     pw.write_text("from-file\n")
-    assert secretref.resolve(SecretRef(env="PW"), user="alice", environ={"PW": "from-env"}) == "from-env"
-    assert secretref.resolve(SecretRef(file=str(pw)), user="alice", environ={}) == "from-file"
+    assert secrets_at_write.resolve(SecretRef(env="PW"), user="alice", environ={"PW": "from-env"}) == "from-env"
+    assert secrets_at_write.resolve(SecretRef(file=str(pw)), user="alice", environ={}) == "from-file"
 
 
 @pytest.mark.parametrize(
@@ -178,16 +178,16 @@ def test_secret_from_env_and_file(tmp_path: Path) -> None:
     ],
 )
 def test_missing_secret_names_user_and_reference(ref: SecretRef, environ: dict[str, str], message: str) -> None:
-    with pytest.raises(secretref.SecretUnavailable) as info:
-        secretref.resolve(ref, user="alice", environ=environ)
+    with pytest.raises(secrets_at_write.SecretUnavailable) as info:
+        secrets_at_write.resolve(ref, user="alice", environ=environ)
     assert message in str(info.value)
     assert info.value.exit_code == 1
 
 
 def test_secret_reference_forms_in_plan_data() -> None:
-    assert secretref.ref_from_data("env:PW") == SecretRef(env="PW")
-    assert secretref.ref_from_data({"file": "/x"}) == SecretRef(file="/x")
-    assert secretref.ref_from_data("PW") is None
+    assert secrets_at_write.ref_from_data("env:PW") == SecretRef(env="PW")
+    assert secrets_at_write.ref_from_data({"file": "/x"}) == SecretRef(file="/x")
+    assert secrets_at_write.ref_from_data("PW") is None
 
 
 # ------------------------------------------------------------------------------ dry-run checks

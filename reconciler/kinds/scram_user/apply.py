@@ -2,7 +2,7 @@
 batched AlterUserScramCredentials of upserts and deletions; checked client-side in a dry run, the request having no
 validateOnly flag: ``reconciler.apply.dryrun``) and the check of an applied change against the credentials read
 back. ``WriteScram`` is shared in ``reconciler.apply.decoded``: apply resolves its password before the first write
-(``reconciler.apply.revealing``)."""
+(``reconciler.apply.secrets_at_write``)."""
 
 from __future__ import annotations
 
