@@ -21,7 +21,6 @@ from reconciler.apply import (
     access,
     budget,
     decoded,
-    deps,
     guard,
     lost,
     outcomes,
@@ -363,11 +362,11 @@ def _run_phases(
         send: list[decoded.Operation] = []
         done: list[ItemOutcome] = []
         for op in batch:
-            why = deps.skip_reason(op.change, failures)
-            if why is None:
+            skipped = outcomes.skipped(op.change, failures)
+            if skipped is None:
                 send.append(op)
             else:
-                done.append(outcomes.skipped(op.change, why))
+                done.append(skipped)
         if send:
             done += _run_phase(ctx, phase, send, live)
             done = lost.resolve(

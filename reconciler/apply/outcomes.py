@@ -1,7 +1,14 @@
-"""Build per-resource outcomes from a change and the final result of its request."""
+"""Build per-resource outcomes: from a change and the final result of its request, or without a request (skipped,
+not sent, blocked, unknown).
+
+A change is skipped when something it relies on failed earlier (``DEPENDS_ON``): Kafka's admin requests are not
+transactional (KIP-4), so independent items go ahead after a failure; only the dependants of a failed item are
+skipped, each with the reason.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from reconciler.apply.apply_report import CheckedBy, ItemOutcome, Outcome
@@ -22,6 +29,24 @@ REQUIRED_ACCESS: dict[plans.Phase, str] = {
     plans.Phase.GROUP_CONFIG: "ALTER_CONFIGS on GROUP {name}",
     plans.Phase.CLIENT_METRICS: "ALTER_CONFIGS on CLUSTER kafka-cluster",
     plans.Phase.ACL_CREATE: "ALTER on CLUSTER kafka-cluster",
+}
+
+# For a change in the key phase, the phases whose failure on the same address makes it pointless.
+DEPENDS_ON: dict[plans.Phase, tuple[plans.Phase, ...]] = {
+    plans.Phase.TOPIC_CREATE: (plans.Phase.TOPIC_DELETE,),
+    plans.Phase.PARTITIONS: (plans.Phase.TOPIC_DELETE, plans.Phase.TOPIC_CREATE),
+    plans.Phase.TOPIC_CONFIG: (plans.Phase.TOPIC_DELETE, plans.Phase.TOPIC_CREATE),
+    plans.Phase.REASSIGN: (
+        plans.Phase.TOPIC_DELETE,
+        plans.Phase.TOPIC_CREATE,
+        plans.Phase.PARTITIONS,
+    ),
+}
+
+_WHAT = {
+    plans.Phase.TOPIC_DELETE: "deletion",
+    plans.Phase.TOPIC_CREATE: "creation",
+    plans.Phase.PARTITIONS: "partition increase",
 }
 
 
@@ -70,8 +95,19 @@ def from_result(
     )
 
 
-def skipped(change: plans.Change, reason: str) -> ItemOutcome:
-    return _outcome(change, Outcome.SKIPPED, message=reason)
+def skip_reason(change: plans.Change, failures: Mapping[tuple[plans.Phase, str], str]) -> str | None:
+    """Why ``change`` must not be sent, given ``(phase, address) -> what went wrong`` so far; ``None`` to send it."""
+    for earlier in DEPENDS_ON.get(change.phase, ()):
+        why = failures.get((earlier, change.address))
+        if why is not None:
+            return f"skipped because the {_WHAT[earlier]} of {change.address} failed ({why})"
+    return None
+
+
+def skipped(change: plans.Change, failures: Mapping[tuple[plans.Phase, str], str]) -> ItemOutcome | None:
+    """``change`` skipped because something it relies on failed (``skip_reason``); ``None`` when it is to be sent."""
+    why = skip_reason(change, failures)
+    return None if why is None else _outcome(change, Outcome.SKIPPED, message=why)
 
 
 def not_sent(change: plans.Change, reason: str) -> ItemOutcome:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import decoded, deps, dryrun, preflight, retry, secrets_at_write
+from reconciler.apply import decoded, dryrun, outcomes, preflight, retry, secrets_at_write
 from reconciler.apply.apply_report import ApplyReport, ItemOutcome, NotConverged, Outcome
 from reconciler.base import errors
 from reconciler.model import payloads, plans
@@ -108,11 +108,11 @@ def test_only_dependants_of_a_failure_are_skipped(
     failed_phase: plans.Phase, later_phase: plans.Phase, skipped: bool
 ) -> None:
     failures = {(failed_phase, "topic/orders"): "INVALID_CONFIG"}
-    reason = deps.skip_reason(change(later_phase), failures)
+    reason = outcomes.skip_reason(change(later_phase), failures)
     assert (reason is not None) is skipped
     if reason:
         assert "topic/orders" in reason and "INVALID_CONFIG" in reason
-    assert deps.skip_reason(change(later_phase, name="other"), failures) is None
+    assert outcomes.skip_reason(change(later_phase, name="other"), failures) is None
 
 
 # --------------------------------------------------------------------------------------- report
@@ -287,7 +287,6 @@ def test_a_quota_change_whose_entity_is_not_its_address_is_refused_at_decode() -
 
 
 def test_authorization_failures_name_the_missing_operation_and_resource() -> None:
-    from reconciler.apply import outcomes
     from reconciler.apply.batch import Result
 
     c = change(plans.Phase.TOPIC_CREATE, name="orders", action=plans.Action.CREATE)
