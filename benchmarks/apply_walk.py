@@ -102,7 +102,7 @@ class _Walk:
         module = _module(frame.f_code.co_filename)
         if module is None:
             return
-        if module == "reconciler.apply.budget" and frame.f_code.co_name == "run_phase":
+        if module == "reconciler.apply.stopping" and frame.f_code.co_name == "run_phase":
             self.phase = frame.f_locals["phase"].name  # the phase a runner is started for
         elif module == "reconciler.apply.engine" and frame.f_code.co_name == "_converged":
             self.phase = "(the read-back after the phases)"

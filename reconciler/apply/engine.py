@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 from reconciler.apply import (
     access,
-    budget,
     decoded,
     guard,
     lost,
@@ -134,7 +133,7 @@ def apply_plan(
     # The apply's deadline runs from here, its first read included, and bounds every wait on the cluster.
     total_s = default_deadline_s(p.actionable) if options.deadline_s is None else options.deadline_s
     deadline = retry.Deadline(total_s, clock=options.clock)
-    adapter.limit_waits(total_s, named_s=options.timeout_given_s, reserve_s=budget.reserve_s(total_s))
+    adapter.limit_waits(total_s, named_s=options.timeout_given_s, reserve_s=stopping.reserve_s(total_s))
     requests_at_start = adapter.request_count
     counts_at_start = dict(adapter.request_counts)
     ops = decoded.decode(p) if operations is None else operations  # the checks below read the operations
@@ -246,7 +245,7 @@ def _converged(
         return None, [], ()
     if not applied:
         return not any(i.outcome.is_problem for i in items), [], ()
-    if ctx.deadline.remaining() <= budget.SPENT_S:
+    if ctx.deadline.remaining() <= stopping.SPENT_S:
         return False, [NotConverged("(read-back)", "not read back: the apply's time limit was reached first")], ()
     return _verify(ctx, applied, settle_s=options.settle_s)
 
@@ -273,7 +272,7 @@ def _context(
         throttle_rate=options.replication_throttle,
         revealed=revealed,
         ports=options.ports,
-        reserve_s=budget.reserve_s(deadline.total_s),  # the last part of the deadline, kept for reading back
+        reserve_s=stopping.reserve_s(deadline.total_s),  # the last part of the deadline, kept for reading back
     )
 
 
@@ -317,9 +316,9 @@ def _run_phase(
     ctx: ApplyContext, phase: plans.Phase, send: Sequence[decoded.Operation], live: state.ClusterState
 ) -> list[ItemOutcome]:
     """One phase; a whole-request failure outside the retry loop (a wait, a throttle) fails the phase's items."""
-    try:  # the time limit, before or while it sends: ``budget``
+    try:  # the time limit, before or while it sends: ``stopping``
         run = _runner(phase)
-        return budget.run_phase(ctx, phase, send, lambda: run(ctx, send, live=live))
+        return stopping.run_phase(ctx, phase, send, lambda: run(ctx, send, live=live))
     except errors.ReconcilerError as exc:
         name = getattr(exc, "error_name", None) or "REQUEST_FAILED"
         return [outcomes.failed(op.change, error_name=name, message=str(exc), dry_run=ctx.dry_run) for op in send]

@@ -1,6 +1,14 @@
-"""What an apply says when it stops short, and the apply lock it takes before its first read.
+"""What stops an apply short, and what it then says: its deadline, Ctrl-C, and the apply lock it takes first.
 
-- the deadline reached: a note naming the ``--timeout`` given and how far the apply got;
+- the deadline, shared between writing and reading back. A write whose answer does not come (a connection that
+  stalls part-way through the answer) would otherwise be waited for until the deadline, leaving no time to read
+  whether the broker carried it out: every such item would end ``unknown``, or worse, ``failed`` without anyone
+  having looked. So the last part of the deadline (``reserve_s``: a quarter, at least 1 s, at most 30 s) is kept for
+  reads: no write is sent or waited for in it (``ApplyContext.writes_left``, the wire's
+  ``limit_waits(reserve_s=...)``), and what was sent is resolved by reading (``lost``). A change the time limit kept
+  from being sent is **not sent** (``Outcome.NOT_SENT``): never ``failed`` (the broker said nothing of it) nor
+  ``unknown`` (nothing is in doubt), and its message names the time limit, not a lost answer (``run_phase``). The
+  deadline reached: a note naming the ``--timeout`` given and how far the apply got;
 - Ctrl-C (``reconciler.base.interrupt``): each change not sent is ``not sent`` with the error ``INTERRUPTED`` (not
   started), and a note says what was applied, what was not started, and to run plan;
 - the cluster's apply lock (``reconciler.apply.lock``): taken before the first read; when the principal lacks the
@@ -10,13 +18,48 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from reconciler.apply import access, budget, outcomes, retry
+from reconciler.apply import access, decoded, outcomes, retry
 from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ItemOutcome, NotConverged, Outcome
+from reconciler.apply.batch import CONNECTION_ERROR, ApplyContext
 from reconciler.base import errors, interrupt
 from reconciler.model import plans
+
+RESERVE_SHARE, RESERVE_MIN_S, RESERVE_MAX_S = 0.25, 1.0, 30.0
+SPENT_S = 0.25  # a deadline with less left than this was reached: no request could be sent and answered in it
+
+
+def reserve_s(total_s: float) -> float:
+    """The part of an apply's deadline of ``total_s`` kept for reading back (no write is sent or waited for in it)."""
+    return min(RESERVE_MAX_S, max(RESERVE_MIN_S, RESERVE_SHARE * total_s), total_s / 2)
+
+
+def no_time(ctx: ApplyContext, phase: plans.Phase) -> str:
+    """Why the changes of ``phase`` were not sent: the time limit came before the phase could begin."""
+    kept = "the rest is kept for reading back what was sent" if ctx.deadline.remaining() > SPENT_S else "it is spent"
+    return f"not sent: the apply's time limit came before the {phase.label} phase could begin ({kept})"
+
+
+def run_phase(
+    ctx: ApplyContext,
+    phase: plans.Phase,
+    send: Sequence[decoded.Operation],
+    run: Callable[[], list[ItemOutcome]],
+) -> list[ItemOutcome]:
+    """``run()`` for the phase's changes ``send`` (with its progress events), unless the time for writes is spent
+    (each then not sent). The time limit reached inside the phase (``DeadlineReached``) before it sent anything
+    leaves each change not sent; after it sent some, in doubt (``CONNECTION_ERROR``: ``lost`` reads what happened)."""
+    if ctx.writes_left() <= SPENT_S:
+        return [outcomes.not_sent(op.change, no_time(ctx, phase)) for op in send]
+    before = ctx.adapter.request_count
+    try:  # progress advances as each write request is answered, not only at the phase's end
+        return ctx.answering(phase, len(send), run)
+    except errors.DeadlineReached as exc:
+        if ctx.adapter.request_count == before:
+            return [outcomes.not_sent(op.change, str(exc)) for op in send]
+        return [outcomes.failed(op.change, error_name=CONNECTION_ERROR, message=str(exc)) for op in send]
 
 
 def deadline_note(deadline: retry.Deadline, items: Sequence[ItemOutcome], *, given_s: float | None) -> str:
@@ -56,7 +99,7 @@ def notes(items: Sequence[ItemOutcome], *, deadline: retry.Deadline, given_s: fl
     """The notes of an apply that stopped short: interrupted (Ctrl-C), or its time limit reached (the waits cut at
     the deadline end a moment before it: timer granularity)."""
     found = [interrupted_note(items)] if stopped else []
-    if deadline.remaining() <= budget.SPENT_S:
+    if deadline.remaining() <= SPENT_S:
         found.append(deadline_note(deadline, items, given_s=given_s))
     return found
 

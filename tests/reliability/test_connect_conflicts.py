@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reconciler.apply import ApplyOptions, apply_plan, budget
+from reconciler.apply import ApplyOptions, apply_plan, stopping
 from reconciler.apply.apply_report import ApplyReport, Outcome
 from reconciler.connect.http import ConnectClient
 from reconciler.connect.port import RestConnectPort
@@ -138,8 +138,8 @@ def test_writes_answered_409_until_the_deadline_fail_at_the_deadline_with_connec
     for item in items.values():
         assert "HTTP 409" in (item.message or "") and MESSAGE in (item.message or ""), item.message
     assert len(relay.answered) >= 2 * len(wanted.connectors), relay.answered  # each create was retried
-    # Writes are retried until the part of the deadline kept for the read-back (``budget``), not before.
-    writes_s = deadline_s - budget.reserve_s(deadline_s)
+    # Writes are retried until the part of the deadline kept for the read-back (``stopping``), not before.
+    writes_s = deadline_s - stopping.reserve_s(deadline_s)
     assert writes_s - 1 <= took < deadline_s + SLACK_S, f"the apply took {took:.1f}s, deadline {deadline_s:.0f}s"
     assert held(connect_worker, topic_prefix) == {}  # nothing written, as the report says
 
