@@ -113,11 +113,6 @@ def _verify_read(adapter: AdminPort, ops: decoded.Operations) -> state.ClusterSt
     return adapter.read_state(kinds=kinds, scope=ops.verify_scope())
 
 
-def read_scope(changes: Sequence[plans.Change], *, principals: Sequence[str | None] = ()) -> state.ReadScope:
-    """What a targeted read of ``changes`` asks for (``decoded.Operations.read_scope``)."""
-    return decoded.of_changes(changes).read_scope(principals=principals)
-
-
 def apply_plan(
     p: plans.Plan,
     adapter: AdminPort,
@@ -150,7 +145,7 @@ def apply_plan(
         ctx = _context(adapter, options, deadline=deadline, events=sink, secrets=secrets, revealed=revealed)
         items, phases = _run_phases(ctx, ops, live, interrupted=options.interrupted)
         stopped = options.interrupted()  # Ctrl-C: not read back (the note says to run plan)
-        verified = stopping.not_read() if stopped else _converged(ctx, ops, items, options=options)
+        verified = _converged(ctx, ops, items, options=options, stopped=stopped)
         converged, not_converged, unverified = verified
         unlocked = options.lock is not None and options.lock.request.skip and not options.dry_run
         ctx.notes += stopping.notes(items, deadline=deadline, given_s=options.timeout_given_s, stopped=stopped)
@@ -237,11 +232,12 @@ def _before_writing(
 
 
 def _converged(
-    ctx: ApplyContext, ops: decoded.Operations, items: Sequence[ItemOutcome], *, options: ApplyOptions
+    ctx: ApplyContext, ops: decoded.Operations, items: Sequence[ItemOutcome], *, options: ApplyOptions, stopped: bool
 ) -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
-    """Whether the cluster converged (the read-back of what was applied), what did not, and a right it lacked."""
+    """Whether the cluster converged (the read-back of what was applied), what did not, and a right it lacked; not
+    known (``None``) after a dry run, without a read-back, or when Ctrl-C stopped the apply (``stopped``)."""
     applied = [op for op, o in zip_outcomes(ops.items, items) if o.outcome is Outcome.APPLIED]
-    if options.dry_run or (applied and not options.verify):
+    if options.dry_run or stopped or (applied and not options.verify):
         return None, [], ()
     if not applied:
         return not any(i.outcome.is_problem for i in items), [], ()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from reconciler.apply import access, decoded, outcomes, retry
 from reconciler.apply import lock as apply_lock
-from reconciler.apply.apply_report import ItemOutcome, NotConverged, Outcome
+from reconciler.apply.apply_report import ItemOutcome, Outcome
 from reconciler.apply.batch import CONNECTION_ERROR, ApplyContext
 from reconciler.base import errors, interrupt
 from reconciler.model import plans
@@ -52,7 +52,8 @@ def run_phase(
     (each then not sent). The time limit reached inside the phase (``DeadlineReached``) before it sent anything
     leaves each change not sent; after it sent some, in doubt (``CONNECTION_ERROR``: ``lost`` reads what happened)."""
     if ctx.writes_left() <= SPENT_S:
-        return [outcomes.not_sent(op.change, no_time(ctx, phase)) for op in send]
+        why = no_time(ctx, phase)
+        return [outcomes.not_sent(op.change, why) for op in send]
     before = ctx.adapter.request_count
     try:  # progress advances as each write request is answered, not only at the phase's end
         return ctx.answering(phase, len(send), run)
@@ -88,11 +89,6 @@ def interrupted_note(items: Sequence[ItemOutcome]) -> str:
         "nothing new was sent after the interrupt, the answers in flight were awaited and lost ones read. The "
         "applied changes were not read back: run plan to see what is left, then apply again"
     )
-
-
-def not_read() -> tuple[bool | None, list[NotConverged], tuple[str, ...]]:
-    """The read-back of an interrupted apply: not run, so whether the cluster converged is not known."""
-    return None, [], ()
 
 
 def notes(items: Sequence[ItemOutcome], *, deadline: retry.Deadline, given_s: float | None, stopped: bool) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from reconciler.apply import ApplyOptions, ApplyReport, apply_plan, engine, readback, retry
+from reconciler.apply import ApplyOptions, ApplyReport, apply_plan, decoded, engine, readback, retry
 from reconciler.kafka.results import ItemResult, TopicSpec
 from reconciler.model import payloads, plans, state
 from reconciler.model.desired import DesiredState, DesiredTopic, NamePattern, Ownership
@@ -190,7 +190,7 @@ def test_a_change_whose_resource_cannot_be_named_reads_its_kind_whole() -> None:
         action=plans.Action.CREATE,
         phase=plans.Phase.TOPIC_CREATE,
     )
-    scope = engine.read_scope([odd, topic])
+    scope = decoded.of_changes([odd, topic]).read_scope()
     assert scope.quota_entities is None  # read whole; the quota phase then reports the change it cannot send
     assert scope.topics == frozenset({"t1"}) and scope.principals == frozenset()
 
