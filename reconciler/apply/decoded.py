@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from reconciler.apply import bounds, preflight
 from reconciler.apply.preflight import CannotDecode as CannotDecode  # raised by each decoder; its home is preflight
+from reconciler.base import errors
 from reconciler.kinds import registry
 from reconciler.model import entities, payloads, plans, state
 from reconciler.model.kinds import Kind
@@ -85,6 +87,16 @@ class WriteScram:
     upserts: Mapping[str, int]
     deletions: tuple[str, ...]
     password: str | None
+
+
+# The (kind, action) pairs each phase may hold, as each kind declares its phases.
+PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
+    phase: (kind.kind, declared.actions) for phase, (kind, declared) in registry.PHASES.items()
+}
+
+
+class PlanHasErrors(errors.ReconcilerError):
+    """The plan carries an error-level finding that blocks apply (a global one, or one about a resource it changes)."""
 
 
 # A typed write: the record a kind's decoder returns (``PhaseSpec.decode``). Apply's framework holds it as a value;
@@ -254,12 +266,39 @@ def of_changes(changes: Iterable[plans.Change]) -> Operations:
     return Operations(tuple(operation(c) for c in plans.sort_changes(changes)))
 
 
+def check_shape(p: plans.Plan) -> None:
+    """Refuse a plan whose phases hold the wrong kind or action, or a change twice (``ImpossiblePlan``)."""
+    problems: list[str] = []
+    for c in p.actionable:
+        kind, actions = PHASE_CONTENTS[c.phase]
+        if c.kind != kind or c.action not in actions:
+            problems.append(f"{c.address}: a {c.action.value} of a {c.kind} cannot run in phase {c.phase.label}")
+    seen = Counter((c.phase, c.address) for c in p.actionable)
+    dupes = [f"{addr} ({phase.label})" for (phase, addr), n in seen.items() if n > 1]
+    problems += [f"{d}: listed more than once in the same phase" for d in sorted(dupes)]
+    if problems:
+        raise preflight.ImpossiblePlan("the plan cannot be applied as written: " + "; ".join(problems))
+
+
+def check_findings(p: plans.Plan) -> None:
+    """Refuse (``PlanHasErrors``) a plan with a global error-level finding or one about a resource it changes."""
+    # A finding about one resource blocks that resource's changes (the planner made them blocked changes); a global
+    # finding (no address: a section the manifests need could not be read) leaves the whole plan unknowable.
+    acting = {c.address for c in p.actionable}
+    blocking = [w for w in p.warnings if w.severity == "error" and (w.address is None or w.address in acting)]
+    if blocking:
+        raise PlanHasErrors(
+            "the plan has error-level findings that block apply: "
+            + "; ".join(f"{w.address + ': ' if w.address else ''}{w.message}" for w in blocking)
+        )
+
+
 def check(p: plans.Plan) -> Operations:
     """The plan's actionable changes as operations; ``preflight.ImpossiblePlan`` naming every change that cannot be
     carried out as written (phases holding the wrong kind or action, a change listed twice, change data that does not
     describe its resource or holds a value the manifests would refuse). What ``show``, ``comment --plan`` and apply
     all refuse, with the same message: a plan file a reviewer can read is one apply can decode."""
-    preflight.check_shape(p)
+    check_shape(p)
     ops = of_changes(p.actionable)
     problems = [op.problem for op in ops.items if op.problem is not None]
     if problems:
@@ -270,11 +309,11 @@ def check(p: plans.Plan) -> Operations:
 
 
 def decode(p: plans.Plan, *, checked: Operations | None = None) -> Operations:
-    """``check``, then ``preflight.PlanHasErrors`` for error-level findings (a plan ``show`` displays with them, and
+    """``check``, then ``PlanHasErrors`` for error-level findings (a plan ``show`` displays with them, and
     apply refuses). ``checked``: the operations ``check`` (or ``load_checked``) already returned for ``p``, handed
     on so that a plan is decoded once per command; only its findings are checked then."""
     ops = check(p) if checked is None else checked
-    preflight.check_findings(p)
+    check_findings(p)
     return ops
 
 

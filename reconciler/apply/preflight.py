@@ -1,28 +1,23 @@
-"""Checks run before the first write: plan shape and findings, cluster identity, staleness.
+"""Checks of the plan against the cluster, run before the first write: cluster identity, staleness (each change's
+resource, and everything in the plan's scope).
 
 Each check raises a ``ReconcilerError`` (exit code 1) with a message that names the resources
-involved; when any of them fails, nothing has been written. ``CannotDecode`` is what decoding a change raises
-(``decoded`` and each phase's decoder); the secrets the writes need are read by
-``secrets_at_write``.
+involved; when any of them fails, nothing has been written. The plan's own checks (its shape and findings, each
+change decodable) are ``decoded``'s, before anything is read, with the refusals kept here: ``ImpossiblePlan``, and
+``CannotDecode``, what decoding a change raises (``decoded`` and each phase's decoder). The secrets the writes need
+are read by ``secrets_at_write``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from reconciler.base import errors
-from reconciler.kinds import registry
 from reconciler.model import plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import scope, views
 
 MAX_LISTED = 10
-
-# The (kind, action) pairs each phase may hold, as each kind declares its phases.
-PHASE_CONTENTS: dict[plans.Phase, tuple[Kind, frozenset[plans.Action]]] = {
-    phase: (kind.kind, declared.actions) for phase, (kind, declared) in registry.PHASES.items()
-}
 
 
 class CannotDecode(ValueError):
@@ -33,40 +28,9 @@ class ImpossiblePlan(errors.PlanFileError):
     """The plan's phases hold changes that cannot be carried out as written."""
 
 
-class PlanHasErrors(errors.ReconcilerError):
-    """The plan carries a global error-level finding (one with no address), which blocks the whole apply."""
-
-
 def name_list(items: Sequence[str]) -> str:
     shown = ", ".join(items[:MAX_LISTED])
     return shown + (f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else "")
-
-
-def check_shape(p: plans.Plan) -> None:
-    """Refuse a plan whose phases hold the wrong kind or action, or a change twice (``ImpossiblePlan``)."""
-    problems: list[str] = []
-    for c in p.actionable:
-        kind, actions = PHASE_CONTENTS[c.phase]
-        if c.kind != kind or c.action not in actions:
-            problems.append(f"{c.address}: a {c.action.value} of a {c.kind} cannot run in phase {c.phase.label}")
-    seen = Counter((c.phase, c.address) for c in p.actionable)
-    dupes = [f"{addr} ({phase.label})" for (phase, addr), n in seen.items() if n > 1]
-    problems += [f"{d}: listed more than once in the same phase" for d in sorted(dupes)]
-    if problems:
-        raise ImpossiblePlan("the plan cannot be applied as written: " + "; ".join(problems))
-
-
-def check_findings(p: plans.Plan) -> None:
-    """Refuse (``PlanHasErrors``) a plan with a global error-level finding or one about a resource it changes."""
-    # A finding about one resource blocks that resource's changes (the planner made them blocked changes); a global
-    # finding (no address: a section the manifests need could not be read) leaves the whole plan unknowable.
-    acting = {c.address for c in p.actionable}
-    blocking = [w for w in p.warnings if w.severity == "error" and (w.address is None or w.address in acting)]
-    if blocking:
-        raise PlanHasErrors(
-            "the plan has error-level findings that block apply: "
-            + "; ".join(f"{w.address + ': ' if w.address else ''}{w.message}" for w in blocking)
-        )
 
 
 def check_cluster(p: plans.Plan, live: state.ClusterState) -> None:

@@ -196,7 +196,7 @@ def _head(result: plans.Plan, *, cluster: str | None, marker: str | None) -> str
     """The comment's top: marker, heading, refusal, what apply will not do, summary line, impact line and the
     cluster's facts."""
     summary = result.summary()
-    # As apply decides (preflight.check_findings): a finding about one resource blocks only that resource's changes.
+    # As apply decides (decoded.check_findings): a finding about one resource blocks only that resource's changes.
     acting = {c.address for c in result.actionable}
     errors = sum(1 for w in result.warnings if w.severity == "error" and (w.address is None or w.address in acting))
     head: list[str] = []

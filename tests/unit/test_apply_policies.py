@@ -230,7 +230,7 @@ def test_a_change_in_the_wrong_phase_makes_the_plan_impossible() -> None:
     with pytest.raises(
         preflight.ImpossiblePlan, match=r"topic/orders: a create of a topic cannot run in phase topic delete"
     ):
-        preflight.check_shape(bad)
+        decoded.check_shape(bad)
 
 
 def test_error_level_warnings_block_apply() -> None:
@@ -240,7 +240,7 @@ def test_error_level_warnings_block_apply() -> None:
         warnings=(plans.PlanWarning("topics could not be read", code="topics-unreadable", severity="error"),),
     )
     with pytest.raises(errors.ReconcilerError, match="topics could not be read"):
-        preflight.check_findings(p)
+        decoded.check_findings(p)
 
 
 def test_a_quota_change_writes_the_entity_its_payload_carries_never_one_parsed_from_its_address() -> None:
@@ -306,10 +306,10 @@ def test_an_error_about_one_resource_whose_changes_are_blocked_does_not_refuse_t
         changes=(change(plans.Phase.TOPIC_CONFIG, "b"),),
         warnings=(plans.PlanWarning("bad", address="topic/a", code="x", severity="error"),),
     )
-    preflight.check_findings(p)  # topic/a has no change left to send: topic/b goes ahead
+    decoded.check_findings(p)  # topic/a has no change left to send: topic/b goes ahead
     acting = dataclasses.replace(p, warnings=(plans.PlanWarning("bad", address="topic/b", code="x", severity="error"),))
     with pytest.raises(errors.ReconcilerError, match="topic/b: bad"):
-        preflight.check_findings(acting)
+        decoded.check_findings(acting)
 
 
 def test_an_acl_change_whose_binding_is_not_its_address_is_refused_at_decode() -> None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import pytest
 
 from reconciler import planner, ports
-from reconciler.apply import access, preflight
+from reconciler.apply import access, decoded
 from reconciler.kinds import registry, spec
 from reconciler.kinds.schema_subject.state import LiveSubjects
 from reconciler.model import desired, payloads, plans, state
@@ -75,7 +75,7 @@ def test_a_declaration_has_every_member(kind: Kind) -> None:
 def test_every_phase_is_declared_by_exactly_one_kind() -> None:
     declared = [p.phase for d in registry.KINDS.values() for p in d.phases]
     assert sorted(declared) == sorted(plans.Phase)
-    assert set(preflight.PHASE_CONTENTS) == set(plans.Phase)
+    assert set(decoded.PHASE_CONTENTS) == set(plans.Phase)
 
 
 @pytest.mark.parametrize("kind", list(Kind), ids=str)
