@@ -140,7 +140,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "glob": "Names matching this shell pattern (*, ?, [...]).",
         "regex": "Names this regular expression (Python syntax) matches in full.",
     },
-    # -- the manifests' parts: the fields of each kind's models, and its delete flag, as its declaration describes them
+    # -- the manifests' parts: the fields of each kind's models, and its delete flag, as its part describes them
     **{model: dict(texts) for _, part in parts.declared() for model, texts in part.hover.items()},
     "DeletePolicySpec": {kind.ownership_key: part.delete_hover for kind, part in parts.declared()},
     "OwnershipSpec": {

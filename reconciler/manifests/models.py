@@ -328,7 +328,7 @@ def _spec_model(kind: str) -> type[BaseModel]:
 
 class _Documents(Mapping[str, type[Strict]]):
     """Every manifest kind's document model, in ``Manifest`` order, each built when first asked for: the model of
-    a kind with a place of its own comes from its declaration (``parts.of``), read only for such a document."""
+    a kind with a place of its own comes from its manifest part there (``parts.of``), read only for such a document."""
 
     def __init__(self) -> None:
         self._built: dict[str, type[Strict]] = {}
@@ -358,7 +358,7 @@ _LIGHT_OWNERSHIP = _document_model(Manifest.OWNERSHIP, OwnershipSpec)
 
 def document_model(kind: str, data: Any) -> type[Strict]:
     """The model to validate document ``data`` of ``kind`` with: ``DOCUMENTS[kind]``, except for an Ownership
-    document that names only this package's own rule fields, which needs no kind's declaration."""
+    document that names only this package's own rule fields, which needs no kind's own manifest part."""
     if kind == Manifest.OWNERSHIP:
         spec = data.get("spec") if isinstance(data, dict) else None
         if isinstance(spec, dict) and set(spec) <= _OWNERSHIP_KEYS:

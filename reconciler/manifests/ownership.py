@@ -1,8 +1,8 @@
 """The ``Ownership`` document's model: what a repository manages and may delete, by name rule and per kind.
 
 Its rule fields are those of the kinds the manifests build themselves (``parts.BUILT_IN``); a kind with a place of
-its own adds its own (``parts.ManifestPart.ownership``) to the model built by ``ownership_spec``, which reads the
-kinds' declarations. ``managedKinds`` and ``delete`` list every ``Kind``.
+its own adds its own (``parts.ManifestPart.ownership``) to the model built by ``ownership_spec``, which imports those
+kinds' manifest parts (not their declarations). ``managedKinds`` and ``delete`` list every ``Kind``.
 """
 
 from __future__ import annotations

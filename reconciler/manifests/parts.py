@@ -2,12 +2,13 @@
 
 A kind's declaration names its manifest part (``KindSpec.manifest``, a ``Part``): the model of its documents'
 ``spec``, how a validated document is added to the desired state, the Ownership rule fields it adds and the hover
-text of its ``delete`` flag. A kind with a place of its own in ``reconciler.kinds`` keeps its part there; the manifests
-reach it through the registry, and only when a document needs it (``of``), so ``validate`` on a tree without such a
-document never reads the registry and the declarations' plan and apply code it imports.
+text of its ``delete`` flag. A kind with a place of its own in ``reconciler.kinds`` keeps its part there, by convention
+``MANIFEST`` in ``<place>.documents`` (``reconciler.kinds.places``); the manifests import it only when a document (or
+an Ownership rule field) needs it (``of``), and never through the registry: ``validate`` reads no declaration, nor the
+plan and apply code the declarations import.
 
 The older kinds are still built by this package's own code (``build.Builder``): their parts are the records here,
-which their declarations name, and which ``of`` answers without the registry (``BUILT_IN``).
+which their declarations name, and which ``of`` answers first (``BUILT_IN``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from reconciler.kinds import places
 from reconciler.manifests import models
 from reconciler.manifests.connector_spec import ConnectorSpec
 from reconciler.model.kinds import Kind, Manifest
@@ -222,26 +224,23 @@ _KINDS = {k.manifest: k for k in Kind}
 
 
 def of(manifest: str) -> ManifestPart:
-    """The manifest part of the kind declared by ``manifest`` documents; read from its declaration, through the
-    registry, unless this package builds the kind itself."""
-    found = BUILT_IN.get(manifest)
+    """The manifest part of the kind declared by ``manifest`` documents: this package's record of a kind it builds
+    itself, else the part in the kind's place (``places.manifest``: its module imported now, no declaration read)."""
+    found: ManifestPart | None = BUILT_IN.get(manifest)
     if found is None:
-        from reconciler.kinds import registry  # only with a document (or rule) of such a kind: see the docstring
-
-        found = registry.spec(_KINDS[manifest]).manifest.get()
+        found = places.manifest(_KINDS[manifest])
     return found
 
 
 def declared() -> Iterator[tuple[Kind, ManifestPart]]:
-    """Every kind's manifest part, from its declaration, in ``Kind`` order."""
-    from reconciler.kinds import registry
-
-    for kind, spec in registry.KINDS.items():
-        yield kind, spec.manifest.get()
+    """Every kind's manifest part, in ``Kind`` order: the one its declaration names (``KindSpec.manifest``;
+    ``tests/unit/test_kinds_registry.py`` holds the two together), found as ``of`` finds it."""
+    for kind in Kind:
+        yield kind, of(kind.manifest)
 
 
 def ownership_fields() -> Iterator[tuple[str, tuple[Any, Any]]]:
-    """The Ownership fields the kinds add, in ``Kind`` order (the declarations of kinds not built here are read)."""
+    """The Ownership fields the kinds add, in ``Kind`` order (the parts of kinds not built here are imported)."""
     for manifest in _KINDS:
         yield from of(manifest).ownership.items()
 

@@ -109,6 +109,8 @@ VALIDATE_MODULES = [
     "reconciler.base.errors",
     "reconciler.base.secret",  # SecretRef, which declared SCRAM users and connectors hold (no connection code)
     "reconciler.commands.validate",
+    "reconciler.kinds",  # the kinds' package: its __init__ imports nothing
+    "reconciler.kinds.places",  # where a kind's own manifest part is (the standard library and model.kinds only)
     "reconciler.manifests",
     "reconciler.manifests.build",
     "reconciler.manifests.check",
@@ -120,7 +122,7 @@ VALIDATE_MODULES = [
     "reconciler.manifests.loader",
     "reconciler.manifests.models",
     "reconciler.manifests.ownership",
-    "reconciler.manifests.parts",  # what the manifests need of a kind; the kinds' registry is not read (see below)
+    "reconciler.manifests.parts",  # what the manifests need of a kind; no kind's declaration is read (see below)
     "reconciler.manifests.plainyaml",
     "reconciler.manifests.profiles",
     "reconciler.manifests.registry_profile",  # a Cluster profile's schemaRegistry block (standard library only)
@@ -161,25 +163,30 @@ def test_validate_reads_the_connector_build_code_only_for_a_tree_with_connectors
     assert imported(modules, CONNECTOR_BUILD) == sorted(CONNECTOR_BUILD)
 
 
-# What only a SchemaSubject document needs: the kinds' registry, which names the kind's model and build, its manifest
-# part and the schema checks it makes (canonical form).
+# What only a SchemaSubject document needs: the kind's manifest part and model, which its place keeps
+# (``reconciler.kinds.places``), and the schema checks it makes (canonical form).
 SUBJECT_BUILD = (
-    "reconciler.kinds.registry",
     "reconciler.kinds.schema_subject.documents",
     "reconciler.kinds.schema_subject.manifest",
     "reconciler.registry.canonical",
 )
 
 
-def test_validate_reads_the_kinds_registry_only_for_a_tree_with_schema_subjects() -> None:
-    """A kind with a place of its own is reached through the registry, which imports every kind's declaration (and
-    the plan model they name): only a tree with such a document pays for it."""
+def declarations(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.endswith(".declaration") or m == "reconciler.kinds.registry")
+
+
+def test_validate_reads_a_kinds_own_manifest_part_only_for_a_tree_with_schema_subjects() -> None:
+    """A kind with a place of its own is reached there, without the registry, which imports every kind's declaration
+    (and the plan model they name): only a tree with such a document imports its part, and none reads a declaration
+    (tests/unit/test_manifests_lookup.py checks the import graph)."""
     code, modules, _ = run_cli("validate", str(EXAMPLES))
     assert code == 0
     assert imported(modules, SUBJECT_BUILD) == []
     code, modules, stdout = run_cli("validate", str(EXAMPLES.parent / "schema-registry"))
     assert code == 0 and stdout.startswith("valid: ")
     assert imported(modules, SUBJECT_BUILD) == sorted(SUBJECT_BUILD)
+    assert declarations(modules) == []
     assert imported(modules, (*HEAVY, *NOT_FOR_VALIDATE)) == []
 
 

@@ -16,9 +16,9 @@ from reconciler.connection import settings
 PACKAGE = Path(__file__).resolve().parents[2] / "reconciler"
 
 
-# The kinds' framework: the registry and the shape of a declaration. Every other module or package under
-# ``reconciler/kinds/`` is one kind's own place and counts as a package of its own (``kinds.<kind>``).
-KINDS_FRAMEWORK = ("__init__", "registry", "spec")
+# The kinds' framework: the registry, the kinds' places and the shape of a declaration. Every other module or package
+# under ``reconciler/kinds/`` is one kind's own place and counts as a package of its own (``kinds.<kind>``).
+KINDS_FRAMEWORK = ("__init__", "places", "registry", "spec")
 
 
 def _node(parts: list[str]) -> str:

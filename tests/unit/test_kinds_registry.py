@@ -5,6 +5,7 @@ not taught the new kind fails here."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 from collections.abc import Mapping
 
@@ -12,8 +13,9 @@ import pytest
 
 from reconciler import planner, ports
 from reconciler.apply import access, decoded
-from reconciler.kinds import registry, spec
+from reconciler.kinds import places, registry, spec
 from reconciler.kinds.schema_subject.state import LiveSubjects
+from reconciler.manifests import parts as manifest_parts
 from reconciler.model import desired, payloads, plans, state
 from reconciler.model.kinds import Kind
 from reconciler.planner import views
@@ -169,9 +171,8 @@ SHARED_PARTS = {
     "reconciler.apply.verify:entity_applied": "the read-back check both config-entity kinds share",
     "reconciler.apply.verify:read_back_in_its_phase": "the REST kinds, whose phases read their own writes back",
 }
-# The older Kafka kinds' manifest parts stay records of the manifests package (``manifests.parts.BUILT_IN``), read
-# without the registry: importing the registry costs ``validate`` 1.45x the CPU of importing the manifests
-# (docs/kinds.md).
+# The older Kafka kinds' manifest parts stay records of the manifests package (``manifests.parts.BUILT_IN``), which
+# the manifests read without the registry (docs/kinds.md).
 MANIFEST_RECORDS = "reconciler.manifests.parts:"
 
 
@@ -180,7 +181,7 @@ def test_a_kinds_code_lives_in_its_own_place(kind: Kind) -> None:
     """Every part a declaration names is in the kind's own package (``reconciler.kinds.<kind>``) or one of the shared
     frameworks above: a kind whose code is left in a stage package fails here."""
     declared = registry.spec(kind)
-    place = declared.__module__.rsplit(".", 1)[0] + "."
+    place = places.PLACES[kind] + "."
     elsewhere = [
         f"{name}: {part.where}"
         for name, part in _parts(declared)
@@ -220,3 +221,26 @@ def test_two_kinds_declaring_an_impact_are_refused(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(registry, "KINDS", kinds)
     with pytest.raises(ValueError, match="topic and acl each declare an impact"):
         planner.impact_parts()
+
+
+def test_the_registry_loads_one_declaration_from_each_kinds_place() -> None:
+    assert list(places.PLACES) == list(Kind)
+    assert tuple(f"{place}.declaration" for place in places.PLACES.values()) == registry.MODULES
+    for kind, module in zip(Kind, registry.MODULES, strict=True):
+        assert importlib.import_module(module).DECLARATION is registry.spec(kind)
+
+
+@pytest.mark.parametrize("kind", list(Kind), ids=str)
+def test_the_manifests_find_the_manifest_part_each_declaration_names(kind: Kind) -> None:
+    """The manifests find a kind's manifest part without the registry (``manifests.parts.of``): the manifests' own
+    record of an older kind (``BUILT_IN``), else ``MANIFEST`` in ``<place>.documents`` (``places.manifest_where``).
+    Its declaration names that same part, so the two cannot drift apart."""
+    named = registry.spec(kind).manifest
+    built_in = manifest_parts.BUILT_IN.get(kind.manifest)
+    if built_in is None:
+        assert named.where == places.manifest_where(kind)
+    else:
+        assert named.where.startswith(MANIFEST_RECORDS)
+        assert named.get() is built_in
+    assert manifest_parts.of(kind.manifest) is named.get()
+    assert dict(manifest_parts.declared())[kind] is named.get()

@@ -1,5 +1,6 @@
 """``SchemaSubject`` documents into the desired state: the kind's manifest part (``MANIFEST``), which its declaration
-names and the manifests read with the first SchemaSubject document (or Ownership ``schemaSubjects`` rule).
+names and the manifests import, where a kind's place keeps it by convention (``reconciler.kinds.places``), with the
+first SchemaSubject document (or Ownership ``schemaSubjects`` rule), without reading the declaration.
 
 Each document's subject is built by the kind's manifest model (``manifest.build``: the schema read from its file
 beside the manifest, or inline, checked for its type; the subject's name by its naming strategy) into the desired
