@@ -1,1 +1,2 @@
-"""Resource kinds, one declaration each (``reconciler.kinds.registry`` lists them; ``spec`` gives their shape)."""
+"""Resource kinds, one declaration each (``reconciler.kinds.places`` names each kind's place, ``registry`` lists the
+declarations; ``spec`` gives their shape)."""
