@@ -103,7 +103,9 @@ def create_everything(cluster: KafkaCluster, prefix: str) -> dict[str, int]:
     acls = [b for i in range(15) for b in bindings_for(prefix, i)]
     users = {f"{prefix}u-256": ("SCRAM-SHA-256", 4096), f"{prefix}u-512": ("SCRAM-SHA-512", 8192)}
     users[f"{prefix}u-4k"] = ("SCRAM-SHA-512", 4096)
-    with cluster.admin_session() as admin:
+    # 200 topics (700 partitions) in one CreateTopics: a ZooKeeper-mode broker on a loaded machine took longer than
+    # the harness client's 15 s to answer it, so this set-up request gets a minute
+    with cluster.admin_session(request_timeout_ms=60_000) as admin:
         admin.create_topics(topics, wait_for_metadata=True)
         result = admin.create_acls(acls)
         assert not result["failed"], result["failed"]
