@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from reconciler.apply import access, decoded, outcomes, retry
 from reconciler.apply import lock as apply_lock
 from reconciler.apply.apply_report import ItemOutcome, Outcome
-from reconciler.apply.batch import CONNECTION_ERROR, ApplyContext
+from reconciler.apply.batch import CONNECTION_ERROR, NOT_SENT, ApplyContext
 from reconciler.base import errors, interrupt
 from reconciler.model import plans
 
@@ -92,10 +92,12 @@ def interrupted_note(items: Sequence[ItemOutcome]) -> str:
 
 
 def notes(items: Sequence[ItemOutcome], *, deadline: retry.Deadline, given_s: float | None, stopped: bool) -> list[str]:
-    """The notes of an apply that stopped short: interrupted (Ctrl-C), or its time limit reached (the waits cut at
-    the deadline end a moment before it: timer granularity)."""
+    """The notes of an apply that stopped short: interrupted (Ctrl-C), or its time limit reached: spent (the waits
+    cut at the deadline end a moment before it: timer granularity), or its time for writes spent before a change
+    could be sent (the apply then ends early, with the part kept for reading back unused: nothing sent to read)."""
     found = [interrupted_note(items)] if stopped else []
-    if deadline.remaining() <= SPENT_S:
+    kept_out = any(i.outcome is Outcome.NOT_SENT and i.error_name == NOT_SENT for i in items)
+    if deadline.remaining() <= SPENT_S or kept_out:
         found.append(deadline_note(deadline, items, given_s=given_s))
     return found
 

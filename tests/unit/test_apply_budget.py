@@ -166,3 +166,18 @@ def test_a_connections_deadline_runs_from_the_call_what_comes_before_the_client_
     wire = adapter._wire
     assert wire.deadline_at <= before + 5.1, wire.deadline_at - before
     assert wire.deadline_s == 5.0
+
+
+def test_an_apply_whose_time_for_writes_is_spent_before_the_first_write_says_its_time_limit_was_reached() -> None:
+    """Planning left the apply so little time that no write fits before the part kept for reading back: every change
+    is not sent, the apply ends before its deadline (nothing sent, nothing to read back), and a note still names the
+    --timeout given and that it was reached."""
+    clock = FakeClock()
+    adapter = StallingWire()
+    adapter.clock = clock
+    wanted = DesiredState(topics={f"t{i}": DesiredTopic(f"t{i}", 1, 1, {}) for i in range(3)}, ownership=OWN)
+    p = plan(wanted, adapter.read_state(kinds=wanted.needs()))
+    report = apply_plan(p, adapter, options=apply_options(clock, deadline_s=0.4, timeout_given_s=5.0))
+    assert {i.outcome for i in report.items} == {Outcome.NOT_SENT} and not adapter.topics
+    assert report.exit_code == 3
+    assert any("time limit of 5s (--timeout" in n and "was reached" in n for n in report.notes), report.notes
