@@ -52,13 +52,12 @@ class AttributeChange:
 
 
 class Writing(NamedTuple):
-    """What a change writes besides its payloads, as its phase and action say: a topic creation
-    (``creating_topic``), partitions added (``resizing``), a reassignment (``reassigning``), a deletion
-    (``deleting``: its ``after`` writes nothing); ``stored`` are the attributes the change carries (a connector's
-    secret compared by digest is shown when they show it). A tuple: one is made for every change built."""
+    """What a change writes besides its payloads, as its phase and action say: ``phase`` is the name of its phase
+    in the plan file (``plans.Phase``: a payload type that writes differently by phase reads it, e.g. a topic's
+    ``TOPIC_CREATE``, ``PARTITIONS`` and ``REASSIGN``), ``deleting`` a deletion (its ``after`` writes nothing);
+    ``stored`` are the attributes the change carries (a connector's secret compared by digest is shown when they show
+    it). A tuple: one is made for every change built."""
 
-    creating_topic: bool = False
-    resizing: bool = False
+    phase: str = ""
     deleting: bool = False
-    reassigning: bool = False
     stored: Sequence[AttributeChange] = ()

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reconciler.model import configs, state
+from reconciler.model import configs, deletion, state
 from reconciler.model.attributes import AttributeChange, Writing
 from reconciler.model.config_payload import CONFIG_ATTRIBUTE_PREFIX as CONFIG_ATTRIBUTE_PREFIX
 from reconciler.model.config_payload import BrokerConfigPayload as BrokerConfigPayload
@@ -100,19 +100,30 @@ class TopicPayload:
             config_ops=None if d.get("config_ops") is None else config_ops_of(d["config_ops"]),
         )
 
+    # The plan-file names of the phases whose topic changes write other than config operations (``plans.Phase``).
+    PHASES_WRITING = ("TOPIC_CREATE", "PARTITIONS", "REASSIGN", "TOPIC_DELETE")
+
     @classmethod
     def shown(
         cls, before: TopicPayload | None, after: TopicPayload | None, writing: Writing
     ) -> tuple[AttributeChange, ...] | None:
         """What a topic change shows: a reassignment the replicas it moves, partitions added the new count, a
         creation the topic it creates, a config change its config writes; a deletion nothing derived."""
-        if writing.reassigning and before is not None and after is not None:
+        if writing.phase == "REASSIGN" and before is not None and after is not None:
             return reassign_attributes(before, after)
-        if writing.resizing and before is not None and after is not None:
+        if writing.phase == "PARTITIONS" and before is not None and after is not None:
             return (AttributeChange("partitions", before.partitions, after.partitions),)
-        if writing.creating_topic and after is not None and before is None:
+        if writing.phase == "TOPIC_CREATE" and after is not None and before is None:
             return create_attributes(after)
         return ops_shown(before, after)
+
+    @classmethod
+    def check(cls, address: str, before: TopicPayload | None, writing: Writing, lines: Sequence[str]) -> str | None:
+        """What is wrong with a topic deletion's reasons and warnings (``lines``): they state only what its ``before``
+        holds (``deletion.problem``); ``None`` for every other topic change."""
+        if writing.phase != "TOPIC_DELETE" or before is None:
+            return None
+        return deletion.problem(before.partitions, before.usage, lines)
 
 
 @of_kind(Kind.ACL)

@@ -119,15 +119,8 @@ class Change:
         # Plain plan-file data (a change made by hand) becomes the kind's typed payload.
         object.__setattr__(self, "before", payloads.coerce(kind, self.before))
         object.__setattr__(self, "after", payloads.coerce(kind, self.after))
-        derived = shown.derive(
-            self.before,
-            self.after,
-            creating_topic=self.phase is Phase.TOPIC_CREATE,
-            resizing=self.phase is Phase.PARTITIONS,
-            deleting=self.action is Action.DELETE,
-            reassigning=self.phase is Phase.REASSIGN,
-            stored=self.attributes,
-        )
+        writing = shown.Writing(self.phase.name, deleting=self.action is Action.DELETE, stored=self.attributes)
+        derived = shown.derive(self.before, self.after, writing)
         if derived is not None:  # the change shows what its data writes, nothing else
             if self.attributes and tuple(self.attributes) != derived:
                 raise AttributesMismatch(f"the change at {self.address!r} shows other values than its data writes")
@@ -136,8 +129,7 @@ class Change:
             raise AttributesMismatch(
                 f"the change at {self.address!r} is a no-op but shows {len(self.attributes)} attribute line(s)"
             )
-        if self.phase is Phase.TOPIC_DELETE and isinstance(self.before, payloads.TopicPayload):
-            shown.check_deletion(self.address, self.before, (*self.reasons, *self.warnings))
+        shown.check(self.address, self.before, self.after, writing, (*self.reasons, *self.warnings))
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -151,7 +151,7 @@ class _NewKindPayload:
 
 
 def _derive(before: Any, after: Any, *, deleting: bool = False) -> tuple[attributes.AttributeChange, ...] | None:
-    return shown.derive(before, after, creating_topic=False, resizing=False, deleting=deleting)
+    return shown.derive(before, after, attributes.Writing("QUOTA", deleting=deleting))
 
 
 def test_what_a_change_shows_is_derived_by_its_payload_type_whatever_its_kind() -> None:
@@ -193,3 +193,11 @@ def test_a_kind_has_one_payload_type() -> None:
     with pytest.raises(ValueError, match="the topic kind's payload type is TopicPayload, not _NewKindPayload"):
         payload_types.of_kind(Kind.TOPIC)(_NewKindPayload)
     assert payloads.TYPES[Kind.TOPIC] is payloads.TopicPayload
+
+
+def test_every_phase_a_payload_type_reads_is_a_phase_of_the_plan_file() -> None:
+    """A payload type that writes differently by phase names the phases as the plan file does (``Writing.phase``):
+    a name no ``plans.Phase`` has would never match, and the change would show its config writes instead."""
+    named = {(cls.__name__, name) for cls in payload_types.CLASSES for name in getattr(cls, "PHASES_WRITING", ())}
+    assert ("TopicPayload", "REASSIGN") in named
+    assert {n for _, n in named} <= set(plans.Phase.__members__), named
