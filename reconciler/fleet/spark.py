@@ -18,12 +18,12 @@ names the executor (host and work folder), its own exception, the Python it ran 
 (``spark.pyspark.python``; ``reconciler.fleet.executors``). Executors run the driver's interpreter
 (``sys.executable``) unless ``spark.pyspark.python`` or ``PYSPARK_PYTHON`` says otherwise.
 
-A local master's driver listens on loopback only (``executors.local_settings``); a remote master's must be
-reachable from every worker (docs/fleet.md says what to set; Spark's warning about its pick is shown).
+A standalone master that does not answer is named before any JVM starts (``reconciler.fleet.master``). A local
+master's driver listens on loopback only (``executors.local_settings``); a remote master's must be reachable from
+every worker (docs/fleet.md says what to set; Spark's warning about its pick is shown).
 
-The run's deadline covers Spark's own start: starting the session and the probe each end by it (a session
-not started then is given up and its JVM ended; a probe still waiting for executors is cancelled), with an
-error saying what could not be done in time, instead of waiting as long as Spark takes.
+The run's deadline covers Spark's own start: starting the session and the probe each end by it (a session not
+started then is given up, its JVM ended; a probe waiting for executors is cancelled), with an error saying so.
 
 Spark's own console output is kept off the console: the JVM's stderr goes to a log file
 (``kafka-reconciler-spark-*/spark.log`` in the temporary folder), log level WARN while Spark starts, ERROR once it
@@ -32,8 +32,7 @@ stops (a failure is explained once, by this module's error), no console progress
 logger at ERROR. A Spark that cannot start is told in one line: the cause read from its log (the JVM's exception,
 or the last error Spark logged, with its root cause) and the log file's path, kept for reading; a session that
 stops removes its log. Spark's warning about the address it picked for the driver is repeated on stderr (through
-``logging``): a wrong pick leaves remote executors unable to connect.
-Needs the ``spark`` extra and Java 17.
+``logging``): a wrong pick leaves remote executors unable to connect. Needs the ``spark`` extra and Java 17.
 """
 
 from __future__ import annotations
@@ -53,6 +52,7 @@ from typing import Any
 
 from reconciler.base import errors
 from reconciler.fleet import executors, local, planning, rows, sources
+from reconciler.fleet import master as master_check
 from reconciler.fleet import spark_log as spark_log_file
 from reconciler.model import desired
 
@@ -74,6 +74,7 @@ def _require_pyspark() -> Any:
         raise errors.ConfigError(
             "the spark engine needs PySpark: pip install 'kafka-reconciler[spark]' (and Java 17)"
         ) from None
+    logging.getLogger("py4j").setLevel(logging.ERROR)
     return pyspark
 
 
@@ -103,9 +104,8 @@ def session(
     A session not started by ``deadline_at`` (epoch seconds, the run's deadline) is not waited for.
     """
     _require_pyspark()
+    master_check.check_reachable(master, conf=conf, deadline_at=deadline_at)  # a minute sooner than Spark says it
     from pyspark.sql import SparkSession
-
-    logging.getLogger("py4j").setLevel(logging.ERROR)
     python = executors.executor_python(conf)
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"

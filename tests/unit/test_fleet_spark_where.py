@@ -1,12 +1,12 @@
 """Where the Spark engine runs: which masters are local (their driver stays on loopback), and how the executor
-check's answers are kept once per executor and judged."""
+check's answers are kept once per executor and judged; which addresses a standalone master is checked at."""
 
 from __future__ import annotations
 
 import pytest
 
 import reconciler
-from reconciler.fleet import executors
+from reconciler.fleet import executors, master
 
 
 def test_local_masters_keep_the_driver_on_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,3 +38,22 @@ def test_each_executor_is_judged_once() -> None:
     assert message.startswith("the Spark executor on w2 (working in /work/app/2) ran /opt/py (Python 3.11.2)")
     assert "found kafka-reconciler 0.0.1 (not the driver's) (2 of 3 executor(s) checked fail)" in message
     assert executors.problems(answers[:2]) == (1, [])
+
+
+@pytest.mark.parametrize(
+    ("url", "found"),
+    [
+        ("spark://spark-master:7077", [("spark-master", 7077)]),
+        ("spark://m1:7077,m2:7078", [("m1", 7077), ("m2", 7078)]),  # a master with a standby
+        ("spark://[::1]:7077", [("::1", 7077)]),
+        ("spark://spark-master", []),  # no port: Spark rejects the URL itself, and says so
+        ("spark://m1:port", []),
+        ("local[2]", []),
+        ("yarn", []),
+        ("k8s://https://10.0.0.1:6443", []),
+    ],
+)
+def test_the_addresses_a_standalone_master_is_checked_at_before_spark_starts(
+    url: str, found: list[tuple[str, int]]
+) -> None:
+    assert master.addresses(url) == found
