@@ -103,9 +103,8 @@ def session(
     from a plain Python process (PySpark's default). ``conf`` entries are passed to Spark as they are.
     A session not started by ``deadline_at`` (epoch seconds, the run's deadline) is not waited for.
     """
-    _require_pyspark()
+    sessions = _require_pyspark().sql.SparkSession
     master_check.check_reachable(master, conf=conf, deadline_at=deadline_at)  # a minute sooner than Spark says it
-    from pyspark.sql import SparkSession
     python = executors.executor_python(conf)
     log_dir = Path(tempfile.mkdtemp(prefix="kafka-reconciler-spark-"))
     log_file = log_dir / "log4j2.properties"
@@ -113,7 +112,7 @@ def session(
     spark_log = log_dir / spark_log_file.LOG_NAME
     loopback = executors.local_settings(master, conf)
     builder = _builder(
-        SparkSession.builder, master=master, conf={**loopback, **(conf or {})}, python=python, log_file=log_file
+        sessions.builder, master=master, conf={**loopback, **(conf or {})}, python=python, log_file=log_file
     )
     # PySpark takes the executors' Python from PYSPARK_PYTHON when the context starts (not from the
     # setting), so it is set for that moment only, as is SPARK_LOCAL_IP for a local master (the JVM picks its
