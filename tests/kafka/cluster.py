@@ -22,9 +22,14 @@ from typing import Any
 from kafka import KafkaAdminClient
 
 from reconciler.connection.settings import ConnectionSettings, Secret
+from reconciler.kafka import netfix
 from tests.kafka.dist import HarnessError, KafkaDistribution
 from tests.kafka.node import KafkaNode
 from tests.kafka.zookeeper import ZooKeeperServer
+
+# The probes of a cluster's nodes run in threads at once: kafka-python's versioned classes made one thread at a time
+# (the tool's own correction), else a race left every ApiVersions answer undecodable in this process.
+netfix.install()
 
 SASL_LISTENER = "SASL_PLAINTEXT"
 PORT_ATTEMPTS = 3
