@@ -33,6 +33,7 @@ from kafka.protocol import api_message
 
 log = logging.getLogger("kafka.net.transport")
 _MARK = "_kafka_reconciler_delivers_before_eof"
+_SERIALIZED = "_kafka_reconciler_one_thread_at_a_time"
 
 
 async def _read_from_sock(self: Any) -> None:
@@ -62,14 +63,14 @@ def _serialized(getitem: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]
         with _VERSIONS_LOCK:
             return getitem(cls, version)
 
-    setattr(__getitem__, _MARK, True)
+    setattr(__getitem__, _SERIALIZED, True)
     return __getitem__
 
 
 def _serialize_versioned_classes() -> None:
     meta = getattr(api_message, "VersionSubscriptable", None)
     current = getattr(meta, "__getitem__", None)
-    if meta is not None and current is not None and not getattr(current, _MARK, False):
+    if meta is not None and current is not None and not getattr(current, _SERIALIZED, False):
         meta.__getitem__ = _serialized(current)
 
 

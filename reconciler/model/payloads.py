@@ -100,8 +100,9 @@ class TopicPayload:
             config_ops=None if d.get("config_ops") is None else config_ops_of(d["config_ops"]),
         )
 
-    # The plan-file names of the phases whose topic changes write other than config operations (``plans.Phase``).
-    PHASES_WRITING = ("TOPIC_CREATE", "PARTITIONS", "REASSIGN", "TOPIC_DELETE")
+    # The plan-file names of the phases whose topic changes write other than config operations (``plans.Phase``),
+    # each read below by its name here, so the test holding them to ``plans.Phase`` holds what is compared.
+    PHASES_WRITING = CREATE, RESIZE, REASSIGN, DELETE = ("TOPIC_CREATE", "PARTITIONS", "REASSIGN", "TOPIC_DELETE")
 
     @classmethod
     def shown(
@@ -109,11 +110,11 @@ class TopicPayload:
     ) -> tuple[AttributeChange, ...] | None:
         """What a topic change shows: a reassignment the replicas it moves, partitions added the new count, a
         creation the topic it creates, a config change its config writes; a deletion nothing derived."""
-        if writing.phase == "REASSIGN" and before is not None and after is not None:
+        if writing.phase == cls.REASSIGN and before is not None and after is not None:
             return reassign_attributes(before, after)
-        if writing.phase == "PARTITIONS" and before is not None and after is not None:
+        if writing.phase == cls.RESIZE and before is not None and after is not None:
             return (AttributeChange("partitions", before.partitions, after.partitions),)
-        if writing.phase == "TOPIC_CREATE" and after is not None and before is None:
+        if writing.phase == cls.CREATE and after is not None and before is None:
             return create_attributes(after)
         return ops_shown(before, after)
 
@@ -121,7 +122,7 @@ class TopicPayload:
     def check(cls, address: str, before: TopicPayload | None, writing: Writing, lines: Sequence[str]) -> str | None:
         """What is wrong with a topic deletion's reasons and warnings (``lines``): they state only what its ``before``
         holds (``deletion.problem``); ``None`` for every other topic change."""
-        if writing.phase != "TOPIC_DELETE" or before is None:
+        if writing.phase != cls.DELETE or before is None:
             return None
         return deletion.problem(before.partitions, before.usage, lines)
 
